@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * topdown: per-task performance counter slices collected at every context
+ * switch, exported to user space through per-CPU rings on /dev/topdown.
+ *
+ * This header is the whole ABI between the topdown module and user space.
+ * Every structure has a fixed layout with explicit padding; all are
+ * naturally aligned and identical on 64-bit x86 and arm64.
+ *
+ * Object model
+ * ------------
+ * There is one global collection per machine. A privileged process
+ * (CAP_PERFMON or CAP_SYS_ADMIN) opens /dev/topdown and
+ *
+ *   1. TOPDOWN_IOC_CONFIGURE: sets up to TOPDOWN_MAX_EVENTS perf events
+ *      (any perf type: hardware, raw, software, a dynamic PMU type), each
+ *      restricted to a set of CPUs, plus the ring size and overflow mode.
+ *      This allocates one ring per possible CPU. Refused with EBUSY while
+ *      collection runs or while any ring is still mapped.
+ *   2. TOPDOWN_IOC_START: creates one pinned per-CPU counter per event on
+ *      every online CPU (and on CPUs that come online later) and attaches
+ *      the sched_switch probe. From then on, every context switch writes
+ *      one struct topdown_record for the task that leaves the CPU.
+ *   3. TOPDOWN_IOC_STOP: detaches the probe and frees the counters. What
+ *      the rings hold stays readable until the next CONFIGURE.
+ *
+ * Collection is not tied to the file that started it: a later open of
+ * /dev/topdown can read the rings, query the status or stop it.
+ *
+ * Ring layout (one per possible CPU)
+ * ----------------------------------
+ * The rings are mapped with mmap() on /dev/topdown. CPU n's ring starts at
+ * file offset TOPDOWN_MMAP_OFFSET(n) and consists of
+ *
+ *   page 0                  struct topdown_ring_consumer   (read-write)
+ *   page 1                  struct topdown_ring_producer   (read-only)
+ *   pages 2 .. 2+data/PAGE  record data, data_size bytes   (read-only)
+ *
+ * The consumer page may only be mapped writable on its own (offset of the
+ * ring, length one page) and only by the single reader: the first file to
+ * map a consumer page writable becomes the reader; any other file gets
+ * EBUSY until the reader's file is closed and unmapped. Everything else is
+ * mapped read-only (MAP_SHARED, PROT_READ; mprotect() cannot add
+ * PROT_WRITE). A mapping may not extend past its ring, cannot be grown
+ * with mremap() and cannot be split by a partial munmap().
+ *
+ * Positions are byte counts that only grow; the byte at position p lives
+ * at data offset (p & (data_size - 1)). Records are TOPDOWN_RECORD_SIZE
+ * bytes and never straddle the end of the data area.
+ *
+ * Ordering
+ * --------
+ * The kernel writes a record, then publishes it with a store-release of
+ * producer_pos. A reader loads producer_pos with load-acquire, copies the
+ * records between consumer_pos and producer_pos, and then store-releases
+ * the new consumer_pos. In TOPDOWN_OVERFLOW_DROP mode (the default) the
+ * kernel loads consumer_pos with load-acquire before it reuses space, so a
+ * record is never overwritten while the reader may still be copying it;
+ * when the ring is full the new record is dropped and counted in
+ * topdown_ring_producer.lost. The kernel does not trust consumer_pos: a
+ * value that is not a position it handed out only makes it drop records.
+ *
+ * In TOPDOWN_OVERFLOW_OVERWRITE mode the kernel never looks at
+ * consumer_pos and overwrites the oldest records. The reader must then
+ * check, after copying a record at position p, that a fresh load-acquire
+ * of producer_pos is still <= p + data_size; otherwise the copy may be
+ * torn and must be discarded (and counted as lost by the reader).
+ *
+ * Every record carries a per-CPU sequence number that counts all records
+ * the CPU produced since CONFIGURE, including dropped ones, so a gap in
+ * sequence numbers always equals the number of records lost.
+ *
+ * poll() on the reader's file reports EPOLLIN when some ring holds at
+ * least `watermark` bytes of unread data. The wake-up is deferred through
+ * irq_work; the scheduler path itself never wakes anybody.
+ */
+#ifndef _UAPI_LINUX_TOPDOWN_H
+#define _UAPI_LINUX_TOPDOWN_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define TOPDOWN_DEVICE			"/dev/topdown"
+#define TOPDOWN_ABI_VERSION		1
+
+#define TOPDOWN_MAX_EVENTS		8
+#define TOPDOWN_NAME_LEN		32
+#define TOPDOWN_LABEL_LEN		64
+#define TOPDOWN_COMM_LEN		16
+
+/* Ring sizes: data area in bytes, a power of two, within these bounds. */
+#define TOPDOWN_RING_MIN_SIZE		4096u
+#define TOPDOWN_RING_MAX_SIZE		(64u << 20)
+#define TOPDOWN_RING_DEFAULT_SIZE	(256u << 10)
+
+/* mmap() file offset of CPU n's ring (see "Ring layout"). */
+#define TOPDOWN_MMAP_CPU_SHIFT		32
+#define TOPDOWN_MMAP_OFFSET(cpu)	((__u64)(cpu) << TOPDOWN_MMAP_CPU_SHIFT)
+/* Page indexes inside one CPU's ring. */
+#define TOPDOWN_RING_CONSUMER_PAGE	0
+#define TOPDOWN_RING_PRODUCER_PAGE	1
+#define TOPDOWN_RING_DATA_PAGE		2
+
+/**
+ * struct topdown_event - one counter, programmed on a set of CPUs
+ * @type:	perf_event_attr.type (PERF_TYPE_* or a PMU's sysfs type id)
+ * @flags:	TOPDOWN_EVENT_* bits; unknown bits are refused with EINVAL
+ * @config:	perf_event_attr.config
+ * @config1:	perf_event_attr.config1
+ * @config2:	perf_event_attr.config2
+ * @cpus_ptr:	user pointer to a CPU bitmap (bit n of 64-bit word n / 64
+ *		is CPU n), or 0 for every CPU
+ * @cpus_size:	size of that bitmap in bytes, a multiple of 8, at most
+ *		TOPDOWN_CPUMASK_MAX_BYTES; bits of CPUs that cannot exist
+ *		must be clear
+ * @__reserved:	must be zero
+ * @name:	opaque to the kernel, NUL-terminated; stored for readers
+ */
+struct topdown_event {
+	__u32 type;
+	__u32 flags;
+	__u64 config;
+	__u64 config1;
+	__u64 config2;
+	__aligned_u64 cpus_ptr;
+	__u32 cpus_size;
+	__u32 __reserved;
+	char name[TOPDOWN_NAME_LEN];
+};
+
+#define TOPDOWN_EVENT_EXCLUDE_USER	(1u << 0)
+#define TOPDOWN_EVENT_EXCLUDE_KERNEL	(1u << 1)
+#define TOPDOWN_EVENT_FLAGS_ALL		(TOPDOWN_EVENT_EXCLUDE_USER | \
+					 TOPDOWN_EVENT_EXCLUDE_KERNEL)
+
+#define TOPDOWN_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
+
+/**
+ * struct topdown_config - the collection's configuration
+ * @size:	sizeof(struct topdown_config) as user space knows it. A
+ *		smaller (older) size is accepted if it covers the
+ *		TOPDOWN_CONFIG_SIZE_VER0 fields; a larger one only if the
+ *		bytes the kernel does not know are zero (E2BIG otherwise).
+ *		TOPDOWN_IOC_GET_CONFIG writes back the kernel's size.
+ * @flags:	TOPDOWN_CONFIG_* bits
+ * @nr_events:	1 .. TOPDOWN_MAX_EVENTS
+ * @ring_size:	data bytes per CPU ring (power of two), 0 for the default
+ * @watermark:	unread bytes that make poll() report EPOLLIN, 0 for a
+ *		quarter of ring_size; at most ring_size
+ * @__reserved:	must be zero
+ * @label:	opaque to the kernel, NUL-terminated; user space stores the
+ *		event set's name and decoding parameters here for readers
+ * @events:	the events; entries past nr_events must be zero
+ */
+struct topdown_config {
+	__u32 size;
+	__u32 flags;
+	__u32 nr_events;
+	__u32 ring_size;
+	__u32 watermark;
+	__u32 __reserved;
+	char label[TOPDOWN_LABEL_LEN];
+	struct topdown_event events[TOPDOWN_MAX_EVENTS];
+};
+
+#define TOPDOWN_CONFIG_SIZE_VER0	sizeof(struct topdown_config)
+
+/* Overflow mode: drop new records (default) or overwrite the oldest. */
+#define TOPDOWN_OVERFLOW_OVERWRITE	(1u << 0)
+#define TOPDOWN_CONFIG_FLAGS_ALL	TOPDOWN_OVERFLOW_OVERWRITE
+
+/**
+ * struct topdown_record - one finished time slice of one task on one CPU
+ * @seq:	per-CPU sequence number, from 0 at CONFIGURE, counting
+ *		dropped records too
+ * @time_ns:	end of the slice, CLOCK_MONOTONIC nanoseconds
+ * @duration_ns: length of the slice; for a TOPDOWN_REC_FIRST record the
+ *		time since counting started on this CPU
+ * @cgroup_id:	cgroup v2 id of the task (0 without cgroups)
+ * @cpu:	the CPU
+ * @pid:	thread id of the task that left the CPU (0: idle)
+ * @tgid:	its thread group (process) id
+ * @flags:	TOPDOWN_REC_* bits, and bit i set in TOPDOWN_REC_ERROR_MASK
+ *		when delta[i] could not be read (delta[i] is then 0)
+ * @comm:	the task's comm, NUL-padded
+ * @delta:	counter increments during the slice, one per configured
+ *		event in configuration order; unused entries are 0
+ */
+struct topdown_record {
+	__u64 seq;
+	__u64 time_ns;
+	__u64 duration_ns;
+	__u64 cgroup_id;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u32 flags;
+	char comm[TOPDOWN_COMM_LEN];
+	__u64 delta[TOPDOWN_MAX_EVENTS];
+};
+
+#define TOPDOWN_RECORD_SIZE		128
+#define TOPDOWN_REC_ERROR_MASK		0xffu	/* per-event read errors */
+#define TOPDOWN_REC_PREEMPTED		(1u << 8)	/* still runnable */
+#define TOPDOWN_REC_FIRST		(1u << 9)	/* first after start */
+#define TOPDOWN_REC_IDLE		(1u << 10)	/* the idle task */
+
+/**
+ * struct topdown_ring_consumer - page 0 of a ring, written by the reader
+ * @consumer_pos: position up to which the reader has consumed records
+ */
+struct topdown_ring_consumer {
+	__u64 consumer_pos;
+};
+
+/**
+ * struct topdown_ring_producer - page 1 of a ring, written by the kernel
+ * @producer_pos: position after the last published record
+ * @lost:	records dropped because the ring was full (drop mode)
+ * @data_size:	size of the data area in bytes
+ * @record_size: TOPDOWN_RECORD_SIZE
+ * @cpu:	the CPU this ring belongs to
+ * @flags:	the configuration's TOPDOWN_CONFIG_* flags
+ */
+struct topdown_ring_producer {
+	__u64 producer_pos;
+	__u64 lost;
+	__u32 data_size;
+	__u32 record_size;
+	__u32 cpu;
+	__u32 flags;
+};
+
+/**
+ * struct topdown_cpu_stats - per-CPU counters of the collection
+ * @cpu:	the CPU
+ * @flags:	TOPDOWN_CPU_* bits
+ * @records:	records published into the ring
+ * @lost:	records dropped because the ring was full
+ * @read_errors: slices with at least one counter that could not be read
+ * @probe_count: probe invocations that did any work
+ * @probe_ns:	total time spent in those invocations
+ * @producer_pos: current producer position of the ring
+ */
+struct topdown_cpu_stats {
+	__u32 cpu;
+	__u32 flags;
+	__u64 records;
+	__u64 lost;
+	__u64 read_errors;
+	__u64 probe_count;
+	__u64 probe_ns;
+	__u64 producer_pos;
+};
+
+#define TOPDOWN_CPU_ONLINE		(1u << 0)
+#define TOPDOWN_CPU_COUNTING		(1u << 1)
+
+/**
+ * struct topdown_status - state of the collection
+ * @size:	sizeof(struct topdown_status) as user space knows it (in),
+ *		the number of bytes the kernel wrote (out)
+ * @state:	TOPDOWN_STATE_* (out)
+ * @abi_version: TOPDOWN_ABI_VERSION (out)
+ * @nr_cpus:	number of CPU slots, i.e. possible CPU ids (out)
+ * @nr_stats:	capacity of the stats array in entries (in); entries
+ *		written (out), min(capacity, nr_cpus)
+ * @stats_size:	sizeof(struct topdown_cpu_stats) (in, must match)
+ * @stats_ptr:	user pointer to the stats array, or 0 (in)
+ * @record_size: TOPDOWN_RECORD_SIZE (out)
+ * @reader:	1 if a reader holds the rings (out)
+ * @start_ns:	CLOCK_MONOTONIC time of the last START, 0 if never (out)
+ * @stop_ns:	CLOCK_MONOTONIC time of the last STOP, 0 if never (out)
+ */
+struct topdown_status {
+	__u32 size;
+	__u32 state;
+	__u32 abi_version;
+	__u32 nr_cpus;
+	__u32 nr_stats;
+	__u32 stats_size;
+	__aligned_u64 stats_ptr;
+	__u32 record_size;
+	__u32 reader;
+	__u64 start_ns;
+	__u64 stop_ns;
+};
+
+#define TOPDOWN_STATUS_SIZE_VER0	sizeof(struct topdown_status)
+
+#define TOPDOWN_STATE_IDLE		0	/* loaded, not configured */
+#define TOPDOWN_STATE_CONFIGURED	1	/* rings allocated, stopped */
+#define TOPDOWN_STATE_RUNNING		2	/* collecting */
+
+#define TOPDOWN_IOC_MAGIC		0xB7
+/* Configure events, rings and mode; EBUSY while running or mapped. */
+#define TOPDOWN_IOC_CONFIGURE	_IOW(TOPDOWN_IOC_MAGIC, 0x01, struct topdown_config)
+/* Read back the configuration; ENODATA when not configured. */
+#define TOPDOWN_IOC_GET_CONFIG	_IOWR(TOPDOWN_IOC_MAGIC, 0x02, struct topdown_config)
+/* Start collecting; EBUSY if running, ENODATA if not configured. */
+#define TOPDOWN_IOC_START	_IO(TOPDOWN_IOC_MAGIC, 0x03)
+/* Stop collecting; EALREADY if not running. */
+#define TOPDOWN_IOC_STOP	_IO(TOPDOWN_IOC_MAGIC, 0x04)
+/* Query the state and per-CPU statistics. */
+#define TOPDOWN_IOC_STATUS	_IOWR(TOPDOWN_IOC_MAGIC, 0x05, struct topdown_status)
+
+#endif /* _UAPI_LINUX_TOPDOWN_H */

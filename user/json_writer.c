@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_writer.h"
+
+#define JSONW_MAX_DEPTH 64
+
+struct json_writer {
+	FILE *out;
+	int depth;
+	bool pretty;
+	/* Per level: whether a value was already written (comma needed). */
+	bool has_item[JSONW_MAX_DEPTH];
+	bool after_name;
+};
+
+json_writer_t *jsonw_new(FILE *f)
+{
+	json_writer_t *self = calloc(1, sizeof(*self));
+
+	if (self)
+		self->out = f;
+	return self;
+}
+
+void jsonw_destroy(json_writer_t **self)
+{
+	if (!*self)
+		return;
+	if ((*self)->pretty && (*self)->depth == 0)
+		fputc('\n', (*self)->out);
+	fflush((*self)->out);
+	free(*self);
+	*self = NULL;
+}
+
+void jsonw_pretty(json_writer_t *self, bool on)
+{
+	self->pretty = on;
+}
+
+int jsonw_depth(const json_writer_t *self)
+{
+	return self->depth;
+}
+
+void jsonw_flush(json_writer_t *self)
+{
+	fflush(self->out);
+}
+
+static void indent(json_writer_t *self)
+{
+	fputc('\n', self->out);
+	for (int i = 0; i < self->depth; i++)
+		fputs("    ", self->out);
+}
+
+/* Separator before a new value or name at the current level. */
+static void begin_item(json_writer_t *self)
+{
+	if (self->after_name) {
+		self->after_name = false;
+		return;
+	}
+	if (self->depth > 0 && self->has_item[self->depth])
+		fputc(',', self->out);
+	if (self->pretty && self->depth > 0)
+		indent(self);
+	else if (self->depth == 0 && self->has_item[0])
+		fputc('\n', self->out);	/* a stream of documents */
+	self->has_item[self->depth] = true;
+}
+
+static void open_level(json_writer_t *self, char c)
+{
+	begin_item(self);
+	fputc(c, self->out);
+	if (self->depth < JSONW_MAX_DEPTH - 1)
+		self->depth++;
+	self->has_item[self->depth] = false;
+}
+
+static void close_level(json_writer_t *self, char c)
+{
+	bool had = self->has_item[self->depth];
+
+	if (self->depth > 0)
+		self->depth--;
+	if (self->pretty && had)
+		indent(self);
+	fputc(c, self->out);
+}
+
+void jsonw_start_object(json_writer_t *self)
+{
+	open_level(self, '{');
+}
+
+void jsonw_end_object(json_writer_t *self)
+{
+	close_level(self, '}');
+}
+
+void jsonw_start_array(json_writer_t *self)
+{
+	open_level(self, '[');
+}
+
+void jsonw_end_array(json_writer_t *self)
+{
+	close_level(self, ']');
+}
+
+static void put_escaped(FILE *out, const char *s, size_t len)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		default:
+			/* Control bytes and bytes that may not form UTF-8. */
+			if (c < 0x20 || c >= 0x7f)
+				fprintf(out, "\\u%04x", c);
+			else
+				fputc(c, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void jsonw_name(json_writer_t *self, const char *name)
+{
+	begin_item(self);
+	put_escaped(self->out, name, strlen(name));
+	fputs(self->pretty ? ": " : ":", self->out);
+	self->after_name = true;
+}
+
+void jsonw_string(json_writer_t *self, const char *value)
+{
+	jsonw_string_n(self, value, strlen(value));
+}
+
+void jsonw_string_n(json_writer_t *self, const char *value, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && value[n])
+		n++;
+	begin_item(self);
+	put_escaped(self->out, value, n);
+}
+
+void jsonw_uint(json_writer_t *self, uint64_t value)
+{
+	begin_item(self);
+	fprintf(self->out, "%llu", (unsigned long long)value);
+}
+
+void jsonw_int(json_writer_t *self, int64_t value)
+{
+	begin_item(self);
+	fprintf(self->out, "%lld", (long long)value);
+}
+
+void jsonw_float(json_writer_t *self, double value)
+{
+	begin_item(self);
+	if (isfinite(value))
+		fprintf(self->out, "%.17g", value);
+	else
+		fputs("null", self->out);
+}
+
+void jsonw_bool(json_writer_t *self, bool value)
+{
+	begin_item(self);
+	fputs(value ? "true" : "false", self->out);
+}
+
+void jsonw_null(json_writer_t *self)
+{
+	begin_item(self);
+	fputs("null", self->out);
+}
+
+void jsonw_string_field(json_writer_t *self, const char *name, const char *v)
+{
+	jsonw_name(self, name);
+	jsonw_string(self, v);
+}
+
+void jsonw_uint_field(json_writer_t *self, const char *name, uint64_t v)
+{
+	jsonw_name(self, name);
+	jsonw_uint(self, v);
+}
+
+void jsonw_int_field(json_writer_t *self, const char *name, int64_t v)
+{
+	jsonw_name(self, name);
+	jsonw_int(self, v);
+}
+
+void jsonw_float_field(json_writer_t *self, const char *name, double v)
+{
+	jsonw_name(self, name);
+	jsonw_float(self, v);
+}
+
+void jsonw_bool_field(json_writer_t *self, const char *name, bool v)
+{
+	jsonw_name(self, name);
+	jsonw_bool(self, v);
+}
+
+void jsonw_null_field(json_writer_t *self, const char *name)
+{
+	jsonw_name(self, name);
+	jsonw_null(self);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small streaming JSON writer: every tdctl command writes its JSON output
+ * through one of these, so -j/--json and -p/--pretty behave the same
+ * everywhere. Commas and indentation are handled here; callers only open
+ * and close objects and arrays and emit names and values.
+ */
+#ifndef TDCTL_JSON_WRITER_H
+#define TDCTL_JSON_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct json_writer json_writer_t;
+
+json_writer_t *jsonw_new(FILE *f);
+void jsonw_destroy(json_writer_t **self);
+void jsonw_pretty(json_writer_t *self, bool on);
+/* Nesting depth; 0 once every object and array is closed. */
+int jsonw_depth(const json_writer_t *self);
+void jsonw_flush(json_writer_t *self);
+
+void jsonw_start_object(json_writer_t *self);
+void jsonw_end_object(json_writer_t *self);
+void jsonw_start_array(json_writer_t *self);
+void jsonw_end_array(json_writer_t *self);
+
+void jsonw_name(json_writer_t *self, const char *name);
+void jsonw_string(json_writer_t *self, const char *value);
+/* Like jsonw_string() but for a buffer that need not be NUL-terminated. */
+void jsonw_string_n(json_writer_t *self, const char *value, size_t len);
+void jsonw_uint(json_writer_t *self, uint64_t value);
+void jsonw_int(json_writer_t *self, int64_t value);
+/* Non-finite values (NaN, inf) are written as null. */
+void jsonw_float(json_writer_t *self, double value);
+void jsonw_bool(json_writer_t *self, bool value);
+void jsonw_null(json_writer_t *self);
+
+void jsonw_string_field(json_writer_t *self, const char *name, const char *v);
+void jsonw_uint_field(json_writer_t *self, const char *name, uint64_t v);
+void jsonw_int_field(json_writer_t *self, const char *name, int64_t v);
+void jsonw_float_field(json_writer_t *self, const char *name, double v);
+void jsonw_bool_field(json_writer_t *self, const char *name, bool v);
+void jsonw_null_field(json_writer_t *self, const char *name);
+
+#endif
