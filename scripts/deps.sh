@@ -1,0 +1,325 @@
+#!/usr/bin/env bash
+# scripts/deps.sh [--rt]
+#
+# Installs the host packages the project needs (only when something is
+# missing), then unpacks the guest kernels, the arm64 cross-build headers and
+# the guest runtime files into build/deps/ (never into /), and writes
+# build/deps/env.sh and build/deps/env.mk.  Idempotent; a second run with
+# everything present only does a few dpkg/apt-cache look-ups (about a second).
+#
+#   --rt   also install linux-headers-<ver>-rt-amd64 on the host and unpack
+#          linux-image-<ver>-rt-amd64 into build/deps/x86_64-rt/.
+#
+# The kernel ABI version (6.1.0-N) is resolved from the metapackage
+# linux-image-cloud-amd64 each run; it is never hard-coded.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DEPS=$ROOT/build/deps
+WANT_RT=0
+
+log() { printf 'deps: %s\n' "$*" >&2; }
+die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
+
+usage() { sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+
+for a in "$@"; do
+    case $a in
+    --rt) WANT_RT=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $a" ;;
+    esac
+done
+
+export DEBIAN_FRONTEND=noninteractive
+export LC_ALL=C
+
+SUDO=
+if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || die "not root and no sudo: cannot install packages"
+    SUDO="sudo -n"
+fi
+
+mkdir -p "$DEPS"
+# Serialise concurrent runs (two engineers / two make jobs).
+exec 9>"$DEPS/.lock"
+flock 9
+
+APT_UPDATED=0
+apt_update() {
+    [ "$APT_UPDATED" = 1 ] && return 0
+    log "apt-get update"
+    $SUDO apt-get -q -y update >&2 || die "apt-get update failed"
+    APT_UPDATED=1
+}
+
+is_installed() {
+    [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" = installed ]
+}
+
+install_missing() {
+    local p missing=()
+    for p in "$@"; do is_installed "$p" || missing+=("$p"); done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    apt_update
+    log "installing: ${missing[*]}"
+    $SUDO apt-get -q -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+        install --no-install-recommends "${missing[@]}" >&2 ||
+        die "apt-get install ${missing[*]} failed"
+}
+
+# ---------------------------------------------------------------- arm64 arch
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    log "dpkg --add-architecture arm64"
+    $SUDO dpkg --add-architecture arm64
+    APT_UPDATED=0
+    apt_update
+fi
+
+# ------------------------------------------------------------ kernel version
+# apt-cache is slow here (~1 s a call: no pkgcache.bin), so one call for
+# both metapackages.  Prints e.g. "6.1.0-56 6.1.0-56" (amd64 arm64).
+meta_kvers() {
+    apt-cache depends linux-image-cloud-amd64 linux-image-cloud-arm64:arm64 2>/dev/null | awk '
+        /^ *Depends: linux-image-.*-cloud-amd64(:amd64)?$/ { sub(/^ *Depends: linux-image-/, ""); sub(/-cloud-amd64(:amd64)?$/, ""); a = $0 }
+        /^ *Depends: linux-image-.*-cloud-arm64(:arm64)?$/ { sub(/^ *Depends: linux-image-/, ""); sub(/-cloud-arm64(:arm64)?$/, ""); b = $0 }
+        END { print a " " b }'
+}
+read -r KVER KVER_ARM64 < <(meta_kvers) || true
+if [ -z "${KVER:-}" ] || [ -z "${KVER_ARM64:-}" ]; then
+    apt_update
+    read -r KVER KVER_ARM64 < <(meta_kvers) || true
+fi
+[ -n "${KVER:-}" ] || die "cannot resolve the kernel version from 'apt-cache depends linux-image-cloud-amd64'"
+[ "${KVER_ARM64:-}" = "$KVER" ] ||
+    die "amd64 ($KVER) and arm64 (${KVER_ARM64:-none}) cloud kernels differ; run apt-get update (mirror mid-sync?)"
+
+KREL_X86_64=$KVER-cloud-amd64
+KREL_ARM64=$KVER-cloud-arm64
+KREL_X86_64_RT=$KVER-rt-amd64
+
+# --------------------------------------------------------------- host packages
+HOST_PKGS=(
+    build-essential bc cpio kmod libkmod-dev pkg-config python3 xz-utils gzip
+    linux-headers-cloud-amd64 "linux-headers-$KREL_X86_64" "linux-headers-$KVER-common" linux-kbuild-6.1
+    qemu-system-x86 qemu-system-arm
+    gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+    linux-source-6.1
+)
+[ "$WANT_RT" = 1 ] && HOST_PKGS+=(linux-headers-rt-amd64 "linux-headers-$KREL_X86_64_RT")
+install_missing "${HOST_PKGS[@]}"
+
+[ -d "/usr/src/linux-headers-$KREL_X86_64" ] || die "/usr/src/linux-headers-$KREL_X86_64 missing after install"
+[ -d /usr/lib/linux-kbuild-6.1/scripts ] || die "/usr/lib/linux-kbuild-6.1 missing after install"
+[ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || die "cross libc (libc6-arm64-cross) missing"
+
+# ------------------------------------------------------- unpacked .deb groups
+# "pkg:arch=version" for each package, candidate versions from the apt lists.
+# Fills VERS[pkg]=candidate version for all the given packages (one call).
+declare -A VERS=()
+resolve_versions() {
+    local out i=0 v
+    local args=("$@")
+    local tries
+    for tries in 1 2; do
+        VERS=()
+        out=$(apt-cache policy "${args[@]}" 2>/dev/null |
+            awk '/^[^ ]/ { n++ } /^  Candidate: / { c[n] = $2 } END { for (i = 1; i <= n; i++) print c[i] }')
+        i=0
+        while IFS= read -r v; do
+            [ -n "$v" ] && [ "$v" != "(none)" ] && [ $i -lt ${#args[@]} ] && VERS[${args[i]}]=$v
+            i=$((i + 1))
+        done <<<"$out"
+        [ ${#VERS[@]} = ${#args[@]} ] && return 0
+        [ "$APT_UPDATED" = 1 ] && break
+        apt_update
+    done
+    for v in "${args[@]}"; do [ -n "${VERS[$v]:-}" ] || die "package $v not found in the apt lists"; done
+}
+
+pkg_versions() {
+    local p
+    for p in "$@"; do printf '%s=%s\n' "$p" "${VERS[$p]}"; done
+}
+
+# Rewrites absolute symlinks inside an unpacked tree to point inside the tree.
+fix_abs_symlinks() {
+    local dir=$1 l t
+    while IFS= read -r -d '' l; do
+        t=$(readlink "$l")
+        case $t in /*) ln -sfn "$dir$t" "$l" ;; esac
+    done < <(find "$dir" -type l -print0)
+}
+
+# unpack_group DIR PKG... : download + dpkg -x the packages into DIR unless
+# DIR/.stamp already lists the same package versions.
+unpack_group() {
+    local dir=$1
+    shift
+    local want
+    want=$(pkg_versions "$@")
+    if [ -f "$dir/.stamp" ] && [ "$(cat "$dir/.stamp")" = "$want" ]; then
+        return 0
+    fi
+    log "unpacking into ${dir#"$ROOT"/}: $*"
+    local dl=$DEPS/debs tmp=$dir.tmp
+    rm -rf "$dl" "$tmp"
+    mkdir -p "$dl" "$tmp"
+    local specs=()
+    mapfile -t specs <<<"$want"
+    local sandbox=()
+    [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
+    if ! (cd "$dl" && apt-get -q "${sandbox[@]}" download "${specs[@]}" >&2); then
+        # Stale lists: the mirror keeps only the newest security update.
+        [ "$APT_UPDATED" = 1 ] || [ -n "${TD_DEPS_RETRY:-}" ] && die "apt-get download ${specs[*]} failed"
+        apt_update
+        log "re-running after apt-get update"
+        TD_DEPS_RETRY=1 exec "${BASH_SOURCE[0]}" "${ORIG_ARGS[@]}"
+    fi
+    local deb
+    for deb in "$dl"/*.deb; do dpkg -x "$deb" "$tmp"; done
+    rm -rf "$dl"
+    fix_abs_symlinks "$tmp"
+    printf '%s\n' "$want" >"$tmp/.stamp"
+    rm -rf "$dir"
+    mv "$tmp" "$dir"
+}
+ORIG_ARGS=("$@")
+
+# x86_64 guest: kernel image + modules dir + busybox (not installed on the
+# host: busybox-static conflicts with busybox, which some hosts have).
+X86_64_PKGS=("linux-image-$KREL_X86_64:amd64" busybox-static:amd64)
+# arm64 guest + cross headers + runtime libs for dynamically linked tools.
+ARM64_PKGS=(
+    "linux-image-$KREL_ARM64:arm64" "linux-headers-$KREL_ARM64:arm64" busybox-static:arm64
+    libkmod2:arm64 libkmod-dev:arm64 liblzma5:arm64 libzstd1:arm64 libssl3:arm64
+)
+RT_PKGS=("linux-image-$KREL_X86_64_RT:amd64")
+ALL_PKGS=("${X86_64_PKGS[@]}" "${ARM64_PKGS[@]}")
+[ "$WANT_RT" = 1 ] && ALL_PKGS+=("${RT_PKGS[@]}")
+resolve_versions "${ALL_PKGS[@]}"
+
+unpack_group "$DEPS/x86_64" "${X86_64_PKGS[@]}"
+unpack_group "$DEPS/arm64" "${ARM64_PKGS[@]}"
+A=$DEPS/arm64
+# The headers link scripts/ and tools/ to ../../lib/linux-kbuild-6.1/...;
+# use the host's (x86-64) kbuild for the cross build.
+if [ "$(readlink "$A/usr/lib/linux-kbuild-6.1" 2>/dev/null || true)" != /usr/lib/linux-kbuild-6.1 ]; then
+    rm -rf "$A/usr/lib/linux-kbuild-6.1"
+    mkdir -p "$A/usr/lib"
+    ln -s /usr/lib/linux-kbuild-6.1 "$A/usr/lib/linux-kbuild-6.1"
+fi
+KDIR_ARM64=$A/usr/src/linux-headers-$KREL_ARM64
+[ -e "$KDIR_ARM64/scripts/basic/fixdep" ] || die "$KDIR_ARM64/scripts does not resolve to the host's linux-kbuild-6.1"
+
+# One flat folder with the arm64 shared libraries (relative symlinks), usable
+# for -L/-rpath-link when cross-linking and as the guest's library source.
+if [ ! -f "$A/sysroot-libs/.stamp" ] || ! cmp -s "$A/.stamp" "$A/sysroot-libs/.stamp"; then
+    rm -rf "$A/sysroot-libs"
+    mkdir -p "$A/sysroot-libs"
+    for d in "$A/lib/aarch64-linux-gnu" "$A/usr/lib/aarch64-linux-gnu"; do
+        [ -d "$d" ] || continue
+        for f in "$d"/*.so "$d"/*.so.*; do
+            [ -e "$f" ] || [ -L "$f" ] || continue
+            n=${f##*/}
+            if [ -L "$f" ]; then
+                ln -sfn "$(basename "$(readlink "$f")")" "$A/sysroot-libs/$n"
+            else
+                cp "$f" "$A/sysroot-libs/$n"
+            fi
+        done
+    done
+    [ -e "$A/sysroot-libs/libkmod.so" ] || die "libkmod.so missing from $A/sysroot-libs"
+    cp "$A/.stamp" "$A/sysroot-libs/.stamp"
+fi
+
+# QEMU's aarch64 -kernel loader takes a raw Image (and, since QEMU 2.x, a
+# gzip-compressed one).  Debian's arm64 vmlinuz is a raw Image; should it
+# ever be gzip'd, decompress it once here.
+VMLINUZ_ARM64=$A/boot/vmlinuz-$KREL_ARM64
+if gzip -t "$VMLINUZ_ARM64" 2>/dev/null; then
+    IMAGE_ARM64=$A/boot/Image-$KREL_ARM64
+    if [ ! -s "$IMAGE_ARM64" ] || [ "$VMLINUZ_ARM64" -nt "$IMAGE_ARM64" ]; then
+        gzip -dc "$VMLINUZ_ARM64" >"$IMAGE_ARM64.tmp"
+        mv "$IMAGE_ARM64.tmp" "$IMAGE_ARM64"
+    fi
+    VMLINUZ_ARM64=$IMAGE_ARM64
+fi
+
+# PREEMPT_RT flavour (x86-64 only), on request.
+if [ "$WANT_RT" = 1 ]; then
+    unpack_group "$DEPS/x86_64-rt" "${RT_PKGS[@]}"
+fi
+HAVE_RT=0
+if [ -f "$DEPS/x86_64-rt/boot/vmlinuz-$KREL_X86_64_RT" ] && [ -d "/usr/src/linux-headers-$KREL_X86_64_RT" ]; then
+    HAVE_RT=1
+fi
+
+# ------------------------------------------------------------ kselftest headers
+KS=$DEPS/kselftest
+SRC_TAR=/usr/src/linux-source-6.1.tar.xz
+[ -f "$SRC_TAR" ] || die "$SRC_TAR missing (package linux-source-6.1)"
+ks_want="$(dpkg-query -W -f='${Version}' linux-source-6.1) $(stat -c %s "$SRC_TAR")"
+if [ ! -f "$KS/.stamp" ] || [ "$(cat "$KS/.stamp")" != "$ks_want" ]; then
+    log "extracting kselftest headers from $SRC_TAR"
+    rm -rf "$KS" "$KS.tmp"
+    mkdir -p "$KS.tmp"
+    prefix=linux-source-6.1/tools/testing/selftests
+    members=("$prefix/kselftest_harness.h" "$prefix/kselftest.h")
+    if ! tar -xJf "$SRC_TAR" -C "$KS.tmp" --occurrence=1 "${members[@]}" 2>/dev/null; then
+        # Unexpected layout: find the prefix by listing (slow, once).
+        log "member prefix not $prefix; listing the tarball"
+        m=$(tar -tJf "$SRC_TAR" | grep -m1 '/tools/testing/selftests/kselftest_harness\.h$' || true)
+        [ -n "$m" ] || die "kselftest_harness.h not found in $SRC_TAR"
+        prefix=${m%/kselftest_harness.h}
+        members=("$prefix/kselftest_harness.h" "$prefix/kselftest.h")
+        tar -xJf "$SRC_TAR" -C "$KS.tmp" --occurrence=1 "${members[@]}"
+    fi
+    mv "$KS.tmp/$prefix/kselftest_harness.h" "$KS.tmp/$prefix/kselftest.h" "$KS.tmp/"
+    rm -rf "${KS:?}.tmp/${prefix%%/*}"
+    printf '%s\n' "$ks_want" >"$KS.tmp/.stamp"
+    mv "$KS.tmp" "$KS"
+fi
+
+# ------------------------------------------------------------------ env files
+if_rt() { if [ "$HAVE_RT" = 1 ]; then printf '%s' "$1"; fi; }
+vars=(
+    KVER "$KVER"
+    KREL_X86_64 "$KREL_X86_64"
+    KREL_ARM64 "$KREL_ARM64"
+    KREL_X86_64_RT "$KREL_X86_64_RT"
+    KDIR_X86_64 "/usr/src/linux-headers-$KREL_X86_64"
+    KDIR_ARM64 "$KDIR_ARM64"
+    KDIR_X86_64_RT "$(if_rt "/usr/src/linux-headers-$KREL_X86_64_RT")"
+    HAVE_RT "$HAVE_RT"
+    VMLINUZ_X86_64 "$DEPS/x86_64/boot/vmlinuz-$KREL_X86_64"
+    VMLINUZ_ARM64 "$VMLINUZ_ARM64"
+    VMLINUZ_X86_64_RT "$(if_rt "$DEPS/x86_64-rt/boot/vmlinuz-$KREL_X86_64_RT")"
+    MODDIR_X86_64 "$DEPS/x86_64/lib/modules/$KREL_X86_64"
+    MODDIR_ARM64 "$A/lib/modules/$KREL_ARM64"
+    MODDIR_X86_64_RT "$(if_rt "$DEPS/x86_64-rt/lib/modules/$KREL_X86_64_RT")"
+    BUSYBOX_X86_64 "$DEPS/x86_64/bin/busybox"
+    BUSYBOX_ARM64 "$A/bin/busybox"
+    CROSS_COMPILE_ARM64 aarch64-linux-gnu-
+    ARM64_SYSROOT_LIBS "$A/sysroot-libs"
+    ARM64_INCLUDE "$A/usr/include"
+    ARM64_CROSS_LIBC /usr/aarch64-linux-gnu/lib
+    KSELFTEST_DIR "$KS"
+)
+{
+    echo "# Generated by scripts/deps.sh; do not edit.  Source from sh/bash."
+    for ((i = 0; i < ${#vars[@]}; i += 2)); do printf "%s='%s'\n" "${vars[i]}" "${vars[i + 1]}"; done
+} >"$DEPS/env.sh.tmp"
+{
+    echo "# Generated by scripts/deps.sh; do not edit.  Include from make."
+    for ((i = 0; i < ${#vars[@]}; i += 2)); do printf '%s := %s\n' "${vars[i]}" "${vars[i + 1]}"; done
+} >"$DEPS/env.mk.tmp"
+for f in env.sh env.mk; do
+    if cmp -s "$DEPS/$f.tmp" "$DEPS/$f"; then rm -f "$DEPS/$f.tmp"; else mv "$DEPS/$f.tmp" "$DEPS/$f"; fi
+done
+
+for f in "$DEPS/x86_64/boot/vmlinuz-$KREL_X86_64" "$VMLINUZ_ARM64" "$DEPS/x86_64/bin/busybox" "$A/bin/busybox" \
+    "$KDIR_ARM64/Makefile" "$KS/kselftest_harness.h"; do
+    [ -e "$f" ] || die "expected $f after unpacking"
+done
+log "ok: kernel $KVER, env in ${DEPS#"$ROOT"/}/env.sh and env.mk$(if_rt ' (rt available)')"
