@@ -271,6 +271,10 @@ struct topdown_cpu_stats {
  * @reader:	1 if a reader holds the rings (out)
  * @start_ns:	CLOCK_MONOTONIC time of the last START, 0 if never (out)
  * @stop_ns:	CLOCK_MONOTONIC time of the last STOP, 0 if never (out)
+ * @error_code:	negative errno of the last failed START, 0 if none (out)
+ * @error_event: index of the event perf refused in that START, or -1
+ * @error_cpu:	CPU on which it was refused, or -1
+ * @__reserved:	written as zero
  */
 struct topdown_status {
 	__u32 size;
@@ -284,6 +288,10 @@ struct topdown_status {
 	__u32 reader;
 	__u64 start_ns;
 	__u64 stop_ns;
+	__s32 error_code;
+	__s32 error_event;
+	__s32 error_cpu;
+	__u32 __reserved;
 };
 
 #define TOPDOWN_STATUS_SIZE_VER0	sizeof(struct topdown_status)

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-version differences, in one place. Everything else in the module
+ * calls these wrappers and contains no LINUX_VERSION_CODE tests.
+ */
+#ifndef TD_COMPAT_H
+#define TD_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/mm.h>
+#include <linux/cgroup.h>
+#include <linux/sched.h>
+
+/* vm_flags became read-only with accessors in 6.3. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+static inline void td_vm_flags_set(struct vm_area_struct *vma, vm_flags_t f)
+{
+	vm_flags_set(vma, f);
+}
+
+static inline void td_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t f)
+{
+	vm_flags_clear(vma, f);
+}
+#else
+static inline void td_vm_flags_set(struct vm_area_struct *vma, vm_flags_t f)
+{
+	vma->vm_flags |= f;
+}
+
+static inline void td_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t f)
+{
+	vma->vm_flags &= ~f;
+}
+#endif
+
+/*
+ * The sched_switch tracepoint gained prev_state in 5.18. TD_SWITCH_ARGS is
+ * the probe's parameter list; the probe body uses td_prev_state().
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define TD_SWITCH_ARGS void *data, bool preempt, struct task_struct *prev, \
+		       struct task_struct *next, unsigned int prev_state
+#define td_prev_running(prev) ((prev_state) == TASK_RUNNING)
+#else
+#define TD_SWITCH_ARGS void *data, bool preempt, struct task_struct *prev, \
+		       struct task_struct *next
+#define td_prev_running(prev) task_is_running(prev)
+#endif
+
+/* cgroup v2 id of a task, 0 without cgroup support. */
+static inline u64 td_task_cgroup_id(struct task_struct *task)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(task));
+	rcu_read_unlock();
+	return id;
+#else
+	return 0;
+#endif
+}
+
+#endif /* TD_COMPAT_H */

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/topdown: open, ioctls, mmap of the rings, poll.
+ *
+ * Every ioctl is dispatched to one small function and runs under td.lock.
+ * Nothing user space passes is trusted: sizes, flags, reserved fields,
+ * strings, CPU masks, mmap offsets, lengths and protections are checked
+ * before anything is changed, so a refused call leaves the collection as
+ * it was.
+ */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "td_compat.h"
+#include "td_internal.h"
+
+static int td_open(struct inode *inode, struct file *file)
+{
+	if (!perfmon_capable())
+		return -EPERM;
+	return nonseekable_open(inode, file);
+}
+
+static int td_release(struct inode *inode, struct file *file)
+{
+	mutex_lock(&td.lock);
+	if (td.reader == file)
+		td.reader = NULL;
+	mutex_unlock(&td.lock);
+	return 0;
+}
+
+static bool td_str_terminated(const char *s, size_t len)
+{
+	return memchr(s, '\0', len);
+}
+
+/* Copy and check one event's CPU bitmap into @mask. */
+static int td_copy_cpus(const struct topdown_event *e, struct cpumask *mask)
+{
+	unsigned int nbits = e->cpus_size * BITS_PER_BYTE;
+	unsigned long *bits;
+	unsigned int cpu;
+	int ret = 0;
+
+	if (e->cpus_size % sizeof(u64) || e->cpus_size > TOPDOWN_CPUMASK_MAX_BYTES)
+		return -EINVAL;
+	bits = bitmap_zalloc(nbits, GFP_KERNEL);
+	if (!bits)
+		return -ENOMEM;
+	if (copy_from_user(bits, u64_to_user_ptr(e->cpus_ptr), e->cpus_size)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	/* The ABI bitmap is an array of u64; convert on big-endian 32-bit. */
+	bitmap_from_arr64(bits, (u64 *)bits, nbits);
+	cpumask_clear(mask);
+	for_each_set_bit(cpu, bits, nbits) {
+		if (cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
+			ret = -EINVAL;
+			goto out;
+		}
+		cpumask_set_cpu(cpu, mask);
+	}
+	if (cpumask_empty(mask))
+		ret = -EINVAL;
+out:
+	bitmap_free(bits);
+	return ret;
+}
+
+static int td_check_event(const struct topdown_event *e, int i)
+{
+	if (e->flags & ~TOPDOWN_EVENT_FLAGS_ALL || e->__reserved)
+		return -EINVAL;
+	if (!td_str_terminated(e->name, sizeof(e->name)))
+		return -EINVAL;
+	if (!e->cpus_ptr != !e->cpus_size)
+		return -EINVAL;
+	return 0;
+}
+
+static int td_ioctl_configure(struct topdown_config __user *uarg)
+{
+	struct topdown_config *cfg;
+	struct cpumask *masks = NULL;
+	bool all[TOPDOWN_MAX_EVENTS];
+	u32 usize, ring, wm, i;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	if (usize < TOPDOWN_CONFIG_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	ret = copy_struct_from_user(cfg, sizeof(*cfg), uarg, usize);
+	if (ret)
+		goto out;
+
+	ret = -EINVAL;
+	if (cfg->flags & ~TOPDOWN_CONFIG_FLAGS_ALL || cfg->__reserved)
+		goto out;
+	if (cfg->nr_events < 1 || cfg->nr_events > TOPDOWN_MAX_EVENTS)
+		goto out;
+	if (!td_str_terminated(cfg->label, sizeof(cfg->label)))
+		goto out;
+	ring = cfg->ring_size ? cfg->ring_size : TOPDOWN_RING_DEFAULT_SIZE;
+	if (!is_power_of_2(ring) || ring < TOPDOWN_RING_MIN_SIZE ||
+	    ring > TOPDOWN_RING_MAX_SIZE || ring < PAGE_SIZE)
+		goto out;
+	wm = cfg->watermark ? cfg->watermark : ring / 4;
+	if (wm > ring)
+		goto out;
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+		if (i >= cfg->nr_events) {
+			if (memchr_inv(&cfg->events[i], 0, sizeof(cfg->events[i])))
+				goto out;
+			continue;
+		}
+		ret = td_check_event(&cfg->events[i], i);
+		if (ret)
+			goto out;
+	}
+
+	/* Masks go to a scratch copy: a refused call changes nothing. */
+	ret = -ENOMEM;
+	masks = kcalloc(cfg->nr_events, cpumask_size(), GFP_KERNEL);
+	if (!masks)
+		goto out;
+	for (i = 0; i < cfg->nr_events; i++) {
+		struct topdown_event *e = &cfg->events[i];
+		struct cpumask *m = (void *)masks + i * cpumask_size();
+
+		all[i] = !e->cpus_size;
+		if (!all[i]) {
+			ret = td_copy_cpus(e, m);
+			if (ret)
+				goto out;
+		}
+		e->cpus_ptr = 0;
+	}
+
+	mutex_lock(&td.lock);
+	ret = -EBUSY;
+	if (td.state == TOPDOWN_STATE_RUNNING || atomic_read(&td.nr_maps))
+		goto unlock;
+	for (i = 0; i < cfg->nr_events; i++)
+		cpumask_copy(td.ev_cpus[i], (void *)masks + i * cpumask_size());
+	cfg->size = sizeof(*cfg);
+	cfg->ring_size = ring;
+	cfg->watermark = wm;
+
+	td_rings_free();
+	td.state = TOPDOWN_STATE_IDLE;
+	td.cfg = *cfg;
+	td.nr_events = cfg->nr_events;
+	td.ring_size = ring;
+	td.watermark = wm;
+	td.overwrite = cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE;
+	memcpy(td.ev_all_cpus, all, sizeof(all));
+	ret = td_rings_alloc(ring);
+	if (!ret)
+		td.state = TOPDOWN_STATE_CONFIGURED;
+unlock:
+	mutex_unlock(&td.lock);
+out:
+	kfree(masks);
+	kfree(cfg);
+	return ret;
+}
+
+/* Write one event's CPU bitmap to the buffer user space offered, if any. */
+static int td_put_cpus(struct topdown_event *out, const struct topdown_event *in,
+		       int i)
+{
+	u32 need = BITS_TO_U64(nr_cpu_ids) * sizeof(u64);
+	u64 *arr;
+	int ret = 0;
+
+	out->cpus_ptr = 0;
+	out->cpus_size = 0;
+	if (td.ev_all_cpus[i])
+		return 0;
+	out->cpus_size = need;
+	if (!in->cpus_ptr || in->cpus_size < need)
+		return 0;
+	arr = kcalloc(BITS_TO_U64(nr_cpu_ids), sizeof(u64), GFP_KERNEL);
+	if (!arr)
+		return -ENOMEM;
+	bitmap_to_arr64(arr, cpumask_bits(td.ev_cpus[i]), nr_cpu_ids);
+	if (copy_to_user(u64_to_user_ptr(in->cpus_ptr), arr, need))
+		ret = -EFAULT;
+	else
+		out->cpus_ptr = in->cpus_ptr;
+	kfree(arr);
+	return ret;
+}
+
+static int td_ioctl_get_config(struct topdown_config __user *uarg)
+{
+	struct topdown_config *in, *out;
+	u32 usize, i;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	if (usize < TOPDOWN_CONFIG_SIZE_VER0)
+		return -EINVAL;
+	in = kzalloc(sizeof(*in), GFP_KERNEL);
+	out = kzalloc(sizeof(*out), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!in || !out)
+		goto free;
+	/* Only the cpus_ptr/cpus_size buffers of the input are used. */
+	ret = copy_from_user(in, uarg, min_t(u32, usize, sizeof(*in))) ? -EFAULT : 0;
+	if (ret)
+		goto free;
+
+	mutex_lock(&td.lock);
+	ret = -ENODATA;
+	if (td.state == TOPDOWN_STATE_IDLE)
+		goto unlock;
+	*out = td.cfg;
+	ret = 0;
+	for (i = 0; i < td.nr_events && !ret; i++)
+		ret = td_put_cpus(&out->events[i], &in->events[i], i);
+unlock:
+	mutex_unlock(&td.lock);
+	if (!ret && copy_to_user(uarg, out, min_t(u32, usize, sizeof(*out))))
+		ret = -EFAULT;
+free:
+	kfree(in);
+	kfree(out);
+	return ret;
+}
+
+static int td_ioctl_start(void)
+{
+	int ret;
+
+	mutex_lock(&td.lock);
+	if (td.state == TOPDOWN_STATE_RUNNING)
+		ret = -EBUSY;
+	else if (td.state != TOPDOWN_STATE_CONFIGURED)
+		ret = -ENODATA;
+	else
+		ret = td_counters_start();
+	if (!ret) {
+		td.state = TOPDOWN_STATE_RUNNING;
+		td.start_ns = ktime_get_ns();
+	}
+	mutex_unlock(&td.lock);
+	return ret;
+}
+
+/* td.lock held. */
+void td_stop_locked(void)
+{
+	lockdep_assert_held(&td.lock);
+	td_counters_stop();
+	td.state = TOPDOWN_STATE_CONFIGURED;
+	td.stop_ns = ktime_get_ns();
+	/* Let a poller drain what is left. */
+	wake_up_interruptible_all(&td.wq);
+}
+
+static int td_ioctl_stop(void)
+{
+	int ret = 0;
+
+	mutex_lock(&td.lock);
+	if (td.state != TOPDOWN_STATE_RUNNING)
+		ret = -EALREADY;
+	else
+		td_stop_locked();
+	mutex_unlock(&td.lock);
+	return ret;
+}
+
+static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+	memset(s, 0, sizeof(*s));
+	s->cpu = cpu;
+	if (!cpu_possible(cpu))
+		return;
+	if (cpu_online(cpu))
+		s->flags |= TOPDOWN_CPU_ONLINE;
+	if (READ_ONCE(c->active))
+		s->flags |= TOPDOWN_CPU_COUNTING;
+	if (!c->ring)
+		return;
+	s->records = READ_ONCE(c->records);
+	s->lost = READ_ONCE(c->lost);
+	s->read_errors = READ_ONCE(c->read_errors);
+	s->probe_count = READ_ONCE(c->probe_count);
+	s->probe_ns = READ_ONCE(c->probe_ns);
+	s->producer_pos = READ_ONCE(c->pos);
+}
+
+static int td_ioctl_status(struct topdown_status __user *uarg)
+{
+	struct topdown_cpu_stats __user *ustats;
+	struct topdown_cpu_stats s;
+	struct topdown_status st;
+	u32 usize, n, i;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	if (usize < TOPDOWN_STATUS_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&st, sizeof(st), uarg, usize);
+	if (ret)
+		return ret;
+	if (st.stats_ptr && st.stats_size != sizeof(s))
+		return -EINVAL;
+	ustats = u64_to_user_ptr(st.stats_ptr);
+	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
+
+	mutex_lock(&td.lock);
+	st.size = sizeof(st);
+	st.state = td.state;
+	st.abi_version = TOPDOWN_ABI_VERSION;
+	st.nr_cpus = nr_cpu_ids;
+	st.nr_stats = n;
+	st.stats_size = sizeof(s);
+	st.record_size = TOPDOWN_RECORD_SIZE;
+	st.reader = !!td.reader;
+	st.start_ns = td.start_ns;
+	st.stop_ns = td.stop_ns;
+	st.error_code = td.err_code;
+	st.error_event = td.err_event;
+	st.error_cpu = td.err_cpu;
+	st.__reserved = 0;
+	for (i = 0; i < n && !ret; i++) {
+		td_fill_cpu_stats(&s, i);
+		if (copy_to_user(&ustats[i], &s, sizeof(s)))
+			ret = -EFAULT;
+	}
+	mutex_unlock(&td.lock);
+	if (!ret && copy_to_user(uarg, &st, min_t(u32, usize, sizeof(st))))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long td_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case TOPDOWN_IOC_CONFIGURE:
+		return td_ioctl_configure(uarg);
+	case TOPDOWN_IOC_GET_CONFIG:
+		return td_ioctl_get_config(uarg);
+	case TOPDOWN_IOC_START:
+		return td_ioctl_start();
+	case TOPDOWN_IOC_STOP:
+		return td_ioctl_stop();
+	case TOPDOWN_IOC_STATUS:
+		return td_ioctl_status(uarg);
+	default:
+		return -ENOIOCTLCMD;
+	}
+}
+
+static void td_vm_open(struct vm_area_struct *vma)
+{
+	atomic_inc(&td.nr_maps);
+}
+
+static void td_vm_close(struct vm_area_struct *vma)
+{
+	atomic_dec(&td.nr_maps);
+}
+
+/* A ring mapping is all or nothing: no partial munmap or mprotect. */
+static int td_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct td_vm_ops = {
+	.open = td_vm_open,
+	.close = td_vm_close,
+	.may_split = td_vm_may_split,
+};
+
+#define TD_PGOFF_CPU_SHIFT	(TOPDOWN_MMAP_CPU_SHIFT - PAGE_SHIFT)
+
+static int td_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	unsigned long cpu = vma->vm_pgoff >> TD_PGOFF_CPU_SHIFT;
+	unsigned long page = vma->vm_pgoff & ((1UL << TD_PGOFF_CPU_SHIFT) - 1);
+	unsigned long len = vma_pages(vma);
+	unsigned long ring_pages;
+	struct td_cpu *c;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -EINVAL;
+
+	mutex_lock(&td.lock);
+	ret = -ENODATA;
+	if (td.state == TOPDOWN_STATE_IDLE)
+		goto unlock;
+	c = per_cpu_ptr(&td_cpus, cpu);
+	ring_pages = TD_RING_HDR_PAGES + (td.ring_size >> PAGE_SHIFT);
+	ret = -EINVAL;
+	if (page >= ring_pages || len > ring_pages - page)
+		goto unlock;
+	if (vma->vm_flags & VM_WRITE) {
+		ret = -EPERM;
+		if (page != TOPDOWN_RING_CONSUMER_PAGE || len != 1)
+			goto unlock;
+		ret = -EBUSY;
+		if (td.reader && td.reader != file)
+			goto unlock;
+	} else {
+		td_vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	td_vm_flags_clear(vma, VM_MAYEXEC);
+	ret = remap_vmalloc_range(vma, c->ring, page);
+	if (ret)
+		goto unlock;
+	td_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	if (vma->vm_flags & VM_WRITE)
+		td.reader = file;
+	vma->vm_ops = &td_vm_ops;
+	atomic_inc(&td.nr_maps);
+unlock:
+	mutex_unlock(&td.lock);
+	return ret;
+}
+
+static __poll_t td_poll(struct file *file, poll_table *wait)
+{
+	__poll_t mask = 0;
+
+	poll_wait(file, &td.wq, wait);
+	mutex_lock(&td.lock);
+	if (td.state != TOPDOWN_STATE_IDLE && td_rings_readable())
+		mask = EPOLLIN | EPOLLRDNORM;
+	mutex_unlock(&td.lock);
+	return mask;
+}
+
+static const struct file_operations td_fops = {
+	.owner = THIS_MODULE,
+	.open = td_open,
+	.release = td_release,
+	.unlocked_ioctl = td_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = td_mmap,
+	.poll = td_poll,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice td_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "topdown",
+	.fops = &td_fops,
+	.mode = 0600,
+};
+
+int td_dev_register(void)
+{
+	return misc_register(&td_misc);
+}
+
+void td_dev_unregister(void)
+{
+	misc_deregister(&td_misc);
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared declarations of the topdown module. See td_main.c for the object
+ * model, the locking rules and the context of every entry point.
+ */
+#ifndef TD_INTERNAL_H
+#define TD_INTERNAL_H
+
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/percpu.h>
+#include <linux/wait.h>
+
+#include <uapi/linux/topdown.h>
+
+#define TD_RING_HDR_PAGES	TOPDOWN_RING_DATA_PAGE
+
+/*
+ * Per-CPU state. Everything below "probe-owned" is written only by the
+ * probe on its own CPU with interrupts off, or by process context on that
+ * CPU with interrupts off (td_cpu_arm/td_cpu_disarm), so no lock is needed.
+ */
+struct td_cpu {
+	/* Set while the probe may use the counters of this CPU. */
+	bool active;
+	bool first;
+	u8 resync;		/* events whose baseline must be re-read */
+	struct perf_event *ev[TOPDOWN_MAX_EVENTS];
+	u64 last[TOPDOWN_MAX_EVENTS];
+	u64 last_ns;
+
+	/* Ring: allocated at configure time, for every possible CPU. */
+	void *ring;		/* vmalloc_user(): consumer, producer, data */
+	struct topdown_ring_consumer *cons;
+	struct topdown_ring_producer *prod;
+	u8 *data;
+	u64 pos;		/* private producer position */
+	u64 seq;
+
+	/* Statistics, probe-owned, read racily by STATUS. */
+	u64 records;
+	u64 lost;
+	u64 read_errors;
+	u64 probe_count;
+	u64 probe_ns;
+
+	struct irq_work wake_work;
+};
+
+DECLARE_PER_CPU(struct td_cpu, td_cpus);
+
+/* The one global collection, protected by @lock unless noted. */
+struct td_collection {
+	struct mutex lock;
+	u32 state;			/* TOPDOWN_STATE_* */
+	struct topdown_config cfg;	/* validated; cpus_ptr cleared */
+	struct perf_event_attr attr[TOPDOWN_MAX_EVENTS];
+	cpumask_var_t ev_cpus[TOPDOWN_MAX_EVENTS];
+	bool ev_all_cpus[TOPDOWN_MAX_EVENTS];
+	/* Copied from cfg at configure; read by the probe. */
+	u32 nr_events;
+	u32 ring_size;
+	u32 watermark;
+	bool overwrite;
+
+	atomic_t nr_maps;		/* live VMAs on the rings */
+	struct file *reader;		/* holder of the consumer pages */
+	wait_queue_head_t wq;
+
+	int hp_state;			/* dynamic cpuhp state while running */
+	bool starting;			/* START is bringing CPUs up */
+	u64 start_ns, stop_ns;
+	int err_code, err_event, err_cpu;
+};
+
+extern struct td_collection td;
+
+/* td_ring.c */
+int td_rings_alloc(u32 ring_size);
+void td_rings_free(void);
+void td_ring_write(struct td_cpu *c, struct topdown_record *rec);
+struct topdown_record *td_ring_reserve(struct td_cpu *c);
+bool td_rings_readable(void);
+void td_rings_sync_wakeups(void);
+
+/* td_counters.c */
+int td_counters_start(void);
+void td_counters_stop(void);
+
+/* td_probe.c */
+int td_probe_init(void);
+int td_probe_attach(void);
+void td_probe_detach(void);
+void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors);
+
+/* td_dev.c */
+int td_dev_register(void);
+void td_stop_locked(void);
+void td_dev_unregister(void);
+
+#endif /* TD_INTERNAL_H */

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * topdown - per-task PMU counter slices, one record per context switch.
+ *
+ * Object model
+ * ------------
+ * The module holds exactly one collection (struct td_collection td). It is
+ * global: it is not owned by the file that configured or started it, and
+ * it lives until it is reconfigured or the module is unloaded.
+ *
+ *   IDLE --CONFIGURE--> CONFIGURED --START--> RUNNING --STOP--> CONFIGURED
+ *
+ * CONFIGURE validates the event list and allocates one ring per possible
+ * CPU (td_ring.c). START creates one pinned per-CPU kernel counter per
+ * event on each online CPU through a dynamic CPU hotplug state and
+ * attaches the sched_switch probe (td_counters.c, td_probe.c). At every
+ * context switch the probe reads the counters of its CPU and writes one
+ * struct topdown_record for the task leaving the CPU into that CPU's ring.
+ * STOP removes the hotplug state (freeing the counters), detaches the
+ * probe and waits for it to finish everywhere. A loaded but idle or
+ * stopped module has no counters and no probe.
+ *
+ * User space maps the rings through mmap() of /dev/topdown (td_dev.c): the
+ * consumer page read-write by the single reader, everything else
+ * read-only. The ABI, its ordering rules and the ring layout are described
+ * in include/uapi/linux/topdown.h.
+ *
+ * Locking
+ * -------
+ * td.lock (a mutex) serialises every ioctl, mmap, poll, release and module
+ * exit; it protects the configuration, the state, the reader and the ring
+ * allocation. The ring memory is freed only when the collection is not
+ * running and td.nr_maps (VMAs counted by vm_ops open/close) is zero.
+ *
+ * Per-CPU state (struct td_cpu) is not locked: it is touched only on its
+ * own CPU with interrupts off, by the probe and by the hotplug callbacks'
+ * arm/disarm steps, so those exclude each other. The statistics in it are
+ * read racily (READ_ONCE) by STATUS.
+ *
+ * Contexts
+ * --------
+ *   ioctl, mmap, poll, open, release   process context, may sleep
+ *   module init/exit                   process context, may sleep
+ *   td_cpu_online/td_cpu_offline       the CPU's hotplug thread, process
+ *                                      context on that CPU, may sleep
+ *   td_probe_sched_switch              scheduler: IRQs off, rq lock held;
+ *                                      no sleeping, locks, printk, wake-ups
+ *   td_wake_fn                         irq_work (hard IRQ, or the irq_work
+ *                                      thread on PREEMPT_RT): wakes pollers
+ */
+#include <linux/module.h>
+
+#include "td_internal.h"
+
+DEFINE_PER_CPU(struct td_cpu, td_cpus);
+
+struct td_collection td = {
+	.lock = __MUTEX_INITIALIZER(td.lock),
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(td.wq),
+	.state = TOPDOWN_STATE_IDLE,
+	.err_event = -1,
+	.err_cpu = -1,
+};
+
+static void td_free_masks(void)
+{
+	int i;
+
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		free_cpumask_var(td.ev_cpus[i]);
+}
+
+static int __init td_init(void)
+{
+	int i, ret;
+
+	ret = td_probe_init();
+	if (ret) {
+		pr_err("topdown: sched_switch tracepoint not found\n");
+		return ret;
+	}
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+		if (!zalloc_cpumask_var(&td.ev_cpus[i], GFP_KERNEL)) {
+			td_free_masks();
+			return -ENOMEM;
+		}
+	}
+	ret = td_dev_register();
+	if (ret)
+		td_free_masks();
+	return ret;
+}
+
+static void __exit td_exit(void)
+{
+	/* No file is open (module refcount), so nothing is mapped. */
+	td_dev_unregister();
+	mutex_lock(&td.lock);
+	if (td.state == TOPDOWN_STATE_RUNNING)
+		td_stop_locked();
+	td_rings_free();
+	td.state = TOPDOWN_STATE_IDLE;
+	mutex_unlock(&td.lock);
+	td_free_masks();
+}
+
+module_init(td_init);
+module_exit(td_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Per-task TopDown counter slices at every context switch");
+MODULE_AUTHOR("The topdown developers");

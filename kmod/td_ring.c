@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU record rings. Each ring is one vmalloc_user() area:
+ *
+ *   page 0   struct topdown_ring_consumer   written by the reader only
+ *   page 1   struct topdown_ring_producer   written by the probe only
+ *   page 2.. data, td.ring_size bytes        written by the probe only
+ *
+ * The probe keeps its own producer position (td_cpu.pos) and never reads
+ * anything back from the mapped pages except consumer_pos, which it treats
+ * as an untrusted hint for "how much space is free".
+ */
+#include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include "td_internal.h"
+
+static void td_wake_fn(struct irq_work *work)
+{
+	wake_up_interruptible_all(&td.wq);
+}
+
+static size_t td_ring_bytes(u32 ring_size)
+{
+	return (size_t)TD_RING_HDR_PAGES * PAGE_SIZE + ring_size;
+}
+
+/* Process context, td.lock held, not running, no mappings. */
+int td_rings_alloc(u32 ring_size)
+{
+	unsigned long pages = td_ring_bytes(ring_size) >> PAGE_SHIFT;
+	int cpu;
+
+	/* Refuse rather than push the machine into reclaim or OOM. */
+	if (pages * num_possible_cpus() > totalram_pages() / 8)
+		return -ENOMEM;
+
+	for_each_possible_cpu(cpu) {
+		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		void *ring = vmalloc_user(td_ring_bytes(ring_size));
+
+		if (!ring) {
+			td_rings_free();
+			return -ENOMEM;
+		}
+		c->ring = ring;
+		c->cons = ring;
+		c->prod = ring + PAGE_SIZE;
+		c->data = ring + TD_RING_HDR_PAGES * PAGE_SIZE;
+		c->prod->data_size = ring_size;
+		c->prod->record_size = TOPDOWN_RECORD_SIZE;
+		c->prod->cpu = cpu;
+		c->prod->flags = td.cfg.flags;
+		c->pos = 0;
+		c->seq = 0;
+		c->records = 0;
+		c->lost = 0;
+		c->read_errors = 0;
+		c->probe_count = 0;
+		c->probe_ns = 0;
+		init_irq_work(&c->wake_work, td_wake_fn);
+	}
+	return 0;
+}
+
+/* Process context, td.lock held, probe detached and synchronized. */
+void td_rings_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+		if (!c->ring)
+			continue;
+		irq_work_sync(&c->wake_work);
+		vfree(c->ring);
+		c->ring = NULL;
+		c->cons = NULL;
+		c->prod = NULL;
+		c->data = NULL;
+	}
+}
+
+/* Wait for wake-ups the probe may have queued before it was detached. */
+void td_rings_sync_wakeups(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+		if (c->ring)
+			irq_work_sync(&c->wake_work);
+	}
+}
+
+/*
+ * Probe context (IRQs off, this CPU). Returns the slot for the next record,
+ * or NULL when the ring is full in drop mode; the dropped record still
+ * consumes a sequence number so readers see the gap.
+ */
+struct topdown_record *td_ring_reserve(struct td_cpu *c)
+{
+	if (!td.overwrite) {
+		/* Pairs with the reader's store-release of consumer_pos. */
+		u64 cons = smp_load_acquire(&c->cons->consumer_pos);
+
+		if (c->pos - cons > td.ring_size - TOPDOWN_RECORD_SIZE) {
+			c->lost++;
+			c->seq++;
+			WRITE_ONCE(c->prod->lost, c->lost);
+			return NULL;
+		}
+	}
+	return (struct topdown_record *)(c->data + (c->pos & (td.ring_size - 1)));
+}
+
+/* Probe context: publish the record filled in the reserved slot. */
+void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
+{
+	u64 old = c->pos;
+	u64 cons;
+
+	rec->seq = c->seq++;
+	c->pos += TOPDOWN_RECORD_SIZE;
+	c->records++;
+	/* Pairs with the reader's load-acquire of producer_pos. */
+	smp_store_release(&c->prod->producer_pos, c->pos);
+
+	/* Wake a poller only when unread data crosses the watermark. */
+	cons = READ_ONCE(c->cons->consumer_pos);
+	if (old - cons < td.watermark && c->pos - cons >= td.watermark)
+		irq_work_queue(&c->wake_work);
+}
+
+/* Process context, td.lock held: does some ring hold watermark bytes? */
+bool td_rings_readable(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+		if (!c->ring)
+			continue;
+		if (READ_ONCE(c->pos) - READ_ONCE(c->cons->consumer_pos) >=
+		    td.watermark)
+			return true;
+	}
+	return false;
+}
