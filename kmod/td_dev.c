@@ -125,6 +125,7 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 		goto out;
 	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
 		if (i >= cfg->nr_events) {
+			ret = -EINVAL;
 			if (memchr_inv(&cfg->events[i], 0, sizeof(cfg->events[i])))
 				goto out;
 			continue;
