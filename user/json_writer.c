@@ -29,7 +29,7 @@ void jsonw_destroy(json_writer_t **self)
 {
 	if (!*self)
 		return;
-	if ((*self)->pretty && (*self)->depth == 0)
+	if ((*self)->has_item[0])
 		fputc('\n', (*self)->out);
 	fflush((*self)->out);
 	free(*self);
@@ -48,6 +48,15 @@ int jsonw_depth(const json_writer_t *self)
 
 void jsonw_flush(json_writer_t *self)
 {
+	fflush(self->out);
+}
+
+void jsonw_newline(json_writer_t *self)
+{
+	if (self->depth == 0 && self->has_item[0]) {
+		fputc('\n', self->out);
+		self->has_item[0] = false;
+	}
 	fflush(self->out);
 }
 

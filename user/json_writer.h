@@ -20,6 +20,8 @@ void jsonw_pretty(json_writer_t *self, bool on);
 /* Nesting depth; 0 once every object and array is closed. */
 int jsonw_depth(const json_writer_t *self);
 void jsonw_flush(json_writer_t *self);
+/* End a top-level document with a newline (streams of one per line). */
+void jsonw_newline(json_writer_t *self);
 
 void jsonw_start_object(json_writer_t *self);
 void jsonw_end_object(json_writer_t *self);

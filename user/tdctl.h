@@ -5,7 +5,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <linux/topdown.h>
+
 #include "json_writer.h"
+
+#define TDCTL_VERSION "0.1"
 
 /* Global output options, set by main() from -j/--json, -p/--pretty,
  * --csv before the command runs.
@@ -21,6 +25,8 @@ extern const char *bin_name;
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Informational line on stderr; silent in JSON mode. */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Warning on stderr in every mode: lost data is never hidden. */
+void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct cmd {
 	const char *name;

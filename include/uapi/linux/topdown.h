@@ -208,9 +208,14 @@ struct topdown_record {
 /**
  * struct topdown_ring_consumer - page 0 of a ring, written by the reader
  * @consumer_pos: position up to which the reader has consumed records
+ * @lost_seen:	for readers' own bookkeeping (the value of
+ *		topdown_ring_producer.lost already reported), so that
+ *		successive readers report every loss exactly once; the
+ *		kernel never reads it
  */
 struct topdown_ring_consumer {
 	__u64 consumer_pos;
+	__u64 lost_seen;
 };
 
 /**

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl load / unload: insert or remove the module through libkmod and
+ * start or stop the collection with the event set chosen for this CPU.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libkmod.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "evset.h"
+#include "tdctl.h"
+
+#define TD_MODULE_NAME "topdown"
+
+static int insert_module(const char *path)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_list *list = NULL;
+	struct kmod_module *mod = NULL;
+	int err;
+
+	if (!ctx) {
+		p_err("libkmod: cannot create a context");
+		return -1;
+	}
+	if (path) {
+		err = kmod_module_new_from_path(ctx, path, &mod);
+		if (err) {
+			p_err("cannot use module file %s: %s", path, strerror(-err));
+			goto out;
+		}
+		err = kmod_module_insert_module(mod, 0, NULL);
+	} else {
+		err = kmod_module_new_from_lookup(ctx, TD_MODULE_NAME, &list);
+		if (err || !list) {
+			p_err("module %s not found in /lib/modules (install it, or use --module PATH)",
+			      TD_MODULE_NAME);
+			err = err ? err : -ENOENT;
+			goto out;
+		}
+		mod = kmod_module_get_module(list);
+		err = kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL,
+						      NULL);
+	}
+	if (err == -EEXIST)
+		err = 0;
+	if (err) {
+		const char *why = strerror(-err);
+
+		if (err == -EPERM)
+			why = "not permitted (needs root, and a kernel that allows modules)";
+		else if (err == -ENOEXEC || err == -EINVAL)
+			why = "the module does not fit this kernel (wrong version or architecture)";
+		p_err("inserting %s: %s", path ? path : TD_MODULE_NAME, why);
+		goto out;
+	}
+	p_info("module %s loaded from %s", TD_MODULE_NAME,
+	       kmod_module_get_path(mod) ? kmod_module_get_path(mod) : path);
+out:
+	if (mod)
+		kmod_module_unref(mod);
+	if (list)
+		kmod_module_unref_list(list);
+	kmod_unref(ctx);
+	return err ? -1 : 0;
+}
+
+static int remove_module(void)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_module *mod = NULL;
+	int err;
+
+	if (!ctx) {
+		p_err("libkmod: cannot create a context");
+		return -1;
+	}
+	err = kmod_module_new_from_name(ctx, TD_MODULE_NAME, &mod);
+	if (!err)
+		err = kmod_module_remove_module(mod, 0);
+	if (err == -EBUSY || err == -EAGAIN)
+		p_err("module %s is in use: a process still has %s open",
+		      TD_MODULE_NAME, TOPDOWN_DEVICE);
+	else if (err)
+		p_err("removing module %s: %s", TD_MODULE_NAME, strerror(-err));
+	if (mod)
+		kmod_module_unref(mod);
+	kmod_unref(ctx);
+	return err ? -1 : 0;
+}
+
+static void build_config(const struct td_plan *plan, struct topdown_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->nr_events = plan->nr_events;
+	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
+	for (int i = 0; i < plan->nr_events; i++) {
+		const struct td_evsel *ev = &plan->ev[i];
+		struct topdown_event *e = &cfg->events[i];
+
+		e->type = ev->type;
+		e->flags = ev->flags;
+		e->config = ev->config;
+		e->config1 = ev->config1;
+		e->config2 = ev->config2;
+		snprintf(e->name, sizeof(e->name), "%s", ev->name);
+		if (!ev->all_cpus) {
+			e->cpus_ptr = (uintptr_t)ev->cpus;
+			e->cpus_size = sizeof(ev->cpus);
+		}
+	}
+}
+
+static void explain_start_error(int fd, const struct topdown_config *cfg, int err)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+
+	if (err == EBUSY) {
+		p_err("collection is already running (stop it with '%s unload')",
+		      bin_name);
+		return;
+	}
+	if (!td_get_status(fd, &st, &stats) && st.error_event >= 0 &&
+	    st.error_event < (int)cfg->nr_events) {
+		const struct topdown_event *e = &cfg->events[st.error_event];
+
+		p_err("perf refused event %s (type %u, config 0x%llx) on CPU %d: %s",
+		      e->name, e->type, (unsigned long long)e->config,
+		      st.error_cpu, strerror(-st.error_code));
+	} else {
+		p_err("starting the collection: %s", strerror(err));
+	}
+	free(stats);
+}
+
+static void load_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s load [--module PATH] [--events SET] [--ring-size BYTES]\n"
+		"                 [--watermark BYTES] [--overwrite]\n"
+		"\n"
+		"Insert the topdown module (by name from /lib/modules, or PATH) and\n"
+		"start collecting with the event set chosen for this CPU ('%s list').\n"
+		"\n"
+		"  --module PATH      module file to insert instead of looking it up\n"
+		"  --events SET       event set by name instead of the automatic choice\n"
+		"  --ring-size BYTES  data bytes per CPU ring, a power of two (default %u)\n"
+		"  --watermark BYTES  unread bytes that wake a reader (default ring/4)\n"
+		"  --overwrite        overwrite the oldest records when a ring is full\n"
+		"                     (default: drop new ones and count them)\n",
+		bin_name, bin_name, TOPDOWN_RING_DEFAULT_SIZE);
+}
+
+int do_load(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "module", required_argument, NULL, 'm' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "watermark", required_argument, NULL, 'w' },
+		{ "overwrite", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *module = NULL, *set = NULL;
+	unsigned long long ring = 0, wm = 0;
+	struct topdown_config cfg;
+	struct td_cpu_info *ci;
+	struct td_plan plan;
+	bool overwrite = false;
+	char err[512];
+	int opt, fd, ret = -1;
+
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) >= 0) {
+		switch (opt) {
+		case 'm':
+			module = optarg;
+			break;
+		case 'e':
+			set = optarg;
+			break;
+		case 'r':
+			if (parse_u64("--ring-size", optarg, TOPDOWN_RING_MAX_SIZE, &ring))
+				return -1;
+			if (ring < TOPDOWN_RING_MIN_SIZE || (ring & (ring - 1))) {
+				p_err("--ring-size must be a power of two from %u to %u",
+				      TOPDOWN_RING_MIN_SIZE, TOPDOWN_RING_MAX_SIZE);
+				return -1;
+			}
+			break;
+		case 'w':
+			if (parse_u64("--watermark", optarg, TOPDOWN_RING_MAX_SIZE, &wm))
+				return -1;
+			break;
+		case 'o':
+			overwrite = true;
+			break;
+		case 'h':
+			load_usage(stdout);
+			return 0;
+		default:
+			load_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		p_err("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
+		p_err("--watermark must not exceed the ring size");
+		return -1;
+	}
+
+	/* Choose the events first: a wrong --events changes nothing. */
+	ci = td_detect("", err, sizeof(err));
+	if (!ci) {
+		p_err("detecting the CPU: %s", err);
+		return -1;
+	}
+	if (td_plan_for(ci, set, &plan, err, sizeof(err))) {
+		p_err("%s", err);
+		td_cpu_info_free(ci);
+		return -1;
+	}
+	td_cpu_info_free(ci);
+
+	if (!td_module_loaded() && insert_module(module))
+		return -1;
+	fd = td_dev_open();
+	if (fd < 0)
+		return -1;
+
+	build_config(&plan, &cfg);
+	cfg.ring_size = ring;
+	cfg.watermark = wm;
+	if (overwrite)
+		cfg.flags |= TOPDOWN_OVERFLOW_OVERWRITE;
+	if (ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg)) {
+		if (errno == EBUSY)
+			p_err("cannot reconfigure: the collection is running or a reader has the rings mapped");
+		else
+			p_err("configuring the collection: %s", strerror(errno));
+		goto out;
+	}
+	if (ioctl(fd, TOPDOWN_IOC_START)) {
+		explain_start_error(fd, &cfg, errno);
+		goto out;
+	}
+	ret = 0;
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "set", plan.set);
+		jsonw_string_field(json_wtr, "why", plan.why);
+		jsonw_string_field(json_wtr, "label", plan.label);
+		jsonw_name(json_wtr, "events");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; i < plan.nr_events; i++)
+			jsonw_string(json_wtr, plan.ev[i].name);
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("collecting with event set '%s': %s\n", plan.set, plan.why);
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+int do_unload(int argc, char **argv)
+{
+	int fd;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+			printf("Usage: %s unload\n\nStop the collection and remove the module.\n",
+			       bin_name);
+			return 0;
+		}
+		p_err("unexpected argument '%s'", argv[1]);
+		return -1;
+	}
+	if (!td_module_loaded()) {
+		p_err("the topdown module is not loaded");
+		return -1;
+	}
+	fd = td_dev_open();
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, TOPDOWN_IOC_STOP) && errno != EALREADY) {
+		p_err("stopping the collection: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (remove_module())
+		return -1;
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "unloaded", true);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("topdown module unloaded\n");
+	}
+	return 0;
+}

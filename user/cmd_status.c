@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tdctl status: configuration, state and per-CPU statistics. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "tdctl.h"
+
+static double mono_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void status_json(const struct topdown_status *st,
+			const struct topdown_config *cfg,
+			const struct topdown_cpu_stats *stats)
+{
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "state", td_state_name(st->state));
+	jsonw_uint_field(json_wtr, "abi_version", st->abi_version);
+	jsonw_uint_field(json_wtr, "record_size", st->record_size);
+	jsonw_uint_field(json_wtr, "nr_cpus", st->nr_cpus);
+	jsonw_bool_field(json_wtr, "reader", st->reader);
+	jsonw_uint_field(json_wtr, "start_ns", st->start_ns);
+	jsonw_uint_field(json_wtr, "stop_ns", st->stop_ns);
+	if (st->error_code) {
+		jsonw_name(json_wtr, "last_error");
+		jsonw_start_object(json_wtr);
+		jsonw_int_field(json_wtr, "errno", -st->error_code);
+		jsonw_string_field(json_wtr, "message", strerror(-st->error_code));
+		jsonw_int_field(json_wtr, "event", st->error_event);
+		jsonw_int_field(json_wtr, "cpu", st->error_cpu);
+		jsonw_end_object(json_wtr);
+	}
+	if (cfg) {
+		jsonw_string_field(json_wtr, "label", cfg->label);
+		jsonw_uint_field(json_wtr, "ring_size", cfg->ring_size);
+		jsonw_uint_field(json_wtr, "watermark", cfg->watermark);
+		jsonw_string_field(json_wtr, "overflow",
+				   cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
+				   "overwrite" : "drop");
+		jsonw_name(json_wtr, "events");
+		jsonw_start_array(json_wtr);
+		for (uint32_t i = 0; i < cfg->nr_events; i++) {
+			const struct topdown_event *e = &cfg->events[i];
+
+			jsonw_start_object(json_wtr);
+			jsonw_string_field(json_wtr, "name", e->name);
+			jsonw_uint_field(json_wtr, "type", e->type);
+			jsonw_uint_field(json_wtr, "config", e->config);
+			jsonw_uint_field(json_wtr, "config1", e->config1);
+			jsonw_uint_field(json_wtr, "config2", e->config2);
+			jsonw_bool_field(json_wtr, "all_cpus", !e->cpus_size);
+			jsonw_end_object(json_wtr);
+		}
+		jsonw_end_array(json_wtr);
+	}
+	jsonw_name(json_wtr, "cpus");
+	jsonw_start_array(json_wtr);
+	for (uint32_t i = 0; i < st->nr_stats; i++) {
+		const struct topdown_cpu_stats *s = &stats[i];
+
+		jsonw_start_object(json_wtr);
+		jsonw_uint_field(json_wtr, "cpu", s->cpu);
+		jsonw_bool_field(json_wtr, "online", s->flags & TOPDOWN_CPU_ONLINE);
+		jsonw_bool_field(json_wtr, "counting", s->flags & TOPDOWN_CPU_COUNTING);
+		jsonw_uint_field(json_wtr, "records", s->records);
+		jsonw_uint_field(json_wtr, "lost", s->lost);
+		jsonw_uint_field(json_wtr, "read_errors", s->read_errors);
+		jsonw_uint_field(json_wtr, "probe_count", s->probe_count);
+		jsonw_uint_field(json_wtr, "probe_ns", s->probe_ns);
+		jsonw_float_field(json_wtr, "probe_ns_mean", s->probe_count ?
+				  (double)s->probe_ns / s->probe_count : 0.0);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_end_object(json_wtr);
+}
+
+static void status_plain(const struct topdown_status *st,
+			 const struct topdown_config *cfg,
+			 const struct topdown_cpu_stats *stats)
+{
+	printf("state:      %s", td_state_name(st->state));
+	if (st->state == TOPDOWN_STATE_RUNNING && st->start_ns)
+		printf(" for %.3f s", mono_now_s() - st->start_ns / 1e9);
+	printf("\nabi:        %u (record %u bytes)\n", st->abi_version,
+	       st->record_size);
+	printf("reader:     %s\n", st->reader ? "attached" : "none");
+	if (st->error_code)
+		printf("last error: event %d on CPU %d: %s\n", st->error_event,
+		       st->error_cpu, strerror(-st->error_code));
+	if (cfg) {
+		printf("label:      %s\n", cfg->label);
+		printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u bytes\n",
+		       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
+		       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
+		       "overwrite oldest" : "drop new",
+		       cfg->watermark);
+		printf("events:\n");
+		for (uint32_t i = 0; i < cfg->nr_events; i++) {
+			const struct topdown_event *e = &cfg->events[i];
+
+			printf("  %-24s type %-3u config 0x%llx%s\n", e->name,
+			       e->type, (unsigned long long)e->config,
+			       e->cpus_size ? " (some CPUs)" : "");
+		}
+	}
+	printf("\n%4s %-8s %12s %10s %10s %12s %14s %9s\n", "CPU", "STATE",
+	       "RECORDS", "LOST", "ERRORS", "PROBE_CALLS", "PROBE_NS", "MEAN_NS");
+	for (uint32_t i = 0; i < st->nr_stats; i++) {
+		const struct topdown_cpu_stats *s = &stats[i];
+		const char *state = s->flags & TOPDOWN_CPU_COUNTING ? "counting" :
+				    s->flags & TOPDOWN_CPU_ONLINE ? "online" :
+				    "offline";
+
+		printf("%4u %-8s %12llu %10llu %10llu %12llu %14llu %9.1f\n",
+		       s->cpu, state, (unsigned long long)s->records,
+		       (unsigned long long)s->lost,
+		       (unsigned long long)s->read_errors,
+		       (unsigned long long)s->probe_count,
+		       (unsigned long long)s->probe_ns,
+		       s->probe_count ? (double)s->probe_ns / s->probe_count : 0.0);
+	}
+}
+
+int do_status(int argc, char **argv)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_config cfg;
+	struct topdown_status st;
+	bool have_cfg;
+	int fd;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+			printf("Usage: %s status\n\nShow the collection's state, configuration and per-CPU statistics\n(records, lost, read errors, time spent in the probe).\n",
+			       bin_name);
+			return 0;
+		}
+		p_err("unexpected argument '%s'", argv[1]);
+		return -1;
+	}
+	fd = td_dev_open();
+	if (fd < 0)
+		return -1;
+	if (td_get_status(fd, &st, &stats)) {
+		close(fd);
+		return -1;
+	}
+	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_get_config(fd, &cfg);
+	close(fd);
+	if (json_output)
+		status_json(&st, have_cfg ? &cfg : NULL, stats);
+	else
+		status_plain(&st, have_cfg ? &cfg : NULL, stats);
+	free(stats);
+	return 0;
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "tdctl.h"
+
+bool td_module_loaded(void)
+{
+	return access("/sys/module/topdown", F_OK) == 0;
+}
+
+int td_dev_open(void)
+{
+	int fd, tries;
+
+	/* udev may create the node a moment after the module loads. */
+	for (tries = 0; tries < 50; tries++) {
+		fd = open(TOPDOWN_DEVICE, O_RDWR | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOENT || !td_module_loaded())
+			break;
+		usleep(20000);
+	}
+	switch (errno) {
+	case ENOENT:
+		if (td_module_loaded())
+			p_err("%s does not exist although the topdown module is loaded",
+			      TOPDOWN_DEVICE);
+		else
+			p_err("the topdown module is not loaded (run '%s load')",
+			      bin_name);
+		break;
+	case EACCES:
+	case EPERM:
+		p_err("no permission to open %s: needs root with CAP_PERFMON or CAP_SYS_ADMIN",
+		      TOPDOWN_DEVICE);
+		break;
+	default:
+		p_err("cannot open %s: %s", TOPDOWN_DEVICE, strerror(errno));
+	}
+	return -1;
+}
+
+int td_get_config(int fd, struct topdown_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	if (ioctl(fd, TOPDOWN_IOC_GET_CONFIG, cfg) == 0)
+		return 0;
+	if (errno == ENODATA)
+		p_err("the collection is not configured (run '%s load')", bin_name);
+	else
+		p_err("reading the configuration: %s", strerror(errno));
+	return -1;
+}
+
+int td_get_status(int fd, struct topdown_status *st,
+		  struct topdown_cpu_stats **stats)
+{
+	uint32_t n;
+
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (ioctl(fd, TOPDOWN_IOC_STATUS, st))
+		goto err;
+	n = st->nr_cpus;
+	*stats = calloc(n ? n : 1, sizeof(**stats));
+	if (!*stats) {
+		p_err("out of memory");
+		return -1;
+	}
+	st->size = sizeof(*st);
+	st->stats_ptr = (uintptr_t)*stats;
+	st->nr_stats = n;
+	st->stats_size = sizeof(**stats);
+	if (ioctl(fd, TOPDOWN_IOC_STATUS, st)) {
+		free(*stats);
+		*stats = NULL;
+		goto err;
+	}
+	return 0;
+err:
+	p_err("reading the status: %s", strerror(errno));
+	return -1;
+}
+
+const char *td_state_name(uint32_t state)
+{
+	switch (state) {
+	case TOPDOWN_STATE_IDLE:
+		return "idle";
+	case TOPDOWN_STATE_CONFIGURED:
+		return "stopped";
+	case TOPDOWN_STATE_RUNNING:
+		return "running";
+	}
+	return "unknown";
+}
+
+static int map_ring(struct td_reader *r, int cpu, size_t page)
+{
+	struct td_ring *ring = &r->rings[cpu];
+	off_t off = (off_t)TOPDOWN_MMAP_OFFSET(cpu);
+	size_t len = page + r->cfg.ring_size;
+	void *p;
+
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, off);
+	if (p == MAP_FAILED) {
+		if (errno == EBUSY)
+			p_err("another reader holds the rings (is another '%s dump' or 'stat' running?)",
+			      bin_name);
+		else
+			p_err("mapping the consumer page of CPU %d: %s", cpu,
+			      strerror(errno));
+		return -1;
+	}
+	ring->cons = p;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, r->fd, off + page);
+	if (p == MAP_FAILED) {
+		p_err("mapping the ring of CPU %d: %s", cpu, strerror(errno));
+		return -1;
+	}
+	ring->prod = p;
+	ring->data = (const uint8_t *)p + page;
+	ring->size = r->cfg.ring_size;
+	return 0;
+}
+
+int td_reader_open(struct td_reader *r)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(r, 0, sizeof(*r));
+	r->fd = td_dev_open();
+	if (r->fd < 0)
+		return -1;
+	if (td_get_config(r->fd, &r->cfg) || td_get_status(r->fd, &st, &stats))
+		goto fail;
+	free(stats);
+	if (st.record_size != TOPDOWN_RECORD_SIZE ||
+	    st.abi_version != TOPDOWN_ABI_VERSION) {
+		p_err("module ABI %u (record size %u) does not match tdctl's ABI %d",
+		      st.abi_version, st.record_size, TOPDOWN_ABI_VERSION);
+		goto fail;
+	}
+	r->nr_cpus = st.nr_cpus;
+	r->overwrite = r->cfg.flags & TOPDOWN_OVERFLOW_OVERWRITE;
+	r->rings = calloc(r->nr_cpus, sizeof(*r->rings));
+	if (!r->rings) {
+		p_err("out of memory");
+		goto fail;
+	}
+	for (int cpu = 0; cpu < r->nr_cpus; cpu++) {
+		if (map_ring(r, cpu, page)) {
+			/* CPU ids that cannot exist have no ring. */
+			if (errno == EINVAL && cpu > 0 && !json_output)
+				continue;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	td_reader_close(r);
+	return -1;
+}
+
+static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
+		       td_lost_fn lost_fn, void *ctx, long *count)
+{
+	struct td_ring *ring = &r->rings[cpu];
+	uint64_t cons, prod, lost;
+	struct topdown_record rec;
+
+	if (!ring->cons)
+		return;
+	cons = ring->cons->consumer_pos;
+	prod = __atomic_load_n(&ring->prod->producer_pos, __ATOMIC_ACQUIRE);
+	if (r->overwrite && prod - cons > ring->size) {
+		/* The kernel overwrote what we had not read yet. */
+		uint64_t skip = prod - ring->size - cons;
+
+		cons = prod - ring->size;
+		if (lost_fn)
+			lost_fn(cpu, skip / TOPDOWN_RECORD_SIZE,
+				"overwritten before it was read", ctx);
+	}
+	while (cons < prod) {
+		memcpy(&rec, ring->data + (cons & (ring->size - 1)), sizeof(rec));
+		if (r->overwrite) {
+			uint64_t now = __atomic_load_n(&ring->prod->producer_pos,
+						       __ATOMIC_ACQUIRE);
+
+			if (now - cons > ring->size) {
+				/* Torn copy: count it and resynchronise. */
+				uint64_t skip = now - ring->size - cons;
+
+				if (lost_fn)
+					lost_fn(cpu, skip / TOPDOWN_RECORD_SIZE + 1,
+						"overwritten while it was read", ctx);
+				cons = now - ring->size;
+				prod = now;
+				continue;
+			}
+		}
+		cons += TOPDOWN_RECORD_SIZE;
+		rec_fn(&rec, ctx);
+		(*count)++;
+	}
+	__atomic_store_n(&ring->cons->consumer_pos, cons, __ATOMIC_RELEASE);
+
+	/* Drop mode: report what the kernel dropped since any reader last
+	 * reported it (the bookkeeping lives in our consumer page).
+	 */
+	lost = __atomic_load_n(&ring->prod->lost, __ATOMIC_RELAXED);
+	if (lost != ring->cons->lost_seen && lost_fn)
+		lost_fn(cpu, lost - ring->cons->lost_seen, "ring full", ctx);
+	ring->cons->lost_seen = lost;
+}
+
+long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+		     td_lost_fn lost_fn, void *ctx)
+{
+	long count = 0;
+
+	for (int cpu = 0; cpu < r->nr_cpus; cpu++)
+		drain_ring(r, cpu, rec_fn, lost_fn, ctx, &count);
+	return count;
+}
+
+int td_reader_wait(struct td_reader *r, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	int ret = poll(&pfd, 1, timeout_ms);
+
+	return ret > 0 ? 1 : 0;
+}
+
+void td_reader_close(struct td_reader *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	for (int cpu = 0; r->rings && cpu < r->nr_cpus; cpu++) {
+		if (r->rings[cpu].cons)
+			munmap(r->rings[cpu].cons, page);
+		if (r->rings[cpu].prod)
+			munmap((void *)r->rings[cpu].prod, page + r->rings[cpu].size);
+	}
+	free(r->rings);
+	r->rings = NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}

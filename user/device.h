@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Talking to /dev/topdown: open with clear errors, the ioctls, and the
+ * ring reader (mmap of every CPU's ring, acquire/release as documented in
+ * include/uapi/linux/topdown.h).
+ */
+#ifndef TDCTL_DEVICE_H
+#define TDCTL_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/topdown.h>
+
+/* Open the device; on failure p_err() says why (not loaded, no
+ * permission, ...) and -1 is returned.
+ */
+int td_dev_open(void);
+/* True if the module is loaded (whether or not the node exists yet). */
+bool td_module_loaded(void);
+
+int td_get_config(int fd, struct topdown_config *cfg);
+/* *stats is malloc()ed, st->nr_stats entries. */
+int td_get_status(int fd, struct topdown_status *st,
+		  struct topdown_cpu_stats **stats);
+const char *td_state_name(uint32_t state);
+
+struct td_ring {
+	struct topdown_ring_consumer *cons;
+	const struct topdown_ring_producer *prod;
+	const uint8_t *data;
+	uint64_t size;
+};
+
+struct td_reader {
+	int fd;
+	int nr_cpus;
+	bool overwrite;
+	struct topdown_config cfg;
+	struct td_ring *rings;
+};
+
+/* Called for every record, in per-CPU order. */
+typedef void (*td_record_fn)(const struct topdown_record *rec, void *ctx);
+/* Called when records of a CPU were lost: count, and why. */
+typedef void (*td_lost_fn)(int cpu, uint64_t count, const char *why, void *ctx);
+
+/* Open the device as the reader and map every ring. -1 after p_err(). */
+int td_reader_open(struct td_reader *r);
+/* Consume everything unread; returns the number of records delivered. */
+long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+		     td_lost_fn lost_fn, void *ctx);
+/* Wait up to timeout_ms for the watermark (poll); 1 ready, 0 timeout. */
+int td_reader_wait(struct td_reader *r, int timeout_ms);
+void td_reader_close(struct td_reader *r);
+
+#endif
