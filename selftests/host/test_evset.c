@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the event sets: detection on fake sysfs trees, the
+ * automatic and the requested choice, the label, and every decoder with
+ * hand-computed numbers, edge cases and the published seed-003 measurement.
+ * Prints TAP, one line per case.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evset_priv.h"
+#include "fixtures.h"
+
+static int tap_n, tap_failed;
+
+static bool ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!cond)
+		tap_failed++;
+	return cond;
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static char tmproot[256];
+static char fxroot[FX_NR][512];
+
+static void make_fixtures(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(tmproot, sizeof(tmproot), "%s/td_evset_XXXXXX",
+		 t && *t ? t : "/tmp");
+	if (!mkdtemp(tmproot)) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	for (int i = 0; i < FX_NR; i++) {
+		snprintf(fxroot[i], sizeof(fxroot[i]), "%s/%s", tmproot,
+			 fx_names[i]);
+		if (fx_make(fxroot[i], i)) {
+			fprintf(stderr, "cannot make fixture %s\n",
+				fx_names[i]);
+			exit(2);
+		}
+	}
+}
+
+static void remove_fixtures(void)
+{
+	char cmd[600];
+
+	if (getenv("TD_KEEP_FIXTURES")) {
+		diag("fixtures kept in %s", tmproot);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmproot);
+	if (system(cmd))
+		diag("could not remove %s", tmproot);
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static struct td_cpu_info *detect(enum fx fx)
+{
+	char err[256];
+	struct td_cpu_info *ci = td_detect(fxroot[fx], err, sizeof(err));
+
+	if (!ci)
+		diag("td_detect(%s): %s", fx_names[fx], err);
+	return ci;
+}
+
+/* Decoder for a set with its events in table order. */
+static bool decoder_for(struct td_decoder *d, const char *label)
+{
+	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN] = { { 0 } };
+	char set[64], err[256];
+	const struct td_set *s;
+
+	sscanf(label, "set=%63[^ ]", set);
+	s = td_set_find(set);
+	if (!s)
+		return false;
+	for (int i = 0; i < s->nr_events; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", s->ev[i].name);
+	if (td_decoder_from_label(d, label, (const char (*)[32])names,
+				  s->nr_events, err, sizeof(err))) {
+		diag("decoder %s: %s", label, err);
+		return false;
+	}
+	return true;
+}
+
+static const struct td_metric *metric(const struct td_metrics *m,
+				      const char *name)
+{
+	for (int i = 0; i < m->n; i++)
+		if (!strcmp(m->m[i].name, name))
+			return &m->m[i];
+	return NULL;
+}
+
+static bool near(const struct td_metrics *m, const char *name, double want)
+{
+	const struct td_metric *x = metric(m, name);
+
+	if (!x || !x->valid) {
+		diag("%s: %s", name, x ? "not valid" : "missing");
+		return false;
+	}
+	if (fabs(x->value - want) > 1e-9) {
+		diag("%s = %.12f, want %.12f", name, x->value, want);
+		return false;
+	}
+	return true;
+}
+
+/* Value rounded to one decimal of a percent, as perf prints it. */
+static bool pct1(const struct td_metrics *m, const char *name,
+		 const char *want)
+{
+	const struct td_metric *x = metric(m, name);
+	char got[32];
+
+	if (!x || !x->valid)
+		return false;
+	snprintf(got, sizeof(got), "%.1f", x->value * 100.0);
+	if (strcmp(got, want))
+		diag("%s printed %s%%, want %s%%", name, got, want);
+	return !strcmp(got, want);
+}
+
+/* Decode a set's events given in table order. */
+static bool run(const char *label, const uint64_t *c, struct td_metrics *m)
+{
+	struct td_decoder d;
+
+	memset(m, 0, sizeof(*m));
+	if (!decoder_for(&d, label))
+		return false;
+	td_decode(&d, c, m);
+	return true;
+}
+
+static bool all_l1(const struct td_metrics *m, double ret, double bad,
+		   double fe, double be)
+{
+	return near(m, "retiring", ret) & near(m, "bad_speculation", bad) &
+	       near(m, "frontend_bound", fe) & near(m, "backend_bound", be);
+}
+
+/* ---- cpulist ----------------------------------------------------------- */
+
+static void test_cpulist(void)
+{
+	uint64_t b[TD_CPU_WORDS];
+	char buf[64];
+
+	ok(td_parse_cpulist("0-7,16-23\n", b, TD_CPU_WORDS) == 16 &&
+	   b[0] == 0xff00ffull, "cpulist 0-7,16-23");
+	ok(td_parse_cpulist("5", b, TD_CPU_WORDS) == 1 && b[0] == 0x20,
+	   "cpulist single CPU without newline");
+	ok(td_parse_cpulist("\n", b, TD_CPU_WORDS) == 0, "cpulist empty");
+	ok(td_parse_cpulist("8191", b, TD_CPU_WORDS) == 1 &&
+	   b[TD_CPU_WORDS - 1] >> 63, "cpulist highest CPU");
+	ok(td_parse_cpulist("8192", b, TD_CPU_WORDS) < 0,
+	   "cpulist rejects CPU >= 8192");
+	ok(td_parse_cpulist("3-1", b, TD_CPU_WORDS) < 0 &&
+	   td_parse_cpulist("1,,2", b, TD_CPU_WORDS) < 0 &&
+	   td_parse_cpulist("1-", b, TD_CPU_WORDS) < 0 &&
+	   td_parse_cpulist(" 1", b, TD_CPU_WORDS) < 0 &&
+	   td_parse_cpulist("1,", b, TD_CPU_WORDS) < 0 &&
+	   td_parse_cpulist("0x1", b, TD_CPU_WORDS) < 0 &&
+	   td_parse_cpulist("1\n\n", b, TD_CPU_WORDS) < 0,
+	   "cpulist rejects malformed lists");
+	td_parse_cpulist("0-3,5,7-8", b, TD_CPU_WORDS);
+	ok(!strcmp(td_format_cpulist(b, TD_CPU_WORDS, buf, sizeof(buf)),
+		   "0-3,5,7-8"), "cpulist formats back");
+}
+
+/* ---- detection & automatic choice -------------------------------------- */
+
+struct autocase {
+	enum fx fx;
+	const char *set;
+	const char *label;
+	int nr_events;
+	const char *why_has;	/* substring of the reason */
+};
+
+static const struct autocase autocases[] = {
+	{ FX_SKX, "intel_skl", "set=intel_skl slots=4", 6, "Skylake" },
+	{ FX_BDW, "intel_snb", "set=intel_snb slots=4", 6, "Broadwell" },
+	{ FX_ICX, "intel_icl", "set=intel_icl", 6, "Ice Lake" },
+	{ FX_SPR, "intel_spr", "set=intel_spr", 8, "Sapphire" },
+	{ FX_ADL, "intel_adl_hybrid", "set=intel_adl_hybrid", 8,
+	  "cpu_atom (type 10, CPUs 16-23)" },
+	{ FX_ZEN3, "generic", "set=generic", 2, "no dispatch-slot events" },
+	{ FX_ZEN4, "amd_zen4", "set=amd_zen4 slots=6", 6, "Zen 4" },
+	{ FX_ZEN5, "amd_zen5", "set=amd_zen5 slots=8", 6, "Zen 5" },
+	{ FX_N1, "arm_stall_cycles", "set=arm_stall_cycles", 4,
+	  "no STALL_SLOT" },
+	{ FX_N2R0P0, "arm_neoverse_n2", "set=arm_neoverse_n2 slots=5 rev=r0p0",
+	  7, "correction on" },
+	{ FX_N2R0P3, "arm_neoverse_n2", "set=arm_neoverse_n2 slots=5 rev=r0p3",
+	  7, "correction off" },
+	{ FX_V1, "arm_neoverse_v1", "set=arm_neoverse_v1 slots=8", 7,
+	  "Neoverse V1" },
+	{ FX_V2, "arm_neoverse_v2", "set=arm_neoverse_v2 slots=8", 7,
+	  "Neoverse V2" },
+	{ FX_QEMU_ARM, "generic", "set=generic", 2, "part 0x051" },
+	{ FX_QEMU_X86, "software", "set=software", 1, "no hardware PMU" },
+};
+
+static bool plan_sane(const struct td_plan *p)
+{
+	for (int i = 0; i < p->nr_events; i++) {
+		if (!p->ev[i].name[0])
+			return false;
+		for (int j = 0; j < i; j++)
+			if (!strcmp(p->ev[i].name, p->ev[j].name))
+				return false;
+	}
+	return p->nr_events >= 1 && p->nr_events <= TOPDOWN_MAX_EVENTS &&
+	       strlen(p->label) < TOPDOWN_LABEL_LEN && p->why[0];
+}
+
+static void test_auto(void)
+{
+	for (size_t i = 0; i < sizeof(autocases) / sizeof(*autocases); i++) {
+		const struct autocase *a = &autocases[i];
+		struct td_cpu_info *ci = detect(a->fx);
+		char err[512], names[8][32];
+		struct td_decoder d;
+		struct td_plan p;
+		bool good;
+
+		if (!ci) {
+			ok(false, "%s: detect", fx_names[a->fx]);
+			continue;
+		}
+		good = !td_plan_for(ci, NULL, &p, err, sizeof(err));
+		if (!good)
+			diag("%s", err);
+		good = good && !strcmp(p.set, a->set) &&
+		       !strcmp(p.label, a->label) &&
+		       p.nr_events == a->nr_events && plan_sane(&p) &&
+		       strstr(p.why, a->why_has);
+		if (!good)
+			diag("got set=%s label='%s' n=%d why='%s'", p.set,
+			     p.label, p.nr_events, p.why);
+		ok(good, "%s: picks %s", fx_names[a->fx], a->set);
+
+		for (int k = 0; k < p.nr_events; k++)
+			memcpy(names[k], p.ev[k].name, 32);
+		ok(!td_decoder_from_label(&d, p.label,
+					  (const char (*)[32])names,
+					  p.nr_events, err, sizeof(err)) &&
+		   !strcmp(d.set, a->set),
+		   "%s: its label and event names give a decoder",
+		   fx_names[a->fx]);
+		td_cpu_info_free(ci);
+	}
+}
+
+static const struct td_evsel *find_ev(const struct td_plan *p,
+				      const char *name)
+{
+	for (int i = 0; i < p->nr_events; i++)
+		if (!strcmp(p->ev[i].name, name))
+			return &p->ev[i];
+	return NULL;
+}
+
+static void test_plans(void)
+{
+	const struct td_evsel *e, *e2;
+	struct td_cpu_info *ci;
+	char err[512];
+	struct td_plan p;
+
+	ci = detect(FX_SKX);
+	td_plan_for(ci, NULL, &p, err, sizeof(err));
+	e = find_ev(&p, "INT_MISC.RECOVERY_CYCLES");
+	e2 = find_ev(&p, "cycles");
+	ok(e && e->type == 4 && e->config == 0x010d && e->all_cpus && e2 &&
+	   e2->type == 0 && e2->config == 0,
+	   "skylake: raw events on cpu type 4, cycles as PERF_TYPE_HARDWARE");
+	td_cpu_info_free(ci);
+
+	ci = detect(FX_BDW);
+	td_plan_for(ci, NULL, &p, err, sizeof(err));
+	e = find_ev(&p, "INT_MISC.RECOVERY_CYCLES");
+	ok(e && e->config == 0x0100030d,
+	   "broadwell: INT_MISC.RECOVERY_CYCLES umask 3 cmask 1");
+	td_cpu_info_free(ci);
+
+	ci = detect(FX_ADL);
+	td_plan_for(ci, NULL, &p, err, sizeof(err));
+	e = find_ev(&p, "core/TOPDOWN.SLOTS_P");
+	e2 = find_ev(&p, "atom/TOPDOWN_RETIRING.ALL");
+	ok(e && e2 && e->type == 4 && !e->all_cpus && e->cpus[0] == 0xffff &&
+	   e2->type == 10 && !e2->all_cpus && e2->cpus[0] == 0xff0000 &&
+	   e2->config == 0xc2,
+	   "alderlake: core events on cpu_core 0-15, atom on cpu_atom 16-23");
+	ok(!td_plan_for(ci, "intel_icl", &p, err, sizeof(err)) &&
+	   p.ev[2].type == 4 && !p.ev[2].all_cpus,
+	   "alderlake: intel_icl by name counts on cpu_core only");
+	ok(td_plan_for(ci, "intel_skl", &p, err, sizeof(err)) &&
+	   strstr(err, "does not fit") && strstr(err, "intel_adl_hybrid"),
+	   "alderlake: intel_skl refused, valid ones listed");
+	td_cpu_info_free(ci);
+
+	ci = detect(FX_ZEN4);
+	td_plan_for(ci, NULL, &p, err, sizeof(err));
+	e = find_ev(&p, "de_no_dispatch.backend_stalls");
+	e2 = find_ev(&p, "de_src_op_disp.all");
+	ok(e && e->config == 0x100001ea0ull && e->type == 4 && e2 &&
+	   e2->config == 0x7aa, "zen4: event 0x1a0 bits 8-11 in config 32-35");
+	td_cpu_info_free(ci);
+
+	ci = detect(FX_N2R0P0);
+	td_plan_for(ci, NULL, &p, err, sizeof(err));
+	e = find_ev(&p, "STALL_SLOT_FRONTEND");
+	ok(e && e->type == 8 && e->config == 0x3e && e->all_cpus,
+	   "n2: armv8_pmuv3_0 type 8, STALL_SLOT_FRONTEND 0x3e");
+	ok(td_plan_for(ci, "amd_zen4", &p, err, sizeof(err)) &&
+	   strstr(err, "arm_neoverse_n2") && strstr(err, "generic"),
+	   "n2: amd_zen4 refused with the list of valid sets");
+	ok(td_plan_for(ci, "no_such_set", &p, err, sizeof(err)) &&
+	   strstr(err, "unknown event set"), "n2: unknown set name refused");
+	td_cpu_info_free(ci);
+
+	ci = detect(FX_QEMU_ARM);
+	ok(ci && ci->has_midr && ci->implementer == 0 && ci->part == 0x51 &&
+	   ci->pmu[ci->main_pmu].has_slots && !ci->pmu[ci->main_pmu].slots,
+	   "qemu arm64: MIDR implementer 0 part 0x051, caps/slots 0");
+	ok(!td_plan_for(ci, "arm_neoverse_n2", &p, err, sizeof(err)) &&
+	   !strcmp(p.label, "set=arm_neoverse_n2 slots=5 rev=r0p0"),
+	   "qemu arm64: arm_neoverse_n2 by name (default 5 slots)");
+	ok(!td_plan_for(ci, "software", &p, err, sizeof(err)) &&
+	   p.ev[0].type == 1 && p.ev[0].config == 0,
+	   "qemu arm64: software by name is cpu-clock");
+	td_cpu_info_free(ci);
+
+	ci = detect(FX_QEMU_X86);
+	ok(td_plan_for(ci, "generic", &p, err, sizeof(err)) &&
+	   strstr(err, "no hardware PMU"),
+	   "qemu x86: generic refused without a PMU");
+	td_cpu_info_free(ci);
+
+	ci = detect(FX_ZEN3);
+	ok(ci && ci->main_pmu >= 0 && ci->family == 0x19 &&
+	   ci->model == 0x21, "zen3: family/model from /proc/cpuinfo");
+	td_cpu_info_free(ci);
+}
+
+static void test_detect_misc(void)
+{
+	char root[600], err[256];
+	struct td_cpu_info *ci;
+
+	/* MIDR from sysfs wins over /proc/cpuinfo. */
+	snprintf(root, sizeof(root), "%s/midr_override", tmproot);
+	fx_make(root, FX_N2R0P0);
+	fx_write(root,
+		 "sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+		 "0x00000000410fd493\n");
+	ci = td_detect(root, err, sizeof(err));
+	ok(ci && ci->revision == 3 && ci->midr_mixed,
+	   "detect: midr_el1 read per CPU, mixed MIDRs noticed");
+	td_cpu_info_free(ci);
+
+	/* No sysfs MIDR: /proc/cpuinfo fields. */
+	snprintf(root, sizeof(root), "%s/cpuinfo_only", tmproot);
+	fx_make(root, FX_V1);
+	for (int i = 0; i < 4; i++) {
+		char rel[128], path[800];
+
+		snprintf(rel, sizeof(rel),
+			 "sys/devices/system/cpu/cpu%d/regs/identification/midr_el1",
+			 i);
+		snprintf(path, sizeof(path), "%s/%s", root, rel);
+		unlink(path);
+	}
+	ci = td_detect(root, err, sizeof(err));
+	ok(ci && ci->has_midr && ci->part == 0xd40 && ci->variant == 1 &&
+	   ci->revision == 1 && !strcmp(ci->midr_src, "/proc/cpuinfo"),
+	   "detect: arm MIDR from /proc/cpuinfo when sysfs lacks it");
+	td_cpu_info_free(ci);
+
+	/* A malformed cpus file is ignored, not half-parsed. */
+	snprintf(root, sizeof(root), "%s/badcpus", tmproot);
+	fx_make(root, FX_ADL);
+	fx_write(root, "sys/bus/event_source/devices/cpu_atom/cpus",
+		 "16-23,x\n");
+	ci = td_detect(root, err, sizeof(err));
+	ok(ci && ci->atom_pmu >= 0 && !ci->pmu[ci->atom_pmu].has_cpus &&
+	   td_set_fit(&td_set_intel_adl_hybrid, ci, NULL, 0) == TD_FIT_NO,
+	   "detect: bad cpulist rejected, hybrid set then refused");
+	td_cpu_info_free(ci);
+
+	snprintf(root, sizeof(root), "%s/empty", tmproot);
+	fx_write(root, "nothing", "");
+	ci = td_detect(root, err, sizeof(err));
+	ok(!ci && err[0], "detect: empty root is an error with a message");
+	td_cpu_info_free(ci);
+}
+
+/* ---- labels ------------------------------------------------------------ */
+
+static void test_labels(void)
+{
+	static const char *const bad[] = {
+		"", "set=", "set=nope", "slots=5 set=generic",
+		"set=generic slots=5", "set=arm_neoverse_n2 slots=0",
+		"set=arm_neoverse_n2 slots=abc", "set=arm_neoverse_n2 slots=05",
+		"set=arm_neoverse_n2 slots=256",
+		"set=arm_neoverse_n2 rev=r0p", "set=arm_neoverse_n2 rev=r16p0",
+		"set=arm_neoverse_n2 rev=R0P0", "set=arm_neoverse_n2  slots=5",
+		"set=arm_neoverse_n2 slots=5 ", " set=arm_neoverse_n2",
+		"set=arm_neoverse_n2 foo=1",
+		"set=arm_neoverse_n2 slots=5 slots=5",
+		"set=amd_zen4 rev=r0p0", "set=arm_neoverse_n2 slots",
+	};
+	char names[8][32] = { { 0 } };
+	struct td_decoder d;
+	char err[256];
+	int rejected = 0;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		const struct td_set *s = &td_set_arm_neoverse_n2;
+
+		for (int k = 0; k < s->nr_events; k++)
+			snprintf(names[k], 32, "%s", s->ev[k].name);
+		if (td_decoder_from_label(&d, bad[i],
+					  (const char (*)[32])names,
+					  s->nr_events, err, sizeof(err)))
+			rejected++;
+		else
+			diag("accepted bad label '%s'", bad[i]);
+	}
+	ok(rejected == (int)(sizeof(bad) / sizeof(*bad)),
+	   "label: %d malformed labels rejected", rejected);
+
+	ok(decoder_for(&d, "set=arm_neoverse_n2 slots=4 rev=r1p2") &&
+	   d.slots == 4 && d.revision == 0x12,
+	   "label: slots and rev parsed");
+	ok(decoder_for(&d, "set=arm_neoverse_n2") && d.slots == 5 &&
+	   d.revision == 0, "label: defaults when params are absent");
+
+	/* Names must be the set's, each once; order is free. */
+	{
+		const struct td_set *s = &td_set_intel_skl;
+		char n2[8][32] = { { 0 } };
+
+		for (int k = 0; k < s->nr_events; k++)
+			snprintf(n2[k], 32, "%s",
+				 s->ev[s->nr_events - 1 - k].name);
+		ok(!td_decoder_from_label(&d, "set=intel_skl slots=4",
+					  (const char (*)[32])n2,
+					  s->nr_events, err, sizeof(err)) &&
+		   d.idx[0] == s->nr_events - 1,
+		   "label: events in any order map to their roles");
+		snprintf(n2[0], 32, "%s", n2[1]);
+		ok(td_decoder_from_label(&d, "set=intel_skl slots=4",
+					 (const char (*)[32])n2,
+					 s->nr_events, err, sizeof(err)) != 0,
+		   "label: duplicate event name refused (%s)", err);
+		ok(td_decoder_from_label(&d, "set=intel_skl slots=4",
+					 (const char (*)[32])n2, 5, err,
+					 sizeof(err)) != 0,
+		   "label: wrong event count refused");
+		snprintf(n2[0], 32, "cycles_x");
+		ok(td_decoder_from_label(&d, "set=intel_skl slots=4",
+					 (const char (*)[32])n2,
+					 s->nr_events, err, sizeof(err)) != 0,
+		   "label: unknown event name refused");
+	}
+}
+
+/* ---- decoders ---------------------------------------------------------- */
+
+static void test_decode_sets(void)
+{
+	struct td_metrics m;
+
+	{	/* cycles, instructions */
+		uint64_t c[] = { 1000, 2500 };
+
+		ok(run("set=generic", c, &m) && m.n == 1 &&
+		   near(&m, "ipc", 2.5), "generic: ipc only");
+	}
+	{
+		uint64_t c[] = { 123456 };
+
+		ok(run("set=software", c, &m) && m.n == 0,
+		   "software: no metrics");
+	}
+	{	/* cycles, inst, IDQ, RETIRE_SLOTS, ISSUED, RECOVERY */
+		uint64_t c[] = { 1000, 1200, 800, 1600, 1800, 50 };
+
+		ok(run("set=intel_skl slots=4", c, &m) &&
+		   all_l1(&m, 0.4, 0.1, 0.2, 0.3) && near(&m, "ipc", 1.2),
+		   "intel_skl: hand-computed L1 (seed 002 formula)");
+		ok(run("set=intel_snb slots=4", c, &m) &&
+		   all_l1(&m, 0.4, 0.1, 0.2, 0.3),
+		   "intel_snb: same formula");
+	}
+	{	/* cycles, inst, SLOTS, IDQ, RET, BE */
+		uint64_t c[] = { 1000, 1500, 5000, 1000, 2000, 1500 };
+
+		ok(run("set=intel_icl", c, &m) &&
+		   all_l1(&m, 0.4, 0.1, 0.2, 0.3) && near(&m, "ipc", 1.5),
+		   "intel_icl: hand-computed L1, bad speculation derived");
+	}
+	{	/* SLOTS IDQ RET BE BAD BRM MEM HEAVY */
+		uint64_t c[] = { 6000, 1200, 2400, 1800, 600, 420, 1200, 600 };
+
+		ok(run("set=intel_spr", c, &m) &&
+		   all_l1(&m, 0.4, 0.1, 0.2, 0.3) &&
+		   near(&m, "branch_mispredicts", 0.07) &&
+		   near(&m, "machine_clears", 0.03) &&
+		   near(&m, "memory_bound", 0.2) &&
+		   near(&m, "core_bound", 0.1) &&
+		   near(&m, "heavy_operations", 0.1) &&
+		   near(&m, "light_operations", 0.3) && m.n == 10,
+		   "intel_spr: hand-computed L1 and L2");
+	}
+	{	/* core SLOTS IDQ RET BE, atom FE BAD BE RET */
+		uint64_t core[] = { 6000, 1200, 2400, 1800, 0, 0, 0, 0 };
+		uint64_t atom[] = { 0, 0, 0, 0, 100, 50, 150, 200 };
+		uint64_t sum[8];
+
+		ok(run("set=intel_adl_hybrid", core, &m) &&
+		   all_l1(&m, 0.4, 0.1, 0.2, 0.3),
+		   "intel_adl_hybrid: record from a core CPU");
+		ok(run("set=intel_adl_hybrid", atom, &m) &&
+		   all_l1(&m, 0.4, 0.1, 0.2, 0.3),
+		   "intel_adl_hybrid: record from an atom CPU");
+		atom[4] = 400;	/* atom: fe 400 bad 50 be 150 ret 200 */
+		for (int i = 0; i < 8; i++)
+			sum[i] = core[i] + atom[i];
+		ok(run("set=intel_adl_hybrid", sum, &m) &&
+		   all_l1(&m, 2600.0 / 6800, 650.0 / 6800, 1600.0 / 6800,
+			  1950.0 / 6800),
+		   "intel_adl_hybrid: summed core+atom counts are slot-weighted");
+	}
+	{	/* cyc disp ret_ops fe be smt */
+		uint64_t c[] = { 1000, 3000, 2400, 1200, 1500, 300 };
+
+		ok(run("set=amd_zen4 slots=6", c, &m) &&
+		   all_l1(&m, 0.4, 0.1, 0.2, 0.25) &&
+		   near(&m, "smt_contention", 0.05) && !metric(&m, "ipc"),
+		   "amd_zen4: hand-computed PipelineL1 with smt_contention");
+		ok(run("set=amd_zen5 slots=8", c, &m) &&
+		   all_l1(&m, 0.3, 0.075, 0.15, 0.1875) &&
+		   near(&m, "smt_contention", 0.0375),
+		   "amd_zen5: 8 dispatch slots");
+	}
+	{	/* cyc opr ops stall fe be inst */
+		uint64_t c[] = { 1000, 900, 1000, 2500, 1000, 1500, 800 };
+		uint64_t c0[] = { 1000, 900, 1000, 3500, 2000, 1500, 800 };
+
+		ok(run("set=arm_neoverse_n2 slots=5 rev=r0p3", c, &m) &&
+		   all_l1(&m, 0.45, 0.05, 0.2, 0.3) && near(&m, "ipc", 0.8),
+		   "arm_neoverse_n2 r0p3: no correction");
+		ok(run("set=arm_neoverse_n2 slots=5 rev=r0p0", c0, &m) &&
+		   all_l1(&m, 0.45, 0.05, 0.2, 0.3),
+		   "arm_neoverse_n2 r0p0: one CPU_CYCLES taken off FE and STALL_SLOT");
+		ok(run("set=arm_neoverse_n2 slots=5 rev=r1p0", c, &m) &&
+		   all_l1(&m, 0.45, 0.05, 0.2, 0.3),
+		   "arm_neoverse_n2 r1p0: no correction");
+		ok(run("set=arm_neoverse_v2 slots=5", c, &m) &&
+		   all_l1(&m, 0.45, 0.05, 0.2, 0.3),
+		   "arm_neoverse_v2: SBSA formula");
+	}
+	{	/* cyc opr ops stall fe be br_mis_pred */
+		uint64_t c[] = { 1000, 900, 1000, 4000, 2000, 2000, 10 };
+
+		ok(run("set=arm_neoverse_v1 slots=8", c, &m) &&
+		   all_l1(&m, 0.45, 0.09, 0.21, 0.25) && !metric(&m, "ipc"),
+		   "arm_neoverse_v1: BR_MIS_PRED term moves 4/cycle to bad speculation");
+	}
+	{	/* cyc stall_fe stall_be inst */
+		uint64_t c[] = { 1000, 300, 450, 700 };
+
+		ok(run("set=arm_stall_cycles", c, &m) &&
+		   near(&m, "frontend_stalled_cycles", 0.3) &&
+		   near(&m, "backend_stalled_cycles", 0.45) &&
+		   near(&m, "ipc", 0.7) && !metric(&m, "retiring"),
+		   "arm_stall_cycles: stalled-cycle shares, no TopDown names");
+	}
+}
+
+/* The perf stat -M topdownl1 output of seed 003 (Neoverse N2, Yitian 710). */
+static void test_seed003(void)
+{
+	/* Each perf metric group had its own cpu_cycles reading. */
+	const uint64_t cyc_rb = 3922334305ull, cyc_fe = 3922227771ull;
+	const uint64_t cyc_be = 3922584678ull;
+	const uint64_t stall = 22679591134ull, op_spec = 854404256ull;
+	const uint64_t op_ret = 853521883ull, fe = 8492337939ull;
+	const uint64_t be = 14317243430ull;
+	const char *l = "set=arm_neoverse_n2 slots=5 rev=r0p0";
+	struct td_metrics m;
+
+	{
+		uint64_t c[] = { cyc_rb, op_ret, op_spec, stall, fe, be, 0 };
+
+		ok(run(l, c, &m) && pct1(&m, "retiring", "4.4") &&
+		   pct1(&m, "bad_speculation", "0.0"),
+		   "seed 003: retiring 4.4%%, bad speculation 0.0%%");
+	}
+	{
+		uint64_t c[] = { cyc_fe, op_ret, op_spec, stall, fe, be, 0 };
+
+		ok(run(l, c, &m) && pct1(&m, "frontend_bound", "23.3"),
+		   "seed 003: frontend bound 23.3%%");
+	}
+	{
+		uint64_t c[] = { cyc_be, op_ret, op_spec, stall, fe, be, 0 };
+
+		ok(run(l, c, &m) && pct1(&m, "backend_bound", "73.0"),
+		   "seed 003: backend bound 73.0%%");
+	}
+	{	/* One cycles value for all, as tdctl records it. */
+		uint64_t c[] = { cyc_rb, op_ret, op_spec, stall, fe, be, 0 };
+
+		ok(run(l, c, &m) && pct1(&m, "retiring", "4.4") &&
+		   pct1(&m, "bad_speculation", "0.0") &&
+		   pct1(&m, "frontend_bound", "23.3") &&
+		   pct1(&m, "backend_bound", "73.0"),
+		   "seed 003: all four from one cycles count");
+	}
+	{	/* Without the correction frontend would be 43.3%. */
+		uint64_t c[] = { cyc_fe, op_ret, op_spec, stall, fe, be, 0 };
+
+		ok(run("set=arm_neoverse_n2 slots=5 rev=r0p3", c, &m) &&
+		   pct1(&m, "frontend_bound", "43.3"),
+		   "seed 003: uncorrected formula gives perf's 43.3%% bug");
+	}
+}
+
+static void test_edges(void)
+{
+	struct td_metrics m;
+
+	{
+		uint64_t c[7] = { 0, 5, 5, 5, 5, 5, 5 };
+		bool none_valid = true;
+
+		run("set=arm_neoverse_n2 slots=5 rev=r0p3", c, &m);
+		for (int i = 0; i < m.n; i++)
+			none_valid &= !m.m[i].valid && !m.m[i].flagged;
+		ok(m.n == 5 && none_valid,
+		   "zero cycles: every metric present but not valid");
+	}
+	{
+		uint64_t c[6] = { 0 };
+
+		run("set=intel_icl", c, &m);
+		ok(m.n == 5 && !metric(&m, "retiring")->valid &&
+		   !metric(&m, "ipc")->valid, "intel_icl: all-zero record");
+	}
+	{	/* op_spec 0 but cycles fine: retiring/bad invalid only */
+		uint64_t c[7] = { 1000, 0, 0, 2500, 1000, 1500, 0 };
+
+		run("set=arm_neoverse_n2 slots=5 rev=r0p3", c, &m);
+		ok(!metric(&m, "retiring")->valid &&
+		   metric(&m, "frontend_bound")->valid &&
+		   near(&m, "frontend_bound", 0.2),
+		   "zero OP_SPEC: retiring not computable, frontend still is");
+	}
+	{	/* skid: STALL_SLOT_FRONTEND below CPU_CYCLES before r0p3 */
+		uint64_t c[7] = { 1000, 900, 1000, 2500, 900, 1500, 0 };
+		const struct td_metric *fe;
+
+		run("set=arm_neoverse_n2 slots=5 rev=r0p0", c, &m);
+		fe = metric(&m, "frontend_bound");
+		ok(fe && fe->valid && fe->flagged &&
+		   fabs(fe->value - (-100.0 / 5000)) < 1e-12,
+		   "skid: negative frontend shown as computed (-2.0%%) and flagged");
+	}
+	{	/* skid above 100% */
+		uint64_t c[6] = { 1000, 1000, 5000, 1000, 2000, 6000 };
+		const struct td_metric *be, *bad;
+
+		run("set=intel_icl", c, &m);
+		be = metric(&m, "backend_bound");
+		bad = metric(&m, "bad_speculation");
+		ok(be->flagged && fabs(be->value - 1.2) < 1e-12 &&
+		   bad->flagged && fabs(bad->value + 0.8) < 1e-12 &&
+		   !metric(&m, "retiring")->flagged,
+		   "skid: backend 120%% and bad speculation -80%% flagged, retiring not");
+	}
+	{	/* counter wrap: a delta that went "negative" is ~2^64 */
+		uint64_t c[6] = { 1000, 1000, 5000, UINT64_MAX - 4, 2000,
+				  1500 };
+		const struct td_metric *fe;
+
+		run("set=intel_icl", c, &m);
+		fe = metric(&m, "frontend_bound");
+		ok(fe->valid && fe->flagged && isfinite(fe->value) &&
+		   fe->value > 1e15, "wrap: huge delta decoded, finite, flagged");
+	}
+	{	/* 64-bit extremes: slots * cycles does not overflow */
+		uint64_t big = UINT64_MAX;
+		uint64_t c[7] = { big, big, big, big, big / 5 * 2, big / 5,
+				  big };
+
+		run("set=arm_neoverse_n2 slots=5 rev=r0p3", c, &m);
+		ok(near(&m, "retiring", 0.8) && near(&m, "bad_speculation", 0) &&
+		   fabs(metric(&m, "frontend_bound")->value - 0.08) < 1e-12 &&
+		   fabs(metric(&m, "backend_bound")->value - 0.04) < 1e-12 &&
+		   near(&m, "ipc", 1.0),
+		   "64-bit extremes: products kept in 128 bits");
+	}
+	{	/* Zen: slots * 2^64 cycles */
+		uint64_t big = UINT64_MAX;
+		uint64_t c[6] = { big, big, big, big, big, big };
+
+		run("set=amd_zen5 slots=8", c, &m);
+		ok(fabs(metric(&m, "retiring")->value - 0.125) < 1e-12 &&
+		   near(&m, "bad_speculation", 0),
+		   "zen5: 8 * UINT64_MAX cycles exact");
+	}
+	{	/* aggregation is on raw counts, not on percentages */
+		uint64_t a[6] = { 1000, 0, 4000, 400, 2000, 1000 };
+		uint64_t b[6] = { 3000, 0, 1000, 500, 100, 200 };
+		uint64_t s[6];
+
+		for (int i = 0; i < 6; i++)
+			s[i] = a[i] + b[i];
+		run("set=intel_icl", s, &m);
+		ok(near(&m, "frontend_bound", 900.0 / 5000) &&
+		   near(&m, "retiring", 2100.0 / 5000),
+		   "aggregation: summed deltas, formula applied once");
+	}
+	{
+		struct td_decoder d = { 0 };
+		uint64_t c[1] = { 1 };
+
+		m.n = 7;
+		td_decode(&d, c, &m);
+		ok(m.n == 0, "decode with an empty decoder gives nothing");
+	}
+}
+
+static void test_table(void)
+{
+	bool good = true;
+
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+
+		if (s->nr_events < 1 || s->nr_events > TOPDOWN_MAX_EVENTS ||
+		    strlen(s->name) >= TOPDOWN_NAME_LEN ||
+		    s->fam->nr_roles > TOPDOWN_MAX_EVENTS)
+			good = false;
+		for (int k = 0; k < s->nr_events; k++) {
+			if (strlen(s->ev[k].name) >= TOPDOWN_NAME_LEN ||
+			    s->ev[k].role >= s->fam->nr_roles)
+				good = false;
+			for (int j = 0; j < k; j++)
+				if (!strcmp(s->ev[k].name, s->ev[j].name) ||
+				    s->ev[k].role == s->ev[j].role)
+					good = false;
+		}
+		if (td_set_find(s->name) != s)
+			good = false;
+	}
+	ok(good, "table: %d sets, names short and unique, <= 8 events",
+	   td_nr_sets);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	make_fixtures();
+	test_cpulist();
+	test_table();
+	test_auto();
+	test_plans();
+	test_detect_misc();
+	test_labels();
+	test_decode_sets();
+	test_seed003();
+	test_edges();
+	remove_fixtures();
+	printf("1..%d\n", tap_n);
+	printf("# %d passed, %d failed\n", tap_n - tap_failed, tap_failed);
+	return tap_failed ? 1 : 0;
+}
