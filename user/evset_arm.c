@@ -63,7 +63,7 @@ static const struct {
 	{ ARM_IMPL_ARM, PART_NEOVERSE_V2, "Neoverse V2" },
 	{ ARM_IMPL_ARM, PART_NEOVERSE_V3, "Neoverse V3" },
 	{ ARM_IMPL_ARM, PART_NEOVERSE_N3, "Neoverse N3" },
-	{ 0x00, 0x051, "QEMU 'max' (implementer 0: software)" },
+	{ 0x00, 0x051, "QEMU -cpu max" },
 };
 
 const char *td_arm_part_name(unsigned int implementer, unsigned int part)

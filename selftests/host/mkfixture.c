@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fixtures.h"
 
@@ -18,6 +19,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "  %s\n", fx_names[i]);
 		return 2;
 	}
+	mkdir(argv[1], 0755);
 	for (int a = 2; a < argc; a++) {
 		bool found = false;
 
