@@ -53,7 +53,7 @@ DECLARE_PER_CPU(struct td_cpu, td_cpus);
 
 /* The one global collection, protected by @lock unless noted. */
 struct td_collection {
-	struct mutex lock;
+	struct mutex lock;		/* serialises everything below */
 	u32 state;			/* TOPDOWN_STATE_* */
 	struct topdown_config cfg;	/* validated; cpus_ptr cleared */
 	struct perf_event_attr attr[TOPDOWN_MAX_EVENTS];

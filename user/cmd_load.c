@@ -140,6 +140,19 @@ static void explain_start_error(int fd, const struct topdown_config *cfg, int er
 	free(stats);
 }
 
+static bool is_running(int fd)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+	bool running;
+
+	if (td_get_status(fd, &st, &stats))
+		return false;
+	running = st.state == TOPDOWN_STATE_RUNNING;
+	free(stats);
+	return running;
+}
+
 static void load_usage(FILE *f)
 {
 	fprintf(f,
@@ -238,6 +251,11 @@ int do_load(int argc, char **argv)
 	if (fd < 0)
 		return -1;
 
+	if (is_running(fd)) {
+		p_err("collection is already running (stop it with '%s unload')",
+		      bin_name);
+		goto out;
+	}
 	build_config(&plan, &cfg);
 	cfg.ring_size = ring;
 	cfg.watermark = wm;
@@ -274,6 +292,20 @@ out:
 	return ret;
 }
 
+/* Open files of the module (its refcount), or -1 if unknown. */
+static long module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/" TD_MODULE_NAME "/refcnt", "r");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
 int do_unload(int argc, char **argv)
 {
 	int fd;
@@ -289,6 +321,12 @@ int do_unload(int argc, char **argv)
 	}
 	if (!td_module_loaded()) {
 		p_err("the topdown module is not loaded");
+		return -1;
+	}
+	/* Refuse before stopping anything if someone has the device open. */
+	if (module_refcnt() > 0) {
+		p_err("module %s is in use: a process still has %s open",
+		      TD_MODULE_NAME, TOPDOWN_DEVICE);
 		return -1;
 	}
 	fd = td_dev_open();

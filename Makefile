@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0
+# topdown: the two commands that matter on a fresh Debian 12 machine (root):
+#   make demo    install, build, boot the arm64 guest and show real records
+#   make check   install, build, run every test; ends "N passed, N failed"
+
+all: build
+
+deps:
+	scripts/deps.sh
+
+build: deps
+	scripts/build.sh
+
+check:
+	scripts/check.sh
+
+demo: build
+	scripts/demo.sh
+
+checkpatch: deps
+	scripts/checkpatch.sh
+
+clean:
+	rm -rf build/x86_64 build/arm64 build/host build/vm build/check
+
+distclean:
+	rm -rf build
+
+.PHONY: all deps build check demo checkpatch clean distclean

@@ -1,0 +1,18 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Inside a guest: every guest test suite, in TAP. The host side
+# (scripts/check.sh) counts the ok / not ok lines.
+cd /selftests || exit 1
+rc=0
+echo "# suite: tdctl end to end"
+./tdctl_test.sh || rc=1
+echo "# suite: kselftest topdown_test"
+if tdctl load >/tmp/load.out 2>&1; then
+	./topdown_test || rc=1
+	tdctl unload || rc=1
+else
+	cat /tmp/load.out
+	echo "not ok 1 - tdctl load for the kselftests"
+	rc=1
+fi
+exit $rc

@@ -1,0 +1,176 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# End-to-end tests of tdctl with the real module, run as root in a guest
+# (busybox sh). Prints TAP. The module must not be loaded at the start.
+TDCTL=${TDCTL:-tdctl}
+T=$(mktemp -d)
+n=0
+fails=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	fails=$((fails + 1))
+	echo "not ok $n - $1"
+	shift
+	for f in "$@"; do
+		[ -f "$f" ] && sed 's/^/#   /' "$f" | head -n 30
+	done
+}
+
+# check NAME COMMAND...: passes when COMMAND succeeds
+check() {
+	name=$1
+	shift
+	if "$@" >"$T/out" 2>"$T/err"; then ok "$name"; else not_ok "$name" "$T/out" "$T/err"; fi
+}
+
+# Make some context switches with a recognisable comm: 20 short-lived
+# tasks named td_work that compute a little and sleep once (the trailing
+# ':' keeps sh from exec'ing usleep, which would rename the task).
+workload() {
+	i=0
+	while [ $i -lt 20 ]; do
+		sh -c 'printf td_work >/proc/$$/comm; j=0
+			while [ $j -lt 200 ]; do j=$((j + 1)); done; usleep 1000; :'
+		i=$((i + 1))
+	done
+}
+
+echo "TAP version 13"
+
+# 1. Not loaded: clear errors, non-zero exit.
+if $TDCTL status >"$T/out" 2>"$T/err"; then
+	not_ok "status before load fails" "$T/out"
+elif grep -q "not loaded" "$T/err"; then
+	ok "status before load fails with 'not loaded'"
+else
+	not_ok "status before load says 'not loaded'" "$T/err"
+fi
+
+# 2. Unknown event set refused before anything is loaded.
+if $TDCTL load --events no_such_set >"$T/out" 2>"$T/err"; then
+	not_ok "unknown --events refused" "$T/out"
+elif [ ! -e /sys/module/topdown ] && grep -qi "no_such_set" "$T/err"; then
+	ok "unknown --events refused, module not loaded"
+else
+	not_ok "unknown --events refused with its name" "$T/err"
+fi
+
+# 3. Load by name through libkmod, default event set.
+check "load" $TDCTL load
+grep -q "collecting with event set" "$T/out" && ok "load names the event set" ||
+	not_ok "load names the event set" "$T/out"
+[ -c /dev/topdown ] && ok "/dev/topdown exists" || not_ok "/dev/topdown exists"
+mode=$(stat -c %a /dev/topdown 2>/dev/null)
+[ "$mode" = 600 ] && ok "/dev/topdown mode 0600" || not_ok "/dev/topdown mode is $mode"
+
+# 4. Loading again while running is refused.
+if $TDCTL load >"$T/out" 2>"$T/err"; then
+	not_ok "second load refused" "$T/out"
+else
+	grep -q "already running" "$T/err" && ok "second load refused: already running" ||
+		not_ok "second load says already running" "$T/err"
+fi
+
+workload
+
+# 5. status
+check "status" $TDCTL status
+grep -q "^state: *running" "$T/out" && ok "status shows running" ||
+	not_ok "status shows running" "$T/out"
+check "status --json" $TDCTL --json status
+grep -q '"state":"running"' "$T/out" && ok "status --json state" ||
+	not_ok "status --json state" "$T/out"
+
+# 6. dump: the workload's slices are there, with names and metrics.
+check "dump" $TDCTL dump
+cp "$T/out" "$T/dump1"
+head -n 1 "$T/dump1" | grep -q "^TIME .*COMM.*SLICE_US" && ok "dump header" ||
+	not_ok "dump header" "$T/dump1"
+c=$(grep -c " td_work " "$T/dump1")
+[ "$c" -ge 20 ] && ok "dump shows >= 20 td_work slices ($c)" ||
+	not_ok "dump shows >= 20 td_work slices ($c)" "$T/dump1"
+# A second dump only has what happened since the first.
+check "dump again" $TDCTL dump
+c=$(grep -c " td_work " "$T/out")
+[ "$c" -eq 0 ] && ok "second dump has no old td_work slices" ||
+	not_ok "second dump has no old td_work slices ($c)" "$T/out"
+
+workload
+check "dump --json" $TDCTL --json dump --comm td_work
+head -c 1 "$T/out" | grep -q '\[' && tail -c 2 "$T/out" | grep -q '\]' &&
+	ok "dump --json is one array" || not_ok "dump --json is one array" "$T/out"
+c=$(grep -o '"comm":"td_work"' "$T/out" | wc -l)
+o=$(grep -o '"comm":"' "$T/out" | wc -l)
+[ "$c" -ge 20 ] && [ "$c" -eq "$o" ] && ok "dump --json --comm filters ($c objects)" ||
+	not_ok "dump --json --comm filters ($c of $o)" "$T/out"
+
+workload
+check "dump --csv" $TDCTL --csv dump --cpu 0
+head -n 1 "$T/out" | grep -q "^seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags" &&
+	ok "dump --csv header" || not_ok "dump --csv header" "$T/out"
+bad=$(tail -n +2 "$T/out" | awk -F, '$3 != 0' | wc -l)
+rows=$(tail -n +2 "$T/out" | wc -l)
+[ "$rows" -gt 0 ] && [ "$bad" -eq 0 ] && ok "dump --csv --cpu 0 filters ($rows rows)" ||
+	not_ok "dump --csv --cpu 0 filters ($bad of $rows on other CPUs)" "$T/out"
+
+# 7. One reader at a time.
+$TDCTL dump --follow --duration 4 >"$T/follow" 2>"$T/follow.err" &
+fpid=$!
+sleep 1
+if $TDCTL dump >"$T/out" 2>"$T/err"; then
+	not_ok "second reader refused" "$T/out"
+else
+	grep -q "another reader" "$T/err" && ok "second reader refused: another reader" ||
+		not_ok "second reader says another reader" "$T/err"
+fi
+# 8. Unload while a file is open is refused.
+if $TDCTL unload >"$T/out" 2>"$T/err"; then
+	not_ok "unload while open refused" "$T/out"
+else
+	grep -q "in use" "$T/err" && ok "unload while open refused: in use" ||
+		not_ok "unload while open says in use" "$T/err"
+fi
+workload
+wait $fpid
+c=$(grep -c " td_work " "$T/follow")
+[ "$c" -ge 20 ] && ok "dump --follow streamed td_work slices ($c)" ||
+	not_ok "dump --follow streamed td_work slices ($c)" "$T/follow" "$T/follow.err"
+
+# 9. Bad arguments: clear error, non-zero exit.
+for args in "dump --cpu x" "dump --pid -1" "dump --duration 1e3" "dump --bogus" \
+	    "load --ring-size 1000" "dump extra" "frobnicate"; do
+	if $TDCTL $args >"$T/out" 2>"$T/err"; then
+		not_ok "'tdctl $args' fails" "$T/out"
+	elif [ -s "$T/err" ]; then
+		ok "'tdctl $args' fails with a message"
+	else
+		not_ok "'tdctl $args' prints a message" "$T/err"
+	fi
+done
+$TDCTL --json dump --cpu x >"$T/out" 2>"$T/err"
+grep -q '"error":' "$T/out" && ok "JSON mode errors are JSON" ||
+	not_ok "JSON mode errors are JSON" "$T/out" "$T/err"
+# Prefix matching.
+check "prefix 'statu' runs status" $TDCTL statu
+grep -q "^state:" "$T/out" && ok "prefix runs the right command" ||
+	not_ok "prefix runs the right command" "$T/out"
+
+# 10. Unload: stops, removes, leaves nothing.
+check "unload" $TDCTL unload
+[ ! -e /sys/module/topdown ] && ok "module gone after unload" ||
+	not_ok "module gone after unload"
+[ ! -e /dev/topdown ] && ok "/dev/topdown gone after unload" ||
+	not_ok "/dev/topdown gone after unload"
+# Reload and unload again: nothing left behind blocks it.
+check "reload" $TDCTL load
+check "unload again" $TDCTL unload
+
+rm -rf "$T"
+echo "1..$n"
+[ $fails -eq 0 ]
