@@ -61,15 +61,21 @@ else
 	not_ok "unknown --events refused with its name" "$T/err"
 fi
 
-# 3. Load by name through libkmod, default event set.
+# 3. tdctl list names the set it would pick, and why; load then uses it.
+check "list" $TDCTL list
+picked=$(sed -n 's/^Using \([a-z0-9_]*\): .*/\1/p' "$T/out")
+[ -n "$picked" ] && ok "list picks a set: $picked" || not_ok "list says which set it uses" "$T/out"
+echo "# $(grep '^Using' "$T/out")"
+
+# 4. Load by name through libkmod, default event set.
 check "load" $TDCTL load
-grep -q "collecting with event set" "$T/out" && ok "load names the event set" ||
-	not_ok "load names the event set" "$T/out"
+grep -q "collecting with event set '$picked'" "$T/out" && ok "load uses the set list picked" ||
+	not_ok "load uses the set list picked ($picked)" "$T/out"
 [ -c /dev/topdown ] && ok "/dev/topdown exists" || not_ok "/dev/topdown exists"
 mode=$(stat -c %a /dev/topdown 2>/dev/null)
 [ "$mode" = 600 ] && ok "/dev/topdown mode 0600" || not_ok "/dev/topdown mode is $mode"
 
-# 4. Loading again while running is refused.
+# 5. Loading again while running is refused.
 if $TDCTL load >"$T/out" 2>"$T/err"; then
 	not_ok "second load refused" "$T/out"
 else
@@ -79,7 +85,7 @@ fi
 
 workload
 
-# 5. status
+# 6. status
 check "status" $TDCTL status
 grep -q "^state: *running" "$T/out" && ok "status shows running" ||
 	not_ok "status shows running" "$T/out"
@@ -87,7 +93,7 @@ check "status --json" $TDCTL --json status
 grep -q '"state":"running"' "$T/out" && ok "status --json state" ||
 	not_ok "status --json state" "$T/out"
 
-# 6. dump: the workload's slices are there, with names and metrics.
+# 7. dump: the workload's slices are there, with names and metrics.
 check "dump" $TDCTL dump
 cp "$T/out" "$T/dump1"
 head -n 1 "$T/dump1" | grep -q "^TIME .*COMM.*SLICE_US" && ok "dump header" ||
@@ -119,7 +125,7 @@ rows=$(tail -n +2 "$T/out" | wc -l)
 [ "$rows" -gt 0 ] && [ "$bad" -eq 0 ] && ok "dump --csv --cpu 0 filters ($rows rows)" ||
 	not_ok "dump --csv --cpu 0 filters ($bad of $rows on other CPUs)" "$T/out"
 
-# 7. One reader at a time.
+# 8. One reader at a time.
 $TDCTL dump --follow --duration 4 >"$T/follow" 2>"$T/follow.err" &
 fpid=$!
 sleep 1
@@ -129,7 +135,7 @@ else
 	grep -q "another reader" "$T/err" && ok "second reader refused: another reader" ||
 		not_ok "second reader says another reader" "$T/err"
 fi
-# 8. Unload while a file is open is refused.
+# 9. Unload while a file is open is refused.
 if $TDCTL unload >"$T/out" 2>"$T/err"; then
 	not_ok "unload while open refused" "$T/out"
 else
@@ -142,7 +148,7 @@ c=$(grep -c " td_work " "$T/follow")
 [ "$c" -ge 20 ] && ok "dump --follow streamed td_work slices ($c)" ||
 	not_ok "dump --follow streamed td_work slices ($c)" "$T/follow" "$T/follow.err"
 
-# 9. Bad arguments: clear error, non-zero exit.
+# 10. Bad arguments: clear error, non-zero exit.
 for args in "dump --cpu x" "dump --pid -1" "dump --duration 1e3" "dump --bogus" \
 	    "load --ring-size 1000" "dump extra" "frobnicate"; do
 	if $TDCTL $args >"$T/out" 2>"$T/err"; then
@@ -161,7 +167,7 @@ check "prefix 'statu' runs status" $TDCTL statu
 grep -q "^state:" "$T/out" && ok "prefix runs the right command" ||
 	not_ok "prefix runs the right command" "$T/out"
 
-# 10. Unload: stops, removes, leaves nothing.
+# 11. Unload: stops, removes, leaves nothing.
 check "unload" $TDCTL unload
 [ ! -e /sys/module/topdown ] && ok "module gone after unload" ||
 	not_ok "module gone after unload"
