@@ -49,31 +49,33 @@ static int td_copy_cpus(const struct topdown_event *e, struct cpumask *mask)
 	unsigned int nbits = e->cpus_size * BITS_PER_BYTE;
 	unsigned long *bits;
 	unsigned int cpu;
+	u64 *arr;
 	int ret = 0;
 
 	if (e->cpus_size % sizeof(u64) || e->cpus_size > TOPDOWN_CPUMASK_MAX_BYTES)
 		return -EINVAL;
+	arr = memdup_user(u64_to_user_ptr(e->cpus_ptr), e->cpus_size);
+	if (IS_ERR(arr))
+		return PTR_ERR(arr);
 	bits = bitmap_zalloc(nbits, GFP_KERNEL);
-	if (!bits)
+	if (!bits) {
+		kfree(arr);
 		return -ENOMEM;
-	if (copy_from_user(bits, u64_to_user_ptr(e->cpus_ptr), e->cpus_size)) {
-		ret = -EFAULT;
-		goto out;
 	}
-	/* The ABI bitmap is an array of u64; convert on big-endian 32-bit. */
-	bitmap_from_arr64(bits, (u64 *)bits, nbits);
+	/* The ABI bitmap is an array of u64, whatever the word size. */
+	bitmap_from_arr64(bits, arr, nbits);
 	cpumask_clear(mask);
 	for_each_set_bit(cpu, bits, nbits) {
 		if (cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
 			ret = -EINVAL;
-			goto out;
+			break;
 		}
 		cpumask_set_cpu(cpu, mask);
 	}
-	if (cpumask_empty(mask))
+	if (!ret && cpumask_empty(mask))
 		ret = -EINVAL;
-out:
 	bitmap_free(bits);
+	kfree(arr);
 	return ret;
 }
 

@@ -459,6 +459,55 @@ TEST_F(dev, records_of_known_child)
 	free(c.rec);
 }
 
+TEST_F(dev, cpu_mask_restricts_event)
+{
+	uint64_t mask[1] = { 1 }, back_mask[16];
+	struct topdown_config cfg, back;
+	struct collected c;
+	int on0 = 0, on_other = 0;
+
+	if (self->ncpu < 2)
+		SKIP(return, "needs 2 CPUs");
+	/* Event 0 everywhere, event 1 only on CPU 0. */
+	cfg_sw_clock(&cfg, 1 << 20);
+	cfg.nr_events = 2;
+	cfg.events[1] = cfg.events[0];
+	strcpy(cfg.events[1].name, "ev1");
+	cfg.events[1].cpus_ptr = (uintptr_t)mask;
+	cfg.events[1].cpus_size = sizeof(mask);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+
+	memset(&back, 0, sizeof(back));
+	memset(back_mask, 0xff, sizeof(back_mask));
+	back.size = sizeof(back);
+	back.events[1].cpus_ptr = (uintptr_t)back_mask;
+	back.events[1].cpus_size = sizeof(back_mask);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, &back));
+	EXPECT_EQ(0, back.events[0].cpus_size);
+	EXPECT_EQ(((self->ncpu + 63) / 64) * 8, back.events[1].cpus_size);
+	EXPECT_EQ(1, back_mask[0]);
+
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+	for (int i = 0; i < 50; i++)
+		usleep(500);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
+	ASSERT_EQ(0, collect_all(self->fd, self->ncpu, 1 << 20, &c));
+	for (int i = 0; i < c.n; i++) {
+		const struct topdown_record *r = &c.rec[i];
+
+		EXPECT_EQ(0, r->flags & TOPDOWN_REC_ERROR_MASK);
+		if (r->cpu == 0) {
+			on0 += r->delta[1] > 0;
+		} else {
+			on_other++;
+			EXPECT_EQ(0, r->delta[1]);
+		}
+	}
+	EXPECT_LT(0, on0);
+	EXPECT_LT(0, on_other);
+	free(c.rec);
+}
+
 TEST_F(dev, drop_mode_exact_lost_count)
 {
 	const unsigned int cap = 4096 / TOPDOWN_RECORD_SIZE;
