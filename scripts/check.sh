@@ -66,6 +66,9 @@ done
 
 echo "== style"
 step "checkpatch --strict clean" scripts/checkpatch.sh
+# The selftests' simulated PMU (checkpatch.pl is unpacked by the step above).
+step "checkpatch --strict clean: selftests/pmusim" \
+    perl build/deps/checkpatch/checkpatch.pl --no-tree --strict --terse -f selftests/pmusim/td_pmusim.c
 
 echo "== host tests"
 if [ -f selftests/host/Makefile ]; then

@@ -15,4 +15,6 @@ else
 	echo "not ok 1 - tdctl load for the kselftests"
 	rc=1
 fi
+echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
+./pmusim_test || rc=1
 exit $rc
