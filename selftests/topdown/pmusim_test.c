@@ -1201,6 +1201,9 @@ static void sum_records(struct __test_metadata *_metadata, struct session *s,
 		per_prof[p].records++;
 		if (nonzero)
 			per_prof[p].cpus_with_counts |= 1ull << cpu;
+		EXPECT_EQ(0, v[0] % m->p[p].raw[0])
+			TH_LOG("%s record %d: %s=%llu is not whole units", comm, r,
+			       m->ev[0], (unsigned long long)v[0]);
 		for (int i = 0; i < m->nr; i++) {
 			per_prof[p].sum[i] += v[i];
 			/* Every slice is a whole number of this profile's units. */
