@@ -19,7 +19,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { printf 'kbuild: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,18s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 
 [ $# -ge 1 ] && [ $# -le 2 ] || { usage >&2; exit 2; }
 case $1 in -h | --help) usage; exit 0 ;; esac
