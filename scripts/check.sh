@@ -78,7 +78,8 @@ fi
 
 # guest ARCH [runner options] -- COMMAND: run the guest suites in a fresh guest.
 guest() {
-    local arch=$1 log=$LOGS/guest-$arch.tap rc
+    local arch=$1 log rc
+    log=$LOGS/guest-$arch.tap
     shift
     if [ ! -x "build/$arch/tdctl" ] || [ ! -f "build/$arch/topdown.ko" ]; then
         fail "guest $arch: nothing to run (build failed)"
