@@ -184,37 +184,20 @@ out:
 	return ret;
 }
 
-/* Write one event's CPU bitmap to the buffer user space offered, if any. */
-static int td_put_cpus(struct topdown_event *out, const struct topdown_event *in,
-		       int i)
-{
-	u32 need = BITS_TO_U64(nr_cpu_ids) * sizeof(u64);
-	u64 *arr;
-	int ret = 0;
-
-	out->cpus_ptr = 0;
-	out->cpus_size = 0;
-	if (td.ev_all_cpus[i])
-		return 0;
-	out->cpus_size = need;
-	if (!in->cpus_ptr || in->cpus_size < need)
-		return 0;
-	arr = kcalloc(BITS_TO_U64(nr_cpu_ids), sizeof(u64), GFP_KERNEL);
-	if (!arr)
-		return -ENOMEM;
-	bitmap_to_arr64(arr, cpumask_bits(td.ev_cpus[i]), nr_cpu_ids);
-	if (copy_to_user(u64_to_user_ptr(in->cpus_ptr), arr, need))
-		ret = -EFAULT;
-	else
-		out->cpus_ptr = in->cpus_ptr;
-	kfree(arr);
-	return ret;
-}
-
+/*
+ * STATUS and GET_CONFIG copy to user memory only after dropping td.lock:
+ * a fault on that memory takes mmap_lock, and td_mmap() runs with
+ * mmap_lock held and then takes td.lock, so copying under td.lock could
+ * deadlock against an mmap() of the same process (userfaultfd makes that
+ * a certainty, not just a race).
+ */
 static int td_ioctl_get_config(struct topdown_config __user *uarg)
 {
+	u32 words = BITS_TO_U64(nr_cpu_ids), need = words * sizeof(u64);
+	bool all[TOPDOWN_MAX_EVENTS];
 	struct topdown_config *in, *out;
-	u32 usize, i;
+	u32 usize, i, nr_events;
+	u64 *arrs;
 	int ret;
 
 	if (get_user(usize, &uarg->size))
@@ -223,8 +206,9 @@ static int td_ioctl_get_config(struct topdown_config __user *uarg)
 		return -EINVAL;
 	in = kzalloc(sizeof(*in), GFP_KERNEL);
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
+	arrs = kcalloc(TOPDOWN_MAX_EVENTS * words, sizeof(u64), GFP_KERNEL);
 	ret = -ENOMEM;
-	if (!in || !out)
+	if (!in || !out || !arrs)
 		goto free;
 	/* Only the cpus_ptr/cpus_size buffers of the input are used. */
 	ret = copy_from_user(in, uarg, min_t(u32, usize, sizeof(*in))) ? -EFAULT : 0;
@@ -233,17 +217,42 @@ static int td_ioctl_get_config(struct topdown_config __user *uarg)
 
 	mutex_lock(&td.lock);
 	ret = -ENODATA;
-	if (td.state == TOPDOWN_STATE_IDLE)
-		goto unlock;
+	if (td.state == TOPDOWN_STATE_IDLE) {
+		mutex_unlock(&td.lock);
+		goto free;
+	}
 	*out = td.cfg;
-	ret = 0;
-	for (i = 0; i < td.nr_events && !ret; i++)
-		ret = td_put_cpus(&out->events[i], &in->events[i], i);
-unlock:
+	nr_events = td.nr_events;
+	for (i = 0; i < nr_events; i++) {
+		all[i] = td.ev_all_cpus[i];
+		if (!all[i])
+			bitmap_to_arr64(arrs + i * words,
+					cpumask_bits(td.ev_cpus[i]), nr_cpu_ids);
+	}
 	mutex_unlock(&td.lock);
+
+	/* Each event's CPU bitmap goes to the buffer offered, if any. */
+	ret = 0;
+	for (i = 0; i < nr_events && !ret; i++) {
+		struct topdown_event *o = &out->events[i];
+		const struct topdown_event *e = &in->events[i];
+
+		o->cpus_ptr = 0;
+		o->cpus_size = 0;
+		if (all[i])
+			continue;
+		o->cpus_size = need;
+		if (!e->cpus_ptr || e->cpus_size < need)
+			continue;
+		if (copy_to_user(u64_to_user_ptr(e->cpus_ptr), arrs + i * words, need))
+			ret = -EFAULT;
+		else
+			o->cpus_ptr = e->cpus_ptr;
+	}
 	if (!ret && copy_to_user(uarg, out, min_t(u32, usize, sizeof(*out))))
 		ret = -EFAULT;
 free:
+	kfree(arrs);
 	kfree(in);
 	kfree(out);
 	return ret;
@@ -316,8 +325,7 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 
 static int td_ioctl_status(struct topdown_status __user *uarg)
 {
-	struct topdown_cpu_stats __user *ustats;
-	struct topdown_cpu_stats s;
+	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_status st;
 	u32 usize, n, i;
 	int ret;
@@ -331,10 +339,14 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	ret = copy_struct_from_user(&st, sizeof(st), uarg, usize);
 	if (ret)
 		return ret;
-	if (st.stats_ptr && st.stats_size != sizeof(s))
+	if (st.stats_ptr && st.stats_size != sizeof(*stats))
 		return -EINVAL;
-	ustats = u64_to_user_ptr(st.stats_ptr);
 	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
+	if (n) {
+		stats = kvcalloc(n, sizeof(*stats), GFP_KERNEL);
+		if (!stats)
+			return -ENOMEM;
+	}
 
 	mutex_lock(&td.lock);
 	st.size = sizeof(st);
@@ -342,7 +354,7 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	st.abi_version = TOPDOWN_ABI_VERSION;
 	st.nr_cpus = nr_cpu_ids;
 	st.nr_stats = n;
-	st.stats_size = sizeof(s);
+	st.stats_size = sizeof(*stats);
 	st.record_size = TOPDOWN_RECORD_SIZE;
 	st.reader = !!td.reader;
 	st.start_ns = td.start_ns;
@@ -351,12 +363,15 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	st.error_event = td.err_event;
 	st.error_cpu = td.err_cpu;
 	st.__reserved = 0;
-	for (i = 0; i < n && !ret; i++) {
-		td_fill_cpu_stats(&s, i);
-		if (copy_to_user(&ustats[i], &s, sizeof(s)))
-			ret = -EFAULT;
-	}
+	for (i = 0; i < n; i++)
+		td_fill_cpu_stats(&stats[i], i);
 	mutex_unlock(&td.lock);
+
+	/* Copied out without td.lock: see td_ioctl_get_config(). */
+	if (n && copy_to_user(u64_to_user_ptr(st.stats_ptr), stats,
+			      n * sizeof(*stats)))
+		ret = -EFAULT;
+	kvfree(stats);
 	if (!ret && copy_to_user(uarg, &st, min_t(u32, usize, sizeof(st))))
 		ret = -EFAULT;
 	return ret;

@@ -4,6 +4,17 @@
 # (scripts/check.sh) counts the ok / not ok lines.
 cd /selftests || exit 1
 rc=0
+# check DESCRIPTION COMMAND...: one TAP line for a command's success.
+check() {
+	d=$1
+	shift
+	if "$@"; then
+		echo "ok 1 - $d"
+	else
+		echo "not ok 1 - $d"
+		rc=1
+	fi
+}
 echo "# suite: tdctl end to end"
 ./tdctl_test.sh || rc=1
 echo "# suite: kselftest topdown_test"
@@ -14,6 +25,11 @@ else
 	cat /tmp/load.out
 	echo "not ok 1 - tdctl load for the kselftests"
 	rc=1
+fi
+echo "# suite: hostile input (hostile_test)"
+if check "modprobe topdown for the hostile tests" modprobe topdown; then
+	./hostile_test || rc=1
+	check "module unloads after the hostile tests" rmmod topdown
 fi
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1

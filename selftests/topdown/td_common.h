@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the hostile, fuzz, stress and hotplug selftests. They
+ * speak the UAPI directly (no tdctl). Figures meant for the closing report
+ * are printed as "# COUNT <name> <value>" lines; scripts/check.sh adds
+ * them up.
+ */
+#ifndef TD_COMMON_H
+#define TD_COMMON_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/topdown.h>
+
+#define TD_PAGE		((size_t)sysconf(_SC_PAGESIZE))
+#define TD_RING_OFF(cpu, page) \
+	(TOPDOWN_MMAP_OFFSET(cpu) + (uint64_t)(page) * TD_PAGE)
+
+static inline void td_count(const char *name, unsigned long long v)
+{
+	printf("# COUNT %s %llu\n", name, v);
+	fflush(stdout);
+}
+
+static inline uint64_t td_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/* xorshift64*: small, seeded, reproducible. */
+static inline uint64_t td_rand(uint64_t *s)
+{
+	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static inline uint64_t td_rand_below(uint64_t *s, uint64_t n)
+{
+	return n ? td_rand(s) % n : 0;
+}
+
+static inline void td_cfg_init(struct topdown_config *cfg, uint32_t type,
+			       uint64_t config, uint32_t ring_size)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->nr_events = 1;
+	cfg->ring_size = ring_size;
+	strcpy(cfg->label, "set=selftest");
+	cfg->events[0].type = type;
+	cfg->events[0].config = config;
+	strcpy(cfg->events[0].name, "ev0");
+}
+
+static inline void td_cfg_sw(struct topdown_config *cfg, uint32_t ring_size)
+{
+	td_cfg_init(cfg, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, ring_size);
+}
+
+static inline int td_status(int fd, struct topdown_status *st,
+			    struct topdown_cpu_stats *stats, unsigned int n)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->stats_ptr = (uintptr_t)stats;
+	st->nr_stats = stats ? n : 0;
+	st->stats_size = sizeof(*stats);
+	return ioctl(fd, TOPDOWN_IOC_STATUS, st);
+}
+
+static inline int td_nr_cpus(int fd)
+{
+	struct topdown_status st;
+
+	if (td_status(fd, &st, NULL, 0))
+		return -1;
+	return st.nr_cpus;
+}
+
+struct td_ring {
+	struct topdown_ring_consumer *cons;
+	const struct topdown_ring_producer *prod;
+	const uint8_t *data;
+	size_t data_size;
+	size_t map_len;
+};
+
+/* Map CPU cpu's ring: consumer page writable, the rest read-only. */
+static inline int td_ring_map(int fd, int cpu, size_t data_size,
+			      struct td_ring *r)
+{
+	void *p;
+
+	r->data_size = data_size;
+	r->cons = mmap(NULL, TD_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       TD_RING_OFF(cpu, 0));
+	if (r->cons == MAP_FAILED)
+		return -1;
+	r->map_len = TD_PAGE + data_size;
+	p = mmap(NULL, r->map_len, PROT_READ, MAP_SHARED, fd, TD_RING_OFF(cpu, 1));
+	if (p == MAP_FAILED) {
+		munmap(r->cons, TD_PAGE);
+		return -1;
+	}
+	r->prod = p;
+	r->data = (const uint8_t *)p + TD_PAGE;
+	return 0;
+}
+
+static inline void td_ring_unmap(struct td_ring *r)
+{
+	munmap(r->cons, TD_PAGE);
+	munmap((void *)r->prod, r->map_len);
+}
+
+/*
+ * Copy out up to max unread records and consume them (drop mode). Returns
+ * the number copied.
+ */
+static inline int td_ring_drain(struct td_ring *r, struct topdown_record *out,
+				int max)
+{
+	uint64_t cons = r->cons->consumer_pos;
+	uint64_t prod = __atomic_load_n(&r->prod->producer_pos, __ATOMIC_ACQUIRE);
+	int n = 0;
+
+	while (cons < prod && n < max) {
+		memcpy(&out[n++], r->data + (cons & (r->data_size - 1)),
+		       sizeof(*out));
+		cons += TOPDOWN_RECORD_SIZE;
+	}
+	__atomic_store_n(&r->cons->consumer_pos, cons, __ATOMIC_RELEASE);
+	return n;
+}
+
+static inline void td_busy_ms(int ms)
+{
+	uint64_t end = td_now_ns() + ms * 1000000ull;
+
+	while (td_now_ns() < end)
+		;
+}
+
+/* Write a string to a sysfs/proc file; 0 or -errno. */
+static inline int td_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Environment knob with a default (bounds of the loops). */
+static inline long td_env_long(const char *name, long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtol(v, NULL, 0) : def;
+}
+
+#endif /* TD_COMMON_H */
