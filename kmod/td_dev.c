@@ -430,7 +430,11 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 	struct td_cpu *c;
 	int ret;
 
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * MAP_SHARED only. VM_MAYSHARE, not VM_SHARED: the VFS clears
+	 * VM_SHARED for a MAP_SHARED mapping of a file opened read-only.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;

@@ -978,6 +978,106 @@ TEST_F(h, get_config_copy_fault_does_not_block_mmap)
 
 /* ---- mmap: every protection, flag, offset and length ------------------ */
 
+static int model_mmap(int prot, int flags, bool fd_writable, uint64_t cpu,
+		      uint64_t page, uint64_t len, int ncpu, uint64_t ring_pages,
+		      bool other_reader)
+{
+	if (!len)
+		return EINVAL;
+	if ((flags & MAP_TYPE) != MAP_PRIVATE && (prot & PROT_WRITE) && !fd_writable)
+		return EACCES;
+	if ((flags & MAP_TYPE) == MAP_PRIVATE)
+		return EINVAL;
+	if (prot & PROT_EXEC)
+		return EPERM;
+	if (cpu >= (uint64_t)ncpu)
+		return EINVAL;
+	if (page >= ring_pages || len > ring_pages - page)
+		return EINVAL;
+	if (prot & PROT_WRITE) {
+		if (page != 0 || len != 1)
+			return EPERM;
+		if (other_reader)
+			return EBUSY;
+	}
+	return 0;
+}
+
+TEST_F(h, mmap_every_prot_flag_offset_length)
+{
+	const int flag_set[] = { MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE };
+	const size_t ring = 4 * PAGE;
+	const uint64_t ring_pages = 2 + ring / PAGE;
+	uint64_t cpus[] = { 0, self->ncpu - 1, self->ncpu, 4096, 0xffffffull };
+	uint64_t pages[] = { 0, 1, 2, ring_pages - 1, ring_pages, ring_pages + 7 };
+	uint64_t lens[] = { 1, 2, 3, ring_pages, ring_pages + 1 };
+	int fds[3];	/* the reader, a read-only file, another writable file */
+	struct topdown_config c;
+	unsigned long cases = 0, mapped = 0;
+	void *reader_map;
+
+	td_cfg_sw(&c, ring);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
+	fds[0] = self->fd;
+	fds[1] = open(TOPDOWN_DEVICE, O_RDONLY);
+	fds[2] = open(TOPDOWN_DEVICE, O_RDWR);
+	ASSERT_LE(0, fds[1]);
+	ASSERT_LE(0, fds[2]);
+	reader_map = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0],
+			  TD_RING_OFF(0, 0));
+	ASSERT_NE(MAP_FAILED, reader_map);
+
+	for (int f = 0; f < 3; f++)
+	for (int prot = 0; prot < 8; prot++)
+	for (unsigned int fl = 0; fl < 3; fl++)
+	for (unsigned int ci = 0; ci < sizeof(cpus) / sizeof(cpus[0]); ci++)
+	for (unsigned int pi = 0; pi < sizeof(pages) / sizeof(pages[0]); pi++)
+	for (unsigned int li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+		uint64_t cpu = cpus[ci], page = pages[pi], len = lens[li];
+		int want, err;
+		uint8_t *p;
+
+		want = model_mmap(prot, flag_set[fl], f != 1, cpu, page, len,
+				  self->ncpu, ring_pages, f == 2);
+		p = mmap(NULL, len * PAGE, prot, flag_set[fl], fds[f],
+			 TD_RING_OFF(cpu, page));
+		err = p == MAP_FAILED ? errno : 0;
+		cases++;
+		if (cpu > (uint64_t)self->ncpu && want) {
+			/* Offsets that large may be refused by the VFS first. */
+			EXPECT_NE(0, err);
+		} else {
+			EXPECT_EQ(want, err) TH_LOG("fd %d prot %d flags %#x cpu %llu page %llu len %llu: %s",
+				f, prot, flag_set[fl], (unsigned long long)cpu,
+				(unsigned long long)page, (unsigned long long)len,
+				strerror(err));
+		}
+		if (err)
+			continue;
+		mapped++;
+		if ((prot & PROT_READ) && page <= 1 && page + len > 1) {
+			const struct topdown_ring_producer *pr =
+				(const void *)(p + (1 - page) * PAGE);
+
+			EXPECT_EQ(cpu, pr->cpu);
+			EXPECT_EQ(ring, pr->data_size);
+			EXPECT_EQ(TOPDOWN_RECORD_SIZE, pr->record_size);
+		}
+		/* A read-only map can never become writable. */
+		if (!(prot & PROT_WRITE))
+			EXPECT_NE(0, mprotect(p, len * PAGE, PROT_READ | PROT_WRITE));
+		EXPECT_NE(0, mprotect(p, len * PAGE, PROT_READ | PROT_EXEC));
+		EXPECT_EQ(0, munmap(p, len * PAGE));
+	}
+	munmap(reader_map, PAGE);
+	close(fds[1]);
+	close(fds[2]);
+	/* Every map was counted back out: reconfiguring works. */
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
+	TH_LOG("%lu mmap cases, %lu mapped", cases, mapped);
+	td_count("mmap_cases", cases);
+}
+
 static sigjmp_buf fault_jmp;
 
 static void on_fault(int sig)
