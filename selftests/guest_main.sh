@@ -29,7 +29,9 @@ fi
 echo "# suite: hostile input (hostile_test)"
 if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./hostile_test || rc=1
-	check "module unloads after the hostile tests" rmmod topdown
+	echo "# suite: random-operation fuzzer (fuzz_test)"
+	./fuzz_test || rc=1
+	check "module unloads after the fuzzer" rmmod topdown
 fi
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1
