@@ -22,6 +22,12 @@
 #include "td_compat.h"
 #include "td_internal.h"
 
+/*
+ * Nests inside td.lock. Held while CONFIGURE frees and reallocates the
+ * rings, and by poll(), which must not wait for td.lock (see td_poll()).
+ */
+static DEFINE_MUTEX(td_rings_lock);
+
 static int td_open(struct inode *inode, struct file *file)
 {
 	if (!perfmon_capable())
@@ -165,8 +171,9 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	cfg->ring_size = ring;
 	cfg->watermark = wm;
 
+	mutex_lock(&td_rings_lock);
 	td_rings_free();
-	td.state = TOPDOWN_STATE_IDLE;
+	WRITE_ONCE(td.state, TOPDOWN_STATE_IDLE);
 	td.cfg = *cfg;
 	td.nr_events = cfg->nr_events;
 	td.ring_size = ring;
@@ -175,7 +182,8 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	memcpy(td.ev_all_cpus, all, sizeof(all));
 	ret = td_rings_alloc(ring);
 	if (!ret)
-		td.state = TOPDOWN_STATE_CONFIGURED;
+		WRITE_ONCE(td.state, TOPDOWN_STATE_CONFIGURED);
+	mutex_unlock(&td_rings_lock);
 unlock:
 	mutex_unlock(&td.lock);
 out:
@@ -474,15 +482,22 @@ unlock:
 	return ret;
 }
 
+/*
+ * Not under td.lock: START and STOP hold it while every CPU's hotplug
+ * callback runs and the probe is synchronised away, which can take long
+ * on a loaded machine, and a reader blocked here meanwhile could not
+ * drain rings that are already filling. td_rings_lock only keeps the
+ * rings from being freed or reallocated under us.
+ */
 static __poll_t td_poll(struct file *file, poll_table *wait)
 {
 	__poll_t mask = 0;
 
 	poll_wait(file, &td.wq, wait);
-	mutex_lock(&td.lock);
-	if (td.state != TOPDOWN_STATE_IDLE && td_rings_readable())
+	mutex_lock(&td_rings_lock);
+	if (READ_ONCE(td.state) != TOPDOWN_STATE_IDLE && td_rings_readable())
 		mask = EPOLLIN | EPOLLRDNORM;
-	mutex_unlock(&td.lock);
+	mutex_unlock(&td_rings_lock);
 	return mask;
 }
 

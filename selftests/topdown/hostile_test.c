@@ -976,6 +976,80 @@ TEST_F(h, get_config_copy_fault_does_not_block_mmap)
 	uffd_case(_metadata, self->fd, 1, self->ncpu);
 }
 
+/* ---- poll() while START/STOP run -------------------------------------- */
+
+struct cycler {
+	int fd;
+	volatile int stop;
+	uint64_t busy_ns;
+	unsigned long cycles;
+};
+
+static void *start_stop_loop(void *arg)
+{
+	struct cycler *cy = arg;
+
+	while (!cy->stop) {
+		uint64_t t = td_now_ns();
+
+		ioctl(cy->fd, TOPDOWN_IOC_START);
+		ioctl(cy->fd, TOPDOWN_IOC_STOP);
+		cy->busy_ns += td_now_ns() - t;
+		cy->cycles++;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A reader's poll() must answer at once while another thread starts and
+ * stops the collection (which takes a while: every CPU's hotplug callback,
+ * then waiting for the probe to be gone everywhere). If poll() waited for
+ * those, a reader could not drain rings that are already filling.
+ */
+TEST_F(h, poll_not_blocked_by_start_stop)
+{
+	struct cycler cy = { .fd = self->fd };
+	struct topdown_config c;
+	struct pollfd pfd;
+	uint64_t lat[2000], mean_cycle;
+	pthread_t t;
+	int n = 0;
+
+	td_cfg_sw(&c, 1 << 16);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
+	pfd.fd = open(TOPDOWN_DEVICE, O_RDWR);
+	ASSERT_LE(0, pfd.fd);
+	pfd.events = POLLIN;
+	pthread_create(&t, NULL, start_stop_loop, &cy);
+	usleep(20000);
+	for (uint64_t end = td_now_ns() + 2000000000ull; td_now_ns() < end && n < 2000; ) {
+		uint64_t t0 = td_now_ns();
+
+		poll(&pfd, 1, 0);
+		lat[n++] = td_now_ns() - t0;
+		usleep(500);
+	}
+	cy.stop = 1;
+	pthread_join(t, NULL);
+	close(pfd.fd);
+	ASSERT_LT(0, cy.cycles);
+	qsort(lat, n, sizeof(lat[0]), cmp_u64);
+	mean_cycle = cy.busy_ns / cy.cycles;
+	TH_LOG("%lu start/stop cycles, %llu us each; %d polls: median %llu us, 90%% %llu us",
+	       cy.cycles, (unsigned long long)mean_cycle / 1000, n,
+	       (unsigned long long)lat[n / 2] / 1000,
+	       (unsigned long long)lat[n * 9 / 10] / 1000);
+	EXPECT_GT(mean_cycle / 10, lat[n / 2]);
+	td_count("ioctl_cases", 2 * cy.cycles + n);
+}
+
 /* ---- mmap: every protection, flag, offset and length ------------------ */
 
 static int model_mmap(int prot, int flags, bool fd_writable, uint64_t cpu,
