@@ -100,7 +100,7 @@ KREL_X86_64_RT=$KVER-rt-amd64
 
 # --------------------------------------------------------------- host packages
 HOST_PKGS=(
-    build-essential bc cpio kmod libkmod-dev pkg-config python3 xz-utils gzip
+    build-essential cpio kmod libkmod-dev pkg-config python3 xz-utils gzip
     linux-headers-cloud-amd64 "linux-headers-$KREL_X86_64" "linux-headers-$KVER-common" linux-kbuild-6.1
     qemu-system-x86 qemu-system-arm
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross
