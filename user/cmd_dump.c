@@ -365,8 +365,8 @@ int do_dump(int argc, char **argv)
 			break;
 		td_reader_wait(&d.rd, 200);
 	} while (!stop_flag);
-	if (d.follow && !stop_flag) {
-		/* Whatever arrived during the last wait. */
+	if (d.follow) {
+		/* Whatever arrived during the last wait, or before Ctrl-C. */
 		td_reader_drain(&d.rd, on_record, on_lost, &d);
 		flush_batch(&d);
 	}
