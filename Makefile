@@ -17,6 +17,11 @@ check:
 demo: build
 	scripts/demo.sh
 
+# The performance benchmark, its own tier (not part of check): the table of
+# Documentation/performance.rst, JSON in build/bench/bench.json.
+bench:
+	scripts/bench.sh
+
 checkpatch: deps
 	scripts/checkpatch.sh
 
@@ -26,4 +31,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check demo checkpatch clean distclean
+.PHONY: all deps build check demo bench checkpatch clean distclean

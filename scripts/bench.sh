@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# scripts/bench.sh: the performance benchmark (what `make bench` runs).
+# Its own tier: not part of `make check`. See Documentation/performance.rst.
+#
+#   1. installs and builds what is missing (scripts/deps.sh, scripts/build.sh,
+#      valgrind), the guest helper selftests/bench/tdbench.c and the floor
+#      module selftests/bench/floor/ for both architectures
+#   2. boots the arm64 guest with -icount (guest time = instruction count)
+#      and the x86-64 guest (TCG, wall clock) once each and runs every mode
+#      of the context-switch benchmark in that one boot
+#      (selftests/bench/guest_bench.sh)
+#   3. measures the reader on the host: tdctl dump (and stat, once tdctl
+#      has it) on synthetic records, records/s on one core and
+#      instructions per record from callgrind
+#   4. prints the table and writes build/bench/bench.json; fails if a mode
+#      is missing or a guest failed
+#
+# Environment:
+#   TD_BENCH_ARCHES     guests to run (default "arm64 x86_64")
+#   TD_BENCH_ROUNDS_ARM64, TD_BENCH_ROUNDS_X86_64   round trips per repeat
+#                       (default 10000 and 1000)
+#   TD_BENCH_REPEATS_ARM64, TD_BENCH_REPEATS_X86_64 (default 5 and 15)
+#   TD_BENCH_READER     0 to skip the reader measurements
+#   TD_BENCH_RECORDS    records per reader run (default 1000000)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+OUT=$ROOT/build/bench
+mkdir -p "$OUT"
+ARCHES=${TD_BENCH_ARCHES:-arm64 x86_64}
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
+
+# ------------------------------------------------------------------ build
+log "dependencies (scripts/deps.sh; log build/bench/deps.log)"
+scripts/deps.sh >"$OUT/deps.log" 2>&1 || { tail -n 30 "$OUT/deps.log"; die "scripts/deps.sh failed"; }
+if ! command -v valgrind >/dev/null; then
+    log "installing valgrind"
+    apt-get -q -y install --no-install-recommends valgrind >"$OUT/valgrind-install.log" 2>&1 ||
+        { apt-get -q -y update >/dev/null 2>&1 && apt-get -q -y install --no-install-recommends valgrind >>"$OUT/valgrind-install.log" 2>&1; } ||
+        die "cannot install valgrind"
+fi
+# shellcheck source=/dev/null
+. build/deps/env.sh
+log "build (scripts/build.sh; log build/bench/build.log)"
+scripts/build.sh >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; die "scripts/build.sh failed"; }
+for arch in x86_64 arm64; do
+    make -s -C selftests/bench ARCH=$arch >>"$OUT/build.log" 2>&1 || die "tdbench $arch does not build (build/bench/build.log)"
+    TD_KMOD_SRC=$ROOT/selftests/bench/floor TD_OUT=$ROOT/build/$arch/floor \
+        scripts/kbuild.sh $arch >>"$OUT/build.log" 2>&1 || die "tdfloor.ko $arch does not build (build/bench/build.log)"
+    cp build/$arch/floor/tdfloor.ko build/$arch/bench/
+done
+
+# ------------------------------------------------------------------ guests
+# The guests run for minutes; run a snapshot of the runner so that an edit
+# of selftests/vm/run meanwhile cannot break a run in progress (bash reads
+# a script as it goes). The snapshot's build/ is the real one.
+SNAP=$(mktemp -d /tmp/td-bench-runner.XXXXXX)
+trap 'rm -rf "$SNAP"' EXIT
+mkdir -p "$SNAP/selftests/vm"
+cp selftests/vm/run "$SNAP/selftests/vm/run"
+ln -s "$ROOT/build" "$SNAP/build"
+GUEST_ARGS=()
+ICOUNT_ARGS=()
+for arch in $ARCHES; do
+    case $arch in
+    arm64)
+        rounds=${TD_BENCH_ROUNDS_ARM64:-10000} repeats=${TD_BENCH_REPEATS_ARM64:-5}
+        opts=(--icount)
+        ICOUNT_ARGS+=(--icount arm64)
+        ;;
+    x86_64)
+        # x86-64 does not boot under -icount with this QEMU: wall clock.
+        rounds=${TD_BENCH_ROUNDS_X86_64:-1000} repeats=${TD_BENCH_REPEATS_X86_64:-15}
+        opts=()
+        ;;
+    *) die "unknown arch $arch" ;;
+    esac
+    log "$arch guest: every mode in one boot ($rounds round trips x $repeats; console build/bench/console-$arch.log)"
+    rc=0
+    # isolcpus/nowatchdog: no load balancing, unbound kworkers or watchdog
+    # thread on the CPU the two tasks share (CPU 1).
+    "$SNAP/selftests/vm/run" --arch "$arch" "${opts[@]}" --mem 2048 --timeout 3000 \
+        --append "isolcpus=1 nowatchdog" \
+        --log "$OUT/console-$arch.log" --add "build/$arch/bench" -- \
+        env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" /add/bench/guest_bench.sh \
+        >"$OUT/guest-$arch.log" 2>&1 || rc=$?
+    [ $rc = 0 ] || { log "$arch guest exited with $rc"; tail -n 20 "$OUT/guest-$arch.log" >&2; echo "@@BENCH-FAIL guest exit status $rc" >>"$OUT/guest-$arch.log"; }
+    GUEST_ARGS+=(--guest "$arch=$OUT/guest-$arch.log")
+done
+
+# ------------------------------------------------------------------ reader
+READER=$OUT/reader.jsonl
+: >"$READER"
+if [ "${TD_BENCH_READER:-1}" != 0 ]; then
+    log "reader: host benchmark of tdctl's record path"
+    make -s -C selftests/bench reader >>"$OUT/build.log" 2>&1 || die "rdbench does not build (build/bench/build.log)"
+    make -s -C selftests/host >>"$OUT/build.log" 2>&1 || die "selftests/host does not build (mkfixture)"
+    rm -rf "$OUT/fixtures"
+    build/host/mkfixture "$OUT/fixtures" qemu_arm64_max icelake_server sapphire_rapids >/dev/null
+    RD=build/host/bench/rdbench
+    N=${TD_BENCH_RECORDS:-1000000}
+    NCG=20000
+    have_cmd() { build/host/bench/user/tdctl help 2>&1 | grep -q "tdctl $1 "; }
+    # measure COMMAND FIXTURE [ARGS]: best of 3 runs, CPU time; callgrind:
+    # instructions per record from the difference of NCG and 2*NCG records.
+    measure() {
+        local cmd=$1 fx=$2 best ir1 ir2
+        shift 2
+        best=$("$RD" --fixture "$OUT/fixtures/$fx" -n "$N" --repeat 3 -- "$cmd" "$@" 2>&1 >/dev/null |
+            grep '^{' | python3 -c 'import sys,json; r=[json.loads(l) for l in sys.stdin]; print(json.dumps(max(r,key=lambda x:x["records_per_s"])))') ||
+            die "rdbench $cmd $fx failed"
+        for n in $NCG $((2 * NCG)); do
+            valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.$cmd.$fx.$n" \
+                --toggle-collect=tdctl_main "$RD" --fixture "$OUT/fixtures/$fx" -n $n -- "$cmd" "$@" \
+                >/dev/null 2>"$OUT/callgrind.$cmd.$fx.$n.log" || die "callgrind $cmd $fx failed"
+        done
+        ir1=$(sed -n 's/^summary: //p' "$OUT/callgrind.$cmd.$fx.$NCG")
+        ir2=$(sed -n 's/^summary: //p' "$OUT/callgrind.$cmd.$fx.$((2 * NCG))")
+        python3 -c 'import sys,json; r=json.loads(sys.argv[1]); r["insn_per_record"]=(int(sys.argv[3])-int(sys.argv[2]))/int(sys.argv[4]); print(json.dumps(r))' \
+            "$best" "$ir1" "$ir2" "$NCG" >>"$READER"
+    }
+    for fx in qemu_arm64_max icelake_server sapphire_rapids; do
+        measure dump "$fx"
+    done
+    if have_cmd stat; then
+        for fx in qemu_arm64_max icelake_server sapphire_rapids; do
+            measure stat "$fx"
+        done
+    else
+        echo '{"command":"stat","missing":"tdctl has no stat command yet"}' >>"$READER"
+    fi
+fi
+
+# ------------------------------------------------------------------ report
+python3 selftests/bench/report.py --out "$OUT/bench.json" "${GUEST_ARGS[@]}" \
+    "${ICOUNT_ARGS[@]}" --reader "$READER"

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdbench: the reader side of `make bench`, on the host.
+ *
+ * Runs the real tdctl command code (the user/ objects, linked in, main()
+ * renamed tdctl_main) against a fake /dev/topdown: open, ioctl, mmap,
+ * munmap, close and poll of the device are wrapped (ld --wrap) and served
+ * from per-CPU rings this program fills with synthetic records. So
+ * `rdbench ... -- dump` measures exactly what `tdctl dump` does with
+ * records it drains from the rings: copy, sort by time, decode, format,
+ * print.
+ *
+ *   rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N]
+ *           [--repeat K] -- TDCTL-ARGS...
+ *
+ * DIR is a fake /proc + /sys tree (selftests/host's mkfixture) from which
+ * the event set and its config label are chosen exactly as `tdctl load`
+ * does on that machine. Each repeat refills the rings and runs
+ * tdctl_main(TDCTL-ARGS) once; tdctl's output goes to stdout (send it to
+ * /dev/null). One JSON line per repeat goes to stderr: records, wall and
+ * CPU seconds, records per second.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/topdown.h>
+
+#include "evset.h"
+
+int tdctl_main(int argc, char **argv);
+
+int __real_open(const char *path, int flags, ...);
+int __real_close(int fd);
+int __real_ioctl(int fd, unsigned long req, ...);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
+int __real_munmap(void *addr, size_t len);
+int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
+
+int __wrap_open(const char *path, int flags, ...);
+int __wrap_close(int fd);
+int __wrap_ioctl(int fd, unsigned long req, ...);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
+int __wrap_munmap(void *addr, size_t len);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout);
+
+static struct {
+	int fd;			/* the open fake device, or -1 */
+	int nr_cpus;
+	size_t page;
+	uint32_t ring_size;
+	struct topdown_config cfg;
+	uint8_t **ring;		/* per CPU: consumer page, producer page, data */
+} fake = { .fd = -1 };
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rdbench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(1);
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	va_start(ap, flags);
+	mode = va_arg(ap, int);
+	va_end(ap);
+	if (strcmp(path, TOPDOWN_DEVICE))
+		return __real_open(path, flags, mode);
+	fake.fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC);
+	return fake.fd;
+}
+
+int __wrap_close(int fd)
+{
+	if (fd >= 0 && fd == fake.fd)
+		fake.fd = -1;
+	return __real_close(fd);
+}
+
+static int fake_status(struct topdown_status *st)
+{
+	struct topdown_cpu_stats *s = (void *)(uintptr_t)st->stats_ptr;
+	uint32_t n = st->nr_stats;
+
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->state = TOPDOWN_STATE_RUNNING;
+	st->abi_version = TOPDOWN_ABI_VERSION;
+	st->nr_cpus = (uint32_t)fake.nr_cpus;
+	st->record_size = TOPDOWN_RECORD_SIZE;
+	st->error_event = -1;
+	st->error_cpu = -1;
+	if (s) {
+		if (n > (uint32_t)fake.nr_cpus)
+			n = (uint32_t)fake.nr_cpus;
+		for (uint32_t i = 0; i < n; i++) {
+			memset(&s[i], 0, sizeof(s[i]));
+			s[i].cpu = i;
+			s[i].flags = TOPDOWN_CPU_ONLINE | TOPDOWN_CPU_COUNTING;
+		}
+		st->nr_stats = n;
+		st->stats_ptr = (uintptr_t)s;
+		st->stats_size = sizeof(*s);
+	}
+	return 0;
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd < 0 || fd != fake.fd)
+		return __real_ioctl(fd, req, arg);
+	switch (req) {
+	case TOPDOWN_IOC_GET_CONFIG:
+		memcpy(arg, &fake.cfg, sizeof(fake.cfg));
+		return 0;
+	case TOPDOWN_IOC_STATUS:
+		return fake_status(arg);
+	case TOPDOWN_IOC_STOP:
+		errno = EALREADY;
+		return -1;
+	}
+	errno = ENOTTY;
+	return -1;
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off)
+{
+	uint64_t cpu, rel;
+
+	if (fd < 0 || fd != fake.fd)
+		return __real_mmap(addr, len, prot, flags, fd, off);
+	cpu = (uint64_t)off >> TOPDOWN_MMAP_CPU_SHIFT;
+	rel = (uint64_t)off & ((1ull << TOPDOWN_MMAP_CPU_SHIFT) - 1);
+	if (cpu >= (uint64_t)fake.nr_cpus ||
+	    rel + len > 2 * fake.page + fake.ring_size) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return fake.ring[cpu] + rel;
+}
+
+int __wrap_munmap(void *addr, size_t len)
+{
+	for (int c = 0; c < fake.nr_cpus; c++) {
+		uint8_t *p = addr;
+
+		if (p >= fake.ring[c] &&
+		    p < fake.ring[c] + 2 * fake.page + fake.ring_size)
+			return 0;
+	}
+	return __real_munmap(addr, len);
+}
+
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	if (n == 1 && fds[0].fd >= 0 && fds[0].fd == fake.fd) {
+		fds[0].revents = 0;
+		return 0;
+	}
+	return __real_poll(fds, n, timeout);
+}
+
+/* Same as cmd_load.c's build_config (static there). */
+static void build_config(const struct td_plan *plan, struct topdown_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->nr_events = (uint32_t)plan->nr_events;
+	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
+	for (int i = 0; i < plan->nr_events; i++) {
+		const struct td_evsel *ev = &plan->ev[i];
+		struct topdown_event *e = &cfg->events[i];
+
+		e->type = ev->type;
+		e->flags = ev->flags;
+		e->config = ev->config;
+		e->config1 = ev->config1;
+		e->config2 = ev->config2;
+		snprintf(e->name, sizeof(e->name), "%s", ev->name);
+	}
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/*
+ * Fill every ring with per_cpu records: time slices of a few hundred
+ * microseconds from a small population of tasks, CPUs interleaved in time,
+ * counts that make plausible metrics (cycles first, the rest fractions).
+ */
+static void fill_rings(uint64_t per_cpu)
+{
+	static const char *const comms[] = {
+		"postgres", "nginx", "kworker/1:2", "swapper/0", "java",
+		"rcu_sched", "sshd", "python3",
+	};
+	uint64_t t0 = 1000000000000ull;
+
+	for (int c = 0; c < fake.nr_cpus; c++) {
+		uint8_t *ring = fake.ring[c];
+		struct topdown_ring_consumer *cons = (void *)ring;
+		struct topdown_ring_producer *prod = (void *)(ring + fake.page);
+		struct topdown_record *rec = (void *)(ring + 2 * fake.page);
+		uint64_t t = t0 + (uint64_t)c * 777;
+
+		memset(cons, 0, sizeof(*cons));
+		memset(prod, 0, sizeof(*prod));
+		prod->data_size = fake.ring_size;
+		prod->record_size = TOPDOWN_RECORD_SIZE;
+		prod->cpu = (uint32_t)c;
+		for (uint64_t i = 0; i < per_cpu; i++, rec++) {
+			uint64_t d = 20000 + rnd() % 400000;
+			unsigned int task = (unsigned int)(rnd() % 64);
+			uint64_t cyc = d * 3 + rnd() % 1000;
+
+			memset(rec, 0, sizeof(*rec));
+			t += d;
+			rec->seq = i;
+			rec->time_ns = t;
+			rec->duration_ns = d;
+			rec->cgroup_id = 1 + task % 4;
+			rec->cpu = (uint32_t)c;
+			rec->pid = 1000 + task;
+			rec->tgid = 1000 + task / 4 * 4;
+			rec->flags = (rnd() & 1) ? TOPDOWN_REC_PREEMPTED : 0;
+			snprintf(rec->comm, sizeof(rec->comm), "%s",
+				 comms[task % 8]);
+			rec->delta[0] = cyc;
+			for (uint32_t e = 1; e < fake.cfg.nr_events; e++)
+				rec->delta[e] = rnd() % (cyc + 1);
+		}
+		prod->producer_pos = per_cpu * TOPDOWN_RECORD_SIZE;
+	}
+}
+
+static double secs(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fixture", required_argument, NULL, 'f' },
+		{ "set", required_argument, NULL, 's' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *fixture = NULL, *set = NULL;
+	long records = 1000000, repeat = 1;
+	struct td_cpu_info *ci;
+	struct td_plan plan;
+	uint64_t per_cpu;
+	char err[512];
+	int opt, first;
+
+	fake.nr_cpus = 4;
+	while ((opt = getopt_long(argc, argv, "+n:", opts, NULL)) >= 0) {
+		switch (opt) {
+		case 'f': fixture = optarg; break;
+		case 's': set = optarg; break;
+		case 'n': records = atol(optarg); break;
+		case 'c': fake.nr_cpus = atoi(optarg); break;
+		case 'r': repeat = atol(optarg); break;
+		default:
+			die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] -- TDCTL-ARGS...");
+		}
+	}
+	if (!fixture || optind >= argc || records < 1 || fake.nr_cpus < 1 ||
+	    repeat < 1)
+		die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] -- TDCTL-ARGS...");
+
+	first = optind;
+	ci = td_detect(fixture, err, sizeof(err));
+	if (!ci)
+		die("detect %s: %s", fixture, err);
+	if (td_plan_for(ci, set, &plan, err, sizeof(err)))
+		die("plan: %s", err);
+	td_cpu_info_free(ci);
+	build_config(&plan, &fake.cfg);
+
+	per_cpu = ((uint64_t)records + fake.nr_cpus - 1) / fake.nr_cpus;
+	fake.ring_size = TOPDOWN_RING_MIN_SIZE;
+	while ((uint64_t)fake.ring_size < per_cpu * TOPDOWN_RECORD_SIZE)
+		fake.ring_size *= 2;
+	if (fake.ring_size > TOPDOWN_RING_MAX_SIZE)
+		die("%ld records do not fit %d rings of at most %u bytes: use more --cpus",
+		    records, fake.nr_cpus, TOPDOWN_RING_MAX_SIZE);
+	fake.cfg.ring_size = fake.ring_size;
+	fake.cfg.watermark = fake.ring_size / 4;
+	fake.page = (size_t)sysconf(_SC_PAGESIZE);
+	fake.ring = calloc((size_t)fake.nr_cpus, sizeof(*fake.ring));
+	if (!fake.ring)
+		die("out of memory");
+	for (int c = 0; c < fake.nr_cpus; c++) {
+		fake.ring[c] = aligned_alloc(fake.page,
+					     2 * fake.page + fake.ring_size);
+		if (!fake.ring[c])
+			die("out of memory");
+	}
+
+	for (long r = 0; r < repeat; r++) {
+		double w0, c0, w1, c1;
+		char **args;
+		int ret, n = argc - first + 1;
+
+		fill_rings(per_cpu);
+		/* getopt state and argv are tdctl's now. */
+		args = calloc((size_t)n + 1, sizeof(*args));
+		if (!args)
+			die("out of memory");
+		args[0] = (char *)"tdctl";
+		for (int i = 1; i < n; i++)
+			args[i] = argv[first + i - 1];
+		optind = 0;
+		fflush(stdout);
+		w0 = secs(CLOCK_MONOTONIC);
+		c0 = secs(CLOCK_PROCESS_CPUTIME_ID);
+		ret = tdctl_main(n, args);
+		fflush(stdout);
+		c1 = secs(CLOCK_PROCESS_CPUTIME_ID);
+		w1 = secs(CLOCK_MONOTONIC);
+		free(args);
+		if (ret)
+			die("tdctl %s exited with %d", argv[first], ret);
+		fprintf(stderr,
+			"{\"command\":\"%s\",\"set\":\"%s\",\"events\":%d,\"records\":%llu,\"wall_s\":%.6f,\"cpu_s\":%.6f,\"records_per_s\":%.0f}\n",
+			argv[first], plan.set, plan.nr_events,
+			(unsigned long long)(per_cpu * fake.nr_cpus), w1 - w0,
+			c1 - c0, (double)(per_cpu * fake.nr_cpus) / (c1 - c0));
+	}
+	return 0;
+}

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the output of `make bench` into the table and build/bench/bench.json.
+
+    report.py --out JSON [--guest ARCH=LOG ...] [--reader JSONL]
+
+A guest LOG holds the "@@BENCH..." lines of selftests/bench/guest_bench.sh
+(one boot: every mode). The reader JSONL holds one object per reader
+measurement (scripts/bench.sh). Exit status 1 if a mode is missing or
+failed, or the guest reported a failure.
+
+Per mode the figure is ns per context switch over one repeat, summarised
+over the repeats by the median in an -icount guest (guest time is the
+instruction count: repeats agree to ~0.05% but for an occasional disturbed
+one, either way) and by the minimum in a wall-clock guest (under TCG the
+host's load only ever adds time).
+"""
+import argparse
+import json
+import sys
+
+# (key, label, needs --td-stats) in table order; all are required.
+MODES = [
+    ("baseline", "module not loaded (baseline)"),
+    ("stopped", "loaded, stopped"),
+    ("default", "topdown, default set"),
+    ("default-noacct", "  same, probe_time=0 (no accounting)"),
+    ("one", "topdown, 1 event"),
+    ("seven", "topdown, 7 hardware events"),
+    ("max", "topdown, 8 events (maximum)"),
+    ("max-noacct", "  same, probe_time=0"),
+    ("perf-task-default", "perf per-task, default set events"),
+    ("perf-task-max", "perf per-task, the 8 events"),
+    ("perf-cpu-default", "perf CPU-wide group, default set"),
+    ("perf-cpu-max", "perf CPU-wide group, the 8 events"),
+    ("floor-empty", "floor: empty probe (tracepoint)"),
+    ("floor-clock", "floor: + clock read"),
+    ("floor-one", "floor: + 1 counter read"),
+    ("floor-default", "floor: + default set reads"),
+    ("floor-seven", "floor: + 7 hardware reads"),
+    ("floor-max", "floor: + 8 event reads"),
+    ("baseline-end", "module not loaded, at the end"),
+]
+OPTIONAL = {"seven", "floor-seven"}     # only where a PMU has 7 counters
+
+
+def parse_guest(path):
+    res = {"modes": {}, "fail": [], "meta": {}, "loop": None, "sets": {}}
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            for tag in ("@@BENCH-META ", "@@BENCH-LOOP ", "@@BENCH-SET ",
+                        "@@BENCH-FAIL ", "@@BENCH "):
+                i = line.find(tag)
+                if i < 0:
+                    continue
+                body = line[i + len(tag):]
+                if tag == "@@BENCH-FAIL ":
+                    res["fail"].append(body)
+                    break
+                try:
+                    obj = json.loads(body)
+                except ValueError:
+                    res["fail"].append("unparsable line: " + line[:120])
+                    break
+                if tag == "@@BENCH-META ":
+                    res["meta"] = obj
+                elif tag == "@@BENCH-LOOP ":
+                    res["loop"] = obj
+                elif tag == "@@BENCH-SET ":
+                    res["sets"] = obj
+                else:
+                    res["modes"][obj["mode"]] = obj
+                break
+    return res
+
+
+def per_switch(m):
+    return [ns / m["switches"] for ns in m["ns"]]
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def summarise(res):
+    out = {}
+    pick = median if res["meta"].get("icount") else min
+    for key, m in res["modes"].items():
+        v = per_switch(m)
+        s = {"ns_per_switch": pick(v), "ns_per_switch_min": min(v),
+             "ns_per_switch_max": max(v), "estimator": pick.__name__,
+             "repeats": len(v), "spread_pct": 100.0 * (max(v) - min(v)) / min(v)}
+        if "probe_calls" in m:
+            calls, pns = sum(m["probe_calls"]), sum(m["probe_ns"])
+            s["probe_calls"] = calls
+            s["probe_ns_mean"] = pns / calls if calls else 0.0
+            s["records"] = sum(m["records"])
+            s["lost"] = sum(m["lost"])
+            s["probe_calls_per_switch"] = calls / (m["switches"] * len(v))
+        if "counts" in m:
+            s["events"] = m["events"]
+        out[key] = s
+    return out
+
+
+def fmt(x, w=9, p=1):
+    return f"{x:{w}.{p}f}" if x is not None else " " * (w - 1) + "-"
+
+
+def guest_table(arch, res, js):
+    meta, s = res["meta"], summarise(res)
+    missing = [k for k, _ in MODES if k not in s and k not in OPTIONAL]
+    errors = list(res["fail"]) + [f"mode '{k}' missing" for k in missing]
+    for k, v in s.items():
+        if v.get("lost"):
+            errors.append(f"mode '{k}': {v['lost']} records dropped (ring too small)")
+    base = s.get("baseline", {}).get("ns_per_switch")
+    icount = meta.get("icount")
+    unit = ("ns (= instructions: -icount), median of repeats" if icount
+            else "ns (TCG, wall clock), minimum of repeats")
+    print(f"\n== {arch} guest, kernel {meta.get('kernel', '?')}, "
+          f"{meta.get('rounds', '?')} round trips x {meta.get('repeats', '?')}, "
+          f"tasks on CPU {meta.get('cpu', '?')}; per context switch, {unit}")
+    sets = res["sets"]
+    if sets:
+        print(f"   default set '{sets.get('default_set')}' = {sets.get('default')}; "
+              f"8 events = {sets.get('max')}  (TYPE:CONFIG)")
+    loop = res["loop"]
+    if loop:
+        print(f"   calibration: {loop['loop_insns']} user instructions took "
+              f"{loop['ns']} ns = {loop['ns_per_insn']:.4f} ns/instruction"
+              + (f" (INST_RETIRED counted {loop['user_insns_counted']})"
+                 if loop.get("user_insns_counted") else ""))
+    print(f"   {'MODE':<40} {'NS/SWITCH':>9} {'SPREAD':>7} {'ADDED':>8} {'ADDED%':>7} {'PROBE_NS':>9}")
+    rows = []
+    for key, label in MODES:
+        v = s.get(key)
+        if not v:
+            if key not in OPTIONAL:
+                print(f"   {label:<40} {'MISSING':>9}")
+            continue
+        added = v["ns_per_switch"] - base if base else None
+        pct = 100.0 * added / base if base else None
+        probe = v.get("probe_ns_mean")
+        print(f"   {label:<40} {fmt(v['ns_per_switch'])} {v['spread_pct']:6.2f}% "
+              f"{fmt(added, 8)} {fmt(pct, 6, 2)}% {fmt(probe) if probe else ' ' * 8 + '-'}")
+        rows.append(dict(mode=key, label=label.strip(), added_ns=added,
+                         added_pct=pct, **v))
+
+    def add(k):
+        v = s.get(k)
+        return v["ns_per_switch"] - base if v and base else None
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+
+    d = {}
+    d["tracepoint_dispatch"] = add("floor-empty")
+    fe, fc = add("floor-empty"), add("floor-clock")
+    d["clock_read"] = fc - fe if fc is not None and fe is not None else None
+    f1, f7, f8 = add("floor-one"), add("floor-seven"), add("floor-max")
+    if f1 is not None and f7 is not None:
+        d["counter_read_per_event"] = (f7 - f1) / 6
+    elif f1 is not None and f8 is not None:
+        d["counter_read_per_event"] = (f8 - f1) / 7
+    d.setdefault("counter_read_per_event", None)
+    d["first_counter_read"] = f1 - fc if f1 is not None and fc is not None else None
+    d["accounting"] = (add("default") - add("default-noacct")
+                       if add("default") is not None and add("default-noacct") is not None else None)
+    d["accounting_max"] = (add("max") - add("max-noacct")
+                           if add("max") is not None and add("max-noacct") is not None else None)
+    d["beyond_reads_default"] = (add("default-noacct") - add("floor-default")
+                                 if add("default-noacct") is not None and add("floor-default") is not None else None)
+    d["beyond_reads_max"] = (add("max-noacct") - add("floor-max")
+                             if add("max-noacct") is not None and add("floor-max") is not None else None)
+    d["ratio_default_vs_task"] = ratio(add("default"), add("perf-task-default"))
+    d["ratio_max_vs_task"] = ratio(add("max"), add("perf-task-max"))
+    d["ratio_default_vs_cpu"] = ratio(add("default"), add("perf-cpu-default"))
+    d["stopped_pct"] = (100.0 * add("stopped") / base
+                        if add("stopped") is not None and base else None)
+    d["baseline_drift_pct"] = (100.0 * add("baseline-end") / base
+                               if add("baseline-end") is not None and base else None)
+    d["floor_default"] = add("floor-default")
+    d["floor_max"] = add("floor-max")
+
+    def line(text, val, unit="ns", target=None):
+        if val is None:
+            print(f"   {text:<58} -")
+            return
+        t = ""
+        if target:
+            t = "  target " + target[0] + ("  MET" if target[1](val) else "  MISSED")
+        print(f"   {text:<58} {val:8.2f} {unit}{t}")
+
+    print("   -- derived (added cost per switch over the baseline)")
+    line("topdown default / perf per-task, same events", d["ratio_default_vs_task"], "x",
+         ("< 0.20", lambda v: v < 0.2) if icount else None)
+    line("topdown 8 events / perf per-task, same 8 events", d["ratio_max_vs_task"], "x")
+    line("loaded but stopped, of the baseline", d["stopped_pct"], "%",
+         ("within 1%", lambda v: abs(v) < 1.0) if icount else None)
+    line("baseline drift (end vs start)", d["baseline_drift_pct"], "%")
+    line("tracepoint dispatch (empty probe)", d["tracepoint_dispatch"])
+    line("clock read (ktime_get_mono_fast_ns)", d["clock_read"])
+    line("first counter read", d["first_counter_read"])
+    line("each further counter read", d["counter_read_per_event"])
+    line("floor, default set (dispatch + clock + reads)", d["floor_default"])
+    line("floor, 8 events", d["floor_max"])
+    line("probe beyond the floor, default set (no accounting)", d["beyond_reads_default"], "ns",
+         ("< 150", lambda v: v < 150) if icount else None)
+    line("probe beyond the floor, 8 events (no accounting)", d["beyond_reads_max"], "ns",
+         ("< 150", lambda v: v < 150) if icount else None)
+    line("probe time accounting (probe_time=1 vs 0), default", d["accounting"])
+    line("probe time accounting, 8 events", d["accounting_max"])
+    for e in errors:
+        print(f"   ERROR: {e}")
+    js[arch] = {"meta": meta, "calibration": loop, "sets": sets,
+                "modes": rows, "derived": d, "errors": errors}
+    return errors
+
+
+def reader_table(path, js):
+    rows, errors = [], []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                rows.append(json.loads(line))
+    print("\n== reader (host, one core): tdctl on synthetic records, output to /dev/null")
+    print(f"   {'COMMAND':<8} {'SET':<12} {'EV':>2} {'RECORDS':>9} {'REC/S (CPU)':>12} "
+          f"{'INSN/REC':>9} {'TARGET':>10}")
+    for r in rows:
+        if r.get("missing"):
+            print(f"   {r['command']:<8} {'-':<12} {'':>2} {'':>9} {'NOT AVAILABLE':>12}  ({r['missing']})")
+            continue
+        target = {"dump": 2e6, "stat": 10e6}.get(r["command"])
+        t = ""
+        if target:
+            t = f"{target / 1e6:.0f}M {'MET' if r['records_per_s'] >= target else 'MISSED'}"
+        ipr = r.get("insn_per_record")
+        print(f"   {r['command']:<8} {r['set']:<12} {r['events']:>2} {r['records']:>9} "
+              f"{r['records_per_s']:>12,.0f} {fmt(ipr, 9, 0) if ipr else '        -'} {t:>10}")
+    js["reader"] = rows
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--guest", action="append", default=[], metavar="ARCH=LOG")
+    ap.add_argument("--icount", action="append", default=[], metavar="ARCH")
+    ap.add_argument("--reader")
+    a = ap.parse_args()
+    js, errors = {}, []
+    for g in a.guest:
+        arch, path = g.split("=", 1)
+        res = parse_guest(path)
+        res["meta"]["icount"] = arch in a.icount
+        if not res["modes"]:
+            errors.append(f"{arch}: no results in {path}")
+            print(f"\n== {arch}: NO RESULTS (see {path})")
+            continue
+        errors += [f"{arch}: {e}" for e in guest_table(arch, res, js)]
+    if a.reader:
+        errors += reader_table(a.reader, js)
+    js["errors"] = errors
+    with open(a.out, "w") as f:
+        json.dump(js, f, indent=1)
+        f.write("\n")
+    print(f"\nJSON: {a.out}")
+    if errors:
+        print(f"bench: {len(errors)} error(s):")
+        for e in errors:
+            print(f"  {e}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
