@@ -18,7 +18,7 @@
 # Environment:
 #   TD_BENCH_ARCHES     guests to run (default "arm64 x86_64")
 #   TD_BENCH_ROUNDS_ARM64, TD_BENCH_ROUNDS_X86_64   round trips per repeat
-#                       (default 10000 and 1000)
+#                       (default 5000 and 1000)
 #   TD_BENCH_REPEATS_ARM64, TD_BENCH_REPEATS_X86_64 (default 5 and 15)
 #   TD_BENCH_READER     0 to skip the reader measurements
 #   TD_BENCH_RECORDS    records per reader run (default 1000000)
@@ -49,6 +49,11 @@ for arch in x86_64 arm64; do
     TD_KMOD_SRC=$ROOT/selftests/bench/floor TD_OUT=$ROOT/build/$arch/floor \
         scripts/kbuild.sh $arch >>"$OUT/build.log" 2>&1 || die "tdfloor.ko $arch does not build (build/bench/build.log)"
     cp build/$arch/floor/tdfloor.ko build/$arch/bench/
+    # The guests get copies: another build (make check) may replace the
+    # originals while a guest is being staged.
+    rm -rf "$OUT/stage/$arch"
+    mkdir -p "$OUT/stage/$arch/selftests"
+    cp build/$arch/topdown.ko build/$arch/tdctl "$OUT/stage/$arch/"
 done
 
 # ------------------------------------------------------------------ guests
@@ -62,32 +67,48 @@ cp selftests/vm/run "$SNAP/selftests/vm/run"
 ln -s "$ROOT/build" "$SNAP/build"
 GUEST_ARGS=()
 ICOUNT_ARGS=()
+# run_guest ARCH ROUNDS REPEATS [runner options]: every mode in one boot.
+run_guest() {
+    local arch=$1 rounds=$2 repeats=$3 rc=0
+    shift 3
+    # isolcpus/nowatchdog: no load balancing, unbound kworkers or watchdog
+    # thread on the CPU the two tasks share (CPU 1).
+    TD_MODULE=$OUT/stage/$arch/topdown.ko TD_TDCTL=$OUT/stage/$arch/tdctl \
+        TD_SELFTESTS_DIR=$OUT/stage/$arch/selftests \
+        "$SNAP/selftests/vm/run" --arch "$arch" "$@" --mem 2048 --timeout 5400 \
+        --append "isolcpus=1 nowatchdog" \
+        --log "$OUT/console-$arch.log" --add "build/$arch/bench" -- \
+        env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" /add/bench/guest_bench.sh \
+        >"$OUT/guest-$arch.log" 2>&1 || rc=$?
+    if [ $rc != 0 ]; then
+        log "$arch guest exited with $rc"
+        tail -n 20 "$OUT/guest-$arch.log" >&2
+        echo "@@BENCH-FAIL guest exit status $rc" >>"$OUT/guest-$arch.log"
+    fi
+    log "$arch guest done"
+}
+# The guests run side by side: the arm64 figures are instruction counts,
+# whatever the host's load; the x86-64 ones are wall clock either way.
+PIDS=()
 for arch in $ARCHES; do
     case $arch in
     arm64)
-        rounds=${TD_BENCH_ROUNDS_ARM64:-10000} repeats=${TD_BENCH_REPEATS_ARM64:-5}
-        opts=(--icount)
+        rounds=${TD_BENCH_ROUNDS_ARM64:-5000} repeats=${TD_BENCH_REPEATS_ARM64:-5}
+        run_guest arm64 "$rounds" "$repeats" --icount &
         ICOUNT_ARGS+=(--icount arm64)
         ;;
     x86_64)
         # x86-64 does not boot under -icount with this QEMU: wall clock.
         rounds=${TD_BENCH_ROUNDS_X86_64:-1000} repeats=${TD_BENCH_REPEATS_X86_64:-15}
-        opts=()
+        run_guest x86_64 "$rounds" "$repeats" &
         ;;
     *) die "unknown arch $arch" ;;
     esac
-    log "$arch guest: every mode in one boot ($rounds round trips x $repeats; console build/bench/console-$arch.log)"
-    rc=0
-    # isolcpus/nowatchdog: no load balancing, unbound kworkers or watchdog
-    # thread on the CPU the two tasks share (CPU 1).
-    "$SNAP/selftests/vm/run" --arch "$arch" "${opts[@]}" --mem 2048 --timeout 3000 \
-        --append "isolcpus=1 nowatchdog" \
-        --log "$OUT/console-$arch.log" --add "build/$arch/bench" -- \
-        env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" /add/bench/guest_bench.sh \
-        >"$OUT/guest-$arch.log" 2>&1 || rc=$?
-    [ $rc = 0 ] || { log "$arch guest exited with $rc"; tail -n 20 "$OUT/guest-$arch.log" >&2; echo "@@BENCH-FAIL guest exit status $rc" >>"$OUT/guest-$arch.log"; }
+    PIDS+=($!)
+    log "$arch guest: every mode in one boot ($rounds round trips x $repeats; output build/bench/guest-$arch.log)"
     GUEST_ARGS+=(--guest "$arch=$OUT/guest-$arch.log")
 done
+wait "${PIDS[@]}"
 
 # ------------------------------------------------------------------ reader
 READER=$OUT/reader.jsonl

@@ -20,9 +20,14 @@ rc=0
 echo 3600 >/proc/sys/vm/stat_interval 2>/dev/null
 
 fail() { echo "@@BENCH-FAIL $*"; rc=1; }
+# Closing a per-task perf event (the peers, the calibration loop) leaves
+# perf's context-switch hooks enabled for one more second (the static key
+# is dropped from delayed work): let that pass before every measurement.
+# Under -icount an idle guest skips ahead, so the wait costs nothing.
 run() {
 	name=$1
 	shift
+	sleep 2
 	out=$("$B" pipe -c "$CPU" -n "$N" -r "$R" -m "$name" "$@") || { fail "mode $name"; return; }
 	echo "@@BENCH $out"
 }
