@@ -80,10 +80,50 @@ extern struct td_collection td;
 /* td_ring.c */
 int td_rings_alloc(u32 ring_size);
 void td_rings_free(void);
-void td_ring_write(struct td_cpu *c, struct topdown_record *rec);
-struct topdown_record *td_ring_reserve(struct td_cpu *c);
 bool td_rings_readable(void);
 void td_rings_sync_wakeups(void);
+
+/*
+ * Probe context (IRQs off, this CPU). Returns the slot for the next record,
+ * or NULL when the ring is full in drop mode; the dropped record still
+ * consumes a sequence number so readers see the gap. Inline: it runs at
+ * every context switch.
+ */
+static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
+{
+	u64 pos = c->pos;
+
+	if (!td.overwrite) {
+		/* Pairs with the reader's store-release of consumer_pos. */
+		u64 cons = smp_load_acquire(&c->cons->consumer_pos);
+
+		if (unlikely(pos - cons > td.ring_size - TOPDOWN_RECORD_SIZE)) {
+			c->lost++;
+			c->seq++;
+			WRITE_ONCE(c->prod->lost, c->lost);
+			return NULL;
+		}
+	}
+	return (struct topdown_record *)(c->data + (pos & (td.ring_size - 1)));
+}
+
+/* Probe context: publish the record filled in the reserved slot. */
+static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
+{
+	u64 old = c->pos, pos = old + TOPDOWN_RECORD_SIZE;
+	u64 cons;
+
+	rec->seq = c->seq++;
+	c->pos = pos;
+	c->records++;
+	/* Pairs with the reader's load-acquire of producer_pos. */
+	smp_store_release(&c->prod->producer_pos, pos);
+
+	/* Wake a poller only when unread data crosses the watermark. */
+	cons = READ_ONCE(c->cons->consumer_pos);
+	if (unlikely(old - cons < td.watermark && pos - cons >= td.watermark))
+		irq_work_queue(&c->wake_work);
+}
 
 /* td_counters.c */
 int td_counters_start(void);

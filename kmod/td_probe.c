@@ -7,8 +7,10 @@
  * deferred through irq_work (td_ring_write). It touches only the state of
  * the CPU it runs on.
  */
+#include <linux/cgroup.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
+#include <linux/prefetch.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -28,89 +30,147 @@ module_param(probe_time, bool, 0644);
 MODULE_PARM_DESC(probe_time, "account the time spent in the probe (default: on)");
 
 /*
- * Read the counters of this CPU into delta[]. A counter that is not active
- * here (perf could not schedule it, or it failed) reports 0 and sets its
- * error bit; its baseline is re-read when it comes back, so the next delta
- * never spans the gap.
+ * The slow half of td_read(): some counter is not active here (perf could
+ * not schedule it, or it failed) or has just come back. A counter that is
+ * not active reports 0 and sets its error bit; its baseline is re-read
+ * when it comes back, and that first slice also reports 0 with its error
+ * bit, so no delta ever spans the gap.
+ */
+static noinline u32 td_read_resync(struct td_cpu *c, u64 *delta, u32 pending,
+				   u32 failed)
+{
+	u32 rebased = pending & ~failed;
+	u32 i;
+
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		if (rebased & BIT(i))
+			delta[i] = 0;
+	c->resync = failed;
+	return failed | rebased;
+}
+
+/*
+ * Read the counters of this CPU into delta[]; returns the error bits.
  *
  * This is what perf_event_read_local() does for a pinned, per-CPU,
  * non-inherited event read on its own CPU with interrupts off; that
- * function is not exported to modules.
+ * function is not exported to modules. Inlined into the probe: the fast
+ * path is one pass over the events with no stores besides delta[] and
+ * the new baselines.
  */
-void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors)
+static __always_inline u32 td_read(struct td_cpu *c, u64 *delta, int cpu)
 {
-	int cpu = smp_processor_id();
+	u32 n = td.nr_events, pending = c->resync, failed = 0;
 	u32 i;
 
-	*errors = 0;
-	for (i = 0; i < td.nr_events; i++) {
+	for (i = 0; i < n; i++) {
 		struct perf_event *ev = c->ev[i];
 		u64 val;
 
-		delta[i] = 0;
-		if (!ev)	/* event not configured on this CPU */
+		if (!ev) {	/* event not configured on this CPU */
+			delta[i] = 0;
 			continue;
-		if (READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE ||
-		    READ_ONCE(ev->oncpu) != cpu) {
-			*errors |= BIT(i);
-			c->resync |= BIT(i);
+		}
+		if (unlikely(READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE ||
+			     READ_ONCE(ev->oncpu) != cpu)) {
+			failed |= BIT(i);
+			delta[i] = 0;
 			continue;
 		}
 		ev->pmu->read(ev);
 		val = local64_read(&ev->count);
-		if (c->resync & BIT(i)) {
-			c->resync &= ~BIT(i);
-			*errors |= BIT(i);
-		} else {
-			delta[i] = val - c->last[i];
-		}
+		delta[i] = val - c->last[i];
 		c->last[i] = val;
 	}
+	if (unlikely(pending | failed))
+		return td_read_resync(c, delta, pending, failed);
+	return 0;
 }
 
+/* For td_cpu_arm(): take the baselines (IRQs off, on this CPU). */
+void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors)
+{
+	*errors = td_read(c, delta, smp_processor_id());
+}
+
+/*
+ * The ring is full (drop mode): the record is lost, but the counters are
+ * still read so that the next record's deltas cover only its own slice.
+ */
+static noinline void td_probe_drop(struct td_cpu *c, int cpu)
+{
+	u64 scratch[TOPDOWN_MAX_EVENTS];
+
+	if (td_read(c, scratch, cpu))
+		c->read_errors++;
+}
+
+/*
+ * cgroup v2 id of the task leaving the CPU. The probe runs with interrupts
+ * off, which is an RCU read-side critical section (a css_set and its
+ * cgroup are freed only after a grace period), so rcu_read_lock() is not
+ * needed: on a PREEMPT_RCU kernel it is two calls per context switch.
+ */
+static __always_inline u64 td_prev_cgroup_id(struct task_struct *prev)
+{
+#ifdef CONFIG_CGROUPS
+	return cgroup_id(task_css_set_check(prev, true)->dfl_cgrp);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * The hot path, once per context switch on every CPU: one clock read, the
+ * counter reads, a 128-byte record and its publication. Nothing on the
+ * stack (no canary, no zeroing), the ring slot and the counter reads
+ * inlined, the rare cases (ring full, counter errors) out of line.
+ */
 static void td_probe_sched_switch(TD_SWITCH_ARGS)
 {
 	struct td_cpu *c = this_cpu_ptr(&td_cpus);
-	u64 scratch[TOPDOWN_MAX_EVENTS];
 	struct topdown_record *rec;
-	u64 now, end;
-	u32 errors;
+	u32 flags;
+	u64 now;
+	int cpu;
 
 	if (!READ_ONCE(c->active))
 		return;
 
 	now = ktime_get_mono_fast_ns();
+	cpu = smp_processor_id();
 	rec = td_ring_reserve(c);
-	td_probe_read(c, rec ? rec->delta : scratch, &errors);
-	if (errors)
-		c->read_errors++;
-	if (rec) {
-		u32 flags = errors;
-
-		if (preempt || td_prev_running(prev))
-			flags |= TOPDOWN_REC_PREEMPTED;
-		if (c->first)
-			flags |= TOPDOWN_REC_FIRST;
-		if (is_idle_task(prev))
-			flags |= TOPDOWN_REC_IDLE;
-		rec->time_ns = now;
-		rec->duration_ns = now - c->last_ns;
-		rec->cgroup_id = td_task_cgroup_id(prev);
-		rec->cpu = smp_processor_id();
-		rec->pid = prev->pid;
-		rec->tgid = prev->tgid;
-		rec->flags = flags;
-		memcpy(rec->comm, prev->comm, TOPDOWN_COMM_LEN);
-		td_ring_write(c, rec);
+	if (unlikely(!rec)) {
+		td_probe_drop(c, cpu);
+		goto out;
 	}
+	/* The slot was written a whole ring ago: fetch it while perf reads. */
+	prefetchw(rec);
+	prefetchw((void *)rec + TOPDOWN_RECORD_SIZE / 2);
+	flags = td_read(c, rec->delta, cpu);
+	if (unlikely(flags))
+		c->read_errors++;
+	if (preempt || td_prev_running(prev))
+		flags |= TOPDOWN_REC_PREEMPTED;
+	if (unlikely(c->first))
+		flags |= TOPDOWN_REC_FIRST;
+	if (is_idle_task(prev))
+		flags |= TOPDOWN_REC_IDLE;
+	rec->time_ns = now;
+	rec->duration_ns = now - c->last_ns;
+	rec->cgroup_id = td_prev_cgroup_id(prev);
+	rec->cpu = cpu;
+	rec->pid = prev->pid;
+	rec->tgid = prev->tgid;
+	rec->flags = flags;
+	memcpy(rec->comm, prev->comm, TOPDOWN_COMM_LEN);
+	td_ring_write(c, rec);
+out:
 	c->first = false;
 	c->last_ns = now;
-
-	if (READ_ONCE(probe_time)) {
-		end = ktime_get_mono_fast_ns();
-		c->probe_ns += end - now;
-	}
 	c->probe_count++;
+	if (READ_ONCE(probe_time))
+		c->probe_ns += ktime_get_mono_fast_ns() - now;
 }
 
 static void td_find_tp(struct tracepoint *tp, void *priv)

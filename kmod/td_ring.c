@@ -8,7 +8,9 @@
  *
  * The probe keeps its own producer position (td_cpu.pos) and never reads
  * anything back from the mapped pages except consumer_pos, which it treats
- * as an untrusted hint for "how much space is free".
+ * as an untrusted hint for "how much space is free". The probe's two steps,
+ * td_ring_reserve() and td_ring_write(), are inline in td_internal.h so
+ * that the scheduler path makes no calls for them.
  */
 #include <linux/irq_work.h>
 #include <linux/mm.h>
@@ -94,45 +96,6 @@ void td_rings_sync_wakeups(void)
 		if (c->ring)
 			irq_work_sync(&c->wake_work);
 	}
-}
-
-/*
- * Probe context (IRQs off, this CPU). Returns the slot for the next record,
- * or NULL when the ring is full in drop mode; the dropped record still
- * consumes a sequence number so readers see the gap.
- */
-struct topdown_record *td_ring_reserve(struct td_cpu *c)
-{
-	if (!td.overwrite) {
-		/* Pairs with the reader's store-release of consumer_pos. */
-		u64 cons = smp_load_acquire(&c->cons->consumer_pos);
-
-		if (c->pos - cons > td.ring_size - TOPDOWN_RECORD_SIZE) {
-			c->lost++;
-			c->seq++;
-			WRITE_ONCE(c->prod->lost, c->lost);
-			return NULL;
-		}
-	}
-	return (struct topdown_record *)(c->data + (c->pos & (td.ring_size - 1)));
-}
-
-/* Probe context: publish the record filled in the reserved slot. */
-void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
-{
-	u64 old = c->pos;
-	u64 cons;
-
-	rec->seq = c->seq++;
-	c->pos += TOPDOWN_RECORD_SIZE;
-	c->records++;
-	/* Pairs with the reader's load-acquire of producer_pos. */
-	smp_store_release(&c->prod->producer_pos, c->pos);
-
-	/* Wake a poller only when unread data crosses the watermark. */
-	cons = READ_ONCE(c->cons->consumer_pos);
-	if (old - cons < td.watermark && c->pos - cons >= td.watermark)
-		irq_work_queue(&c->wake_work);
 }
 
 /* Process context, td.lock held: does some ring hold watermark bytes? */
