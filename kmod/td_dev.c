@@ -2,7 +2,8 @@
 /*
  * /dev/topdown: open, ioctls, mmap of the rings, poll.
  *
- * Every ioctl is dispatched to one small function and runs under td.lock.
+ * Every ioctl is dispatched to one small function and runs under td.lock;
+ * mmap, poll and release take only td_rings_lock.
  * Nothing user space passes is trusted: sizes, flags, reserved fields,
  * strings, CPU masks, mmap offsets, lengths and protections are checked
  * before anything is changed, so a refused call leaves the collection as
@@ -23,8 +24,12 @@
 #include "td_internal.h"
 
 /*
- * Nests inside td.lock. Held while CONFIGURE frees and reallocates the
- * rings, and by poll(), which must not wait for td.lock (see td_poll()).
+ * Protects the rings' lifetime (and td.ring_size, td.watermark, the
+ * IDLE/configured distinction of td.state), the mapping count's 0 -> 1
+ * step and td.reader. Nests inside td.lock; taken without it by mmap()
+ * (called with mmap_lock held, see td_mmap()), poll() (see td_poll())
+ * and release(). Nothing that may fault or take cpu_hotplug_lock runs
+ * under it.
  */
 static DEFINE_MUTEX(td_rings_lock);
 
@@ -37,10 +42,10 @@ static int td_open(struct inode *inode, struct file *file)
 
 static int td_release(struct inode *inode, struct file *file)
 {
-	mutex_lock(&td.lock);
+	mutex_lock(&td_rings_lock);
 	if (td.reader == file)
 		td.reader = NULL;
-	mutex_unlock(&td.lock);
+	mutex_unlock(&td_rings_lock);
 	return 0;
 }
 
@@ -163,15 +168,20 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 
 	mutex_lock(&td.lock);
 	ret = -EBUSY;
-	if (td.state == TOPDOWN_STATE_RUNNING || atomic_read(&td.nr_maps))
+	if (td.state == TOPDOWN_STATE_RUNNING)
 		goto unlock;
+	/* td_mmap() counts new maps under td_rings_lock only. */
+	mutex_lock(&td_rings_lock);
+	if (atomic_read(&td.nr_maps)) {
+		mutex_unlock(&td_rings_lock);
+		goto unlock;
+	}
 	for (i = 0; i < cfg->nr_events; i++)
 		cpumask_copy(td.ev_cpus[i], (void *)masks + i * cpumask_size());
 	cfg->size = sizeof(*cfg);
 	cfg->ring_size = ring;
 	cfg->watermark = wm;
 
-	mutex_lock(&td_rings_lock);
 	td_rings_free();
 	WRITE_ONCE(td.state, TOPDOWN_STATE_IDLE);
 	td.cfg = *cfg;
@@ -364,7 +374,7 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	st.nr_stats = n;
 	st.stats_size = sizeof(*stats);
 	st.record_size = TOPDOWN_RECORD_SIZE;
-	st.reader = !!td.reader;
+	st.reader = !!READ_ONCE(td.reader);	/* under td_rings_lock */
 	st.start_ns = td.start_ns;
 	st.stop_ns = td.stop_ns;
 	st.error_code = td.err_code;
@@ -449,7 +459,14 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 
-	mutex_lock(&td.lock);
+	/*
+	 * Not td.lock: we are called with mmap_lock held, and START/STOP
+	 * take cpu_hotplug_lock under td.lock, which perf's own locks link
+	 * back to mmap_lock (a lockdep-reported ABBA chain). The rings,
+	 * their size, the state as far as IDLE goes and the reader are all
+	 * under td_rings_lock.
+	 */
+	mutex_lock(&td_rings_lock);
 	ret = -ENODATA;
 	if (td.state == TOPDOWN_STATE_IDLE)
 		goto unlock;
@@ -478,7 +495,7 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_ops = &td_vm_ops;
 	atomic_inc(&td.nr_maps);
 unlock:
-	mutex_unlock(&td.lock);
+	mutex_unlock(&td_rings_lock);
 	return ret;
 }
 

@@ -27,10 +27,17 @@
  *
  * Locking
  * -------
- * td.lock (a mutex) serialises every ioctl, mmap, poll, release and module
- * exit; it protects the configuration, the state, the reader and the ring
- * allocation. The ring memory is freed only when the collection is not
- * running and td.nr_maps (VMAs counted by vm_ops open/close) is zero.
+ * td.lock (a mutex) serialises every ioctl and module exit; it protects
+ * the configuration and the state. START and STOP take cpu_hotplug_lock
+ * under it (the dynamic hotplug state), and perf's own locks order
+ * mmap_lock after that, so nothing called with mmap_lock held (mmap) may
+ * take td.lock, and nothing under td.lock may touch user memory.
+ *
+ * td_rings_lock (td_dev.c) nests inside td.lock and protects the ring
+ * allocation, the reader and the 0 -> 1 step of td.nr_maps (VMAs counted
+ * by vm_ops open/close); mmap, poll and release take only it. The ring
+ * memory is freed only when the collection is not running and td.nr_maps
+ * is zero.
  *
  * Per-CPU state (struct td_cpu) is not locked: it is touched only on its
  * own CPU with interrupts off, by the probe and by the hotplug callbacks'

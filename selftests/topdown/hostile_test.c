@@ -10,7 +10,8 @@
  * counter. Run as root in a guest with the module loaded and idle.
  *
  * The number of cases tried is printed as "# COUNT ioctl_cases N" and
- * "# COUNT mmap_cases N".
+ * "# COUNT mmap_cases N". The long tests have generous timeouts: the
+ * debug-kernel tier (KASAN, lockdep) runs them several times slower.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -97,7 +98,7 @@ static void guarded_free(struct guarded *g)
 
 /* ---- ioctl numbers ------------------------------------------------------ */
 
-TEST_F(h, unknown_ioctl_numbers_refused)
+TEST_F_TIMEOUT(h, unknown_ioctl_numbers_refused, 300)
 {
 	static const unsigned int dirs[] = { _IOC_NONE, _IOC_READ, _IOC_WRITE,
 					     _IOC_READ | _IOC_WRITE };
@@ -193,7 +194,7 @@ static int expect_status(uint32_t size, size_t avail, bool writable)
 	return 0;
 }
 
-TEST_F(h, short_oversized_misaligned_and_faulting_structs)
+TEST_F_TIMEOUT(h, short_oversized_misaligned_and_faulting_structs, 300)
 {
 	const size_t csz = sizeof(struct topdown_config);
 	const size_t ssz = sizeof(struct topdown_status);
@@ -370,7 +371,7 @@ static int model_configure(const struct topdown_config *c,
 	return 0;
 }
 
-TEST_F(h, configure_garbage_matches_model)
+TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 {
 	const uint32_t rings[] = { 0, 4096, 8192, 1u << 16, 4096 + 128, 2048,
 		1u << 20, TOPDOWN_RING_MAX_SIZE, TOPDOWN_RING_MAX_SIZE * 2, 3,
@@ -598,7 +599,7 @@ TEST_F(h, unknown_flags_reserved_and_too_many_events)
 
 /* ---- the state machine out of order ----------------------------------- */
 
-TEST_F(h, state_machine_out_of_order)
+TEST_F_TIMEOUT(h, state_machine_out_of_order, 300)
 {
 	struct topdown_config c, back;
 	struct topdown_status st;
@@ -1013,7 +1014,7 @@ static int cmp_u64(const void *a, const void *b)
  * then waiting for the probe to be gone everywhere). If poll() waited for
  * those, a reader could not drain rings that are already filling.
  */
-TEST_F(h, poll_not_blocked_by_start_stop)
+TEST_F_TIMEOUT(h, poll_not_blocked_by_start_stop, 120)
 {
 	struct cycler cy = { .fd = self->fd };
 	struct topdown_config c;
@@ -1050,6 +1051,51 @@ TEST_F(h, poll_not_blocked_by_start_stop)
 	td_count("ioctl_cases", 2 * cy.cycles + n);
 }
 
+/* ---- lock order: mmap() against START and perf's locks ---------------- */
+
+/*
+ * Builds, in one process, the lock chain lockdep reported on the debug
+ * kernel: a read() of a CPU-wide perf event copies to user memory under
+ * perf's context mutex (cpuctx_mutex -> mmap_lock), START takes
+ * cpu_hotplug_lock under the driver's lock (and CPU hotplug orders
+ * cpu_hotplug_lock -> pmus_lock -> cpuctx_mutex), and mmap() comes in
+ * with mmap_lock held. mmap() must not take the lock START holds. On a
+ * kernel with lockdep (make check-debug) the old order was a "possible
+ * circular locking dependency" splat; elsewhere this only has to work.
+ */
+TEST_F_TIMEOUT(h, lock_order_mmap_start_perf_read, 120)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+	};
+	struct topdown_config c;
+	int pfd;
+
+	pfd = syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
+	ASSERT_LE(0, pfd) TH_LOG("perf_event_open: %s", strerror(errno));
+	td_cfg_sw(&c, 4 * PAGE);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
+	for (int i = 0; i < 3; i++) {
+		/* A fresh page each time: the copy faults for real. */
+		uint64_t *buf = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p;
+
+		ASSERT_NE(MAP_FAILED, buf);
+		EXPECT_EQ(8, read(pfd, buf, 8));
+		munmap(buf, PAGE);
+		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+		p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 1));
+		EXPECT_NE(MAP_FAILED, p);
+		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+		if (p != MAP_FAILED)
+			munmap(p, PAGE);
+	}
+	close(pfd);
+}
+
 /* ---- mmap: every protection, flag, offset and length ------------------ */
 
 static int model_mmap(int prot, int flags, bool fd_writable, uint64_t cpu,
@@ -1077,7 +1123,7 @@ static int model_mmap(int prot, int flags, bool fd_writable, uint64_t cpu,
 	return 0;
 }
 
-TEST_F(h, mmap_every_prot_flag_offset_length)
+TEST_F_TIMEOUT(h, mmap_every_prot_flag_offset_length, 900)
 {
 	const int flag_set[] = { MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE };
 	const size_t ring = 4 * PAGE;
@@ -1284,7 +1330,7 @@ static void switches(int n)
 		usleep(300);
 }
 
-TEST_F(h, consumer_garbage_keeps_held_records)
+TEST_F_TIMEOUT(h, consumer_garbage_keeps_held_records, 300)
 {
 	const size_t ring = 64 * PAGE;
 	struct topdown_cpu_stats stats[NSTATS];
@@ -1393,7 +1439,7 @@ static bool perf_running(int fd)
 	return read(fd, v, sizeof(v)) > 0;
 }
 
-TEST_F(h, pinned_events_without_counter_are_flagged)
+TEST_F_TIMEOUT(h, pinned_events_without_counter_are_flagged, 300)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),
