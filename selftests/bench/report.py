@@ -195,7 +195,13 @@ def guest_table(arch, res, js):
             t = "  target " + target[0] + ("  MET" if target[1](val) else "  MISSED")
         print(f"   {text:<58} {val:8.2f} {unit}{t}")
 
-    print("   -- derived (added cost per switch over the baseline)")
+    if icount:
+        print("   -- derived (added cost per switch over the baseline)")
+    else:
+        worst = max((v["spread_pct"] for v in s.values()), default=0.0)
+        print("   -- derived (added cost per switch over the baseline); WALL CLOCK of an")
+        print(f"      emulated CPU on a shared host, repeats spread up to {worst:.0f}%: these")
+        print("      differences are not a cost figure (the -icount guest's are)")
     line("topdown default / perf per-task, same events", d["ratio_default_vs_task"], "x",
          ("< 0.20", lambda v: v < 0.2) if icount else None)
     line("topdown 8 events / perf per-task, same 8 events", d["ratio_max_vs_task"], "x")

@@ -22,7 +22,10 @@
  *   -n ROUNDS      round trips per repeat (default 20000); 2 switches each
  *   -r REPEATS     timed repeats (default 3)
  *   -w WARMUP      untimed round trips first (default 2000)
- *   -c CPU         the CPU both tasks are pinned to (default 1, or 0)
+ *   -c CPU         the CPU both tasks are pinned to (default 1, or 0); both
+ *                  run SCHED_BATCH, so no wake-up preemption: every switch
+ *                  is a voluntary one (the JSON counts the involuntary
+ *                  switches of the timing task per repeat: expect 0)
  *   -m NAME        mode name written into the JSON line
  *   --perf-task SPEC  per-task counters on both tasks (perf stat -p/-t)
  *   --perf-cpu SPEC   one CPU-wide group per online CPU (perf stat -a)
@@ -43,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -236,7 +240,7 @@ static int cmd_pipe(int argc, char **argv)
 	int cpu = -1, opt, p2c[2], c2p[2], nev = 0, ncpus, cpus[MAX_CPUS];
 	int task_fd[2][TOPDOWN_MAX_EVENTS], cpu_fd[MAX_CPUS][TOPDOWN_MAX_EVENTS];
 	uint64_t ns[MAX_REPEATS], calls[MAX_REPEATS], pns[MAX_REPEATS];
-	uint64_t recs[MAX_REPEATS], lost[MAX_REPEATS];
+	uint64_t recs[MAX_REPEATS], lost[MAX_REPEATS], invol[MAX_REPEATS];
 	struct ev ev[TOPDOWN_MAX_EVENTS];
 	bool td_stats = false;
 	int tdfd = -1, status;
@@ -262,6 +266,19 @@ static int cmd_pipe(int argc, char **argv)
 	if (cpu < 0)
 		cpu = ncpus > 1 ? 1 : cpus[0];
 	pin(cpu);
+	/*
+	 * SCHED_BATCH (still CFS): a woken batch task never preempts the
+	 * waker, so every switch is the same voluntary one, the waker
+	 * blocking in read(). With SCHED_OTHER, wake-up preemption comes
+	 * and goes with the two tasks' vruntimes and the path (and the time
+	 * per switch) flips between two states some 2% apart.
+	 */
+	{
+		struct sched_param sp = { .sched_priority = 0 };
+
+		if (sched_setscheduler(0, SCHED_BATCH, &sp))
+			die("SCHED_BATCH: %s", strerror(errno));
+	}
 	if (pipe(p2c) || pipe(c2p))
 		die("pipe: %s", strerror(errno));
 
@@ -308,17 +325,21 @@ static int cmd_pipe(int argc, char **argv)
 	}
 	for (long r = 0; r < repeats; r++) {
 		struct topdown_cpu_stats s0, s1;
+		struct rusage ru0, ru1;
 		uint64_t t0, t1;
 
 		if (td_stats)
 			td_cpu_stats(tdfd, cpu, &s0);
+		getrusage(RUSAGE_SELF, &ru0);
 		t0 = now_ns();
 		for (long i = 0; i < rounds; i++) {
 			xwrite(p2c[1], &tok, 1);
 			xread(c2p[0], &tok, 1);
 		}
 		t1 = now_ns();
+		getrusage(RUSAGE_SELF, &ru1);
 		ns[r] = t1 - t0;
+		invol[r] = (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
 		if (td_stats) {
 			td_cpu_stats(tdfd, cpu, &s1);
 			calls[r] = s1.probe_count - s0.probe_count;
@@ -335,6 +356,7 @@ static int cmd_pipe(int argc, char **argv)
 	printf("{\"mode\":\"%s\",\"cpu\":%d,\"rounds\":%ld,\"switches\":%ld",
 	       mode, cpu, rounds, 2 * rounds);
 	print_u64_array("ns", ns, (int)repeats);
+	print_u64_array("involuntary", invol, (int)repeats);
 	if (td_stats) {
 		print_u64_array("probe_calls", calls, (int)repeats);
 		print_u64_array("probe_ns", pns, (int)repeats);
