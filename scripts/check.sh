@@ -48,7 +48,8 @@ tap() {
 }
 
 echo "== dependencies"
-if ! scripts/deps.sh >"$LOGS/deps.log" 2>&1; then
+# --rt: also the PREEMPT_RT kernel, its headers and image (the rt guest).
+if ! scripts/deps.sh --rt >"$LOGS/deps.log" 2>&1; then
     tail -n 40 "$LOGS/deps.log"
     echo "0 passed, 1 failed"
     exit 1
@@ -63,6 +64,22 @@ for arch in x86_64 arm64; do
     step "tdctl $arch builds" make $J -C user ARCH=$arch ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS"
     step "selftests $arch build" make $J -C selftests ARCH=$arch KSELFTEST_DIR="$KSELFTEST_DIR"
 done
+# rt_selftests: the rt guest runs the x86_64 selftests, with the test-only
+# simulated PMU module rebuilt for the rt kernel.
+rt_selftests() {
+    rm -rf build/x86_64-rt/selftests &&
+        cp -a build/x86_64/selftests build/x86_64-rt/selftests || return 1
+    [ -f selftests/pmusim/Kbuild ] || return 0
+    TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=/nonexistent \
+        TD_OUT=$ROOT/build/x86_64-rt/pmusim scripts/kbuild.sh x86_64 rt &&
+        cp build/x86_64-rt/pmusim/td_pmusim.ko build/x86_64-rt/selftests/
+}
+if [ "$HAVE_RT" = 1 ]; then
+    step "module x86_64 PREEMPT_RT builds with W=1, no warnings" scripts/kbuild.sh x86_64 rt
+    step "selftests for the PREEMPT_RT guest" rt_selftests
+else
+    fail "PREEMPT_RT kernel not set up by scripts/deps.sh --rt"
+fi
 
 echo "== style"
 step "checkpatch --strict clean" scripts/checkpatch.sh
@@ -77,25 +94,27 @@ if [ -f selftests/host/Makefile ]; then
 fi
 
 # guest ARCH [runner options] -- COMMAND: run the guest suites in a fresh guest.
+# GUEST_NAME (default ARCH) names it in the messages and the log files.
 guest() {
-    local arch=$1 log rc
-    log=$LOGS/guest-$arch.tap
+    local arch=$1 log rc name
+    name=${GUEST_NAME:-$1}
+    log=$LOGS/guest-$name.tap
     shift
     if [ ! -x "build/$arch/tdctl" ] || [ ! -f "build/$arch/topdown.ko" ]; then
-        fail "guest $arch: nothing to run (build failed)"
+        fail "guest $name: nothing to run (build failed)"
         return
     fi
-    selftests/vm/run --arch "$arch" --log "$LOGS/console-$arch.log" "$@" \
+    selftests/vm/run --arch "$arch" --log "$LOGS/console-$name.log" "$@" \
         >"$log" 2>&1
     rc=$?
-    tap "guest $arch" "$log"
+    tap "guest $name" "$log"
     case $rc in
-    124) fail "guest $arch: kernel splat on the console (see ${LOGS#"$ROOT"/}/console-$arch.log)"
+    124) fail "guest $name: kernel splat on the console (see ${LOGS#"$ROOT"/}/console-$name.log)"
          grep -E 'BUG:|WARNING:|Oops|Call Trace:|lockdep|rcu|UBSAN|KASAN|panic' \
-             "$LOGS/console-$arch.log" | head -n 20 | sed 's/^/    /' ;;
-    125) fail "guest $arch: did not finish (see ${LOGS#"$ROOT"/}/console-$arch.log)"
+             "$LOGS/console-$name.log" | head -n 20 | sed 's/^/    /' ;;
+    125) fail "guest $name: did not finish (see ${LOGS#"$ROOT"/}/console-$name.log)"
          tail -n 20 "$log" | sed 's/^/    /' ;;
-    *)   pass "guest $arch: booted, ran, console clean" ;;
+    *)   pass "guest $name: booted, ran, console clean" ;;
     esac
 }
 
@@ -103,6 +122,18 @@ echo "== guests"
 guest x86_64 -- /selftests/guest_main.sh
 # With -icount the emulated PMU counts instructions exactly.
 guest arm64 --icount -- env TD_ICOUNT=1 /selftests/guest_main.sh
+# The same suite on Debian's PREEMPT_RT kernel.
+if [ "$HAVE_RT" = 1 ]; then
+    TD_SELFTESTS_DIR=$ROOT/build/x86_64-rt/selftests GUEST_NAME=x86_64-rt \
+        guest x86_64 --flavor rt -- /selftests/guest_main.sh
+fi
+# Faults and load: CPU hotplug (4 vCPUs), the context-switch storm, and
+# unload/reload with collection running.
+GUEST_NAME=x86_64-load guest x86_64 --smp 4 --timeout 1800 -- /selftests/guest_load.sh
+
+echo "== figures (from the guests' '# COUNT' lines)"
+cat "$LOGS"/guest-*.tap 2>/dev/null |
+    awk '/^# COUNT / { s[$3] += $4 } END { for (k in s) printf "    %-26s %d\n", k, s[k] }' | sort
 
 echo
 if [ $SKIP -gt 0 ]; then

@@ -4,6 +4,17 @@
 # (scripts/check.sh) counts the ok / not ok lines.
 cd /selftests || exit 1
 rc=0
+# x86-64 under TCG: flipping the sched_switch tracepoint's static key
+# (jump-label text patching at every START and STOP) hangs this guest now
+# and then under load (both vCPUs stuck, an RCU stall without backtrace,
+# after 25 to 250 quick START/STOP cycles); not with the key kept on, not
+# the arm64 guest, not the debug kernel (no JUMP_LABEL). Keep it on: the
+# trace event enabled, tracing off. TD_FLIP_TRACEPOINT=1 to reproduce.
+if [ "$(uname -m)" = x86_64 ] && [ "${TD_FLIP_TRACEPOINT:-0}" != 1 ] &&
+	echo 0 >/sys/kernel/tracing/tracing_on 2>/dev/null &&
+	echo 1 >/sys/kernel/tracing/events/sched/sched_switch/enable 2>/dev/null; then
+	echo "# sched_switch tracepoint kept enabled (x86-64 TCG jump-label workaround)"
+fi
 # check DESCRIPTION COMMAND...: one TAP line for a command's success.
 check() {
 	d=$1
@@ -33,6 +44,8 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./fuzz_test || rc=1
 	check "module unloads after the fuzzer" rmmod topdown
 fi
+echo "# suite: events perf rejects, through tdctl (perf_reject_test.sh)"
+./perf_reject_test.sh || rc=1
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1
 exit $rc

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU hotplug during collection (TAP output; run in a guest with 4 vCPUs).
+ *
+ *   1. With collection running and a reader draining, CPUs 1..N-1 go
+ *      offline and online in turn: while a CPU is offline STATUS shows it
+ *      neither online nor counting and its ring gets no record; when it
+ *      returns it is counting again (its counters were recreated), its
+ *      first record carries TOPDOWN_REC_FIRST, and a task pinned to it is
+ *      recorded there with the sequence continuing without a gap.
+ *   2. START with a CPU offline, then bring it online: it starts counting.
+ *      STOP with a CPU offline, START, online: counting everywhere.
+ *   3. START/STOP in a loop in one thread while another takes CPUs offline
+ *      and online at random: no deadlock, a consistent state afterwards.
+ *
+ * Nothing leaked: the guest script unloads the module afterwards (and the
+ * debug kernel's kmemleak scan runs after the suite).
+ * Environment: TD_HP_CYCLES (24), TD_HP_SECS (60), TD_HP_RACE_SECS (8).
+ * Figures: "# COUNT hotplug_cycles N", "# COUNT hotplug_race_cycles N".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/topdown.h>
+
+#include "td_common.h"
+
+#define MAXCPU	16
+#define RING	(1u << 18)
+
+static int fd, ncpu, tap_n, fails;
+static struct td_ring rings[MAXCPU];
+static uint64_t next_seq[MAXCPU], gaps[MAXCPU], foreign[MAXCPU];
+static atomic_int stop_load;
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!ok)
+		fails++;
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[96];
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	for (int tries = 0; tries < 50; tries++) {
+		ret = td_write_file(path, on ? "1" : "0");
+		if (ret != -EBUSY && ret != -EAGAIN)
+			return ret;
+		usleep(20000);
+	}
+	return ret;
+}
+
+static bool can_hotplug(int cpu)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return access(path, W_OK) == 0;
+}
+
+/* Drain every ring; count sequence gaps and records naming another CPU. */
+static void drain(uint64_t *last_flags, pid_t *last_pid)
+{
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct td_ring *r = &rings[cpu];
+		uint64_t cons = r->cons->consumer_pos;
+		uint64_t prod = __atomic_load_n(&r->prod->producer_pos, __ATOMIC_ACQUIRE);
+
+		while (cons < prod) {
+			const struct topdown_record *rec =
+				(const void *)(r->data + (cons & (RING - 1)));
+
+			if (rec->cpu != (uint32_t)cpu)
+				foreign[cpu]++;
+			if (rec->seq != next_seq[cpu])
+				gaps[cpu] += rec->seq - next_seq[cpu];
+			next_seq[cpu] = rec->seq + 1;
+			if (last_flags)
+				last_flags[cpu] |= rec->flags;
+			if (last_pid && rec->pid == (uint32_t)last_pid[cpu])
+				last_pid[cpu] = -1;	/* seen */
+			cons += TOPDOWN_RECORD_SIZE;
+		}
+		__atomic_store_n(&r->cons->consumer_pos, cons, __ATOMIC_RELEASE);
+	}
+}
+
+static int cpu_flags(int cpu)
+{
+	struct topdown_cpu_stats stats[MAXCPU];
+	struct topdown_status st;
+
+	if (td_status(fd, &st, stats, MAXCPU) || cpu >= (int)st.nr_stats)
+		return -1;
+	return stats[cpu].flags;
+}
+
+/* Unpinned sleepers: context switches on every online CPU. */
+static void *load(void *arg)
+{
+	while (!atomic_load(&stop_load))
+		usleep(1000);
+	return NULL;
+}
+
+struct pinned {
+	int cpu;
+	pid_t tid;
+	int ok;
+};
+
+static void *pinned_sleeper(void *arg)
+{
+	struct pinned *p = arg;
+	cpu_set_t set;
+
+	p->tid = syscall(SYS_gettid);
+	CPU_ZERO(&set);
+	CPU_SET(p->cpu, &set);
+	p->ok = sched_setaffinity(0, sizeof(set), &set) == 0;
+	for (int i = 0; i < 5; i++)
+		usleep(1000);
+	return NULL;
+}
+
+static bool all_online(void)
+{
+	for (int cpu = 1; cpu < ncpu; cpu++)
+		if (can_hotplug(cpu) && set_online(cpu, 1))
+			return false;
+	return true;
+}
+
+static atomic_int race_stop;
+static atomic_ulong race_start_stop;
+
+static void *start_stop_loop(void *arg)
+{
+	while (!atomic_load(&race_stop)) {
+		ioctl(fd, TOPDOWN_IOC_START);
+		usleep(1000);
+		ioctl(fd, TOPDOWN_IOC_STOP);
+		atomic_fetch_add(&race_start_stop, 1);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	long cycles = td_env_long("TD_HP_CYCLES", 24);
+	long secs = td_env_long("TD_HP_SECS", 60);
+	long race_secs = td_env_long("TD_HP_RACE_SECS", 8);
+	int hp[MAXCPU], nhp = 0, done = 0, bad_offline = 0, bad_online = 0;
+	int bad_first = 0, bad_pinned = 0, race_cycles = 0;
+	uint64_t deadline, t0;
+	struct topdown_config c;
+	pthread_t lt[4];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	fd = open(TOPDOWN_DEVICE, O_RDWR);
+	if (fd < 0) {
+		printf("1..1\nnot ok 1 - hotplug: open: %s\n", strerror(errno));
+		return 1;
+	}
+	ioctl(fd, TOPDOWN_IOC_STOP);
+	ncpu = td_nr_cpus(fd);
+	if (ncpu > MAXCPU)
+		ncpu = MAXCPU;
+	for (int cpu = 1; cpu < ncpu; cpu++)
+		if (can_hotplug(cpu))
+			hp[nhp++] = cpu;
+	printf("1..6\n");
+	if (!nhp) {
+		for (int i = 0; i < 6; i++)
+			printf("ok %d # SKIP no CPU can go offline here (%d CPUs)\n", i + 1, ncpu);
+		return 0;
+	}
+	printf("# %d CPUs, %d can go offline, at most %ld cycles / %ld s\n",
+	       ncpu, nhp, cycles, secs);
+
+	td_cfg_sw(&c, RING);
+	if (ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c)) {
+		printf("not ok 1 - configure: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		if (td_ring_map(fd, cpu, RING, &rings[cpu])) {
+			printf("not ok 1 - map cpu %d: %s\n", cpu, strerror(errno));
+			return 1;
+		}
+	for (int i = 0; i < 4; i++)
+		pthread_create(&lt[i], NULL, load, NULL);
+
+	/* 1. Offline and online during collection. */
+	if (ioctl(fd, TOPDOWN_IOC_START)) {
+		printf("not ok 1 - start: %s\n", strerror(errno));
+		return 1;
+	}
+	t0 = td_now_ns();
+	deadline = t0 + secs * 1000000000ull;
+	for (long i = 0; i < cycles && td_now_ns() < deadline; i++) {
+		int cpu = hp[i % nhp], f;
+		uint64_t pos, flags[MAXCPU] = { 0 };
+		pid_t want[MAXCPU];
+		struct pinned p = { .cpu = cpu };
+		pthread_t pt;
+
+		drain(NULL, NULL);
+		if (set_online(cpu, 0)) {
+			printf("# cycle %ld: cpu %d offline: %s\n", i, cpu, strerror(errno));
+			bad_offline++;
+			continue;
+		}
+		f = cpu_flags(cpu);
+		if (f < 0 || (f & (TOPDOWN_CPU_ONLINE | TOPDOWN_CPU_COUNTING)))
+			bad_offline++;
+		drain(NULL, NULL);
+		pos = rings[cpu].prod->producer_pos;
+		usleep(20000);	/* the load keeps switching elsewhere */
+		if (rings[cpu].prod->producer_pos != pos) {
+			printf("# cycle %ld: cpu %d wrote records while offline\n", i, cpu);
+			bad_offline++;
+		}
+		if (set_online(cpu, 1)) {
+			printf("# cycle %ld: cpu %d online: %s\n", i, cpu, strerror(errno));
+			bad_online++;
+			break;
+		}
+		f = cpu_flags(cpu);
+		if (f < 0 || !(f & TOPDOWN_CPU_ONLINE) || !(f & TOPDOWN_CPU_COUNTING)) {
+			printf("# cycle %ld: cpu %d back online but flags %#x\n", i, cpu, f);
+			bad_online++;
+		}
+		pthread_create(&pt, NULL, pinned_sleeper, &p);
+		pthread_join(pt, NULL);
+		for (int k = 0; k < ncpu; k++)
+			want[k] = 0;
+		want[cpu] = p.tid;
+		drain(flags, want);
+		if (!(flags[cpu] & TOPDOWN_REC_FIRST))
+			bad_first++;
+		if (!p.ok || want[cpu] != -1)
+			bad_pinned++;
+		done++;
+	}
+	atomic_store(&stop_load, 1);
+	for (int i = 0; i < 4; i++)
+		pthread_join(lt[i], NULL);
+	ioctl(fd, TOPDOWN_IOC_STOP);
+	drain(NULL, NULL);
+	{
+		uint64_t g = 0, fr = 0;
+
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			g += gaps[cpu];
+			fr += foreign[cpu];
+		}
+		tap(done > 0 && !bad_offline && !bad_online && !g && !fr,
+		    "%d offline/online cycles in %.1f s during collection: offline CPUs "
+		    "idle and not counting (%d bad), back online counting (%d bad), "
+		    "%llu sequence gaps, %llu records from another CPU",
+		    done, (td_now_ns() - t0) / 1e9, bad_offline, bad_online,
+		    (unsigned long long)g, (unsigned long long)fr);
+		tap(done > 0 && !bad_first && !bad_pinned,
+		    "a returning CPU's first record is flagged FIRST (%d missing) and a task "
+		    "pinned to it is recorded there (%d missing)", bad_first, bad_pinned);
+	}
+
+	/* 2. START with a CPU offline; STOP with one offline. */
+	{
+		int cpu = hp[0], f1, f2, f3;
+		bool ok = true;
+
+		ok &= set_online(cpu, 0) == 0;
+		ok &= ioctl(fd, TOPDOWN_IOC_START) == 0;
+		f1 = cpu_flags(cpu);
+		ok &= set_online(cpu, 1) == 0;
+		f2 = cpu_flags(cpu);
+		ok &= set_online(cpu, 0) == 0;
+		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
+		ok &= ioctl(fd, TOPDOWN_IOC_START) == 0;
+		ok &= set_online(cpu, 1) == 0;
+		f3 = cpu_flags(cpu);
+		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
+		tap(ok && !(f1 & TOPDOWN_CPU_COUNTING) && (f2 & TOPDOWN_CPU_COUNTING) &&
+		    (f3 & TOPDOWN_CPU_COUNTING),
+		    "start with cpu %d offline: not counting (%#x), counting once online "
+		    "(%#x); stop/start while offline then online: counting (%#x)",
+		    cpu, f1, f2, f3);
+		done += 2;
+	}
+
+	/* 3. Hotplug racing START/STOP. */
+	{
+		uint64_t seed = 7, end = td_now_ns() + race_secs * 1000000000ull;
+		struct topdown_cpu_stats stats[MAXCPU];
+		struct topdown_status st;
+		pthread_t t;
+		bool ok = true;
+
+		atomic_store(&race_stop, 0);
+		pthread_create(&t, NULL, start_stop_loop, NULL);
+		while (td_now_ns() < end) {
+			int cpu = hp[td_rand_below(&seed, nhp)];
+
+			if (set_online(cpu, 0) == 0) {
+				usleep(td_rand_below(&seed, 3000));
+				if (set_online(cpu, 1))
+					ok = false;
+				race_cycles++;
+			}
+		}
+		atomic_store(&race_stop, 1);
+		pthread_join(t, NULL);
+		ok &= all_online();
+		ioctl(fd, TOPDOWN_IOC_STOP);
+		ok &= td_status(fd, &st, stats, MAXCPU) == 0;
+		for (unsigned int i = 0; ok && i < st.nr_stats && i < MAXCPU; i++)
+			ok &= !(stats[i].flags & TOPDOWN_CPU_COUNTING);
+		tap(ok && race_cycles > 0,
+		    "%d offline/online cycles racing %lu start/stop cycles: no hang, all "
+		    "back online, nothing counting after stop", race_cycles,
+		    atomic_load(&race_start_stop));
+	}
+
+	/* After all that: a normal run works on every CPU. */
+	{
+		bool ok = ioctl(fd, TOPDOWN_IOC_START) == 0;
+		int counting = 0, online = 0;
+
+		usleep(20000);
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			int f = cpu_flags(cpu);
+
+			online += !!(f & TOPDOWN_CPU_ONLINE);
+			counting += !!(f & TOPDOWN_CPU_COUNTING);
+		}
+		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
+		tap(ok && online == ncpu && counting == ncpu,
+		    "afterwards: %d of %d CPUs online and counting", counting, ncpu);
+	}
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		td_ring_unmap(&rings[cpu]);
+	td_cfg_sw(&c, 0);
+	tap(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0, "reconfigure after unmapping: nothing left mapped");
+	close(fd);
+	td_count("hotplug_cycles", done + race_cycles);
+	td_count("hotplug_race_cycles", race_cycles);
+	td_count("hotplug_race_start_stop", atomic_load(&race_start_stop));
+	return fails ? 1 : 0;
+}

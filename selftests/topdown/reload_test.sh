@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Unload/reload the module TD_RELOADS times (default 100, at most
+# TD_RELOAD_SECS seconds, default 240) with collection running in between:
+# each round loads and starts it (tdctl load), lets tasks switch, reads the
+# status, now and then dumps records, then unloads it while it is running,
+# alternately with a plain rmmod (the module stops itself) and tdctl unload.
+# TAP output; "# COUNT reloads N".
+N=${TD_RELOADS:-100}
+SECS=${TD_RELOAD_SECS:-240}
+t0=$(date +%s)
+i=0 bad=0 dumps=0 records=0
+echo "TAP version 13"
+echo "1..3"
+rmmod topdown 2>/dev/null
+while [ $i -lt "$N" ] && [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
+	if ! tdctl load >/tmp/reload.out 2>&1; then
+		echo "# round $i: tdctl load failed:"
+		sed 's/^/#   /' /tmp/reload.out
+		bad=$((bad + 1))
+		rmmod topdown 2>/dev/null
+		i=$((i + 1))
+		continue
+	fi
+	# Some context switches while it runs.
+	for _ in 1 2 3; do sleep 0.01; done
+	if ! tdctl status >/dev/null 2>/tmp/reload.err; then
+		echo "# round $i: tdctl status failed: $(cat /tmp/reload.err)"
+		bad=$((bad + 1))
+	fi
+	if [ $((i % 10)) = 0 ]; then
+		n=$(tdctl dump 2>/dev/null | wc -l)
+		records=$((records + n))
+		dumps=$((dumps + 1))
+	fi
+	if [ $((i % 2)) = 0 ]; then
+		rmmod topdown || bad=$((bad + 1))
+	else
+		tdctl unload >/dev/null || bad=$((bad + 1))
+	fi
+	if grep -q '^topdown ' /proc/modules; then
+		echo "# round $i: module still loaded"
+		bad=$((bad + 1))
+		rmmod topdown 2>/dev/null
+	fi
+	i=$((i + 1))
+done
+el=$(($(date +%s) - t0))
+if [ $bad = 0 ] && [ $i -gt 0 ]; then
+	echo "ok 1 - $i load/start/unload rounds in ${el}s, collection running at each unload"
+else
+	echo "not ok 1 - $i load/start/unload rounds in ${el}s: $bad failures"
+fi
+if [ $dumps -gt 0 ] && [ $records -gt 0 ]; then
+	echo "ok 2 - records readable after reloads ($records dump lines in $dumps dumps)"
+else
+	echo "not ok 2 - no records dumped after reloads ($dumps dumps)"
+fi
+# Finally the module loads and unloads cleanly once more.
+if modprobe topdown && rmmod topdown; then
+	echo "ok 3 - module loads and unloads cleanly after $i rounds"
+else
+	echo "not ok 3 - module does not load/unload cleanly after $i rounds"
+	bad=$((bad + 1))
+fi
+echo "# COUNT reloads $i"
+[ $bad = 0 ]
