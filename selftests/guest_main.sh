@@ -41,13 +41,7 @@ echo "# suite: hostile input (hostile_test)"
 if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./hostile_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"
-	if [ "$(uname -m)" = aarch64 ] && [ "${TD_FUZZ_ARM64:-0}" != 1 ]; then
-		# It hung in the arm64 guest (no output, no kernel report) on
-		# 2026-11-22; under investigation in the reliability issue.
-		echo "ok 1 # SKIP fuzz_test hung in the arm64 guest, under investigation (TD_FUZZ_ARM64=1 runs it)"
-	else
-		./fuzz_test || rc=1
-	fi
+	./fuzz_test || rc=1
 	check "module unloads after the fuzzer" rmmod topdown
 fi
 echo "# suite: events perf rejects, through tdctl (perf_reject_test.sh)"
