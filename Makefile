@@ -22,6 +22,12 @@ demo: build
 bench:
 	scripts/bench.sh
 
+# The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
+# kernel (built once into /var/cache/topdown-debug-kernel), whole guest suite,
+# kmemleak scan; ends "N passed, N failed".
+check-debug:
+	scripts/check-debug.sh
+
 checkpatch: deps
 	scripts/checkpatch.sh
 
@@ -31,4 +37,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check demo bench checkpatch clean distclean
+.PHONY: all deps build check check-debug demo bench checkpatch clean distclean

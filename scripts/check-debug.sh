@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# scripts/check-debug.sh: the debug-kernel tier (what `make check-debug` runs).
+#
+# Builds (or takes from its cache outside the repository) a small x86-64
+# kernel from Debian's linux-source-6.1 with lockdep (PROVE_LOCKING),
+# DEBUG_ATOMIC_SLEEP, KASAN, KMEMLEAK and UBSAN (scripts/debug-kernel.sh),
+# builds the module against it (W=1, no warning allowed), then boots it in
+# QEMU with 4 vCPUs and runs the whole guest suite there: the tdctl end to
+# end tests, the kselftests, the hostile-input tests, the fuzzer, CPU
+# hotplug, the context-switch storm and 100 unload/reload rounds. Any
+# lockdep, KASAN, UBSAN, sleeping-in-atomic or other splat on the console
+# fails it, and so does a non-empty kmemleak scan after the suites.
+# Ends with "N passed, N failed". Logs: build/check-debug/.
+#
+# Environment: TD_DEBUG_KERNEL_CACHE (see scripts/debug-kernel.sh).
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 1
+LOGS=$ROOT/build/check-debug
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+PASS=0 FAIL=0 SKIP=0
+
+pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
+finish() {
+    echo
+    if [ $SKIP -gt 0 ]; then
+        echo "$PASS passed, $FAIL failed, $SKIP skipped"
+    else
+        echo "$PASS passed, $FAIL failed"
+    fi
+    [ $FAIL -eq 0 ]
+    exit
+}
+step() {
+    local name=$1 log
+    shift
+    log=$LOGS/$(echo "$name" | tr ' /' '__').log
+    if "$@" >"$log" 2>&1; then
+        pass "$name"
+    else
+        fail "$name (log: ${log#"$ROOT"/})"
+        tail -n 30 "$log" | sed 's/^/    /'
+        return 1
+    fi
+}
+tap() {
+    local name=$1 file=$2 p f s
+    p=$(grep -cE '^ok [0-9]+' "$file" | tr -d ' ')
+    s=$(grep -cE '^ok [0-9]+.*# *SKIP' "$file" | tr -d ' ')
+    f=$(grep -cE '^not ok [0-9]+' "$file" | tr -d ' ')
+    p=$((p - s))
+    PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+    echo "$name: $p passed, $f failed, $s skipped"
+    grep -E '^not ok [0-9]+|^ok [0-9]+.*# *SKIP' "$file" | sed 's/^/    /'
+}
+
+echo "== dependencies"
+step "dependencies" scripts/deps.sh || finish
+# shellcheck source=/dev/null
+. build/deps/env.sh
+
+echo "== debug kernel"
+T0=$(date +%s)
+step "debug kernel builds (or is cached)" scripts/debug-kernel.sh || finish
+KDIR=$(scripts/debug-kernel.sh --print-dir)
+echo "    $KDIR ($(cat "$KDIR/kernelrelease"), $(($(date +%s) - T0)) s)"
+KREL=$(cat "$KDIR/kernelrelease")
+
+echo "== build"
+OUT=$ROOT/build/debug
+B=$OUT/kmod-src
+rm -rf "$OUT"
+mkdir -p "$B" "$OUT/moddir"
+cp -a kmod/. "$B/"
+cp -a include "$B/include"
+find "$B" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' \
+    -o -name modules.order -o -name Module.symvers \) -delete
+# kbuild_in DIR: build the module in DIR against the debug kernel; any
+# warning fails, as in scripts/kbuild.sh.
+kbuild_in() {
+    local rc=0
+    make -C "$KDIR/obj" M="$1" W=1 -j"$(nproc)" modules >"$1/kbuild.log" 2>&1 || rc=1
+    cat "$1/kbuild.log"
+    if grep -qi 'warning:' "$1/kbuild.log"; then
+        echo "the build printed warnings (treated as errors)"
+        rc=1
+    fi
+    return $rc
+}
+kbuild_debug() {
+    kbuild_in "$B" && cp "$B/topdown.ko" "$OUT/topdown.ko"
+}
+step "module builds against the debug kernel, W=1, no warnings" kbuild_debug || finish
+for f in modules.builtin modules.builtin.modinfo modules.order; do
+    if [ -f "$KDIR/obj/$f" ]; then cp "$KDIR/obj/$f" "$OUT/moddir/"; else : >"$OUT/moddir/$f"; fi
+done
+J=-j$(nproc)
+step "tdctl x86_64 builds" make $J -C user ARCH=x86_64 || finish
+# The selftests into their own directory: its test-only modules (the
+# simulated PMU) are rebuilt against the debug kernel below.
+step "selftests x86_64 build" make $J -C selftests ARCH=x86_64 KSELFTEST_DIR="$KSELFTEST_DIR" \
+    OUT="$OUT/selftests" || finish
+kbuild_pmusim_debug() {
+    local P=$OUT/pmusim-src
+    rm -rf "$P" && mkdir -p "$P" && cp -a selftests/pmusim/. "$P/" || return 1
+    kbuild_in "$P" && cp "$P/td_pmusim.ko" "$OUT/selftests/td_pmusim.ko"
+}
+if [ -f selftests/pmusim/Kbuild ]; then
+    step "simulated PMU module builds against the debug kernel" kbuild_pmusim_debug || finish
+fi
+
+echo "== debug guest (4 vCPUs): every guest suite, then kmemleak"
+LOG=$LOGS/guest-debug.tap
+CONSOLE=$LOGS/console-debug.log
+T0=$(date +%s)
+# Timings stretch several times under KASAN and lockdep: the reloads keep
+# their count (100) with more time; the storm is smaller (300 tasks), as
+# 1000 runnable tasks starve the RCU grace-period kthread of this slow guest
+# into an RCU stall warning (while STOP waits for a grace period).
+TD_KERNEL=$KDIR/obj/arch/x86/boot/bzImage TD_KREL=$KREL TD_MODDIR=$OUT/moddir \
+    TD_MODULE=$OUT/topdown.ko TD_SELFTESTS_DIR=$OUT/selftests \
+    selftests/vm/run --arch x86_64 --smp 4 --mem 2048 --timeout 3600 --log "$CONSOLE" -- \
+    sh -c '/selftests/kmemleak_check.sh start; rc=0
+        /selftests/guest_main.sh || rc=1
+        TD_STORM_PAIRS=150 TD_RELOAD_SECS=1200 /selftests/guest_load.sh || rc=1
+        /selftests/kmemleak_check.sh report || rc=1
+        exit $rc' >"$LOG" 2>&1
+rc=$?
+echo "    guest ran $(($(date +%s) - T0)) s"
+tap "debug guest" "$LOG"
+if ! grep -qE '^(not )?ok [0-9]+' "$LOG"; then
+    fail "debug guest: no test result at all (see ${LOG#"$ROOT"/})"
+    tail -n 20 "$LOG" | sed 's/^/    /'
+    rc=125
+fi
+case $rc in
+124) fail "debug guest: kernel splat on the console (lockdep/KASAN/UBSAN/...; see ${CONSOLE#"$ROOT"/})"
+     grep -E 'BUG:|WARNING:|Oops|Call Trace:|lockdep|circular|rcu|UBSAN|KASAN|panic' "$CONSOLE" |
+         head -n 30 | sed 's/^/    /' ;;
+125) fail "debug guest: did not finish (see ${CONSOLE#"$ROOT"/})" ;;
+*) pass "debug guest: booted, ran every suite, console clean (no lockdep, KASAN, UBSAN splat)" ;;
+esac
+echo "== figures"
+awk '/^# COUNT / { s[$3] += $4 } END { for (k in s) printf "    %s %d\n", k, s[k] }' "$LOG" | sort
+finish
