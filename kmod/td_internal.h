@@ -53,7 +53,7 @@ DECLARE_PER_CPU(struct td_cpu, td_cpus);
 
 /* The one global collection, protected by @lock unless noted. */
 struct td_collection {
-	struct mutex lock;		/* serialises everything below */
+	struct mutex lock;		/* serialises everything below, except: */
 	u32 state;			/* TOPDOWN_STATE_* */
 	struct topdown_config cfg;	/* validated; cpus_ptr cleared */
 	struct perf_event_attr attr[TOPDOWN_MAX_EVENTS];
@@ -65,8 +65,8 @@ struct td_collection {
 	u32 watermark;
 	bool overwrite;
 
-	atomic_t nr_maps;		/* live VMAs on the rings */
-	struct file *reader;		/* holder of the consumer pages */
+	atomic_t nr_maps;		/* live VMAs; 0 -> 1 under td_rings_lock */
+	struct file *reader;		/* consumer pages holder; td_rings_lock */
 	wait_queue_head_t wq;
 
 	int hp_state;			/* dynamic cpuhp state while running */
