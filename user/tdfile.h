@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The record file of `tdctl record` (read by report, dump -i, top -i):
+ * a header with everything needed to decode the records on another
+ * machine, the raw records, and a trailer with what is only known at the
+ * end. Every integer is little-endian on disk, whatever the machine.
+ * Documentation/file-format.rst is the specification; this is the only
+ * code that reads or writes the format.
+ *
+ * Readers validate every field before use: td_file_parse() either accepts
+ * a whole file or names the byte offset and what is wrong there.
+ */
+#ifndef TDCTL_TDFILE_H
+#define TDCTL_TDFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/topdown.h>
+
+#define TD_FILE_MAGIC		"\x89TDR\r\n\x1a\n"
+#define TD_FILE_END_MAGIC	"\x89TDE\r\n\x1a\n"
+#define TD_FILE_VERSION_MAJOR	1
+#define TD_FILE_VERSION_MINOR	0
+#define TD_FILE_BYTE_ORDER	0x01020304u
+#define TD_FILE_FIXED_HEADER	704	/* header bytes before the events */
+#define TD_FILE_EVENT_SIZE	64
+#define TD_FILE_TRAILER_FIXED	40	/* trailer bytes besides lost[] */
+#define TD_FILE_MAX_CPUS	8192
+#define TD_FILE_MAX_HEADER	(1u << 20)
+
+#define TD_FILE_ARCH_LEN	64
+#define TD_FILE_KERNEL_LEN	64
+#define TD_FILE_HOST_LEN	64
+#define TD_FILE_CPU_LEN		128
+#define TD_FILE_TARGET_LEN	256
+
+/* Everything but the records. */
+struct td_file_meta {
+	uint16_t version_major, version_minor;	/* set by the parser */
+	uint32_t header_size;			/* set by the parser */
+	uint32_t nr_cpus;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC of the recorder */
+	uint64_t start_realtime_ns;	/* wall clock at start */
+	uint64_t stop_ns;		/* trailer */
+	uint64_t records_read;		/* trailer: read, before selection */
+	uint32_t slots;			/* slot width of the set, 0: none */
+	/* label, nr_events, events[] (name, type, flags, config*), flags
+	 * and ring_size; cpus_ptr/cpus_size are not stored (0).
+	 */
+	struct topdown_config cfg;
+	char arch[TD_FILE_ARCH_LEN];
+	char kernel[TD_FILE_KERNEL_LEN];
+	char host[TD_FILE_HOST_LEN];
+	char cpu[TD_FILE_CPU_LEN];
+	char target[TD_FILE_TARGET_LEN];	/* what was recorded */
+	uint64_t *lost;			/* nr_cpus entries (trailer) */
+};
+
+/* A parsed file: points into the caller's buffer, which must outlive it. */
+struct td_file {
+	struct td_file_meta meta;
+	uint64_t nr_records;
+	const uint8_t *records;		/* nr_records * 128 bytes */
+	uint64_t records_offset;	/* file offset of the first record */
+};
+
+/* Check a whole file image. 0, or -1 with "offset N: what" in err.
+ * f->meta.lost is allocated (td_file_free()).
+ */
+int td_file_parse(struct td_file *f, const uint8_t *buf, size_t len,
+		  char *err, size_t errlen);
+/* Record i of a parsed file, converted to the host's byte order. */
+void td_file_record(const struct td_file *f, uint64_t i,
+		    struct topdown_record *r);
+void td_file_free(struct td_file *f);
+
+/* Map or read a whole file ("-" for stdin) and parse it. -1 with the
+ * message, which names the file and the offset, in err.
+ */
+struct td_file_image {
+	uint8_t *buf;
+	size_t len;
+	bool mapped;
+};
+int td_file_load(const char *path, struct td_file_image *img,
+		 struct td_file *f, char *err, size_t errlen);
+void td_file_unload(struct td_file_image *img, struct td_file *f);
+
+/* Writing: header first, records as they come, trailer at the end; the
+ * output need not be seekable. Errors: -1 with errno set.
+ */
+struct td_file_writer {
+	FILE *out;
+	uint32_t crc;
+	uint32_t nr_cpus;
+	uint64_t nr_records;
+};
+int td_file_write_header(struct td_file_writer *w, FILE *out,
+			 const struct td_file_meta *m);
+int td_file_write_record(struct td_file_writer *w,
+			 const struct topdown_record *r);
+/* m->stop_ns, m->records_read and m->lost[] go into the trailer. */
+int td_file_write_trailer(struct td_file_writer *w,
+			  const struct td_file_meta *m);
+
+#endif
