@@ -11,19 +11,32 @@
 #include <string.h>
 #include <time.h>
 
+#include "aggregate.h"
+#include "collect.h"
 #include "device.h"
 #include "evset.h"
 #include "tdctl.h"
+#include "tdfile.h"
+
+const struct td_opt dump_opts[] = {
+	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
+	  "read a record file of 'tdctl record' instead of the rings" },
+	{ "follow", 'f', 'f', TD_ARG_NONE, NULL,
+	  "keep reading until interrupted (or --duration)" },
+	{ "duration", 0, 'd', TD_ARG_NUM, "S",
+	  "stop following after S seconds (implies --follow)" },
+	TD_OPT_FILTERS,
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
 
 struct dump_ctx {
 	struct td_reader rd;
+	const struct topdown_config *cfg;	/* the rings' or the file's */
 	struct td_decoder dec;
 	bool can_decode;
 	bool follow;
-	/* filters */
-	long cpu;
-	long pid;
-	const char *comm;
+	struct td_filter filter;
 	/* batch of records, sorted by time before printing */
 	struct topdown_record *batch;
 	size_t n, cap;
@@ -40,22 +53,11 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static bool keep(const struct dump_ctx *d, const struct topdown_record *r)
-{
-	if (d->cpu >= 0 && r->cpu != (uint32_t)d->cpu)
-		return false;
-	if (d->pid >= 0 && r->pid != (uint32_t)d->pid && r->tgid != (uint32_t)d->pid)
-		return false;
-	if (d->comm && strncmp(r->comm, d->comm, TOPDOWN_COMM_LEN))
-		return false;
-	return true;
-}
-
 static void on_record(const struct topdown_record *r, void *ctx)
 {
 	struct dump_ctx *d = ctx;
 
-	if (!keep(d, r))
+	if (!td_filter_match(&d->filter, r))
 		return;
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? 2 * d->cap : 4096;
@@ -111,7 +113,7 @@ static void comm_str(const struct topdown_record *r, char *buf)
 
 static void print_header(const struct dump_ctx *d)
 {
-	const struct topdown_config *cfg = &d->rd.cfg;
+	const struct topdown_config *cfg = d->cfg;
 	struct td_metrics m = { 0 };
 	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
 
@@ -138,7 +140,7 @@ static void print_header(const struct dump_ctx *d)
 static void print_json(const struct dump_ctx *d, const struct topdown_record *r,
 		       const struct td_metrics *m)
 {
-	const struct topdown_config *cfg = &d->rd.cfg;
+	const struct topdown_config *cfg = d->cfg;
 
 	jsonw_start_object(json_wtr);
 	jsonw_uint_field(json_wtr, "seq", r->seq);
@@ -181,7 +183,7 @@ static bool is_fraction(const char *name)
 
 static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 {
-	const struct topdown_config *cfg = &d->rd.cfg;
+	const struct topdown_config *cfg = d->cfg;
 	struct td_metrics m = { 0 };
 	char comm[TOPDOWN_COMM_LEN + 1], fl[8];
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
@@ -256,44 +258,83 @@ static void flush_batch(struct dump_ctx *d)
 	fflush(stdout);
 }
 
-static void dump_usage(FILE *f)
+static const char dump_desc[] =
+	"Print the time slices collected since the last read, oldest first:\n"
+	"time, CPU, pid/tid, comm, slice length, flags (S blocked, P preempted,\n"
+	"F first after start, I idle, E counter error), the raw counts and the\n"
+	"metrics of the event set. Lost records are reported on stderr. With\n"
+	"-i FILE, the slices of a record file, on any machine.\n";
+
+/* Start the output: JSON array or the table's header. */
+static void dump_begin(struct dump_ctx *d)
 {
-	fprintf(f,
-		"Usage: %s [--json|--csv] dump [--follow] [--duration S] [--cpu N]\n"
-		"                            [--pid PID] [--comm NAME]\n"
-		"\n"
-		"Print the time slices collected since the last read, oldest first:\n"
-		"time, CPU, pid/tid, comm, slice length, flags (S blocked, P preempted,\n"
-		"F first after start, I idle, E counter error), the raw counts and the\n"
-		"metrics of the event set. Lost records are reported on stderr.\n"
-		"\n"
-		"  --follow        keep reading until interrupted (or --duration)\n"
-		"  --duration S    stop following after S seconds (implies --follow)\n"
-		"  --cpu N         only slices on CPU N\n"
-		"  --pid PID       only slices of this process or thread id\n"
-		"  --comm NAME     only slices of tasks with this comm\n", bin_name);
+	if (json_output && !d->follow)
+		jsonw_start_array(json_wtr);
+	else if (!json_output)
+		print_header(d);
+}
+
+static void dump_end(struct dump_ctx *d)
+{
+	if (json_output && !d->follow)
+		jsonw_end_array(json_wtr);
+	free(d->batch);
+}
+
+static int dump_file(struct dump_ctx *d, const char *path)
+{
+	struct td_file_image img;
+	struct topdown_record r;
+	struct td_file f;
+	char err[600];
+
+	if (td_file_load(path, &img, &f, err, sizeof(err))) {
+		p_err("%s", err);
+		return -1;
+	}
+	d->cfg = &f.meta.cfg;
+	d->can_decode = td_decoder_for(d->cfg, &d->dec);
+	for (uint32_t cpu = 0; cpu < f.meta.nr_cpus; cpu++)
+		if (f.meta.lost[cpu])
+			on_lost(cpu, f.meta.lost[cpu], "while recording", d);
+	dump_begin(d);
+	for (uint64_t i = 0; i < f.nr_records && !d->oom; i++) {
+		td_file_record(&f, i, &r);
+		on_record(&r, d);
+	}
+	if (!d->oom)
+		flush_batch(d);
+	dump_end(d);
+	td_file_unload(&img, &f);
+	if (d->oom) {
+		p_err("out of memory buffering records");
+		return -1;
+	}
+	return 0;
 }
 
 int do_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "follow", no_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct dump_ctx d = { .cpu = -1, .pid = -1 };
-	unsigned long long v, duration = 0;
+	struct dump_ctx d = { 0 };
+	unsigned long long duration = 0;
+	const char *input = NULL;
+	struct td_getopt g;
 	struct timespec t0, now;
-	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
-	char err[256];
 	int opt, ret = 0;
 
-	while ((opt = getopt_long(argc, argv, "+fh", opts, NULL)) >= 0) {
+	td_filter_init(&d.filter);
+	td_getopt_build(&g, "dump", dump_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
+		int r = td_filter_opt(&d.filter, opt, optarg);
+
+		if (r < 0)
+			return -1;
+		if (r)
+			continue;
 		switch (opt) {
+		case 'i':
+			input = optarg;
+			break;
 		case 'f':
 			d.follow = true;
 			break;
@@ -302,50 +343,22 @@ int do_dump(int argc, char **argv)
 				return -1;
 			d.follow = true;
 			break;
-		case 'c':
-			if (parse_u64("--cpu", optarg, TD_MAX_CPUS - 1, &v))
-				return -1;
-			d.cpu = (long)v;
-			break;
-		case 'p':
-			if (parse_u64("--pid", optarg, 0x7fffffff, &v))
-				return -1;
-			d.pid = (long)v;
-			break;
-		case 'n':
-			if (strlen(optarg) >= TOPDOWN_COMM_LEN) {
-				p_err("--comm '%s' is longer than a comm (%d characters)",
-				      optarg, TOPDOWN_COMM_LEN - 1);
-				return -1;
-			}
-			d.comm = optarg;
-			break;
-		case 'h':
-			dump_usage(stdout);
-			return 0;
-		default:
-			dump_usage(stderr);
-			return -1;
 		}
 	}
-	if (optind < argc) {
-		p_err("unexpected argument '%s'", argv[optind]);
+	opt = td_getopt_end(opt, argc, argv, false);
+	if (opt <= 0)
+		return opt;
+	if (input && d.follow) {
+		p_err("--follow and --duration read the rings, not a file (-i)");
 		return -1;
 	}
+	if (input)
+		return dump_file(&d, input);
 	if (td_reader_open(&d.rd))
 		return -1;
-
-	for (uint32_t i = 0; i < d.rd.cfg.nr_events; i++)
-		memcpy(names[i], d.rd.cfg.events[i].name, TOPDOWN_NAME_LEN);
-	d.can_decode = !td_decoder_from_label(&d.dec, d.rd.cfg.label, names,
-					      d.rd.cfg.nr_events, err, sizeof(err));
-	if (!d.can_decode)
-		p_warn("showing raw counts only: %s", err);
-
-	if (json_output && !d.follow)
-		jsonw_start_array(json_wtr);
-	else if (!json_output)
-		print_header(&d);
+	d.cfg = &d.rd.cfg;
+	d.can_decode = td_decoder_for(d.cfg, &d.dec);
+	dump_begin(&d);
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -371,9 +384,7 @@ int do_dump(int argc, char **argv)
 		flush_batch(&d);
 	}
 
-	if (json_output && !d.follow)
-		jsonw_end_array(json_wtr);
+	dump_end(&d);
 	td_reader_close(&d.rd);
-	free(d.batch);
 	return ret;
 }
