@@ -310,6 +310,8 @@ const struct cmd td_cmds[] = {
 	  "decode --set NAME [--slots N] [--revision rXpY] EVENT=COUNT ...",
 	  decode_opts, 0 },
 	{ "help", do_help, "help [COMMAND]", help_only_opts, TD_CMD_NAMEARG },
+	{ "__complete", do_complete, "__complete WORD...", help_only_opts,
+	  TD_CMD_HIDDEN },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
