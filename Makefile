@@ -8,8 +8,13 @@ all: build
 deps:
 	scripts/deps.sh
 
-build: deps
+build: deps man
 	scripts/build.sh
+
+# tdctl's manual pages: Documentation/man/*.rst -> build/man/*.8
+man:
+	$(MAKE) -C Documentation/man
+.PHONY: man
 
 check:
 	scripts/check.sh
@@ -32,7 +37,7 @@ checkpatch: deps
 	scripts/checkpatch.sh
 
 clean:
-	rm -rf build/x86_64 build/arm64 build/host build/vm build/check
+	rm -rf build/x86_64 build/arm64 build/host build/vm build/check build/man
 
 distclean:
 	rm -rf build

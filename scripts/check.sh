@@ -4,6 +4,7 @@
 # Installs what is missing, builds everything, then runs and counts:
 #   build      the module for x86-64 and arm64 with W=1 and no warning,
 #              tdctl and the selftests for both
+#              and the man pages (rst2man)
 #   style      checkpatch.pl --strict on the kernel code
 #   host       host unit tests (TAP)
 #   guest      inside QEMU: x86-64 (no PMU: software events) and arm64
@@ -81,6 +82,7 @@ else
     fail "PREEMPT_RT kernel not set up by scripts/deps.sh --rt"
 fi
 
+step "man pages render (rst2man, warnings are errors)" make -C Documentation/man
 echo "== style"
 step "checkpatch --strict clean" scripts/checkpatch.sh
 # The selftests' simulated PMU (checkpatch.pl is unpacked by the step above).
