@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of tdctl's command line: prefix matching, help, errors, the
+output options anywhere; that bash completion, the man pages and every
+command's --help name the same commands and options; the bash completion
+script itself; and `tdctl top` on a pseudo-terminal (ANSI drawing, keys,
+terminal restored, serial-console size fallback). TAP.
+"""
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tdfile_gen  # noqa: E402
+from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
+
+MANDIR = os.path.join(TOP, "Documentation/man")
+OUTPUT_OPTS = {"json", "pretty", "csv", "output"}
+
+
+
+
+# ---- the three descriptions of the grammar --------------------------------
+
+def help_commands():
+    _, out, _ = run("help")
+    block = out.split("Commands:")[1].split("\n\n")[0]
+    return {ln.split()[1] for ln in block.splitlines() if ln.strip()}
+
+
+def completion_commands():
+    _, out, _ = run("__complete", "")
+    return set(out.split())
+
+
+def man_commands():
+    files = {f[len("tdctl-"):-len(".rst")] for f in os.listdir(MANDIR)
+             if f.startswith("tdctl-") and f.endswith(".rst")}
+    with open(os.path.join(MANDIR, "tdctl.rst")) as fh:
+        text = fh.read()
+    section = text.split("\nCOMMANDS\n")[1].split("\nOPTIONS\n")[0]
+    listed = set(re.findall(r"^\*\*([a-z_]+)\*\*", section, re.M))
+    return files, listed
+
+
+LONG_OPT = re.compile(r"^\s*(?:-\w,\s+)?--([a-z][\w-]*)")
+
+
+def help_options(cmd):
+    rc, out, err = run(cmd, "--help")
+    opts = set()
+    for ln in out.splitlines():
+        m = LONG_OPT.match(ln)
+        if m and ln.startswith(" "):
+            opts.add(m.group(1))
+    return opts
+
+
+def completion_options(cmd):
+    _, out, _ = run("__complete", cmd, "--")
+    return {w[2:] for w in out.split() if w.startswith("--")}
+
+
+def man_options(cmd):
+    with open(os.path.join(MANDIR, "tdctl-%s.rst" % cmd)) as fh:
+        text = fh.read()
+    opts = set()
+    for section in ("\nOPTIONS\n", "\nOUTPUT OPTIONS\n"):
+        if section not in text:
+            continue
+        body = text.split(section)[1].split("\n\n\n")[0]
+        body = re.split(r"\n[A-Z ]+\n=+\n", body)[0]
+        for ln in body.splitlines():
+            m = re.match(r"^(?:-\w, )?--([a-z][\w-]*)", ln)
+            if m:
+                opts.add(m.group(1))
+    return opts
+
+
+def test_grammar():
+    cmds_help = help_commands()
+    cmds_comp = completion_commands()
+    files, listed = man_commands()
+    ok(cmds_help == cmds_comp == files == listed and "stat" in cmds_help,
+       "help, completion and the man pages name the same commands (%d)"
+       % len(cmds_help),
+       "help %s\ncompletion %s\nman files %s\ntdctl.rst %s" % (
+           sorted(cmds_help), sorted(cmds_comp), sorted(files), sorted(listed)))
+    for cmd in sorted(cmds_help):
+        # record's --output is its own option: the record file.
+        strip = OUTPUT_OPTS - ({"output"} if cmd == "record" else set())
+        h = help_options(cmd) - strip - {"help"}
+        c = completion_options(cmd)
+        m = man_options(cmd)
+        own = c - strip - {"help"}
+        ok(h == own == (m - strip - {"help"}) and c & strip == m & strip and
+           "help" in c and "help" in m,
+           "%s: --help, completion and man page name the same options (%s)"
+           % (cmd, " ".join(sorted(own)) or "none"),
+           "help %s\ncompletion %s\nman %s" % (sorted(h), sorted(c), sorted(m)))
+    with open(os.path.join(MANDIR, "tdctl.rst")) as fh:
+        text = fh.read()
+    _, out, _ = run("--help")
+    glob_help = set(re.findall(r"^\s+(?:-\w, )?--([\w-]+)", out, re.M))
+    glob_man = set(re.findall(r"^(?:-\w, )?--([a-z][\w-]*)", text, re.M))
+    _, out, _ = run("__complete", "--")
+    glob_comp = {w[2:] for w in out.split()}
+    ok(glob_help == glob_man == glob_comp,
+       "global options: --help, completion and tdctl(8) agree",
+       "%s\n%s\n%s" % (sorted(glob_help), sorted(glob_man), sorted(glob_comp)))
+
+
+# ---- command line behaviour -----------------------------------------------
+
+def test_cli(tmp):
+    rc, out, err = run("st")
+    ok(rc == 1 and "ambiguous command 'st': could be status, stat" in err,
+       "'tdctl st' is ambiguous and names stat and status", err)
+    rc, out, err = run("--json", "st")
+    ok(rc == 1 and json.loads(out) == {
+        "error": "ambiguous command 'st': could be status, stat"} and not err,
+       "in JSON mode the error is a JSON object", out + err)
+    rc, out, err = run("re", "--json")
+    ok(rc == 1 and "record, report" in json.loads(out)["error"],
+       "'tdctl re --json': ambiguous, as JSON (record, report)", out + err)
+    path = os.path.join(tmp, "g.td")
+    tdfile_gen.generic().write(path)
+    rc, out, err = run("dum", "-i", path, "--csv")
+    ok(rc == 0 and out.startswith("seq,time_ns"), "'tdctl dum' runs dump", err)
+    rc, out, err = run("rep", "-i", path)
+    ok(rc == 0 and out.startswith("# record file"), "'tdctl rep' runs report", err)
+    rc, out, err = run("frobnicate")
+    ok(rc == 1 and "unknown command 'frobnicate'" in err, "unknown command", err)
+    rc, out, err = run("__c", "")
+    ok(rc == 1 and "unknown command" in err,
+       "hidden __complete is not prefix-matched", err)
+    a = run("help", "stat")
+    b = run("stat", "--help")
+    c = run("help", "sta")
+    ok(a == b and a[0] == 0 and a[1].startswith("Usage: tdctl stat") and
+       "tdctl-stat(8)" in a[1] and c[0] == 1,
+       "tdctl help stat = tdctl stat --help; 'help sta' is ambiguous", a[1] + c[2])
+    for cmd in ("top", "record", "report", "dump"):
+        rc, out, err = run("help", cmd)
+        ok(rc == 0 and out.startswith("Usage: tdctl " + cmd) and
+           "Options:" in out and "--json" in out,
+           "tdctl help %s: usage, options and the output options" % cmd, out + err)
+    rc, out, err = run("status", "--csv")
+    ok(rc == 2 and "'status' has no CSV output" in err,
+       "--csv for a command without CSV is refused", err)
+    rc, out, err = run("stat", "--bogus")
+    ok(rc == 1 and "Usage: tdctl stat" in err, "unknown option: usage on stderr", err)
+    for args, msg in ((("stat", "-I", "5"), "at least 10"),
+                      (("stat", "--by", "thread"), "expected task, process, comm, cgroup or cpu"),
+                      (("stat", "--duration", "1.5s"), "expected seconds"),
+                      (("stat", "-p", "1,,2"), "PID[,PID..]"),
+                      (("stat", "-p", "1", "--", "true"), "either -p PID or a COMMAND"),
+                      (("top", "-d", "0"), "at least 0.01"),
+                      (("record", "-o", "-", "--json"), "no room for --json")):
+        rc, out, err = run(*args)
+        ok(rc == 1 and msg in out + err,
+           "'tdctl %s' fails: %s" % (" ".join(args), msg), out + err)
+    rc, out, err = run("stat", "--", "true")
+    ok(rc == 1 and "not loaded" in err,
+       "stat without the module: 'not loaded' (before running anything)", err)
+    outf = os.path.join(tmp, "list.json")
+    rc, out, err = run("list", "--root", "/nonexistent", "-o", outf, "--json")
+    with open(outf) as fh:
+        content = fh.read()
+    ok(out == "" and content.startswith("{"),
+       "-o FILE after a command that does not know it (list)", content[:200] + err)
+
+
+# ---- bash completion ------------------------------------------------------
+
+def complete(line, cwd=None):
+    script = os.path.join(TOP, "user/tdctl-completion.bash")
+    prog = r'''
+source "$1"
+COMP_LINE=$2; COMP_POINT=${#2}
+read -ra COMP_WORDS <<<"$2"
+[[ $2 == *" " ]] && COMP_WORDS+=("")
+COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+_tdctl
+printf '%s\n' "${COMPREPLY[@]}"
+'''
+    p = subprocess.run(["bash", "-c", prog, "bash", script, TDCTL + " " + line],
+                       capture_output=True, text=True, cwd=cwd)
+    return p.stdout.split("\n")[:-1]
+
+
+def test_completion(tmp):
+    ok(sorted(complete("st")) == ["stat", "status"], "complete 'st': stat, status",
+       complete("st"))
+    ok(complete("stat --b") == ["--by"], "complete 'stat --b': --by", complete("stat --b"))
+    ok(complete("stat --by ") == ["task", "process", "comm", "cgroup", "cpu"],
+       "complete 'stat --by ': the groupings", complete("stat --by "))
+    ok(complete("load --events gen") == ["generic"],
+       "complete event set names", complete("load --events gen"))
+    me = str(os.getpid())
+    ok(me in complete("stat -p "), "complete 'stat -p ': running PIDs include ours")
+    ok(("1," + me) in complete("top -p 1,"), "complete the last PID of a list")
+    open(os.path.join(tmp, "rec-file.td"), "w").close()
+    ok(complete("report -i rec-", cwd=tmp) == ["rec-file.td"],
+       "complete 'report -i': file names", complete("report -i rec-", cwd=tmp))
+    ok("ls" in complete("stat -- l"), "complete the COMMAND after 'stat --'")
+    ok("ls" in complete("record -o x.td l"), "complete the COMMAND of record")
+    ok(sorted(complete("--json sta")) == ["stat", "status"],
+       "global options before the command", complete("--json sta"))
+    ok("--csv" in complete("report --") and "--csv" not in complete("list --"),
+       "--csv offered only to commands with CSV output")
+    ok(complete("help rep") == ["report"], "complete 'help rep': command names")
+    ok("--input" in complete("dump --"), "complete dump's new --input")
+
+
+# ---- top on a terminal ----------------------------------------------------
+
+def pty_run(args, keys, rows=30, cols=120, env=None, timeout=15):
+    """Run tdctl on a pty; keys is a list of (wait-for-text, bytes).
+    Returns the exit status, everything it wrote, and the terminal's
+    attributes after it exited."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        if env:
+            os.environ.update(env)
+        os.execv(TDCTL, [TDCTL] + args)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    out = b""
+    deadline = time.time() + timeout
+    keys = list(keys)
+    while time.time() < deadline:
+        if keys and keys[0][0].encode() in out:
+            os.write(fd, keys.pop(0)[1])
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if not r:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:         # EIO: the child closed the terminal
+            data = b""
+        if not data:
+            break
+        out += data
+    status = -1
+    while time.time() < deadline:
+        wpid, st = os.waitpid(pid, os.WNOHANG)
+        if wpid:
+            status = os.waitstatus_to_exitcode(st)
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    try:
+        attrs = termios.tcgetattr(fd)
+    except termios.error:
+        attrs = None
+    os.close(fd)
+    return status, out.decode(errors="replace"), attrs
+
+
+def test_top_pty(tmp):
+    path = os.path.join(tmp, "top.td")
+    tdfile_gen.generic().write(path)
+    status, out, attrs = pty_run(
+        ["top", "-i", path, "-d", "0.4"],
+        [("sort: cycles", b">"), ("sort: instructions", b"r"),
+         ("sort: instructions ascending", b"q")])
+    ok(status == 0 and "\033[H" in out and "\033[2J" in out and "\033[K" in out,
+       "top on a terminal: cursor home, clear screen, clear to end of line",
+       repr(out[:300]))
+    ok("sort: instructions" in out and "sort: instructions ascending" in out,
+       "top keys: '>' moves the sort column, 'r' reverses it", repr(out[-600:]))
+    ok(attrs is not None and attrs[3] & termios.ICANON and attrs[3] & termios.ECHO,
+       "top restores the terminal (canonical mode, echo) when it quits")
+    widest = max(len(ln) for ln in re.sub(r"\033\[[0-9;]*[A-Za-z]", "", out).split("\n"))
+    ok(widest <= 120, "top fits the terminal width (%d <= 120)" % widest)
+    # A serial console reports no size: LINES and COLUMNS, else 24x80.
+    status, out, _ = pty_run(["top", "-i", path, "-d", "0.2", "-n", "1"], [],
+                             rows=0, cols=0, env={"LINES": "9", "COLUMNS": "60"})
+    plain = re.sub(r"\033\[[0-9;]*[A-Za-z]", "", out)
+    lines = [ln for ln in plain.split("\n") if ln.strip()]
+    ok(status == 0 and max(len(ln) for ln in lines) <= 60 and len(lines) <= 9,
+       "no terminal size (serial console): LINES=9 COLUMNS=60 respected",
+       plain)
+    status, out, _ = pty_run(["top", "-i", path, "-d", "0.2", "-n", "2", "--batch"], [])
+    ok(status == 0 and "\033" not in out and out.count("tdctl top - ") == 2,
+       "top --batch on a terminal: no control codes, 2 snapshots", repr(out[:200]))
+
+
+def main():
+    if not os.access(TDCTL, os.X_OK):
+        print("1..0 # SKIP %s not built" % TDCTL)
+        return 0
+    tmp = tempfile.mkdtemp(prefix="td_cli.")
+    test_grammar()
+    test_cli(tmp)
+    test_completion(tmp)
+    test_top_pty(tmp)
+    return plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
