@@ -37,7 +37,7 @@ checkpatch: deps
 	scripts/checkpatch.sh
 
 clean:
-	rm -rf build/x86_64 build/arm64 build/host build/vm build/check build/man
+	rm -rf build/x86_64 build/arm64 build/host build/vm build/check build/man build/fuzz
 
 distclean:
 	rm -rf build

@@ -6,7 +6,8 @@
 #              tdctl and the selftests for both
 #              and the man pages (rst2man)
 #   style      checkpatch.pl --strict on the kernel code
-#   host       host unit tests (TAP)
+#   host       host unit tests (TAP), the fuzz corpus of the record file
+#              reader under ASan/UBSan
 #   guest      inside QEMU: x86-64 (no PMU: software events) and arm64
 #              with -icount (emulated PMU), each running the tdctl end to
 #              end tests and the kselftest-harness selftests (TAP); a guest
@@ -94,6 +95,9 @@ if [ -f selftests/host/Makefile ]; then
     make -s -C selftests/host run >"$LOGS/host.tap" 2>&1
     tap "host" "$LOGS/host.tap"
 fi
+# The record file reader's fuzz corpus, replayed under ASan and UBSan.
+make -s -C selftests/fuzz run >"$LOGS/fuzz.tap" 2>&1
+tap "fuzz corpus" "$LOGS/fuzz.tap"
 
 # guest ARCH [runner options] -- COMMAND: run the guest suites in a fresh guest.
 # GUEST_NAME (default ARCH) names it in the messages and the log files.

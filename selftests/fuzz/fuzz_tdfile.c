@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz target of the record file reader: td_file_parse() on any input,
+ * and for inputs it accepts, what report and top do with them: every
+ * record read back, grouped in every way, decoded, sorted by every column
+ * and printed as a table, CSV and JSON (to /dev/null).
+ *
+ * Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the
+ * parser ignore a wrong checksum so that mutated files get past it.
+ * An error message that does not start with "offset N: " is a bug too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "tdfile.h"
+
+int fuzz_parsed_ok;	/* for the replay driver */
+
+static FILE *devnull;
+
+static void use(const struct td_file *f)
+{
+	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
+	const struct topdown_config *cfg = &f->meta.cfg;
+	struct topdown_record r;
+	struct td_decoder dec;
+	struct td_view v;
+	struct td_agg a;
+	char err[256];
+	bool can;
+
+	memset(names, 0, sizeof(names));
+	for (uint32_t i = 0; i < cfg->nr_events; i++)
+		memcpy(names[i], cfg->events[i].name, TOPDOWN_NAME_LEN);
+	can = !td_decoder_from_label(&dec, cfg->label,
+				     (const char (*)[TOPDOWN_NAME_LEN])names,
+				     cfg->nr_events, err, sizeof(err));
+	for (int by = 0; by < TD_BY_NR; by++) {
+		td_agg_init(&a, by);
+		for (uint64_t i = 0; i < f->nr_records; i++) {
+			td_file_record(f, i, &r);
+			td_agg_add(&a, &r);
+		}
+		td_view_init(&v, by, cfg, can ? &dec : NULL);
+		for (int c = 0; c < v.nr_cols; c++) {
+			json_writer_t *w = jsonw_new(devnull);
+
+			v.sort_col = c;
+			v.compact = c & 1;
+			v.interval_ns = c & 2 ? 1000000 : 0;
+			v.width = c & 4 ? 40 : 0;
+			td_print_header(devnull, &v, "p ");
+			td_print_rows(devnull, &v, &a, NULL, true);
+			td_print_csv(devnull, &v, &a, c & 1 ? "1.0" : NULL);
+			jsonw_start_object(w);
+			td_print_json(w, &v, &a);
+			jsonw_end_object(w);
+			jsonw_destroy(&w);
+		}
+		td_agg_free(&a);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned long long off;
+	struct td_file f;
+	char err[600];
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	fuzz_parsed_ok = 0;
+	if (td_file_parse(&f, data, size, err, sizeof(err))) {
+		if (sscanf(err, "offset %llu: ", &off) != 1 || off > size)
+			abort();
+		return 0;
+	}
+	fuzz_parsed_ok = 1;
+	use(&f);
+	td_file_free(&f);
+	return 0;
+}
