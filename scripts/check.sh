@@ -11,7 +11,8 @@
 #   guest      inside QEMU: x86-64 (no PMU: software events) and arm64
 #              with -icount (emulated PMU), each running the tdctl end to
 #              end tests and the kselftest-harness selftests (TAP); a guest
-#              whose console shows a kernel splat fails
+#              whose console shows a kernel splat fails; then the record
+#              files the guests wrote are read back on the host
 # and ends with "N passed, N failed, N skipped". Logs: build/check/.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -141,6 +142,11 @@ echo "== figures (from the guests' '# COUNT' lines)"
 cat "$LOGS"/guest-*.tap 2>/dev/null |
     awk '/^# COUNT / { s[$3] += $4 } END { for (k in s) printf "    %-26s %d\n", k, s[k] }' | sort
 
+echo
+# The record files the guests wrote, read back here (arm64's on x86-64).
+python3 selftests/host/test_guest_file.py "$LOGS"/guest-x86_64.tap \
+    "$LOGS"/guest-arm64.tap >"$LOGS/guest-files.tap" 2>&1
+tap "guest record files on the host" "$LOGS/guest-files.tap"
 echo
 if [ $SKIP -gt 0 ]; then
     echo "$PASS passed, $FAIL failed, $SKIP skipped"

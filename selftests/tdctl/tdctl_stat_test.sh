@@ -1,0 +1,245 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest tests of the reader commands on live data: tdctl stat (a command
+# with a known profile and its descendants, exit status pass-through, -I
+# blocks, -a, -p), top --batch, record/report/dump -i. Runs as root in
+# both guests (busybox sh): x86-64 with the software set (cpu-clock only),
+# arm64 with -icount (generic set: cycles and instructions, counted
+# exactly). Prints TAP. The module must not be loaded at the start.
+#
+# At the end, the record file of the arm64 guest is printed in base64
+# between "# tdfile-begin" and "# tdfile-end" (with the guest's report),
+# for scripts/check.sh to read it back on the host.
+TDCTL=${TDCTL:-tdctl}
+T=$(mktemp -d)
+n=0
+fails=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	fails=$((fails + 1))
+	echo "not ok $n - $1"
+	shift
+	for f in "$@"; do
+		[ -f "$f" ] && sed 's/^/#   /' "$f" | head -n 30
+	done
+}
+
+# expect NAME CONDITION-STATUS FILES...: ok when the condition held
+expect() {
+	name=$1
+	st=$2
+	shift 2
+	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
+}
+
+# The known profile: a shell renamed td_spin that counts to 4*N and starts
+# a child renamed td_kid that counts to N, then exits with $1. (The
+# trailing ':' keeps sh from exec'ing the last command.)
+N=1000
+PROFILE='printf td_spin >/proc/$$/comm
+i=0; while [ $i -lt '$((4 * N))' ]; do i=$((i + 1)); done
+sh -c '\''printf td_kid >/proc/$$/comm; j=0
+	while [ $j -lt '$N' ]; do j=$((j + 1)); done; :'\''
+exit ${1:-0}'
+
+# csv_col FILE COMM COLUMN: a column of the group row of COMM in stat's
+# CSV (type,comm,slices,runtime_ns,read_errors,EVENTS...,METRICS...).
+csv_col() {
+	awk -F, -v comm="\"$2\"" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$1 == "group" && $2 == comm { print $c; found = 1 }
+		END { if (!found) print 0 }' "$1"
+}
+
+# The first event (sort key): cycles on arm64, cpu-clock on x86-64.
+csv_total() {
+	awk -F, -v col="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$1 == "total" { print $c }' "$1"
+}
+
+csv_sum() {
+	awk -F, -v col="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$1 == "group" { s += $c } END { print s + 0 }' "$1"
+}
+
+echo "TAP version 13"
+
+if $TDCTL load >"$T/out" 2>"$T/err"; then
+	ok "load"
+else
+	not_ok "load" "$T/out" "$T/err"
+	echo "1..$n"
+	exit 1
+fi
+set=$(sed -n "s/.*event set '\([a-z_0-9]*\)'.*/\1/p" "$T/out")
+case $set in
+generic) EV=cycles; EV2=instructions ;;
+*) EV=cpu-clock; EV2= ;;
+esac
+echo "# event set: $set"
+
+# 1. stat -- COMMAND: the command's row, its child's row, nothing else.
+$TDCTL --csv stat --by comm -- sh -c "$PROFILE" >"$T/stat.csv" 2>"$T/err"
+expect "stat -- COMMAND exits 0 like the command" $? "$T/err"
+spin=$(csv_col "$T/stat.csv" td_spin slices)
+kid=$(csv_col "$T/stat.csv" td_kid slices)
+[ "$spin" -ge 1 ] && [ "$kid" -ge 1 ]
+expect "stat --by comm: rows for td_spin ($spin slices) and its child td_kid ($kid)" $? "$T/stat.csv"
+# Before they rename themselves the command and its child are "tdctl"
+# (tdctl's child between entering the cgroup and the end of execve), "sh",
+# or "exe" while busybox re-executes itself through /proc/self/exe.
+others=$(awk -F, '$1 == "group" && $2 != "\"td_spin\"" && $2 != "\"td_kid\"" &&
+	$2 != "\"sh\"" && $2 != "\"exe\"" && $2 != "\"tdctl\"" { print $2 }' \
+	"$T/stat.csv" | tr '\n' ' ')
+[ -z "$others" ]
+expect "stat counts only the command and its descendants (others: '$others')" $? "$T/stat.csv"
+a=$(csv_col "$T/stat.csv" td_spin "$EV")
+b=$(csv_col "$T/stat.csv" td_kid "$EV")
+[ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ "$a" -gt $((2 * b)) ]
+expect "td_spin counts 4x td_kid's loop: $EV $a > 2 x $b" $? "$T/stat.csv"
+sum=$(csv_sum "$T/stat.csv" "$EV")
+tot=$(csv_total "$T/stat.csv" "$EV")
+[ "$sum" = "$tot" ]
+expect "the total row is the sum of the rows ($EV $sum = $tot)" $? "$T/stat.csv"
+if [ -n "$EV2" ]; then
+	ins=$(csv_col "$T/stat.csv" td_spin instructions)
+	ipc=$(csv_col "$T/stat.csv" td_spin ipc)
+	# -icount: about a thousand instructions per loop iteration of sh.
+	[ "$ins" -gt $((4 * N * 200)) ] && [ -n "$ipc" ]
+	expect "td_spin: $ins instructions (> $((4 * N * 200))), ipc $ipc" $? "$T/stat.csv"
+else
+	rt=$(csv_col "$T/stat.csv" td_spin runtime_ns)
+	[ "$a" -gt $((rt / 2)) ] && [ "$a" -lt $((rt * 2)) ]
+	expect "td_spin: cpu-clock $a ns within 2x of its run time $rt ns" $? "$T/stat.csv"
+fi
+$TDCTL stat -- sh -c "$PROFILE" >"$T/out" 2>"$T/err"
+grep -q "TopDown stats for 'sh -c" "$T/out" && grep -q "^process\|^ *PID COMM" "$T/out" &&
+	grep -q "td_spin" "$T/out" && grep -q "^total" "$T/out" &&
+	grep -q "seconds time elapsed" "$T/out"
+expect "stat (plain): title, table by process, total, elapsed time" $? "$T/out" "$T/err"
+sed 's/^/# /' "$T/out"
+
+# 2. Exit status pass-through.
+$TDCTL stat -- sh -c "$PROFILE" sh 7 >"$T/out" 2>"$T/err"
+st=$?
+[ $st -eq 7 ] && grep -q "7 exit status of the command" "$T/out"
+expect "stat -- COMMAND exiting 7 exits 7 and says so (got $st)" $? "$T/out" "$T/err"
+$TDCTL stat -- sh -c 'kill -TERM $$' >"$T/out" 2>"$T/err"
+st=$?
+[ $st -eq 143 ]
+expect "a command killed by SIGTERM: 128+15 (got $st)" $? "$T/out" "$T/err"
+$TDCTL stat -- /no/such/command >"$T/out" 2>"$T/err"
+st=$?
+[ $st -eq 127 ] && grep -q "cannot run '/no/such/command'" "$T/err"
+expect "a command that does not exist: 127 and a message (got $st)" $? "$T/err"
+$TDCTL --json stat -- sh -c 'exit 3' >"$T/out" 2>"$T/err"
+st=$?
+[ $st -eq 3 ] && grep -q '"exit_status":3' "$T/out" && grep -q '"rows":\[' "$T/out"
+expect "stat --json: exit status 3 passed through and in the object" $? "$T/out" "$T/err"
+
+# 3. -I: a block per interval. `sleep 1` with -I 200: five whole 200 ms
+# intervals and the last, partial one that ends when sleep has exited (a
+# few ms after 1.0 s): 6 blocks; 5 if sleep ended first. 4..7 allows for
+# timer slack in the emulator. Every block has a total row, even when
+# nothing of the command ran in it.
+$TDCTL stat -I 200 -- sleep 1 >"$T/out" 2>"$T/err"
+st=$?
+blocks=$(awk '$2 == "total"' "$T/out" | wc -l)
+[ $st -eq 0 ] && [ "$blocks" -ge 4 ] && [ "$blocks" -le 7 ]
+expect "stat -I 200 -- sleep 1: $blocks blocks (4..7)" $? "$T/out" "$T/err"
+sed 's/^/# /' "$T/out"
+times=$(awk '$2 == "total" { print $1 }' "$T/out" | tr '\n' ' ')
+echo "$times" | awk '{ for (i = 2; i <= NF; i++) if ($i <= $(i - 1)) exit 1;
+	if ($1 < 0.19 || $1 > 0.21) exit 1 }'
+expect "-I blocks at increasing times, the first at 0.2 s ($times)" $? "$T/out"
+$TDCTL --csv stat -I 300 --by task -- sleep 1 >"$T/out" 2>"$T/err"
+blocks=$(grep -c '^total,' "$T/out")
+head -n 1 "$T/out" | grep -q '^type,time_s,pid,tid,comm,slices,runtime_ns' &&
+	[ "$blocks" -ge 3 ] && [ "$blocks" -le 5 ]
+expect "stat -I 300 --csv: header with time_s, $blocks total rows (3..5)" $? "$T/out"
+$TDCTL --json stat -I 250 -- sleep 1 >"$T/out" 2>"$T/err"
+blocks=$(grep -c '^{"time_s":' "$T/out")
+[ "$blocks" -ge 4 ] && [ "$blocks" -le 6 ] && [ "$(wc -l <"$T/out")" -eq "$blocks" ]
+expect "stat -I 250 --json: one object per line and block ($blocks, 4..6)" $? "$T/out"
+
+# 4. -a for a while, -p a process.
+$TDCTL --csv stat -a --duration 0.5 --by task >"$T/out" 2>"$T/err"
+grep -q '"swapper/' "$T/out" && grep -q '^total,' "$T/out"
+expect "stat -a --duration 0.5: every task, idle included" $? "$T/out" "$T/err"
+# Mostly asleep: under -icount a busy loop makes every guest second cost
+# a billion emulated instructions.
+sh -c 'printf td_bg >/proc/$$/comm; while :; do usleep 20000; :; done' &
+bg=$!
+$TDCTL --csv stat -p $bg --duration 0.5 --by task >"$T/out" 2>"$T/err"
+pids=$(awk -F, '$1 == "group" { print $3 }' "$T/out" | sort -u | tr '\n' ' ')
+[ "$pids" = "$bg " ] && grep -q '"td_bg"' "$T/out"
+expect "stat -p PID: only that process ($pids)" $? "$T/out" "$T/err"
+$TDCTL stat -p $bg --duration 3 >"$T/out" 2>"$T/err" &
+spid=$!
+sleep 1
+$TDCTL top --batch -n 1 >"$T/top" 2>"$T/top.err"
+st=$?
+[ $st -ne 0 ] && grep -q "another reader" "$T/top.err"
+expect "a second reader is refused while stat runs" $? "$T/top" "$T/top.err"
+kill $bg
+wait $spid
+st=$?
+[ $st -eq 0 ] && grep -q "td_bg" "$T/out"
+expect "stat -p ends when the process exits" $? "$T/out" "$T/err"
+
+# 5. top --batch
+$TDCTL top --batch -n 2 -d 0.5 >"$T/out" 2>"$T/err"
+st=$?
+c=$(grep -c "^tdctl top - live" "$T/out")
+[ $st -eq 0 ] && [ "$c" -eq 2 ] && grep -q "PID *TID COMM" "$T/out" &&
+	! grep -q "$(printf '\033')" "$T/out"
+expect "top --batch -n 2: two snapshots, no terminal control codes" $? "$T/out" "$T/err"
+sed 's/^/# /' "$T/out"
+$TDCTL --json top -n 3 -d 0.2 >"$T/out" 2>"$T/err"
+c=$(grep -c '^{"time_s":' "$T/out")
+[ "$c" -eq 3 ]
+expect "top --json -n 3: three snapshot objects" $? "$T/out" "$T/err"
+
+# 6. record, then report and dump -i of the file.
+$TDCTL record -o "$T/rec.td" -- sh -c "$PROFILE" sh 5 >"$T/out" 2>"$T/err"
+st=$?
+[ $st -eq 5 ] && grep -q "wrote [0-9]* records" "$T/err" && [ -s "$T/rec.td" ]
+expect "record -o FILE -- COMMAND: exit status 5, a summary" $? "$T/out" "$T/err"
+$TDCTL --csv report -i "$T/rec.td" --by comm >"$T/rep.csv" 2>"$T/err"
+expect "report -i the recorded file" $? "$T/err"
+spin=$(csv_col "$T/rep.csv" td_spin slices)
+kid=$(csv_col "$T/rep.csv" td_kid slices)
+[ "$spin" -ge 1 ] && [ "$kid" -ge 1 ]
+expect "report: the recorded command's rows (td_spin $spin, td_kid $kid slices)" $? "$T/rep.csv"
+all=$(csv_total "$T/rep.csv" slices)
+lines=$($TDCTL --csv dump -i "$T/rec.td" | tail -n +2 | wc -l)
+[ "$all" -eq "$lines" ] && [ "$lines" -gt 0 ]
+expect "dump -i: one line per record ($lines = report's $all slices)" $? "$T/rep.csv"
+$TDCTL report -i "$T/rec.td" --by comm >"$T/rep.txt" 2>&1
+grep -q "^# target: command: sh -c" "$T/rep.txt"
+expect "report shows what was recorded" $? "$T/rep.txt"
+
+check_unload() {
+	if $TDCTL unload >"$T/out" 2>"$T/err"; then ok "unload"; else not_ok "unload" "$T/err"; fi
+}
+check_unload
+
+# For the host: the file and what this guest made of it.
+echo "# tdfile-report-begin"
+$TDCTL --json report -i "$T/rec.td" --by comm | sed 's/^/# /'
+echo "# tdfile-report-end"
+echo "# tdfile-begin"
+base64 "$T/rec.td" | sed 's/^/# /'
+echo "# tdfile-end"
+
+rm -rf "$T"
+echo "1..$n"
+[ $fails -eq 0 ]
