@@ -762,13 +762,7 @@ void td_print_rows(FILE *f, const struct td_view *v, const struct td_agg *a,
 
 static void csv_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	csv_quote(f, s, SIZE_MAX);
 }
 
 void td_print_csv_header(FILE *f, const struct td_view *v, bool with_time)

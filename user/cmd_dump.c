@@ -202,11 +202,10 @@ static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 	flags_str(r->flags, fl);
 	if (csv_output) {
 		/* comm may hold any byte but a NUL: quote it. */
-		printf("%llu,%llu,%u,%u,%u,\"", (unsigned long long)r->seq,
+		printf("%llu,%llu,%u,%u,%u,", (unsigned long long)r->seq,
 		       (unsigned long long)r->time_ns, r->cpu, r->tgid, r->pid);
-		for (const char *c = comm; *c; c++)
-			printf(*c == '"' ? "\"\"" : "%c", *c);
-		printf("\",%llu,%llu,%s", (unsigned long long)r->duration_ns,
+		csv_quote(stdout, comm, sizeof(comm));
+		printf(",%llu,%llu,%s", (unsigned long long)r->duration_ns,
 		       (unsigned long long)r->cgroup_id, fl);
 		for (uint32_t i = 0; i < cfg->nr_events; i++) {
 			if (r->flags & (1u << i))

@@ -155,20 +155,15 @@ static bool is_running(int fd)
 
 static void load_usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: %s load [--module PATH] [--events SET] [--ring-size BYTES]\n"
-		"                 [--watermark BYTES] [--overwrite]\n"
-		"\n"
-		"Insert the topdown module (by name from /lib/modules, or PATH) and\n"
-		"start collecting with the event set chosen for this CPU ('%s list').\n"
-		"\n"
-		"  --module PATH      module file to insert instead of looking it up\n"
-		"  --events SET       event set by name instead of the automatic choice\n"
-		"  --ring-size BYTES  data bytes per CPU ring, a power of two (default %u)\n"
-		"  --watermark BYTES  unread bytes that wake a reader (default ring/4)\n"
-		"  --overwrite        overwrite the oldest records when a ring is full\n"
-		"                     (default: drop new ones and count them)\n",
-		bin_name, bin_name, TOPDOWN_RING_DEFAULT_SIZE);
+	char desc[640];
+
+	snprintf(desc, sizeof(desc),
+		 "Insert the topdown module (by name from /lib/modules, or PATH) and\n"
+		 "start collecting with the event set chosen for this CPU ('%s list').\n"
+		 "The ring size is a power of two (default %u bytes), the watermark\n"
+		 "defaults to a quarter of it; without --overwrite a full ring drops\n"
+		 "new records and counts them.\n", bin_name, TOPDOWN_RING_DEFAULT_SIZE);
+	td_cmd_usage(f, "load", desc);
 }
 
 int do_load(int argc, char **argv)
@@ -284,6 +279,24 @@ int do_load(int argc, char **argv)
 			jsonw_string(json_wtr, plan.ev[i].name);
 		jsonw_end_array(json_wtr);
 		jsonw_end_object(json_wtr);
+	} else if (csv_output) {
+		static const char *const fields[] = {
+			"set", "why", "label", "events", NULL,
+		};
+		struct csv_writer w;
+		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+
+		/* The events, space-separated, in one field. */
+		for (int i = 0; i < plan.nr_events; i++)
+			snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs),
+				 "%s%s", i ? " " : "", plan.ev[i].name);
+		csvw_init(&w, stdout);
+		csvw_header(&w, fields);
+		csvw_str(&w, plan.set);
+		csvw_str(&w, plan.why);
+		csvw_str(&w, plan.label);
+		csvw_str(&w, evs);
+		csvw_end_row(&w);
 	} else {
 		printf("collecting with event set '%s': %s\n", plan.set, plan.why);
 	}
@@ -312,8 +325,8 @@ int do_unload(int argc, char **argv)
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			printf("Usage: %s unload\n\nStop the collection and remove the module.\n",
-			       bin_name);
+			td_cmd_usage(stdout, "unload",
+				     "Stop the collection and remove the module.\n");
 			return 0;
 		}
 		p_err("unexpected argument '%s'", argv[1]);
@@ -344,6 +357,14 @@ int do_unload(int argc, char **argv)
 		jsonw_start_object(json_wtr);
 		jsonw_bool_field(json_wtr, "unloaded", true);
 		jsonw_end_object(json_wtr);
+	} else if (csv_output) {
+		static const char *const fields[] = { "unloaded", NULL };
+		struct csv_writer w;
+
+		csvw_init(&w, stdout);
+		csvw_header(&w, fields);
+		csvw_bool(&w, true);
+		csvw_end_row(&w);
 	} else {
 		printf("topdown module unloaded\n");
 	}

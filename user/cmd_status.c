@@ -82,6 +82,64 @@ static void status_json(const struct topdown_status *st,
 	jsonw_end_object(json_wtr);
 }
 
+/* CSV: one row per CPU, each with the collection's state and
+ * configuration (empty when idle); the events are in 'tdctl list'.
+ */
+static void status_csv(const struct topdown_status *st,
+		       const struct topdown_config *cfg,
+		       const struct topdown_cpu_stats *stats)
+{
+	static const char *const fields[] = {
+		"state", "abi_version", "record_size", "nr_cpus", "reader",
+		"start_ns", "stop_ns", "last_error", "label", "ring_size",
+		"watermark", "overflow", "cpu", "online", "counting", "records",
+		"lost", "read_errors", "probe_count", "probe_ns",
+		"probe_ns_mean", NULL,
+	};
+	struct csv_writer w;
+	char err[160] = "";
+
+	if (st->error_code)
+		snprintf(err, sizeof(err), "event %d on CPU %d: %s",
+			 st->error_event, st->error_cpu,
+			 strerror(-st->error_code));
+	csvw_init(&w, stdout);
+	csvw_header(&w, fields);
+	for (uint32_t i = 0; i < st->nr_stats; i++) {
+		const struct topdown_cpu_stats *s = &stats[i];
+
+		csvw_str(&w, td_state_name(st->state));
+		csvw_uint(&w, st->abi_version);
+		csvw_uint(&w, st->record_size);
+		csvw_uint(&w, st->nr_cpus);
+		csvw_bool(&w, st->reader);
+		csvw_uint(&w, st->start_ns);
+		csvw_uint(&w, st->stop_ns);
+		csvw_str(&w, err);
+		if (cfg) {
+			csvw_str(&w, cfg->label);
+			csvw_uint(&w, cfg->ring_size);
+			csvw_uint(&w, cfg->watermark);
+			csvw_str(&w, cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
+				 "overwrite" : "drop");
+		} else {
+			for (int k = 0; k < 4; k++)
+				csvw_empty(&w);
+		}
+		csvw_uint(&w, s->cpu);
+		csvw_bool(&w, s->flags & TOPDOWN_CPU_ONLINE);
+		csvw_bool(&w, s->flags & TOPDOWN_CPU_COUNTING);
+		csvw_uint(&w, s->records);
+		csvw_uint(&w, s->lost);
+		csvw_uint(&w, s->read_errors);
+		csvw_uint(&w, s->probe_count);
+		csvw_uint(&w, s->probe_ns);
+		csvw_float(&w, s->probe_count ?
+			   (double)s->probe_ns / s->probe_count : 0.0);
+		csvw_end_row(&w);
+	}
+}
+
 static void status_plain(const struct topdown_status *st,
 			 const struct topdown_config *cfg,
 			 const struct topdown_cpu_stats *stats)
@@ -139,8 +197,9 @@ int do_status(int argc, char **argv)
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			printf("Usage: %s status\n\nShow the collection's state, configuration and per-CPU statistics\n(records, lost, read errors, time spent in the probe).\n",
-			       bin_name);
+			td_cmd_usage(stdout, "status",
+				     "Show the collection's state, configuration and per-CPU statistics\n"
+				     "(records, lost, read errors, time spent in the probe).\n");
 			return 0;
 		}
 		p_err("unexpected argument '%s'", argv[1]);
@@ -157,6 +216,8 @@ int do_status(int argc, char **argv)
 	close(fd);
 	if (json_output)
 		status_json(&st, have_cfg ? &cfg : NULL, stats);
+	else if (csv_output)
+		status_csv(&st, have_cfg ? &cfg : NULL, stats);
 	else
 		status_plain(&st, have_cfg ? &cfg : NULL, stats);
 	free(stats);

@@ -98,8 +98,6 @@ static void arg_values(enum td_arg kind)
 
 static bool output_opt_applies(const struct cmd *c, const struct td_opt *o)
 {
-	if (o->id == 'C' && !(c->flags & TD_CMD_CSV))
-		return false;
 	if (o->id == 'o' && (c->flags & TD_CMD_OWN_OUTPUT))
 		return false;	/* its own --output is listed already */
 	return true;

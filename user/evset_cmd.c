@@ -20,15 +20,9 @@
 
 static void list_usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: %s list [--events SET] [--root DIR]\n"
-		"\n"
-		"Show the detected CPU and PMUs, every event set tdctl knows,\n"
-		"and the set it would use (or SET) with its resolved events.\n"
-		"\n"
-		"  -e, --events SET  show SET instead of the automatic choice\n"
-		"      --root DIR    read /proc and /sys under DIR (tests)\n"
-		"  -h, --help        this help\n", bin_name);
+	td_cmd_usage(f, "list",
+		     "Show the detected CPU and PMUs, every event set tdctl knows,\n"
+		     "and the set it would use (or SET) with its resolved events.\n");
 }
 
 static const char *arch_name(enum td_arch a)
@@ -182,6 +176,35 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 	jsonw_end_object(json_wtr);
 }
 
+/* CSV: one row per event set, the "sets" of the JSON output; "chosen"
+ * marks the set in use (or --events SET).
+ */
+static void list_csv(const struct td_cpu_info *ci, const struct td_set *ps)
+{
+	static const char *const fields[] = {
+		"name", "events", "fits", "chosen", "title", "metrics",
+		"reason", NULL,
+	};
+	struct csv_writer w;
+	char buf[512];
+
+	csvw_init(&w, stdout);
+	csvw_header(&w, fields);
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+		int fit = td_set_fit(s, ci, buf, sizeof(buf));
+
+		csvw_str(&w, s->name);
+		csvw_uint(&w, s->nr_events);
+		csvw_bool(&w, fit >= TD_FIT_MANUAL);
+		csvw_bool(&w, s == ps);
+		csvw_str(&w, s->title);
+		csvw_str(&w, s->metrics);
+		csvw_str(&w, buf);
+		csvw_end_row(&w);
+	}
+}
+
 static int core_pmus(const struct td_cpu_info *ci)
 {
 	int n = 0;
@@ -300,6 +323,8 @@ int do_list(int argc, char **argv)
 	}
 	if (json_output)
 		list_json(ci, &plan, td_set_find(plan.set));
+	else if (csv_output)
+		list_csv(ci, td_set_find(plan.set));
 	else
 		list_plain(ci, &plan, td_set_find(plan.set));
 	td_cpu_info_free(ci);
@@ -310,19 +335,15 @@ int do_list(int argc, char **argv)
 
 static void decode_usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: %s decode --set NAME [--slots N] [--revision rXpY] [EVENT=COUNT ...]\n"
-		"\n"
-		"TopDown breakdown of the given counts with NAME's formula.\n"
-		"Without EVENT=COUNT arguments, reads JSON lines from stdin,\n"
-		"one object per line mapping every event name of the set to\n"
-		"its count, e.g. {\"cycles\": 1000, \"instructions\": 800};\n"
-		"the lines are summed (as records are) and decoded once.\n"
-		"\n"
-		"  -s, --set NAME         the event set (see `%s list`)\n"
-		"  -S, --slots N          slot width, for sets that take one\n"
-		"  -r, --revision rXpY    CPU revision, for sets that take one\n"
-		"  -h, --help             this help\n", bin_name, bin_name);
+	char desc[512];
+
+	snprintf(desc, sizeof(desc),
+		 "TopDown breakdown of the given counts with NAME's formula (see\n"
+		 "'%s list'). Without EVENT=COUNT arguments, reads JSON lines from\n"
+		 "stdin, one object per line mapping every event name of the set to\n"
+		 "its count, e.g. {\"cycles\": 1000, \"instructions\": 800}; the lines\n"
+		 "are summed (as records are) and decoded once.\n", bin_name);
+	td_cmd_usage(f, "decode", desc);
 }
 
 static void set_names(char *buf, size_t n, const struct td_set *s)
@@ -544,6 +565,44 @@ static void decode_json(const struct td_decoder *d, const char *label,
 	jsonw_end_object(json_wtr);
 }
 
+/* CSV: set, label, lines (empty without stdin), one column per metric
+ * (empty when not computable), then flagged: the names of the metrics
+ * outside 0..100%, space-separated.
+ */
+static void decode_csv(const struct td_decoder *d, const char *label,
+		       const struct td_metrics *m, int lines)
+{
+	struct csv_writer w;
+	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+
+	csvw_init(&w, stdout);
+	csvw_name(&w, "set");
+	csvw_name(&w, "label");
+	csvw_name(&w, "lines");
+	for (int i = 0; i < m->n; i++)
+		csvw_name(&w, m->m[i].name);
+	csvw_name(&w, "flagged");
+	csvw_end_row(&w);
+	csvw_str(&w, d->set);
+	csvw_str(&w, label);
+	if (lines)
+		csvw_uint(&w, lines);
+	else
+		csvw_empty(&w);
+	for (int i = 0; i < m->n; i++) {
+		if (m->m[i].valid)
+			csvw_float(&w, m->m[i].value);
+		else
+			csvw_empty(&w);
+		if (m->m[i].flagged)
+			snprintf(flagged + strlen(flagged),
+				 sizeof(flagged) - strlen(flagged), "%s%s",
+				 *flagged ? " " : "", m->m[i].name);
+	}
+	csvw_str(&w, flagged);
+	csvw_end_row(&w);
+}
+
 static void decode_plain(const struct td_decoder *d, const char *label,
 			 const struct td_metrics *m, int lines)
 {
@@ -679,6 +738,8 @@ int do_decode(int argc, char **argv)
 	td_decode(&d, counts, &m);
 	if (json_output)
 		decode_json(&d, label, &m, lines);
+	else if (csv_output)
+		decode_csv(&d, label, &m, lines);
 	else
 		decode_plain(&d, label, &m, lines);
 	return 0;

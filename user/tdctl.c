@@ -18,111 +18,8 @@
 
 #include "tdctl.h"
 
-bool json_output;
-bool csv_output;
-json_writer_t *json_wtr;
-const char *bin_name = "tdctl";
-int orig_stdout_fd = -1;
-
 static bool pretty_output;
 static const char *output_path;
-
-void p_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (json_output && json_wtr) {
-		char buf[1024];
-
-		vsnprintf(buf, sizeof(buf), fmt, ap);
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "error", buf);
-		jsonw_end_object(json_wtr);
-	} else {
-		fprintf(stderr, "%s: Error: ", bin_name);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
-	va_end(ap);
-}
-
-void p_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (json_output)
-		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", bin_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-void p_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "%s: Warning: ", bin_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-int parse_u64(const char *opt, const char *s, unsigned long long max,
-	      unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		goto bad;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	p_err("invalid value '%s' for %s (expected an integer 0..%llu)",
-	      s ? s : "", opt, max);
-	return -1;
-}
-
-int parse_seconds(const char *opt, const char *s, unsigned int max_s,
-		  unsigned long long *ns)
-{
-	unsigned long long sec = 0, frac = 0, scale = 1000000000ull;
-	const char *p = s;
-
-	if (!s || *p < '0' || *p > '9')
-		goto bad;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		sec = sec * 10 + (*p - '0');
-		if (sec > max_s)
-			goto bad;
-	}
-	if (*p == '.') {
-		if (p[1] < '0' || p[1] > '9')
-			goto bad;
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (scale > 1) {
-				scale /= 10;
-				frac += (*p - '0') * scale;
-			}
-		}
-	}
-	if (*p || (sec == max_s && frac))
-		goto bad;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-bad:
-	p_err("invalid value '%s' for %s (expected seconds, e.g. 2 or 0.5, at most %u)",
-	      s ? s : "", opt, max_s);
-	return -1;
-}
 
 const struct cmd *cmd_find(const struct cmd *cmds, const char *name,
 			   int *nmatch)
@@ -183,7 +80,6 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
 	return c->func(argc, argv);
 }
 
-static void td_usage(FILE *f, const char *name, const char *description);
 
 int td_getopt_end(int opt, int argc, char **argv, bool operands)
 {
@@ -229,11 +125,11 @@ int td_getopt_next(struct td_getopt *g, int argc, char **argv)
 
 	switch (opt) {
 	case 'h':
-		td_usage(stdout, g->cmd, g->desc);
+		td_cmd_usage(stdout, g->cmd, g->desc);
 		return TD_GETOPT_HELP;
 	case '?':
 	case ':':
-		td_usage(stderr, g->cmd, g->desc);
+		td_cmd_usage(stderr, g->cmd, g->desc);
 		return TD_GETOPT_ERROR;
 	}
 	return opt < 0 ? TD_GETOPT_END : opt;
@@ -286,25 +182,25 @@ static const struct td_opt decode_opts[] = {
 
 const struct cmd td_cmds[] = {
 	{ "load", do_load,
-	  "load [--module PATH] [--events SET] [--ring-size BYTES] [--overwrite]",
+	  "load [--module PATH] [--events SET] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
 	  load_opts, 0 },
 	{ "unload", do_unload, "unload", help_only_opts, 0 },
 	{ "status", do_status, "status", help_only_opts, 0 },
 	{ "dump", do_dump,
 	  "dump [-i FILE] [--follow] [--duration S] [--cpu N] [--pid PID] [--comm NAME]",
-	  dump_opts, TD_CMD_CSV },
+	  dump_opts, 0 },
 	{ "stat", do_stat,
 	  "stat [-a | -p PID[,PID..] | [--] COMMAND [ARGS]] [--by KEY] [-I MS] [--duration S]",
-	  stat_opts, TD_CMD_CSV | TD_CMD_ARGV },
+	  stat_opts, TD_CMD_ARGV },
 	{ "top", do_top,
 	  "top [--by KEY] [-d SECS] [-n N] [--batch] [-p PID[,PID..]] [-i FILE]",
-	  top_opts, TD_CMD_CSV },
+	  top_opts, 0 },
 	{ "record", do_record,
 	  "record [-o FILE] [-a | -p PID[,PID..] | [--] COMMAND [ARGS]] [--duration S]",
-	  record_opts, TD_CMD_CSV | TD_CMD_ARGV | TD_CMD_OWN_OUTPUT },
+	  record_opts, TD_CMD_ARGV | TD_CMD_OWN_OUTPUT },
 	{ "report", do_report,
 	  "report [-i FILE] [--by KEY] [--cpu N] [--pid PID] [--comm NAME]",
-	  report_opts, TD_CMD_CSV },
+	  report_opts, 0 },
 	{ "list", do_list, "list [--events SET]", list_opts, 0 },
 	{ "decode", do_decode,
 	  "decode --set NAME [--slots N] [--revision rXpY] EVENT=COUNT ...",
@@ -333,7 +229,7 @@ static void print_opts(FILE *f, const struct td_opt *opts)
 /* --help of a table-driven command: "Usage: tdctl NAME SYNOPSIS", the
  * description, its options and the output options it takes.
  */
-static void td_usage(FILE *f, const char *name, const char *description)
+void td_cmd_usage(FILE *f, const char *name, const char *description)
 {
 	int nmatch;
 	const struct cmd *c = cmd_find(td_cmds, name, &nmatch);
@@ -345,8 +241,6 @@ static void td_usage(FILE *f, const char *name, const char *description)
 	print_opts(f, c->opts);
 	fprintf(f, "\nOutput options (also before the command):\n");
 	for (const struct td_opt *o = td_output_opts; o->lng; o++) {
-		if (o->id == 'C' && !(c->flags & TD_CMD_CSV))
-			continue;
 		if (o->id == 'o' && (c->flags & TD_CMD_OWN_OUTPUT))
 			continue;
 		print_opts(f, (const struct td_opt[]){ *o, TD_OPT_END });
@@ -370,7 +264,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -j, --json         JSON output\n"
 		"  -p, --pretty       indented JSON output (implies --json)\n"
-		"      --csv          CSV output (dump, stat, top, record, report)\n"
+		"      --csv          CSV output (a header line, then the rows)\n"
 		"  -o, --output FILE  write the output to FILE instead of stdout\n"
 		"  -h, --help         this help; '%s help COMMAND' for a command\n"
 		"  -V, --version      print the version\n"
@@ -383,10 +277,113 @@ static const char help_desc[] =
 	"Without COMMAND, the commands and the global options; with one (a\n"
 	"unique prefix is enough), its usage, as 'tdctl COMMAND --help'.\n";
 
+/* help --json/--csv: the commands, or one command's options (its own,
+ * then the output options it takes), from the grammar table.
+ */
+static const char *const help_cmd_fields[] = { "command", "synopsis", NULL };
+static const char *const help_opt_fields[] = {
+	"command", "option", "short", "argument", "kind", "description", NULL,
+};
+
+static void help_opt_row(struct csv_writer *w, const struct cmd *c,
+			 const struct td_opt *o, const char *kind)
+{
+	char lng[40], shrt[3] = "";
+
+	snprintf(lng, sizeof(lng), "--%s", o->lng);
+	if (o->shrt)
+		snprintf(shrt, sizeof(shrt), "-%c", o->shrt);
+	if (csv_output) {
+		csvw_str(w, c->name);
+		csvw_str(w, lng);
+		if (o->shrt)
+			csvw_str(w, shrt);
+		else
+			csvw_empty(w);	/* null */
+		if (o->meta)
+			csvw_str(w, o->meta);
+		else
+			csvw_empty(w);
+		csvw_str(w, kind);
+		csvw_str(w, o->help);
+		csvw_end_row(w);
+		return;
+	}
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "option", lng);
+	if (o->shrt)
+		jsonw_string_field(json_wtr, "short", shrt);
+	else
+		jsonw_null_field(json_wtr, "short");
+	if (o->meta)
+		jsonw_string_field(json_wtr, "argument", o->meta);
+	else
+		jsonw_null_field(json_wtr, "argument");
+	jsonw_string_field(json_wtr, "kind", kind);
+	jsonw_string_field(json_wtr, "description", o->help);
+	jsonw_end_object(json_wtr);
+}
+
+static void help_structured(const struct cmd *one)
+{
+	struct csv_writer w;
+
+	csvw_init(&w, stdout);
+	if (!one) {
+		if (csv_output) {
+			csvw_header(&w, help_cmd_fields);
+		} else {
+			jsonw_start_object(json_wtr);
+			jsonw_name(json_wtr, "commands");
+			jsonw_start_array(json_wtr);
+		}
+		for (const struct cmd *c = td_cmds; c->name; c++) {
+			if (c->flags & TD_CMD_HIDDEN)
+				continue;
+			if (csv_output) {
+				csvw_str(&w, c->name);
+				csvw_str(&w, c->help);
+				csvw_end_row(&w);
+				continue;
+			}
+			jsonw_start_object(json_wtr);
+			jsonw_string_field(json_wtr, "command", c->name);
+			jsonw_string_field(json_wtr, "synopsis", c->help);
+			jsonw_end_object(json_wtr);
+		}
+		if (!csv_output) {
+			jsonw_end_array(json_wtr);
+			jsonw_end_object(json_wtr);
+		}
+		return;
+	}
+	if (csv_output) {
+		csvw_header(&w, help_opt_fields);
+	} else {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "command", one->name);
+		jsonw_string_field(json_wtr, "synopsis", one->help);
+		jsonw_name(json_wtr, "options");
+		jsonw_start_array(json_wtr);
+	}
+	for (const struct td_opt *o = one->opts; o->lng; o++)
+		help_opt_row(&w, one, o, "command");
+	for (const struct td_opt *o = td_output_opts; o->lng; o++)
+		if (!(o->id == 'o' && (one->flags & TD_CMD_OWN_OUTPUT)))
+			help_opt_row(&w, one, o, "output");
+	if (!csv_output) {
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+	}
+}
+
 static int do_help(int argc, char **argv)
 {
+	const struct cmd *c = NULL;
+	int nmatch;
+
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		td_usage(stdout, "help", help_desc);
+		td_cmd_usage(stdout, "help", help_desc);
 		return 0;
 	}
 	if (argc > 2) {
@@ -394,9 +391,21 @@ static int do_help(int argc, char **argv)
 		return -1;
 	}
 	if (argc == 2) {
+		c = cmd_find(td_cmds, argv[1], &nmatch);
+		if (!c || (c->flags & TD_CMD_HIDDEN)) {
+			no_such_cmd(td_cmds, argv[1], c ? 0 : nmatch, "command");
+			return -1;
+		}
+	}
+	if (json_output || csv_output) {
+		help_structured(c);
+		return 0;
+	}
+	if (c) {
 		char *sub[] = { argv[1], "--help", NULL };
 
-		return cmd_select(td_cmds, 2, sub, "command");
+		optind = 0;
+		return c->func(2, sub);
 	}
 	usage(stdout);
 	return 0;
@@ -455,6 +464,7 @@ static int set_output_opt(int id, const char *arg)
 static int take_output_opts(const struct cmd *c, int argc, char **argv)
 {
 	int i = 1, out = 1;
+	bool name_arg = c->flags & TD_CMD_NAMEARG;
 
 	while (i < argc) {
 		const char *a = argv[i];
@@ -462,6 +472,12 @@ static int take_output_opts(const struct cmd *c, int argc, char **argv)
 		const char *val = NULL, *eq;
 		int used = 1;
 
+		if (name_arg && a[0] != '-') {
+			/* help COMMAND --csv: step over the one name */
+			argv[out++] = argv[i++];
+			name_arg = false;
+			continue;
+		}
 		if (a[0] != '-' || !a[1] || !strcmp(a, "--"))
 			break;
 		if (a[1] == '-') {
@@ -593,11 +609,6 @@ int main(int argc, char **argv)
 	if (json_output && csv_output) {
 		fprintf(stderr, "%s: Error: --json and --csv exclude each other\n",
 			bin_name);
-		return 2;
-	}
-	if (c && csv_output && !(c->flags & TD_CMD_CSV)) {
-		fprintf(stderr, "%s: Error: '%s' has no CSV output (CSV: dump, stat, top, record, report)\n",
-			bin_name, c->name);
 		return 2;
 	}
 	if (output_path && redirect_stdout(output_path))

@@ -8,31 +8,9 @@
 
 #include <linux/topdown.h>
 
-#include "json_writer.h"
+#include "common.h"
 
 #define TDCTL_VERSION "0.2"
-
-/* Global output options, set by main() from -j/--json, --pretty, --csv
- * and -o/--output, given before the command or among its options, before
- * the command runs.
- */
-extern bool json_output;
-extern bool csv_output;
-extern json_writer_t *json_wtr;	/* non-NULL iff json_output */
-extern const char *bin_name;
-/* With -o FILE, stdout is FILE and this is a duplicate of the original
- * stdout (close-on-exec), for a command run by tdctl; -1 otherwise.
- */
-extern int orig_stdout_fd;
-
-/* One line on stderr ("tdctl: Error: ..."), or in JSON mode an
- * {"error": "..."} object on the JSON stream. Commands return -1 after it.
- */
-void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Informational line on stderr; silent in JSON mode. */
-void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Warning on stderr in every mode: lost data is never hidden. */
-void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * The command grammar. One table (td_cmds in tdctl.c) names every command
@@ -76,7 +54,6 @@ struct cmd {
 	unsigned int flags;	/* TD_CMD_* */
 };
 
-#define TD_CMD_CSV	(1u << 0)	/* has CSV output */
 #define TD_CMD_ARGV	(1u << 1)	/* ends with [--] COMMAND [ARGS] */
 #define TD_CMD_NAMEARG	(1u << 2)	/* takes a tdctl command name */
 #define TD_CMD_HIDDEN	(1u << 3)	/* not listed, not prefix-matched */
@@ -100,6 +77,11 @@ const struct cmd *cmd_find(const struct cmd *cmds, const char *name,
 int cmd_select(const struct cmd *cmds, int argc, char **argv,
 	       const char *what);
 
+/* A command's --help from the table: "Usage: tdctl SYNOPSIS", the
+ * description, its options, the output options it takes, its man page.
+ */
+void td_cmd_usage(FILE *f, const char *name, const char *description);
+
 /* getopt_long() over a table-driven command's options. */
 #define TD_GETOPT_MAX	32
 struct td_getopt {
@@ -121,19 +103,6 @@ int td_getopt_next(struct td_getopt *g, int argc, char **argv);
  * error unless the command takes operands.
  */
 int td_getopt_end(int opt, int argc, char **argv, bool operands);
-
-
-/* Parse a non-negative integer argument strictly (whole string, decimal or
- * 0x hex, no overflow). Returns 0 or -1 after p_err() naming the option.
- */
-int parse_u64(const char *opt, const char *s, unsigned long long max,
-	      unsigned long long *out);
-/* Seconds with an optional fraction ("2", "0.5", "1.25") as nanoseconds,
- * at most max_s seconds. 0 or -1 after p_err().
- */
-int parse_seconds(const char *opt, const char *s, unsigned int max_s,
-		  unsigned long long *ns);
-
 /* Commands. */
 int do_load(int argc, char **argv);
 int do_unload(int argc, char **argv);

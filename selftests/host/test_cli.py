@@ -102,11 +102,15 @@ def test_grammar():
         c = completion_options(cmd)
         m = man_options(cmd)
         own = c - strip - {"help"}
-        ok(h == own == (m - strip - {"help"}) and c & strip == m & strip and
+        # The output options too: every command takes --csv, and its
+        # --help, completion and man page all say so.
+        out_opts = help_options(cmd) & strip
+        ok(h == own == (m - strip - {"help"}) and
+           c & strip == m & strip == out_opts and "csv" in out_opts and
            "help" in c and "help" in m,
            "%s: --help, completion and man page name the same options (%s)"
            % (cmd, " ".join(sorted(own)) or "none"),
-           "help %s\ncompletion %s\nman %s" % (sorted(h), sorted(c), sorted(m)))
+           "help %s\ncompletion %s\nman %s" % (sorted(help_options(cmd)), sorted(c), sorted(m)))
     with open(os.path.join(MANDIR, "tdctl.rst")) as fh:
         text = fh.read()
     _, out, _ = run("--help")
@@ -155,8 +159,12 @@ def test_cli(tmp):
            "Options:" in out and "--json" in out,
            "tdctl help %s: usage, options and the output options" % cmd, out + err)
     rc, out, err = run("status", "--csv")
-    ok(rc == 2 and "'status' has no CSV output" in err,
-       "--csv for a command without CSV is refused", err)
+    ok(rc == 1 and out == "" and
+       err == "tdctl: Error: the topdown module is not loaded (run 'tdctl load')\n",
+       "an error in CSV mode: plain text on stderr, nothing on stdout", out + err)
+    rc, out, err = run("--csv", "--json", "help")
+    ok(rc == 2 and "--json and --csv exclude each other" in err,
+       "--csv with --json is refused", err)
     rc, out, err = run("stat", "--bogus")
     ok(rc == 1 and "Usage: tdctl stat" in err, "unknown option: usage on stderr", err)
     for args, msg in ((("stat", "-I", "5"), "at least 10"),
@@ -216,8 +224,9 @@ def test_completion(tmp):
     ok("ls" in complete("record -o x.td l"), "complete the COMMAND of record")
     ok(sorted(complete("--json sta")) == ["stat", "status"],
        "global options before the command", complete("--json sta"))
-    ok("--csv" in complete("report --") and "--csv" not in complete("list --"),
-       "--csv offered only to commands with CSV output")
+    ok(all("--csv" in complete(c + " --") for c in
+           ("load", "unload", "status", "list", "decode", "help", "report")),
+       "--csv offered to every command")
     ok(complete("help rep") == ["report"], "complete 'help rep': command names")
     ok("--input" in complete("dump --"), "complete dump's new --input")
 

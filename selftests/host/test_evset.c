@@ -18,33 +18,7 @@
 
 #include "evset_priv.h"
 #include "fixtures.h"
-
-static int tap_n, tap_failed;
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		tap_failed++;
-	return cond;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#include "tap.h"
 
 static char tmproot[256];
 static char fxroot[FX_NR][512];
@@ -813,7 +787,5 @@ int main(void)
 	test_seed003();
 	test_edges();
 	remove_fixtures();
-	printf("1..%d\n", tap_n);
-	printf("# %d passed, %d failed\n", tap_n - tap_failed, tap_failed);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

@@ -16,23 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tap.h"
 #include "tdfile.h"
-
-static int tap_n, tap_failed;
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		tap_failed++;
-	return cond;
-}
 
 #define TEST_CPUS	3
 #define TEST_RECS	40
@@ -256,6 +241,5 @@ int main(void)
 	test_byte_changes(img, len);
 	test_empty_and_names();
 	free(img);
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

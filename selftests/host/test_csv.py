@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of --csv for the commands that run without the module:
+help, help COMMAND, list (fake sysfs trees), decode;
+each CSV is parsed with the csv module and checked field by field
+against the JSON output of the same command. And the CSV quoting of text that
+holds commas, quotes and line breaks (record files with such comms).
+load, unload and status need the module: the guests print their CSV and
+JSON, and test_guest_file.py checks them the same way on the host.
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tdfile_gen  # noqa: E402
+from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
+
+OUT = os.environ.get("OUT") or os.path.join(TOP, "build/host/")
+
+
+def parse(text):
+    """(header, rows as dicts) of a CSV text."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return [], []
+    return rows[0], [dict(zip(rows[0], r)) for r in rows[1:]
+                     if len(r) == len(rows[0])] + \
+        [None for r in rows[1:] if len(r) != len(rows[0])]
+
+
+def csv_value(v):
+    """A JSON value as the CSV writes it (text)."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return "%.6f" % v
+    return str(v)
+
+
+def equal(j, c):
+    """A JSON value and its CSV field: numbers to 6 decimals, the rest
+    as written."""
+    if isinstance(j, (int, float)) and not isinstance(j, bool) and c:
+        try:
+            return abs(float(c) - j) <= 5e-7 * max(1.0, abs(j))
+        except ValueError:
+            return False
+    return csv_value(j) == c
+
+
+def same(json_obj, row, keys):
+    """The keys of json_obj equal the row's fields; the differences."""
+    return ["%s: json %r csv %r" % (k, json_obj.get(k), row.get(k))
+            for k in keys if not equal(json_obj.get(k), row.get(k))]
+
+
+def test_help():
+    rc, out, err = run("help", "--csv")
+    rc2, js, _ = run("help", "--json")
+    head, rows = parse(out)
+    cmds = json.loads(js)["commands"] if rc2 == 0 else []
+    diffs = [] if len(rows) == len(cmds) else ["%d rows, %d commands" % (len(rows), len(cmds))]
+    for c, r in zip(cmds, rows):
+        diffs += same(c, r or {}, ("command", "synopsis"))
+    ok(rc == 0 and head == ["command", "synopsis"] and len(rows) >= 11 and not diffs,
+       "help --csv: a row per command, as help --json (%d)" % len(rows),
+       "\n".join(diffs) + out + err)
+    names = [r["command"] for r in rows if r]
+    for cmd in names:
+        rc, out, err = run("help", cmd, "--csv")
+        rc2, js, _ = run("--json", "help", cmd)
+        head, rows = parse(out)
+        doc = json.loads(js) if rc2 == 0 else {"options": []}
+        diffs = [] if len(rows) == len(doc["options"]) else ["row count"]
+        for o, r in zip(doc["options"], rows):
+            diffs += same(o, r or {}, ("option", "short", "argument", "kind",
+                                       "description"))
+            if r and r["command"] != cmd:
+                diffs.append("command %r" % r["command"])
+        # The options are the ones --help lists.
+        _, usage, _ = run(cmd, "--help")
+        missing = [r["option"] for r in rows if r and r["option"] not in usage]
+        ok(rc == 0 and head == ["command", "option", "short", "argument", "kind",
+                                "description"] and
+           any(r and r["option"] == "--csv" and r["kind"] == "output" for r in rows) and
+           not diffs and not missing,
+           "help %s --csv: its options as JSON has them and --help lists them" % cmd,
+           "\n".join(diffs) + " missing %s\n" % missing + out + err)
+
+
+def test_list(tmp):
+    fx = os.path.join(tmp, "fx")
+    subprocess.run([os.path.join(OUT, "mkfixture"), fx, "neoverse_n2_r0p0",
+                    "skylake_server"], check=True)
+    for name, want in (("neoverse_n2_r0p0", None), ("skylake_server", None),
+                       ("neoverse_n2_r0p0", "generic")):
+        extra = ["--events", want] if want else []
+        root = os.path.join(fx, name)
+        rc, out, err = run("list", "--root", root, "--csv", *extra)
+        rc2, js, _ = run("list", "--root", root, "--json", *extra)
+        head, rows = parse(out)
+        doc = json.loads(js)
+        diffs = [] if len(rows) == len(doc["sets"]) else ["row count"]
+        for s, r in zip(doc["sets"], rows):
+            diffs += same(s, r or {}, ("name", "events", "fits", "chosen", "title",
+                                       "metrics", "reason"))
+        chosen = [r["name"] for r in rows if r and r["chosen"] == "true"]
+        ok(rc == 0 and rc2 == 0 and not diffs and
+           head == ["name", "events", "fits", "chosen", "title", "metrics", "reason"] and
+           chosen == [doc["selected"]["set"]] and (not want or chosen == [want]),
+           "list --csv on %s%s: the sets as in JSON, chosen %s" % (
+               name, " --events " + want if want else "", chosen),
+           "\n".join(diffs) + out + err)
+    rc, out, err = run("list", "--root", os.path.join(fx, "skylake_server"), "--csv",
+                       "--events", "nope")
+    ok(rc == 1 and out == "" and err.startswith("tdctl: Error: ") and "nope" in err,
+       "list --csv with a bad --events: plain error on stderr, no CSV", out + err)
+
+
+def test_decode():
+    seed = ["CPU_CYCLES=1000000", "OP_RETIRED=2500000", "OP_SPEC=2600000",
+            "STALL_SLOT=1200000", "STALL_SLOT_FRONTEND=600000",
+            "STALL_SLOT_BACKEND=700000", "INST_RETIRED=2400000"]
+    cases = [
+        (["--set", "arm_neoverse_n2", "--slots", "5", "--revision", "r0p0"] + seed, None),
+        (["--set", "generic", "cycles=1000", "instructions=0"], None),
+        (["--set", "generic", "cycles=0", "instructions=5"], None),
+        (["--set", "generic"], '{"cycles": 10, "instructions": 4}\n'
+                               '{"cycles": 30, "instructions": 20}\n'),
+    ]
+    for args, stdin in cases:
+        rc, out, err = run("decode", "--csv", *args, stdin=stdin)
+        rc2, js, err2 = run("decode", "--json", *args, stdin=stdin)
+        head, rows = parse(out)
+        doc = json.loads(js) if rc2 == 0 else {}
+        diffs = []
+        if len(rows) != 1 or rows[0] is None:
+            diffs.append("%d rows" % len(rows))
+        else:
+            r = rows[0]
+            diffs += same(doc, r, ("set", "label", "lines"))
+            diffs += same(doc["metrics"], r, list(doc["metrics"]))
+            if r["flagged"] != " ".join(doc["flagged"]):
+                diffs.append("flagged %r %r" % (r["flagged"], doc["flagged"]))
+            if head != ["set", "label", "lines"] + list(doc["metrics"]) + ["flagged"]:
+                diffs.append("header %r" % head)
+        ok(rc == 0 and not diffs,
+           "decode --csv %s: one row equal to --json" % " ".join(args[:2] + (["<stdin>"] if stdin else [])),
+           "\n".join(diffs) + out + err + err2)
+    rc, out, err = run("decode", "--csv", "--set", "generic", "cycles=x")
+    ok(rc == 1 and out == "" and "invalid value 'x'" in err,
+       "decode --csv with a bad count: plain error on stderr, no CSV", out + err)
+
+
+def test_quoting(tmp):
+    """Text with commas, quotes and a line break survives the CSV."""
+    nasty = ['a,b', 'say "hi"', 'two\nlines', ' pad ']
+    recs = [tdfile_gen.Rec(0, 10 + i, 10 + i, c, tdfile_gen._time(i, 4),
+                           1000, [100 * (i + 1), 50])
+            for i, c in enumerate(nasty)]
+    sc = tdfile_gen.Scenario("set=generic", ["cycles", "instructions"], 1, recs)
+    path = os.path.join(tmp, "q.td")
+    sc.write(path)
+    rc, out, err = run("report", "-i", path, "--by", "comm", "--csv")
+    _, rows = parse(out)
+    got = sorted(r["comm"] for r in rows if r and r["type"] == "group")
+    ok(rc == 0 and None not in rows and got == sorted(nasty),
+       "report --csv: comms with , \" and a line break parse back exactly",
+       "%r\n%s%s" % (got, out, err))
+    rc, out, err = run("dump", "-i", path, "--csv")
+    _, rows = parse(out)
+    got = sorted(r["comm"] for r in rows if r)
+    ok(rc == 0 and None not in rows and got == sorted(nasty),
+       "dump --csv: the same comms parse back exactly", "%r\n%s%s" % (got, out, err))
+
+
+def main():
+    if not os.access(TDCTL, os.X_OK):
+        print("1..0 # SKIP %s not built" % TDCTL)
+        return 0
+    tmp = tempfile.mkdtemp(prefix="td_csv.")
+    test_help()
+    test_list(tmp)
+    test_decode()
+    test_quoting(tmp)
+    return plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
