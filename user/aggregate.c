@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "aggregate.h"
+#include "cgpath.h"
 #include "tdctl.h"
 
 const char *const td_by_names[TD_BY_NR] = {
@@ -522,7 +523,7 @@ static int col_width(const struct td_view *v, const struct td_col *c)
 	case TD_COL_COMM:
 		return 16;
 	case TD_COL_CGROUP:
-		return 10;
+		return v->cgroup_paths ? 24 : 10;
 	case TD_COL_CPU:
 		return 4;
 	case TD_COL_SLICES:
@@ -621,6 +622,7 @@ static void cell(const struct td_view *v, const struct td_col *c,
 		 const struct td_group *g, char *buf, size_t n)
 {
 	int w = col_width(v, c);
+	const char *path;
 	char s[64];
 	bool valid;
 	double x;
@@ -638,7 +640,15 @@ static void cell(const struct td_view *v, const struct td_col *c,
 		snprintf(buf, n, "%-*s", w, s);
 		return;
 	case TD_COL_CGROUP:
-		snprintf(buf, n, "%*llu", w, (unsigned long long)g->cgroup_id);
+		path = v->cgroup_paths ? td_cgroup_path(g->cgroup_id) : NULL;
+		if (path)	/* a longer path pushes the rest of its row */
+			snprintf(buf, n, "%-*s", w, path);
+		else if (v->cgroup_paths)
+			snprintf(buf, n, "%-*llu", w,
+				 (unsigned long long)g->cgroup_id);
+		else
+			snprintf(buf, n, "%*llu", w,
+				 (unsigned long long)g->cgroup_id);
 		return;
 	case TD_COL_CPU:
 		snprintf(buf, n, "%*u", w, g->cpu);
@@ -709,7 +719,8 @@ void td_print_header(FILE *f, const struct td_view *v, const char *prefix)
 		}
 		/* Text columns are left-aligned, numbers right-aligned. */
 		snprintf(buf, sizeof(buf), "%s%*.*s", i ? " " : "",
-			 c->kind == TD_COL_COMM ? -w : w, w, title);
+			 c->kind == TD_COL_COMM || (c->kind == TD_COL_CGROUP &&
+			 v->cgroup_paths) ? -w : w, w, title);
 		put(v, line, sizeof(line), buf);
 	}
 	fprintf(f, "%s\n", line);
@@ -772,6 +783,8 @@ void td_print_csv_header(FILE *f, const struct td_view *v, bool with_time)
 		fprintf(f, ",%s", v->col[i].name);
 		if (v->col[i].kind == TD_COL_RUNTIME)
 			fprintf(f, ",read_errors");
+		if (v->col[i].kind == TD_COL_CGROUP)
+			fprintf(f, ",cgroup");
 	}
 	fputc('\n', f);
 }
@@ -779,6 +792,7 @@ void td_print_csv_header(FILE *f, const struct td_view *v, bool with_time)
 static void csv_row(FILE *f, const struct td_view *v, const struct td_group *g,
 		    const char *time_s, bool is_total)
 {
+	const char *path;
 	bool valid;
 	double x;
 
@@ -789,8 +803,11 @@ static void csv_row(FILE *f, const struct td_view *v, const struct td_group *g,
 		const struct td_col *c = &v->col[i];
 
 		fputc(',', f);
-		if (is_total && i < v->nr_keys)
+		if (is_total && i < v->nr_keys) {
+			if (c->kind == TD_COL_CGROUP)
+				fputc(',', f);
 			continue;
+		}
 		switch (c->kind) {
 		case TD_COL_PID:
 			fprintf(f, "%u", g->pid);
@@ -802,7 +819,11 @@ static void csv_row(FILE *f, const struct td_view *v, const struct td_group *g,
 			csv_str(f, g->comm);
 			break;
 		case TD_COL_CGROUP:
-			fprintf(f, "%llu", (unsigned long long)g->cgroup_id);
+			fprintf(f, "%llu,", (unsigned long long)g->cgroup_id);
+			path = v->cgroup_paths ? td_cgroup_path(g->cgroup_id) :
+			       NULL;
+			if (path)
+				csv_str(f, path);
 			break;
 		case TD_COL_CPU:
 			fprintf(f, "%u", g->cpu);
@@ -844,6 +865,7 @@ static void json_group(json_writer_t *w, const struct td_view *v,
 		       const struct td_group *g, bool is_total)
 {
 	struct td_metrics m = { 0 };
+	const char *path;
 
 	jsonw_start_object(w);
 	for (int i = 0; !is_total && i < v->nr_keys; i++) {
@@ -861,6 +883,12 @@ static void json_group(json_writer_t *w, const struct td_view *v,
 			break;
 		case TD_COL_CGROUP:
 			jsonw_uint_field(w, "cgroup_id", g->cgroup_id);
+			path = v->cgroup_paths ?
+			       td_cgroup_path(g->cgroup_id) : NULL;
+			if (path)
+				jsonw_string_field(w, "cgroup", path);
+			else
+				jsonw_null_field(w, "cgroup");
 			break;
 		default:
 			jsonw_uint_field(w, "cpu", g->cpu);

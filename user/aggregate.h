@@ -111,6 +111,10 @@ struct td_view {
 	bool compact;
 	uint64_t interval_ns;
 	int width;
+	/* --by cgroup on the live system: show the cgroup v2 path of each id
+	 * (cgpath.h) where it resolves; never for a record file.
+	 */
+	bool cgroup_paths;
 };
 
 /* Columns for this grouping, config and decoder (NULL if none); sorted
@@ -147,7 +151,9 @@ void td_print_header(FILE *f, const struct td_view *v, const char *prefix);
 void td_print_rows(FILE *f, const struct td_view *v, const struct td_agg *a,
 		   const char *prefix, bool total);
 /* CSV: "type,[time_s,]keys...,slices,runtime_ns,read_errors,events...,
- * metrics..."; rows of type "group", then one of type "total".
+ * metrics..."; rows of type "group", then one of type "total". The
+ * cgroup key is two fields, cgroup_id and cgroup (the path, empty when
+ * it does not resolve), as in the JSON output.
  */
 void td_print_csv_header(FILE *f, const struct td_view *v, bool with_time);
 void td_print_csv(FILE *f, const struct td_view *v, const struct td_agg *a,

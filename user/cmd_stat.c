@@ -220,6 +220,7 @@ int do_stat(int argc, char **argv)
 			   td_want_progress();
 	td_view_init(&s->view, by, &s->live.rd.cfg,
 		     s->live.can_decode ? &s->live.dec : NULL);
+	s->view.cgroup_paths = true;	/* live: ids resolve here */
 	if (td_view_sort_by(&s->view, sort)) {
 		ret = -1;
 		goto out;

@@ -286,6 +286,7 @@ static int top_live(struct top_ctx *t)
 	t->set = t->live.can_decode ? t->live.dec.set : t->live.rd.cfg.label;
 	td_view_init(&t->view, t->view.by, &t->live.rd.cfg,
 		     t->live.can_decode ? &t->live.dec : NULL);
+	t->view.cgroup_paths = true;	/* live: ids resolve here */
 	return 0;
 }
 

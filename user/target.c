@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgpath.h"
 #include "target.h"
 #include "tdctl.h"
 
@@ -128,39 +129,6 @@ void td_target_describe(const struct td_target *t, char *buf, size_t n)
 
 /* ---- cgroup v2 -------------------------------------------------------- */
 
-/* The mount point of cgroup2 from /proc/self/mountinfo, if any. */
-static bool find_cgroup2(char *mnt, size_t n, bool *default_busy)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char line[4096];
-	bool found = false;
-
-	*default_busy = false;
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - "), *point, *save = NULL;
-
-		if (!sep)
-			continue;
-		/* id parent major:minor root mount-point ... */
-		strtok_r(line, " ", &save);
-		for (int i = 0; i < 3; i++)
-			strtok_r(NULL, " ", &save);
-		point = strtok_r(NULL, " ", &save);
-		if (!point)
-			continue;
-		if (!strcmp(point, CGROUP_DEFAULT_MOUNT))
-			*default_busy = true;
-		if (!strncmp(sep + 3, "cgroup2 ", 8)) {
-			snprintf(mnt, n, "%s", point);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 static int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -185,7 +153,7 @@ static bool cgroup_create(struct td_target *t, char *why, size_t n)
 	bool busy;
 	struct stat st;
 
-	if (!find_cgroup2(t->cg_mount, sizeof(t->cg_mount), &busy)) {
+	if (!td_cgroup2_mount(t->cg_mount, sizeof(t->cg_mount), &busy)) {
 		if (busy) {
 			snprintf(why, n, "no cgroup2 mounted and %s is in use",
 				 CGROUP_DEFAULT_MOUNT);

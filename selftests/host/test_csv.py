@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of --csv for the commands that run without the module:
-help, help COMMAND, list (fake sysfs trees), decode;
-each CSV is parsed with the csv module and checked field by field
-against the JSON output of the same command. And the CSV quoting of text that
+help, help COMMAND, list (fake sysfs trees), decode, report --by cgroup;
+each CSV is parsed with the csv module and checked field by field against
+the JSON output of the same command. And the CSV quoting of text that
 holds commas, quotes and line breaks (record files with such comms).
 load, unload and status need the module: the guests print their CSV and
 JSON, and test_guest_file.py checks them the same way on the host.
@@ -159,6 +159,29 @@ def test_decode():
        "decode --csv with a bad count: plain error on stderr, no CSV", out + err)
 
 
+def test_report_cgroup(tmp):
+    """Files: the cgroup id, never a path (another machine's ids)."""
+    path = os.path.join(tmp, "g.td")
+    tdfile_gen.generic().write(path)
+    rc, out, err = run("report", "-i", path, "--by", "cgroup", "--csv")
+    rc2, js, _ = run("report", "-i", path, "--by", "cgroup", "--json")
+    head, rows = parse(out)
+    doc = json.loads(js)
+    groups = [r for r in rows if r and r["type"] == "group"]
+    diffs = [] if len(groups) == len(doc["rows"]) else ["row count"]
+    for g, r in zip(doc["rows"], groups):
+        diffs += same(g, r, ("cgroup_id", "cgroup", "slices", "runtime_ns"))
+    ok(rc == 0 and head[:3] == ["type", "cgroup_id", "cgroup"] and not diffs and
+       {r["cgroup_id"] for r in groups} == {"1", "11", "12", "13"} and
+       all(r["cgroup"] == "" for r in groups) and
+       all(g["cgroup"] is None for g in doc["rows"]),
+       "report -i --by cgroup: ids, no path (cgroup null / empty), CSV = JSON",
+       "\n".join(diffs) + out + err)
+    rc, out, err = run("report", "-i", path, "--by", "cgroup")
+    ok(rc == 0 and "CGROUP" in out and " 11 " in out,
+       "report -i --by cgroup (plain): the ids", out + err)
+
+
 def test_quoting(tmp):
     """Text with commas, quotes and a line break survives the CSV."""
     nasty = ['a,b', 'say "hi"', 'two\nlines', ' pad ']
@@ -189,6 +212,7 @@ def main():
     test_help()
     test_list(tmp)
     test_decode()
+    test_report_cgroup(tmp)
     test_quoting(tmp)
     return plan()
 
