@@ -4,9 +4,15 @@
 suite tdctl_stat_test.sh prints its file in base64 and its own
 `report --json` of it between markers; this decodes the file, runs the
 host's tdctl report on it (another architecture for the arm64 guest) and
-requires the same report. Usage: test_guest_file.py GUEST-TAP-LOG... TAP.
+requires the same report. And the --csv output of the commands that need
+the module (load, unload, status), which tdctl_test.sh prints with the
+--json output of the same command: the CSV is parsed with the csv module
+and compared field by field with the JSON.
+Usage: test_guest_file.py GUEST-TAP-LOG... TAP.
 """
 import base64
+import csv
+import io
 import json
 import os
 import subprocess
@@ -29,6 +35,82 @@ def between(lines, begin, end):
     return out
 
 
+def csvjson_blocks(lines):
+    """{name: (csv text, json text)} of the csvjson blocks of a guest log."""
+    blocks, name, part = {}, None, None
+    for ln in lines:
+        if ln.startswith("# csvjson-begin "):
+            name, part = ln.split()[2], "csv"
+            blocks[name] = ([], [])
+        elif ln == "# csvjson-json" and name:
+            part = "json"
+        elif ln == "# csvjson-end":
+            name = None
+        elif name and (ln.startswith("# ") or ln == "#"):
+            blocks[name][0 if part == "csv" else 1].append(ln[2:])
+    return {k: ("\n".join(c) + "\n", "\n".join(j)) for k, (c, j) in blocks.items()}
+
+
+def as_csv(v):
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return "%.6f" % v
+    if isinstance(v, list):
+        return " ".join(v)
+    return str(v)
+
+
+def diffs(obj, row, keys):
+    return ["%s: json %r csv %r" % (k, as_csv(obj.get(k)), row.get(k))
+            for k in keys if as_csv(obj.get(k)) != row.get(k)]
+
+
+# The fields of each command whose CSV and JSON must agree. status runs
+# twice (CSV, then JSON): its counters move in between; the rest does not.
+STATUS_KEYS = ("state", "abi_version", "record_size", "nr_cpus", "reader",
+               "start_ns", "stop_ns", "label", "ring_size", "watermark",
+               "overflow")
+STATUS_CPU_KEYS = ("cpu", "online", "counting")
+
+
+def check_csvjson(name, lines):
+    blocks = csvjson_blocks(lines)
+    for cmd in ("load", "unload", "status"):
+        if not ok(cmd in blocks, "%s: the guest printed %s --csv and --json" % (name, cmd)):
+            continue
+        text, js = blocks[cmd]
+        try:
+            table = list(csv.reader(io.StringIO(text)))
+            doc = json.loads(js)
+        except ValueError as e:
+            ok(False, "%s: %s --csv and --json parse" % (name, cmd), str(e))
+            continue
+        head, rows = table[0], [dict(zip(table[0], r)) for r in table[1:]]
+        bad = ["row of %d fields" % len(r) for r in table[1:] if len(r) != len(head)]
+        if cmd == "load":
+            bad += ["%d rows" % len(rows)] if len(rows) != 1 else \
+                diffs(doc, rows[0], ("set", "why", "label", "events"))
+            bad += [] if head == ["set", "why", "label", "events"] else ["header %r" % head]
+        elif cmd == "unload":
+            bad += [] if head == ["unloaded"] and len(rows) == 1 and \
+                rows[0]["unloaded"] == "true" and doc == {"unloaded": True} else \
+                ["%r %r" % (table, doc)]
+        else:
+            cpus = doc.get("cpus", [])
+            bad += ["%d rows, %d cpus" % (len(rows), len(cpus))] \
+                if len(rows) != len(cpus) or not rows else []
+            for c, r in zip(cpus, rows):
+                bad += diffs(doc, r, STATUS_KEYS) + diffs(c, r, STATUS_CPU_KEYS)
+                if r.get("last_error") != "" or int(r.get("records", -1)) < 0:
+                    bad.append("last_error %r records %r" % (r.get("last_error"),
+                                                             r.get("records")))
+        ok(not bad, "%s: %s --csv parses and equals %s --json (%d rows)"
+           % (name, cmd, cmd, len(rows)), "\n".join(bad) + "\n" + text + js)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_guestfile.")
     for log in sys.argv[1:]:
@@ -38,6 +120,7 @@ def main():
                 lines = [ln.rstrip("\r\n") for ln in fh]
         except OSError:
             lines = []
+        check_csvjson(name, lines)
         b64 = between(lines, "tdfile-begin", "tdfile-end")
         rep = between(lines, "tdfile-report-begin", "tdfile-report-end")
         if not ok(b64 and rep, "%s: the guest printed a record file and its report" % name):

@@ -12,31 +12,8 @@
 # for scripts/check.sh to read it back on the host.
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
-n=0
-fails=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n - $1"
-	shift
-	for f in "$@"; do
-		[ -f "$f" ] && sed 's/^/#   /' "$f" | head -n 30
-	done
-}
-
-# expect NAME CONDITION-STATUS FILES...: ok when the condition held
-expect() {
-	name=$1
-	st=$2
-	shift 2
-	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
-}
+# ok, not_ok, check, expect, tap_done
+. "$(dirname "$0")/tap.sh"
 
 # The known profile: a shell renamed td_spin that counts to 4*N and starts
 # a child renamed td_kid that counts to N, then exits with $1. (The
@@ -76,7 +53,7 @@ if $TDCTL load >"$T/out" 2>"$T/err"; then
 	ok "load"
 else
 	not_ok "load" "$T/out" "$T/err"
-	echo "1..$n"
+	tap_done
 	exit 1
 fi
 set=$(sed -n "s/.*event set '\([a-z_0-9]*\)'.*/\1/p" "$T/out")
@@ -144,6 +121,56 @@ $TDCTL --json stat -- sh -c 'exit 3' >"$T/out" 2>"$T/err"
 st=$?
 [ $st -eq 3 ] && grep -q '"exit_status":3' "$T/out" && grep -q '"rows":\[' "$T/out"
 expect "stat --json: exit status 3 passed through and in the object" $? "$T/out" "$T/err"
+
+# 2b. --by cgroup: the command runs in a cgroup of its own, and the row
+# shows that cgroup's v2 path, the one the command saw in /proc/self/cgroup.
+CGPROFILE='cat /proc/self/cgroup >'"$T/cg"'
+'"$PROFILE"
+$TDCTL --csv stat --by cgroup -- sh -c "$CGPROFILE" >"$T/cg.csv" 2>"$T/err"
+st=$?
+own=$(sed -n 's/^0:://p' "$T/cg")
+groups=$(awk -F, '$1 == "group"' "$T/cg.csv" | wc -l)
+path=$(awk -F, '$1 == "group" { print $3 }' "$T/cg.csv")
+head -n 1 "$T/cg.csv" | grep -q '^type,cgroup_id,cgroup,slices,' &&
+	[ $st -eq 0 ] && [ "$groups" -eq 1 ] && [ -n "$own" ] &&
+	[ "$path" = "\"$own\"" ] && case $own in /tdctl-[0-9]*) true ;; *) false ;; esac
+expect "stat --by cgroup --csv -- COMMAND: one row, its own cgroup's path $path (the command saw $own)" $? "$T/cg.csv" "$T/cg" "$T/err"
+$TDCTL --json stat --by cgroup -- sh -c "$CGPROFILE" >"$T/out" 2>"$T/err"
+own=$(sed -n 's/^0:://p' "$T/cg")
+grep -q "\"cgroup\":\"$own\"" "$T/out" && grep -q '"cgroup_id":[1-9]' "$T/out"
+expect "stat --by cgroup --json: cgroup_id and cgroup \"$own\"" $? "$T/out" "$T/err"
+$TDCTL stat --by cgroup -- sh -c "$CGPROFILE" >"$T/out" 2>"$T/err"
+own=$(sed -n 's/^0:://p' "$T/cg")
+grep -q '^CGROUP ' "$T/out" && grep -q "^$own  *[0-9]" "$T/out"
+expect "stat --by cgroup (plain): the row starts with $own" $? "$T/out" "$T/err"
+sed 's/^/# /' "$T/out"
+
+# 2c. Without cgroup v2 (none mounted, /sys/fs/cgroup taken by a tmpfs, in
+# a mount namespace of its own): stat warns and follows the command
+# through /proc. A process running alongside must not be counted.
+cat >"$T/nocg.sh" <<'EOS'
+for m in $(awk '$3 == "cgroup2" { print $2 }' /proc/self/mounts); do
+	umount "$m" || exit 99
+done
+mount -t tmpfs tmpfs /sys/fs/cgroup || exit 99
+exec "$@"
+EOS
+sh -c 'printf td_other >/proc/$$/comm; while :; do usleep 5000; :; done' &
+bg=$!
+unshare -m sh "$T/nocg.sh" $TDCTL --csv stat --by comm -- sh -c "$PROFILE" sh 5 \
+	>"$T/nocg.csv" 2>"$T/err"
+st=$?
+kill $bg
+wait $bg 2>/dev/null
+spin=$(csv_col "$T/nocg.csv" td_spin slices)
+others=$(awk -F, '$1 == "group" && $2 != "\"td_spin\"" && $2 != "\"td_kid\"" &&
+	$2 != "\"sh\"" && $2 != "\"exe\"" && $2 != "\"tdctl\"" { print $2 }' \
+	"$T/nocg.csv" | tr '\n' ' ')
+[ $st -eq 5 ] && [ "$spin" -ge 1 ] && [ -z "$others" ] && grep -q '^total,' "$T/nocg.csv" &&
+	grep -q "no cgroup v2 for the command (no cgroup2 mounted and /sys/fs/cgroup is in use): following its descendants through /proc" "$T/err"
+expect "stat without cgroup v2: the /proc fallback says so, td_spin's row ($spin slices), nothing else ('$others'), exit 5 (got $st)" $? "$T/nocg.csv" "$T/err"
+grep -q " cgroup2 " /proc/self/mounts
+expect "the fallback's mount namespace left this one's cgroup2 mounted" $? /proc/self/mounts
 
 # 3. -I: a block per interval. `sleep 1` with -I 200: five whole 200 ms
 # intervals and the last, partial one that ends when sleep has exited (a
@@ -241,5 +268,4 @@ base64 "$T/rec.td" | sed 's/^/# /'
 echo "# tdfile-end"
 
 rm -rf "$T"
-echo "1..$n"
-[ $fails -eq 0 ]
+tap_done

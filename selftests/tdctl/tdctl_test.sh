@@ -4,30 +4,8 @@
 # (busybox sh). Prints TAP. The module must not be loaded at the start.
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
-n=0
-fails=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n - $1"
-	shift
-	for f in "$@"; do
-		[ -f "$f" ] && sed 's/^/#   /' "$f" | head -n 30
-	done
-}
-
-# check NAME COMMAND...: passes when COMMAND succeeds
-check() {
-	name=$1
-	shift
-	if "$@" >"$T/out" 2>"$T/err"; then ok "$name"; else not_ok "$name" "$T/out" "$T/err"; fi
-}
+# ok, not_ok, check, expect, tap_done
+. "$(dirname "$0")/tap.sh"
 
 # Make some context switches with a recognisable comm: 20 short-lived
 # tasks named td_work that compute a little and sleep once (the trailing
@@ -92,6 +70,26 @@ grep -q "^state: *running" "$T/out" && ok "status shows running" ||
 check "status --json" $TDCTL --json status
 grep -q '"state":"running"' "$T/out" && ok "status --json state" ||
 	not_ok "status --json state" "$T/out"
+cp "$T/out" "$T/status.json"
+check "status --csv" $TDCTL --csv status
+cp "$T/out" "$T/status.csv"
+rows=$(tail -n +2 "$T/status.csv" | grep -c '^"running",')
+ncpu=$(grep -o '"cpu":' "$T/status.json" | wc -l)
+head -n 1 "$T/status.csv" | grep -qx 'state,abi_version,record_size,nr_cpus,reader,start_ns,stop_ns,last_error,label,ring_size,watermark,overflow,cpu,online,counting,records,lost,read_errors,probe_count,probe_ns,probe_ns_mean' &&
+	[ "$rows" -ge 1 ] && [ "$rows" -eq "$ncpu" ] &&
+	[ "$(wc -l <"$T/status.csv")" -eq $((rows + 1)) ]
+expect "status --csv: the header, one running row per CPU ($rows, JSON has $ncpu)" $? "$T/status.csv"
+
+# csvjson NAME CSV JSON: both outputs of one command for the host, which
+# parses the CSV and compares it with the JSON (test_guest_file.py).
+csvjson() {
+	echo "# csvjson-begin $1"
+	sed 's/^/# /' "$2"
+	echo "# csvjson-json"
+	sed 's/^/# /' "$3"
+	echo "# csvjson-end"
+}
+csvjson status "$T/status.csv" "$T/status.json"
 
 # 7. dump: the workload's slices are there, with names and metrics.
 check "dump" $TDCTL dump
@@ -175,10 +173,28 @@ check "unload" $TDCTL unload
 	not_ok "module gone after unload"
 [ ! -e /dev/topdown ] && ok "/dev/topdown gone after unload" ||
 	not_ok "/dev/topdown gone after unload"
-# Reload and unload again: nothing left behind blocks it.
-check "reload" $TDCTL load
-check "unload again" $TDCTL unload
+# Reload and unload again, twice: nothing left behind blocks it. With
+# --csv, then --json: the same fields.
+check "reload (--csv)" $TDCTL --csv load
+cp "$T/out" "$T/load.csv"
+head -n 1 "$T/load.csv" | grep -qx 'set,why,label,events' &&
+	[ "$(wc -l <"$T/load.csv")" -eq 2 ] && grep -q "^\"$picked\"," "$T/load.csv"
+expect "load --csv: the header and one row with the set ($picked)" $? "$T/load.csv"
+check "unload again (--csv)" $TDCTL --csv unload
+cp "$T/out" "$T/unload.csv"
+[ "$(cat "$T/unload.csv")" = "$(printf 'unloaded\ntrue')" ]
+expect "unload --csv: unloaded, true" $? "$T/unload.csv"
+check "reload (--json)" $TDCTL --json load
+cp "$T/out" "$T/load.json"
+check "unload again (--json)" $TDCTL --json unload
+cp "$T/out" "$T/unload.json"
+csvjson load "$T/load.csv" "$T/load.json"
+csvjson unload "$T/unload.csv" "$T/unload.json"
+# An error in CSV mode: plain text on stderr, nothing on stdout.
+$TDCTL --csv status >"$T/out" 2>"$T/err"
+st=$?
+[ $st -eq 1 ] && [ ! -s "$T/out" ] && grep -q "^tdctl: Error: .*not loaded" "$T/err"
+expect "status --csv when not loaded: exit 1, the error on stderr as text" $? "$T/out" "$T/err"
 
 rm -rf "$T"
-echo "1..$n"
-[ $fails -eq 0 ]
+tap_done
