@@ -19,42 +19,9 @@ cd "$ROOT" || exit 1
 LOGS=$ROOT/build/check-debug
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-PASS=0 FAIL=0 SKIP=0
-
-pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-finish() {
-    echo
-    if [ $SKIP -gt 0 ]; then
-        echo "$PASS passed, $FAIL failed, $SKIP skipped"
-    else
-        echo "$PASS passed, $FAIL failed"
-    fi
-    [ $FAIL -eq 0 ]
-    exit
-}
-step() {
-    local name=$1 log
-    shift
-    log=$LOGS/$(echo "$name" | tr ' /' '__').log
-    if "$@" >"$log" 2>&1; then
-        pass "$name"
-    else
-        fail "$name (log: ${log#"$ROOT"/})"
-        tail -n 30 "$log" | sed 's/^/    /'
-        return 1
-    fi
-}
-tap() {
-    local name=$1 file=$2 p f s
-    p=$(grep -cE '^ok [0-9]+' "$file" | tr -d ' ')
-    s=$(grep -cE '^ok [0-9]+.*# *SKIP' "$file" | tr -d ' ')
-    f=$(grep -cE '^not ok [0-9]+' "$file" | tr -d ' ')
-    p=$((p - s))
-    PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
-    echo "$name: $p passed, $f failed, $s skipped"
-    grep -E '^not ok [0-9]+|^ok [0-9]+.*# *SKIP' "$file" | sed 's/^/    /'
-}
+# pass, fail, step, tap, finish
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 
 echo "== dependencies"
 step "dependencies" scripts/deps.sh || finish

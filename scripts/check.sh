@@ -20,35 +20,9 @@ cd "$ROOT"
 LOGS=$ROOT/build/check
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-PASS=0 FAIL=0 SKIP=0
-
-pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-
-# step NAME CMD...: one counted test whose log is kept.
-step() {
-    local name=$1 log
-    shift
-    log=$LOGS/$(echo "$name" | tr ' /' '__').log
-    if "$@" >"$log" 2>&1; then
-        pass "$name"
-    else
-        fail "$name (log: ${log#"$ROOT"/})"
-        tail -n 30 "$log" | sed 's/^/    /'
-    fi
-}
-
-# tap NAME FILE: count a TAP stream's results.
-tap() {
-    local name=$1 file=$2 p f s
-    p=$(grep -cE '^ok [0-9]+' "$file" | tr -d ' ')
-    s=$(grep -cE '^ok [0-9]+.*# *SKIP' "$file" | tr -d ' ')
-    f=$(grep -cE '^not ok [0-9]+' "$file" | tr -d ' ')
-    p=$((p - s))
-    PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
-    echo "$name: $p passed, $f failed, $s skipped"
-    grep -E '^not ok [0-9]+|^ok [0-9]+.*# *SKIP' "$file" | sed 's/^/    /'
-}
+# pass, fail, step, tap, finish
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 
 echo "== dependencies"
 # --rt: also the PREEMPT_RT kernel, its headers and image (the rt guest).
@@ -147,10 +121,4 @@ echo
 python3 selftests/host/test_guest_file.py "$LOGS"/guest-x86_64.tap \
     "$LOGS"/guest-arm64.tap >"$LOGS/guest-files.tap" 2>&1
 tap "guest record files on the host" "$LOGS/guest-files.tap"
-echo
-if [ $SKIP -gt 0 ]; then
-    echo "$PASS passed, $FAIL failed, $SKIP skipped"
-else
-    echo "$PASS passed, $FAIL failed"
-fi
-[ $FAIL -eq 0 ]
+finish
