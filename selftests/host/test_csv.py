@@ -8,8 +8,6 @@ holds commas, quotes and line breaks (record files with such comms).
 load, unload and status need the module: the guests print their CSV and
 JSON, and test_guest_file.py checks them the same way on the host.
 """
-import csv
-import io
 import json
 import os
 import subprocess
@@ -18,47 +16,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tdfile_gen  # noqa: E402
+from csvjson import diffs as same, parse  # noqa: E402
 from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
 
 OUT = os.environ.get("OUT") or os.path.join(TOP, "build/host/")
-
-
-def parse(text):
-    """(header, rows as dicts) of a CSV text."""
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows:
-        return [], []
-    return rows[0], [dict(zip(rows[0], r)) for r in rows[1:]
-                     if len(r) == len(rows[0])] + \
-        [None for r in rows[1:] if len(r) != len(rows[0])]
-
-
-def csv_value(v):
-    """A JSON value as the CSV writes it (text)."""
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return "%.6f" % v
-    return str(v)
-
-
-def equal(j, c):
-    """A JSON value and its CSV field: numbers to 6 decimals, the rest
-    as written."""
-    if isinstance(j, (int, float)) and not isinstance(j, bool) and c:
-        try:
-            return abs(float(c) - j) <= 5e-7 * max(1.0, abs(j))
-        except ValueError:
-            return False
-    return csv_value(j) == c
-
-
-def same(json_obj, row, keys):
-    """The keys of json_obj equal the row's fields; the differences."""
-    return ["%s: json %r csv %r" % (k, json_obj.get(k), row.get(k))
-            for k in keys if not equal(json_obj.get(k), row.get(k))]
 
 
 def test_help():
