@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,7 +78,6 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
 	}
 	return c->func(argc, argv);
 }
-
 
 int td_getopt_end(int opt, int argc, char **argv, bool operands)
 {
