@@ -314,6 +314,13 @@ void td_buf_u64(struct td_buf *b, uint64_t v, int width)
 	td_buf_pad(b, tmp, td_fmt_u64(tmp, v), width);
 }
 
+void td_buf_digits(struct td_buf *b, uint64_t v, int n)
+{
+	td_buf_need(b, n);
+	fmt_digits(b->p, v, n);
+	b->p += n;
+}
+
 void td_buf_fixed(struct td_buf *b, double v, int prec, int width)
 {
 	char tmp[TD_FMT_MAX];

@@ -60,6 +60,8 @@ void td_buf_mem(struct td_buf *b, const char *s, size_t n);
 
 /* "%*llu": right-aligned in width (0: no padding). */
 void td_buf_u64(struct td_buf *b, uint64_t v, int width);
+/* "%0*llu" for v < 10^n: exactly n digits. */
+void td_buf_digits(struct td_buf *b, uint64_t v, int n);
 /* "%*.*f" */
 void td_buf_fixed(struct td_buf *b, double v, int prec, int width);
 /* "%.17g" */
