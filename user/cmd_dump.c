@@ -50,9 +50,10 @@ struct dump_ctx {
 	struct td_buf out;
 	char ev_json[TOPDOWN_MAX_EVENTS][6 * TOPDOWN_NAME_LEN + 4];
 	int ev_json_len[TOPDOWN_MAX_EVENTS];
-	const char *m_name[TD_MAX_METRICS];
-	char m_json[TD_MAX_METRICS][6 * TOPDOWN_NAME_LEN + 4];
+	const char *m_name[TD_MAX_METRICS];	/* the names of m_* */
+	char m_json[TD_MAX_METRICS][6 * 64 + 4];	/* -1: longer */
 	int m_json_len[TD_MAX_METRICS];
+	bool m_fraction[TD_MAX_METRICS];
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -182,6 +183,23 @@ static bool is_fraction(const char *name)
 	return strcmp(name, "ipc") && strcmp(name, "cpi");
 }
 
+/* What is known of metric i by its name; names are constant strings. */
+static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
+{
+	for (int i = 0; i < m->n; i++) {
+		if (m->m[i].name == d->m_name[i])
+			continue;
+		d->m_name[i] = m->m[i].name;
+		d->m_fraction[i] = is_fraction(m->m[i].name);
+		d->m_json_len[i] = -1;
+		if (strlen(m->m[i].name) > 64)
+			continue;
+		d->m_json_len[i] = (int)jsonw_escape(d->m_json[i], m->m[i].name,
+						     strlen(m->m[i].name));
+		d->m_json[i][d->m_json_len[i]++] = ':';
+	}
+}
+
 /* "NAME": escaped, for JSON objects. */
 static int json_name(char *dst, const char *name)
 {
@@ -233,7 +251,7 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 		td_buf_char(b, ' ');
 		if (!m->m[i].valid) {
 			td_buf_pad(b, "-", 1, 10);
-		} else if (is_fraction(m->m[i].name)) {
+		} else if (d->m_fraction[i]) {
 			td_buf_fixed(b, 100.0 * m->m[i].value, 1, 9);
 			td_buf_char(b, '%');
 			if (m->m[i].flagged)
@@ -341,14 +359,16 @@ static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 	}
 	td_buf_mem(b, "},\"metrics\":{", 13);
 	for (int i = 0; i < m->n; i++) {
-		if (m->m[i].name != d->m_name[i]) {
-			d->m_name[i] = m->m[i].name;
-			d->m_json_len[i] = json_name(d->m_json[i],
-						     m->m[i].name);
-		}
 		if (i)
 			td_buf_char(b, ',');
-		td_buf_mem(b, d->m_json[i], d->m_json_len[i]);
+		if (d->m_json_len[i] >= 0) {
+			td_buf_mem(b, d->m_json[i], d->m_json_len[i]);
+		} else {
+			n = strlen(m->m[i].name);
+			td_buf_need(b, 6 * n + 3);
+			b->p += jsonw_escape(b->p, m->m[i].name, n);
+			*b->p++ = ':';
+		}
 		if (m->m[i].valid && isfinite(m->m[i].value))
 			td_buf_g17(b, m->m[i].value);
 		else
@@ -359,14 +379,16 @@ static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 
 static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 {
-	struct td_metrics m = { 0 };
+	struct td_metrics m;
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 	const char *sep;
 
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		counts[i] = r->delta[i];
+	m.n = 0;
 	if (d->can_decode)
 		td_decode(&d->dec, counts, &m);
+	metric_names(d, &m);
 	if (!json_output) {
 		if (csv_output)
 			put_csv(d, r, &m);

@@ -30,41 +30,45 @@ static const uint64_t pow10_u64[20] = {
 	10000000000000000000ull,
 };
 
-int td_fmt_u64(char *dst, uint64_t v)
+/* Decimal digits of v: from its bit length, then one comparison. */
+static int u64_len(uint64_t v)
 {
-	char tmp[20], *p = tmp + sizeof(tmp);
-	int n;
+	int t = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
 
-	while (v >= 100) {
-		unsigned int r = (unsigned int)(v % 100);
-
-		v /= 100;
-		p -= 2;
-		memcpy(p, digits2 + 2 * r, 2);
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digits2 + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	n = (int)(tmp + sizeof(tmp) - p);
-	memcpy(dst, p, n);
-	return n;
+	return t + 1 - ((v | 1) < pow10_u64[t]);
 }
 
-/* v in exactly n digits, leading zeros kept. */
-static void fmt_digits(char *dst, uint64_t v, int n)
+/* v in exactly n digits, leading zeros kept; two at a time, in 32 bits
+ * once they fit.
+ */
+static inline __attribute__((always_inline))
+void fmt_digits(char *dst, uint64_t v, int n)
 {
-	while (n >= 2) {
+	uint32_t w;
+
+	for (; n > 9; n -= 2) {
 		unsigned int r = (unsigned int)(v % 100);
 
 		v /= 100;
-		n -= 2;
-		memcpy(dst + n, digits2 + 2 * r, 2);
+		memcpy(dst + n - 2, digits2 + 2 * r, 2);
+	}
+	w = (uint32_t)v;	/* v < 10^9 */
+	for (; n >= 2; n -= 2) {
+		uint32_t q = w / 100;
+
+		memcpy(dst + n - 2, digits2 + 2 * (w - 100 * q), 2);
+		w = q;
 	}
 	if (n)
-		dst[0] = (char)('0' + v % 10);
+		dst[0] = (char)('0' + w % 10);
+}
+
+int td_fmt_u64(char *dst, uint64_t v)
+{
+	int n = u64_len(v);
+
+	fmt_digits(dst, v, n);
+	return n;
 }
 
 /* The parts of a finite double: |v| = m * 2^e. false for NaN and inf. */
@@ -111,32 +115,62 @@ static int slow(char *dst, const char *fmt, int prec, double v)
 	return n;
 }
 
-int td_fmt_fixed(char *dst, double v, int prec)
+/* |v| * 10^prec rounded, when that fits 64 bits (and prec <= 9). */
+static bool fixed_parts(double v, int prec, bool *neg, uint64_t *scaled)
 {
-	uint64_t m, ip;
+	uint64_t m, n64;
 	u128 q;
-	bool neg;
-	int e, len = 0;
+	int e;
 
-	if (prec < 0 || prec > 9 || !split(v, &m, &e, &neg) || e >= 0)
-		return slow(dst, "%.*f", prec, v);
+	if (prec < 0 || prec > 9 || !split(v, &m, &e, neg) || e >= 0)
+		return false;
 	/* v * 10^prec = m * 10^prec / 2^-e, and m * 10^9 < 2^83 */
+	if (-e < 64 && !__builtin_mul_overflow(m, pow10_u64[prec], &n64)) {
+		/* the same in 64 bits */
+		uint64_t r = n64 & ((1ull << -e) - 1), half = 1ull << (-e - 1);
+
+		*scaled = n64 >> -e;
+		if (r > half || (r == half && (*scaled & 1)))
+			++*scaled;
+		return true;
+	}
 	if (-e > 100)
 		q = 0;		/* below 2^-47: rounds to zero, no tie */
 	else
 		q = shift_round((u128)m * pow10_u64[prec], -e);
-	if (q >> 64)
-		return slow(dst, "%.*f", prec, v);
+	*scaled = (uint64_t)q;
+	return !(q >> 64);
+}
+
+/* The fast "%.*f" of q = |v| * 10^prec: sign, integer part ip (of n
+ * digits), '.', prec digits.
+ */
+static int put_fixed(char *dst, bool neg, uint64_t q, uint64_t ip, int n,
+		     int prec)
+{
+	int len = 0;
+
 	if (neg)
 		dst[len++] = '-';
-	ip = (uint64_t)q / pow10_u64[prec];
-	len += td_fmt_u64(dst + len, ip);
+	fmt_digits(dst + len, ip, n);
+	len += n;
 	if (prec) {
 		dst[len++] = '.';
-		fmt_digits(dst + len, (uint64_t)q - ip * pow10_u64[prec], prec);
+		fmt_digits(dst + len, q - ip * pow10_u64[prec], prec);
 		len += prec;
 	}
 	return len;
+}
+
+int td_fmt_fixed(char *dst, double v, int prec)
+{
+	uint64_t q, ip;
+	bool neg;
+
+	if (!fixed_parts(v, prec, &neg, &q))
+		return slow(dst, "%.*f", prec, v);
+	ip = q / pow10_u64[prec];
+	return put_fixed(dst, neg, q, ip, u64_len(ip), prec);
 }
 
 /*
@@ -264,7 +298,7 @@ int td_buf_close(struct td_buf *b)
 	return ret;
 }
 
-void td_buf_mem(struct td_buf *b, const char *s, size_t n)
+void td_buf_big(struct td_buf *b, const char *s, size_t n)
 {
 	if (n > b->cap) {
 		td_buf_flush(b);
@@ -277,41 +311,66 @@ void td_buf_mem(struct td_buf *b, const char *s, size_t n)
 	b->p += n;
 }
 
+/* n spaces (none if n <= 0); 16 bytes of room beyond them. */
+static void spaces(char **p, int n)
+{
+	char *q = *p;
+
+	if (n <= 0)
+		return;
+	if (n <= 16) {
+		memcpy(q, "                ", 16);
+		*p = q + n;
+		return;
+	}
+	while (n-- > 0)
+		*q++ = ' ';
+	*p = q;
+}
+
 void td_buf_pad(struct td_buf *b, const char *s, size_t n, int width)
 {
 	size_t w = (size_t)(width < 0 ? -width : width);
 	size_t fill = w > n ? w - n : 0;
+	char *p;
 
-	if (n + fill > b->cap) {
-		/* Only for absurd widths: the slow, general way. */
-		td_buf_flush(b);
-		if (fprintf(b->f, "%*.*s", width, (int)n, s) < 0)
-			b->err = true;
+	if (n + fill > 256) {
+		/* Long strings, absurd widths: the general way. */
+		if (width > 0)
+			for (; fill; fill--)
+				td_buf_char(b, ' ');
+		td_buf_mem(b, s, n);
+		for (; fill; fill--)
+			td_buf_char(b, ' ');
 		return;
 	}
-	td_buf_need(b, n + fill);
-	if (width > 0) {
-		memset(b->p, ' ', fill);
-		b->p += fill;
-	}
-	memcpy(b->p, s, n);
-	b->p += n;
-	if (width < 0) {
-		memset(b->p, ' ', fill);
-		b->p += fill;
-	}
+	td_buf_need(b, n + fill + 16);
+	p = b->p;
+	if (width > 0)
+		spaces(&p, (int)fill);
+	for (size_t i = 0; i < n; i++)
+		*p++ = s[i];
+	if (width < 0)
+		spaces(&p, (int)fill);
+	b->p = p;
 }
 
 void td_buf_u64(struct td_buf *b, uint64_t v, int width)
 {
-	char tmp[24];
+	int n = u64_len(v), fill = width > n ? width - n : 0;
+	char *p;
 
-	if (width <= 0) {
-		td_buf_need(b, 20);
-		b->p += td_fmt_u64(b->p, v);
+	if (width > TD_FMT_MAX) {
+		char tmp[24];
+
+		td_buf_pad(b, tmp, td_fmt_u64(tmp, v), width);
 		return;
 	}
-	td_buf_pad(b, tmp, td_fmt_u64(tmp, v), width);
+	td_buf_need(b, 2 * TD_FMT_MAX);
+	p = b->p;
+	spaces(&p, fill);
+	fmt_digits(p, v, n);
+	b->p = p + n;
 }
 
 void td_buf_digits(struct td_buf *b, uint64_t v, int n)
@@ -324,8 +383,21 @@ void td_buf_digits(struct td_buf *b, uint64_t v, int n)
 void td_buf_fixed(struct td_buf *b, double v, int prec, int width)
 {
 	char tmp[TD_FMT_MAX];
+	uint64_t q, ip;
+	bool neg;
+	char *p;
+	int n;
 
-	td_buf_pad(b, tmp, td_fmt_fixed(tmp, v, prec), width);
+	if (width > TD_FMT_MAX || !fixed_parts(v, prec, &neg, &q)) {
+		td_buf_pad(b, tmp, td_fmt_fixed(tmp, v, prec), width);
+		return;
+	}
+	td_buf_need(b, 2 * TD_FMT_MAX);
+	p = b->p;
+	ip = q / pow10_u64[prec];
+	n = u64_len(ip);
+	spaces(&p, width - (neg + n + (prec ? prec + 1 : 0)));
+	b->p = p + put_fixed(p, neg, q, ip, n, prec);
 }
 
 void td_buf_g17(struct td_buf *b, double v)

@@ -56,7 +56,23 @@ static inline void td_buf_char(struct td_buf *b, char c)
 	*b->p++ = c;
 }
 
-void td_buf_mem(struct td_buf *b, const char *s, size_t n);
+/* s[0..n): short ones inline, long ones (even beyond the buffer) here. */
+void td_buf_big(struct td_buf *b, const char *s, size_t n);
+
+static inline void td_buf_mem(struct td_buf *b, const char *s, size_t n)
+{
+	char *p;
+
+	if (n > 32) {
+		td_buf_big(b, s, n);
+		return;
+	}
+	td_buf_need(b, n);
+	p = b->p;
+	for (size_t i = 0; i < n; i++)
+		p[i] = s[i];
+	b->p = p + n;
+}
 
 /* "%*llu": right-aligned in width (0: no padding). */
 void td_buf_u64(struct td_buf *b, uint64_t v, int width);
