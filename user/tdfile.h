@@ -94,6 +94,18 @@ struct td_file_image {
 };
 int td_file_load(const char *path, struct td_file_image *img,
 		 struct td_file *f, char *err, size_t errlen);
+/*
+ * The same, and fn(f, first, n, ctx) for each block of records as soon as
+ * it has been checked, in file order, while it is still in the cache: a
+ * reader that needs one pass (report) reads the file from memory once.
+ * The file as a whole is only valid if this returns 0: what fn computed
+ * must be thrown away otherwise (a later record or the checksum is bad).
+ */
+typedef void (*td_file_block_fn)(const struct td_file *f, uint64_t first,
+				 uint64_t n, void *ctx);
+int td_file_load_each(const char *path, struct td_file_image *img,
+		      struct td_file *f, char *err, size_t errlen,
+		      td_file_block_fn fn, void *ctx);
 void td_file_unload(struct td_file_image *img, struct td_file *f);
 
 /* Writing: header first, records as they come, trailer at the end; the
