@@ -214,14 +214,11 @@ static int json_name(char *dst, const char *name)
  * " %14s" per event, " %10s", " %9.1f%%%s" or " %10.3f" per metric.
  */
 static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
-		      const struct td_metrics *m)
+		      const struct td_metrics *m, char *comm, const char *fl)
 {
 	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
-	char comm[TOPDOWN_COMM_LEN + 1], fl[8];
 
-	comm_str(r, comm);
-	flags_str(r->flags, fl);
 	for (char *c = comm; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
 			*c = '?';
@@ -229,12 +226,9 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_char(b, '.');
 	td_buf_digits(b, r->time_ns % 1000000000ull / 1000, 6);
 	td_buf_char(b, ' ');
-	td_buf_u64(b, r->cpu, 3);
-	td_buf_char(b, ' ');
-	td_buf_u64(b, r->tgid, 7);
-	td_buf_char(b, ' ');
-	td_buf_u64(b, r->pid, 7);
-	td_buf_char(b, ' ');
+	td_buf_field(b, r->cpu, 3, ' ');
+	td_buf_field(b, r->tgid, 7, ' ');
+	td_buf_field(b, r->pid, 7, ' ');
 	td_buf_pad(b, comm, strlen(comm), -16);
 	td_buf_char(b, ' ');
 	td_buf_fixed(b, r->duration_ns / 1e3, 3, 10);
@@ -267,34 +261,25 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
  * ",%.6f" or "," per metric; quotes in comm doubled.
  */
 static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
-		    const struct td_metrics *m)
+		    const struct td_metrics *m, const char *comm, const char *fl)
 {
 	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
-	char comm[TOPDOWN_COMM_LEN + 1], fl[8];
 
-	comm_str(r, comm);
-	flags_str(r->flags, fl);
-	td_buf_u64(b, r->seq, 0);
-	td_buf_char(b, ',');
-	td_buf_u64(b, r->time_ns, 0);
-	td_buf_char(b, ',');
-	td_buf_u64(b, r->cpu, 0);
-	td_buf_char(b, ',');
-	td_buf_u64(b, r->tgid, 0);
-	td_buf_char(b, ',');
-	td_buf_u64(b, r->pid, 0);
-	td_buf_mem(b, ",\"", 2);
+	td_buf_field(b, r->seq, 0, ',');
+	td_buf_field(b, r->time_ns, 0, ',');
+	td_buf_field(b, r->cpu, 0, ',');
+	td_buf_field(b, r->tgid, 0, ',');
+	td_buf_field(b, r->pid, 0, ',');
+	td_buf_char(b, '"');
 	for (const char *c = comm; *c; c++) {
 		if (*c == '"')
 			td_buf_char(b, '"');
 		td_buf_char(b, *c);
 	}
 	td_buf_mem(b, "\",", 2);
-	td_buf_u64(b, r->duration_ns, 0);
-	td_buf_char(b, ',');
-	td_buf_u64(b, r->cgroup_id, 0);
-	td_buf_char(b, ',');
+	td_buf_field(b, r->duration_ns, 0, ',');
+	td_buf_field(b, r->cgroup_id, 0, ',');
 	td_buf_mem(b, fl, strlen(fl));
 	for (uint32_t i = 0; i < cfg->nr_events; i++) {
 		td_buf_char(b, ',');
@@ -379,6 +364,7 @@ static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 
 static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 {
+	char comm[TOPDOWN_COMM_LEN + 1], fl[8];
 	struct td_metrics m;
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 	const char *sep;
@@ -390,10 +376,12 @@ static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 		td_decode(&d->dec, counts, &m);
 	metric_names(d, &m);
 	if (!json_output) {
+		comm_str(r, comm);
+		flags_str(r->flags, fl);
 		if (csv_output)
-			put_csv(d, r, &m);
+			put_csv(d, r, &m, comm, fl);
 		else
-			put_plain(d, r, &m);
+			put_plain(d, r, &m, comm, fl);
 		return;
 	}
 	/* Streams (--follow) and pretty output: the JSON writer. */

@@ -76,6 +76,14 @@ static inline void td_buf_mem(struct td_buf *b, const char *s, size_t n)
 
 /* "%*llu": right-aligned in width (0: no padding). */
 void td_buf_u64(struct td_buf *b, uint64_t v, int width);
+/* "%*llu" and the separator after it. */
+static inline void td_buf_field(struct td_buf *b, uint64_t v, int width,
+				char sep)
+{
+	td_buf_u64(b, v, width);
+	td_buf_char(b, sep);
+}
+
 /* "%0*llu" for v < 10^n: exactly n digits. */
 void td_buf_digits(struct td_buf *b, uint64_t v, int n);
 /* "%*.*f" */

@@ -12,26 +12,7 @@
 #include <string.h>
 
 #include "fmt.h"
-
-static int nr_test, nr_fail;
-
-static void ok(int cond, const char *what)
-{
-	nr_test++;
-	if (!cond)
-		nr_fail++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", nr_test, what);
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+#include "testlib.h"
 
 static double rnd_unit(void)
 {

@@ -6,32 +6,14 @@
  * timestamps within and across CPUs, filters, and degenerate inputs.
  * TAP on stdout.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "order.h"
-
-static int nr_test, nr_fail;
-
-static void ok(int cond, const char *what)
-{
-	nr_test++;
-	if (!cond)
-		nr_fail++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", nr_test, what);
-}
-
-static uint64_t rng = 0x853c49e6748fea9bull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+#include "testlib.h"
 
 /*
  * n records on ncpu CPUs, stored as the rings are drained: per CPU in
@@ -62,21 +44,35 @@ static void make(struct topdown_record *rec, size_t n, uint32_t ncpu,
 	}
 }
 
-/* The reference: a stable sort by (time, cpu), as an index sort with the
- * index as the last key.
+/* The reference: a stable sort by (time, cpu), a plain merge sort of the
+ * indexes (stable by construction, unlike the index tie-break of
+ * order.c's fallback).
  */
 static const struct topdown_record *ref_rec;
 
-static int ref_cmp(const void *pa, const void *pb)
+static bool ref_before(size_t a, size_t b)
 {
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
 	const struct topdown_record *x = &ref_rec[a], *y = &ref_rec[b];
 
-	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return a < b ? -1 : 1;
+	return x->time_ns < y->time_ns ||
+	       (x->time_ns == y->time_ns && x->cpu < y->cpu);
+}
+
+static void ref_sort(size_t *v, size_t *tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	ref_sort(v, tmp, h);
+	ref_sort(v + h, tmp, n - h);
+	while (i < h && j < n)	/* the right one only if strictly before */
+		tmp[k++] = ref_before(v[j], v[i]) ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
 }
 
 /* 1 if td_order gives the reference order; *merged: which path ran. */
@@ -84,6 +80,7 @@ static int same_order(const struct topdown_record *rec, size_t n,
 		      uint32_t ncpu, const struct td_filter *f, int *merged)
 {
 	size_t *ref = malloc((n + 1) * sizeof(*ref)), k = 0, got = 0;
+	size_t *tmp = malloc((n + 1) * sizeof(*tmp));
 	const struct topdown_record *r;
 	struct td_order o;
 	int same = 1;
@@ -92,7 +89,8 @@ static int same_order(const struct topdown_record *rec, size_t n,
 		if (!f || td_filter_match(f, &rec[i]))
 			ref[k++] = i;
 	ref_rec = rec;
-	qsort(ref, k, sizeof(*ref), ref_cmp);
+	ref_sort(ref, tmp, k);
+	free(tmp);
 	if (td_order_init(&o, rec, n, ncpu, f)) {
 		free(ref);
 		return 0;
@@ -114,6 +112,7 @@ int main(void)
 	struct td_filter f;
 	int merged = 0, all_merged = 1, none_merged = 1, good = 1;
 
+	rng = 0x853c49e6748fea9bull;
 	printf("TAP version 13\n1..7\n");
 
 	for (int round = 0; round < 200; round++) {
