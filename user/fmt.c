@@ -355,22 +355,65 @@ void td_buf_pad(struct td_buf *b, const char *s, size_t n, int width)
 	b->p = p;
 }
 
+/*
+ * Right-aligned fields of at most FIELD chars: the text is written
+ * backwards to the end of a scratch line of spaces, and the field, the
+ * last max(len, width) bytes of it, goes out as one copy of FIELD bytes
+ * (the bytes after the field are spaces, overwritten by what follows).
+ */
+#define FIELD	32
+
+struct field {
+	char s[3 * FIELD];	/* the text ends at s + 2 * FIELD */
+};
+
+static inline char *field_end(struct field *f)
+{
+	memset(f->s + FIELD, ' ', 2 * FIELD);
+	return f->s + 2 * FIELD;
+}
+
+/* The digits of v, ending at p; returns their start. */
+static inline char *digits_back(char *p, uint64_t v)
+{
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
+static inline void field_out(struct td_buf *b, struct field *f,
+			     const char *start, int width)
+{
+	int len = (int)(f->s + 2 * FIELD - start);
+	int w = len > width ? len : width;
+
+	td_buf_need(b, FIELD);
+	memcpy(b->p, f->s + 2 * FIELD - w, FIELD);
+	b->p += w;
+}
+
 void td_buf_u64(struct td_buf *b, uint64_t v, int width)
 {
-	int n = u64_len(v), fill = width > n ? width - n : 0;
-	char *p;
+	struct field f;
 
-	if (width > TD_FMT_MAX) {
+	if (width > FIELD) {
 		char tmp[24];
 
 		td_buf_pad(b, tmp, td_fmt_u64(tmp, v), width);
 		return;
 	}
-	td_buf_need(b, 2 * TD_FMT_MAX);
-	p = b->p;
-	spaces(&p, fill);
-	fmt_digits(p, v, n);
-	b->p = p + n;
+	field_out(b, &f, digits_back(field_end(&f), v), width);
 }
 
 void td_buf_digits(struct td_buf *b, uint64_t v, int n)
@@ -383,21 +426,35 @@ void td_buf_digits(struct td_buf *b, uint64_t v, int n)
 void td_buf_fixed(struct td_buf *b, double v, int prec, int width)
 {
 	char tmp[TD_FMT_MAX];
-	uint64_t q, ip;
+	struct field f;
+	uint64_t q;
 	bool neg;
 	char *p;
-	int n;
+	int i;
 
-	if (width > TD_FMT_MAX || !fixed_parts(v, prec, &neg, &q)) {
+	/* q < 2^64 is at most 20 digits, with sign and point 22 chars */
+	if (width > FIELD || !fixed_parts(v, prec, &neg, &q)) {
 		td_buf_pad(b, tmp, td_fmt_fixed(tmp, v, prec), width);
 		return;
 	}
-	td_buf_need(b, 2 * TD_FMT_MAX);
-	p = b->p;
-	ip = q / pow10_u64[prec];
-	n = u64_len(ip);
-	spaces(&p, width - (neg + n + (prec ? prec + 1 : 0)));
-	b->p = p + put_fixed(p, neg, q, ip, n, prec);
+	p = field_end(&f);
+	for (i = 0; i + 2 <= prec; i += 2) {
+		unsigned int r = (unsigned int)(q % 100);
+
+		q /= 100;
+		p -= 2;
+		memcpy(p, digits2 + 2 * r, 2);
+	}
+	if (i < prec) {
+		*--p = (char)('0' + q % 10);
+		q /= 10;
+	}
+	if (prec)
+		*--p = '.';
+	p = digits_back(p, q);
+	if (neg)
+		*--p = '-';
+	field_out(b, &f, p, width);
 }
 
 void td_buf_g17(struct td_buf *b, double v)
