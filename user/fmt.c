@@ -38,21 +38,10 @@ static int u64_len(uint64_t v)
 	return t + 1 - ((v | 1) < pow10_u64[t]);
 }
 
-/* v in exactly n digits, leading zeros kept; two at a time, in 32 bits
- * once they fit.
- */
+/* w in exactly n digits (w < 10^n, n <= 9), two at a time. */
 static inline __attribute__((always_inline))
-void fmt_digits(char *dst, uint64_t v, int n)
+void fmt_digits32(char *dst, uint32_t w, int n)
 {
-	uint32_t w;
-
-	for (; n > 9; n -= 2) {
-		unsigned int r = (unsigned int)(v % 100);
-
-		v /= 100;
-		memcpy(dst + n - 2, digits2 + 2 * r, 2);
-	}
-	w = (uint32_t)v;	/* v < 10^9 */
 	for (; n >= 2; n -= 2) {
 		uint32_t q = w / 100;
 
@@ -61,6 +50,19 @@ void fmt_digits(char *dst, uint64_t v, int n)
 	}
 	if (n)
 		dst[0] = (char)('0' + w % 10);
+}
+
+/* v in exactly n digits, leading zeros kept: eight at a time split off in
+ * 64 bits, the rest in 32.
+ */
+static inline __attribute__((always_inline))
+void fmt_digits(char *dst, uint64_t v, int n)
+{
+	for (; n > 9; n -= 8) {
+		fmt_digits32(dst + n - 8, (uint32_t)(v % 100000000), 8);
+		v /= 100000000;
+	}
+	fmt_digits32(dst, (uint32_t)v, n);
 }
 
 int td_fmt_u64(char *dst, uint64_t v)

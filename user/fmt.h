@@ -63,7 +63,7 @@ static inline void td_buf_mem(struct td_buf *b, const char *s, size_t n)
 {
 	char *p;
 
-	if (n > 32) {
+	if (n > 8) {
 		td_buf_big(b, s, n);
 		return;
 	}
