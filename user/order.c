@@ -141,11 +141,10 @@ int td_order_init(struct td_order *o, const struct topdown_record *rec,
 			continue;
 		}
 		last_time[c] = r->time_ns;
-		if (i && prev == i - 1 && prev_cpu == c) {
+		if (i && prev == i - 1 && prev_cpu == c)
 			o->run[tail[c]].len++;
-		} else if (add_run(o, i, c, tail)) {
+		else if (add_run(o, i, c, tail))
 			goto out;
-		}
 		prev = i;
 		prev_cpu = c;
 	}
