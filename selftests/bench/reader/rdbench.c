@@ -11,7 +11,7 @@
  * print.
  *
  *   rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N]
- *           [--repeat K] -- TDCTL-ARGS...
+ *           [--repeat K] [--live] -- TDCTL-ARGS...
  *   rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N]
  *           [--chunk K] --write FILE
  *
@@ -21,6 +21,12 @@
  * tdctl_main(TDCTL-ARGS) once; tdctl's output goes to stdout (send it to
  * /dev/null). One JSON line per repeat goes to stderr: records, wall and
  * CPU seconds, records per second.
+ *
+ * With --live, the rings are empty when tdctl opens the device and the
+ * records appear during its first wait (poll), as they would while it
+ * counts: for stat and top, which drop what the rings held before they
+ * started. Later waits sleep their timeout, so `--live -- stat -a
+ * --duration 1` spends its CPU time on the records only.
  *
  * With --write, the same synthetic records go into a record file instead
  * (the format of `tdctl record`, written by tdctl's own writer), for
@@ -33,6 +39,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +79,9 @@ static struct {
 	uint32_t ring_size;
 	struct topdown_config cfg;
 	uint8_t **ring;		/* per CPU: consumer page, producer page, data */
+	/* --live: the records are published at the first poll() */
+	bool live, published;
+	uint64_t per_cpu;
 } fake = { .fd = -1 };
 
 static void die(const char *fmt, ...)
@@ -188,13 +198,44 @@ int __wrap_munmap(void *addr, size_t len)
 	return __real_munmap(addr, len);
 }
 
+/* Publish what the rings hold: what the module does as tasks switch. */
+static void publish(void)
+{
+	for (int c = 0; c < fake.nr_cpus; c++) {
+		struct topdown_ring_producer *prod =
+			(void *)(fake.ring[c] + fake.page);
+
+		prod->producer_pos = fake.per_cpu * TOPDOWN_RECORD_SIZE;
+	}
+	fake.published = true;
+}
+
 int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	if (n == 1 && fds[0].fd >= 0 && fds[0].fd == fake.fd) {
-		fds[0].revents = 0;
-		return 0;
+	int dev = -1;
+
+	for (nfds_t i = 0; i < n; i++) {
+		if (fds[i].fd >= 0 && fds[i].fd == fake.fd)
+			dev = (int)i;
+		fds[i].revents = 0;
 	}
-	return __real_poll(fds, n, timeout);
+	if (dev < 0)
+		return __real_poll(fds, n, timeout);
+	if (!fake.live)
+		return 0;
+	/* --live: the records arrive during the first wait; later waits
+	 * wait (stat's CPU time is then its work, not a busy loop).
+	 */
+	if (!fake.published) {
+		publish();
+		fds[dev].revents = POLLIN;
+		return 1;
+	}
+	if (timeout > 0)
+		nanosleep(&(struct timespec){ timeout / 1000,
+					      (timeout % 1000) * 1000000L },
+			  NULL);
+	return 0;
 }
 
 /* Same as cmd_load.c's build_config (static there). */
@@ -279,10 +320,16 @@ static void gen_record(int c, uint64_t i, uint64_t *t,
 	}
 }
 
-/* Fill every ring with per_cpu records, CPUs interleaved in time. */
+/* Fill every ring with per_cpu records, CPUs interleaved in time; for
+ * --live, after the moment tdctl starts (it drops older records).
+ */
 static void fill_rings(uint64_t per_cpu)
 {
 	uint64_t t0 = 1000000000000ull;
+	struct timespec now;
+
+	if (fake.live && !clock_gettime(CLOCK_MONOTONIC, &now))
+		t0 = (uint64_t)now.tv_sec * 1000000000ull + 60000000000ull;
 
 	for (int c = 0; c < fake.nr_cpus; c++) {
 		uint8_t *ring = fake.ring[c];
@@ -298,8 +345,9 @@ static void fill_rings(uint64_t per_cpu)
 		prod->cpu = (uint32_t)c;
 		for (uint64_t i = 0; i < per_cpu; i++, rec++)
 			gen_record(c, i, &t, rec);
-		prod->producer_pos = per_cpu * TOPDOWN_RECORD_SIZE;
+		prod->producer_pos = fake.live ? 0 : per_cpu * TOPDOWN_RECORD_SIZE;
 	}
+	fake.published = !fake.live;
 }
 
 /*
@@ -369,6 +417,7 @@ int main(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "write", required_argument, NULL, 'w' },
 		{ "chunk", required_argument, NULL, 'k' },
+		{ "live", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fixture = NULL, *set = NULL, *write = NULL;
@@ -389,14 +438,15 @@ int main(int argc, char **argv)
 		case 'r': repeat = atol(optarg); break;
 		case 'w': write = optarg; break;
 		case 'k': chunk = atol(optarg); break;
+		case 'l': fake.live = true; break;
 		default:
-			die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] -- TDCTL-ARGS...\n"
+			die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live] -- TDCTL-ARGS...\n"
 			    "       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K] --write FILE");
 		}
 	}
 	if (!fixture || (optind >= argc && !write) || records < 1 ||
 	    fake.nr_cpus < 1 || repeat < 1 || chunk < 1)
-		die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] -- TDCTL-ARGS...\n"
+		die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live] -- TDCTL-ARGS...\n"
 			    "       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K] --write FILE");
 
 	first = optind;
@@ -409,6 +459,7 @@ int main(int argc, char **argv)
 	build_config(&plan, &fake.cfg);
 
 	per_cpu = ((uint64_t)records + fake.nr_cpus - 1) / fake.nr_cpus;
+	fake.per_cpu = per_cpu;
 	if (write) {
 		write_file(write, per_cpu, (uint64_t)chunk);
 		return 0;

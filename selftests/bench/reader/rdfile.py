@@ -18,6 +18,12 @@ two small ones of NCG and 2*NCG records. Then for every command:
                divided by NCG, from valgrind --tool=callgrind: the
                repeatable figure (start-up and the fixed costs cancel)
 
+And tdctl stat -a --by task|process|comm|cpu on the same records live:
+rdbench --live serves them from fake rings during stat's first wait
+(rdbench.c), records/s over the CPU time of stat itself (not of filling
+the rings), instructions per record from callgrind as above, counted in
+tdctl's main() only.
+
 One JSON object per measurement goes to JSONL.
 """
 import argparse
@@ -57,6 +63,34 @@ def callgrind_ir(argv, out):
     with open(os.devnull, "w") as null:
         subprocess.run(["valgrind", "--tool=callgrind",
                         f"--callgrind-out-file={out}"] + argv,
+                       stdout=null, stderr=subprocess.DEVNULL, check=True)
+    with open(out) as f:
+        for line in f:
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError(f"no instruction total in {out}")
+
+
+def rdbench_stat(a, fixture, n, by, repeat):
+    """Best CPU seconds of stat -a over n live records."""
+    p = subprocess.run([a.rdbench, "--live", "--fixture",
+                        os.path.join(a.fixtures, fixture), "-n", str(n),
+                        "--cpus", str(a.cpus), "--repeat", str(repeat), "--",
+                        "stat", "-a", "--by", by, "--duration", "1"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, check=True)
+    runs = [json.loads(ln) for ln in p.stderr.splitlines() if ln.startswith("{")]
+    return min(runs, key=lambda r: r["cpu_s"])
+
+
+def stat_ir(a, fixture, n, by, out):
+    with open(os.devnull, "w") as null:
+        subprocess.run(["valgrind", "--tool=callgrind",
+                        f"--callgrind-out-file={out}",
+                        "--toggle-collect=tdctl_main", a.rdbench, "--live",
+                        "--fixture", os.path.join(a.fixtures, fixture),
+                        "-n", str(n), "--cpus", str(a.cpus), "--", "stat",
+                        "-a", "--by", by, "--duration", "1"],
                        stdout=null, stderr=subprocess.DEVNULL, check=True)
     with open(out) as f:
         for line in f:
@@ -117,6 +151,24 @@ def main():
                 }
                 print(json.dumps(r), file=out, flush=True)
                 print(f"rdfile: {cmd} {fmt} {r['set']}: {r['records_per_s']:,} records/s, "
+                      f"{r['insn_per_record']} insn/record", file=sys.stderr)
+            for by in ("task", "process", "comm", "cpu"):
+                best = rdbench_stat(a, fx, a.records, by, a.repeat)
+                ir = [stat_ir(a, fx, n, by, os.path.join(
+                    a.work, f"{fx}-{n}.stat-{by}.callgrind"))
+                    for n in (a.ncg, 2 * a.ncg)]
+                r = {
+                    "command": "stat", "format": by, "set": meta["set"],
+                    "events": len(meta["events"]), "cpus": a.cpus,
+                    "records": best["records"], "file_bytes": os.path.getsize(big),
+                    "cpu_s": round(best["cpu_s"], 4),
+                    "wall_s": round(best["wall_s"], 4),
+                    "records_per_s": round(best["records"] / best["cpu_s"]),
+                    "insn_per_record": round((ir[1] - ir[0]) / a.ncg, 1),
+                    "target": 10e6, "live": True,
+                }
+                print(json.dumps(r), file=out, flush=True)
+                print(f"rdfile: stat {by} {r['set']}: {r['records_per_s']:,} records/s, "
                       f"{r['insn_per_record']} insn/record", file=sys.stderr)
     return 0
 
