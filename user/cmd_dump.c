@@ -450,14 +450,14 @@ static int dump_begin(struct dump_ctx *d)
 	return 0;
 }
 
-static int dump_end(struct dump_ctx *d)
+/* A failed write leaves stdout's error set: main() reports it. */
+static void dump_end(struct dump_ctx *d)
 {
-	int ret = td_buf_close(&d->out);
+	td_buf_close(&d->out);
 
 	if (json_output && !d->follow)
 		jsonw_end_array(json_wtr);
 	free(d->batch);
-	return ret;
 }
 
 static int dump_file(struct dump_ctx *d, const char *path)
@@ -466,7 +466,6 @@ static int dump_file(struct dump_ctx *d, const char *path)
 	struct td_file_image img;
 	struct td_file f;
 	char err[600];
-	int ret;
 
 	if (td_file_load(path, &img, &f, err, sizeof(err))) {
 		p_err("%s", err);
@@ -497,15 +496,13 @@ static int dump_file(struct dump_ctx *d, const char *path)
 		return -1;
 	}
 	print_ordered(d, recs, f.nr_records, f.meta.nr_cpus, &d->filter);
-	ret = dump_end(d);
+	dump_end(d);
 	td_file_unload(&img, &f);
 	if (d->oom) {
 		p_err("out of memory ordering records");
 		return -1;
 	}
-	if (ret)
-		p_err("writing the output: %s", strerror(errno));
-	return ret;
+	return 0;
 }
 
 int do_dump(int argc, char **argv)
@@ -582,10 +579,7 @@ int do_dump(int argc, char **argv)
 		flush_batch(&d);
 	}
 
-	if (dump_end(&d) && !ret) {
-		p_err("writing the output: %s", strerror(errno));
-		ret = -1;
-	}
+	dump_end(&d);
 	td_reader_close(&d.rd);
 	return ret;
 }
