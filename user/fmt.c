@@ -74,7 +74,8 @@ int td_fmt_u64(char *dst, uint64_t v)
 }
 
 /* The parts of a finite double: |v| = m * 2^e. false for NaN and inf. */
-static bool split(double v, uint64_t *m, int *e, bool *neg)
+static inline __attribute__((always_inline))
+bool split(double v, uint64_t *m, int *e, bool *neg)
 {
 	uint64_t bits;
 	int ex;
@@ -118,7 +119,8 @@ static int slow(char *dst, const char *fmt, int prec, double v)
 }
 
 /* |v| * 10^prec rounded, when that fits 64 bits (and prec <= 9). */
-static bool fixed_parts(double v, int prec, bool *neg, uint64_t *scaled)
+static inline __attribute__((always_inline))
+bool fixed_parts(double v, int prec, bool *neg, uint64_t *scaled)
 {
 	uint64_t m, n64;
 	u128 q;
