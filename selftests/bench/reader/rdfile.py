@@ -59,10 +59,10 @@ def run_cpu(argv):
     return cpu, wall
 
 
-def callgrind_ir(argv, out):
+def callgrind_ir(argv, out, opts=()):
     with open(os.devnull, "w") as null:
         subprocess.run(["valgrind", "--tool=callgrind",
-                        f"--callgrind-out-file={out}"] + argv,
+                        f"--callgrind-out-file={out}", *opts] + argv,
                        stdout=null, stderr=subprocess.DEVNULL, check=True)
     with open(out) as f:
         for line in f:
@@ -84,19 +84,12 @@ def rdbench_stat(a, fixture, n, by, repeat):
 
 
 def stat_ir(a, fixture, n, by, out):
-    with open(os.devnull, "w") as null:
-        subprocess.run(["valgrind", "--tool=callgrind",
-                        f"--callgrind-out-file={out}",
-                        "--toggle-collect=tdctl_main", a.rdbench, "--live",
-                        "--fixture", os.path.join(a.fixtures, fixture),
-                        "-n", str(n), "--cpus", str(a.cpus), "--", "stat",
-                        "-a", "--by", by, "--duration", "1"],
-                       stdout=null, stderr=subprocess.DEVNULL, check=True)
-    with open(out) as f:
-        for line in f:
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError(f"no instruction total in {out}")
+    """Instructions of stat -a over n live records, in tdctl's main()."""
+    return callgrind_ir([a.rdbench, "--live", "--fixture",
+                         os.path.join(a.fixtures, fixture), "-n", str(n),
+                         "--cpus", str(a.cpus), "--", "stat", "-a", "--by", by,
+                         "--duration", "1"],
+                        out, ["--toggle-collect=tdctl_main"])
 
 
 def make_file(a, fixture, n, path):
