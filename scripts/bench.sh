@@ -11,8 +11,9 @@
 #      (selftests/bench/guest_bench.sh)
 #   3. measures the reader on the host: tdctl dump -i (plain, CSV, JSON)
 #      and report -i --by task/process/comm/cpu on large generated record
-#      files, records/s on one core and instructions per record from
-#      callgrind (selftests/bench/reader/rdfile.py)
+#      files, stat -a --by ... on the same records live (fake rings),
+#      records/s on one core and instructions per record from callgrind
+#      (selftests/bench/reader/rdfile.py)
 #   4. prints the table and writes build/bench/bench.json; fails if a mode
 #      is missing or a guest failed
 #
@@ -124,8 +125,9 @@ done
 wait "${PIDS[@]}"
 
 # ------------------------------------------------------------------ reader
-# reader_bench: tdctl dump -i / report -i on large generated record files
-# (selftests/bench/reader/rdfile.py), into $OUT/reader.jsonl.
+# reader_bench: tdctl dump -i / report -i on large generated record files,
+# stat on the same records live (selftests/bench/reader/rdfile.py), into
+# $OUT/reader.jsonl.
 reader_bench() {
     local work=$OUT/reader
     log "reader: host benchmark of tdctl on record files (log build/bench/reader.log)"
