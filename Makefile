@@ -27,6 +27,10 @@ demo: build
 bench:
 	scripts/bench.sh
 
+# Its host reader part alone (tdctl dump/report on record files).
+bench-reader:
+	scripts/bench.sh --reader
+
 # The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
 # kernel (built once into /var/cache/topdown-debug-kernel), whole guest suite,
 # kmemleak scan; ends "N passed, N failed".
@@ -42,4 +46,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check check-debug demo bench checkpatch clean distclean
+.PHONY: all deps build check check-debug demo bench bench-reader checkpatch clean distclean

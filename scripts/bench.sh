@@ -9,9 +9,11 @@
 #      and the x86-64 guest (TCG, wall clock) once each and runs every mode
 #      of the context-switch benchmark in that one boot
 #      (selftests/bench/guest_bench.sh)
-#   3. measures the reader on the host: tdctl dump (and stat, once tdctl
-#      has it) on synthetic records, records/s on one core and
-#      instructions per record from callgrind
+#   3. measures the reader on the host: tdctl dump -i (plain, CSV, JSON)
+#      and report -i --by task/process/comm/cpu on large generated record
+#      files, stat -a --by ... on the same records live (fake rings),
+#      records/s on one core and instructions per record from callgrind
+#      (selftests/bench/reader/rdfile.py)
 #   4. prints the table and writes build/bench/bench.json; fails if a mode
 #      is missing or a guest failed
 #
@@ -21,7 +23,11 @@
 #                       (default 5000 and 1000)
 #   TD_BENCH_REPEATS_ARM64, TD_BENCH_REPEATS_X86_64 (default 5 and 15)
 #   TD_BENCH_READER     0 to skip the reader measurements
-#   TD_BENCH_RECORDS    records per reader run (default 1000000)
+#   TD_BENCH_RECORDS    records of the reader's large files (default 4000000)
+#   TD_BENCH_NCG        records of the smaller callgrind file (default 50000;
+#                       the other has twice as many)
+#
+# scripts/bench.sh --reader (make bench-reader) runs the reader part alone.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -30,6 +36,12 @@ mkdir -p "$OUT"
 ARCHES=${TD_BENCH_ARCHES:-arm64 x86_64}
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
+
+# --reader: only the host reader benchmark (a couple of minutes).
+if [ "${1:-}" = --reader ]; then
+    READER_ONLY=1
+    ARCHES=
+fi
 
 # ------------------------------------------------------------------ build
 log "dependencies (scripts/deps.sh; log build/bench/deps.log)"
@@ -42,19 +54,21 @@ if ! command -v valgrind >/dev/null; then
 fi
 # shellcheck source=/dev/null
 . build/deps/env.sh
-log "build (scripts/build.sh; log build/bench/build.log)"
-scripts/build.sh >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; die "scripts/build.sh failed"; }
-for arch in x86_64 arm64; do
-    make -s -C selftests/bench ARCH=$arch >>"$OUT/build.log" 2>&1 || die "tdbench $arch does not build (build/bench/build.log)"
-    TD_KMOD_SRC=$ROOT/selftests/bench/floor TD_OUT=$ROOT/build/$arch/floor \
-        scripts/kbuild.sh $arch >>"$OUT/build.log" 2>&1 || die "tdfloor.ko $arch does not build (build/bench/build.log)"
-    cp build/$arch/floor/tdfloor.ko build/$arch/bench/
-    # The guests get copies: another build (make check) may replace the
-    # originals while a guest is being staged.
-    rm -rf "$OUT/stage/$arch"
-    mkdir -p "$OUT/stage/$arch/selftests"
-    cp build/$arch/topdown.ko build/$arch/tdctl "$OUT/stage/$arch/"
-done
+if [ -z "${READER_ONLY:-}" ]; then
+    log "build (scripts/build.sh; log build/bench/build.log)"
+    scripts/build.sh >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; die "scripts/build.sh failed"; }
+    for arch in x86_64 arm64; do
+        make -s -C selftests/bench ARCH=$arch >>"$OUT/build.log" 2>&1 || die "tdbench $arch does not build (build/bench/build.log)"
+        TD_KMOD_SRC=$ROOT/selftests/bench/floor TD_OUT=$ROOT/build/$arch/floor \
+            scripts/kbuild.sh $arch >>"$OUT/build.log" 2>&1 || die "tdfloor.ko $arch does not build (build/bench/build.log)"
+        cp build/$arch/floor/tdfloor.ko build/$arch/bench/
+        # The guests get copies: another build (make check) may replace the
+        # originals while a guest is being staged.
+        rm -rf "$OUT/stage/$arch"
+        mkdir -p "$OUT/stage/$arch/selftests"
+        cp build/$arch/topdown.ko build/$arch/tdctl "$OUT/stage/$arch/"
+    done
+fi
 
 # ------------------------------------------------------------------ guests
 # The guests run for minutes; run a snapshot of the runner so that an edit
@@ -111,48 +125,34 @@ done
 wait "${PIDS[@]}"
 
 # ------------------------------------------------------------------ reader
+# reader_bench: tdctl dump -i / report -i on large generated record files,
+# stat on the same records live (selftests/bench/reader/rdfile.py), into
+# $OUT/reader.jsonl.
+reader_bench() {
+    local work=$OUT/reader
+    log "reader: host benchmark of tdctl on record files (log build/bench/reader.log)"
+    make -s -C user >>"$OUT/build.log" 2>&1 || die "tdctl does not build for the host (build/bench/build.log)"
+    make -s -C selftests/bench reader >>"$OUT/build.log" 2>&1 || die "rdbench does not build (build/bench/build.log)"
+    make -s -C selftests/host >>"$OUT/build.log" 2>&1 || die "selftests/host does not build (mkfixture)"
+    rm -rf "$OUT/fixtures" "$work"
+    build/host/mkfixture "$OUT/fixtures" qemu_arm64_max sapphire_rapids >/dev/null
+    python3 selftests/bench/reader/rdfile.py --tdctl "build/$(uname -m)/tdctl" \
+        --rdbench build/host/bench/rdbench --fixtures "$OUT/fixtures" \
+        --work "$work" --out "$READER" --records "${TD_BENCH_RECORDS:-4000000}" \
+        --cpus 8 --ncg "${TD_BENCH_NCG:-50000}" 2>"$OUT/reader.log" ||
+        { tail -n 20 "$OUT/reader.log"; die "reader benchmark failed (build/bench/reader.log)"; }
+    # The files are large (128 bytes a record): only the figures stay.
+    rm -rf "$work"
+}
+
 READER=$OUT/reader.jsonl
 : >"$READER"
 if [ "${TD_BENCH_READER:-1}" != 0 ]; then
-    log "reader: host benchmark of tdctl's record path"
-    make -s -C selftests/bench reader >>"$OUT/build.log" 2>&1 || die "rdbench does not build (build/bench/build.log)"
-    make -s -C selftests/host >>"$OUT/build.log" 2>&1 || die "selftests/host does not build (mkfixture)"
-    rm -rf "$OUT/fixtures"
-    build/host/mkfixture "$OUT/fixtures" qemu_arm64_max icelake_server sapphire_rapids >/dev/null
-    RD=build/host/bench/rdbench
-    N=${TD_BENCH_RECORDS:-1000000}
-    NCG=20000
-    have_cmd() { build/host/bench/user/tdctl help 2>&1 | grep -q "tdctl $1 "; }
-    # measure COMMAND FIXTURE [ARGS]: best of 3 runs, CPU time; callgrind:
-    # instructions per record from the difference of NCG and 2*NCG records.
-    measure() {
-        local cmd=$1 fx=$2 best ir1 ir2
-        shift 2
-        best=$("$RD" --fixture "$OUT/fixtures/$fx" -n "$N" --repeat 3 -- "$cmd" "$@" 2>&1 >/dev/null |
-            grep '^{' | python3 -c 'import sys,json; r=[json.loads(l) for l in sys.stdin]; print(json.dumps(max(r,key=lambda x:x["records_per_s"])))') ||
-            die "rdbench $cmd $fx failed"
-        for n in $NCG $((2 * NCG)); do
-            valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.$cmd.$fx.$n" \
-                --toggle-collect=tdctl_main "$RD" --fixture "$OUT/fixtures/$fx" -n $n -- "$cmd" "$@" \
-                >/dev/null 2>"$OUT/callgrind.$cmd.$fx.$n.log" || die "callgrind $cmd $fx failed"
-        done
-        ir1=$(sed -n 's/^summary: //p' "$OUT/callgrind.$cmd.$fx.$NCG")
-        ir2=$(sed -n 's/^summary: //p' "$OUT/callgrind.$cmd.$fx.$((2 * NCG))")
-        python3 -c 'import sys,json; r=json.loads(sys.argv[1]); r["insn_per_record"]=(int(sys.argv[3])-int(sys.argv[2]))/int(sys.argv[4]); print(json.dumps(r))' \
-            "$best" "$ir1" "$ir2" "$NCG" >>"$READER"
-    }
-    for fx in qemu_arm64_max icelake_server sapphire_rapids; do
-        measure dump "$fx"
-    done
-    if have_cmd stat; then
-        for fx in qemu_arm64_max icelake_server sapphire_rapids; do
-            measure stat "$fx"
-        done
-    else
-        echo '{"command":"stat","missing":"tdctl has no stat command yet"}' >>"$READER"
-    fi
+    reader_bench
 fi
 
 # ------------------------------------------------------------------ report
-python3 selftests/bench/report.py --out "$OUT/bench.json" "${GUEST_ARGS[@]}" \
+# --reader alone does not replace the last full run's JSON.
+python3 selftests/bench/report.py \
+    --out "$OUT/bench${READER_ONLY:+-reader}.json" "${GUEST_ARGS[@]}" \
     "${ICOUNT_ARGS[@]}" --reader "$READER"

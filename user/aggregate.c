@@ -104,25 +104,37 @@ void td_agg_free(struct td_agg *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* The key of the record's group, in a zeroed group. The idle tasks of all
- * CPUs are pid 0: they are told apart by their CPU.
+/*
+ * What identifies a group: the thread (task) or process id, the CPU (of
+ * the idle tasks, which are all pid 0, and of TD_BY_CPU), the cgroup, or
+ * the comm. The hash and the comparison read only the fields of the
+ * grouping, straight from the record, so adding a record builds nothing.
  */
-static void make_key(enum td_by by, const struct topdown_record *r,
-		     struct td_group *k)
+struct key {
+	uint64_t cgroup_id;
+	uint32_t id;
+	uint32_t cpu;
+	const char *comm;	/* NUL-terminated or TOPDOWN_COMM_LEN long */
+};
+
+static void rec_key(enum td_by by, const struct topdown_record *r,
+		    struct key *k)
 {
-	memset(k, 0, sizeof(*k));
+	k->cgroup_id = 0;
+	k->id = 0;
+	k->cpu = 0;
+	k->comm = NULL;
 	switch (by) {
 	case TD_BY_TASK:
-		k->tid = r->pid;
-		k->pid = r->tgid;
+		k->id = r->pid;
 		k->cpu = r->pid ? 0 : r->cpu;
 		break;
 	case TD_BY_PROCESS:
-		k->pid = r->tgid;
+		k->id = r->tgid;
 		k->cpu = r->tgid ? 0 : r->cpu;
 		break;
 	case TD_BY_COMM:
-		strncpy(k->comm, r->comm, TOPDOWN_COMM_LEN);
+		k->comm = r->comm;
 		break;
 	case TD_BY_CGROUP:
 		k->cgroup_id = r->cgroup_id;
@@ -135,33 +147,42 @@ static void make_key(enum td_by by, const struct topdown_record *r,
 	}
 }
 
-static bool same_key(enum td_by by, const struct td_group *x,
-		     const struct td_group *y)
+static void group_key(enum td_by by, const struct td_group *g, struct key *k)
+{
+	k->cgroup_id = by == TD_BY_CGROUP ? g->cgroup_id : 0;
+	k->id = by == TD_BY_TASK ? g->tid : by == TD_BY_PROCESS ? g->pid : 0;
+	k->cpu = g->cpu;
+	k->comm = by == TD_BY_COMM ? g->comm : NULL;
+}
+
+static inline __attribute__((always_inline))
+bool matches(enum td_by by, const struct td_group *g,
+		    const struct key *k)
 {
 	switch (by) {
 	case TD_BY_TASK:
-		return x->tid == y->tid && x->cpu == y->cpu;
+		return g->tid == k->id && g->cpu == k->cpu;
 	case TD_BY_PROCESS:
-		return x->pid == y->pid && x->cpu == y->cpu;
+		return g->pid == k->id && g->cpu == k->cpu;
 	case TD_BY_COMM:
-		return !strcmp(x->comm, y->comm);
+		return !strncmp(g->comm, k->comm, TOPDOWN_COMM_LEN);
 	case TD_BY_CGROUP:
-		return x->cgroup_id == y->cgroup_id;
+		return g->cgroup_id == k->cgroup_id;
 	default:
-		return x->cpu == y->cpu;
+		return g->cpu == k->cpu;
 	}
 }
 
-static uint64_t hash_key(enum td_by by, const struct td_group *k)
+static inline __attribute__((always_inline))
+uint64_t hash_key(enum td_by by, const struct key *k)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	if (by == TD_BY_COMM) {
-		for (const char *c = k->comm; *c; c++)
-			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+		for (int i = 0; i < TOPDOWN_COMM_LEN && k->comm[i]; i++)
+			h = (h ^ (unsigned char)k->comm[i]) * 0x100000001b3ull;
 	} else {
-		h ^= (uint64_t)k->tid << 32 ^ k->pid;
-		h = (h ^ k->cgroup_id ^ (uint64_t)k->cpu << 48) *
+		h = (h ^ k->id ^ k->cgroup_id ^ (uint64_t)k->cpu << 48) *
 		    0x9e3779b97f4a7c15ull;
 	}
 	return h ^ h >> 29;
@@ -170,12 +191,15 @@ static uint64_t hash_key(enum td_by by, const struct td_group *k)
 static bool rehash(struct td_agg *a, size_t nslots)
 {
 	uint32_t *slot = calloc(nslots, sizeof(*slot));
+	struct key k;
 
 	if (!slot)
 		return false;
 	for (size_t i = 0; i < a->n; i++) {
-		size_t s = hash_key(a->by, &a->g[i]) & (nslots - 1);
+		size_t s;
 
+		group_key(a->by, &a->g[i], &k);
+		s = hash_key(a->by, &k) & (nslots - 1);
 		while (slot[s])
 			s = (s + 1) & (nslots - 1);
 		slot[s] = i + 1;
@@ -186,10 +210,13 @@ static bool rehash(struct td_agg *a, size_t nslots)
 	return true;
 }
 
-static struct td_group *lookup(struct td_agg *a, const struct td_group *k)
+/* The group of key k; a new, zeroed one (*is_new) if there is none. */
+static inline __attribute__((always_inline))
+struct td_group *lookup(struct td_agg *a, const struct key *k, bool *is_new)
 {
 	size_t s;
 
+	*is_new = false;
 	if (2 * (a->n + 1) > a->nslots &&
 	    !rehash(a, a->nslots ? 2 * a->nslots : 256))
 		return NULL;
@@ -197,7 +224,7 @@ static struct td_group *lookup(struct td_agg *a, const struct td_group *k)
 	while (a->slot[s]) {
 		struct td_group *g = &a->g[a->slot[s] - 1];
 
-		if (same_key(a->by, g, k))
+		if (matches(a->by, g, k))
 			return g;
 		s = (s + 1) & (a->nslots - 1);
 	}
@@ -210,17 +237,21 @@ static struct td_group *lookup(struct td_agg *a, const struct td_group *k)
 		a->g = g;
 		a->cap = cap;
 	}
-	a->g[a->n] = *k;
+	memset(&a->g[a->n], 0, sizeof(a->g[a->n]));
 	a->slot[s] = ++a->n;
+	*is_new = true;
 	return &a->g[a->n - 1];
 }
 
-static void add_to(struct td_group *g, const struct topdown_record *r)
+static inline __attribute__((always_inline))
+void add_to(struct td_group *restrict g,
+		   const struct topdown_record *restrict r)
 {
 	g->slices++;
 	g->runtime_ns += r->duration_ns;
 	if (r->flags & TOPDOWN_REC_ERROR_MASK)
 		g->read_errors++;
+#pragma GCC unroll 8
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		g->counts[i] += r->delta[i];
 }
@@ -234,20 +265,56 @@ static void sum_into(struct td_group *g, const struct td_group *s)
 		g->counts[i] += s->counts[i];
 }
 
+/* A comm as strncpy() leaves it in a zeroed group: NUL-padded. */
+static void copy_comm(char *dst, const char *src)
+{
+	int i = 0;
+
+	for (; i < TOPDOWN_COMM_LEN && src[i]; i++)
+		dst[i] = src[i];
+	for (; i < TOPDOWN_COMM_LEN; i++)
+		dst[i] = '\0';
+}
+
 bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
 {
-	struct td_group k, *g;
-	bool main_thread = r->pid == r->tgid;
+	struct td_group *g;
+	bool main_thread = r->pid == r->tgid, is_new;
+	struct key k;
 
-	make_key(a->by, r, &k);
-	g = lookup(a, &k);
+	rec_key(a->by, r, &k);
+	g = lookup(a, &k, &is_new);
 	if (!g) {
 		a->oom = true;
 		return false;
 	}
+	if (is_new) {
+		/* The key fields, as the first record of the group has them. */
+		switch (a->by) {
+		case TD_BY_TASK:
+			g->tid = r->pid;
+			g->pid = r->tgid;
+			g->cpu = k.cpu;
+			break;
+		case TD_BY_PROCESS:
+			g->pid = r->tgid;
+			g->cpu = k.cpu;
+			break;
+		case TD_BY_COMM:
+			copy_comm(g->comm, r->comm);
+			break;
+		case TD_BY_CGROUP:
+			g->cgroup_id = r->cgroup_id;
+			break;
+		default:
+			g->cpu = r->cpu;
+			break;
+		}
+	}
 	/* A process is named after its main thread when that was seen. */
 	if (a->by != TD_BY_COMM && (main_thread || !g->comm_main)) {
-		strncpy(g->comm, r->comm, TOPDOWN_COMM_LEN);
+		if (memcmp(g->comm, r->comm, TOPDOWN_COMM_LEN))
+			copy_comm(g->comm, r->comm);
 		g->comm_main = main_thread;
 	}
 	add_to(g, r);
@@ -259,16 +326,21 @@ bool td_agg_merge(struct td_agg *dst, const struct td_agg *src)
 {
 	for (size_t i = 0; i < src->n; i++) {
 		const struct td_group *sg = &src->g[i];
-		struct td_group k = *sg, *g;
+		struct td_group *g;
+		bool is_new;
+		struct key k;
 
-		/* The key only: a new group starts from zero. */
-		k.slices = k.runtime_ns = k.read_errors = 0;
-		memset(k.counts, 0, sizeof(k.counts));
-		g = lookup(dst, &k);
-
+		group_key(dst->by, sg, &k);
+		g = lookup(dst, &k, &is_new);
 		if (!g) {
 			dst->oom = true;
 			return false;
+		}
+		if (is_new) {
+			/* The key only: a new group starts from zero. */
+			*g = *sg;
+			g->slices = g->runtime_ns = g->read_errors = 0;
+			memset(g->counts, 0, sizeof(g->counts));
 		}
 		if (sg->comm_main || !g->comm_main) {
 			memcpy(g->comm, sg->comm, sizeof(g->comm));

@@ -314,13 +314,38 @@ static void report_meta_plain(const char *path, const struct td_file *f,
 	       (unsigned long long)lost, (unsigned long long)kept);
 }
 
+struct report_ctx {
+	struct td_agg *agg;
+	const struct td_filter *filter;
+	bool filtered;
+};
+
+/* Records first..first+n of the file, just checked: into their groups. */
+static void report_block(const struct td_file *f, uint64_t first, uint64_t n,
+			 void *ctx)
+{
+	const struct topdown_record *recs = td_file_records(f);
+	struct report_ctx *rc = ctx;
+	struct topdown_record r;
+
+	for (uint64_t i = first; i < first + n && !rc->agg->oom; i++) {
+		const struct topdown_record *rp = recs ? &recs[i] : &r;
+
+		if (!recs)
+			td_file_record(f, i, &r);
+		if (rc->filtered && !td_filter_match(rc->filter, rp))
+			continue;
+		td_agg_add(rc->agg, rp);
+	}
+}
+
 int do_report(int argc, char **argv)
 {
 	const char *path = TD_DEFAULT_FILE, *sort = NULL;
+	struct report_ctx rc;
 	struct td_file_image img;
 	enum td_by by = TD_BY_PROCESS;
 	struct td_filter filter;
-	struct topdown_record r;
 	struct td_decoder dec;
 	struct td_getopt g;
 	struct td_view view;
@@ -355,21 +380,23 @@ int do_report(int argc, char **argv)
 	opt = td_getopt_end(opt, argc, argv, false);
 	if (opt <= 0)
 		return opt;
-	if (td_file_load(path, &img, &f, err, sizeof(err))) {
+	/* The records are grouped as the file is checked, block by block. */
+	td_agg_init(&agg, by);
+	rc.agg = &agg;
+	rc.filter = &filter;
+	rc.filtered = filter.cpu >= 0 || filter.pid >= 0 || filter.comm;
+	if (td_file_load_each(path, &img, &f, err, sizeof(err), report_block,
+			      &rc)) {
 		p_err("%s", err);
+		td_agg_free(&agg);
 		return -1;
 	}
 	can_decode = td_decoder_for(&f.meta.cfg, &dec);
 	td_view_init(&view, by, &f.meta.cfg, can_decode ? &dec : NULL);
 	if (td_view_sort_by(&view, sort)) {
+		td_agg_free(&agg);
 		td_file_unload(&img, &f);
 		return -1;
-	}
-	td_agg_init(&agg, by);
-	for (uint64_t i = 0; i < f.nr_records; i++) {
-		td_file_record(&f, i, &r);
-		if (td_filter_match(&filter, &r) && !td_agg_add(&agg, &r))
-			break;
 	}
 	for (uint32_t c = 0; c < f.meta.nr_cpus; c++)
 		if (f.meta.lost[c])

@@ -86,8 +86,15 @@ void td_put_ratio(struct td_metrics *out, const char *name, __int128 num,
 		td_put_value(out, name, 0, false, fraction);
 		return;
 	}
-	td_put_value(out, name, (long double)num / (long double)den, true,
-		     fraction);
+	/* Both fit 64 bits nearly always: the same exact conversions to
+	 * long double without libgcc's 128-bit ones.
+	 */
+	if (num == (int64_t)num && !(den >> 64))
+		td_put_value(out, name, (long double)(int64_t)num /
+			     (long double)(uint64_t)den, true, fraction);
+	else
+		td_put_value(out, name, (long double)num / (long double)den,
+			     true, fraction);
 }
 
 void td_put_ipc(struct td_metrics *out, uint64_t instructions,
@@ -451,7 +458,8 @@ void td_decode(const struct td_decoder *d, const uint64_t *counts,
 {
 	const struct td_set *s;
 
-	memset(out, 0, sizeof(*out));
+	/* Every metric appended is set in full (td_put_value). */
+	out->n = 0;
 	if (!d || !d->family || !counts)
 		return;
 	s = d->family;

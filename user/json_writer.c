@@ -123,37 +123,82 @@ void jsonw_end_array(json_writer_t *self)
 	close_level(self, ']');
 }
 
-static void put_escaped(FILE *out, const char *s, size_t len)
+size_t jsonw_escape(char *dst, const char *s, size_t len)
 {
-	fputc('"', out);
+	static const char hex[] = "0123456789abcdef";
+	char *p = dst;
+
+	*p++ = '"';
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		switch (c) {
 		case '"':
-			fputs("\\\"", out);
-			break;
 		case '\\':
-			fputs("\\\\", out);
+			*p++ = '\\';
+			*p++ = (char)c;
 			break;
 		case '\n':
-			fputs("\\n", out);
+			*p++ = '\\';
+			*p++ = 'n';
 			break;
 		case '\t':
-			fputs("\\t", out);
+			*p++ = '\\';
+			*p++ = 't';
 			break;
 		case '\r':
-			fputs("\\r", out);
+			*p++ = '\\';
+			*p++ = 'r';
 			break;
 		default:
 			/* Control bytes and bytes that may not form UTF-8. */
-			if (c < 0x20 || c >= 0x7f)
-				fprintf(out, "\\u%04x", c);
-			else
-				fputc(c, out);
+			if (c < 0x20 || c >= 0x7f) {
+				memcpy(p, "\\u00", 4);
+				p[4] = hex[c >> 4];
+				p[5] = hex[c & 15];
+				p += 6;
+			} else {
+				*p++ = (char)c;
+			}
 		}
 	}
+	*p++ = '"';
+	return p - dst;
+}
+
+static void put_escaped(FILE *out, const char *s, size_t len)
+{
+	char buf[6 * 256 + 2];
+
+	/* In pieces, each quoted: the quotes between them are dropped. */
 	fputc('"', out);
+	do {
+		size_t n = len < 256 ? len : 256;
+		size_t w = jsonw_escape(buf, s, n);
+
+		fwrite(buf + 1, 1, w - 2, out);
+		s += n;
+		len -= n;
+	} while (len);
+	fputc('"', out);
+}
+
+const char *jsonw_raw_begin(json_writer_t *self)
+{
+	const char *sep = "";
+
+	if (self->pretty)
+		return NULL;
+	if (self->after_name) {
+		self->after_name = false;
+		return sep;
+	}
+	if (self->depth > 0 && self->has_item[self->depth])
+		sep = ",";
+	else if (self->depth == 0 && self->has_item[0])
+		sep = "\n";
+	self->has_item[self->depth] = true;
+	return sep;
 }
 
 void jsonw_name(json_writer_t *self, const char *name)

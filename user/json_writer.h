@@ -39,6 +39,16 @@ void jsonw_float(json_writer_t *self, double value);
 void jsonw_bool(json_writer_t *self, bool value);
 void jsonw_null(json_writer_t *self);
 
+/* For a caller that writes a compact value itself (a fast path): NULL
+ * when the output is pretty (use the calls above), else the separator to
+ * write before the value ("", "," or "\n"); the value counts as written.
+ */
+const char *jsonw_raw_begin(json_writer_t *self);
+/* s[0..len) as a JSON string with its quotes, into dst (room for
+ * 6 * len + 2 bytes); returns the length.
+ */
+size_t jsonw_escape(char *dst, const char *s, size_t len);
+
 void jsonw_string_field(json_writer_t *self, const char *name, const char *v);
 void jsonw_uint_field(json_writer_t *self, const char *name, uint64_t v);
 void jsonw_int_field(json_writer_t *self, const char *name, int64_t v);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,18 +48,21 @@ enum { T_MAGIC = 0, T_NR_RECORDS = 8, T_STOP = 16, T_READ = 24, T_LOST = 32 };
 
 /* ---- byte order and checksum ------------------------------------------ */
 
-static uint16_t get16(const uint8_t *p)
+static inline __attribute__((always_inline))
+uint16_t get16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t get32(const uint8_t *p)
+static inline __attribute__((always_inline))
+uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
 
-static uint64_t get64(const uint8_t *p)
+static inline __attribute__((always_inline))
+uint64_t get64(const uint8_t *p)
 {
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
@@ -81,24 +85,147 @@ static void put64(uint8_t *p, uint64_t v)
 	put32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* CRC-32 (IEEE 802.3, as zlib's crc32()), continued from crc. */
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t len)
+/*
+ * CRC-32 (IEEE 802.3, as zlib's crc32()). Readers check it over the whole
+ * file, so it is on the reader's hot path: eight bytes a step with eight
+ * tables (slicing-by-8), and on x86-64 with PCLMULQDQ the carry-less
+ * multiplication folding of Intel's "Fast CRC Computation for Generic
+ * Polynomials Using PCLMULQDQ Instruction" (the constants are those of
+ * the bit-reflected CRC-32 polynomial, as zlib and Linux use them).
+ */
+static uint32_t crc_table[8][256];
+
+static void crc_init(void)
 {
-	static uint32_t table[256];
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
 
-	if (!table[1]) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[0][i] = c;
 	}
-	crc = ~crc;
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_table[t][i] = crc_table[0][crc_table[t - 1][i] & 0xff] ^
+					  crc_table[t - 1][i] >> 8;
+}
+
+/* On the register (the inverted CRC). */
+static uint32_t crc_sb8(uint32_t c, const uint8_t *p, size_t len)
+{
+	for (; len >= 8; p += 8, len -= 8) {
+		uint32_t lo = c ^ get32(p), hi = get32(p + 4);
+
+		c = crc_table[7][lo & 0xff] ^ crc_table[6][lo >> 8 & 0xff] ^
+		    crc_table[5][lo >> 16 & 0xff] ^ crc_table[4][lo >> 24] ^
+		    crc_table[3][hi & 0xff] ^ crc_table[2][hi >> 8 & 0xff] ^
+		    crc_table[1][hi >> 16 & 0xff] ^ crc_table[0][hi >> 24];
+	}
 	while (len--)
-		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
+		c = crc_table[0][(c ^ *p++) & 0xff] ^ c >> 8;
+	return c;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The register over len bytes, len a multiple of 16 and at least 64. */
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t crc_clmul(uint32_t c, const uint8_t *p, size_t len)
+{
+	const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596ll, 0x0154442bd4ll);
+	const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009ell, 0x01751997d0ll);
+	const __m128i k5k0 = _mm_set_epi64x(0, 0x0163cd6124ll);
+	const __m128i poly = _mm_set_epi64x(0x01f7011641ll, 0x01db710641ll);
+	const __m128i mask32 = _mm_setr_epi32(~0, 0, ~0, 0);
+	__m128i x1, x2, x3, x4, x5, x6, x7, x8;
+
+	x1 = _mm_loadu_si128((const __m128i *)(p + 0x00));
+	x2 = _mm_loadu_si128((const __m128i *)(p + 0x10));
+	x3 = _mm_loadu_si128((const __m128i *)(p + 0x20));
+	x4 = _mm_loadu_si128((const __m128i *)(p + 0x30));
+	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)c));
+	p += 64;
+	len -= 64;
+	/* Four lanes of 128 bits, folded 512 bits ahead. */
+	for (; len >= 64; p += 64, len -= 64) {
+		x5 = _mm_clmulepi64_si128(x1, k1k2, 0x00);
+		x6 = _mm_clmulepi64_si128(x2, k1k2, 0x00);
+		x7 = _mm_clmulepi64_si128(x3, k1k2, 0x00);
+		x8 = _mm_clmulepi64_si128(x4, k1k2, 0x00);
+		x1 = _mm_clmulepi64_si128(x1, k1k2, 0x11);
+		x2 = _mm_clmulepi64_si128(x2, k1k2, 0x11);
+		x3 = _mm_clmulepi64_si128(x3, k1k2, 0x11);
+		x4 = _mm_clmulepi64_si128(x4, k1k2, 0x11);
+		x1 = _mm_xor_si128(_mm_xor_si128(x1, x5),
+				   _mm_loadu_si128((const __m128i *)(p + 0x00)));
+		x2 = _mm_xor_si128(_mm_xor_si128(x2, x6),
+				   _mm_loadu_si128((const __m128i *)(p + 0x10)));
+		x3 = _mm_xor_si128(_mm_xor_si128(x3, x7),
+				   _mm_loadu_si128((const __m128i *)(p + 0x20)));
+		x4 = _mm_xor_si128(_mm_xor_si128(x4, x8),
+				   _mm_loadu_si128((const __m128i *)(p + 0x30)));
+	}
+	/* The four lanes into one, then 128 bits at a time. */
+	x5 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+	x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
+	x1 = _mm_xor_si128(_mm_xor_si128(x1, x2), x5);
+	x5 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+	x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
+	x1 = _mm_xor_si128(_mm_xor_si128(x1, x3), x5);
+	x5 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+	x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
+	x1 = _mm_xor_si128(_mm_xor_si128(x1, x4), x5);
+	for (; len >= 16; p += 16, len -= 16) {
+		x5 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+		x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
+		x1 = _mm_xor_si128(_mm_xor_si128(x1, x5),
+				   _mm_loadu_si128((const __m128i *)p));
+	}
+	/* 128 bits to 64, then Barrett reduction to 32. */
+	x2 = _mm_clmulepi64_si128(x1, k3k4, 0x10);
+	x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), x2);
+	x2 = _mm_srli_si128(x1, 4);
+	x1 = _mm_and_si128(x1, mask32);
+	x1 = _mm_clmulepi64_si128(x1, k5k0, 0x00);
+	x1 = _mm_xor_si128(x1, x2);
+	x2 = _mm_and_si128(x1, mask32);
+	x2 = _mm_clmulepi64_si128(x2, poly, 0x10);
+	x2 = _mm_and_si128(x2, mask32);
+	x2 = _mm_clmulepi64_si128(x2, poly, 0x00);
+	x1 = _mm_xor_si128(x1, x2);
+	return (uint32_t)_mm_extract_epi32(x1, 1);
+}
+
+static bool have_clmul(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = __builtin_cpu_supports("pclmul") &&
+		       __builtin_cpu_supports("sse4.1");
+	return have;
+}
+#endif
+
+/* CRC-32 of p[0..len), continued from crc (0 to start). */
+uint32_t td_file_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint32_t c = ~crc;
+
+	if (!crc_table[0][1])
+		crc_init();
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (len >= 64 && have_clmul()) {
+		size_t n = len & ~(size_t)15;
+
+		c = crc_clmul(c, p, n);
+		p += n;
+		len -= n;
+	}
+#endif
+	return ~crc_sb8(c, p, len);
 }
 
 /* ---- parsing ---------------------------------------------------------- */
@@ -316,6 +443,7 @@ static int check_record(struct parse *p, const struct td_file *f, uint64_t i,
 	uint32_t cpu = get32(r + R_CPU), flags = get32(r + R_FLAGS);
 	uint64_t seq = get64(r + R_SEQ), t = get64(r + R_TIME);
 	uint32_t nev = m->cfg.nr_events;
+	uint64_t any = 0;
 
 	if (cpu >= m->nr_cpus)
 		return fail(p, off + R_CPU, "record %llu: CPU %u, the file has %u",
@@ -347,7 +475,16 @@ static int check_record(struct parse *p, const struct td_file *f, uint64_t i,
 			    (unsigned long long)i,
 			    (unsigned long long)get64(r + R_DURATION),
 			    (unsigned long long)t);
-	for (uint32_t e = 0; e < TOPDOWN_MAX_EVENTS; e++) {
+	/* The counts: none beyond the events, none where unreadable. Quick
+	 * when there is nothing wrong; else the first offending one is
+	 * reported, as a loop over them would.
+	 */
+	for (uint32_t e = nev; e < TOPDOWN_MAX_EVENTS; e++)
+		any |= get64(r + R_DELTA + 8 * e);
+	for (uint32_t e = 0; (flags & TOPDOWN_REC_ERROR_MASK) >> e; e++)
+		if (flags & (1u << e))
+			any |= get64(r + R_DELTA + 8 * e);
+	for (uint32_t e = 0; any && e < TOPDOWN_MAX_EVENTS; e++) {
 		uint64_t d = get64(r + R_DELTA + 8 * e);
 
 		if (d && e >= nev)
@@ -370,10 +507,13 @@ static int check_record(struct parse *p, const struct td_file *f, uint64_t i,
 	return 0;
 }
 
-static int check_crc(struct parse *p, uint64_t crc_off)
+/* Records checked, then summed, at a time (64 KiB). */
+#define CRC_BLOCK	512
+
+/* got: the CRC of everything before crc_off. */
+static int check_crc(struct parse *p, uint64_t crc_off, uint32_t got)
 {
 	uint32_t want = get32(p->buf + crc_off);
-	uint32_t got = crc32_update(0, p->buf, crc_off);
 
 	if (want == got)
 		return 0;
@@ -387,12 +527,13 @@ static int check_crc(struct parse *p, uint64_t crc_off)
 #endif
 }
 
-int td_file_parse(struct td_file *f, const uint8_t *buf, size_t len,
-		  char *err, size_t errlen)
+static int parse_file(struct td_file *f, const uint8_t *buf, size_t len,
+		      char *err, size_t errlen, td_file_block_fn fn, void *ctx)
 {
 	struct parse p = { buf, len, err, errlen };
 	struct td_file_meta *m = &f->meta;
 	uint64_t body, trailer, *last_seq;
+	uint32_t crc;
 
 	memset(f, 0, sizeof(*f));
 	if (parse_header(&p, m))
@@ -418,19 +559,39 @@ int td_file_parse(struct td_file *f, const uint8_t *buf, size_t len,
 		fail(&p, 0, "out of memory");
 		goto err;
 	}
-	for (uint64_t i = 0; i < f->nr_records; i++) {
-		if (check_record(&p, f, i, last_seq)) {
-			free(last_seq);
-			goto err;
+	/* The records in blocks, each checked and then summed while it is
+	 * in the cache: one pass over the file from memory, not two.
+	 */
+	crc = td_file_crc32(0, buf, m->header_size);
+	for (uint64_t i = 0; i < f->nr_records; i += CRC_BLOCK) {
+		uint64_t n = f->nr_records - i < CRC_BLOCK ?
+			     f->nr_records - i : CRC_BLOCK;
+
+		for (uint64_t k = i; k < i + n; k++) {
+			if (check_record(&p, f, k, last_seq)) {
+				free(last_seq);
+				goto err;
+			}
 		}
+		crc = td_file_crc32(crc, f->records + i * TOPDOWN_RECORD_SIZE,
+				    n * TOPDOWN_RECORD_SIZE);
+		if (fn)
+			fn(f, i, n, ctx);
 	}
 	free(last_seq);
-	if (check_crc(&p, len - 8))
+	crc = td_file_crc32(crc, buf + len - trailer, trailer - 8);
+	if (check_crc(&p, len - 8, crc))
 		goto err;
 	return 0;
 err:
 	td_file_free(f);
 	return -1;
+}
+
+int td_file_parse(struct td_file *f, const uint8_t *buf, size_t len,
+		  char *err, size_t errlen)
+{
+	return parse_file(f, buf, len, err, errlen, NULL, NULL);
 }
 
 void td_file_record(const struct td_file *f, uint64_t i,
@@ -449,6 +610,29 @@ void td_file_record(const struct td_file *f, uint64_t i,
 	memcpy(r->comm, p + R_COMM, TOPDOWN_COMM_LEN);
 	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
 		r->delta[e] = get64(p + R_DELTA + 8 * e);
+}
+
+/* The file's record is the struct's layout, little-endian. */
+_Static_assert(sizeof(struct topdown_record) == TOPDOWN_RECORD_SIZE &&
+	       offsetof(struct topdown_record, seq) == R_SEQ &&
+	       offsetof(struct topdown_record, time_ns) == R_TIME &&
+	       offsetof(struct topdown_record, duration_ns) == R_DURATION &&
+	       offsetof(struct topdown_record, cgroup_id) == R_CGROUP &&
+	       offsetof(struct topdown_record, cpu) == R_CPU &&
+	       offsetof(struct topdown_record, pid) == R_PID &&
+	       offsetof(struct topdown_record, tgid) == R_TGID &&
+	       offsetof(struct topdown_record, flags) == R_FLAGS &&
+	       offsetof(struct topdown_record, comm) == R_COMM &&
+	       offsetof(struct topdown_record, delta) == R_DELTA,
+	       "struct topdown_record is not the file's record layout");
+
+const struct topdown_record *td_file_records(const struct td_file *f)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!((uintptr_t)f->records % _Alignof(struct topdown_record)))
+		return (const struct topdown_record *)f->records;
+#endif
+	return NULL;
 }
 
 void td_file_free(struct td_file *f)
@@ -486,8 +670,9 @@ static int read_all(int fd, struct td_file_image *img)
 	return 0;
 }
 
-int td_file_load(const char *path, struct td_file_image *img,
-		 struct td_file *f, char *err, size_t errlen)
+int td_file_load_each(const char *path, struct td_file_image *img,
+		      struct td_file *f, char *err, size_t errlen,
+		      td_file_block_fn fn, void *ctx)
 {
 	bool is_stdin = !strcmp(path, "-");
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -500,7 +685,9 @@ int td_file_load(const char *path, struct td_file_image *img,
 		return -1;
 	}
 	if (!is_stdin && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size) {
-		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		/* Populated: the reader reads all of it at once. */
+		void *p = mmap(NULL, st.st_size, PROT_READ,
+			       MAP_PRIVATE | MAP_POPULATE, fd, 0);
 
 		if (p != MAP_FAILED) {
 			img->buf = p;
@@ -517,12 +704,18 @@ int td_file_load(const char *path, struct td_file_image *img,
 	}
 	if (!is_stdin)
 		close(fd);
-	if (td_file_parse(f, img->buf, img->len, why, sizeof(why))) {
+	if (parse_file(f, img->buf, img->len, why, sizeof(why), fn, ctx)) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		td_file_unload(img, NULL);
 		return -1;
 	}
 	return 0;
+}
+
+int td_file_load(const char *path, struct td_file_image *img,
+		 struct td_file *f, char *err, size_t errlen)
+{
+	return td_file_load_each(path, img, f, err, errlen, NULL, NULL);
 }
 
 void td_file_unload(struct td_file_image *img, struct td_file *f)
@@ -540,7 +733,7 @@ void td_file_unload(struct td_file_image *img, struct td_file *f)
 
 static int emit(struct td_file_writer *w, const uint8_t *p, size_t len)
 {
-	w->crc = crc32_update(w->crc, p, len);
+	w->crc = td_file_crc32(w->crc, p, len);
 	return fwrite(p, 1, len, w->out) == len ? 0 : -1;
 }
 

@@ -75,7 +75,14 @@ int td_file_parse(struct td_file *f, const uint8_t *buf, size_t len,
 /* Record i of a parsed file, converted to the host's byte order. */
 void td_file_record(const struct td_file *f, uint64_t i,
 		    struct topdown_record *r);
+/* The records as an array of the host's struct, without copying: on a
+ * little-endian host (the file's byte order) with the records aligned;
+ * NULL otherwise (then use td_file_record()).
+ */
+const struct topdown_record *td_file_records(const struct td_file *f);
 void td_file_free(struct td_file *f);
+/* CRC-32 (IEEE, zlib's) of buf[0..len), continued from crc (0 to start). */
+uint32_t td_file_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* Map or read a whole file ("-" for stdin) and parse it. -1 with the
  * message, which names the file and the offset, in err.
@@ -87,6 +94,18 @@ struct td_file_image {
 };
 int td_file_load(const char *path, struct td_file_image *img,
 		 struct td_file *f, char *err, size_t errlen);
+/*
+ * The same, and fn(f, first, n, ctx) for each block of records as soon as
+ * it has been checked, in file order, while it is still in the cache: a
+ * reader that needs one pass (report) reads the file from memory once.
+ * The file as a whole is only valid if this returns 0: what fn computed
+ * must be thrown away otherwise (a later record or the checksum is bad).
+ */
+typedef void (*td_file_block_fn)(const struct td_file *f, uint64_t first,
+				 uint64_t n, void *ctx);
+int td_file_load_each(const char *path, struct td_file_image *img,
+		      struct td_file *f, char *err, size_t errlen,
+		      td_file_block_fn fn, void *ctx);
 void td_file_unload(struct td_file_image *img, struct td_file *f);
 
 /* Writing: header first, records as they come, trailer at the end; the

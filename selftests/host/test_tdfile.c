@@ -227,6 +227,50 @@ static void test_empty_and_names(void)
 	free(buf);
 }
 
+/* Bit by bit, from the polynomial: what the fast ways must match. */
+static uint32_t crc_ref(uint32_t crc, const uint8_t *p, size_t len)
+{
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+	}
+	return ~crc;
+}
+
+/* Every length and alignment up to a few folding blocks, continued at
+ * every split, and the known check value of "123456789".
+ */
+static void test_crc(void)
+{
+	static uint8_t buf[1024 + 16];
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (uint8_t)x;
+	}
+	for (size_t len = 0; len <= 1024 && bad < 5; len++) {
+		size_t off = len % 16, split = (len * 7) % (len + 1);
+		uint32_t want = crc_ref(0, buf + off, len);
+
+		if (td_file_crc32(0, buf + off, len) != want ||
+		    td_file_crc32(td_file_crc32(0, buf + off, split),
+				  buf + off + split, len - split) != want) {
+			printf("# crc of %zu bytes at +%zu: 0x%08x, want 0x%08x\n",
+			       len, off, td_file_crc32(0, buf + off, len), want);
+			bad++;
+		}
+	}
+	ok(!bad && td_file_crc32(0, "123456789", 9) == 0xcbf43926u &&
+	   crc_ref(0, (const uint8_t *)"123456789", 9) == 0xcbf43926u,
+	   "CRC-32 of every length 0..1024, split anywhere, as bit by bit");
+}
+
 int main(void)
 {
 	size_t len = 0;
@@ -240,6 +284,7 @@ int main(void)
 	test_truncations(img, len);
 	test_byte_changes(img, len);
 	test_empty_and_names();
+	test_crc();
 	free(img);
 	return tap_done();
 }

@@ -11,7 +11,9 @@
  * print.
  *
  *   rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N]
- *           [--repeat K] -- TDCTL-ARGS...
+ *           [--repeat K] [--live] -- TDCTL-ARGS...
+ *   rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N]
+ *           [--chunk K] --write FILE
  *
  * DIR is a fake /proc + /sys tree (selftests/host's mkfixture) from which
  * the event set and its config label are chosen exactly as `tdctl load`
@@ -19,6 +21,17 @@
  * tdctl_main(TDCTL-ARGS) once; tdctl's output goes to stdout (send it to
  * /dev/null). One JSON line per repeat goes to stderr: records, wall and
  * CPU seconds, records per second.
+ *
+ * With --live, the rings are empty when tdctl opens the device and the
+ * records appear during its first wait (poll), as they would while it
+ * counts: for stat and top, which drop what the rings held before they
+ * started. Later waits sleep their timeout, so `--live -- stat -a
+ * --duration 1` spends its CPU time on the records only.
+ *
+ * With --write, the same synthetic records go into a record file instead
+ * (the format of `tdctl record`, written by tdctl's own writer), for
+ * `tdctl dump -i FILE` and `tdctl report -i FILE`: the CPUs interleaved
+ * in drains of K records (default 256) as the recorder stores them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +39,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +52,7 @@
 #include <linux/topdown.h>
 
 #include "evset.h"
+#include "tdfile.h"
 
 int tdctl_main(int argc, char **argv);
 
@@ -64,6 +79,9 @@ static struct {
 	uint32_t ring_size;
 	struct topdown_config cfg;
 	uint8_t **ring;		/* per CPU: consumer page, producer page, data */
+	/* --live: the records are published at the first poll() */
+	bool live, published;
+	uint64_t per_cpu;
 } fake = { .fd = -1 };
 
 static void die(const char *fmt, ...)
@@ -180,13 +198,44 @@ int __wrap_munmap(void *addr, size_t len)
 	return __real_munmap(addr, len);
 }
 
+/* Publish what the rings hold: what the module does as tasks switch. */
+static void publish(void)
+{
+	for (int c = 0; c < fake.nr_cpus; c++) {
+		struct topdown_ring_producer *prod =
+			(void *)(fake.ring[c] + fake.page);
+
+		prod->producer_pos = fake.per_cpu * TOPDOWN_RECORD_SIZE;
+	}
+	fake.published = true;
+}
+
 int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	if (n == 1 && fds[0].fd >= 0 && fds[0].fd == fake.fd) {
-		fds[0].revents = 0;
-		return 0;
+	int dev = -1;
+
+	for (nfds_t i = 0; i < n; i++) {
+		if (fds[i].fd >= 0 && fds[i].fd == fake.fd)
+			dev = (int)i;
+		fds[i].revents = 0;
 	}
-	return __real_poll(fds, n, timeout);
+	if (dev < 0)
+		return __real_poll(fds, n, timeout);
+	if (!fake.live)
+		return 0;
+	/* --live: the records arrive during the first wait; later waits
+	 * wait (stat's CPU time is then its work, not a busy loop).
+	 */
+	if (!fake.published) {
+		publish();
+		fds[dev].revents = POLLIN;
+		return 1;
+	}
+	if (timeout > 0)
+		nanosleep(&(struct timespec){ timeout / 1000,
+					      (timeout % 1000) * 1000000L },
+			  NULL);
+	return 0;
 }
 
 /* Same as cmd_load.c's build_config (static there). */
@@ -220,53 +269,135 @@ static uint64_t rnd(void)
 }
 
 /*
- * Fill every ring with per_cpu records: time slices of a few hundred
- * microseconds from a small population of tasks, CPUs interleaved in time,
- * counts that make plausible metrics (cycles first, the rest fractions).
+ * Record i of CPU c; *t is the CPU's clock (the end of its last slice).
+ * Time slices of a few hundred microseconds (whole microseconds, so that
+ * CPUs often end slices at the same nanosecond) from a small population
+ * of tasks, counts that make plausible metrics (cycles first, the rest
+ * fractions), and the rarer cases every reader must get right: idle
+ * slices, unreadable counters and comms with quotes, commas, backslashes,
+ * control and non-ASCII bytes.
  */
-static void fill_rings(uint64_t per_cpu)
+static void gen_record(int c, uint64_t i, uint64_t *t,
+		       struct topdown_record *rec)
 {
 	static const char *const comms[] = {
 		"postgres", "nginx", "kworker/1:2", "swapper/0", "java",
-		"rcu_sched", "sshd", "python3",
+		"rcu_sched", "sshd", "python3", "a \"quoted\", name",
+		"back\\slash\ttab", "ctl\x01\x7f\xff\xc3\xa9", "exactly15chars!",
 	};
+	uint64_t d = 1000 * (20 + rnd() % 400);
+	unsigned int task = (unsigned int)(rnd() % 64);
+	uint64_t cyc = d * 3 + rnd() % 1000, roll = rnd() % 1000;
+
+	memset(rec, 0, sizeof(*rec));
+	*t += d;
+	rec->seq = i;
+	rec->time_ns = *t;
+	rec->duration_ns = d;
+	rec->cgroup_id = 1 + task % 4;
+	rec->cpu = (uint32_t)c;
+	rec->pid = 1000 + task;
+	rec->tgid = 1000 + task / 4 * 4;
+	rec->flags = (rnd() & 1) ? TOPDOWN_REC_PREEMPTED : 0;
+	snprintf(rec->comm, sizeof(rec->comm), "%s",
+		 comms[task % (sizeof(comms) / sizeof(comms[0]))]);
+	if (roll < 40) {		/* 4%: the idle task */
+		rec->pid = rec->tgid = 0;
+		rec->flags |= TOPDOWN_REC_IDLE;
+		snprintf(rec->comm, sizeof(rec->comm), "swapper/%u",
+			 (unsigned int)c % 10000);
+	}
+	if (i == 0)
+		rec->flags |= TOPDOWN_REC_FIRST;
+	rec->delta[0] = cyc;
+	for (uint32_t e = 1; e < fake.cfg.nr_events; e++)
+		rec->delta[e] = rnd() % (cyc + 1);
+	if (roll >= 990 && fake.cfg.nr_events > 1) {	/* 1%: unreadable */
+		uint32_t e = 1 + (uint32_t)(rnd() % (fake.cfg.nr_events - 1));
+
+		rec->flags |= 1u << e;
+		rec->delta[e] = 0;
+	}
+}
+
+/* Fill every ring with per_cpu records, CPUs interleaved in time; for
+ * --live, after the moment tdctl starts (it drops older records).
+ */
+static void fill_rings(uint64_t per_cpu)
+{
 	uint64_t t0 = 1000000000000ull;
+	struct timespec now;
+
+	if (fake.live && !clock_gettime(CLOCK_MONOTONIC, &now))
+		t0 = (uint64_t)now.tv_sec * 1000000000ull + 60000000000ull;
 
 	for (int c = 0; c < fake.nr_cpus; c++) {
 		uint8_t *ring = fake.ring[c];
 		struct topdown_ring_consumer *cons = (void *)ring;
 		struct topdown_ring_producer *prod = (void *)(ring + fake.page);
 		struct topdown_record *rec = (void *)(ring + 2 * fake.page);
-		uint64_t t = t0 + (uint64_t)c * 777;
+		uint64_t t = t0 + (uint64_t)c * 777000;
 
 		memset(cons, 0, sizeof(*cons));
 		memset(prod, 0, sizeof(*prod));
 		prod->data_size = fake.ring_size;
 		prod->record_size = TOPDOWN_RECORD_SIZE;
 		prod->cpu = (uint32_t)c;
-		for (uint64_t i = 0; i < per_cpu; i++, rec++) {
-			uint64_t d = 20000 + rnd() % 400000;
-			unsigned int task = (unsigned int)(rnd() % 64);
-			uint64_t cyc = d * 3 + rnd() % 1000;
-
-			memset(rec, 0, sizeof(*rec));
-			t += d;
-			rec->seq = i;
-			rec->time_ns = t;
-			rec->duration_ns = d;
-			rec->cgroup_id = 1 + task % 4;
-			rec->cpu = (uint32_t)c;
-			rec->pid = 1000 + task;
-			rec->tgid = 1000 + task / 4 * 4;
-			rec->flags = (rnd() & 1) ? TOPDOWN_REC_PREEMPTED : 0;
-			snprintf(rec->comm, sizeof(rec->comm), "%s",
-				 comms[task % 8]);
-			rec->delta[0] = cyc;
-			for (uint32_t e = 1; e < fake.cfg.nr_events; e++)
-				rec->delta[e] = rnd() % (cyc + 1);
-		}
-		prod->producer_pos = per_cpu * TOPDOWN_RECORD_SIZE;
+		for (uint64_t i = 0; i < per_cpu; i++, rec++)
+			gen_record(c, i, &t, rec);
+		prod->producer_pos = fake.live ? 0 : per_cpu * TOPDOWN_RECORD_SIZE;
 	}
+	fake.published = !fake.live;
+}
+
+/*
+ * --write FILE: the same records as a record file of `tdctl record`, in
+ * the order its reader stores them: per CPU in sequence order, the CPUs
+ * interleaved in drains of up to 'chunk' records each.
+ */
+static void write_file(const char *path, uint64_t per_cpu, uint64_t chunk)
+{
+	uint64_t t0 = 1000000000000ull, *t, *next;
+	struct td_file_writer w;
+	struct td_file_meta m;
+	struct topdown_record rec;
+	uint64_t left = per_cpu * fake.nr_cpus, stop = 0;
+	FILE *out = fopen(path, "w");
+
+	t = calloc((size_t)fake.nr_cpus, sizeof(*t));
+	next = calloc((size_t)fake.nr_cpus, sizeof(*next));
+	if (!out || !t || !next)
+		die("%s: %s", path, strerror(errno));
+	memset(&m, 0, sizeof(m));
+	m.nr_cpus = (uint32_t)fake.nr_cpus;
+	m.start_ns = t0 - 1;
+	m.start_realtime_ns = 1790000000000000000ull;
+	m.cfg = fake.cfg;
+	snprintf(m.arch, sizeof(m.arch), "benchmark");
+	snprintf(m.host, sizeof(m.host), "rdbench");
+	snprintf(m.target, sizeof(m.target), "all tasks");
+	if (td_file_write_header(&w, out, &m))
+		die("%s: %s", path, strerror(errno));
+	for (int c = 0; c < fake.nr_cpus; c++)
+		t[c] = t0 + (uint64_t)c * 777000;
+	while (left) {
+		for (int c = 0; c < fake.nr_cpus; c++) {
+			for (uint64_t k = 0; k < chunk && next[c] < per_cpu;
+			     k++, left--) {
+				gen_record(c, next[c]++, &t[c], &rec);
+				if (td_file_write_record(&w, &rec))
+					die("%s: %s", path, strerror(errno));
+			}
+			if (t[c] > stop)
+				stop = t[c];
+		}
+	}
+	m.stop_ns = stop;
+	m.records_read = per_cpu * fake.nr_cpus;
+	if (td_file_write_trailer(&w, &m) || fclose(out))
+		die("%s: %s", path, strerror(errno));
+	free(t);
+	free(next);
 }
 
 static double secs(clockid_t clk)
@@ -284,10 +415,13 @@ int main(int argc, char **argv)
 		{ "set", required_argument, NULL, 's' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "chunk", required_argument, NULL, 'k' },
+		{ "live", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *fixture = NULL, *set = NULL;
-	long records = 1000000, repeat = 1;
+	const char *fixture = NULL, *set = NULL, *write = NULL;
+	long records = 1000000, repeat = 1, chunk = 256;
 	struct td_cpu_info *ci;
 	struct td_plan plan;
 	uint64_t per_cpu;
@@ -302,13 +436,18 @@ int main(int argc, char **argv)
 		case 'n': records = atol(optarg); break;
 		case 'c': fake.nr_cpus = atoi(optarg); break;
 		case 'r': repeat = atol(optarg); break;
+		case 'w': write = optarg; break;
+		case 'k': chunk = atol(optarg); break;
+		case 'l': fake.live = true; break;
 		default:
-			die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] -- TDCTL-ARGS...");
+			die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live] -- TDCTL-ARGS...\n"
+			    "       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K] --write FILE");
 		}
 	}
-	if (!fixture || optind >= argc || records < 1 || fake.nr_cpus < 1 ||
-	    repeat < 1)
-		die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] -- TDCTL-ARGS...");
+	if (!fixture || (optind >= argc && !write) || records < 1 ||
+	    fake.nr_cpus < 1 || repeat < 1 || chunk < 1)
+		die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live] -- TDCTL-ARGS...\n"
+			    "       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K] --write FILE");
 
 	first = optind;
 	ci = td_detect(fixture, err, sizeof(err));
@@ -320,6 +459,11 @@ int main(int argc, char **argv)
 	build_config(&plan, &fake.cfg);
 
 	per_cpu = ((uint64_t)records + fake.nr_cpus - 1) / fake.nr_cpus;
+	fake.per_cpu = per_cpu;
+	if (write) {
+		write_file(write, per_cpu, (uint64_t)chunk);
+		return 0;
+	}
 	fake.ring_size = TOPDOWN_RING_MIN_SIZE;
 	while ((uint64_t)fake.ring_size < per_cpu * TOPDOWN_RECORD_SIZE)
 		fake.ring_size *= 2;

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""tdctl dump formats its lines by hand (user/fmt.c); they must be what the
+printf() formats of its columns write. Here the expected lines come from
+Python's % formatting (the same conversions, rounded the same way) for
+records with edge values: counts 0 and UINT64_MAX, ids UINT32_MAX, slices
+of 0 ns and of centuries (past what the exact fast path takes), unreadable
+counters, TopDown fractions below 0 and above 1 (flagged), comms of 15
+bytes with quotes, backslashes, commas, control and non-ASCII bytes. Plain,
+CSV and JSON, byte for byte. TAP.
+"""
+import json
+import os
+import platform
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tdfile_gen  # noqa: E402
+from tap import TDCTL, ok, plan  # noqa: E402
+
+U64 = (1 << 64) - 1
+U32 = (1 << 32) - 1
+# user/cmd_dump.c replaces comm bytes below 0x20 and 0x7f by '?' in the
+# table comparing plain chars: where char is signed, bytes from 0x80 too.
+SIGNED_CHAR = platform.machine() not in ("aarch64", "arm64", "armv7l",
+                                         "ppc64le", "s390x", "riscv64")
+
+
+class BRec(tdfile_gen.Rec):
+    """A record whose comm is raw bytes."""
+
+    def pack(self):
+        d = list(self.deltas) + [0] * (8 - len(self.deltas))
+        assert len(self.comm) < 16
+        return (struct.pack("<QQQQIIII", self.seq, self.time_ns,
+                            self.duration_ns, self.cgroup, self.cpu, self.pid,
+                            self.tgid, self.flags)
+                + self.comm + b"\0" * (16 - len(self.comm))
+                + struct.pack("<8Q", *d))
+
+
+COMMS = [b"plain", b'q"uo"te,comma', b"back\\sl\\ash", b"ctl\x01\x1f\x7f\tnl\n",
+         b"hi\x80\xff\xc3\xa9bytes", b"exactly15chars!", b"", b"x"]
+
+
+def records(nev, start, span):
+    recs = []
+    t = start + span // 2
+    for i in range(48):
+        cpu = i % 3
+        deltas = [(i * 7919 + e * 104729) % 5_000_000 for e in range(nev)]
+        if i % 8 == 1:
+            deltas = [U64] * nev                    # the largest counts
+        if i % 8 == 2:
+            deltas = [0] * nev                      # nothing counted
+        if i % 8 == 3:                              # fractions out of range
+            deltas = [1000 + 999_000 * (e % 2) for e in range(nev)]
+        flags = 0x100 if i % 2 else 0
+        if i % 8 == 4:
+            flags |= 0b101 & ((1 << nev) - 1)     # unreadable counters
+            for e in range(nev):
+                if flags & (1 << e):
+                    deltas[e] = 0
+        if i == 5:
+            flags |= 0x200                          # first after start
+        pid = tgid = 100 + i % 5
+        if i % 8 == 6:
+            pid, tgid = U32, U32 - 1
+        comm = COMMS[i % len(COMMS)]
+        if i % 8 == 7:
+            pid = tgid = 0
+            flags = 0x400
+            comm = b"swapper/%d" % cpu
+        dur = [0, 1, 999, 123_456_789, 4_503_599_627_370_497, t - 1][i % 6]
+        recs.append(BRec(cpu, pid, tgid, comm, t + (i // 3), min(dur, t),
+                         deltas, cgroup=[0, 1, U64][i % 3], flags=flags))
+    return recs
+
+
+def flags_str(f):
+    s = "P" if f & 0x100 else "S"
+    return s + ("F" if f & 0x200 else "") + ("I" if f & 0x400 else "") + \
+        ("E" if f & 0xff else "")
+
+
+def plain_comm(c):
+    out = []
+    for b in c:
+        bad = b < 0x20 or b == 0x7f or (SIGNED_CHAR and b >= 0x80)
+        out.append("?" if bad else chr(b))
+    return "".join(out)
+
+
+def json_str(c):
+    out = ['"']
+    for b in c:
+        ch = chr(b)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif b < 0x20 or b >= 0x7f:
+            out.append("\\u%04x" % b)
+        else:
+            out.append(ch)
+    return "".join(out) + '"'
+
+
+def expected(sc, metric_names, metrics):
+    """The three outputs, from the records and the decoded metrics (taken
+    from tdctl's JSON, printed there with %.17g, which round-trips)."""
+    order = sorted(range(len(sc.records)),
+                   key=lambda k: (sc.records[k].time_ns, sc.records[k].cpu))
+    ev = sc.events
+    hdr = "%-17s %3s %7s %7s %-16s %10s %-4s" % (
+        "TIME", "CPU", "PID", "TID", "COMM", "SLICE_US", "FLG")
+    hdr += "".join(" %14.14s" % e for e in ev)
+    hdr += "".join(" %10.10s" % m for m in metric_names)
+    plain = [hdr]
+    csv = [",".join(["seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags"]
+                    + ev + metric_names)]
+    objs = []
+    for k, m in zip(order, metrics):
+        r = sc.records[k]
+        fl = flags_str(r.flags)
+        line = "%8d.%06d %3d %7d %7d %-16s %10.3f %-4s" % (
+            r.time_ns // 10**9, r.time_ns % 10**9 // 1000, r.cpu, r.tgid,
+            r.pid, plain_comm(r.comm), r.duration_ns / 1e3, fl)
+        c = "%d,%d,%d,%d,%d,\"%s\",%d,%d,%s" % (
+            r.seq, r.time_ns, r.cpu, r.tgid, r.pid,
+            r.comm.decode("latin-1").replace('"', '""'), r.duration_ns,
+            r.cgroup, fl)
+        counts = []
+        for e, name in enumerate(ev):
+            bad = r.flags & (1 << e)
+            line += " %14s" % "<error>" if bad else " %14d" % r.deltas[e]
+            c += "," if bad else ",%d" % r.deltas[e]
+            counts.append("%s:%s" % (json_str(name.encode()),
+                                     "null" if bad else "%d" % r.deltas[e]))
+        jm = []
+        for name in metric_names:
+            v = m[name]
+            if v is None:
+                line += " %10s" % "-"
+                c += ","
+            elif name in ("ipc", "cpi"):
+                line += " %10.3f" % v
+                c += ",%.6f" % v
+            else:
+                line += " %9.1f%%%s" % (100.0 * v, "!" if v < 0 or v > 1 else "")
+                c += ",%.6f" % v
+            jm.append("%s:%s" % (json_str(name.encode()),
+                                 "null" if v is None else "%.17g" % v))
+        plain.append(line)
+        csv.append(c)
+        objs.append(
+            '{"seq":%d,"time_ns":%d,"cpu":%d,"pid":%d,"tid":%d,"comm":%s,'
+            '"duration_ns":%d,"cgroup_id":%d,"preempted":%s,"first":%s,'
+            '"idle":%s,"counts":{%s},"metrics":{%s}}' % (
+                r.seq, r.time_ns, r.cpu, r.tgid, r.pid, json_str(r.comm),
+                r.duration_ns, r.cgroup, *(("true" if r.flags & b else "false")
+                                            for b in (0x100, 0x200, 0x400)),
+                ",".join(counts), ",".join(jm)))
+    return ("\n".join(plain) + "\n", "\n".join(csv) + "\n",
+            "[" + ",".join(objs) + "]\n")
+
+
+def tdctl(*args):
+    p = subprocess.run([TDCTL] + list(args), capture_output=True)
+    return p.returncode, p.stdout.decode("latin-1"), p.stderr.decode("latin-1")
+
+
+def first_diff(a, b):
+    for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines())):
+        if x != y:
+            return "line %d:\n got  %r\n want %r" % (i, x, y)
+    return "lengths %d, %d" % (len(a), len(b))
+
+
+def main():
+    if not os.access(TDCTL, os.X_OK):
+        print("1..0 # SKIP %s not built" % TDCTL)
+        return 0
+    tmp = tempfile.mkdtemp(prefix="td_dumpfmt.")
+    span = 1 << 63      # slices up to 146 years: above 2^52 us, past the fast path
+    sets = [("generic", "set=generic", ["cycles", "instructions"], 0),
+            ("n2", "set=arm_neoverse_n2 slots=5 rev=r0p0",
+             tdfile_gen.N2_EVENTS, 5)]
+    for name, label, events, slots in sets:
+        recs = records(len(events), tdfile_gen.START_NS, span)
+        sc = tdfile_gen.Scenario(label, events, 3, recs, slots=slots,
+                                 duration_ns=span)
+        path = os.path.join(tmp, name + ".td")
+        sc.write(path)
+        rc, out, err = tdctl("--json", "dump", "-i", path)
+        try:
+            doc = json.loads(out)
+        except ValueError:
+            doc = []
+        ok(rc == 0 and len(doc) == len(recs), "%s: dump -i --json parses" % name,
+           out[:300] + err)
+        if not doc:
+            continue
+        names = list(doc[0]["metrics"])
+        want_plain, want_csv, want_json = expected(
+            sc, names, [d["metrics"] for d in doc])
+        if name == "n2":
+            ok("%!" in want_plain and "          -" in want_plain,
+               "n2: the records give flagged and undecodable metrics",
+               want_plain[:400])
+        for fmt, want in ((None, want_plain), ("--csv", want_csv),
+                          ("--json", want_json)):
+            rc, out, err = tdctl(*([fmt] if fmt else []), "dump", "-i", path)
+            ok(rc == 0 and out == want,
+               "%s: dump -i %s as printf formats it" % (name, fmt or "(plain)"),
+               first_diff(out, want) + err)
+    return plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
