@@ -43,9 +43,13 @@
  * CPU that is down ran its offline callback, which disarmed it.
  *
  * STOP clears td_collecting (no work arms anything afterwards), disarms
- * every online CPU with one IPI each, removes the cpuhp state without
- * calling it, cancels the work, releases every counter and detaches the
- * probe.
+ * every online CPU with one IPI each and removes the cpuhp state without
+ * calling it. Releasing the counters and detaching the probe are left to
+ * td_release_work, which START, CONFIGURE and module exit flush first.
+ * Nothing waits for an RCU grace period there: a probe call still running
+ * after the disarm sees td_cpu.active clear and touches nothing else (see
+ * td_probe.c); td_probe_sync() waits for it before rings or the module
+ * go away.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -282,14 +286,40 @@ static int td_hotplug_register(void)
 }
 
 /*
- * Process context, td.lock held, state RUNNING or a START being undone.
- * On return no CPU is armed, no counter exists, the work is idle, no
- * callback of ours can run and the probe is detached.
+ * Release every counter and detach the probe. Every CPU is disarmed and no
+ * callback of ours runs any more (td_counters_disarm()). The work item STOP
+ * queues, or a failed START directly; td.lock is held by whoever queued it
+ * until it is queued, and START, CONFIGURE and module exit flush it under
+ * td.lock (td_counters_flush()), so the probe's state is serialised too.
  */
-static void td_counters_teardown(void)
+static void td_counters_release_all(void)
 {
 	unsigned int cpu;
 
+	/* Nothing queues it any more. */
+	cancel_work_sync(&td_cpus_work);
+	mutex_lock(&td_cpus_lock);
+	for_each_possible_cpu(cpu)
+		td_counters_release(per_cpu_ptr(&td_cpus, cpu));
+	cpumask_clear(&td_pending);
+	mutex_unlock(&td_cpus_lock);
+	td_probe_detach();
+}
+
+static void td_release_work_fn(struct work_struct *work)
+{
+	td_counters_release_all();
+}
+
+static DECLARE_WORK(td_release_work, td_release_work_fn);
+
+/*
+ * Process context, td.lock held, state RUNNING or a START being undone.
+ * On return no CPU is armed and no callback of ours can run; the counters
+ * and the probe are still there, harmless, for td_counters_release_all().
+ */
+static void td_counters_disarm(void)
+{
 	lockdep_assert_held(&td.lock);
 	mutex_lock(&td_cpus_lock);
 	WRITE_ONCE(td_collecting, false);	/* nothing is armed from now on */
@@ -305,17 +335,17 @@ static void td_counters_teardown(void)
 	cpuhp_remove_state_nocalls_cpuslocked(td.hp_state);
 	cpus_read_unlock();
 	td.hp_state = 0;
-	/* Nothing queues it any more. */
-	cancel_work_sync(&td_cpus_work);
+}
 
-	mutex_lock(&td_cpus_lock);
-	for_each_possible_cpu(cpu)
-		td_counters_release(per_cpu_ptr(&td_cpus, cpu));
-	cpumask_clear(&td_pending);
-	mutex_unlock(&td_cpus_lock);
-
-	td_probe_detach();
-	td_rings_sync_wakeups();
+/*
+ * Process context, td.lock held: on return the counters of the last STOP
+ * are released and the probe detached (td_probe_sync() then waits for its
+ * last calls).
+ */
+void td_counters_flush(void)
+{
+	lockdep_assert_held(&td.lock);
+	flush_work(&td_release_work);
 }
 
 /* Process context, td.lock held, state CONFIGURED. */
@@ -325,6 +355,7 @@ int td_counters_start(void)
 	int ret;
 
 	lockdep_assert_held(&td.lock);
+	td_counters_flush();
 	td_build_attrs();
 	td.err_code = 0;
 	td.err_event = -1;
@@ -361,13 +392,23 @@ int td_counters_start(void)
 		}
 	}
 	mutex_unlock(&td_cpus_lock);
-	if (ret)
-		td_counters_teardown();
+	if (ret) {
+		td_counters_disarm();
+		td_counters_release_all();
+		td_rings_sync_wakeups();
+	}
 	return ret;
 }
 
-/* Process context, td.lock held, state RUNNING. */
+/*
+ * Process context, td.lock held, state RUNNING. Only the disarm is done
+ * here: releasing counters (perf IPIs and mutexes) and unregistering the
+ * probe (text patching) are left to a work item, so that a STOP under load
+ * does as little as possible on the caller's CPU time.
+ */
 void td_counters_stop(void)
 {
-	td_counters_teardown();
+	td_counters_disarm();
+	queue_work(system_unbound_wq, &td_release_work);
+	td_rings_sync_wakeups();
 }

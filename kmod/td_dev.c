@@ -170,6 +170,8 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	ret = -EBUSY;
 	if (td.state == TOPDOWN_STATE_RUNNING)
 		goto unlock;
+	/* The last STOP's probe calls are over before the rings are freed. */
+	td_probe_sync();
 	/* td_mmap() counts new maps under td_rings_lock only. */
 	mutex_lock(&td_rings_lock);
 	if (atomic_read(&td.nr_maps)) {

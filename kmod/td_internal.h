@@ -135,11 +135,13 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 /* td_counters.c */
 int td_counters_start(void);
 void td_counters_stop(void);
+void td_counters_flush(void);
 
 /* td_probe.c */
 int td_probe_init(void);
 int td_probe_attach(void);
 void td_probe_detach(void);
+void td_probe_sync(void);
 void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors);
 
 /* td_dev.c */

@@ -18,10 +18,13 @@
  * coming online queues a work item that creates its counters and arms it.
  * At every context switch the probe of an armed CPU reads the counters of
  * its CPU and writes one struct topdown_record for the task leaving the
- * CPU into that CPU's ring. STOP disarms every CPU, removes the hotplug
- * state, releases the counters, detaches the probe and waits for it to
- * finish everywhere. A loaded but idle or stopped module has no counters
- * and no probe.
+ * CPU into that CPU's ring. STOP disarms every CPU with an IPI and removes
+ * the hotplug state; a work item then releases the counters and detaches
+ * the probe (START, CONFIGURE and module exit wait for it). Nothing waits
+ * for the probe calls already under way (a disarmed probe touches
+ * nothing) until the rings are freed or the module goes away. A loaded
+ * but idle module, or a stopped one once that work has run, has no
+ * counters and no probe.
  *
  * User space maps the rings through mmap() of /dev/topdown (td_dev.c): the
  * consumer page read-write by the single reader, everything else
@@ -126,6 +129,8 @@ static void __exit td_exit(void)
 	mutex_lock(&td.lock);
 	if (td.state == TOPDOWN_STATE_RUNNING)
 		td_stop_locked();
+	/* No probe call may still run when the module text goes away. */
+	td_probe_sync();
 	td_rings_free();
 	td.state = TOPDOWN_STATE_IDLE;
 	mutex_unlock(&td.lock);
