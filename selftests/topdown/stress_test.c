@@ -178,8 +178,30 @@ static void *reader_main(void *arg)
 struct phase_result {
 	uint64_t switches, lost_kernel, lost_prod, lost_seen, gaps, bad, seen;
 	uint64_t records, worst_delay_ms, stop_ms, stop_delay_ms;
+	uint64_t stop_run_ms, stop_wait_ms;
 	double secs;
 };
+
+/*
+ * This thread's time on a CPU and time runnable but waiting for one, in ns
+ * (/proc/thread-self/schedstat); false without schedstats. Tells a STOP
+ * that waits in the kernel from a STOP whose caller waits for a CPU among
+ * the storm's runnable tasks.
+ */
+static bool thread_schedstat(uint64_t *run_ns, uint64_t *wait_ns)
+{
+	unsigned long long r, w;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "%llu %llu", &r, &w) == 2;
+	fclose(f);
+	*run_ns = r;
+	*wait_ns = w;
+	return ok;
+}
 
 /* ring 0: the storm alone, no collection (the responsiveness baseline). */
 static int run_phase(const char *name, size_t ring, int sleep_ms, int pairs,
@@ -192,7 +214,8 @@ static int run_phase(const char *name, size_t ring, int sleep_ms, int pairs,
 	struct pair *pp = calloc(pairs, sizeof(*pp));
 	pthread_attr_t attr;
 	pthread_t rt;
-	uint64_t t0, t_create, t_stop;
+	uint64_t t0, t_create, t_stop, run0 = 0, wait0 = 0, run1 = 0, wait1 = 0;
+	bool sched_ok;
 	int made = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -249,10 +272,22 @@ storm:
 	/* Responsiveness while collecting, and separately during STOP. */
 	res->worst_delay_ms = atomic_load(&worst_delay_ns) / 1000000;
 	atomic_store(&worst_delay_ns, 0);
+	/* The schedstat reads inside the window: the split adds up. */
 	t_stop = td_now_ns();
+	sched_ok = thread_schedstat(&run0, &wait0);
 	if (ring && ioctl(devfd, TOPDOWN_IOC_STOP))
 		printf("# %s: stop: %s\n", name, strerror(errno));
+	sched_ok &= thread_schedstat(&run1, &wait1);
 	res->stop_ms = (td_now_ns() - t_stop) / 1000000;
+	if (ring && sched_ok) {
+		res->stop_run_ms = (run1 - run0) / 1000000;
+		res->stop_wait_ms = (wait1 - wait0) / 1000000;
+		printf("# %s: STOP took %llu ms: %llu ms on a CPU, %llu ms runnable "
+		       "waiting for one, the rest asleep in the kernel\n", name,
+		       (unsigned long long)res->stop_ms,
+		       (unsigned long long)res->stop_run_ms,
+		       (unsigned long long)res->stop_wait_ms);
+	}
 	res->secs = (td_now_ns() - t0) / 1e9;
 	res->stop_delay_ms = atomic_load(&worst_delay_ns) / 1000000;
 	atomic_store(&stop_storm, 1);
@@ -445,6 +480,8 @@ int main(void)
 		 a.worst_delay_ms > b.worst_delay_ms ? a.worst_delay_ms : b.worst_delay_ms);
 	td_count("storm_worst_delay_ms_baseline", base.worst_delay_ms);
 	td_count("storm_stop_ms_max", a.stop_ms > b.stop_ms ? a.stop_ms : b.stop_ms);
+	td_count("storm_stop_wait_for_cpu_ms_max",
+		 a.stop_wait_ms > b.stop_wait_ms ? a.stop_wait_ms : b.stop_wait_ms);
 	td_count("storm_worst_delay_ms_during_stop",
 		 a.stop_delay_ms > b.stop_delay_ms ? a.stop_delay_ms : b.stop_delay_ms);
 	close(devfd);
