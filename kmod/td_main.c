@@ -41,9 +41,11 @@
  *
  * td_cpus_lock (td_counters.c) nests inside td.lock and serialises the
  * creation, release and arming of counters: START and STOP take it, and so
- * does the hotplug work item, which never takes td.lock (STOP cancels it
- * under td.lock). Counters are created and released under it with no
- * hotplug lock held, because perf takes event_mutex and then, for
+ * do the two work items, the hotplug one (td_cpus_work) and STOP's release
+ * (td_release_work), which never take td.lock: START, CONFIGURE and
+ * module exit flush the release work under td.lock, and it cancels the
+ * hotplug one. Counters are created and released under td_cpus_lock with
+ * no hotplug lock held, because perf takes event_mutex and then, for
  * tracepoint, kprobe and uprobe events, cpu_hotplug_lock:
  *
  *   td.lock -> td_cpus_lock -> event_mutex -> tracepoints_mutex
@@ -57,7 +59,8 @@
  * allocation, the reader and the 0 -> 1 step of td.nr_maps (VMAs counted
  * by vm_ops open/close); mmap, poll and release take only it. The ring
  * memory is freed only when the collection is not running and td.nr_maps
- * is zero.
+ * is zero, and after td_probe_sync(), which is called before td_rings_lock
+ * is taken (it flushes the release work, which takes cpu_hotplug_lock).
  *
  * Per-CPU state (struct td_cpu) the probe uses is not locked: it is
  * written only on its own CPU with interrupts off, by the probe and by the
@@ -73,6 +76,7 @@
  *                                      cpu_hotplug_lock held by the hotplug
  *                                      operation: no locks of ours, no perf
  *   td_cpus_work_fn                    workqueue (unbound), may sleep
+ *   td_release_work_fn                 workqueue (unbound), may sleep
  *   td_cpu_arm_ipi/td_cpu_disarm_ipi   IPI on the CPU concerned, IRQs off
  *   td_probe_sched_switch              scheduler: IRQs off, rq lock held;
  *                                      no sleeping, locks, printk, wake-ups
