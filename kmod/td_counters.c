@@ -2,30 +2,78 @@
 /*
  * Per-CPU pinned counters and CPU hotplug.
  *
- * START registers a dynamic cpuhp state; its online callback runs on each
- * CPU (in that CPU's hotplug thread, process context) for every CPU that
- * is online now and every CPU that comes online later, and creates that
- * CPU's counters. The offline callback, on the CPU going down, disarms the
- * probe there and frees the counters. STOP removes the state, which runs
- * the offline callback on every online CPU.
+ * Counters are created and released only in process context, with no
+ * hotplug lock held: creating a tracepoint, kprobe or uprobe based perf
+ * event takes event_mutex and then, through the static key of the
+ * tracepoint, cpu_hotplug_lock, so doing it in a hotplug callback (which
+ * runs under cpu_hotplug_lock) inverts the kernel's order. What runs on
+ * the CPU itself is only the cheap part, with interrupts off:
  *
- * The probe and the arm/disarm steps run on the same CPU with interrupts
- * off, which is what serialises them: once td_cpu_disarm() has cleared
- * td_cpu.active with interrupts off, no probe on that CPU can still be
- * looking at its counters.
+ *   arm      take the baselines, set td_cpu.active (IPI from process context)
+ *   disarm   clear td_cpu.active (IPI, or the offline callback)
+ *
+ * td_cpus_lock serialises every creation, release, arm and the
+ * td_collecting flag. START registers a dynamic cpuhp state without
+ * calling it, marks the CPUs online at that moment as pending (under
+ * cpus_read_lock, so the set is exact) and syncs them itself, reporting
+ * the first failure. Afterwards:
+ *
+ *   online callback   (the CPU's hotplug thread, cpu_hotplug_lock held)
+ *                     bump td_cpu.hp_gen to odd, mark the CPU pending,
+ *                     queue td_cpus_work; takes no lock of ours
+ *   offline callback  (same) disarm, bump hp_gen to even, mark pending,
+ *                     queue td_cpus_work
+ *   td_cpus_work      (process context) for each pending CPU: disarm and
+ *                     release its old counters, and if it is up, create new
+ *                     ones and arm it; a failure leaves the CPU idle
+ *
+ * hp_gen changes at every online and offline of the CPU, so a sync that
+ * sampled it before creating counters knows whether the CPU went down in
+ * between: the arm IPI arms only if hp_gen is still the sampled value
+ * (counters created before an offline are dead: perf detached them), and
+ * an -ENODEV from perf_event_create_kernel_counter() with a changed hp_gen
+ * is the race, not an error. A CPU that came back meanwhile is pending
+ * again and synced by the next run of the work.
+ *
+ * Counters are released only when their CPU cannot be reading them: after
+ * a disarm IPI returned (the probe runs with interrupts off on its own
+ * CPU), or when that IPI found the CPU offline. The arm and disarm IPIs
+ * are sent under cpus_read_lock() (never held while counters are created
+ * or released), so the CPU is then either fully up or fully down, and a
+ * CPU that is down ran its offline callback, which disarmed it.
+ *
+ * STOP clears td_collecting (no work arms anything afterwards), disarms
+ * every online CPU with one IPI each and removes the cpuhp state without
+ * calling it. Releasing the counters and detaching the probe are left to
+ * td_release_work, which START, CONFIGURE and module exit flush first.
+ * Nothing waits for an RCU grace period there: a probe call still running
+ * after the disarm sees td_cpu.active clear and touches nothing else (see
+ * td_probe.c); td_probe_sync() waits for it before rings or the module
+ * go away.
  */
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/irqflags.h>
 #include <linux/ktime.h>
 #include <linux/perf_event.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
 
 #include "td_internal.h"
+
+/* Nests inside td.lock; perf and tracepoint locks nest inside it. */
+static DEFINE_MUTEX(td_cpus_lock);
+static bool td_collecting;		/* td_cpus_lock */
+static struct cpumask td_pending;	/* atomic bitops */
+
+static void td_cpus_work_fn(struct work_struct *work);
+static DECLARE_WORK(td_cpus_work, td_cpus_work_fn);
 
 static void td_counters_release(struct td_cpu *c)
 {
 	int i;
 
+	lockdep_assert_held(&td_cpus_lock);
 	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
 		if (c->ev[i]) {
 			perf_event_release_kernel(c->ev[i]);
@@ -34,14 +82,13 @@ static void td_counters_release(struct td_cpu *c)
 	}
 }
 
-/* Take baselines and let the probe run on this CPU. */
+/* On the CPU, IRQs off: take baselines and let the probe run here. */
 static void td_cpu_arm(struct td_cpu *c)
 {
 	u64 scratch[TOPDOWN_MAX_EVENTS];
-	unsigned long flags;
 	u32 errors;
 
-	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
 	c->resync = 0;
 	td_probe_read(c, scratch, &errors);
 	/* Counters not active yet are re-based on their first good read. */
@@ -49,26 +96,67 @@ static void td_cpu_arm(struct td_cpu *c)
 	c->last_ns = ktime_get_mono_fast_ns();
 	c->first = true;
 	WRITE_ONCE(c->active, true);
-	local_irq_restore(flags);
 }
 
-static void td_cpu_disarm(struct td_cpu *c)
+/* IPI: arm this CPU unless it went offline since @info's hp_gen. */
+static void td_cpu_arm_ipi(void *info)
+{
+	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	unsigned int *gen = info;
+
+	if (READ_ONCE(c->hp_gen) != *gen) {
+		*gen = ~*gen;	/* tell the caller: not armed */
+		return;
+	}
+	td_cpu_arm(c);
+}
+
+/* On the CPU: the probe no longer touches this CPU's counters or ring. */
+static void td_cpu_disarm_ipi(void *info)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
-	WRITE_ONCE(c->active, false);
+	WRITE_ONCE(this_cpu_ptr(&td_cpus)->active, false);
 	local_irq_restore(flags);
 }
 
-static int td_cpu_online(unsigned int cpu)
+/*
+ * Disarm @cpu and release its counters. The IPI is sent under
+ * cpus_read_lock(), so the CPU is either fully online or fully offline;
+ * offline (-ENXIO), its offline callback has disarmed it, and that
+ * hotplug operation is ordered before us by the lock.
+ */
+static void td_cpu_put(unsigned int cpu)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+	lockdep_assert_held(&td_cpus_lock);
+	cpus_read_lock();
+	smp_call_function_single(cpu, td_cpu_disarm_ipi, NULL, 1);
+	cpus_read_unlock();
+	td_counters_release(c);
+}
+
+/*
+ * Bring @cpu's counters up to date with its hotplug state: release the old
+ * ones, and if the CPU is up create new ones and arm it. Returns 0, or the
+ * error of the first counter perf refused while the CPU stayed up (then
+ * *@err_event is its index and the CPU is left disarmed, without counters).
+ */
+static int td_cpu_sync(unsigned int cpu, int *err_event)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	unsigned int gen, want;
+	int ret;
 	u32 i;
 
-	/* AP hotplug states run on the CPU they are for. */
-	if (WARN_ON_ONCE(cpu != raw_smp_processor_id()))
-		return td.starting ? -EINVAL : 0;
+	lockdep_assert_held(&td_cpus_lock);
+	td_cpu_put(cpu);
+	/* Pairs with the callbacks' store-release. */
+	gen = smp_load_acquire(&c->hp_gen);
+	if (!(gen & 1))
+		return 0;	/* down: nothing to count until it is back */
 
 	for (i = 0; i < td.nr_events; i++) {
 		struct perf_event *ev;
@@ -78,21 +166,56 @@ static int td_cpu_online(unsigned int cpu)
 		ev = perf_event_create_kernel_counter(&td.attr[i], cpu, NULL,
 						      NULL, NULL);
 		if (IS_ERR(ev)) {
-			int err = PTR_ERR(ev);
-
 			td_counters_release(c);
-			if (!td.starting) {
-				/* Never fail a CPU coming online because of us. */
+			/* The CPU went down meanwhile: not the event's fault. */
+			if (smp_load_acquire(&c->hp_gen) != gen)
 				return 0;
-			}
-			td.err_code = err;
-			td.err_event = i;
-			td.err_cpu = cpu;
-			return err;
+			*err_event = i;
+			return PTR_ERR(ev);
 		}
 		c->ev[i] = ev;
 	}
-	td_cpu_arm(c);
+	want = gen;
+	cpus_read_lock();
+	ret = smp_call_function_single(cpu, td_cpu_arm_ipi, &gen, 1);
+	cpus_read_unlock();
+	if (ret || gen != want)
+		td_counters_release(c);	/* went down: pending again if back */
+	return 0;
+}
+
+/* Sync every pending CPU. */
+static void td_cpus_work_fn(struct work_struct *work)
+{
+	unsigned int cpu;
+	int err_event;
+
+	mutex_lock(&td_cpus_lock);
+	for_each_possible_cpu(cpu) {
+		if (!READ_ONCE(td_collecting))
+			break;
+		if (!cpumask_test_and_clear_cpu(cpu, &td_pending))
+			continue;
+		/* Never fail a CPU coming online: it just does not count. */
+		td_cpu_sync(cpu, &err_event);
+	}
+	mutex_unlock(&td_cpus_lock);
+}
+
+/*
+ * Hotplug callbacks: cpu_hotplug_lock is held, so no counter is created or
+ * released here (see the top of this file) and none of our locks is taken.
+ * AP states run on the CPU they are for.
+ */
+static int td_cpu_online(unsigned int cpu)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+	WARN_ON_ONCE(cpu != raw_smp_processor_id());
+	/* Odd: up. Pairs with td_cpu_sync()'s load-acquire. */
+	smp_store_release(&c->hp_gen, (c->hp_gen + 1) | 1);
+	cpumask_set_cpu(cpu, &td_pending);
+	queue_work(system_unbound_wq, &td_cpus_work);
 	return 0;
 }
 
@@ -100,8 +223,14 @@ static int td_cpu_offline(unsigned int cpu)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
 
-	td_cpu_disarm(c);
-	td_counters_release(c);
+	if (WARN_ON_ONCE(cpu != raw_smp_processor_id()))
+		smp_call_function_single(cpu, td_cpu_disarm_ipi, NULL, 1);
+	else
+		td_cpu_disarm_ipi(NULL);
+	/* After the disarm: whoever sees the new hp_gen may free counters. */
+	smp_store_release(&c->hp_gen, (c->hp_gen | 1) + 1);
+	cpumask_set_cpu(cpu, &td_pending);
+	queue_work(system_unbound_wq, &td_cpus_work);
 	return 0;
 }
 
@@ -125,11 +254,108 @@ static void td_build_attrs(void)
 	}
 }
 
+/*
+ * Register the hotplug state and take the set of online CPUs under one
+ * cpus_read_lock(): every CPU is then either pending now or will run the
+ * online callback later, and hp_gen tells up from down exactly.
+ */
+static int td_hotplug_register(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	lockdep_assert_held(&td_cpus_lock);
+	cpus_read_lock();
+	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+						   "topdown:online",
+						   td_cpu_online,
+						   td_cpu_offline);
+	if (ret >= 0) {
+		for_each_possible_cpu(cpu) {
+			struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+			unsigned int up = cpu_online(cpu);
+
+			/* No callback runs now: plain stores suffice. */
+			if ((c->hp_gen & 1) != up)
+				WRITE_ONCE(c->hp_gen, c->hp_gen + 1);
+		}
+		cpumask_copy(&td_pending, cpu_online_mask);
+	}
+	cpus_read_unlock();
+	return ret;
+}
+
+/*
+ * Release every counter and detach the probe. Every CPU is disarmed and no
+ * callback of ours runs any more (td_counters_disarm()). The work item STOP
+ * queues, or a failed START directly; td.lock is held by whoever queued it
+ * until it is queued, and START, CONFIGURE and module exit flush it under
+ * td.lock (td_counters_flush()), so the probe's state is serialised too.
+ */
+static void td_counters_release_all(void)
+{
+	unsigned int cpu;
+
+	/* Nothing queues it any more. */
+	cancel_work_sync(&td_cpus_work);
+	mutex_lock(&td_cpus_lock);
+	for_each_possible_cpu(cpu)
+		td_counters_release(per_cpu_ptr(&td_cpus, cpu));
+	cpumask_clear(&td_pending);
+	mutex_unlock(&td_cpus_lock);
+	td_probe_detach();
+}
+
+static void td_release_work_fn(struct work_struct *work)
+{
+	td_counters_release_all();
+}
+
+static DECLARE_WORK(td_release_work, td_release_work_fn);
+
+/*
+ * Process context, td.lock held, state RUNNING or a START being undone.
+ * On return no CPU is armed and no callback of ours can run; the counters
+ * and the probe are still there, harmless, for td_counters_release_all().
+ */
+static void td_counters_disarm(void)
+{
+	lockdep_assert_held(&td.lock);
+	mutex_lock(&td_cpus_lock);
+	WRITE_ONCE(td_collecting, false);	/* nothing is armed from now on */
+	mutex_unlock(&td_cpus_lock);
+
+	/*
+	 * Offline CPUs were disarmed by their offline callback. With the
+	 * hotplug lock held no CPU is half-way: the IPIs reach every CPU
+	 * that may be armed, and none is left pending in a CPU going down.
+	 */
+	cpus_read_lock();
+	on_each_cpu(td_cpu_disarm_ipi, NULL, 1);
+	cpuhp_remove_state_nocalls_cpuslocked(td.hp_state);
+	cpus_read_unlock();
+	td.hp_state = 0;
+}
+
+/*
+ * Process context, td.lock held: on return the counters of the last STOP
+ * are released and the probe detached (td_probe_sync() then waits for its
+ * last calls).
+ */
+void td_counters_flush(void)
+{
+	lockdep_assert_held(&td.lock);
+	flush_work(&td_release_work);
+}
+
 /* Process context, td.lock held, state CONFIGURED. */
 int td_counters_start(void)
 {
+	unsigned int cpu;
 	int ret;
 
+	lockdep_assert_held(&td.lock);
+	td_counters_flush();
 	td_build_attrs();
 	td.err_code = 0;
 	td.err_event = -1;
@@ -141,27 +367,48 @@ int td_counters_start(void)
 		return ret;
 	}
 
-	td.starting = true;
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "topdown:online",
-				td_cpu_online, td_cpu_offline);
-	td.starting = false;
+	mutex_lock(&td_cpus_lock);
+	ret = td_hotplug_register();
 	if (ret < 0) {
-		/* cpuhp has already torn down the CPUs it brought up. */
-		if (!td.err_code)
-			td.err_code = ret;
+		mutex_unlock(&td_cpus_lock);
+		td.err_code = ret;
 		td_probe_detach();
-		td_rings_sync_wakeups();
 		return ret;
 	}
 	td.hp_state = ret;
-	return 0;
+	WRITE_ONCE(td_collecting, true);
+	ret = 0;
+	for_each_possible_cpu(cpu) {
+		int err_event;
+
+		if (!cpumask_test_and_clear_cpu(cpu, &td_pending))
+			continue;
+		ret = td_cpu_sync(cpu, &err_event);
+		if (ret) {
+			td.err_code = ret;
+			td.err_event = err_event;
+			td.err_cpu = cpu;
+			break;
+		}
+	}
+	mutex_unlock(&td_cpus_lock);
+	if (ret) {
+		td_counters_disarm();
+		td_counters_release_all();
+		td_rings_sync_wakeups();
+	}
+	return ret;
 }
 
-/* Process context, td.lock held, state RUNNING. */
+/*
+ * Process context, td.lock held, state RUNNING. Only the disarm is done
+ * here: releasing counters (perf IPIs and mutexes) and unregistering the
+ * probe (text patching) are left to a work item, so that a STOP under load
+ * does as little as possible on the caller's CPU time.
+ */
 void td_counters_stop(void)
 {
-	cpuhp_remove_state(td.hp_state);
-	td.hp_state = 0;
-	td_probe_detach();
+	td_counters_disarm();
+	queue_work(system_unbound_wq, &td_release_work);
 	td_rings_sync_wakeups();
 }

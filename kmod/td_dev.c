@@ -170,6 +170,8 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	ret = -EBUSY;
 	if (td.state == TOPDOWN_STATE_RUNNING)
 		goto unlock;
+	/* The last STOP's probe calls are over before the rings are freed. */
+	td_probe_sync();
 	/* td_mmap() counts new maps under td_rings_lock only. */
 	mutex_lock(&td_rings_lock);
 	if (atomic_read(&td.nr_maps)) {
@@ -500,10 +502,10 @@ unlock:
 }
 
 /*
- * Not under td.lock: START and STOP hold it while every CPU's hotplug
- * callback runs and the probe is synchronised away, which can take long
- * on a loaded machine, and a reader blocked here meanwhile could not
- * drain rings that are already filling. td_rings_lock only keeps the
+ * Not under td.lock: START and STOP hold it while counters are created
+ * or released for every CPU, which can take long on a loaded machine, and
+ * a reader blocked here meanwhile could not drain rings that are already
+ * filling. td_rings_lock only keeps the
  * rings from being freed or reallocated under us.
  */
 static __poll_t td_poll(struct file *file, poll_table *wait)

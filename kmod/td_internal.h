@@ -18,13 +18,21 @@
 #define TD_RING_HDR_PAGES	TOPDOWN_RING_DATA_PAGE
 
 /*
- * Per-CPU state. Everything below "probe-owned" is written only by the
- * probe on its own CPU with interrupts off, or by process context on that
- * CPU with interrupts off (td_cpu_arm/td_cpu_disarm), so no lock is needed.
+ * Per-CPU state. @active, the baselines and everything the probe writes
+ * are written only on this CPU with interrupts off: by the probe, and by
+ * the arm/disarm steps of td_counters.c (an IPI, or the offline callback),
+ * so no lock is needed between them. @ev[] is written by process context
+ * under td_cpus_lock (td_counters.c), and only while this CPU is disarmed.
  */
 struct td_cpu {
-	/* Set while the probe may use the counters of this CPU. */
+	/* Set while the probe may use the counters and ring of this CPU. */
 	bool active;
+	/*
+	 * Bumped by the hotplug callbacks (on this CPU) at every online (to
+	 * odd) and offline (to even) while collecting, and set to match
+	 * cpu_online() at START; see td_counters.c.
+	 */
+	unsigned int hp_gen;
 	bool first;
 	u8 resync;		/* events whose baseline must be re-read */
 	struct perf_event *ev[TOPDOWN_MAX_EVENTS];
@@ -70,7 +78,6 @@ struct td_collection {
 	wait_queue_head_t wq;
 
 	int hp_state;			/* dynamic cpuhp state while running */
-	bool starting;			/* START is bringing CPUs up */
 	u64 start_ns, stop_ns;
 	int err_code, err_event, err_cpu;
 };
@@ -128,11 +135,13 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 /* td_counters.c */
 int td_counters_start(void);
 void td_counters_stop(void);
+void td_counters_flush(void);
 
 /* td_probe.c */
 int td_probe_init(void);
 int td_probe_attach(void);
 void td_probe_detach(void);
+void td_probe_sync(void);
 void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors);
 
 /* td_dev.c */

@@ -11,14 +11,20 @@
  *   IDLE --CONFIGURE--> CONFIGURED --START--> RUNNING --STOP--> CONFIGURED
  *
  * CONFIGURE validates the event list and allocates one ring per possible
- * CPU (td_ring.c). START creates one pinned per-CPU kernel counter per
- * event on each online CPU through a dynamic CPU hotplug state and
- * attaches the sched_switch probe (td_counters.c, td_probe.c). At every
- * context switch the probe reads the counters of its CPU and writes one
- * struct topdown_record for the task leaving the CPU into that CPU's ring.
- * STOP removes the hotplug state (freeing the counters), detaches the
- * probe and waits for it to finish everywhere. A loaded but idle or
- * stopped module has no counters and no probe.
+ * CPU (td_ring.c). START attaches the sched_switch probe, creates one
+ * pinned per-CPU kernel counter per event for each online CPU and arms
+ * each CPU (td_counters.c, td_probe.c); a dynamic CPU hotplug state keeps
+ * that going for CPUs that come and go: going offline disarms the CPU,
+ * coming online queues a work item that creates its counters and arms it.
+ * At every context switch the probe of an armed CPU reads the counters of
+ * its CPU and writes one struct topdown_record for the task leaving the
+ * CPU into that CPU's ring. STOP disarms every CPU with an IPI and removes
+ * the hotplug state; a work item then releases the counters and detaches
+ * the probe (START, CONFIGURE and module exit wait for it). Nothing waits
+ * for the probe calls already under way (a disarmed probe touches
+ * nothing) until the rings are freed or the module goes away. A loaded
+ * but idle module, or a stopped one once that work has run, has no
+ * counters and no probe.
  *
  * User space maps the rings through mmap() of /dev/topdown (td_dev.c): the
  * consumer page read-write by the single reader, everything else
@@ -33,23 +39,45 @@
  * mmap_lock after that, so nothing called with mmap_lock held (mmap) may
  * take td.lock, and nothing under td.lock may touch user memory.
  *
+ * td_cpus_lock (td_counters.c) nests inside td.lock and serialises the
+ * creation, release and arming of counters: START and STOP take it, and so
+ * do the two work items, the hotplug one (td_cpus_work) and STOP's release
+ * (td_release_work), which never take td.lock: START, CONFIGURE and
+ * module exit flush the release work under td.lock, and it cancels the
+ * hotplug one. Counters are created and released under td_cpus_lock with
+ * no hotplug lock held, because perf takes event_mutex and then, for
+ * tracepoint, kprobe and uprobe events, cpu_hotplug_lock:
+ *
+ *   td.lock -> td_cpus_lock -> event_mutex -> tracepoints_mutex
+ *                                          -> cpu_hotplug_lock
+ *
+ * The hotplug callbacks run under cpu_hotplug_lock and therefore take no
+ * lock of ours and create nothing: they only disarm, mark the CPU pending
+ * and queue the work.
+ *
  * td_rings_lock (td_dev.c) nests inside td.lock and protects the ring
  * allocation, the reader and the 0 -> 1 step of td.nr_maps (VMAs counted
  * by vm_ops open/close); mmap, poll and release take only it. The ring
  * memory is freed only when the collection is not running and td.nr_maps
- * is zero.
+ * is zero, and after td_probe_sync(), which is called before td_rings_lock
+ * is taken (it flushes the release work, which takes cpu_hotplug_lock).
  *
- * Per-CPU state (struct td_cpu) is not locked: it is touched only on its
- * own CPU with interrupts off, by the probe and by the hotplug callbacks'
- * arm/disarm steps, so those exclude each other. The statistics in it are
- * read racily (READ_ONCE) by STATUS.
+ * Per-CPU state (struct td_cpu) the probe uses is not locked: it is
+ * written only on its own CPU with interrupts off, by the probe and by the
+ * arm/disarm steps (an IPI, or the offline callback), so those exclude each
+ * other; the counter pointers change only while the CPU is disarmed. The
+ * statistics in it are read racily (READ_ONCE) by STATUS.
  *
  * Contexts
  * --------
  *   ioctl, mmap, poll, open, release   process context, may sleep
  *   module init/exit                   process context, may sleep
- *   td_cpu_online/td_cpu_offline       the CPU's hotplug thread, process
- *                                      context on that CPU, may sleep
+ *   td_cpu_online/td_cpu_offline       the CPU's hotplug thread on that CPU,
+ *                                      cpu_hotplug_lock held by the hotplug
+ *                                      operation: no locks of ours, no perf
+ *   td_cpus_work_fn                    workqueue (unbound), may sleep
+ *   td_release_work_fn                 workqueue (unbound), may sleep
+ *   td_cpu_arm_ipi/td_cpu_disarm_ipi   IPI on the CPU concerned, IRQs off
  *   td_probe_sched_switch              scheduler: IRQs off, rq lock held;
  *                                      no sleeping, locks, printk, wake-ups
  *   td_wake_fn                         irq_work (hard IRQ, or the irq_work
@@ -105,6 +133,8 @@ static void __exit td_exit(void)
 	mutex_lock(&td.lock);
 	if (td.state == TOPDOWN_STATE_RUNNING)
 		td_stop_locked();
+	/* No probe call may still run when the module text goes away. */
+	td_probe_sync();
 	td_rings_free();
 	td.state = TOPDOWN_STATE_IDLE;
 	mutex_unlock(&td.lock);

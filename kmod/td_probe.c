@@ -19,6 +19,8 @@
 #include "td_internal.h"
 
 static struct tracepoint *td_tp_switch;
+/* Detached, but calls under way not waited for yet; see td_probe_detach(). */
+static bool td_probe_unsynced;
 
 /*
  * Time accounting of the probe itself (STATUS probe_count/probe_ns). It
@@ -134,6 +136,7 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	u64 now;
 	int cpu;
 
+	/* Disarmed: touch nothing else (STOP does not wait for this call). */
 	if (!READ_ONCE(c->active))
 		return;
 
@@ -193,10 +196,32 @@ int td_probe_attach(void)
 					 (void *)td_probe_sched_switch, NULL);
 }
 
-/* Process context, td.lock held. On return no probe is running anywhere. */
+/*
+ * Process context, every CPU disarmed; td.lock held, or STOP's release
+ * work, which START, CONFIGURE and exit flush under td.lock before they
+ * look at td_probe_unsynced. Does not wait for the probe calls already
+ * under way: they see td_cpu.active clear and return without touching
+ * anything else. td_probe_sync() waits for them; it is needed only before
+ * the module goes away, and the ring memory is freed after it too
+ * (td_rings_free()).
+ */
 void td_probe_detach(void)
 {
 	tracepoint_probe_unregister(td_tp_switch,
 				    (void *)td_probe_sched_switch, NULL);
+	td_probe_unsynced = true;
+}
+
+/*
+ * Process context, td.lock held, the probe detached: on return no probe
+ * call is running.
+ */
+void td_probe_sync(void)
+{
+	lockdep_assert_held(&td.lock);
+	td_counters_flush();
+	if (!td_probe_unsynced)
+		return;
 	tracepoint_synchronize_unregister();
+	td_probe_unsynced = false;
 }

@@ -66,7 +66,13 @@ int td_rings_alloc(u32 ring_size)
 	return 0;
 }
 
-/* Process context, td.lock held, probe detached and synchronized. */
+/*
+ * Process context, td.lock held, not running: every CPU is disarmed, so no
+ * probe call uses a ring any more. The callers also call td_probe_sync()
+ * first (not under td_rings_lock: it flushes work that takes
+ * cpu_hotplug_lock), so that ring memory is never freed while a probe
+ * call that started before STOP may still run.
+ */
 void td_rings_free(void)
 {
 	int cpu;

@@ -12,11 +12,25 @@
  *      STOP with a CPU offline, START, online: counting everywhere.
  *   3. START/STOP in a loop in one thread while another takes CPUs offline
  *      and online at random: no deadlock, a consistent state afterwards.
+ *   4. The same offline/online cycles and the same race with a tracepoint
+ *      event (PERF_TYPE_TRACEPOINT, sched:sched_switch) in the set. Creating
+ *      such an event takes event_mutex and then cpu_hotplug_lock; the
+ *      module once created counters in its CPU-online callback, under
+ *      cpu_hotplug_lock, which lockdep reported as a possible deadlock (the
+ *      debug kernel of make check-debug fails on such a report). The event
+ *      counts context switches on its CPU, so every slice that is not a
+ *      CPU's first must show exactly 1.
+ *
+ * A CPU coming online is armed by a work item shortly after its online
+ * callback, not within it (td_counters.c): the test waits for it to count,
+ * at most TD_HP_ARM_MS, and reports the longest wait.
  *
  * Nothing leaked: the guest script unloads the module afterwards (and the
  * debug kernel's kmemleak scan runs after the suite).
- * Environment: TD_HP_CYCLES (24), TD_HP_SECS (60), TD_HP_RACE_SECS (8).
- * Figures: "# COUNT hotplug_cycles N", "# COUNT hotplug_race_cycles N".
+ * Environment: TD_HP_CYCLES (24), TD_HP_SECS (60), TD_HP_RACE_SECS (8),
+ * TD_HP_ARM_MS (10000), TD_HP_TP_CYCLES (8).
+ * Figures: "# COUNT hotplug_cycles N", "# COUNT hotplug_race_cycles N",
+ * "# COUNT hotplug_arm_wait_ms_max N", "# COUNT hotplug_tp_slices N".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +56,8 @@
 #define RING	(1u << 18)
 
 static int fd, ncpu, tap_n, fails;
+static long arm_ms;
+static uint64_t arm_wait_max_ns;
 static struct td_ring rings[MAXCPU];
 static uint64_t next_seq[MAXCPU], gaps[MAXCPU], foreign[MAXCPU];
 static atomic_int stop_load;
@@ -119,6 +135,28 @@ static int cpu_flags(int cpu)
 	return stats[cpu].flags;
 }
 
+/*
+ * Flags of a CPU that has just come online, once it counts: it is armed
+ * asynchronously. Gives up after arm_ms and returns the flags it saw.
+ */
+static int wait_counting(int cpu)
+{
+	uint64_t t0 = td_now_ns(), end = t0 + arm_ms * 1000000ull;
+	int f;
+
+	for (;;) {
+		f = cpu_flags(cpu);
+		if (f >= 0 && (f & TOPDOWN_CPU_COUNTING))
+			break;
+		if (td_now_ns() >= end)
+			return f;
+		usleep(1000);
+	}
+	if (td_now_ns() - t0 > arm_wait_max_ns)
+		arm_wait_max_ns = td_now_ns() - t0;
+	return f;
+}
+
 /* Unpinned sleepers: context switches on every online CPU. */
 static void *load(void *arg)
 {
@@ -169,11 +207,181 @@ static void *start_stop_loop(void *arg)
 	return NULL;
 }
 
+/* The id of the sched:sched_switch trace event, or -1 without tracefs. */
+static long tp_sched_switch_id(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/events/sched/sched_switch/id",
+		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+	};
+
+	for (unsigned int i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		FILE *f = fopen(paths[i], "r");
+		long id;
+
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &id) == 1) {
+			fclose(f);
+			return id;
+		}
+		fclose(f);
+	}
+	return -1;
+}
+
+struct tp_check {
+	uint64_t slices, first, bad;
+};
+
+/*
+ * Drain every ring of a collection whose event 1 counts sched_switch: a
+ * slice that is not its CPU's first after arming must count exactly one
+ * switch (the one that ended the previous slice or this one, depending on
+ * the order of the tracepoint's probes, but always one).
+ */
+static void drain_tp(struct tp_check *t)
+{
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct td_ring *r = &rings[cpu];
+		uint64_t cons = r->cons->consumer_pos;
+		uint64_t prod = __atomic_load_n(&r->prod->producer_pos, __ATOMIC_ACQUIRE);
+
+		while (cons < prod) {
+			const struct topdown_record *rec =
+				(const void *)(r->data + (cons & (RING - 1)));
+
+			if (rec->cpu != (uint32_t)cpu ||
+			    (rec->flags & TOPDOWN_REC_ERROR_MASK) ||
+			    (!(rec->flags & TOPDOWN_REC_FIRST) && rec->delta[1] != 1)) {
+				if (t->bad++ < 5)
+					printf("# cpu %d seq %llu: cpu %u flags %#x, "
+					       "sched_switch delta %llu\n", cpu,
+					       (unsigned long long)rec->seq, rec->cpu,
+					       rec->flags, (unsigned long long)rec->delta[1]);
+			} else if (rec->flags & TOPDOWN_REC_FIRST) {
+				t->first++;
+			} else {
+				t->slices++;
+			}
+			cons += TOPDOWN_RECORD_SIZE;
+		}
+		__atomic_store_n(&r->cons->consumer_pos, cons, __ATOMIC_RELEASE);
+	}
+}
+
+/* 4. Hotplug and START/STOP racing hotplug, with a tracepoint event. */
+static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
+		       unsigned long *slices)
+{
+	uint64_t seed = 11, end;
+	long id = tp_sched_switch_id();
+	struct topdown_cpu_stats stats[MAXCPU];
+	struct topdown_status st;
+	struct topdown_config c;
+	struct tp_check t = { 0 };
+	int done = 0, bad_online = 0, race = 0;
+	unsigned long race_ss;
+	pthread_t lt[4], rt;
+	bool ok = true;
+
+	if (id < 0) {
+		printf("ok %d # SKIP no sched:sched_switch trace event (tracefs)\n", ++tap_n);
+		printf("ok %d # SKIP no sched:sched_switch trace event (tracefs)\n", ++tap_n);
+		return;
+	}
+	td_cfg_sw(&c, RING);
+	c.nr_events = 2;
+	c.events[1].type = PERF_TYPE_TRACEPOINT;
+	c.events[1].config = id;
+	strcpy(c.events[1].name, "sched_switch");
+	ok &= ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0;
+	for (int cpu = 0; ok && cpu < ncpu; cpu++)
+		ok &= td_ring_map(fd, cpu, RING, &rings[cpu]) == 0;
+	if (!ok) {
+		tap(false, "tracepoint event: configure and map: %s", strerror(errno));
+		tap(false, "tracepoint event: not run");
+		return;
+	}
+	atomic_store(&stop_load, 0);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&lt[i], NULL, load, NULL);
+
+	ok = ioctl(fd, TOPDOWN_IOC_START) == 0;
+	if (!ok)
+		printf("# tracepoint event: start: %s\n", strerror(errno));
+	for (long i = 0; ok && i < cycles; i++) {
+		int cpu = hp[i % nhp], f;
+
+		if (set_online(cpu, 0) || set_online(cpu, 1)) {
+			bad_online++;
+			continue;
+		}
+		f = wait_counting(cpu);
+		if (f < 0 || !(f & TOPDOWN_CPU_COUNTING)) {
+			printf("# tracepoint event: cpu %d back online but flags %#x\n", cpu, f);
+			bad_online++;
+		}
+		usleep(10000);
+		drain_tp(&t);
+		done++;
+	}
+	ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
+	drain_tp(&t);
+	tap(ok && done == cycles && !bad_online && !t.bad && t.slices > 0,
+	    "%d offline/online cycles with a tracepoint event (sched:sched_switch) in "
+	    "the set: back online counting (%d bad), %llu slices counted exactly one "
+	    "switch, %llu did not", done, bad_online, (unsigned long long)t.slices,
+	    (unsigned long long)t.bad);
+
+	*slices = t.slices;
+	memset(&t, 0, sizeof(t));
+	ok = true;
+	atomic_store(&race_stop, 0);
+	race_ss = atomic_load(&race_start_stop);
+	pthread_create(&rt, NULL, start_stop_loop, NULL);
+	end = td_now_ns() + race_secs * 1000000000ull;
+	while (td_now_ns() < end) {
+		int cpu = hp[td_rand_below(&seed, nhp)];
+
+		if (set_online(cpu, 0) == 0) {
+			usleep(td_rand_below(&seed, 3000));
+			if (set_online(cpu, 1))
+				ok = false;
+			race++;
+		}
+		drain_tp(&t);
+	}
+	atomic_store(&race_stop, 1);
+	pthread_join(rt, NULL);
+	race_ss = atomic_load(&race_start_stop) - race_ss;
+	ok &= all_online();
+	ioctl(fd, TOPDOWN_IOC_STOP);
+	drain_tp(&t);
+	ok &= td_status(fd, &st, stats, MAXCPU) == 0;
+	for (unsigned int i = 0; ok && i < st.nr_stats && i < MAXCPU; i++)
+		ok &= !(stats[i].flags & TOPDOWN_CPU_COUNTING);
+	tap(ok && race > 0 && !t.bad,
+	    "tracepoint event: %d offline/online cycles racing %lu start/stop cycles: "
+	    "no hang, nothing counting after stop, %llu slices counted exactly one "
+	    "switch, %llu did not", race, race_ss, (unsigned long long)t.slices,
+	    (unsigned long long)t.bad);
+
+	atomic_store(&stop_load, 1);
+	for (int i = 0; i < 4; i++)
+		pthread_join(lt[i], NULL);
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		td_ring_unmap(&rings[cpu]);
+	*slices += t.slices;
+}
+
 int main(void)
 {
 	long cycles = td_env_long("TD_HP_CYCLES", 24);
 	long secs = td_env_long("TD_HP_SECS", 60);
 	long race_secs = td_env_long("TD_HP_RACE_SECS", 8);
+	long tp_cycles = td_env_long("TD_HP_TP_CYCLES", 8);
+	unsigned long tp_slices = 0;
 	int hp[MAXCPU], nhp = 0, done = 0, bad_offline = 0, bad_online = 0;
 	int bad_first = 0, bad_pinned = 0, race_cycles = 0;
 	uint64_t deadline, t0;
@@ -194,9 +402,10 @@ int main(void)
 	for (int cpu = 1; cpu < ncpu; cpu++)
 		if (can_hotplug(cpu))
 			hp[nhp++] = cpu;
-	printf("1..6\n");
+	arm_ms = td_env_long("TD_HP_ARM_MS", 10000);
+	printf("1..8\n");
 	if (!nhp) {
-		for (int i = 0; i < 6; i++)
+		for (int i = 0; i < 8; i++)
 			printf("ok %d # SKIP no CPU can go offline here (%d CPUs)\n", i + 1, ncpu);
 		return 0;
 	}
@@ -251,7 +460,7 @@ int main(void)
 			bad_online++;
 			break;
 		}
-		f = cpu_flags(cpu);
+		f = wait_counting(cpu);
 		if (f < 0 || !(f & TOPDOWN_CPU_ONLINE) || !(f & TOPDOWN_CPU_COUNTING)) {
 			printf("# cycle %ld: cpu %d back online but flags %#x\n", i, cpu, f);
 			bad_online++;
@@ -300,12 +509,12 @@ int main(void)
 		ok &= ioctl(fd, TOPDOWN_IOC_START) == 0;
 		f1 = cpu_flags(cpu);
 		ok &= set_online(cpu, 1) == 0;
-		f2 = cpu_flags(cpu);
+		f2 = wait_counting(cpu);
 		ok &= set_online(cpu, 0) == 0;
 		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
 		ok &= ioctl(fd, TOPDOWN_IOC_START) == 0;
 		ok &= set_online(cpu, 1) == 0;
-		f3 = cpu_flags(cpu);
+		f3 = wait_counting(cpu);
 		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
 		tap(ok && !(f1 & TOPDOWN_CPU_COUNTING) && (f2 & TOPDOWN_CPU_COUNTING) &&
 		    (f3 & TOPDOWN_CPU_COUNTING),
@@ -368,9 +577,12 @@ int main(void)
 		td_ring_unmap(&rings[cpu]);
 	td_cfg_sw(&c, 0);
 	tap(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0, "reconfigure after unmapping: nothing left mapped");
+	tp_section(hp, nhp, tp_cycles, (race_secs + 1) / 2, &tp_slices);
 	close(fd);
 	td_count("hotplug_cycles", done + race_cycles);
 	td_count("hotplug_race_cycles", race_cycles);
 	td_count("hotplug_race_start_stop", atomic_load(&race_start_stop));
+	td_count("hotplug_arm_wait_ms_max", arm_wait_max_ns / 1000000);
+	td_count("hotplug_tp_slices", tp_slices);
 	return fails ? 1 : 0;
 }

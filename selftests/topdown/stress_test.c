@@ -18,6 +18,9 @@
  * 1000 tasks), TD_STORM_MAX_DELAY_MS (30000: under TCG on a busy host a
  * sleeper among a thousand runnable tasks can wait seconds; the baseline
  * phase without collection shows how much of that is the guest's own).
+ * TD_STORM_STOP_FIFO=1 (a diagnostic, off by default) issues STOP from
+ * SCHED_FIFO, so that its time is the kernel's, not the time the caller
+ * waits for a CPU among the storm's tasks.
  * Figures: "# COUNT storm_switches N", "# COUNT storm_lost N", ...
  */
 #define _GNU_SOURCE
@@ -47,6 +50,7 @@ static atomic_int stop_storm;
 static atomic_int stop_reader;
 static atomic_ulong round_trips;
 static int ncpu, devfd;
+static bool stop_fifo;	/* TD_STORM_STOP_FIFO: STOP from a SCHED_FIFO caller */
 
 struct pair {
 	int ab[2], ba[2];
@@ -178,8 +182,36 @@ static void *reader_main(void *arg)
 struct phase_result {
 	uint64_t switches, lost_kernel, lost_prod, lost_seen, gaps, bad, seen;
 	uint64_t records, worst_delay_ms, stop_ms, stop_delay_ms;
+	uint64_t stop_run_ms, stop_wait_ms;
+	bool stop_split;	/* stop_run_ms, stop_wait_ms measured */
 	double secs;
 };
+
+/*
+ * This thread's time on a CPU and time runnable but waiting for one, in ns,
+ * from @fd, this thread's /proc/thread-self/schedstat (one pread, so that
+ * the measurement adds a single syscall); false without schedstats. Tells
+ * a STOP that waits in the kernel from a STOP whose caller waits for a CPU
+ * among the storm's runnable tasks.
+ */
+static bool thread_schedstat(int fd, uint64_t *run_ns, uint64_t *wait_ns)
+{
+	unsigned long long r, w;
+	char buf[128];
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu %llu", &r, &w) != 2)
+		return false;
+	*run_ns = r;
+	*wait_ns = w;
+	return true;
+}
 
 /* ring 0: the storm alone, no collection (the responsiveness baseline). */
 static int run_phase(const char *name, size_t ring, int sleep_ms, int pairs,
@@ -192,7 +224,10 @@ static int run_phase(const char *name, size_t ring, int sleep_ms, int pairs,
 	struct pair *pp = calloc(pairs, sizeof(*pp));
 	pthread_attr_t attr;
 	pthread_t rt;
-	uint64_t t0, t_create, t_stop;
+	uint64_t t0, t_create, t_stop, run0 = 0, wait0 = 0, run1 = 0, wait1 = 0;
+	uint64_t t_b0, t_b1;
+	bool sched_ok;
+	int ssfd;
 	int made = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -249,10 +284,43 @@ storm:
 	/* Responsiveness while collecting, and separately during STOP. */
 	res->worst_delay_ms = atomic_load(&worst_delay_ns) / 1000000;
 	atomic_store(&worst_delay_ns, 0);
+	/*
+	 * STOP alone is timed as ever; the split covers a bracket of one
+	 * schedstat read on either side, itself timed, so that it adds up.
+	 */
+	ssfd = open("/proc/thread-self/schedstat", O_RDONLY);
+	if (ring && stop_fifo) {
+		struct sched_param sp = { .sched_priority = 60 };
+
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	}
+	t_b0 = td_now_ns();
+	sched_ok = thread_schedstat(ssfd, &run0, &wait0);
 	t_stop = td_now_ns();
 	if (ring && ioctl(devfd, TOPDOWN_IOC_STOP))
 		printf("# %s: stop: %s\n", name, strerror(errno));
 	res->stop_ms = (td_now_ns() - t_stop) / 1000000;
+	sched_ok &= thread_schedstat(ssfd, &run1, &wait1);
+	t_b1 = td_now_ns();
+	if (ring && stop_fifo) {
+		struct sched_param sp = { .sched_priority = 0 };
+
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	}
+	if (ssfd >= 0)
+		close(ssfd);
+	if (ring && sched_ok) {
+		res->stop_split = true;
+		res->stop_run_ms = (run1 - run0) / 1000000;
+		res->stop_wait_ms = (wait1 - wait0) / 1000000;
+		printf("# %s: STOP took %llu ms; the %llu ms around it (STOP and a "
+		       "schedstat read either side): %llu ms on a CPU, %llu ms "
+		       "runnable waiting for one, the rest asleep in the kernel\n",
+		       name, (unsigned long long)res->stop_ms,
+		       (unsigned long long)((t_b1 - t_b0) / 1000000),
+		       (unsigned long long)res->stop_run_ms,
+		       (unsigned long long)res->stop_wait_ms);
+	}
 	res->secs = (td_now_ns() - t0) / 1e9;
 	res->stop_delay_ms = atomic_load(&worst_delay_ns) / 1000000;
 	atomic_store(&stop_storm, 1);
@@ -345,6 +413,7 @@ int main(void)
 	uint64_t ctxt0, ctxt1, t_end;
 	int fails = 0, made;
 
+	stop_fifo = td_env_long("TD_STORM_STOP_FIFO", 0);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..4\n");
 	setrlimit(RLIMIT_NOFILE, &rl);
@@ -445,6 +514,9 @@ int main(void)
 		 a.worst_delay_ms > b.worst_delay_ms ? a.worst_delay_ms : b.worst_delay_ms);
 	td_count("storm_worst_delay_ms_baseline", base.worst_delay_ms);
 	td_count("storm_stop_ms_max", a.stop_ms > b.stop_ms ? a.stop_ms : b.stop_ms);
+	if (a.stop_split && b.stop_split)	/* not without schedstats */
+		td_count("storm_stop_wait_for_cpu_ms_max",
+			 a.stop_wait_ms > b.stop_wait_ms ? a.stop_wait_ms : b.stop_wait_ms);
 	td_count("storm_worst_delay_ms_during_stop",
 		 a.stop_delay_ms > b.stop_delay_ms ? a.stop_delay_ms : b.stop_delay_ms);
 	close(devfd);
