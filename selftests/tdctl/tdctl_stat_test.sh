@@ -17,8 +17,12 @@ T=$(mktemp -d)
 
 # The known profile: a shell renamed td_spin that counts to 4*N and starts
 # a child renamed td_kid that counts to N, then exits with $1. (The
-# trailing ':' keeps sh from exec'ing the last command.)
-N=1000
+# trailing ':' keeps sh from exec'ing the last command.) N is large enough
+# that the loops outweigh each process's fixed cost (fork, exec, page
+# faults): with cpu-clock, td_spin/td_kid is (F + 4L) / (F + L), above 2
+# only while 2L > F, and on the KASAN debug kernel F alone is about 30 ms,
+# as long as td_kid's 1000-iteration loop was.
+N=4000
 PROFILE='printf td_spin >/proc/$$/comm
 i=0; while [ $i -lt '$((4 * N))' ]; do i=$((i + 1)); done
 sh -c '\''printf td_kid >/proc/$$/comm; j=0
