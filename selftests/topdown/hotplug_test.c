@@ -98,31 +98,53 @@ static bool can_hotplug(int cpu)
 	return access(path, W_OK) == 0;
 }
 
+/*
+ * Drain every ring through td_ring_drain(), calling fn for each record
+ * with the CPU whose ring held it.
+ */
+static void drain_each(void (*fn)(int cpu, const struct topdown_record *rec,
+				  void *arg), void *arg)
+{
+	static struct topdown_record batch[256];
+	const int max = sizeof(batch) / sizeof(batch[0]);
+
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		int n;
+
+		do {
+			n = td_ring_drain(&rings[cpu], batch, max);
+			for (int i = 0; i < n; i++)
+				fn(cpu, &batch[i], arg);
+		} while (n == max);
+	}
+}
+
+struct drain_check {
+	uint64_t *last_flags;
+	pid_t *last_pid;
+};
+
+static void check_record(int cpu, const struct topdown_record *rec, void *arg)
+{
+	struct drain_check *d = arg;
+
+	if (rec->cpu != (uint32_t)cpu)
+		foreign[cpu]++;
+	if (rec->seq != next_seq[cpu])
+		gaps[cpu] += rec->seq - next_seq[cpu];
+	next_seq[cpu] = rec->seq + 1;
+	if (d->last_flags)
+		d->last_flags[cpu] |= rec->flags;
+	if (d->last_pid && rec->pid == (uint32_t)d->last_pid[cpu])
+		d->last_pid[cpu] = -1;	/* seen */
+}
+
 /* Drain every ring; count sequence gaps and records naming another CPU. */
 static void drain(uint64_t *last_flags, pid_t *last_pid)
 {
-	for (int cpu = 0; cpu < ncpu; cpu++) {
-		struct td_ring *r = &rings[cpu];
-		uint64_t cons = r->cons->consumer_pos;
-		uint64_t prod = __atomic_load_n(&r->prod->producer_pos, __ATOMIC_ACQUIRE);
+	struct drain_check d = { last_flags, last_pid };
 
-		while (cons < prod) {
-			const struct topdown_record *rec =
-				(const void *)(r->data + (cons & (RING - 1)));
-
-			if (rec->cpu != (uint32_t)cpu)
-				foreign[cpu]++;
-			if (rec->seq != next_seq[cpu])
-				gaps[cpu] += rec->seq - next_seq[cpu];
-			next_seq[cpu] = rec->seq + 1;
-			if (last_flags)
-				last_flags[cpu] |= rec->flags;
-			if (last_pid && rec->pid == (uint32_t)last_pid[cpu])
-				last_pid[cpu] = -1;	/* seen */
-			cons += TOPDOWN_RECORD_SIZE;
-		}
-		__atomic_store_n(&r->cons->consumer_pos, cons, __ATOMIC_RELEASE);
-	}
+	drain_each(check_record, &d);
 }
 
 static int cpu_flags(int cpu)
@@ -234,6 +256,26 @@ struct tp_check {
 	uint64_t slices, first, bad;
 };
 
+static void check_tp_record(int cpu, const struct topdown_record *rec,
+			    void *arg)
+{
+	struct tp_check *t = arg;
+
+	if (rec->cpu != (uint32_t)cpu ||
+	    (rec->flags & TOPDOWN_REC_ERROR_MASK) ||
+	    (!(rec->flags & TOPDOWN_REC_FIRST) && rec->delta[1] != 1)) {
+		if (t->bad++ < 5)
+			printf("# cpu %d seq %llu: cpu %u flags %#x, "
+			       "sched_switch delta %llu\n", cpu,
+			       (unsigned long long)rec->seq, rec->cpu,
+			       rec->flags, (unsigned long long)rec->delta[1]);
+	} else if (rec->flags & TOPDOWN_REC_FIRST) {
+		t->first++;
+	} else {
+		t->slices++;
+	}
+}
+
 /*
  * Drain every ring of a collection whose event 1 counts sched_switch: a
  * slice that is not its CPU's first after arming must count exactly one
@@ -242,32 +284,7 @@ struct tp_check {
  */
 static void drain_tp(struct tp_check *t)
 {
-	for (int cpu = 0; cpu < ncpu; cpu++) {
-		struct td_ring *r = &rings[cpu];
-		uint64_t cons = r->cons->consumer_pos;
-		uint64_t prod = __atomic_load_n(&r->prod->producer_pos, __ATOMIC_ACQUIRE);
-
-		while (cons < prod) {
-			const struct topdown_record *rec =
-				(const void *)(r->data + (cons & (RING - 1)));
-
-			if (rec->cpu != (uint32_t)cpu ||
-			    (rec->flags & TOPDOWN_REC_ERROR_MASK) ||
-			    (!(rec->flags & TOPDOWN_REC_FIRST) && rec->delta[1] != 1)) {
-				if (t->bad++ < 5)
-					printf("# cpu %d seq %llu: cpu %u flags %#x, "
-					       "sched_switch delta %llu\n", cpu,
-					       (unsigned long long)rec->seq, rec->cpu,
-					       rec->flags, (unsigned long long)rec->delta[1]);
-			} else if (rec->flags & TOPDOWN_REC_FIRST) {
-				t->first++;
-			} else {
-				t->slices++;
-			}
-			cons += TOPDOWN_RECORD_SIZE;
-		}
-		__atomic_store_n(&r->cons->consumer_pos, cons, __ATOMIC_RELEASE);
-	}
+	drain_each(check_tp_record, t);
 }
 
 /* 4. Hotplug and START/STOP racing hotplug, with a tracepoint event. */
