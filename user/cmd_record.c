@@ -260,11 +260,7 @@ static void report_meta_json(const char *path, const struct td_file *f,
 		const struct topdown_event *e = &m->cfg.events[i];
 
 		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "name", e->name);
-		jsonw_uint_field(json_wtr, "type", e->type);
-		jsonw_uint_field(json_wtr, "config", e->config);
-		jsonw_uint_field(json_wtr, "config1", e->config1);
-		jsonw_uint_field(json_wtr, "config2", e->config2);
+		json_event_fields(e);
 		jsonw_uint_field(json_wtr, "flags", e->flags);
 		jsonw_end_object(json_wtr);
 	}

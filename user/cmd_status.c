@@ -50,11 +50,7 @@ static void status_json(const struct topdown_status *st,
 			const struct topdown_event *e = &cfg->events[i];
 
 			jsonw_start_object(json_wtr);
-			jsonw_string_field(json_wtr, "name", e->name);
-			jsonw_uint_field(json_wtr, "type", e->type);
-			jsonw_uint_field(json_wtr, "config", e->config);
-			jsonw_uint_field(json_wtr, "config1", e->config1);
-			jsonw_uint_field(json_wtr, "config2", e->config2);
+			json_event_fields(e);
 			jsonw_bool_field(json_wtr, "all_cpus", !e->cpus_size);
 			jsonw_end_object(json_wtr);
 		}

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <linux/topdown.h>
+
 #include "common.h"
 
 bool json_output;
@@ -113,3 +115,11 @@ bad:
 	return -1;
 }
 
+void json_event_fields(const struct topdown_event *e)
+{
+	jsonw_string_field(json_wtr, "name", e->name);
+	jsonw_uint_field(json_wtr, "type", e->type);
+	jsonw_uint_field(json_wtr, "config", e->config);
+	jsonw_uint_field(json_wtr, "config1", e->config1);
+	jsonw_uint_field(json_wtr, "config2", e->config2);
+}

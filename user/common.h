@@ -47,4 +47,10 @@ int parse_u64(const char *opt, const char *s, unsigned long long max,
 int parse_seconds(const char *opt, const char *s, unsigned int max_s,
 		  unsigned long long *ns);
 
+struct topdown_event;
+/* The fields that name an event in JSON (name, type, config, config1,
+ * config2), into the object the caller has opened.
+ */
+void json_event_fields(const struct topdown_event *e);
+
 #endif
