@@ -7,7 +7,7 @@
 cd /selftests || exit 1
 rc=0
 . ./guest_common.sh
-keep_sched_switch_key_on
+hold_jump_labels
 if modprobe topdown; then
 	echo "# suite: CPU hotplug during collection (hotplug_test)"
 	./hotplug_test || rc=1

@@ -5,7 +5,7 @@
 cd /selftests || exit 1
 rc=0
 . ./guest_common.sh
-keep_sched_switch_key_on
+hold_jump_labels
 # check DESCRIPTION COMMAND...: one TAP line for a command's success.
 check() {
 	d=$1
