@@ -363,6 +363,34 @@ static int collect_all(int fd, int ncpu, size_t ring_size, struct collected *c)
 }
 
 /*
+ * Blocked (not preempted) records of pid in the rings so far, read
+ * without consuming them; -1 if a ring cannot be mapped.
+ */
+static int peek_blocked(int fd, int ncpu, size_t ring_size, pid_t pid)
+{
+	int blocked = 0;
+
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		uint64_t cons, prod;
+		struct ring r;
+
+		if (ring_map(fd, cpu, ring_size, &r))
+			return -1;
+		cons = r.cons->consumer_pos;
+		prod = __atomic_load_n(&r.prod->producer_pos, __ATOMIC_ACQUIRE);
+		for (; cons < prod; cons += TOPDOWN_RECORD_SIZE) {
+			const struct topdown_record *rec = (const void *)
+				(r.data + (cons & (r.data_size - 1)));
+
+			blocked += rec->pid == (uint32_t)pid &&
+				   !(rec->flags & TOPDOWN_REC_PREEMPTED);
+		}
+		ring_unmap(&r);
+	}
+	return blocked;
+}
+
+/*
  * A child that blocks `sleeps` times, then reports its own voluntary and
  * involuntary context switch counts (getrusage) through fd.
  */
@@ -395,7 +423,7 @@ TEST_F(dev, records_of_known_child)
 	struct collected c;
 	uint64_t last_seq[256];
 	bool seen[256] = { false };
-	int blocked = 0, preempted = 0, named = 0, pfd[2];
+	int blocked = 0, preempted = 0, named = 0, pfd[2], waits;
 	uint64_t child_ns = 0;
 	struct timespec t0, t1;
 	long cs[2];
@@ -410,6 +438,20 @@ TEST_F(dev, records_of_known_child)
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(sizeof(cs), read(pfd[0], cs, sizeof(cs)));
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	/*
+	 * waitpid() returns once the child is a zombie; its final switch
+	 * (do_task_dead()) may come a little later on its CPU, and STOP must
+	 * not come before it. Wait up to 2 s for it: as many blocked records
+	 * as its voluntary switches, plus that one.
+	 */
+	for (waits = 0; waits < 2000; waits++) {
+		int n = peek_blocked(self->fd, self->ncpu, 1 << 20, pid);
+
+		ASSERT_LE(0, n);
+		if (n >= cs[0] + 1)
+			break;
+		usleep(1000);
+	}
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 
@@ -449,8 +491,8 @@ TEST_F(dev, records_of_known_child)
 		else
 			blocked++;
 	}
-	TH_LOG("child: %d blocked, %d preempted records; rusage %ld voluntary, %ld involuntary",
-	       blocked, preempted, cs[0], cs[1]);
+	TH_LOG("child: %d blocked, %d preempted records; rusage %ld voluntary, %ld involuntary; %d waits of 1 ms for its final switch",
+	       blocked, preempted, cs[0], cs[1], waits);
 	EXPECT_LT(0, named);
 	/* 20 x 2 ms busy loops at least. */
 	EXPECT_LT(40 * 1000 * 1000, child_ns);
