@@ -13,9 +13,10 @@
 #   selftests/vm/run -- sh -c 'for i in 1 2 3; do (while :; do echo;
 #     done | while read l; do :; done) & done; /selftests/td_swflip 100000'
 # flips perf_swevent_enabled[context-switches] each round; the cloud
-# kernel panicked after about 7000 and 35000 rounds ("int3: 0000 [#1]" at
-# __schedule+0x281, the first byte of the patched jump), the rt kernel
-# lasted 18000 (600 s); with td_keyhold run first, 60000 did not fail.
+# kernel panicked after about 7000, 14000 and 35000 rounds ("int3: 0000
+# [#1]" at __schedule+0x281, the first byte of the patched jump), the rt
+# kernel lasted 18000 (600 s); with td_keyhold run first, 60000 did not
+# fail.
 #
 # What the suites would patch in __schedule: the sched_switch tracepoint's
 # jump label (the module's probe alone: at every START and STOP), perf's
@@ -31,8 +32,8 @@
 # arm64 (one 4-byte instruction written at once, no int3 in between; no
 # such failure seen) nor on the debug kernel (no JUMP_LABEL; and enabling
 # a trace event there would add lock dependencies, event_mutex ->
-# cpu_hotplug_lock, that lockdep must judge the module without). A hung guest's vCPUs are shown by vm/run at
-# its timeout (selftests/vm/hang-dump).
+# cpu_hotplug_lock, that lockdep must judge the module without). A hung
+# guest's vCPUs are shown by vm/run at its timeout (selftests/vm/hang-dump).
 hold_jump_labels() {
 	[ "$(uname -m)" = x86_64 ] && [ "${TD_FLIP_KEYS:-0}" != 1 ] || return 0
 	case $(uname -r) in *-amd64) ;; *) return 0 ;; esac
