@@ -33,38 +33,14 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "topdown/td_common.h"
+
 /* Past the last config this kernel knows, perf_event_open() says ENOENT. */
 #define TD_KEYHOLD_MAX_CONFIG 64
-
-/* The id of sched:sched_switch, or -1. */
-static long sched_switch_id(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/events/sched/sched_switch/id",
-		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
-	};
-	char buf[32];
-
-	for (unsigned int i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		int fd = open(paths[i], O_RDONLY);
-		ssize_t n;
-
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			return strtol(buf, NULL, 10);
-		}
-	}
-	return -1;
-}
 
 static int hold_all(void)
 {
@@ -87,7 +63,7 @@ static int hold_all(void)
 				c, strerror(errno));
 	}
 	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = sched_switch_id();
+	a.config = td_sched_switch_id();
 	if (a.config != (__u64)-1 &&
 	    syscall(SYS_perf_event_open, &a, -1, 0, -1, 0) >= 0)
 		held++;

@@ -16,7 +16,6 @@
  *               in __schedule() between direct and iterator.
  * See selftests/guest_common.sh for what was measured with it.
  */
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,22 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static long tracepoint_id(const char *path)
-{
-	char buf[32];
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
-}
+#include "topdown/td_common.h"
 
 int main(int argc, char **argv)
 {
@@ -58,7 +42,7 @@ int main(int argc, char **argv)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 	if (argc == 3 && !strcmp(argv[2], "tracepoint")) {
-		long id = tracepoint_id("/sys/kernel/tracing/events/sched/sched_switch/id");
+		long id = td_sched_switch_id();
 
 		if (id < 0) {
 			fprintf(stderr, "td_swflip: no sched:sched_switch id in tracefs\n");

@@ -229,29 +229,6 @@ static void *start_stop_loop(void *arg)
 	return NULL;
 }
 
-/* The id of the sched:sched_switch trace event, or -1 without tracefs. */
-static long tp_sched_switch_id(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/events/sched/sched_switch/id",
-		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
-	};
-
-	for (unsigned int i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		FILE *f = fopen(paths[i], "r");
-		long id;
-
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) == 1) {
-			fclose(f);
-			return id;
-		}
-		fclose(f);
-	}
-	return -1;
-}
-
 struct tp_check {
 	uint64_t slices, first, bad;
 };
@@ -292,7 +269,7 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 		       unsigned long *slices)
 {
 	uint64_t seed = 11, end;
-	long id = tp_sched_switch_id();
+	long id = td_sched_switch_id();
 	struct topdown_cpu_stats stats[MAXCPU];
 	struct topdown_status st;
 	struct topdown_config c;

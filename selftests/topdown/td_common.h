@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the hostile, fuzz, stress and hotplug selftests. They
+ * Helpers shared by the hostile, fuzz, stress and hotplug selftests (and
+ * the guest helpers td_keyhold and td_swflip). They
  * speak the UAPI directly (no tdctl). Figures meant for the closing report
  * are printed as "# COUNT <name> <value>" lines; scripts/check.sh adds
  * them up.
@@ -173,6 +174,29 @@ static inline int td_write_file(const char *path, const char *s)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/* The id of the sched:sched_switch trace event, or -1 without tracefs. */
+static inline long td_sched_switch_id(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/events/sched/sched_switch/id",
+		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+	};
+
+	for (unsigned int i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		FILE *f = fopen(paths[i], "r");
+		long id;
+
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &id) == 1) {
+			fclose(f);
+			return id;
+		}
+		fclose(f);
+	}
+	return -1;
 }
 
 /* Environment knob with a default (bounds of the loops). */
