@@ -229,6 +229,44 @@ static void *start_stop_loop(void *arg)
 	return NULL;
 }
 
+/*
+ * Take random hotplug CPUs offline and back online until `end`, while
+ * start_stop_loop() STARTs and STOPs; each(arg), if given, after every
+ * round. Then STOP. Returns the offline/online cycles; *ok stays true if
+ * every CPU came back, all are online and none counts after the STOP.
+ */
+static int race_hotplug(const int *hp, int nhp, uint64_t *seed, uint64_t end,
+			void (*each)(void *arg), void *arg, bool *ok)
+{
+	struct topdown_cpu_stats stats[MAXCPU];
+	struct topdown_status st;
+	int cycles = 0;
+	pthread_t t;
+
+	atomic_store(&race_stop, 0);
+	pthread_create(&t, NULL, start_stop_loop, NULL);
+	while (td_now_ns() < end) {
+		int cpu = hp[td_rand_below(seed, nhp)];
+
+		if (set_online(cpu, 0) == 0) {
+			usleep(td_rand_below(seed, 3000));
+			if (set_online(cpu, 1))
+				*ok = false;
+			cycles++;
+		}
+		if (each)
+			each(arg);
+	}
+	atomic_store(&race_stop, 1);
+	pthread_join(t, NULL);
+	*ok &= all_online();
+	ioctl(fd, TOPDOWN_IOC_STOP);
+	*ok &= td_status(fd, &st, stats, MAXCPU) == 0;
+	for (unsigned int i = 0; *ok && i < st.nr_stats && i < MAXCPU; i++)
+		*ok &= !(stats[i].flags & TOPDOWN_CPU_COUNTING);
+	return cycles;
+}
+
 struct tp_check {
 	uint64_t slices, first, bad;
 };
@@ -265,18 +303,21 @@ static void drain_tp(struct tp_check *t)
 }
 
 /* 4. Hotplug and START/STOP racing hotplug, with a tracepoint event. */
+static void drain_tp_cb(void *t)
+{
+	drain_tp(t);
+}
+
 static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 		       unsigned long *slices)
 {
 	uint64_t seed = 11, end;
 	long id = td_sched_switch_id();
-	struct topdown_cpu_stats stats[MAXCPU];
-	struct topdown_status st;
 	struct topdown_config c;
 	struct tp_check t = { 0 };
 	int done = 0, bad_online = 0, race = 0;
 	unsigned long race_ss;
-	pthread_t lt[4], rt;
+	pthread_t lt[4];
 	bool ok = true;
 
 	if (id < 0) {
@@ -331,30 +372,11 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	*slices = t.slices;
 	memset(&t, 0, sizeof(t));
 	ok = true;
-	atomic_store(&race_stop, 0);
 	race_ss = atomic_load(&race_start_stop);
-	pthread_create(&rt, NULL, start_stop_loop, NULL);
 	end = td_now_ns() + race_secs * 1000000000ull;
-	while (td_now_ns() < end) {
-		int cpu = hp[td_rand_below(&seed, nhp)];
-
-		if (set_online(cpu, 0) == 0) {
-			usleep(td_rand_below(&seed, 3000));
-			if (set_online(cpu, 1))
-				ok = false;
-			race++;
-		}
-		drain_tp(&t);
-	}
-	atomic_store(&race_stop, 1);
-	pthread_join(rt, NULL);
+	race = race_hotplug(hp, nhp, &seed, end, drain_tp_cb, &t, &ok);
 	race_ss = atomic_load(&race_start_stop) - race_ss;
-	ok &= all_online();
-	ioctl(fd, TOPDOWN_IOC_STOP);
 	drain_tp(&t);
-	ok &= td_status(fd, &st, stats, MAXCPU) == 0;
-	for (unsigned int i = 0; ok && i < st.nr_stats && i < MAXCPU; i++)
-		ok &= !(stats[i].flags & TOPDOWN_CPU_COUNTING);
 	tap(ok && race > 0 && !t.bad,
 	    "tracepoint event: %d offline/online cycles racing %lu start/stop cycles: "
 	    "no hang, nothing counting after stop, %llu slices counted exactly one "
@@ -521,30 +543,9 @@ int main(void)
 	/* 3. Hotplug racing START/STOP. */
 	{
 		uint64_t seed = 7, end = td_now_ns() + race_secs * 1000000000ull;
-		struct topdown_cpu_stats stats[MAXCPU];
-		struct topdown_status st;
-		pthread_t t;
 		bool ok = true;
 
-		atomic_store(&race_stop, 0);
-		pthread_create(&t, NULL, start_stop_loop, NULL);
-		while (td_now_ns() < end) {
-			int cpu = hp[td_rand_below(&seed, nhp)];
-
-			if (set_online(cpu, 0) == 0) {
-				usleep(td_rand_below(&seed, 3000));
-				if (set_online(cpu, 1))
-					ok = false;
-				race_cycles++;
-			}
-		}
-		atomic_store(&race_stop, 1);
-		pthread_join(t, NULL);
-		ok &= all_online();
-		ioctl(fd, TOPDOWN_IOC_STOP);
-		ok &= td_status(fd, &st, stats, MAXCPU) == 0;
-		for (unsigned int i = 0; ok && i < st.nr_stats && i < MAXCPU; i++)
-			ok &= !(stats[i].flags & TOPDOWN_CPU_COUNTING);
+		race_cycles = race_hotplug(hp, nhp, &seed, end, NULL, NULL, &ok);
 		tap(ok && race_cycles > 0,
 		    "%d offline/online cycles racing %lu start/stop cycles: no hang, all "
 		    "back online, nothing counting after stop", race_cycles,
