@@ -18,6 +18,14 @@ json_writer_t *json_wtr;
 const char *bin_name = "tdctl";
 int orig_stdout_fd = -1;
 
+/* "tdctl: <kind>message" on stderr. */
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", bin_name, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void p_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -31,9 +39,7 @@ void p_err(const char *fmt, ...)
 		jsonw_string_field(json_wtr, "error", buf);
 		jsonw_end_object(json_wtr);
 	} else {
-		fprintf(stderr, "%s: Error: ", bin_name);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
+		vmsg("Error: ", fmt, ap);
 	}
 	va_end(ap);
 }
@@ -45,9 +51,7 @@ void p_info(const char *fmt, ...)
 	if (json_output)
 		return;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", bin_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vmsg("", fmt, ap);
 	va_end(ap);
 }
 
@@ -56,9 +60,7 @@ void p_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: Warning: ", bin_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vmsg("Warning: ", fmt, ap);
 	va_end(ap);
 }
 
