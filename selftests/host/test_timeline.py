@@ -258,6 +258,29 @@ def test_fuzz(tmp):
        "%d give valid traces" % (len(files), refused, valid), "\n".join(bad))
 
 
+def test_live(tmp):
+    """--duration: live, from the reader benchmark's fake rings."""
+    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
+                        "reader"], capture_output=True, text=True)
+    if not ok(b.returncode == 0, "rdbench builds (the fake rings)", b.stderr):
+        return
+    out_dir = os.environ.get("OUT") or os.path.join(TOP, "build/host/")
+    fx = os.path.join(tmp, "fx")
+    subprocess.run([os.path.join(out_dir, "mkfixture"), fx, "qemu_arm64_max"],
+                   check=True, stdout=subprocess.DEVNULL)
+    out = os.path.join(tmp, "live.json")
+    p = subprocess.run([os.path.join(TOP, "build/host/bench/rdbench"), "--fixture",
+                        os.path.join(fx, "qemu_arm64_max"), "-n", "3000", "--cpus",
+                        "2", "--live", "--", "timeline", "--duration", "0.3",
+                        "-o", out], capture_output=True, text=True)
+    t = trace_check.load(out) if p.returncode == 0 else {}
+    bad = trace_check.problems(t) if t else [p.stderr]
+    n = sum(1 for e in t.get("traceEvents", []) if e["ph"] == "X")
+    ok(not bad and n == 3000 and t["otherData"]["source"] == "live",
+       "--duration 0.3: the 3000 records of the rings as a valid trace",
+       "\n".join(bad) + " %d slices" % n)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_timeline.")
     try:
@@ -265,6 +288,7 @@ def main():
         test_random(tmp)
         test_files(tmp)
         test_fuzz(tmp)
+        test_live(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return plan()
