@@ -102,6 +102,7 @@ struct sv {
 	bool can_decode;
 	char set[TOPDOWN_NAME_LEN * 2];
 	char ev_label[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN * 6 + 1];
+	const char *ev_kind[TOPDOWN_MAX_EVENTS];	/* ",cpu_kind=..." or "" */
 	uint64_t *lost;		/* per CPU */
 	int lost_cpus;
 	uint64_t records, opens;
@@ -302,6 +303,14 @@ static void sv_open(struct sv *s, uint64_t now)
 		memcpy(names[i], s->rd.cfg.events[i].name, TOPDOWN_NAME_LEN);
 		esc_label(s->ev_label[i], sizeof(s->ev_label[i]),
 			  s->rd.cfg.events[i].name, TOPDOWN_NAME_LEN);
+		/* Hybrid sets name each event after its core type's PMU
+		 * (evset_intel.c): "core/..." counts on P-cores only,
+		 * "atom/..." on E-cores only.
+		 */
+		s->ev_kind[i] = !strncmp(names[i], "core/", 5) ?
+				",cpu_kind=\"core\"" :
+				!strncmp(names[i], "atom/", 5) ?
+				",cpu_kind=\"atom\"" : "";
 	}
 	s->can_decode = !td_decoder_from_label(&s->dec, s->rd.cfg.label,
 					       (const char (*)[TOPDOWN_NAME_LEN])names,
@@ -430,8 +439,8 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 		if (!g->slices)
 			continue;
 		for (uint32_t e = 0; e < s->rd.cfg.nr_events; e++)
-			out_add(o, "topdown_events_total{set=\"%s\",event=\"%s\",%s} %llu\n",
-				s->set, s->ev_label[e], g->labels,
+			out_add(o, "topdown_events_total{set=\"%s\",event=\"%s\"%s,%s} %llu\n",
+				s->set, s->ev_label[e], s->ev_kind[e], g->labels,
 				(unsigned long long)g->counts[e]);
 	}
 	family(o, om, "topdown_run_seconds_total", "counter", "seconds",
