@@ -206,6 +206,30 @@ def check_limits(fixture):
         stop(p)
 
 
+def check_hybrid(tmp):
+    """A hybrid set: each event labelled with the CPU kind it counts on."""
+    fx = os.path.join(tmp, "fxh")
+    subprocess.run([os.path.join(OUT, "mkfixture"), fx, "alderlake_hybrid"],
+                   check=True, stdout=subprocess.DEVNULL)
+    port = free_port()
+    p = subprocess.Popen(
+        [RDBENCH, "--fixture", os.path.join(fx, "alderlake_hybrid"), "-n", "400",
+         "--cpus", "2", "--live", "--rate", "1e9", "--", "serve", "--listen",
+         "127.0.0.1:%d" % port, "--duration", "20"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _, _, text = wait_http("http://127.0.0.1:%d/metrics" % port)
+        evs = [ln for ln in text.splitlines() if ln.startswith("topdown_events_total{")]
+        good = [ln for ln in evs if
+                ('event="core/' in ln and 'cpu_kind="core"' in ln) or
+                ('event="atom/' in ln and 'cpu_kind="atom"' in ln)]
+        ok(evs and good == evs,
+           "hybrid set: core/ and atom/ events carry cpu_kind core and atom",
+           "\n".join(evs[:4]))
+    finally:
+        stop(p)
+
+
 def check_no_module():
     """Without the module: serves topdown_up 0 and the state, no error."""
     port = free_port()
@@ -256,6 +280,7 @@ def run(tmp):
     events, sums = expected_sums(tmp, fixture)
     check_files(tmp)
     check_limits(fixture)
+    check_hybrid(tmp)
     check_no_module()
     port, prom = free_port(), free_port()
     # The shipped rules, evaluated every second instead of every 15 s.
