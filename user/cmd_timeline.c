@@ -431,6 +431,11 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		uint64_t start = r->duration_ns > r->time_ns ? 0 :
 				 r->time_ns - r->duration_ns;
 
+		if (!(i & 0xffff) && td_signal) {
+			p_err("interrupted: no trace written");
+			goto out;
+		}
+
 		if (c >= s->nr_cpus)
 			continue;	/* the file parser refuses these */
 		used[c] = true;
@@ -749,6 +754,9 @@ int do_timeline(int argc, char **argv)
 		src.what = "live";
 	}
 
+	/* ^C from here on: remove the temporary file, keep any old trace. */
+	td_signal = 0;
+	td_catch_signals();
 	out = to_stdout ? stdout : open_tmp(out_path, &tmp);
 	if (!out) {
 		p_err("cannot write next to %s: %s", out_path, strerror(errno));

@@ -16,9 +16,11 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -279,6 +281,36 @@ def test_live(tmp):
     ok(not bad and n == 3000 and t["otherData"]["source"] == "live",
        "--duration 0.3: the 3000 records of the rings as a valid trace",
        "\n".join(bad) + " %d slices" % n)
+    # ^C while the trace is written: the temporary file goes, the old
+    # trace stays.
+    big = os.path.join(tmp, "big.td")
+    subprocess.run([os.path.join(TOP, "build/host/bench/rdbench"), "--fixture",
+                    os.path.join(fx, "qemu_arm64_max"), "-n", "400000", "--cpus",
+                    "4", "--write", big], check=True)
+    outdir = os.path.join(tmp, "sig")
+    os.mkdir(outdir)
+    out = os.path.join(outdir, "t.json")
+    with open(out, "w") as fh:
+        fh.write("old")
+    p = subprocess.Popen([TDCTL, "timeline", "-i", big, "-o", out],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen = False
+    for _ in range(1000):
+        if any(f.startswith("t.json.") for f in os.listdir(outdir)):
+            seen = True
+            break
+        if p.poll() is not None:
+            break
+        time.sleep(0.005)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    with open(out) as fh:
+        kept = fh.read() == "old"
+    ok(seen and p.returncode == 1 and "interrupted" in err and kept and
+       os.listdir(outdir) == ["t.json"],
+       "SIGINT while writing: an error, the temporary file removed, the old "
+       "trace kept", "seen %s rc %s %r %r" % (seen, p.returncode, err, os.listdir(outdir)))
+    os.unlink(big)
 
 
 def main():
