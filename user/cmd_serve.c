@@ -94,6 +94,8 @@ struct sv {
 	size_t lcap;
 	struct { uint64_t key; uint32_t group; } *kslot;
 	size_t kcap, kn;
+	bool provisional;	/* it holds labels that may change */
+	uint64_t cache_since;
 	/* the rings */
 	struct td_reader rd;
 	bool open;
@@ -230,9 +232,10 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 	struct sv_group *g;
 	uint32_t gi;
 
-	/* The cache of key -> group (cgroup id, pid or comm hash); a key
-	 * whose labels are not final (a cgroup id not resolved yet) is not
-	 * cached.
+	/* The cache of key -> group (cgroup id, pid or comm hash). A key
+	 * whose labels are not final (a cgroup id not resolved yet) is
+	 * cached too, but the whole cache is dropped a second later
+	 * (sv_cache_expire()), so that it is looked up again.
 	 */
 	while (s->kslot[i].key && s->kslot[i].key != key)
 		i = (i + 1) & (s->kcap - 1);
@@ -249,11 +252,11 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 		bool final = sv_labels(s, r, labels, sizeof(labels));
 
 		gi = sv_group_of(s, labels);
-		if (final) {
-			s->kslot[i].key = key;
-			s->kslot[i].group = gi;
-			s->kn++;
-		}
+		s->kslot[i].key = key;
+		s->kslot[i].group = gi;
+		s->kn++;
+		if (!final)
+			s->provisional = true;
 	}
 	g = &s->g[gi];
 	g->slices++;
@@ -263,6 +266,20 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
 		g->counts[e] += r->delta[e];
 	s->records++;
+}
+
+static void sv_cache_expire(struct sv *s, uint64_t now)
+{
+	if (!s->provisional) {
+		s->cache_since = now;
+		return;
+	}
+	if (now - s->cache_since < 1000000000ull)
+		return;
+	memset(s->kslot, 0, s->kcap * sizeof(*s->kslot));
+	s->kn = 0;
+	s->provisional = false;
+	s->cache_since = now;
 }
 
 static void sv_on_lost(int cpu, uint64_t count, const char *why, void *ctx)
@@ -762,6 +779,7 @@ int do_serve(int argc, char **argv)
 		if (now >= end)
 			break;
 		sv_open(s, now);
+		sv_cache_expire(s, now);
 		if (s->open)
 			td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
 		for (int i = 0; i < SV_CLIENTS; i++) {
