@@ -82,6 +82,7 @@ struct sv_client {
 	size_t rlen;
 	char *resp;		/* being sent */
 	size_t len, off;
+	bool closing;		/* sent; waiting for the client to close */
 };
 
 struct sv {
@@ -607,6 +608,18 @@ static void cl_io(struct sv *s, struct sv_client *c, short revents)
 		cl_close(c);
 		return;
 	}
+	if (c->closing) {
+		/* Answer sent: read what the client still sends until it
+		 * closes (closing with unread data would reset the
+		 * connection, and the client could lose the answer).
+		 */
+		char sink[4096];
+
+		n = read(c->fd, sink, sizeof(sink));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			cl_close(c);
+		return;
+	}
 	if (!c->resp) {
 		n = read(c->fd, c->req + c->rlen, SV_REQ_MAX - 1 - c->rlen);
 		if (n <= 0) {
@@ -635,7 +648,7 @@ static void cl_io(struct sv *s, struct sv_client *c, short revents)
 	c->off += (size_t)n;
 	if (c->off == c->len) {
 		shutdown(c->fd, SHUT_WR);
-		cl_close(c);
+		c->closing = true;
 	}
 }
 
@@ -792,7 +805,7 @@ int do_serve(int argc, char **argv)
 				continue;
 			}
 			pfd[n].fd = c->fd;
-			pfd[n].events = c->resp ? POLLOUT : POLLIN;
+			pfd[n].events = c->resp && !c->closing ? POLLOUT : POLLIN;
 			n++;
 			nc++;
 		}
