@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,7 +100,7 @@ struct sv {
 	uint64_t cache_since;
 	/* the rings */
 	struct td_reader rd;
-	bool open;
+	bool open, tried;
 	uint64_t next_open;
 	struct td_decoder dec;
 	bool can_decode;
@@ -299,9 +300,13 @@ static void sv_open(struct sv *s, uint64_t now)
 	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
 	char err[256];
 
-	if (s->open || now < s->next_open)
+	/* After a failure, try again only once the module is there (quietly
+	 * otherwise: one error, not one every SV_RETRY_MS).
+	 */
+	if (s->open || now < s->next_open || (s->tried && !td_module_loaded()))
 		return;
 	s->next_open = now + SV_RETRY_MS * 1000000ull;
+	s->tried = true;
 	if (td_reader_open(&s->rd))
 		return;
 	if (s->lost_cpus && s->rd.nr_cpus > s->lost_cpus) {
@@ -422,7 +427,15 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 			state = td_state_name(st.state);
 		free(stats);
 	} else if (td_module_loaded()) {
-		state = "idle";	/* loaded, but the rings are not readable */
+		/* Another reader holds the rings: any open file may ask. */
+		int fd = open(TOPDOWN_DEVICE, O_RDWR | O_CLOEXEC);
+		struct topdown_status q = { .size = sizeof(q) };
+
+		state = "idle";
+		if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_STATUS, &q))
+			state = td_state_name(q.state);
+		if (fd >= 0)
+			close(fd);
 	}
 
 	family(o, om, "topdown_up", "gauge", NULL,

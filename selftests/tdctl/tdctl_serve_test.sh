@@ -25,6 +25,24 @@ if [ -z "$CG" ]; then
 fi
 mkdir -p "$CG/td_serve_test"
 
+# While another reader holds the rings: up 0, and the module's state.
+"$TDCTL" dump --follow --duration 30 >/dev/null 2>&1 &
+DP=$!
+sleep 1
+"$TDCTL" serve --listen 127.0.0.1:$PORT --duration 30 >"$T/serve.out" 2>&1 &
+SP=$!
+i=0
+while [ $i -lt 100 ] && ! wget -q -O "$T/m0" "$URL" 2>/dev/null; do
+	sleep 0.2
+	i=$((i + 1))
+done
+grep -q '^topdown_up 0$' "$T/m0" &&
+	grep -q '^topdown_module_state{state="running"} 1$' "$T/m0" &&
+	grep -q "another reader" "$T/serve.out"
+expect "another reader holds the rings: topdown_up 0, state running" $? "$T/m0" "$T/serve.out"
+kill -TERM $SP $DP
+wait $SP $DP
+
 "$TDCTL" serve --listen 127.0.0.1:$PORT --duration 120 >"$T/serve.out" 2>&1 &
 SP=$!
 i=0
