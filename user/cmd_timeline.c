@@ -381,10 +381,10 @@ static int write_trace(FILE *out, const struct tl_src *s,
 {
 	struct td_decoder dec;
 	bool can_decode = td_decoder_for(s->cfg, &dec);
-	uint64_t *last_end = calloc(s->nr_cpus, sizeof(uint64_t));
-	uint64_t *next_seq = calloc(s->nr_cpus, sizeof(uint64_t));
-	uint64_t *gaps = calloc(s->nr_cpus, sizeof(uint64_t));
-	bool *used = calloc(s->nr_cpus, sizeof(bool));
+	uint64_t *last_end = calloc(s->nr_cpus + 1, sizeof(uint64_t));
+	uint64_t *next_seq = calloc(s->nr_cpus + 1, sizeof(uint64_t));
+	uint64_t *gaps = calloc(s->nr_cpus + 1, sizeof(uint64_t));
+	bool *used = calloc(s->nr_cpus + 1, sizeof(bool));
 	struct tl_threads th = { 0 }, named = { 0 };
 	struct topdown_record tmp;
 	uint64_t from, to;
@@ -413,8 +413,6 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		if (st < o->base)
 			o->base = st;
 	}
-	if (s->stop_ns < o->base)
-		o->base = 0;	/* a broken trailer: keep ts positive */
 	from = s->start_ns + opt->from_ns;
 	to = opt->to_set ? s->start_ns + opt->to_ns : UINT64_MAX;
 	put_other(o, s, meta, s->n);
@@ -490,9 +488,11 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	}
 	/* What the trailer counts beyond the gaps: lost, at the end. */
 	for (uint32_t c = 0; s->lost && c < s->nr_cpus; c++)
-		if (s->lost[c] > gaps[c] && s->stop_ns >= o->base)
-			put_lost(o, c, s->stop_ns, s->lost[c] - gaps[c],
-				 "time unknown");
+		if (s->lost[c] > gaps[c]) {
+			put_lost(o, c, s->stop_ns > o->base ? s->stop_ns : o->base,
+				 s->lost[c] - gaps[c], "time unknown");
+			used[c] = true;	/* its track needs its name */
+		}
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
 		char name[24];
 

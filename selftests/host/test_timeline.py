@@ -164,6 +164,13 @@ def test_random(tmp):
         ok(gaps and all(e["ts"] < Decimal(sc.stop_ns - base) / 1000 for e in gaps),
            "random: losses at sequence gaps are placed where they happened",
            len(gaps))
+    # Lost records of a CPU without a slice: still on a named track.
+    sc3 = random_scenario(n=200, cpus=2)
+    sc3.nr_cpus, sc3.lost = 3, [0, 0, 7]
+    t = check_file(tmp, "lostonly", sc3)
+    if t:
+        ok(lost_by_cpu(t) == {2: 7}, "lost records of a CPU without slices",
+           lost_by_cpu(t))
     # With a selection, gaps are other tasks' records, not losses.
     sc2 = random_scenario(lost=[0, 0, 0, 0], target="pids 100")
     t = check_file(tmp, "selected", sc2)
