@@ -850,14 +850,16 @@ out:
 	for (int i = 0; i < SV_CLIENTS; i++)
 		if (s->cl[i].fd > 0)
 			cl_close(&s->cl[i]);
-	if (s->lfd >= 0)
-		close(s->lfd);
 	if (s->open) {
 		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
 		td_reader_close(&s->rd);
 	}
-	p_info("%llu records read, %llu requests", (unsigned long long)s->records,
-	       (unsigned long long)s->requests);
+	if (s->lfd >= 0) {
+		close(s->lfd);
+		p_info("%llu records read, %llu requests",
+		       (unsigned long long)s->records,
+		       (unsigned long long)s->requests);
+	}
 	free(s->g);
 	free(s->lslot);
 	free(s->kslot);
