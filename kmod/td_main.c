@@ -105,9 +105,31 @@ static void td_free_masks(void)
 		free_cpumask_var(td.ev_cpus[i]);
 }
 
+/* Cache lines [first, last] of a field of struct td_collection. */
+#define TD_LINE(f)	(offsetof(struct td_collection, f) / SMP_CACHE_BYTES)
+#define TD_LAST_LINE(f)	((offsetofend(struct td_collection, f) - 1) / SMP_CACHE_BYTES)
+
+/*
+ * What the probe reads at every context switch (nr_events .. overwrite)
+ * shares no cache line with what ioctls write (lock .. err_cpu) nor with
+ * what mmap, munmap, poll and the wake-ups write (nr_maps .. wq): a build
+ * that breaks the grouping of struct td_collection fails here.
+ */
+static void __init td_check_layout(void)
+{
+	BUILD_BUG_ON(TD_LINE(nr_events) <= TD_LAST_LINE(err_cpu));
+	BUILD_BUG_ON(TD_LAST_LINE(overwrite) != TD_LINE(nr_events));
+	BUILD_BUG_ON(TD_LINE(nr_maps) <= TD_LAST_LINE(overwrite));
+	BUILD_BUG_ON(offsetof(struct td_collection, lock) != 0);
+	BUILD_BUG_ON(offsetof(struct td_collection, nr_maps) >
+		     offsetof(struct td_collection, wq));
+}
+
 static int __init td_init(void)
 {
 	int i, ret;
+
+	td_check_layout();
 
 	ret = td_probe_init();
 	if (ret) {

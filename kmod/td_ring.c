@@ -14,6 +14,7 @@
  */
 #include <linux/irq_work.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/vmalloc.h>
 
 #include "td_internal.h"
@@ -67,6 +68,41 @@ int td_rings_alloc(u32 ring_size)
 }
 
 /*
+ * Wait until no CPU's wake-up irq_work is queued or running; every CPU is
+ * disarmed, so none is queued again. irq_work_sync() on one work is a
+ * busy-wait where irq_work runs in hard interrupt context, but on
+ * PREEMPT_RT (where ours runs in the per-CPU irq_work thread: it wakes a
+ * wait queue, whose lock sleeps there) and on architectures without an
+ * irq_work interrupt it also waits for an RCU grace period, because
+ * irq_work_single() may still touch the work after clearing its busy bit.
+ * One grace period per possible CPU made STOP and CONFIGURE take
+ * nr_cpu_ids grace periods there; so only a busy work is waited for with
+ * irq_work_sync(), and that case aside the grace period is waited for
+ * once for all CPUs.
+ */
+static void td_rings_sync_irq_work(void)
+{
+	bool rings = false, synced = false;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+		if (!c->ring)
+			continue;
+		rings = true;
+		if (irq_work_is_busy(&c->wake_work)) {
+			irq_work_sync(&c->wake_work);
+			synced = true;
+		}
+	}
+	if (!rings || synced)
+		return;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || !arch_irq_work_has_interrupt())
+		synchronize_rcu();
+}
+
+/*
  * Process context, td.lock held, not running: every CPU is disarmed, so no
  * probe call uses a ring any more. The callers also call td_probe_sync()
  * first (not under td_rings_lock: it flushes work that takes
@@ -77,12 +113,12 @@ void td_rings_free(void)
 {
 	int cpu;
 
+	td_rings_sync_irq_work();
 	for_each_possible_cpu(cpu) {
 		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
 
 		if (!c->ring)
 			continue;
-		irq_work_sync(&c->wake_work);
 		vfree(c->ring);
 		c->ring = NULL;
 		c->cons = NULL;
@@ -94,14 +130,7 @@ void td_rings_free(void)
 /* Wait for wake-ups the probe may have queued before it was detached. */
 void td_rings_sync_wakeups(void)
 {
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
-
-		if (c->ring)
-			irq_work_sync(&c->wake_work);
-	}
+	td_rings_sync_irq_work();
 }
 
 /* Process context, td.lock held: does some ring hold watermark bytes? */
