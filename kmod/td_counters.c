@@ -485,7 +485,6 @@ int td_counters_start(void)
 	if (ret) {
 		td_counters_disarm();
 		td_counters_release_all();
-		td_rings_sync_wakeups();
 	}
 	return ret;
 }
@@ -500,5 +499,4 @@ void td_counters_stop(void)
 {
 	td_counters_disarm();
 	queue_work(system_unbound_wq, &td_release_work);
-	td_rings_sync_wakeups();
 }

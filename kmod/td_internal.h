@@ -101,6 +101,7 @@ extern struct td_collection td;
 int td_rings_alloc(u32 ring_size);
 void td_rings_free(void);
 bool td_rings_readable(void);
+void td_rings_init(void);
 void td_rings_sync_wakeups(void);
 
 /*

@@ -130,6 +130,7 @@ static int __init td_init(void)
 	int i, ret;
 
 	td_check_layout();
+	td_rings_init();
 
 	ret = td_probe_init();
 	if (ret) {
@@ -157,6 +158,7 @@ static void __exit td_exit(void)
 		td_stop_locked();
 	/* No probe call may still run when the module text goes away. */
 	td_probe_sync();
+	td_rings_sync_wakeups();
 	td_rings_free();
 	td.state = TOPDOWN_STATE_IDLE;
 	mutex_unlock(&td.lock);
