@@ -41,10 +41,12 @@
  *
  * td_cpus_lock (td_counters.c) nests inside td.lock and serialises the
  * creation, release and arming of counters: START and STOP take it, and so
- * do the two work items, the hotplug one (td_cpus_work) and STOP's release
- * (td_release_work), which never take td.lock: START, CONFIGURE and
- * module exit flush the release work under td.lock, and it cancels the
- * hotplug one. Counters are created and released under td_cpus_lock with
+ * do the three work items, the hotplug one (td_cpus_work), STOP's release
+ * (td_release_work) and the retry of counters in error (td_retry_work),
+ * which never take td.lock: START, CONFIGURE and module exit flush the
+ * release work under td.lock, and it cancels the hotplug one; STOP
+ * cancels the retry work. STATUS takes it (under td.lock) to read the
+ * counters' states. Counters are created and released under td_cpus_lock with
  * no hotplug lock held, because perf takes event_mutex and then, for
  * tracepoint, kprobe and uprobe events, cpu_hotplug_lock:
  *
@@ -77,6 +79,8 @@
  *                                      operation: no locks of ours, no perf
  *   td_cpus_work_fn                    workqueue (unbound), may sleep
  *   td_release_work_fn                 workqueue (unbound), may sleep
+ *   td_retry_work_fn                   workqueue (unbound, delayed), may
+ *                                      sleep: perf_event_enable()
  *   td_cpu_arm_ipi/td_cpu_disarm_ipi   IPI on the CPU concerned, IRQs off
  *   td_probe_sched_switch              scheduler: IRQs off, rq lock held;
  *                                      no sleeping, locks, printk, wake-ups
