@@ -351,23 +351,22 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 }
 
 /*
- * Copy @n stats entries to user space, @usize bytes apart: the first
- * min(@usize, sizeof) bytes of each, and zeros for a tail the kernel does
- * not know.
+ * Copy @n stats entries to user space as the caller knows them: @usize
+ * (TOPDOWN_CPU_STATS_SIZE_VER0 or _VER1) bytes each, the leading part of
+ * struct topdown_cpu_stats.
  */
 static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
 			 u32 n, u32 usize)
 {
-	u32 len = min_t(u32, usize, sizeof(*stats)), i;
+	u32 i;
 
-	for (i = 0; i < n; i++) {
-		void __user *dst = u64_to_user_ptr(uptr + (u64)i * usize);
-
-		if (copy_to_user(dst, &stats[i], len))
+	if (usize == sizeof(*stats))
+		return copy_to_user(u64_to_user_ptr(uptr), stats,
+				    (size_t)n * usize) ? -EFAULT : 0;
+	for (i = 0; i < n; i++)
+		if (copy_to_user(u64_to_user_ptr(uptr + (u64)i * usize),
+				 &stats[i], usize))
 			return -EFAULT;
-		if (usize > len && clear_user(dst + len, usize - len))
-			return -EFAULT;
-	}
 	return 0;
 }
 
@@ -387,11 +386,8 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	ret = copy_struct_from_user(&st, sizeof(st), uarg, usize);
 	if (ret)
 		return ret;
-	if (st.stats_ptr && (st.stats_size < TOPDOWN_CPU_STATS_SIZE_VER0 ||
-			     st.stats_size % sizeof(u64) ||
-			     st.stats_size > PAGE_SIZE ||
-			     (st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
-			      st.stats_size < TOPDOWN_CPU_STATS_SIZE_VER1)))
+	if (st.stats_ptr && st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
+	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1)
 		return -EINVAL;
 	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
 	if (n) {
@@ -407,8 +403,7 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	st.nr_cpus = nr_cpu_ids;
 	st.nr_stats = n;
 	usize_stats = st.stats_size;
-	st.stats_size = st.stats_ptr ? min_t(u32, usize_stats, sizeof(*stats)) :
-				       sizeof(*stats);
+	st.stats_size = st.stats_ptr ? usize_stats : sizeof(*stats);
 	st.record_size = TOPDOWN_RECORD_SIZE;
 	st.reader = !!READ_ONCE(td.reader);	/* under td_rings_lock */
 	st.start_ns = td.start_ns;

@@ -312,12 +312,12 @@ struct topdown_cpu_stats {
  * @nr_cpus:	number of CPU slots, i.e. possible CPU ids (out)
  * @nr_stats:	capacity of the stats array in entries (in); entries
  *		written (out), min(capacity, nr_cpus)
- * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0,
- *		TOPDOWN_CPU_STATS_SIZE_VER1, or larger (a newer struct: the
- *		entries are that far apart and the bytes the kernel does not
- *		know are written as zero); other sizes get EINVAL. Out: the
- *		bytes of each entry the kernel filled,
- *		min(stats_size, sizeof(struct topdown_cpu_stats))
+ * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0
+ *		(the entries are that far apart and hold the fields up to
+ *		producer_pos) or TOPDOWN_CPU_STATS_SIZE_VER1; any other size
+ *		gets EINVAL, so a caller built with a larger struct retries
+ *		with a smaller known size on an older kernel. Out: the size
+ *		used, or sizeof(struct topdown_cpu_stats) without stats_ptr
  * @stats_ptr:	user pointer to the stats array, or 0 (in)
  * @record_size: TOPDOWN_RECORD_SIZE (out)
  * @reader:	1 if a reader holds the rings (out)
