@@ -263,7 +263,8 @@ struct topdown_ring_producer {
  *		@recoveries)
  * @__reserved:	written as zero
  * @recoveries:	counters in TOPDOWN_EVSTATE_ERROR that the module re-enabled
- *		and that then got a hardware counter. The module retries
+ *		and that then got a hardware counter, since CONFIGURE (like
+ *		@ev_error_slices and the counts above). The module retries
  *		every counter in error periodically (module parameter
  *		retry_ms, 1000 ms by default) until it gets a counter or
  *		collection stops; the first slice after a recovery reports
