@@ -21,8 +21,6 @@ echo "# suite: tdctl end to end"
 ./tdctl_test.sh || rc=1
 echo "# suite: tdctl stat, top, record and report on live data"
 ./tdctl_stat_test.sh || rc=1
-echo "# suite: tdctl on counters perf could not schedule, counter budget"
-./tdctl_counters_test.sh || rc=1
 echo "# suite: kselftest topdown_test"
 if tdctl load >/tmp/load.out 2>&1; then
 	./topdown_test || rc=1
@@ -45,4 +43,6 @@ echo "# suite: events perf rejects, through tdctl (perf_reject_test.sh)"
 ./perf_reject_test.sh || rc=1
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1
+echo "# suite: tdctl on counters perf could not schedule, counter budget"
+./tdctl_counters_test.sh || rc=1
 exit $rc
