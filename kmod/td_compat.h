@@ -36,16 +36,15 @@ static inline void td_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t f)
 
 /*
  * The sched_switch tracepoint gained prev_state in 5.18. TD_SWITCH_ARGS is
- * the probe's parameter list; the probe body uses td_prev_state().
+ * the probe's parameter list. The probe does not use prev_state: see
+ * td_probe_sched_switch() for why it reads the task's state instead.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
 #define TD_SWITCH_ARGS void *data, bool preempt, struct task_struct *prev, \
 		       struct task_struct *next, unsigned int prev_state
-#define td_prev_running(prev) ((prev_state) == TASK_RUNNING)
 #else
 #define TD_SWITCH_ARGS void *data, bool preempt, struct task_struct *prev, \
 		       struct task_struct *next
-#define td_prev_running(prev) task_is_running(prev)
 #endif
 
 /* cgroup v2 id of a task, 0 without cgroup support. */

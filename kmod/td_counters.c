@@ -55,6 +55,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/irqflags.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/perf_event.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
@@ -68,6 +69,90 @@ static struct cpumask td_pending;	/* atomic bitops */
 
 static void td_cpus_work_fn(struct work_struct *work);
 static DECLARE_WORK(td_cpus_work, td_cpus_work_fn);
+
+/*
+ * Counters in error. A pinned counter that finds every hardware counter of
+ * its CPU taken (by other pinned events: the NMI watchdog, perf stat -a
+ * with :D, a guest's vPMU) is put in PERF_EVENT_STATE_ERROR by perf, on
+ * 6.1 as on 6.12, and perf never schedules it again by itself: only
+ * perf_event_enable() clears the error and reschedules it (which puts it
+ * back in error if the counters are still taken). The probe must not call
+ * it (it takes perf's context mutex), so td_retry_work does, every
+ * retry_ms while collection runs, for each counter it finds in error; the
+ * probe sees the counter come back and re-reads its baseline (td_read()),
+ * so the first slice after the recovery reports 0 with the error bit. A
+ * scan with nothing in error only reads two words per counter; a retry
+ * costs one IPI to the counter's CPU.
+ */
+static unsigned int retry_ms = 1000;
+module_param(retry_ms, uint, 0644);
+MODULE_PARM_DESC(retry_ms,
+		 "period in ms of the retry of counters perf could not schedule (default 1000, min 10)");
+
+static void td_retry_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(td_retry_work, td_retry_work_fn);
+
+static void td_retry_queue(void)
+{
+	queue_delayed_work(system_unbound_wq, &td_retry_work,
+			   msecs_to_jiffies(max(READ_ONCE(retry_ms), 10U)));
+}
+
+/* Re-enable every counter in error; requeue while collecting. */
+static void td_retry_work_fn(struct work_struct *work)
+{
+	unsigned int cpu;
+	u32 i;
+
+	mutex_lock(&td_cpus_lock);
+	if (!td_collecting)
+		goto out;
+	for_each_possible_cpu(cpu) {
+		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+		for (i = 0; i < td.nr_events; i++) {
+			struct perf_event *ev = c->ev[i];
+
+			if (!ev || READ_ONCE(ev->state) != PERF_EVENT_STATE_ERROR)
+				continue;
+			/* Harmless on a CPU going down: perf skips it. */
+			perf_event_enable(ev);
+			if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
+				WRITE_ONCE(c->recoveries, c->recoveries + 1);
+		}
+	}
+	td_retry_queue();
+out:
+	mutex_unlock(&td_cpus_lock);
+}
+
+/*
+ * Process context, td.lock held (STATUS): TOPDOWN_EVSTATE_* of @cpu's
+ * counters. Under td_cpus_lock, so that none is released meanwhile.
+ */
+void td_counters_ev_state(unsigned int cpu, u8 *state)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	u32 i;
+
+	lockdep_assert_held(&td.lock);
+	mutex_lock(&td_cpus_lock);
+	for (i = 0; i < td.nr_events; i++) {
+		struct perf_event *ev = c->ev[i];
+
+		if (!ev)
+			state[i] = TOPDOWN_EVSTATE_NONE;
+		else if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
+			state[i] = TOPDOWN_EVSTATE_COUNTING;
+		else if (READ_ONCE(ev->state) == PERF_EVENT_STATE_INACTIVE)
+			state[i] = TOPDOWN_EVSTATE_MULTIPLEXED;
+		else if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR)
+			state[i] = TOPDOWN_EVSTATE_ERROR;
+		else
+			state[i] = TOPDOWN_EVSTATE_OFF;
+	}
+	mutex_unlock(&td_cpus_lock);
+}
 
 static void td_counters_release(struct td_cpu *c)
 {
@@ -93,6 +178,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	td_probe_read(c, scratch, &errors);
 	/* Counters not active yet are re-based on their first good read. */
 	c->resync = errors;
+	c->arm_errors = errors;
 	c->last_ns = ktime_get_mono_fast_ns();
 	c->first = true;
 	WRITE_ONCE(c->active, true);
@@ -324,6 +410,8 @@ static void td_counters_disarm(void)
 	mutex_lock(&td_cpus_lock);
 	WRITE_ONCE(td_collecting, false);	/* nothing is armed from now on */
 	mutex_unlock(&td_cpus_lock);
+	/* It no longer requeues itself; it takes td_cpus_lock. */
+	cancel_delayed_work_sync(&td_retry_work);
 
 	/*
 	 * Offline CPUs were disarmed by their offline callback. With the
@@ -391,11 +479,12 @@ int td_counters_start(void)
 			break;
 		}
 	}
+	if (!ret)
+		td_retry_queue();
 	mutex_unlock(&td_cpus_lock);
 	if (ret) {
 		td_counters_disarm();
 		td_counters_release_all();
-		td_rings_sync_wakeups();
 	}
 	return ret;
 }
@@ -410,5 +499,4 @@ void td_counters_stop(void)
 {
 	td_counters_disarm();
 	queue_work(system_unbound_wq, &td_release_work);
-	td_rings_sync_wakeups();
 }

@@ -324,6 +324,7 @@ static int td_ioctl_stop(void)
 static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	u32 i;
 
 	memset(s, 0, sizeof(*s));
 	s->cpu = cpu;
@@ -333,6 +334,8 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 		s->flags |= TOPDOWN_CPU_ONLINE;
 	if (READ_ONCE(c->active))
 		s->flags |= TOPDOWN_CPU_COUNTING;
+	if (td.state == TOPDOWN_STATE_RUNNING)
+		td_counters_ev_state(cpu, s->ev_state);
 	if (!c->ring)
 		return;
 	s->records = READ_ONCE(c->records);
@@ -341,13 +344,37 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 	s->probe_count = READ_ONCE(c->probe_count);
 	s->probe_ns = READ_ONCE(c->probe_ns);
 	s->producer_pos = READ_ONCE(c->pos);
+	s->arm_errors = READ_ONCE(c->arm_errors);
+	s->recoveries = READ_ONCE(c->recoveries);
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		s->ev_error_slices[i] = READ_ONCE(c->ev_err[i]);
+}
+
+/*
+ * Copy @n stats entries to user space as the caller knows them: @usize
+ * (TOPDOWN_CPU_STATS_SIZE_VER0 or _VER1) bytes each, the leading part of
+ * struct topdown_cpu_stats.
+ */
+static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
+			 u32 n, u32 usize)
+{
+	u32 i;
+
+	if (usize == sizeof(*stats))
+		return copy_to_user(u64_to_user_ptr(uptr), stats,
+				    (size_t)n * usize) ? -EFAULT : 0;
+	for (i = 0; i < n; i++)
+		if (copy_to_user(u64_to_user_ptr(uptr + (u64)i * usize),
+				 &stats[i], usize))
+			return -EFAULT;
+	return 0;
 }
 
 static int td_ioctl_status(struct topdown_status __user *uarg)
 {
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_status st;
-	u32 usize, n, i;
+	u32 usize, usize_stats, n, i;
 	int ret;
 
 	if (get_user(usize, &uarg->size))
@@ -359,7 +386,8 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	ret = copy_struct_from_user(&st, sizeof(st), uarg, usize);
 	if (ret)
 		return ret;
-	if (st.stats_ptr && st.stats_size != sizeof(*stats))
+	if (st.stats_ptr && st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
+	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1)
 		return -EINVAL;
 	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
 	if (n) {
@@ -374,7 +402,8 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	st.abi_version = TOPDOWN_ABI_VERSION;
 	st.nr_cpus = nr_cpu_ids;
 	st.nr_stats = n;
-	st.stats_size = sizeof(*stats);
+	usize_stats = st.stats_size;
+	st.stats_size = st.stats_ptr ? usize_stats : sizeof(*stats);
 	st.record_size = TOPDOWN_RECORD_SIZE;
 	st.reader = !!READ_ONCE(td.reader);	/* under td_rings_lock */
 	st.start_ns = td.start_ns;
@@ -388,9 +417,8 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	mutex_unlock(&td.lock);
 
 	/* Copied out without td.lock: see td_ioctl_get_config(). */
-	if (n && copy_to_user(u64_to_user_ptr(st.stats_ptr), stats,
-			      n * sizeof(*stats)))
-		ret = -EFAULT;
+	if (n)
+		ret = td_copy_stats(st.stats_ptr, stats, n, usize_stats);
 	kvfree(stats);
 	if (!ret && copy_to_user(uarg, &st, min_t(u32, usize, sizeof(st))))
 		ret = -EFAULT;

@@ -53,13 +53,25 @@ struct td_cpu {
 	u64 read_errors;
 	u64 probe_count;
 	u64 probe_ns;
+	u64 ev_err[TOPDOWN_MAX_EVENTS];	/* slices event i could not be read */
+	u8 arm_errors;		/* events without a counter when armed */
+
+	/* Written by the retry work under td_cpus_lock, read racily. */
+	u64 recoveries;
 
 	struct irq_work wake_work;
 };
 
 DECLARE_PER_CPU(struct td_cpu, td_cpus);
 
-/* The one global collection, protected by @lock unless noted. */
+/*
+ * The one global collection, protected by @lock unless noted. Three groups
+ * of fields, each on cache lines of its own (td_check_layout() in
+ * td_main.c checks it at build time): what ioctls use, what the probe
+ * reads at every context switch (written only while not running), and
+ * what mmap, munmap, poll and the wake-ups write while collection runs,
+ * so that neither a poller nor an ioctl makes the probe's line bounce.
+ */
 struct td_collection {
 	struct mutex lock;		/* serialises everything below, except: */
 	u32 state;			/* TOPDOWN_STATE_* */
@@ -67,19 +79,20 @@ struct td_collection {
 	struct perf_event_attr attr[TOPDOWN_MAX_EVENTS];
 	cpumask_var_t ev_cpus[TOPDOWN_MAX_EVENTS];
 	bool ev_all_cpus[TOPDOWN_MAX_EVENTS];
+	int hp_state;			/* dynamic cpuhp state while running */
+	u64 start_ns, stop_ns;
+	int err_code, err_event, err_cpu;
+
 	/* Copied from cfg at configure; read by the probe. */
-	u32 nr_events;
+	u32 nr_events ____cacheline_aligned_in_smp;
 	u32 ring_size;
 	u32 watermark;
 	bool overwrite;
 
-	atomic_t nr_maps;		/* live VMAs; 0 -> 1 under td_rings_lock */
+	/* Written by mmap, munmap, poll and wake-ups. */
+	atomic_t nr_maps ____cacheline_aligned_in_smp;	/* live VMAs; 0 -> 1 under td_rings_lock */
 	struct file *reader;		/* consumer pages holder; td_rings_lock */
 	wait_queue_head_t wq;
-
-	int hp_state;			/* dynamic cpuhp state while running */
-	u64 start_ns, stop_ns;
-	int err_code, err_event, err_cpu;
 };
 
 extern struct td_collection td;
@@ -88,6 +101,7 @@ extern struct td_collection td;
 int td_rings_alloc(u32 ring_size);
 void td_rings_free(void);
 bool td_rings_readable(void);
+void td_rings_init(void);
 void td_rings_sync_wakeups(void);
 
 /*
@@ -136,6 +150,7 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 int td_counters_start(void);
 void td_counters_stop(void);
 void td_counters_flush(void);
+void td_counters_ev_state(unsigned int cpu, u8 *state);
 
 /* td_probe.c */
 int td_probe_init(void);

@@ -41,10 +41,12 @@
  *
  * td_cpus_lock (td_counters.c) nests inside td.lock and serialises the
  * creation, release and arming of counters: START and STOP take it, and so
- * do the two work items, the hotplug one (td_cpus_work) and STOP's release
- * (td_release_work), which never take td.lock: START, CONFIGURE and
- * module exit flush the release work under td.lock, and it cancels the
- * hotplug one. Counters are created and released under td_cpus_lock with
+ * do the three work items, the hotplug one (td_cpus_work), STOP's release
+ * (td_release_work) and the retry of counters in error (td_retry_work),
+ * which never take td.lock: START, CONFIGURE and module exit flush the
+ * release work under td.lock, and it cancels the hotplug one; STOP
+ * cancels the retry work. STATUS takes it (under td.lock) to read the
+ * counters' states. Counters are created and released under td_cpus_lock with
  * no hotplug lock held, because perf takes event_mutex and then, for
  * tracepoint, kprobe and uprobe events, cpu_hotplug_lock:
  *
@@ -77,6 +79,8 @@
  *                                      operation: no locks of ours, no perf
  *   td_cpus_work_fn                    workqueue (unbound), may sleep
  *   td_release_work_fn                 workqueue (unbound), may sleep
+ *   td_retry_work_fn                   workqueue (unbound, delayed), may
+ *                                      sleep: perf_event_enable()
  *   td_cpu_arm_ipi/td_cpu_disarm_ipi   IPI on the CPU concerned, IRQs off
  *   td_probe_sched_switch              scheduler: IRQs off, rq lock held;
  *                                      no sleeping, locks, printk, wake-ups
@@ -105,9 +109,32 @@ static void td_free_masks(void)
 		free_cpumask_var(td.ev_cpus[i]);
 }
 
+/* Cache lines [first, last] of a field of struct td_collection. */
+#define TD_LINE(f)	(offsetof(struct td_collection, f) / SMP_CACHE_BYTES)
+#define TD_LAST_LINE(f)	((offsetofend(struct td_collection, f) - 1) / SMP_CACHE_BYTES)
+
+/*
+ * What the probe reads at every context switch (nr_events .. overwrite)
+ * shares no cache line with what ioctls write (lock .. err_cpu) nor with
+ * what mmap, munmap, poll and the wake-ups write (nr_maps .. wq): a build
+ * that breaks the grouping of struct td_collection fails here.
+ */
+static void __init td_check_layout(void)
+{
+	BUILD_BUG_ON(TD_LINE(nr_events) <= TD_LAST_LINE(err_cpu));
+	BUILD_BUG_ON(TD_LAST_LINE(overwrite) != TD_LINE(nr_events));
+	BUILD_BUG_ON(TD_LINE(nr_maps) <= TD_LAST_LINE(overwrite));
+	BUILD_BUG_ON(offsetof(struct td_collection, lock) != 0);
+	BUILD_BUG_ON(offsetof(struct td_collection, nr_maps) >
+		     offsetof(struct td_collection, wq));
+}
+
 static int __init td_init(void)
 {
 	int i, ret;
+
+	td_check_layout();
+	td_rings_init();
 
 	ret = td_probe_init();
 	if (ret) {
@@ -135,6 +162,7 @@ static void __exit td_exit(void)
 		td_stop_locked();
 	/* No probe call may still run when the module text goes away. */
 	td_probe_sync();
+	td_rings_sync_wakeups();
 	td_rings_free();
 	td.state = TOPDOWN_STATE_IDLE;
 	mutex_unlock(&td.lock);

@@ -27,7 +27,7 @@ static bool td_probe_unsynced;
  * costs one clock read per switch; off, probe_ns stays 0 and only the
  * invocations are counted. Exists so the accounting's cost can be measured.
  */
-static bool probe_time = true;
+static bool probe_time __read_mostly = true;
 module_param(probe_time, bool, 0644);
 MODULE_PARM_DESC(probe_time, "account the time spent in the probe (default: on)");
 
@@ -95,6 +95,17 @@ void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors)
 	*errors = td_read(c, delta, smp_processor_id());
 }
 
+/* A slice with unreadable counters: per CPU and per event statistics. */
+static noinline void td_count_errors(struct td_cpu *c, u32 errors)
+{
+	u32 i;
+
+	c->read_errors++;
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		if (errors & BIT(i))
+			c->ev_err[i]++;
+}
+
 /*
  * The ring is full (drop mode): the record is lost, but the counters are
  * still read so that the next record's deltas cover only its own slice.
@@ -102,9 +113,10 @@ void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors)
 static noinline void td_probe_drop(struct td_cpu *c, int cpu)
 {
 	u64 scratch[TOPDOWN_MAX_EVENTS];
+	u32 errors = td_read(c, scratch, cpu);
 
-	if (td_read(c, scratch, cpu))
-		c->read_errors++;
+	if (unlikely(errors))
+		td_count_errors(c, errors);
 }
 
 /*
@@ -152,8 +164,18 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	prefetchw((void *)rec + TOPDOWN_RECORD_SIZE / 2);
 	flags = td_read(c, rec->delta, cpu);
 	if (unlikely(flags))
-		c->read_errors++;
-	if (preempt || td_prev_running(prev))
+		td_count_errors(c, flags);
+	/*
+	 * Still runnable: preempted, or put back on the runqueue. Not the
+	 * tracepoint's prev_state: 6.1's __schedule() samples it before
+	 * signal_pending_state() makes a task that was about to block
+	 * TASK_RUNNING again (it stays queued), and passes the stale value.
+	 * The task's state is what the scheduler did: with the runqueue lock
+	 * held and prev still on this CPU, only this __schedule() changes it
+	 * to or from TASK_RUNNING (a wake-up of a task that did block waits
+	 * for it to leave the CPU).
+	 */
+	if (preempt || task_is_running(prev))
 		flags |= TOPDOWN_REC_PREEMPTED;
 	if (unlikely(c->first))
 		flags |= TOPDOWN_REC_FIRST;

@@ -14,6 +14,8 @@
  */
 #include <linux/irq_work.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "td_internal.h"
@@ -61,7 +63,9 @@ int td_rings_alloc(u32 ring_size)
 		c->read_errors = 0;
 		c->probe_count = 0;
 		c->probe_ns = 0;
-		init_irq_work(&c->wake_work, td_wake_fn);
+		memset(c->ev_err, 0, sizeof(c->ev_err));
+		c->arm_errors = 0;
+		c->recoveries = 0;
 	}
 	return 0;
 }
@@ -82,7 +86,6 @@ void td_rings_free(void)
 
 		if (!c->ring)
 			continue;
-		irq_work_sync(&c->wake_work);
 		vfree(c->ring);
 		c->ring = NULL;
 		c->cons = NULL;
@@ -91,17 +94,49 @@ void td_rings_free(void)
 	}
 }
 
-/* Wait for wake-ups the probe may have queued before it was detached. */
-void td_rings_sync_wakeups(void)
+/*
+ * Module init: the wake-up work of every possible CPU. Initialised once,
+ * never while it may be queued: the work, td_wake_fn() and td.wq are the
+ * module's own and never freed, and td_wake_fn() touches no ring, so
+ * neither STOP nor CONFIGURE has to wait for a wake-up in flight; only
+ * module exit does (td_rings_sync_wakeups()).
+ */
+void td_rings_init(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	for_each_possible_cpu(cpu)
+		init_irq_work(&per_cpu_ptr(&td_cpus, cpu)->wake_work,
+			      td_wake_fn);
+}
 
-		if (c->ring)
-			irq_work_sync(&c->wake_work);
+/*
+ * Module exit, every CPU disarmed and the probe synced (nothing queues a
+ * wake-up any more): wait until no CPU's wake-up work is queued or
+ * running. irq_work_sync() busy-waits where irq_work runs in hard
+ * interrupt context, but on PREEMPT_RT (ours runs in the per-CPU irq_work
+ * thread there: it wakes a wait queue, whose lock sleeps on RT) and on
+ * architectures without an irq_work interrupt it also waits for an RCU
+ * grace period, as irq_work_single() may touch the work after clearing
+ * its busy bit. So irq_work_sync() only for a busy work, and otherwise
+ * one grace period for all CPUs where that applies, not one per CPU.
+ */
+void td_rings_sync_wakeups(void)
+{
+	bool synced = false;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct irq_work *w = &per_cpu_ptr(&td_cpus, cpu)->wake_work;
+
+		if (irq_work_is_busy(w)) {
+			irq_work_sync(w);
+			synced = true;
+		}
 	}
+	if (!synced && (IS_ENABLED(CONFIG_PREEMPT_RT) ||
+			!arch_irq_work_has_interrupt()))
+		synchronize_rcu();
 }
 
 /* Process context, td.lock held: does some ring hold watermark bytes? */

@@ -35,6 +35,8 @@ fi
 echo "# suite: hostile input (hostile_test)"
 if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./hostile_test || rc=1
+	echo "# suite: counter recovery and states, PREEMPTED, STOP latency (trust_test)"
+	./trust_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"
 	./fuzz_test || rc=1
 	check "module unloads after the fuzzer" rmmod topdown
@@ -43,4 +45,6 @@ echo "# suite: events perf rejects, through tdctl (perf_reject_test.sh)"
 ./perf_reject_test.sh || rc=1
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1
+echo "# suite: tdctl on counters perf could not schedule, counter budget"
+./tdctl_counters_test.sh || rc=1
 exit $rc

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "device.h"
 #include "evset.h"
 #include "tdctl.h"
@@ -140,6 +141,25 @@ static void explain_start_error(int fd, const struct topdown_config *cfg, int er
 	free(stats);
 }
 
+/*
+ * Events perf created but could not put on a hardware counter when their
+ * CPU started counting: warned about on stderr (reasons, what to do), and
+ * returned as a bit mask for the JSON/CSV output.
+ */
+static uint32_t start_no_counter(int fd, const struct topdown_config *cfg)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+	uint32_t mask;
+
+	if (td_get_status(fd, &st, &stats))
+		return 0;
+	mask = td_events_without_counter(&st, stats, true);
+	td_warn_no_counter(&st, stats, cfg, mask, true);
+	free(stats);
+	return mask;
+}
+
 static bool is_running(int fd)
 {
 	struct topdown_cpu_stats *stats = NULL;
@@ -183,6 +203,7 @@ int do_load(int argc, char **argv)
 	struct td_cpu_info *ci;
 	struct td_plan plan;
 	bool overwrite = false;
+	uint32_t no_counter;
 	char err[512];
 	int opt, fd, ret = -1;
 
@@ -268,6 +289,7 @@ int do_load(int argc, char **argv)
 		goto out;
 	}
 	ret = 0;
+	no_counter = start_no_counter(fd, &cfg);
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "set", plan.set);
@@ -278,24 +300,39 @@ int do_load(int argc, char **argv)
 		for (int i = 0; i < plan.nr_events; i++)
 			jsonw_string(json_wtr, plan.ev[i].name);
 		jsonw_end_array(json_wtr);
+		jsonw_name(json_wtr, "no_counter");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; i < plan.nr_events; i++)
+			if (no_counter & (1u << i))
+				jsonw_string(json_wtr, plan.ev[i].name);
+		jsonw_end_array(json_wtr);
+		if (no_counter)
+			jsonw_string_field(json_wtr, "no_counter_reason",
+					   td_no_counter_reason());
 		jsonw_end_object(json_wtr);
 	} else if (csv_output) {
 		static const char *const fields[] = {
-			"set", "why", "label", "events", NULL,
+			"set", "why", "label", "events", "no_counter", NULL,
 		};
 		struct csv_writer w;
 		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+		char bad[sizeof(evs)] = "";
 
 		/* The events, space-separated, in one field. */
-		for (int i = 0; i < plan.nr_events; i++)
+		for (int i = 0; i < plan.nr_events; i++) {
 			snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs),
 				 "%s%s", i ? " " : "", plan.ev[i].name);
+			if (no_counter & (1u << i))
+				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+					 "%s%s", *bad ? " " : "", plan.ev[i].name);
+		}
 		csvw_init(&w, stdout);
 		csvw_header(&w, fields);
 		csvw_str(&w, plan.set);
 		csvw_str(&w, plan.why);
 		csvw_str(&w, plan.label);
 		csvw_str(&w, evs);
+		csvw_str(&w, bad);
 		csvw_end_row(&w);
 	} else {
 		printf("collecting with event set '%s': %s\n", plan.set, plan.why);

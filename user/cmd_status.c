@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "device.h"
 #include "tdctl.h"
 
@@ -14,6 +15,61 @@ static double mono_now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#define TD_MAX_BUDGETS 8
+
+static void json_budgets(const struct topdown_config *cfg)
+{
+	struct td_budget b[TD_MAX_BUDGETS];
+	int n = td_counter_budgets(cfg, b, TD_MAX_BUDGETS);
+
+	jsonw_name(json_wtr, "counter_budget");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < n; i++) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "pmu", b[i].pmu);
+		if (b[i].gp >= 0) {
+			jsonw_int_field(json_wtr, "general_purpose", b[i].gp);
+			jsonw_int_field(json_wtr, "fixed", b[i].fixed);
+		} else {
+			jsonw_null_field(json_wtr, "general_purpose");
+			jsonw_null_field(json_wtr, "fixed");
+		}
+		jsonw_string_field(json_wtr, "source", b[i].source);
+		jsonw_int_field(json_wtr, "used", b[i].used);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+}
+
+static void plain_budgets(const struct topdown_config *cfg)
+{
+	struct td_budget b[TD_MAX_BUDGETS];
+	int n = td_counter_budgets(cfg, b, TD_MAX_BUDGETS);
+
+	for (int i = 0; i < n; i++) {
+		if (b[i].gp >= 0)
+			printf("counters:   %s: %d general-purpose + %d fixed (%s), the event set uses %d\n",
+			       b[i].pmu, b[i].gp, b[i].fixed, b[i].source,
+			       b[i].used);
+		else
+			printf("counters:   %s: unknown (%s), the event set uses %d\n",
+			       b[i].pmu, b[i].source, b[i].used);
+	}
+}
+
+/* "name=state ..." of one CPU's events, for the CSV and plain output. */
+static void ev_states(const struct topdown_status *st,
+		      const struct topdown_config *cfg,
+		      const struct topdown_cpu_stats *s, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (uint32_t e = 0; cfg && e < cfg->nr_events && off < len; e++)
+		off += snprintf(buf + off, len - off, "%s%s=%s", e ? " " : "",
+				cfg->events[e].name, td_evstate_name(st, s, e));
 }
 
 static void status_json(const struct topdown_status *st,
@@ -72,9 +128,30 @@ static void status_json(const struct topdown_status *st,
 		jsonw_uint_field(json_wtr, "probe_ns", s->probe_ns);
 		jsonw_float_field(json_wtr, "probe_ns_mean", s->probe_count ?
 				  (double)s->probe_ns / s->probe_count : 0.0);
+		if (cfg && td_stats_have_ev_state(st)) {
+			jsonw_uint_field(json_wtr, "recoveries", s->recoveries);
+			jsonw_name(json_wtr, "events");
+			jsonw_start_array(json_wtr);
+			for (uint32_t e = 0; e < cfg->nr_events; e++) {
+				jsonw_start_object(json_wtr);
+				jsonw_string_field(json_wtr, "name", cfg->events[e].name);
+				jsonw_string_field(json_wtr, "state",
+						   td_evstate_name(st, s, e));
+				jsonw_bool_field(json_wtr, "no_counter_at_start",
+						 s->arm_errors & (1u << e));
+				jsonw_uint_field(json_wtr, "error_slices",
+						 s->ev_error_slices[e]);
+				jsonw_end_object(json_wtr);
+			}
+			jsonw_end_array(json_wtr);
+		}
 		jsonw_end_object(json_wtr);
 	}
 	jsonw_end_array(json_wtr);
+	if (cfg && td_events_without_counter(st, stats, false))
+		jsonw_string_field(json_wtr, "no_counter_reason",
+				   td_no_counter_reason());
+	json_budgets(cfg);
 	jsonw_end_object(json_wtr);
 }
 
@@ -90,10 +167,11 @@ static void status_csv(const struct topdown_status *st,
 		"start_ns", "stop_ns", "last_error", "label", "ring_size",
 		"watermark", "overflow", "cpu", "online", "counting", "records",
 		"lost", "read_errors", "probe_count", "probe_ns",
-		"probe_ns_mean", NULL,
+		"probe_ns_mean", "event_states", "recoveries", NULL,
 	};
 	struct csv_writer w;
 	char err[160] = "";
+	char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 16)];
 
 	if (st->error_code)
 		snprintf(err, sizeof(err), "event %d on CPU %d: %s",
@@ -132,6 +210,9 @@ static void status_csv(const struct topdown_status *st,
 		csvw_uint(&w, s->probe_ns);
 		csvw_float(&w, s->probe_count ?
 			   (double)s->probe_ns / s->probe_count : 0.0);
+		ev_states(st, cfg, s, evs, sizeof(evs));
+		csvw_str(&w, evs);
+		csvw_uint(&w, s->recoveries);
 		csvw_end_row(&w);
 	}
 }
@@ -181,6 +262,33 @@ static void status_plain(const struct topdown_status *st,
 		       (unsigned long long)s->probe_ns,
 		       s->probe_count ? (double)s->probe_ns / s->probe_count : 0.0);
 	}
+	if (!cfg)
+		return;
+	printf("\n");
+	plain_budgets(cfg);
+	if (st->state != TOPDOWN_STATE_RUNNING)
+		return;
+	if (!td_stats_have_ev_state(st)) {
+		printf("counter states: not reported by this module\n");
+		return;
+	}
+	/* Per CPU, only the events that are not simply counting. */
+	for (uint32_t i = 0; i < st->nr_stats; i++) {
+		const struct topdown_cpu_stats *s = &stats[i];
+		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 16)];
+		bool odd = s->recoveries;
+
+		for (uint32_t e = 0; e < cfg->nr_events; e++)
+			odd |= s->ev_state[e] != TOPDOWN_EVSTATE_COUNTING &&
+			       s->flags & TOPDOWN_CPU_COUNTING;
+		if (!odd)
+			continue;
+		ev_states(st, cfg, s, evs, sizeof(evs));
+		printf("CPU %u counters: %s (recovered %llu)\n", s->cpu, evs,
+		       (unsigned long long)s->recoveries);
+	}
+	td_warn_no_counter(st, stats, cfg,
+			   td_events_without_counter(st, stats, false), false);
 }
 
 int do_status(int argc, char **argv)

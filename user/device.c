@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -62,6 +63,35 @@ int td_get_config(int fd, struct topdown_config *cfg)
 	return -1;
 }
 
+/*
+ * A module older than TOPDOWN_CPU_STATS_SIZE_VER1 takes only VER0 entries:
+ * fetch those and spread them into @stats (the newer fields stay zero;
+ * st->stats_size tells callers which fields are there).
+ */
+static int status_ver0(int fd, struct topdown_status *st,
+		       struct topdown_cpu_stats *stats, uint32_t n)
+{
+	uint8_t *buf = calloc(n ? n : 1, TOPDOWN_CPU_STATS_SIZE_VER0);
+	int ret;
+
+	if (!buf)
+		return -1;
+	st->size = sizeof(*st);
+	st->stats_ptr = (uintptr_t)buf;
+	st->nr_stats = n;
+	st->stats_size = TOPDOWN_CPU_STATS_SIZE_VER0;
+	ret = ioctl(fd, TOPDOWN_IOC_STATUS, st);
+	if (!ret) {
+		for (uint32_t i = 0; i < st->nr_stats; i++)
+			memcpy(&stats[i], buf + i * TOPDOWN_CPU_STATS_SIZE_VER0,
+			       TOPDOWN_CPU_STATS_SIZE_VER0);
+		st->stats_ptr = (uintptr_t)stats;
+		st->stats_size = TOPDOWN_CPU_STATS_SIZE_VER0;
+	}
+	free(buf);
+	return ret;
+}
+
 int td_get_status(int fd, struct topdown_status *st,
 		  struct topdown_cpu_stats **stats)
 {
@@ -81,7 +111,8 @@ int td_get_status(int fd, struct topdown_status *st,
 	st->stats_ptr = (uintptr_t)*stats;
 	st->nr_stats = n;
 	st->stats_size = sizeof(**stats);
-	if (ioctl(fd, TOPDOWN_IOC_STATUS, st)) {
+	if (ioctl(fd, TOPDOWN_IOC_STATUS, st) &&
+	    (errno != EINVAL || status_ver0(fd, st, *stats, n))) {
 		free(*stats);
 		*stats = NULL;
 		goto err;

@@ -57,6 +57,7 @@
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -66,6 +67,7 @@
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -469,6 +471,52 @@ static const struct file_operations sim_work_fops = {
 	.llseek	= noop_llseek,
 };
 
+/*
+ * sigsleep: writing "N" sends SIGUSR1 to the writer (which must handle
+ * it), then N times spins SIM_SIGSLEEP_SPIN_US and calls schedule() in
+ * TASK_INTERRUPTIBLE. With the signal pending, __schedule() does not
+ * dequeue the task: it makes it TASK_RUNNING again and keeps it on the
+ * runqueue, although the sched_switch tracepoint's prev_state says
+ * TASK_INTERRUPTIBLE on 6.1. Whenever another task is picked, that is a
+ * context switch of a task that is still runnable: what topdown must
+ * flag TOPDOWN_REC_PREEMPTED. The spin makes a low-weight writer (nice
+ * 19) lose the pick to a competing task on its CPU.
+ */
+#define SIM_SIGSLEEP_SPIN_US	200
+#define SIM_SIGSLEEP_MAX	100000
+
+static ssize_t sim_sigsleep_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	unsigned int n, i;
+	char *buf;
+	int ret;
+
+	buf = sim_get_cmd(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = kstrtouint(strim(buf), 10, &n);
+	kfree(buf);
+	if (ret)
+		return ret;
+	if (!n || n > SIM_SIGSLEEP_MAX)
+		return -ERANGE;
+	send_sig(SIGUSR1, current, 1);
+	for (i = 0; i < n; i++) {
+		udelay(SIM_SIGSLEEP_SPIN_US);
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule();
+	}
+	return len;
+}
+
+static const struct file_operations sim_sigsleep_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= sim_sigsleep_write,
+	.llseek	= noop_llseek,
+};
+
 /* sim_lock held: counter index of @name in the layout, or "evN". */
 static int sim_counter_by_name(const char *name)
 {
@@ -812,6 +860,7 @@ static int __init sim_init(void)
 		return ret;
 	sim_dir = debugfs_create_dir("td_pmusim", NULL);
 	debugfs_create_file("work", 0200, sim_dir, NULL, &sim_work_fops);
+	debugfs_create_file("sigsleep", 0200, sim_dir, NULL, &sim_sigsleep_fops);
 	debugfs_create_file("profiles", 0600, sim_dir, NULL, &sim_profiles_fops);
 	debugfs_create_file("layout", 0600, sim_dir, NULL, &sim_layout_fops);
 	debugfs_create_file("noise", 0600, sim_dir, NULL, &sim_noise_fops);

@@ -75,7 +75,7 @@ check "status --csv" $TDCTL --csv status
 cp "$T/out" "$T/status.csv"
 rows=$(tail -n +2 "$T/status.csv" | grep -c '^"running",')
 ncpu=$(grep -o '"cpu":' "$T/status.json" | wc -l)
-head -n 1 "$T/status.csv" | grep -qx 'state,abi_version,record_size,nr_cpus,reader,start_ns,stop_ns,last_error,label,ring_size,watermark,overflow,cpu,online,counting,records,lost,read_errors,probe_count,probe_ns,probe_ns_mean' &&
+head -n 1 "$T/status.csv" | grep -qx 'state,abi_version,record_size,nr_cpus,reader,start_ns,stop_ns,last_error,label,ring_size,watermark,overflow,cpu,online,counting,records,lost,read_errors,probe_count,probe_ns,probe_ns_mean,event_states,recoveries' &&
 	[ "$rows" -ge 1 ] && [ "$rows" -eq "$ncpu" ] &&
 	[ "$(wc -l <"$T/status.csv")" -eq $((rows + 1)) ]
 expect "status --csv: the header, one running row per CPU ($rows, JSON has $ncpu)" $? "$T/status.csv"
@@ -177,7 +177,7 @@ check "unload" $TDCTL unload
 # --csv, then --json: the same fields.
 check "reload (--csv)" $TDCTL --csv load
 cp "$T/out" "$T/load.csv"
-head -n 1 "$T/load.csv" | grep -qx 'set,why,label,events' &&
+head -n 1 "$T/load.csv" | grep -qx 'set,why,label,events,no_counter' &&
 	[ "$(wc -l <"$T/load.csv")" -eq 2 ] && grep -q "^\"$picked\"," "$T/load.csv"
 expect "load --csv: the header and one row with the set ($picked)" $? "$T/load.csv"
 check "unload again (--csv)" $TDCTL --csv unload

@@ -21,6 +21,11 @@
  *      every online CPU (and on CPUs that come online later) and attaches
  *      the sched_switch probe. From then on, every context switch writes
  *      one struct topdown_record for the task that leaves the CPU.
+ *      A counter that perf creates but cannot put on a hardware counter
+ *      (every counter taken by other pinned users) does not fail START:
+ *      its deltas read 0 with the event's error bit, STATUS reports it
+ *      (topdown_cpu_stats.ev_state and arm_errors), and the module
+ *      retries it periodically until it gets a counter.
  *   3. TOPDOWN_IOC_STOP: detaches the probe and frees the counters. What
  *      the rings hold stays readable until the next CONFIGURE.
  *
@@ -246,6 +251,27 @@ struct topdown_ring_producer {
  * @probe_count: probe invocations that did any work
  * @probe_ns:	total time spent in those invocations
  * @producer_pos: current producer position of the ring
+ *
+ * Fields below were appended in TOPDOWN_CPU_STATS_SIZE_VER1; a caller that
+ * passes stats_size TOPDOWN_CPU_STATS_SIZE_VER0 does not get them.
+ *
+ * @ev_state:	per configured event, TOPDOWN_EVSTATE_* of its counter on
+ *		this CPU now (entries past nr_events are 0)
+ * @arm_errors:	bit i set when event i had no counter at the moment the
+ *		CPU started counting (START, or the CPU coming online): the
+ *		events perf could not schedule; they are retried (see
+ *		@recoveries)
+ * @__reserved:	written as zero
+ * @recoveries:	counters in TOPDOWN_EVSTATE_ERROR that the module re-enabled
+ *		and that then got a hardware counter, since CONFIGURE (like
+ *		@ev_error_slices and the counts above). The module retries
+ *		every counter in error periodically (module parameter
+ *		retry_ms, 1000 ms by default) until it gets a counter or
+ *		collection stops; the first slice after a recovery reports
+ *		0 with the event's error bit set, never a delta spanning the
+ *		gap.
+ * @ev_error_slices: per event, slices (records written or dropped) in
+ *		which it could not be read
  */
 struct topdown_cpu_stats {
 	__u32 cpu;
@@ -256,10 +282,27 @@ struct topdown_cpu_stats {
 	__u64 probe_count;
 	__u64 probe_ns;
 	__u64 producer_pos;
+	/* TOPDOWN_CPU_STATS_SIZE_VER1 */
+	__u8 ev_state[TOPDOWN_MAX_EVENTS];
+	__u8 arm_errors;
+	__u8 __reserved[7];
+	__u64 recoveries;
+	__u64 ev_error_slices[TOPDOWN_MAX_EVENTS];
 };
+
+/* Sizes of struct topdown_cpu_stats that the kernel accepts in stats_size. */
+#define TOPDOWN_CPU_STATS_SIZE_VER0	56	/* up to producer_pos */
+#define TOPDOWN_CPU_STATS_SIZE_VER1	144	/* up to ev_error_slices */
 
 #define TOPDOWN_CPU_ONLINE		(1u << 0)
 #define TOPDOWN_CPU_COUNTING		(1u << 1)
+
+/* topdown_cpu_stats.ev_state: what perf did with the event's counter. */
+#define TOPDOWN_EVSTATE_NONE		0	/* no counter on this CPU */
+#define TOPDOWN_EVSTATE_COUNTING	1	/* on a hardware counter */
+#define TOPDOWN_EVSTATE_ERROR		2	/* pinned, no counter free */
+#define TOPDOWN_EVSTATE_MULTIPLEXED	3	/* enabled, off a counter now */
+#define TOPDOWN_EVSTATE_OFF		4	/* disabled or detached */
 
 /**
  * struct topdown_status - state of the collection
@@ -270,7 +313,12 @@ struct topdown_cpu_stats {
  * @nr_cpus:	number of CPU slots, i.e. possible CPU ids (out)
  * @nr_stats:	capacity of the stats array in entries (in); entries
  *		written (out), min(capacity, nr_cpus)
- * @stats_size:	sizeof(struct topdown_cpu_stats) (in, must match)
+ * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0
+ *		(the entries are that far apart and hold the fields up to
+ *		producer_pos) or TOPDOWN_CPU_STATS_SIZE_VER1; any other size
+ *		gets EINVAL, so a caller built with a larger struct retries
+ *		with a smaller known size on an older kernel. Out: the size
+ *		used, or sizeof(struct topdown_cpu_stats) without stats_ptr
  * @stats_ptr:	user pointer to the stats array, or 0 (in)
  * @record_size: TOPDOWN_RECORD_SIZE (out)
  * @reader:	1 if a reader holds the rings (out)

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the module promises about its counters and their reporting, tested
+ * from the UAPI header alone (the module loaded, collection stopped):
+ *
+ *   counter_recovers_after_holders_close
+ *	every general-purpose counter of CPU 0 held by pinned perf events
+ *	(the way the NMI watchdog or perf stat -a :D hold them): topdown's
+ *	event is flagged in every slice on CPU 0; once they are closed it
+ *	counts again without STOP/START, and the first good slice holds no
+ *	delta older than the slice (needs a hardware PMU: the arm64 guest)
+ *   status_reports_counter_states
+ *	the same situation seen through STATUS: per-CPU event states, the
+ *	events without a counter at START, the recovery
+ *   status_stats_sizes
+ *	STATUS accepts TOPDOWN_CPU_STATS_SIZE_VER0 (writes only that much
+ *	per entry) and VER1, and refuses other entry sizes
+ *   preempted_when_signal_keeps_task_runnable
+ *	a task that calls schedule() in TASK_INTERRUPTIBLE with a signal
+ *	pending stays runnable; its slices must carry TOPDOWN_REC_PREEMPTED
+ *	(td_pmusim's debugfs sigsleep makes the kernel do exactly that)
+ *   stop_and_configure_latency
+ *	STOP and a CONFIGURE that replaces the rings wait for no RCU grace
+ *	period (one is measured with membarrier(MEMBARRIER_CMD_GLOBAL)),
+ *	let alone one per possible CPU (irq_work_sync() on PREEMPT_RT)
+ */
+#define _GNU_SOURCE
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include "td_common.h"
+#include "kselftest_harness.h"
+
+#define MAX_CPUS	64
+#define RING		(64u << 10)
+#define NREC		(RING / TOPDOWN_RECORD_SIZE)
+
+static int open_dev(void)
+{
+	int fd = open(TOPDOWN_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0)
+		ioctl(fd, TOPDOWN_IOC_STOP);
+	return fd;
+}
+
+static int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int perf_open(struct perf_event_attr *a, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, -1, cpu, -1, 0);
+}
+
+static void hw_attr(struct perf_event_attr *a, int pinned)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_HARDWARE;
+	a->config = PERF_COUNT_HW_INSTRUCTIONS;
+	a->pinned = pinned;
+}
+
+/*
+ * Hold every general-purpose counter of @cpu with pinned instructions
+ * events: open them until one lands in error (read() returns 0 for a
+ * pinned event perf could not schedule), close that one. Returns how many
+ * are held (fds in @fds), 0 when there is no hardware PMU, -1 if no
+ * count of events filled the PMU.
+ */
+static int hold_counters(int cpu, int *fds, int max)
+{
+	struct perf_event_attr a;
+	int n = 0;
+
+	hw_attr(&a, 1);
+	while (n < max) {
+		uint64_t v;
+		int fd = perf_open(&a, cpu);
+
+		if (fd < 0)
+			return n ? -1 : 0;
+		if (read(fd, &v, sizeof(v)) == 0) {
+			close(fd);
+			return n;
+		}
+		fds[n++] = fd;
+	}
+	return -1;
+}
+
+static void release_counters(int *fds, int n)
+{
+	while (n > 0)
+		close(fds[--n]);
+}
+
+static void cfg_hw(struct topdown_config *cfg)
+{
+	td_cfg_init(cfg, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, RING);
+}
+
+/* Context switches on the current CPU: short sleeps. */
+static void switch_some(int n)
+{
+	for (int i = 0; i < n; i++)
+		usleep(500);
+}
+
+/* STATUS with entries @esize bytes apart into @buf (n entries). */
+static int status_sized(int fd, struct topdown_status *st, void *buf,
+			uint32_t n, uint32_t esize)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->stats_ptr = (uintptr_t)buf;
+	st->nr_stats = n;
+	st->stats_size = esize;
+	return ioctl(fd, TOPDOWN_IOC_STATUS, st);
+}
+
+FIXTURE(held) {
+	int fd;
+	int held[64];
+	int nheld;
+	struct td_ring ring;
+	bool mapped;
+};
+
+FIXTURE_SETUP(held)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pin_cpu(0));
+	self->nheld = hold_counters(0, self->held, 64);
+	if (self->nheld == 0)
+		return;	/* the tests skip */
+	ASSERT_LT(0, self->nheld) TH_LOG("could not fill CPU 0's PMU");
+	TH_LOG("holding %d general-purpose counters of CPU 0", self->nheld);
+	self->mapped = false;
+}
+
+FIXTURE_TEARDOWN(held)
+{
+	if (self->mapped)
+		td_ring_unmap(&self->ring);
+	if (self->nheld > 0)
+		release_counters(self->held, self->nheld);
+	ioctl(self->fd, TOPDOWN_IOC_STOP);
+	close(self->fd);
+}
+
+TEST_F_TIMEOUT(held, counter_recovers_after_holders_close, 120)
+{
+	struct topdown_record *recs = calloc(NREC, sizeof(*recs));
+	struct topdown_config cfg;
+	int n, flagged = 0, good = 0, rounds;
+	bool seen_good = false;
+
+	if (!self->nheld)
+		SKIP(return, "no hardware PMU (instructions event refused)");
+
+	ASSERT_NE(NULL, recs);
+	cfg_hw(&cfg);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, td_ring_map(self->fd, 0, RING, &self->ring));
+	self->mapped = true;
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+
+	/* Every counter taken: every slice on CPU 0 flagged. */
+	switch_some(40);
+	n = td_ring_drain(&self->ring, recs, NREC);
+	for (int i = 0; i < n; i++) {
+		if (recs[i].flags & 1)
+			flagged++;
+		else
+			TH_LOG("unflagged slice while held: delta %llu",
+			       (unsigned long long)recs[i].delta[0]);
+	}
+	TH_LOG("held: %d slices, %d flagged", n, flagged);
+	ASSERT_LT(0, n);
+	ASSERT_EQ(n, flagged);
+
+	release_counters(self->held, self->nheld);
+	self->nheld = 0;
+
+	/*
+	 * Wait (at most 10 s) for slices that read again. The last flagged
+	 * slice and the first good one must not carry a delta older than
+	 * themselves: under -icount at most one instruction per ns.
+	 */
+	for (rounds = 0; rounds < 200 && good < 20; rounds++) {
+		switch_some(100);
+		n = td_ring_drain(&self->ring, recs, NREC);
+		for (int i = 0; i < n; i++) {
+			const struct topdown_record *r = &recs[i];
+
+			if (r->flags & 1) {
+				EXPECT_EQ(0, r->delta[0]);
+				EXPECT_FALSE(seen_good) TH_LOG("flagged again after recovery");
+				continue;
+			}
+			if (!seen_good)
+				TH_LOG("first good slice: delta %llu in %llu ns",
+				       (unsigned long long)r->delta[0],
+				       (unsigned long long)r->duration_ns);
+			if (getenv("TD_ICOUNT"))
+				EXPECT_GE(r->duration_ns + 100000, r->delta[0])
+					TH_LOG("stale delta %llu in a %llu ns slice",
+					       (unsigned long long)r->delta[0],
+					       (unsigned long long)r->duration_ns);
+			seen_good = true;
+			good++;
+		}
+	}
+	TH_LOG("after closing the holders: %d good slices in %d rounds",
+	       good, rounds);
+	td_count("counter_recovery_rounds", rounds);
+	ASSERT_TRUE(seen_good) TH_LOG("the counter never came back");
+	free(recs);
+}
+
+TEST_F_TIMEOUT(held, status_reports_counter_states, 120)
+{
+	struct topdown_cpu_stats stats[MAX_CPUS];
+	struct topdown_status st;
+	struct topdown_config cfg;
+	int nr = td_nr_cpus(self->fd), i;
+
+	if (!self->nheld)
+		SKIP(return, "no hardware PMU (instructions event refused)");
+	ASSERT_LT(0, nr);
+	if (nr > MAX_CPUS)
+		nr = MAX_CPUS;
+	cfg_hw(&cfg);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+	switch_some(10);
+	ASSERT_EQ(0, status_sized(self->fd, &st, stats, nr,
+				  TOPDOWN_CPU_STATS_SIZE_VER1));
+	ASSERT_EQ(TOPDOWN_CPU_STATS_SIZE_VER1, st.stats_size);
+	EXPECT_EQ(TOPDOWN_EVSTATE_ERROR, stats[0].ev_state[0]);
+	EXPECT_EQ(1, stats[0].arm_errors) TH_LOG("START must say event 0 had no counter on CPU 0");
+	EXPECT_LT(0, stats[0].ev_error_slices[0]);
+	EXPECT_EQ(0, stats[0].recoveries);
+	for (i = 1; i < nr; i++) {
+		if (!(stats[i].flags & TOPDOWN_CPU_COUNTING))
+			continue;
+		EXPECT_EQ(TOPDOWN_EVSTATE_COUNTING, stats[i].ev_state[0])
+			TH_LOG("CPU %d", i);
+		EXPECT_EQ(0, stats[i].arm_errors);
+	}
+
+	release_counters(self->held, self->nheld);
+	self->nheld = 0;
+	for (i = 0; i < 100; i++) {
+		switch_some(20);
+		ASSERT_EQ(0, status_sized(self->fd, &st, stats, nr,
+					  TOPDOWN_CPU_STATS_SIZE_VER1));
+		if (stats[0].ev_state[0] == TOPDOWN_EVSTATE_COUNTING)
+			break;
+	}
+	EXPECT_EQ(TOPDOWN_EVSTATE_COUNTING, stats[0].ev_state[0]);
+	EXPECT_EQ(1, stats[0].recoveries);
+	/* What START saw stays reported. */
+	EXPECT_EQ(1, stats[0].arm_errors);
+}
+
+FIXTURE(dev) {
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	ioctl(self->fd, TOPDOWN_IOC_STOP);
+	close(self->fd);
+}
+
+TEST_F(dev, status_stats_sizes)
+{
+	const size_t v0 = TOPDOWN_CPU_STATS_SIZE_VER0;
+	const size_t v1 = TOPDOWN_CPU_STATS_SIZE_VER1;
+	const size_t big = v1 + 32;
+	struct topdown_config cfg;
+	struct topdown_status st;
+	int nr = td_nr_cpus(self->fd);
+	uint8_t *buf;
+
+	ASSERT_LT(0, nr);
+	ASSERT_EQ(v1, sizeof(struct topdown_cpu_stats));
+	buf = malloc((nr + 1) * big);
+	ASSERT_NE(NULL, buf);
+	td_cfg_sw(&cfg, RING);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+	switch_some(10);
+
+	/* VER0: 56-byte entries, nothing written past them. */
+	memset(buf, 0xa5, (nr + 1) * big);
+	ASSERT_EQ(0, status_sized(self->fd, &st, buf, nr, v0));
+	EXPECT_EQ(nr, st.nr_stats);
+	EXPECT_EQ(v0, st.stats_size);
+	for (int i = 0; i < nr; i++)
+		EXPECT_EQ(i, ((struct topdown_cpu_stats *)(buf + i * v0))->cpu);
+	for (size_t k = nr * v0; k < (nr + 1) * big; k++) {
+		ASSERT_EQ(0xa5, buf[k]) TH_LOG("byte %zu written", k);
+	}
+
+	/* VER1: the event states. */
+	memset(buf, 0xa5, (nr + 1) * big);
+	ASSERT_EQ(0, status_sized(self->fd, &st, buf, nr, v1));
+	EXPECT_EQ(v1, st.stats_size);
+	for (int i = 0; i < nr; i++) {
+		struct topdown_cpu_stats *s = (void *)(buf + i * v1);
+
+		EXPECT_EQ(i, s->cpu);
+		if (s->flags & TOPDOWN_CPU_COUNTING)
+			EXPECT_EQ(TOPDOWN_EVSTATE_COUNTING, s->ev_state[0]);
+		for (int e = 1; e < TOPDOWN_MAX_EVENTS; e++)
+			EXPECT_EQ(TOPDOWN_EVSTATE_NONE, s->ev_state[e]);
+		for (int k = 0; k < 7; k++)
+			EXPECT_EQ(0, s->__reserved[k]);
+	}
+	EXPECT_EQ(0xa5, buf[nr * v1]);
+
+	/* Sizes other than the known ones: EINVAL, nothing written. */
+	memset(buf, 0xa5, (nr + 1) * big);
+	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v0 + 8));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v1 + 8));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v1 + 4));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v0 - 8));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0xa5, buf[0]);
+	free(buf);
+}
+
+/* ---- PREEMPTED with a signal pending ---------------------------------- */
+
+#define SIGSLEEP	"/sys/kernel/debug/td_pmusim/sigsleep"
+
+static int load_sim(void)
+{
+	const char *ko = getenv("TD_PMUSIM_KO");
+	int fd, ret;
+
+	if (access("/sys/module/td_pmusim", F_OK) == 0)
+		return 0;
+	fd = open(ko ? ko : "/selftests/td_pmusim.ko", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static volatile int hog_stop;
+
+static void *hog(void *arg)
+{
+	pin_cpu(0);
+	while (!hog_stop)
+		;
+	return NULL;
+}
+
+static void on_usr1(int sig)
+{
+}
+
+static long voluntary_switches(void)
+{
+	FILE *f = fopen("/proc/thread-self/status", "r");
+	char line[256];
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+TEST_F_TIMEOUT(dev, preempted_when_signal_keeps_task_runnable, 300)
+{
+	struct topdown_record *recs = calloc(NREC, sizeof(*recs));
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct topdown_config cfg;
+	struct td_ring ring;
+	uint64_t t0, t1;
+	long v0, v1;
+	pthread_t th;
+	int sfd, n, mine = 0, unflagged = 0;
+	pid_t tid = gettid();
+	bool loaded;
+
+	ASSERT_NE(NULL, recs);
+	loaded = access("/sys/module/td_pmusim", F_OK) != 0;
+	if (load_sim())
+		SKIP(return, "td_pmusim.ko not loadable");
+	sfd = open(SIGSLEEP, O_WRONLY | O_CLOEXEC);
+	if (sfd < 0)
+		SKIP(return, "no %s (debugfs not mounted?)", SIGSLEEP);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, tid, 19));
+	td_cfg_sw(&cfg, RING);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, td_ring_map(self->fd, 0, RING, &ring));
+	hog_stop = 0;
+	ASSERT_EQ(0, pthread_create(&th, NULL, hog, NULL));
+	usleep(10000);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+
+	/*
+	 * Whether the writer loses the pick depends on the scheduler's
+	 * accounting at that moment: retry (at most 20 writes) until it has.
+	 */
+	v0 = voluntary_switches();
+	t0 = td_now_ns();
+	for (int k = 0; k < 20; k++) {
+		ASSERT_EQ(3, write(sfd, "50\n", 3));
+		if (voluntary_switches() > v0)
+			break;
+	}
+	t1 = td_now_ns();
+	v1 = voluntary_switches();
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
+	hog_stop = 1;
+	pthread_join(th, NULL);
+	close(sfd);
+
+	n = td_ring_drain(&ring, recs, NREC);
+	for (int i = 0; i < n; i++) {
+		const struct topdown_record *r = &recs[i];
+
+		if (r->pid != (uint32_t)tid || r->time_ns < t0 || r->time_ns > t1)
+			continue;
+		mine++;
+		if (!(r->flags & TOPDOWN_REC_PREEMPTED))
+			unflagged++;
+	}
+	td_ring_unmap(&ring);
+	if (loaded)
+		syscall(SYS_delete_module, "td_pmusim", O_NONBLOCK);
+	TH_LOG("%ld voluntary switches in the sigsleep write, %d slices of the writer, %d not flagged PREEMPTED",
+	       v1 - v0, mine, unflagged);
+	/* The scenario happened: schedule() with the signal pending switched. */
+	ASSERT_LT(0, v1 - v0) TH_LOG("the writer never lost the pick: nothing tested");
+	EXPECT_EQ(0, unflagged);
+	free(recs);
+}
+
+/* ---- STOP and CONFIGURE latency ----------------------------------------- */
+
+static uint64_t median(uint64_t *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
+/*
+ * One RCU grace period as user space can wait for it: MEMBARRIER_CMD_GLOBAL
+ * is synchronize_rcu() when more than one CPU is online.
+ */
+static int64_t grace_period_ns(void)
+{
+	uint64_t v[7];
+
+	for (int i = 0; i < 7; i++) {
+		uint64_t t = td_now_ns();
+
+		if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+			return -1;
+		v[i] = td_now_ns() - t;
+	}
+	return median(v, 7);
+}
+
+TEST_F_TIMEOUT(dev, stop_and_configure_latency, 300)
+{
+	uint64_t stop[7], conf[7], gp, bound, ms, mc;
+	struct topdown_config cfg;
+	int nr = td_nr_cpus(self->fd);
+	int64_t g;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online: membarrier does not wait for a grace period");
+	g = grace_period_ns();
+	ASSERT_LT(0, g);
+	gp = g;
+	td_cfg_sw(&cfg, RING);
+	for (int i = 0; i < 7; i++) {
+		uint64_t t;
+
+		/*
+		 * The first CONFIGURE after a STOP waits for the probe's
+		 * tracepoint to be unregistered for good (RCU, by design);
+		 * the second one only swaps the rings.
+		 */
+		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+		t = td_now_ns();
+		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+		conf[i] = td_now_ns() - t;
+		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+		switch_some(5);
+		t = td_now_ns();
+		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
+		stop[i] = td_now_ns() - t;
+	}
+	ms = median(stop, 7);
+	mc = median(conf, 7);
+	/*
+	 * Neither STOP nor a CONFIGURE that only swaps the rings has to wait
+	 * for a grace period: IPIs, the hotplug state, vmalloc. One grace
+	 * period and 10 ms leave room for that; waiting for one grace period
+	 * per possible CPU (irq_work_sync() on PREEMPT_RT: two or more) does
+	 * not fit.
+	 */
+	bound = gp + 10000000ull;
+	TH_LOG("%d possible CPUs, grace period %llu us, STOP %llu us, CONFIGURE %llu us (bound %llu us)",
+	       nr, (unsigned long long)gp / 1000, (unsigned long long)ms / 1000,
+	       (unsigned long long)mc / 1000, (unsigned long long)bound / 1000);
+	td_count("stop_us", ms / 1000);
+	td_count("configure_us", mc / 1000);
+	td_count("grace_period_us", gp / 1000);
+	EXPECT_GE(bound, ms);
+	EXPECT_GE(bound, mc);
+}
+
+TEST_HARNESS_MAIN
