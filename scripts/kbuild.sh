@@ -73,6 +73,8 @@ if [ -d "$INC" ]; then
     rm -rf "$B/include"
     cp -a "$INC" "$B/include"
 fi
+# MODULE_VERSION (kmod/Kbuild reads it).
+"$ROOT/scripts/version.sh" >"$B/VERSION"
 # Stale objects copied from a source tree someone built in would hide warnings.
 find "$B" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' \
     -o -name modules.order -o -name Module.symvers \) -delete

@@ -203,6 +203,7 @@ const struct cmd td_cmds[] = {
 	{ "decode", do_decode,
 	  "decode --set NAME [--slots N] [--revision rXpY] EVENT=COUNT ...",
 	  decode_opts, 0 },
+	{ "version", do_version, "version", help_only_opts, 0 },
 	{ "help", do_help, "help [COMMAND]", help_only_opts, TD_CMD_NAMEARG },
 	{ "__complete", do_complete, "__complete WORD...", help_only_opts,
 	  TD_CMD_HIDDEN },
@@ -582,8 +583,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("%s %s (ABI %d)\n", bin_name, TDCTL_VERSION,
-			       TOPDOWN_ABI_VERSION);
+			td_print_version();
 			return 0;
 		default:
 			usage(stderr);
