@@ -37,11 +37,36 @@ bench-reader:
 check-debug:
 	scripts/check-debug.sh
 
+# Install on this machine (scripts/install.sh says what goes where):
+# tdctl, man pages, bash completion under $(PREFIX), and the module for the
+# running kernel (KVER=, KDIR= for another) into
+# /lib/modules/KVER/$(INSTALL_MOD_DIR), then depmod; DESTDIR= stages.
+# install-user / install-module do one half.
+PREFIX ?= /usr/local
+INSTALL_MOD_DIR ?= updates
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" INSTALL_MOD_DIR="$(INSTALL_MOD_DIR)" \
+	$(if $(KVER),KVER="$(KVER)") $(if $(KDIR),KDIR="$(KDIR)") MAKE="$(MAKE)"
+
+install:
+	$(INSTALL_ENV) scripts/install.sh install all
+install-user:
+	$(INSTALL_ENV) scripts/install.sh install user
+install-module:
+	$(INSTALL_ENV) scripts/install.sh install module
+uninstall:
+	$(INSTALL_ENV) scripts/install.sh uninstall all
+uninstall-user:
+	$(INSTALL_ENV) scripts/install.sh uninstall user
+uninstall-module:
+	$(INSTALL_ENV) scripts/install.sh uninstall module
+.PHONY: install install-user install-module uninstall uninstall-user uninstall-module
+
 checkpatch: deps
 	scripts/checkpatch.sh
 
 clean:
-	rm -rf build/x86_64 build/arm64 build/host build/vm build/check build/man build/fuzz
+	rm -rf build/x86_64 build/arm64 build/host build/vm build/check build/man build/fuzz \
+		build/install
 
 distclean:
 	rm -rf build

@@ -4,7 +4,8 @@
 # Installs what is missing, builds everything, then runs and counts:
 #   build      the module for x86-64 and arm64 with W=1 and no warning,
 #              tdctl and the selftests for both
-#              and the man pages (rst2man)
+#              and the man pages (rst2man); make install/uninstall into
+#              a DESTDIR
 #   style      checkpatch.pl --strict on the kernel code
 #   host       host unit tests (TAP), the fuzz corpus of the record file
 #              reader under ASan/UBSan
@@ -59,6 +60,9 @@ else
 fi
 
 step "man pages render (rst2man, warnings are errors)" make -C Documentation/man
+# Packaging: make install/uninstall into a DESTDIR (TAP).
+scripts/test-install.sh >"$LOGS/install.tap" 2>&1
+tap "make install/uninstall" "$LOGS/install.tap"
 echo "== style"
 step "checkpatch --strict clean" scripts/checkpatch.sh
 # The selftests' simulated PMU (checkpatch.pl is unpacked by the step above).

@@ -14,7 +14,8 @@
 #   0.0.0+unknown
 # Without a tag, git describe gives only a hash: the answer is then the
 # VERSION/changelog/0.0.0 one with "+g<hash>" appended, so that it still
-# starts with a digit (Debian and DKMS need that); a tag "v1.2" gives 1.2.
+# starts with a digit (Debian and DKMS need that); a tag "v1.2" gives 1.2
+# (and "1.2-3-g<hash>" three commits later).
 set -eu
 
 SRC=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -44,11 +45,13 @@ if command -v git >/dev/null 2>&1 &&
     top=$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null) &&
     [ "$(cd "$top" && pwd -P)" = "$(cd "$SRC" && pwd -P)" ] &&
     v=$(git -C "$SRC" describe --tags --always --dirty 2>/dev/null) && [ -n "$v" ]; then
-    case $v in
-    [0-9]*) ;;
-    v[0-9]*) v=${v#v} ;;
-    *) b=$(base) && v=${b%+unknown}+g$v ;;
-    esac
+    # A tag is in the answer only if describe finds one without --always.
+    if git -C "$SRC" describe --tags >/dev/null 2>&1; then
+        v=${v#v}
+    else
+        b=$(base)
+        v=${b%+unknown}+g$v
+    fi
     printf '%s\n' "$v"
     exit 0
 fi
