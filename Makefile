@@ -61,6 +61,11 @@ uninstall-module:
 	$(INSTALL_ENV) scripts/install.sh uninstall module
 .PHONY: install install-user install-module uninstall uninstall-user uninstall-module
 
+# Debian packages topdown-dkms and tdctl into build/deb/ (scripts/deb.sh).
+deb:
+	scripts/deb.sh
+.PHONY: deb
+
 checkpatch: deps
 	scripts/checkpatch.sh
 

@@ -5,7 +5,7 @@
 #   build      the module for x86-64 and arm64 with W=1 and no warning,
 #              tdctl and the selftests for both
 #              and the man pages (rst2man); make install/uninstall into
-#              a DESTDIR
+#              a DESTDIR; make deb and lintian
 #   style      checkpatch.pl --strict on the kernel code
 #   host       host unit tests (TAP), the fuzz corpus of the record file
 #              reader under ASan/UBSan
@@ -63,6 +63,11 @@ step "man pages render (rst2man, warnings are errors)" make -C Documentation/man
 # Packaging: make install/uninstall into a DESTDIR (TAP).
 scripts/test-install.sh >"$LOGS/install.tap" 2>&1
 tap "make install/uninstall" "$LOGS/install.tap"
+# Debian packages (scripts/deb.sh), lintian with every tag level: clean, or
+# each tag justified in a debian/*lintian-overrides comment.
+step "make deb: topdown-dkms, tdctl and the source package" make -s deb
+step "lintian clean (all levels) on build/deb/*.changes" bash -c \
+    'lintian --fail-on error,warning,info,pedantic,experimental -I -E --pedantic build/deb/*.changes'
 echo "== style"
 step "checkpatch --strict clean" scripts/checkpatch.sh
 # The selftests' simulated PMU (checkpatch.pl is unpacked by the step above).

@@ -106,6 +106,9 @@ HOST_PKGS=(
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross
     linux-source-6.1
 )
+# Packaging: make deb (debhelper, dh_dkms, dh_bash-completion, rst2man),
+# lintian, DKMS, and make check-packages (debootstrap, systemd-analyze).
+HOST_PKGS+=(debhelper dh-dkms dkms bash-completion python3-docutils lintian debootstrap systemd)
 [ "$WANT_RT" = 1 ] && HOST_PKGS+=(linux-headers-rt-amd64 "linux-headers-$KREL_X86_64_RT")
 install_missing "${HOST_PKGS[@]}"
 

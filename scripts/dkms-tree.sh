@@ -8,8 +8,8 @@
 # scripts/version.sh) and dkms.conf with its version filled in. It builds
 # with "make -C KDIR M=DEST modules" without the rest of the project: the
 # tree DKMS uses (/usr/src/topdown-VERSION), and the one make install
-# builds from.  With TD_DKMS_PLACEHOLDER=1, dkms.conf keeps
-# #MODULE_VERSION# (dh_dkms fills it in).
+# builds from.  With TD_DKMS_CONF=0 there is no dkms.conf (dh_dkms
+# installs it in the package).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +26,6 @@ for f in "$ROOT"/kmod/Kbuild "$ROOT"/kmod/Makefile "$ROOT"/kmod/*.c "$ROOT"/kmod
 done
 cp "$ROOT/include/uapi/linux/topdown.h" "$DEST/include/uapi/linux/"
 printf '%s\n' "$VERSION" >"$DEST/VERSION"
-if [ "${TD_DKMS_PLACEHOLDER:-0}" = 1 ]; then
-    cp "$ROOT/dkms.conf" "$DEST/dkms.conf"
-else
+if [ "${TD_DKMS_CONF:-1}" != 0 ]; then
     sed "s/#MODULE_VERSION#/$VERSION/" "$ROOT/dkms.conf" >"$DEST/dkms.conf"
 fi
