@@ -68,6 +68,10 @@ tap "make install/uninstall" "$LOGS/install.tap"
 step "make deb: topdown-dkms, tdctl and the source package" make -s deb
 step "lintian clean (all levels) on build/deb/*.changes" bash -c \
     'lintian --fail-on error,warning,info,pedantic,experimental -I -E --pedantic build/deb/*.changes'
+# The packages' contents, the DKMS tree building alone, topdown.service
+# through systemd-analyze verify (TAP).
+scripts/test-deb.sh >"$LOGS/deb.tap" 2>&1
+tap "Debian packages" "$LOGS/deb.tap"
 echo "== style"
 step "checkpatch --strict clean" scripts/checkpatch.sh
 # The selftests' simulated PMU (checkpatch.pl is unpacked by the step above).

@@ -5,7 +5,10 @@
 # What `make install` / `make uninstall` run (also install-user,
 # install-module, uninstall-user, uninstall-module).
 #   user     tdctl to $PREFIX/sbin, its man pages to $PREFIX/share/man/man8,
-#            bash completion to $PREFIX/share/bash-completion/completions
+#            bash completion to $PREFIX/share/bash-completion/completions,
+#            topdown.service to $PREFIX/lib/systemd/system (not enabled) and
+#            its settings to /etc/default/topdown (kept if it exists;
+#            uninstall removes it only when unchanged)
 #   module   topdown.ko for kernel $KVER through kbuild's modules_install
 #            into /lib/modules/$KVER/$INSTALL_MOD_DIR, then depmod; skipped,
 #            with a message and exit status 0, when that kernel's headers
@@ -35,6 +38,8 @@ MAKE=${MAKE:-make}
 BIN=$DESTDIR$PREFIX/sbin
 MAN8=$DESTDIR$PREFIX/share/man/man8
 COMP=$DESTDIR$PREFIX/share/bash-completion/completions
+UNITDIR=$DESTDIR$PREFIX/lib/systemd/system
+DEFAULT=$DESTDIR/etc/default/topdown
 MODDIR=$DESTDIR/lib/modules/$KVER/$INSTALL_MOD_DIR
 ARCH=$(uname -m)
 
@@ -57,6 +62,16 @@ install_user() {
     install -m 0644 "$ROOT"/build/man/*.8 "$MAN8/"
     install -m 0644 "$ROOT/user/tdctl-completion.bash" "$COMP/tdctl"
     say "installed $BIN/tdctl, its man pages in $MAN8, $COMP/tdctl"
+    install -d "$UNITDIR"
+    sed "s|/usr/sbin/tdctl|$PREFIX/sbin/tdctl|g" "$ROOT/user/systemd/topdown.service" \
+        >"$UNITDIR/topdown.service"
+    chmod 0644 "$UNITDIR/topdown.service"
+    if [ -e "$DEFAULT" ]; then
+        say "kept the existing $DEFAULT"
+    else
+        install -D -m 0644 "$ROOT/user/systemd/topdown.default" "$DEFAULT"
+    fi
+    say "installed $UNITDIR/topdown.service (not enabled: systemctl enable --now topdown)"
 }
 
 install_module() {
@@ -94,7 +109,14 @@ rm_prune() {
 }
 
 uninstall_user() {
-    rm_prune "$BIN/tdctl" "$COMP/tdctl"
+    rm_prune "$BIN/tdctl" "$COMP/tdctl" "$UNITDIR/topdown.service"
+    if [ -e "$DEFAULT" ]; then
+        if cmp -s "$DEFAULT" "$ROOT/user/systemd/topdown.default"; then
+            rm_prune "$DEFAULT"
+        else
+            say "kept $DEFAULT: it has local changes"
+        fi
+    fi
     for f in "$ROOT"/Documentation/man/*.rst; do
         n=${f##*/}
         rm_prune "$MAN8/${n%.rst}.8"

@@ -35,6 +35,8 @@ echo "TAP version 13"
     echo "lib/modules/$KVER/updates/topdown.ko"
     echo usr/local/sbin/tdctl
     echo usr/local/share/bash-completion/completions/tdctl
+    echo usr/local/lib/systemd/system/topdown.service
+    echo etc/default/topdown
     for f in Documentation/man/*.rst; do n8=${f##*/}; echo "usr/local/share/man/man8/${n8%.rst}.8"; done
 } | LC_ALL=C sort >"$T/want"
 
@@ -55,6 +57,9 @@ out=$("$D/usr/local/sbin/tdctl" --version 2>&1 | head -n 1)
 mv=$(modinfo -F version "$D/lib/modules/$KVER/updates/topdown.ko" 2>&1)
 [ "$mv" = "$VER" ] && ok "installed module's MODULE_VERSION $mv" ||
     not_ok "installed module's MODULE_VERSION '$mv', want '$VER'"
+grep -qx 'ExecStart=/usr/local/sbin/tdctl load $TDCTL_LOAD_ARGS' "$D/usr/local/lib/systemd/system/topdown.service" &&
+    ok "topdown.service runs PREFIX's tdctl" ||
+    not_ok "topdown.service runs PREFIX's tdctl" "$D/usr/local/lib/systemd/system/topdown.service"
 mode=$(stat -c %a "$D/usr/local/sbin/tdctl" 2>/dev/null)
 [ "$mode" = 755 ] && ok "tdctl mode 755" || not_ok "tdctl mode is '$mode'"
 
@@ -66,6 +71,19 @@ fi
 left=$(cd "$D" && find . -mindepth 1)
 [ -z "$left" ] && ok "uninstall leaves nothing in DESTDIR" ||
     { echo "$left" >"$T/left"; not_ok "uninstall leaves nothing in DESTDIR" "$T/left"; }
+
+# Settings the user changed survive install and uninstall.
+make -s install-user DESTDIR="$D" >"$T/log" 2>&1
+echo 'TDCTL_LOAD_ARGS="--overwrite"' >"$D/etc/default/topdown"
+make -s install-user DESTDIR="$D" >"$T/log" 2>&1
+make -s uninstall-user DESTDIR="$D" >>"$T/log" 2>&1
+if [ "$(cat "$D/etc/default/topdown" 2>/dev/null)" = 'TDCTL_LOAD_ARGS="--overwrite"' ] &&
+    [ "$(cd "$D" && find . -type f)" = ./etc/default/topdown ]; then
+    ok "a changed /etc/default/topdown is kept by install and uninstall"
+else
+    not_ok "a changed /etc/default/topdown is kept by install and uninstall" "$T/log"
+fi
+rm -rf "$D" && mkdir -p "$D"
 
 # No headers for the kernel: user space installed, the module skipped
 # with a message naming the kernel, exit status 0.
@@ -87,6 +105,7 @@ make -s uninstall DESTDIR="$D" KVER=$none >"$T/log" 2>&1
 # PREFIX and install-user.
 if make -s install-user DESTDIR="$D" PREFIX=/opt/td >"$T/log" 2>&1 &&
     [ -x "$D/opt/td/sbin/tdctl" ] && [ -f "$D/opt/td/share/man/man8/tdctl.8" ] &&
+    [ -f "$D/opt/td/lib/systemd/system/topdown.service" ] &&
     [ ! -e "$D/usr" ] && [ ! -e "$D/lib" ]; then
     ok "install-user PREFIX=/opt/td"
 else
