@@ -9,7 +9,7 @@
 # units and the tdctl package.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 KVER=${1:-}
 if [ -z "$KVER" ] && [ -f build/deps/env.sh ]; then
     # shellcheck source=/dev/null
