@@ -14,8 +14,8 @@
 extern const char tdctl_version[];
 /* tdctl's version and ABI, then the loaded module's: 'tdctl --version'. */
 void td_print_version(void);
-/* The "tdctl_version"/"module_version" fields (JSON) or the "version:"
- * line (text) of 'tdctl status'.
+/* The "tdctl_version", "tdctl_abi_version", "module_version" fields
+ * (JSON) or the "version:" line (text) of 'tdctl status'.
  */
 void td_status_versions(void);
 

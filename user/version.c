@@ -97,11 +97,13 @@ void td_status_versions(void)
 	read_versions(&v);
 	if (json_output) {
 		jsonw_string_field(json_wtr, "tdctl_version", tdctl_version);
+		jsonw_int_field(json_wtr, "tdctl_abi_version",
+				TOPDOWN_ABI_VERSION);
 		json_nullable_str("module_version", v.module);
 		return;
 	}
-	printf("version:    tdctl %s, module %s\n", tdctl_version,
-	       *v.module ? v.module : "(none)");
+	printf("version:    tdctl %s (ABI %d), module %s\n", tdctl_version,
+	       TOPDOWN_ABI_VERSION, *v.module ? v.module : "(none)");
 }
 
 int do_version(int argc, char **argv)

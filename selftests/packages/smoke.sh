@@ -35,7 +35,7 @@ check "tdctl stat -- true" $TDCTL stat -- true
 grep -q "true" "$T/out" && ok "tdctl stat -- true: a row for true" ||
 	not_ok "tdctl stat -- true: a row for true" "$T/out"
 check "tdctl status" $TDCTL status
-grep -q "^state: *running" "$T/out" && grep -q "^version: *tdctl $TD_VERSION, module $TD_VERSION$" "$T/out" &&
+grep -q "^state: *running" "$T/out" && grep -q "^version: *tdctl $TD_VERSION (ABI [0-9]*), module $TD_VERSION$" "$T/out" &&
 	ok "tdctl status: running, both versions" || not_ok "tdctl status: running, both versions" "$T/out"
 check "tdctl unload" $TDCTL unload
 [ ! -e /sys/module/topdown ] && ok "module removed" || not_ok "module removed"

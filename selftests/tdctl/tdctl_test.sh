@@ -87,11 +87,11 @@ check "version --json" $TDCTL --json version
 grep -q "\"tdctl_version\":\"$tdver\",\"abi_version\":$abi,\"module_version\":\"$modver\",\"module_abi_version\":$abi" "$T/out" &&
 	ok "version --json: both versions and ABIs" ||
 	not_ok "version --json: both versions and ABIs" "$T/out"
-grep -q "\"tdctl_version\":\"$tdver\",\"module_version\":\"$modver\"" "$T/status.json" &&
-	ok "status --json: tdctl_version, module_version" ||
-	not_ok "status --json: tdctl_version, module_version" "$T/status.json"
+grep -q "\"tdctl_version\":\"$tdver\",\"tdctl_abi_version\":$abi,\"module_version\":\"$modver\"" "$T/status.json" &&
+	ok "status --json: tdctl_version, tdctl_abi_version, module_version" ||
+	not_ok "status --json: tdctl_version, tdctl_abi_version, module_version" "$T/status.json"
 $TDCTL status >"$T/out" 2>&1
-grep -qx "version: *tdctl $tdver, module $modver" "$T/out" &&
+grep -qx "version: *tdctl $tdver (ABI $abi), module $modver" "$T/out" &&
 	ok "status: the version line" || not_ok "status: the version line" "$T/out"
 check "status --csv" $TDCTL --csv status
 cp "$T/out" "$T/status.csv"
