@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/test-deb.sh [KVER]: checks the packages of make deb in
 # build/deb/ (TAP), without installing them: control fields, the DKMS
-# source tree (dkms.conf, VERSION, the UAPI header; it builds on its own
-# against KVER's headers, default build/deps/env.sh's KREL_X86_64, and
-# the module carries the package version), tdctl --version, and
+# source tree (dkms.conf, VERSION, the UAPI header; dkms builds it for
+# KVER, default build/deps/env.sh's KREL_X86_64, in private trees, and
+# the module carries the package version and DKMS's signature), tdctl
+# --version, and
 # topdown.service with systemd-analyze verify in a root made of the host's
 # units and the tdctl package.
 set -uo pipefail
@@ -61,16 +62,27 @@ fi
 [ "$(cat "$S/VERSION" 2>/dev/null)" = "$VER" ] && [ -f "$S/include/uapi/linux/topdown.h" ] &&
     [ -f "$S/Kbuild" ] && ok "the tree has VERSION, Kbuild and the UAPI header" ||
     not_ok "the tree has VERSION, Kbuild and the UAPI header"
-if [ -n "$KVER" ] && [ -f "/lib/modules/$KVER/build/Makefile" ]; then
-    cp -a "$S" "$T/kbuild"
-    if make -C "/lib/modules/$KVER/build" M="$T/kbuild" modules >"$T/log" 2>&1 &&
-        [ "$(modinfo -F version "$T/kbuild/topdown.ko")" = "$VER" ]; then
-        ok "the DKMS tree builds alone for $KVER; MODULE_VERSION $VER"
+# DKMS itself builds the package's tree (dkms.conf's MAKE and module
+# name), in trees of its own and with a key of its own: nothing of the
+# host's /var/lib/dkms or /usr/src is used.
+if [ -n "$KVER" ] && [ -f "/lib/modules/$KVER/build/Makefile" ] && command -v dkms >/dev/null; then
+    mkdir -p "$T/dkmstree"
+    if mok_signing_key=$T/mok.key mok_certificate=$T/mok.pub \
+        dkms build -m topdown -v "$VER" --sourcetree "$T/dkms/usr/src" --dkmstree "$T/dkmstree" \
+        -k "$KVER" >"$T/log" 2>&1; then
+        ok "dkms build topdown/$VER -k $KVER"
     else
-        not_ok "the DKMS tree builds alone for $KVER" "$T/log"
+        not_ok "dkms build topdown/$VER -k $KVER" "$T/log"
+    fi
+    ko=$(find "$T/dkmstree/topdown/$VER/$KVER" -name 'topdown.ko*' | head -n 1)
+    if [ -n "$ko" ] && [ "$(modinfo -F version "$ko")" = "$VER" ] &&
+        [ "$(modinfo -F signer "$ko")" = "DKMS module signing key" ]; then
+        ok "DKMS's module: version $VER, signed with DKMS's MOK key"
+    else
+        not_ok "DKMS's module: version, signer ('${ko:-no module}')" "$T/log"
     fi
 else
-    ok "the DKMS tree builds alone # SKIP no headers for '$KVER'"
+    ok "dkms build # SKIP no dkms or no headers for '$KVER'"
 fi
 
 # tdctl
