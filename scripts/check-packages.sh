@@ -9,7 +9,7 @@
 #      openssl (for DKMS's MOK key).  Built once and kept in
 #      /var/cache/topdown-packages/ (TD_PACKAGES_CACHE), refreshed when the
 #      kernel versions of build/deps/env.sh change; each run works on a
-#      fresh copy in build/packages/root.
+#      fresh overlay of it (or copy) in build/packages/root.
 #   2. in it: apt install ./topdown-dkms_*.deb ./tdctl_*.deb (the
 #      postinst has DKMS build the module for the installed kernels), then
 #      dkms autoinstall -k for each kernel (what the kernel packages' DKMS
@@ -31,7 +31,8 @@ mkdir -p "$LOGS"
 # shellcheck source=scripts/lib.sh
 . "$ROOT/scripts/lib.sh"
 CACHE=${TD_PACKAGES_CACHE:-/var/cache/topdown-packages}
-R=$ROOT/build/packages/root
+P=$ROOT/build/packages
+R=$P/root
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C
 
 echo "== dependencies and packages"
@@ -133,9 +134,15 @@ if [ ! -f "$base/.done" ]; then
     fi
 fi
 flock -u 8
-safe_rm "$R"
-mkdir -p "$(dirname "$R")"
-cp -a "$base" "$R" || { fail "copy of the root file system"; finish; }
+# The run's root: an overlay on the cached one (its changes in
+# build/packages/upper), or a copy where overlayfs cannot be mounted.
+safe_rm "$P"
+mkdir -p "$R" "$P/upper" "$P/work"
+if mount -t overlay overlay -o "lowerdir=$base,upperdir=$P/upper,workdir=$P/work" "$R" 2>/dev/null; then
+    MOUNTS+=("$R")
+else
+    cp -a "$base/." "$R/" || { fail "copy of the root file system"; finish; }
+fi
 mount_chroot "$R"
 
 echo "== install in the Debian 12 root"
@@ -161,7 +168,7 @@ tdctl_version_is() { in_root /usr/sbin/tdctl --version | grep -x "tdctl $VER (AB
 step "tdctl --version in the root is $VER" tdctl_version_is
 
 # The DKMS-built module of each kernel, uncompressed for the guest.
-KO_DIR=$ROOT/build/packages/ko
+KO_DIR=$P/ko
 rm -rf "$KO_DIR"
 mkdir -p "$KO_DIR"
 for k in "$K61" "$K612"; do
@@ -218,6 +225,6 @@ left=$(ls "$R"/lib/modules/*/updates/dkms/topdown.ko* 2>/dev/null)
 [ -z "$left" ] && pass "apt remove: no topdown module left in /lib/modules" ||
     fail "apt remove left $left"
 umount_all
-# The root (about 750 MB) is kept only when something failed.
-[ "$FAIL" = 0 ] && safe_rm "$R"
+# The run's root is kept only when something failed.
+[ "$FAIL" = 0 ] && safe_rm "$P"
 finish
