@@ -19,6 +19,11 @@ man:
 check:
 	scripts/check.sh
 
+# make check with every guest kernel combination: adds the load suite on
+# x86_64 6.12 and both rt kernels, arm64 6.12 without -icount.
+check-kernels:
+	scripts/check.sh --all-kernels
+
 demo: build
 	scripts/demo.sh
 
@@ -32,8 +37,9 @@ bench-reader:
 	scripts/bench.sh --reader
 
 # The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
-# kernel (built once into /var/cache/topdown-debug-kernel), whole guest suite,
-# kmemleak scan; ends "N passed, N failed".
+# kernels from linux-source-6.1 and -6.12 (each built once into
+# /var/cache/topdown-debug-kernel), whole guest suite on each, kmemleak
+# scan; ends "N passed, N failed".
 check-debug:
 	scripts/check-debug.sh
 
@@ -78,10 +84,10 @@ checkpatch: deps
 	scripts/checkpatch.sh
 
 clean:
-	rm -rf build/x86_64 build/arm64 build/host build/vm build/check build/man build/fuzz \
+	rm -rf build/x86_64 build/arm64 build/x86_64-rt build/*-6.12 build/host build/vm build/check build/man build/fuzz \
 		build/install
 
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check check-debug demo bench bench-reader checkpatch clean distclean
+.PHONY: all deps build check check-kernels check-debug demo bench bench-reader checkpatch clean distclean
