@@ -59,7 +59,10 @@ install_user() {
     $MAKE -s -C "$ROOT/Documentation/man"
     install -d "$BIN" "$MAN8" "$COMP"
     install -m 0755 "$ROOT/build/$ARCH/tdctl" "$BIN/tdctl"
-    install -m 0644 "$ROOT"/build/man/*.8 "$MAN8/"
+    for f in "$ROOT"/Documentation/man/*.rst; do
+        n=${f##*/}
+        install -m 0644 "$ROOT/build/man/${n%.rst}.8" "$MAN8/"
+    done
     install -m 0644 "$ROOT/user/tdctl-completion.bash" "$COMP/tdctl"
     say "installed $BIN/tdctl, its man pages in $MAN8, $COMP/tdctl"
     install -d "$UNITDIR"
