@@ -3,8 +3,9 @@
 # scripts/deb.sh: what `make deb` runs.  Builds the Debian packages
 # topdown-dkms (all) and tdctl (this architecture) with dpkg-buildpackage
 # from a copy of the tree in build/deb/src/ (the build never writes into
-# the source tree), and leaves the .deb, .changes and .buildinfo files in
-# build/deb/ (older ones removed first).
+# the source tree), and leaves the binary packages, the native source
+# package (.dsc, .tar.xz) and the .changes and .buildinfo files in
+# build/deb/ (older ones removed first; the log in build/deb/build.log).
 #
 # The version is debian/changelog's.  When git describes the tree as
 # something else (commits after the release, local changes), the copy's
