@@ -266,7 +266,7 @@ static void usage(FILE *f)
 		"      --csv          CSV output (a header line, then the rows)\n"
 		"  -o, --output FILE  write the output to FILE instead of stdout\n"
 		"  -h, --help         this help; '%s help COMMAND' for a command\n"
-		"  -V, --version      print the version\n"
+		"  -V, --version      tdctl's and the loaded module's version and ABI\n"
 		"\n"
 		"The output options may also follow the command. Commands may be\n"
 		"abbreviated to a unique prefix. See %s(8).\n", bin_name, bin_name);
