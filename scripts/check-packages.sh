@@ -18,7 +18,8 @@
 #   3. boots each kernel (6.1 and 6.12, x86-64) in QEMU with that
 #      DKMS-built module and the chroot's tdctl (selftests/vm/run with
 #      TD_MODULE, TD_TDCTL) and runs selftests/packages/smoke.sh: load,
-#      version, dump, stat, status, unload.
+#      version, dump, stat, status, unload, and the commands of the
+#      package's topdown.service with its /etc/default/topdown.
 #   4. apt remove: the module is gone from /lib/modules.
 # Ends with "N passed, N failed"; logs in build/check-packages/.
 set -uo pipefail
@@ -207,7 +208,8 @@ guest() {
     fi
     TD_MODULE=$KO_DIR/topdown-$k.ko TD_TDCTL=$R/usr/sbin/tdctl TD_SELFTESTS_DIR=/nonexistent \
         selftests/vm/run --arch x86_64 --kernel "$series" --log "$LOGS/console-$series.log" \
-        --add selftests/packages/smoke.sh --add selftests/tdctl/tap.sh -- env TD_VERSION="$VER" sh /add/smoke.sh >"$log" 2>&1
+        --add selftests/packages/smoke.sh --add selftests/tdctl/tap.sh \
+        --add "$R/lib/systemd/system/topdown.service" --add "$R/etc/default/topdown" -- env TD_VERSION="$VER" sh /add/smoke.sh >"$log" 2>&1
     local rc=$?
     tap "guest $series ($k)" "$log"
     case $rc in

@@ -3,8 +3,12 @@
 # The smoke suite of make check-packages (scripts/check-packages.sh): in a
 # guest booted with the module that DKMS built from the topdown-dkms
 # package and the tdctl of the tdctl package, what a user does first:
-# load, look at the version, dump, stat a command, status, unload. TAP.
-# TD_VERSION: the packages' version. Needs /add/tap.sh (selftests/tdctl).
+# load, look at the version, dump, stat a command, status, unload; then
+# the commands of the package's topdown.service with settings as an
+# administrator writes them in /etc/default/topdown. TAP.
+# TD_VERSION: the packages' version. Needs /add/tap.sh (selftests/tdctl),
+# and /add/topdown.service, /add/topdown (the packaged unit and
+# /etc/default/topdown).
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
 # ok, not_ok, check, tap_done
@@ -39,4 +43,26 @@ grep -q "^state: *running" "$T/out" && grep -q "^version: *tdctl $TD_VERSION (AB
 	ok "tdctl status: running, both versions" || not_ok "tdctl status: running, both versions" "$T/out"
 check "tdctl unload" $TDCTL unload
 [ ! -e /sys/module/topdown ] && ok "module removed" || not_ok "module removed"
+
+# topdown.service: ExecStart and ExecStop as systemd runs them ($VAR
+# split into words), TDCTL_LOAD_ARGS from the packaged settings file,
+# then as an administrator sets it.
+start=$(sed -n 's/^ExecStart=//p' /add/topdown.service)
+stop=$(sed -n 's/^ExecStop=//p' /add/topdown.service)
+TDCTL_LOAD_ARGS=unset
+. /add/topdown
+[ -n "$start" ] && [ -n "$stop" ] && [ -z "$TDCTL_LOAD_ARGS" ] &&
+	ok "topdown.service: ExecStart, ExecStop; /etc/default/topdown sets TDCTL_LOAD_ARGS=\"\"" ||
+	not_ok "topdown.service: ExecStart '$start', ExecStop '$stop', TDCTL_LOAD_ARGS '$TDCTL_LOAD_ARGS'"
+TDCTL_LOAD_ARGS="--ring-size 1048576 --overwrite"
+eval "set -- $start"
+check "ExecStart with TDCTL_LOAD_ARGS=\"$TDCTL_LOAD_ARGS\": $*" "$@"
+$TDCTL status >"$T/out" 2>&1
+grep -q "^ring: *1048576 bytes per CPU .*overwrite oldest" "$T/out" &&
+	ok "the service's collection has the configured ring and overflow" ||
+	not_ok "the service's collection has the configured ring and overflow" "$T/out"
+eval "set -- $stop"
+check "ExecStop: $*" "$@"
+[ ! -e /sys/module/topdown ] && ok "ExecStop removed the module" ||
+	not_ok "ExecStop removed the module"
 tap_done
