@@ -19,6 +19,11 @@ man:
 check:
 	scripts/check.sh
 
+# make check with every guest kernel combination: adds the load suite on
+# x86_64 6.12 and both rt kernels, arm64 6.12 without -icount.
+check-kernels:
+	scripts/check.sh --all-kernels
+
 demo: build
 	scripts/demo.sh
 
@@ -32,18 +37,57 @@ bench-reader:
 	scripts/bench.sh --reader
 
 # The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
-# kernel (built once into /var/cache/topdown-debug-kernel), whole guest suite,
-# kmemleak scan; ends "N passed, N failed".
+# kernels from linux-source-6.1 and -6.12 (each built once into
+# /var/cache/topdown-debug-kernel), whole guest suite on each, kmemleak
+# scan; ends "N passed, N failed".
 check-debug:
 	scripts/check-debug.sh
+
+# Install on this machine (scripts/install.sh says what goes where):
+# tdctl, man pages, bash completion under $(PREFIX), and the module for the
+# running kernel (KVER=, KDIR= for another) into
+# /lib/modules/KVER/$(INSTALL_MOD_DIR), then depmod; DESTDIR= stages.
+# install-user / install-module do one half.
+PREFIX ?= /usr/local
+INSTALL_MOD_DIR ?= updates
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" INSTALL_MOD_DIR="$(INSTALL_MOD_DIR)" \
+	$(if $(KVER),KVER="$(KVER)") $(if $(KDIR),KDIR="$(KDIR)") MAKE="$(MAKE)"
+
+install:
+	$(INSTALL_ENV) scripts/install.sh install all
+install-user:
+	$(INSTALL_ENV) scripts/install.sh install user
+install-module:
+	$(INSTALL_ENV) scripts/install.sh install module
+uninstall:
+	$(INSTALL_ENV) scripts/install.sh uninstall all
+uninstall-user:
+	$(INSTALL_ENV) scripts/install.sh uninstall user
+uninstall-module:
+	$(INSTALL_ENV) scripts/install.sh uninstall module
+.PHONY: install install-user install-module uninstall uninstall-user uninstall-module
+
+# Debian packages topdown-dkms and tdctl into build/deb/ (scripts/deb.sh).
+deb:
+	scripts/deb.sh
+.PHONY: deb
+
+# The packages as a user gets them (slow tier, not part of check): in a
+# Debian 12 root made by debootstrap (cached in /var/cache/topdown-packages),
+# apt install of make deb's packages, DKMS builds for 6.1 and 6.12, then
+# both kernels boot in QEMU with the DKMS-built module (smoke suite).
+check-packages:
+	scripts/check-packages.sh
+.PHONY: check-packages
 
 checkpatch: deps
 	scripts/checkpatch.sh
 
 clean:
-	rm -rf build/x86_64 build/arm64 build/host build/vm build/check build/man build/fuzz
+	rm -rf build/x86_64 build/arm64 build/x86_64-rt build/*-6.12 build/host build/vm build/check build/man build/fuzz \
+		build/install
 
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check check-debug demo bench bench-reader checkpatch clean distclean
+.PHONY: all deps build check check-kernels check-debug demo bench bench-reader checkpatch clean distclean

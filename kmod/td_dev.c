@@ -556,7 +556,6 @@ static const struct file_operations td_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = td_mmap,
 	.poll = td_poll,
-	.llseek = no_llseek,
 };
 
 static struct miscdevice td_misc = {

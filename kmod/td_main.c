@@ -175,3 +175,5 @@ module_exit(td_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Per-task TopDown counter slices at every context switch");
 MODULE_AUTHOR("The topdown developers");
+/* From kmod/Kbuild: the sources' version (scripts/version.sh). */
+MODULE_VERSION(TD_VERSION);

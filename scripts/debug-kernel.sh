@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# scripts/debug-kernel.sh [--print-dir] [--force]
+# scripts/debug-kernel.sh [--kernel 6.1|6.12] [--print-dir] [--force]
 #
 # Builds (once) a small x86-64 debug kernel from Debian's linux-source-6.1
+# (or linux-source-6.12 with --kernel 6.12: its fragment lacks
+# UBSAN_SANITIZE_ALL, which 6.9 removed, and turns SLUB_TINY off)
 # for the debug test tier (make check-debug): tinyconfig plus what the guest
 # and the module need, plus lockdep (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP,
 # KASAN (generic, inline, vmalloc; with SLUB), KMEMLEAK and UBSAN.
@@ -27,17 +29,22 @@ set -euo pipefail
 note() { printf 'debug-kernel: %s\n' "$*" >&2; }
 die() { printf 'debug-kernel: error: %s\n' "$*" >&2; exit 1; }
 
-PRINT=0 FORCE=0
-for a in "$@"; do
-    case $a in
+PRINT=0 FORCE=0 SERIES=6.1
+while [ $# -gt 0 ]; do
+    case $1 in
     --print-dir) PRINT=1 ;;
     --force) FORCE=1 ;;
-    -h | --help) sed -n '2,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) die "unknown argument $a" ;;
+    --kernel) SERIES=${2:-}; shift ;;
+    --kernel=*) SERIES=${1#*=} ;;
+    -h | --help) sed -n '2,27s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) die "unknown argument $1" ;;
     esac
+    shift
 done
+case $SERIES in 6.1 | 6.12) ;; *) die "unknown kernel series '$SERIES' (6.1 or 6.12)" ;; esac
 
-SRC_TAR=/usr/src/linux-source-6.1.tar.xz
+SRC_PKG=linux-source-$SERIES
+SRC_TAR=/usr/src/$SRC_PKG.tar.xz
 CACHE=${TD_DEBUG_KERNEL_CACHE:-/var/cache/topdown-debug-kernel}
 
 # The configuration: tinyconfig, then these (y unless a value is given).
@@ -115,10 +122,20 @@ DETECT_HUNG_TASK
 # Must stay off (checked after olddefconfig): a signed or compressed
 # module, or a kmemleak that starts disabled, would defeat the tier.
 OFF='MODULE_SIG DEBUG_KMEMLEAK_DEFAULT_OFF SLOB'
+# 6.9 removed UBSAN_SANITIZE_ALL (commit 918327e9b7ff): UBSAN=y now
+# instruments the whole kernel. The 6.1 fragment stays as it is (its
+# cache key hashes it).
+# tinyconfig selects SLUB_TINY (6.2, commit e240e53ae0ab), which KASAN and
+# SLUB_DEBUG depend on not being set.
+if [ "$SERIES" = 6.12 ]; then
+    FRAGMENT=$(printf '%s\n' "$FRAGMENT" | grep -vx UBSAN_SANITIZE_ALL)
+    OFF="$OFF SLUB_TINY"
+fi
 
 [ -f "$SRC_TAR" ] || {
-    note "installing linux-source-6.1"
-    apt-get install -y linux-source-6.1 >&2 || die "apt-get install linux-source-6.1 failed"
+    note "installing $SRC_PKG"
+    apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends "$SRC_PKG" >&2 ||
+        die "apt-get install $SRC_PKG failed"
 }
 need=()
 for p in build-essential bc bison flex libelf-dev libssl-dev xz-utils cpio; do
@@ -126,10 +143,10 @@ for p in build-essential bc bison flex libelf-dev libssl-dev xz-utils cpio; do
 done
 if [ ${#need[@]} -gt 0 ]; then
     note "installing ${need[*]}"
-    apt-get install -y "${need[@]}" >&2 || die "apt-get install ${need[*]} failed"
+    apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends "${need[@]}" >&2 || die "apt-get install ${need[*]} failed"
 fi
 
-SRC_VER=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+SRC_VER=$(dpkg-query -W -f='${Version}' "$SRC_PKG")
 KEY=$({
     echo "$SRC_VER"
     echo "$FRAGMENT"
@@ -154,7 +171,7 @@ fi
 mkdir -p "$DIR"
 SRC=$CACHE/src-$SRC_VER
 if [ ! -f "$SRC/.unpacked" ]; then
-    note "unpacking $SRC_TAR (linux-source-6.1 $SRC_VER)"
+    note "unpacking $SRC_TAR ($SRC_PKG $SRC_VER)"
     rm -rf "$SRC" "$SRC.tmp"
     mkdir -p "$SRC.tmp"
     tar -xJf "$SRC_TAR" -C "$SRC.tmp" --strip-components=1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/deps.sh [--rt]
+# scripts/deps.sh [--rt] [--6.12]
 #
 # Installs the host packages the project needs (only when something is
 # missing), then unpacks the guest kernels, the arm64 cross-build headers and
@@ -7,16 +7,25 @@
 # build/deps/env.sh and build/deps/env.mk.  Idempotent; a second run with
 # everything present only does a few dpkg/apt-cache look-ups (about a second).
 #
-#   --rt   also install linux-headers-<ver>-rt-amd64 on the host and unpack
-#          linux-image-<ver>-rt-amd64 into build/deps/x86_64-rt/.
+#   --rt     also install linux-headers-<ver>-rt-amd64 on the host and unpack
+#            linux-image-<ver>-rt-amd64 into build/deps/x86_64-rt/ (and, with
+#            --6.12, the 6.12 rt kernels of both architectures).
+#   --6.12   also the 6.12 LTS series of Debian 12's security archive: the
+#            cloud kernels (x86_64, arm64) with their headers, common
+#            headers and linux-kbuild, all unpacked into build/deps/k6.12/
+#            (6.12's headers packages depend on the kernel image, so they
+#            are not installed into /); the headers' Makefile is pointed at
+#            the unpacked common headers, scripts/ and tools/ at the
+#            unpacked amd64 linux-kbuild (for the arm64 cross build too).
 #
-# The kernel ABI version (6.1.0-N) is resolved from the metapackage
-# linux-image-cloud-amd64 each run; it is never hard-coded.
+# The kernel versions (6.1.0-N, 6.12.N+deb12) are resolved from the
+# metapackages linux-image-cloud-amd64 and linux-image-6.12-cloud-amd64 (and
+# their arm64 twins) each run; they are never hard-coded.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEPS=$ROOT/build/deps
-WANT_RT=0
+WANT_RT=0 WANT_612=0
 
 log() { printf 'deps: %s\n' "$*" >&2; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
@@ -26,6 +35,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 for a in "$@"; do
     case $a in
     --rt) WANT_RT=1 ;;
+    --6.12) WANT_612=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $a" ;;
     esac
@@ -78,21 +88,33 @@ fi
 
 # ------------------------------------------------------------ kernel version
 # apt-cache is slow here (~1 s a call: no pkgcache.bin), so one call for
-# both metapackages.  Prints e.g. "6.1.0-56 6.1.0-56" (amd64 arm64).
+# all metapackages.  Prints the version each one depends on, in order, "-"
+# for none: e.g. "6.1.0-56 6.1.0-56 6.12.117+deb12 6.12.117+deb12".
+META_PKGS=(linux-image-cloud-amd64 linux-image-cloud-arm64:arm64)
+[ "$WANT_612" = 1 ] && META_PKGS+=(linux-image-6.12-cloud-amd64 linux-image-6.12-cloud-arm64:arm64)
 meta_kvers() {
-    apt-cache depends linux-image-cloud-amd64 linux-image-cloud-arm64:arm64 2>/dev/null | awk '
-        /^ *Depends: linux-image-.*-cloud-amd64(:amd64)?$/ { sub(/^ *Depends: linux-image-/, ""); sub(/-cloud-amd64(:amd64)?$/, ""); a = $0 }
-        /^ *Depends: linux-image-.*-cloud-arm64(:arm64)?$/ { sub(/^ *Depends: linux-image-/, ""); sub(/-cloud-arm64(:arm64)?$/, ""); b = $0 }
-        END { print a " " b }'
+    apt-cache depends "${META_PKGS[@]}" 2>/dev/null | awk -v want="${META_PKGS[*]}" '
+        /^[^ ]/ { pkg = $1; sub(/:(amd64|arm64)$/, "", pkg) }
+        /^ *Depends: linux-image-.*-cloud-(amd64|arm64)(:amd64|:arm64)?$/ {
+            v = $2; sub(/^linux-image-/, "", v); sub(/-cloud-(amd64|arm64)(:amd64|:arm64)?$/, "", v); ver[pkg] = v }
+        END { n = split(want, w, " "); for (i = 1; i <= n; i++) { p = w[i]; sub(/:(amd64|arm64)$/, "", p)
+            printf "%s%s", (p in ver ? ver[p] : "-"), (i < n ? " " : "\n") } }'
 }
-read -r KVER KVER_ARM64 < <(meta_kvers) || true
-if [ -z "${KVER:-}" ] || [ -z "${KVER_ARM64:-}" ]; then
+read -r KVER KVER_ARM64 KVER_612 KVER_ARM64_612 < <(meta_kvers) || true
+if [ "${KVER:--}" = - ] || [ "${KVER_ARM64:--}" = - ] ||
+    { [ "$WANT_612" = 1 ] && { [ "${KVER_612:--}" = - ] || [ "${KVER_ARM64_612:--}" = - ]; }; }; then
     apt_update
-    read -r KVER KVER_ARM64 < <(meta_kvers) || true
+    read -r KVER KVER_ARM64 KVER_612 KVER_ARM64_612 < <(meta_kvers) || true
 fi
-[ -n "${KVER:-}" ] || die "cannot resolve the kernel version from 'apt-cache depends linux-image-cloud-amd64'"
+[ "${KVER:--}" != - ] || die "cannot resolve the kernel version from 'apt-cache depends linux-image-cloud-amd64'"
 [ "${KVER_ARM64:-}" = "$KVER" ] ||
     die "amd64 ($KVER) and arm64 (${KVER_ARM64:-none}) cloud kernels differ; run apt-get update (mirror mid-sync?)"
+if [ "$WANT_612" = 1 ]; then
+    [ "${KVER_612:--}" != - ] ||
+        die "cannot resolve the 6.12 kernel version from 'apt-cache depends linux-image-6.12-cloud-amd64' (security archive in the apt sources?)"
+    [ "${KVER_ARM64_612:-}" = "$KVER_612" ] ||
+        die "amd64 ($KVER_612) and arm64 (${KVER_ARM64_612:-none}) 6.12 cloud kernels differ; run apt-get update (mirror mid-sync?)"
+fi
 
 KREL_X86_64=$KVER-cloud-amd64
 KREL_ARM64=$KVER-cloud-arm64
@@ -107,7 +129,12 @@ HOST_PKGS=(
     linux-source-6.1
     prometheus  # tdctl serve's scrape test (selftests/host/test_serve.py)
 )
+# Packaging: make deb (debhelper, dh_dkms, dh_bash-completion, rst2man),
+# lintian, DKMS, and make check-packages (debootstrap, systemd-analyze).
+HOST_PKGS+=(debhelper dh-dkms dkms bash-completion python3-docutils lintian debootstrap systemd)
 [ "$WANT_RT" = 1 ] && HOST_PKGS+=(linux-headers-rt-amd64 "linux-headers-$KREL_X86_64_RT")
+# 6.12's headers ship vmlinux, so kbuild makes BTF for modules with pahole.
+[ "$WANT_612" = 1 ] && HOST_PKGS+=(dwarves)
 install_missing "${HOST_PKGS[@]}"
 
 [ -d "/usr/src/linux-headers-$KREL_X86_64" ] || die "/usr/src/linux-headers-$KREL_X86_64 missing after install"
@@ -198,6 +225,24 @@ ARM64_PKGS=(
 RT_PKGS=("linux-image-$KREL_X86_64_RT:amd64")
 ALL_PKGS=("${X86_64_PKGS[@]}" "${ARM64_PKGS[@]}")
 [ "$WANT_RT" = 1 ] && ALL_PKGS+=("${RT_PKGS[@]}")
+# 6.12: the common headers and the host's (amd64) kbuild in one group, then
+# one group per guest kernel: its image and its headers.
+K612=$DEPS/k6.12
+if [ "$WANT_612" = 1 ]; then
+    SRC612_PKGS=("linux-headers-$KVER_612-common:all" "linux-kbuild-$KVER_612:amd64")
+    [ "$WANT_RT" = 1 ] && SRC612_PKGS+=("linux-headers-$KVER_612-common-rt:all")
+    G612=(x86_64 arm64)
+    [ "$WANT_RT" = 1 ] && G612+=(x86_64-rt arm64-rt)
+    declare -A G612_PKGS=()
+    for g in "${G612[@]}"; do
+        case $g in x86_64*) a=amd64 ;; *) a=arm64 ;; esac
+        case $g in *-rt) f=rt ;; *) f=cloud ;; esac
+        G612_PKGS[$g]="linux-image-$KVER_612-$f-$a:$a linux-headers-$KVER_612-$f-$a:$a"
+        read -ra gp <<<"${G612_PKGS[$g]}"
+        ALL_PKGS+=("${gp[@]}")
+    done
+    ALL_PKGS+=("${SRC612_PKGS[@]}")
+fi
 resolve_versions "${ALL_PKGS[@]}"
 
 unpack_group "$DEPS/x86_64" "${X86_64_PKGS[@]}"
@@ -236,16 +281,20 @@ fi
 
 # QEMU's aarch64 -kernel loader takes a raw Image (and, since QEMU 2.x, a
 # gzip-compressed one).  Debian's arm64 vmlinuz is a raw Image; should it
-# ever be gzip'd, decompress it once here.
-VMLINUZ_ARM64=$A/boot/vmlinuz-$KREL_ARM64
-if gzip -t "$VMLINUZ_ARM64" 2>/dev/null; then
-    IMAGE_ARM64=$A/boot/Image-$KREL_ARM64
-    if [ ! -s "$IMAGE_ARM64" ] || [ "$VMLINUZ_ARM64" -nt "$IMAGE_ARM64" ]; then
-        gzip -dc "$VMLINUZ_ARM64" >"$IMAGE_ARM64.tmp"
-        mv "$IMAGE_ARM64.tmp" "$IMAGE_ARM64"
+# ever be gzip'd, decompress it once here.  arm64_image DIR KREL: prints
+# the file to boot.
+arm64_image() {
+    local vmlinuz=$1/boot/vmlinuz-$2 image=$1/boot/Image-$2
+    if gzip -t "$vmlinuz" 2>/dev/null; then
+        if [ ! -s "$image" ] || [ "$vmlinuz" -nt "$image" ]; then
+            gzip -dc "$vmlinuz" >"$image.tmp"
+            mv "$image.tmp" "$image"
+        fi
+        vmlinuz=$image
     fi
-    VMLINUZ_ARM64=$IMAGE_ARM64
-fi
+    printf '%s\n' "$vmlinuz"
+}
+VMLINUZ_ARM64=$(arm64_image "$A" "$KREL_ARM64")
 
 # PREEMPT_RT flavour (x86-64 only), on request.
 if [ "$WANT_RT" = 1 ]; then
@@ -254,6 +303,52 @@ fi
 HAVE_RT=0
 if [ -f "$DEPS/x86_64-rt/boot/vmlinuz-$KREL_X86_64_RT" ] && [ -d "/usr/src/linux-headers-$KREL_X86_64_RT" ]; then
     HAVE_RT=1
+fi
+
+# ------------------------------------------------------------------ 6.12
+# Variables of the 6.12 kernels, empty when not set up.
+for v in KREL KDIR VMLINUZ MODDIR; do
+    for g in X86_64 ARM64 X86_64_RT ARM64_RT; do printf -v "${v}_${g}_612" '%s' ''; done
+done
+HAVE_612=0 HAVE_RT_612=0
+if [ "$WANT_612" = 1 ]; then
+    unpack_group "$K612/src" "${SRC612_PKGS[@]}"
+    KBUILD612=$K612/src/usr/lib/linux-kbuild-$KVER_612
+    [ -x "$KBUILD612/scripts/basic/fixdep" ] || die "linux-kbuild-$KVER_612 unpacked without scripts/basic/fixdep"
+    for g in "${G612[@]}"; do
+        read -ra gp <<<"${G612_PKGS[$g]}"
+        unpack_group "$K612/$g" "${gp[@]}"
+        case $g in x86_64*) a=amd64 ;; *) a=arm64 ;; esac
+        case $g in *-rt) f=rt common=common-rt ;; *) f=cloud common=common ;; esac
+        krel=$KVER_612-$f-$a
+        kdir=$K612/$g/usr/src/linux-headers-$krel
+        # scripts/ and tools/ link to ../../lib/linux-kbuild-<ver>/...
+        if [ "$(readlink "$K612/$g/usr/lib/linux-kbuild-$KVER_612" 2>/dev/null || true)" != "$KBUILD612" ]; then
+            rm -rf "$K612/$g/usr/lib/linux-kbuild-$KVER_612"
+            mkdir -p "$K612/$g/usr/lib"
+            ln -s "$KBUILD612" "$K612/$g/usr/lib/linux-kbuild-$KVER_612"
+        fi
+        # The headers' Makefile includes the common headers' by absolute path.
+        common_mk=$K612/src/usr/src/linux-headers-$KVER_612-$common/Makefile
+        [ -f "$common_mk" ] || die "$common_mk missing"
+        mk="include $common_mk"
+        [ "$(cat "$kdir/Makefile")" = "$mk" ] || printf '%s\n' "$mk" >"$kdir/Makefile"
+        [ -e "$kdir/scripts/basic/fixdep" ] || die "$kdir/scripts does not resolve to the unpacked linux-kbuild-$KVER_612"
+        G=${g^^}
+        G=${G//-/_}
+        printf -v "KREL_${G}_612" '%s' "$krel"
+        printf -v "KDIR_${G}_612" '%s' "$kdir"
+        printf -v "MODDIR_${G}_612" '%s' "$K612/$g/lib/modules/$krel"
+        if [ "$a" = arm64 ]; then
+            printf -v "VMLINUZ_${G}_612" '%s' "$(arm64_image "$K612/$g" "$krel")"
+        else
+            printf -v "VMLINUZ_${G}_612" '%s' "$K612/$g/boot/vmlinuz-$krel"
+        fi
+        vz=VMLINUZ_${G}_612
+        [ -f "${!vz}" ] || die "expected ${!vz} after unpacking"
+    done
+    HAVE_612=1
+    [ "$WANT_RT" = 1 ] && HAVE_RT_612=1
 fi
 
 # ------------------------------------------------------------ kselftest headers
@@ -306,7 +401,16 @@ vars=(
     ARM64_INCLUDE "$A/usr/include"
     ARM64_CROSS_LIBC /usr/aarch64-linux-gnu/lib
     KSELFTEST_DIR "$KS"
+    HAVE_612 "$HAVE_612"
+    HAVE_RT_612 "$HAVE_RT_612"
+    KVER_612 "${KVER_612:-}"
 )
+for v in KREL KDIR VMLINUZ MODDIR; do
+    for g in X86_64 ARM64 X86_64_RT ARM64_RT; do
+        n=${v}_${g}_612
+        vars+=("$n" "${!n}")
+    done
+done
 {
     echo "# Generated by scripts/deps.sh; do not edit.  Source from sh/bash."
     for ((i = 0; i < ${#vars[@]}; i += 2)); do printf "%s='%s'\n" "${vars[i]}" "${vars[i + 1]}"; done
@@ -323,4 +427,4 @@ for f in "$DEPS/x86_64/boot/vmlinuz-$KREL_X86_64" "$VMLINUZ_ARM64" "$DEPS/x86_64
     "$KDIR_ARM64/Makefile" "$KS/kselftest_harness.h"; do
     [ -e "$f" ] || die "expected $f after unpacking"
 done
-log "ok: kernel $KVER, env in ${DEPS#"$ROOT"/}/env.sh and env.mk$(if_rt ' (rt available)')"
+log "ok: kernel $KVER$([ "$HAVE_612" = 1 ] && echo " and $KVER_612" || true), env in ${DEPS#"$ROOT"/}/env.sh and env.mk$(if_rt ' (rt available)')"

@@ -79,6 +79,7 @@ static void status_json(const struct topdown_status *st,
 	jsonw_start_object(json_wtr);
 	jsonw_string_field(json_wtr, "state", td_state_name(st->state));
 	jsonw_uint_field(json_wtr, "abi_version", st->abi_version);
+	td_status_versions();
 	jsonw_uint_field(json_wtr, "record_size", st->record_size);
 	jsonw_uint_field(json_wtr, "nr_cpus", st->nr_cpus);
 	jsonw_bool_field(json_wtr, "reader", st->reader);
@@ -226,6 +227,7 @@ static void status_plain(const struct topdown_status *st,
 		printf(" for %.3f s", mono_now_s() - st->start_ns / 1e9);
 	printf("\nabi:        %u (record %u bytes)\n", st->abi_version,
 	       st->record_size);
+	td_status_versions();
 	printf("reader:     %s\n", st->reader ? "attached" : "none");
 	if (st->error_code)
 		printf("last error: event %d on CPU %d: %s\n", st->error_event,

@@ -209,6 +209,7 @@ const struct cmd td_cmds[] = {
 	{ "decode", do_decode,
 	  "decode --set NAME [--slots N] [--revision rXpY] EVENT=COUNT ...",
 	  decode_opts, 0 },
+	{ "version", do_version, "version", help_only_opts, 0 },
 	{ "help", do_help, "help [COMMAND]", help_only_opts, TD_CMD_NAMEARG },
 	{ "__complete", do_complete, "__complete WORD...", help_only_opts,
 	  TD_CMD_HIDDEN },
@@ -271,7 +272,7 @@ static void usage(FILE *f)
 		"      --csv          CSV output (a header line, then the rows)\n"
 		"  -o, --output FILE  write the output to FILE instead of stdout\n"
 		"  -h, --help         this help; '%s help COMMAND' for a command\n"
-		"  -V, --version      print the version\n"
+		"  -V, --version      tdctl's and the loaded module's version and ABI\n"
 		"\n"
 		"The output options may also follow the command. Commands may be\n"
 		"abbreviated to a unique prefix. See %s(8).\n", bin_name, bin_name);
@@ -588,8 +589,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("%s %s (ABI %d)\n", bin_name, TDCTL_VERSION,
-			       TOPDOWN_ABI_VERSION);
+			td_print_version();
 			return 0;
 		default:
 			usage(stderr);

@@ -10,7 +10,14 @@
 
 #include "common.h"
 
-#define TDCTL_VERSION "0.2"
+/* user/version.c: TDCTL_VERSION as given by user/Makefile. */
+extern const char tdctl_version[];
+/* tdctl's version and ABI, then the loaded module's: 'tdctl --version'. */
+void td_print_version(void);
+/* The "tdctl_version", "tdctl_abi_version", "module_version" fields
+ * (JSON) or the "version:" line (text) of 'tdctl status'.
+ */
+void td_status_versions(void);
 
 /*
  * The command grammar. One table (td_cmds in tdctl.c) names every command
@@ -107,6 +114,7 @@ int td_getopt_end(int opt, int argc, char **argv, bool operands);
 int do_load(int argc, char **argv);
 int do_unload(int argc, char **argv);
 int do_status(int argc, char **argv);
+int do_version(int argc, char **argv);
 int do_dump(int argc, char **argv);
 int do_list(int argc, char **argv);	/* evset_cmd.c */
 int do_decode(int argc, char **argv);	/* evset_cmd.c */

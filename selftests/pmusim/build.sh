@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
-# selftests/pmusim/build.sh ARCH [OUTDIR]
+# selftests/pmusim/build.sh [--kernel 6.1|6.12] ARCH [OUTDIR [FLAVOR]]
 #
 # Builds the test-only simulated PMU module td_pmusim.ko for the guest of
-# ARCH (x86_64 or arm64) with scripts/kbuild.sh (clean build, W=1, any
+# ARCH (x86_64 or arm64), kernel series --kernel (default 6.1) and FLAVOR
+# (cloud, the default, or rt) with scripts/kbuild.sh (clean build, W=1, any
 # warning fails) and puts it into OUTDIR (default build/ARCH/selftests),
 # which selftests/vm/run copies to /selftests in the guest. Never installed.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage() { sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+SERIES=6.1
+case ${1:-} in
+--kernel) SERIES=${2:-}; shift 2 || usage ;;
+--kernel=*) SERIES=${1#*=}; shift ;;
+esac
+[ $# -ge 1 ] && [ $# -le 3 ] || usage
 case $1 in
 x86_64 | amd64) ARCH=x86_64 ;;
 arm64 | aarch64) ARCH=arm64 ;;
 *) echo "pmusim: unknown ARCH '$1' (x86_64 or arm64)" >&2; exit 2 ;;
 esac
+FLAVOR=${3:-cloud}
+GUEST=$ARCH$([ "$FLAVOR" = rt ] && echo -rt || true)$([ "$SERIES" = 6.12 ] && echo -6.12 || true)
 OUT=${2:-$ROOT/build/$ARCH/selftests}
 # Called from make: the kernel build must not inherit make's flags (a
 # jobserver it cannot use makes make print warnings, which fail the build).
 unset MAKEFLAGS MFLAGS MAKELEVEL
-WORK=$ROOT/build/$ARCH/pmusim
+WORK=$ROOT/build/$GUEST/pmusim
 rm -f "$OUT/td_pmusim.ko"
 TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=/nonexistent TD_OUT=$WORK \
-    "$ROOT/scripts/kbuild.sh" "$ARCH"
+    "$ROOT/scripts/kbuild.sh" --kernel "$SERIES" "$ARCH" "$FLAVOR"
 mkdir -p "$OUT"
 cp "$WORK/td_pmusim.ko" "$OUT/td_pmusim.ko"
-echo "pmusim: built ${OUT#"$ROOT"/}/td_pmusim.ko" >&2
+echo "pmusim: built ${OUT#"$ROOT"/}/td_pmusim.ko ($GUEST)" >&2

@@ -71,6 +71,28 @@ check "status --json" $TDCTL --json status
 grep -q '"state":"running"' "$T/out" && ok "status --json state" ||
 	not_ok "status --json state" "$T/out"
 cp "$T/out" "$T/status.json"
+# Versions: the module and tdctl come from the same tree, so the module's
+# MODULE_VERSION (sysfs) is tdctl's; --version, version and status show both.
+modver=$(cat /sys/module/topdown/version 2>/dev/null)
+tdver=$($TDCTL --version | sed -n '1s/^tdctl \([^ ]*\) (ABI [0-9]*)$/\1/p')
+[ -n "$modver" ] && [ "$modver" = "$tdver" ] &&
+	ok "module version '$modver' is tdctl's" ||
+	not_ok "module version '$modver' is tdctl's ('$tdver')"
+$TDCTL --version >"$T/out" 2>&1
+abi=$(sed -n 's/^tdctl .* (ABI \([0-9]*\))$/\1/p' "$T/out")
+grep -qx "module $modver (ABI $abi)" "$T/out" &&
+	ok "--version: the module's version and ABI" ||
+	not_ok "--version: the module's version and ABI" "$T/out"
+check "version --json" $TDCTL --json version
+grep -q "\"tdctl_version\":\"$tdver\",\"abi_version\":$abi,\"module_version\":\"$modver\",\"module_abi_version\":$abi" "$T/out" &&
+	ok "version --json: both versions and ABIs" ||
+	not_ok "version --json: both versions and ABIs" "$T/out"
+grep -q "\"tdctl_version\":\"$tdver\",\"tdctl_abi_version\":$abi,\"module_version\":\"$modver\"" "$T/status.json" &&
+	ok "status --json: tdctl_version, tdctl_abi_version, module_version" ||
+	not_ok "status --json: tdctl_version, tdctl_abi_version, module_version" "$T/status.json"
+$TDCTL status >"$T/out" 2>&1
+grep -qx "version: *tdctl $tdver (ABI $abi), module $modver" "$T/out" &&
+	ok "status: the version line" || not_ok "status: the version line" "$T/out"
 check "status --csv" $TDCTL --csv status
 cp "$T/out" "$T/status.csv"
 rows=$(tail -n +2 "$T/status.csv" | grep -c '^"running",')

@@ -172,6 +172,28 @@ TEST(open_unprivileged_refused)
 	EXPECT_EQ(EPERM, errno);
 }
 
+/*
+ * The device has no file position: the control interface is ioctl and the
+ * data interface mmap, so lseek and positioned I/O fail with ESPIPE (on
+ * every kernel; 6.12 removed the no_llseek the module once named).
+ */
+TEST(device_not_seekable)
+{
+	char c;
+	int fd = open(TOPDOWN_DEVICE, O_RDWR);
+
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", TOPDOWN_DEVICE, strerror(errno));
+	EXPECT_EQ(-1, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	EXPECT_EQ(-1, lseek(fd, 128, SEEK_CUR));
+	EXPECT_EQ(ESPIPE, errno);
+	EXPECT_EQ(-1, pread(fd, &c, 1, 0));
+	EXPECT_EQ(ESPIPE, errno);
+	EXPECT_EQ(-1, pwrite(fd, &c, 1, 0));
+	EXPECT_EQ(ESPIPE, errno);
+	close(fd);
+}
+
 /* ---- configuration ----------------------------------------------------- */
 
 FIXTURE(dev) {
