@@ -14,6 +14,8 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -103,6 +105,58 @@ static int td_copy_cpus(const struct topdown_event *e, struct cpumask *mask)
 	return ret;
 }
 
+static int test_pmu_type = -1;
+module_param(test_pmu_type, int, 0644);
+MODULE_PARM_DESC(test_pmu_type,
+		 "test only: also accept events of this PMU type (the selftests' simulated PMU, their tracepoint event); default -1, none");
+
+/*
+ * Only core CPU PMUs and software events are counted: the probe reads
+ * every counter at every context switch under the runqueue lock, which
+ * uncore PMUs (slow, shared reads) and tracepoint, breakpoint, kprobe and
+ * uprobe events (which trace rather than count, and take user pointers
+ * in config1) are not made for. The fixed hardware, cache and raw types
+ * reach only PMUs that take them as CPU events (perf offers extended
+ * hardware types only to PMUs that declare them). For a dynamic type,
+ * a disabled probe counter with the event's config, and config1 and
+ * config2 cleared so that no PMU follows a pointer in them, shows which
+ * PMU it is: one perf schedules in the hardware context, as it does
+ * core PMUs, is accepted.
+ */
+static int td_check_pmu(const struct topdown_event *e)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = e->type,
+		.config = e->config,
+		.disabled = 1,
+		.exclude_user = !!(e->flags & TOPDOWN_EVENT_EXCLUDE_USER),
+		.exclude_kernel = !!(e->flags & TOPDOWN_EVENT_EXCLUDE_KERNEL),
+	};
+	struct perf_event *ev;
+	bool core;
+
+	if (e->type == READ_ONCE(test_pmu_type))
+		return 0;
+	switch (e->type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		return 0;
+	case PERF_TYPE_TRACEPOINT:
+	case PERF_TYPE_BREAKPOINT:
+		return -EOPNOTSUPP;
+	}
+	ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+					      NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev) == -ENOENT ? -ENOENT : -EOPNOTSUPP;
+	core = ev->pmu->task_ctx_nr == perf_hw_context;
+	perf_event_release_kernel(ev);
+	return core ? 0 : -EOPNOTSUPP;
+}
+
 static int td_check_event(const struct topdown_event *e, int i)
 {
 	if (e->flags & ~TOPDOWN_EVENT_FLAGS_ALL || e->__reserved)
@@ -178,6 +232,12 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 				goto out;
 		}
 		e->cpus_ptr = 0;
+	}
+	/* Last: the only check that asks perf. */
+	for (i = 0; i < cfg->nr_events; i++) {
+		ret = td_check_pmu(&cfg->events[i]);
+		if (ret)
+			goto out;
 	}
 
 	mutex_lock(&td.lock);

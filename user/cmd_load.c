@@ -261,6 +261,8 @@ int do_load(int argc, char **argv)
 			p_err("cannot reconfigure: the collection is running or a reader has the rings mapped");
 		else if (errno == E2BIG)
 			p_err("the topdown module is older than tdctl and does not know a setting this configuration uses: install the module of tdctl's release");
+		else if (errno == ENOENT)
+			p_err("an event of the set names a PMU type or event this kernel does not have (was its driver unloaded?)");
 		else if (errno == EOPNOTSUPP)
 			p_err("the module refused an event of the set: only core CPU PMU events and software events are counted (tracepoint, breakpoint, kprobe, uprobe and uncore PMU events are refused)");
 		else

@@ -18,6 +18,7 @@
  * are poisoned before each call, so a field left unwritten shows.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -346,6 +347,100 @@ TEST_F(t, other_pid_namespace_refused)
 	EXPECT_EQ(0, WEXITSTATUS(status))
 		TH_LOG("in a new pid namespace: failure bits %#x (1 pid, 2 open, 4 mmap; 100+ setup)",
 		       WEXITSTATUS(status));
+}
+
+/* ---- which PMUs ------------------------------------------------------------ */
+
+static int sysfs_pmu_type(const char *name)
+{
+	char path[256];
+	FILE *f;
+	int type = -1;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -1;
+	fclose(f);
+	return type;
+}
+
+static bool core_pmu_name(const char *name)
+{
+	return !strcmp(name, "cpu") || !strcmp(name, "cpu_core") ||
+	       !strcmp(name, "cpu_atom") || !strncmp(name, "armv8", 5) ||
+	       !strncmp(name, "armv9", 5);
+}
+
+/* CONFIGURE of one event as 0 or errno; config1 may be a user pointer. */
+static int configure_one(int fd, uint32_t type, uint64_t config, uint64_t config1)
+{
+	struct topdown_config c;
+
+	td_cfg_sw(&c, 16384);
+	c.nr_events = 2;
+	c.events[1].type = type;
+	c.events[1].config = config;
+	c.events[1].config1 = config1;
+	strcpy(c.events[1].name, "ev1");
+	return xioctl(fd, TOPDOWN_IOC_CONFIGURE, &c);
+}
+
+TEST_F(t, only_core_and_software_pmus_accepted)
+{
+	static const char func[] = "do_nanosleep", path[] = "/bin/busybox";
+	struct dirent *d;
+	DIR *dir;
+	int type, err, others = 0, cores = 0;
+
+	/* The fixed types that reach core PMUs and software events. */
+	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0));
+	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0));
+	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_HW_CACHE, 0, 0));
+	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_RAW, 0x11, 0));
+	/* Tracepoints and breakpoints trace, they do not count. */
+	EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, PERF_TYPE_TRACEPOINT,
+					    td_sched_switch_id() > 0 ? td_sched_switch_id() : 1, 0));
+	EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, PERF_TYPE_BREAKPOINT, 0, 0));
+	/* The refusals changed nothing. */
+	EXPECT_EQ(16384, cur_ring_size(self->fd));
+
+	/* kprobe and uprobe take a user pointer in config1. */
+	type = sysfs_pmu_type("kprobe");
+	if (type >= 0)
+		EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, type, 0, (uintptr_t)func));
+	type = sysfs_pmu_type("uprobe");
+	if (type >= 0)
+		EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, type, 0, (uintptr_t)path));
+
+	/* Every other PMU of this machine: core ones pass, the rest not. */
+	dir = opendir("/sys/bus/event_source/devices");
+	ASSERT_NE(NULL, dir);
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		type = sysfs_pmu_type(d->d_name);
+		if (type < PERF_TYPE_MAX)
+			continue;
+		if (core_pmu_name(d->d_name)) {
+			/* Cycles: 0x11 on Arm, 0x3c on x86. */
+			uint64_t cyc = strncmp(d->d_name, "cpu", 3) ? 0x11 : 0x3c;
+
+			EXPECT_EQ(0, configure_one(self->fd, type, cyc, 0))
+				TH_LOG("core PMU %s (type %d)", d->d_name, type);
+			cores++;
+			continue;
+		}
+		err = configure_one(self->fd, type, 0, 0);
+		TH_LOG("PMU %s (type %d): %s", d->d_name, type, err ? strerror(err) : "accepted");
+		EXPECT_TRUE(err == EOPNOTSUPP || err == ENOENT);
+		others++;
+	}
+	closedir(dir);
+	TH_LOG("%d core PMUs accepted, %d other dynamic PMUs refused", cores, others);
+	EXPECT_LT(0, others);
 }
 
 /* ---- poll() after STOP --------------------------------------------------- */

@@ -12,11 +12,15 @@
  * There is one global collection per machine. A privileged process
  * (CAP_PERFMON or CAP_SYS_ADMIN) opens /dev/topdown and
  *
- *   1. TOPDOWN_IOC_CONFIGURE: sets up to TOPDOWN_MAX_EVENTS perf events
- *      (any perf type: hardware, raw, software, a dynamic PMU type), each
- *      restricted to a set of CPUs, plus the ring size and overflow mode.
- *      This allocates one ring per possible CPU. Refused with EBUSY while
- *      collection runs or while any ring is still mapped.
+ *   1. TOPDOWN_IOC_CONFIGURE: sets up to TOPDOWN_MAX_EVENTS perf events,
+ *      each restricted to a set of CPUs, plus the ring size and overflow
+ *      mode. This allocates one ring per possible CPU. Refused with EBUSY
+ *      while collection runs or while any ring is still mapped. Only
+ *      core CPU PMUs and software events are counted: PERF_TYPE_HARDWARE,
+ *      _HW_CACHE, _RAW and _SOFTWARE, and a dynamic PMU type that perf
+ *      schedules like a core PMU (in its hardware context). Tracepoint,
+ *      breakpoint, kprobe, uprobe, uncore and other PMUs are refused with
+ *      EOPNOTSUPP, a dynamic type no PMU has with ENOENT.
  *   2. TOPDOWN_IOC_START: creates one pinned per-CPU counter per event on
  *      every online CPU (and on CPUs that come online later) and attaches
  *      the sched_switch probe. From then on, every context switch writes
