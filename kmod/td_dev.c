@@ -123,7 +123,7 @@ MODULE_PARM_DESC(test_pmu_type,
  * PMU it is: one perf schedules in the hardware context, as it does
  * core PMUs, is accepted.
  */
-static int td_check_pmu(const struct topdown_event *e)
+static int td_check_pmu(const struct topdown_event *e, const struct cpumask *cpus)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -134,6 +134,7 @@ static int td_check_pmu(const struct topdown_event *e)
 		.exclude_kernel = !!(e->flags & TOPDOWN_EVENT_EXCLUDE_KERNEL),
 	};
 	struct perf_event *ev;
+	unsigned int cpu;
 	bool core;
 
 	if (e->type == READ_ONCE(test_pmu_type))
@@ -148,8 +149,11 @@ static int td_check_pmu(const struct topdown_event *e)
 	case PERF_TYPE_BREAKPOINT:
 		return -EOPNOTSUPP;
 	}
-	ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
-					      NULL, NULL, NULL);
+	/* On one of the event's CPUs: a hybrid part's PMUs cover some each. */
+	cpu = cpus ? cpumask_any_and(cpus, cpu_online_mask) : nr_cpu_ids;
+	if (cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev) == -ENOENT ? -ENOENT : -EOPNOTSUPP;
 	core = ev->pmu->task_ctx_nr == perf_hw_context;
@@ -235,7 +239,8 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	}
 	/* Last: the only check that asks perf. */
 	for (i = 0; i < cfg->nr_events; i++) {
-		ret = td_check_pmu(&cfg->events[i]);
+		ret = td_check_pmu(&cfg->events[i], all[i] ? NULL :
+				   (void *)masks + i * cpumask_size());
 		if (ret)
 			goto out;
 	}
