@@ -105,6 +105,7 @@ HOST_PKGS=(
     qemu-system-x86 qemu-system-arm
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross
     linux-source-6.1
+    prometheus  # tdctl serve's scrape test (selftests/host/test_serve.py)
 )
 [ "$WANT_RT" = 1 ] && HOST_PKGS+=(linux-headers-rt-amd64 "linux-headers-$KREL_X86_64_RT")
 install_missing "${HOST_PKGS[@]}"

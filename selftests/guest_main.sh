@@ -21,6 +21,8 @@ echo "# suite: tdctl end to end"
 ./tdctl_test.sh || rc=1
 echo "# suite: tdctl stat, top, record and report on live data"
 ./tdctl_stat_test.sh || rc=1
+echo "# suite: tdctl serve on live data"
+./tdctl_serve_test.sh || rc=1
 echo "# suite: kselftest topdown_test"
 if tdctl load >/tmp/load.out 2>&1; then
 	./topdown_test || rc=1

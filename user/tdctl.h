@@ -115,10 +115,12 @@ int do_top(int argc, char **argv);	/* cmd_top.c */
 int do_record(int argc, char **argv);	/* cmd_record.c */
 int do_report(int argc, char **argv);	/* cmd_record.c */
 int do_complete(int argc, char **argv);	/* completion.c */
+int do_timeline(int argc, char **argv);	/* cmd_timeline.c */
+int do_serve(int argc, char **argv);	/* cmd_serve.c */
 
 /* Option tables of the table-driven commands, next to their code. */
 extern const struct td_opt dump_opts[], stat_opts[], top_opts[],
-	record_opts[], report_opts[];
+	record_opts[], report_opts[], timeline_opts[], serve_opts[];
 
 /* Return value of a command: 0 success, -1 error (exit status 1), or a
  * positive exit status passed through (stat -- COMMAND).

@@ -237,7 +237,7 @@ def reader_table(path, js):
     if not rows:
         return errors
     r0 = rows[0]
-    print(f"\n== reader (host, one core): tdctl COMMAND -i FILE >/dev/null (stat: the same records live, fake rings); "
+    print(f"\n== reader (host, one core): tdctl COMMAND -i FILE >/dev/null (stat, serve: the same records live, fake rings); "
           f"{r0['records']:,} records on {r0['cpus']} CPUs "
           f"({r0['file_bytes'] / 2**20:,.0f} MiB); records/s over CPU time, best of 3; "
           "instructions per record from callgrind")
@@ -248,8 +248,10 @@ def reader_table(path, js):
         if r.get("target"):
             t = f"{r['target'] / 1e6:.0f}M {'met' if r['records_per_s'] >= r['target'] else 'MISSED'}"
         name = f"{r['command']} {'--by ' if r['command'] != 'dump' else ''}{r['format']}"
-        if r.get("live"):
-            name = f"stat -a --by {r['format']}"
+        if r["command"] == "timeline":
+            name = "timeline"
+        elif r.get("live"):
+            name = f"{r['command']}{' -a' if r['command'] == 'stat' else ''} --by {r['format']}"
         print(f"   {name:<19} {r['set']:<10} {r['events']:>2} "
               f"{r['records_per_s']:>12,.0f} {r['insn_per_record']:>9,.0f} {t:>12}")
     js["reader"] = rows

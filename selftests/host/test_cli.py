@@ -229,6 +229,11 @@ def test_completion(tmp):
        "--csv offered to every command")
     ok(complete("help rep") == ["report"], "complete 'help rep': command names")
     ok("--input" in complete("dump --"), "complete dump's new --input")
+    ok(complete("serve --l") == ["--listen"], "complete 'serve --l': --listen",
+       complete("serve --l"))
+    ok(complete("timeline -i rec-", cwd=tmp) == ["rec-file.td"] and
+       "--min-slice" in complete("timeline --"),
+       "complete timeline's -i FILE and its options", complete("timeline --"))
 
 
 # ---- top on a terminal ----------------------------------------------------

@@ -20,6 +20,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from csvjson import diffs, parse  # noqa: E402
 from tap import TDCTL, ok, plan  # noqa: E402
+import trace_check  # noqa: E402
 
 
 def between(lines, begin, end):
@@ -124,6 +125,19 @@ def main():
            % (name, os.uname().machine, host.get("arch", "?")),
            "host: %s\nguest: %s\n%s" % (json.dumps(host)[:600],
                                          json.dumps(guest)[:600], p.stderr))
+        # The same file as a Perfetto trace: valid, one slice per record.
+        trace = os.path.join(tmp, name + ".json")
+        p = subprocess.run([TDCTL, "timeline", "-i", path, "-o", trace],
+                           capture_output=True, text=True)
+        probs = ["exit %d: %s" % (p.returncode, p.stderr)]
+        if p.returncode == 0:
+            t = trace_check.load(trace)
+            slices = sum(1 for e in t["traceEvents"] if e["ph"] == "X")
+            probs = trace_check.problems(t)
+            if slices != host.get("records_in_file"):
+                probs.append("%d slices, %r records" % (slices, host.get("records_in_file")))
+        ok(not probs, "%s: tdctl timeline of the guest's record file is a valid "
+           "trace with a slice per record" % name, "\n".join(probs))
     return plan()
 
 

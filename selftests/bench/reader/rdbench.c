@@ -22,6 +22,10 @@
  * /dev/null). One JSON line per repeat goes to stderr: records, wall and
  * CPU seconds, records per second.
  *
+ * With --live --rate R, they appear R per second from its first wait on,
+ * while the rest of its descriptors are polled for real: for tdctl serve,
+ * which Prometheus scrapes meanwhile (selftests/host/test_serve.py).
+ *
  * With --live, the rings are empty when tdctl opens the device and the
  * records appear during its first wait (poll), as they would while it
  * counts: for stat and top, which drop what the rings held before they
@@ -82,6 +86,7 @@ static struct {
 	/* --live: the records are published at the first poll() */
 	bool live, published;
 	uint64_t per_cpu;
+	double rate, t_first;	/* --rate: records per second */
 } fake = { .fd = -1 };
 
 static void die(const char *fmt, ...)
@@ -210,6 +215,54 @@ static void publish(void)
 	fake.published = true;
 }
 
+/*
+ * --rate R (with --live): the records are published R per second (all
+ * CPUs together) from the first poll() on, as a steady workload would
+ * produce them; the device is readable when some were published, and
+ * the other descriptors (tdctl serve's sockets) are really polled, for
+ * at most 20 ms at a time.
+ */
+static int rate_poll(struct pollfd *fds, nfds_t n, int dev, int timeout)
+{
+	uint64_t want, pos;
+	double now;
+	int fd = fds[dev].fd, ret = 0, ready = 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (!fake.published) {
+		fake.t_first = now;
+		fake.published = true;
+	}
+	want = (uint64_t)((now - fake.t_first) * fake.rate / fake.nr_cpus);
+	if (want > fake.per_cpu)
+		want = fake.per_cpu;
+	for (int c = 0; c < fake.nr_cpus; c++) {
+		struct topdown_ring_producer *prod =
+			(void *)(fake.ring[c] + fake.page);
+		struct topdown_ring_consumer *cons = (void *)fake.ring[c];
+
+		pos = want * TOPDOWN_RECORD_SIZE;
+		if (pos > prod->producer_pos)
+			__atomic_store_n(&prod->producer_pos, pos, __ATOMIC_RELEASE);
+		if (prod->producer_pos > cons->consumer_pos)
+			ready = 1;
+	}
+	if (n > 1) {
+		fds[dev].fd = -1;	/* poll() skips negative descriptors */
+		ret = __real_poll(fds, n, ready ? 0 :
+				  (timeout < 0 || timeout > 20) ? 20 : timeout);
+		fds[dev].fd = fd;
+		if (ret < 0)
+			return ret;
+	} else if (!ready && timeout) {
+		nanosleep(&(struct timespec){ 0, 20000000L }, NULL);
+	}
+	fds[dev].revents = ready ? POLLIN : 0;
+	return ret + ready;
+}
+
 int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	int dev = -1;
@@ -221,6 +274,8 @@ int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 	}
 	if (dev < 0)
 		return __real_poll(fds, n, timeout);
+	if (fake.rate > 0)
+		return rate_poll(fds, n, dev, timeout);
 	if (!fake.live)
 		return 0;
 	/* --live: the records arrive during the first wait; later waits
@@ -418,6 +473,7 @@ int main(int argc, char **argv)
 		{ "write", required_argument, NULL, 'w' },
 		{ "chunk", required_argument, NULL, 'k' },
 		{ "live", no_argument, NULL, 'l' },
+		{ "rate", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fixture = NULL, *set = NULL, *write = NULL;
@@ -439,14 +495,15 @@ int main(int argc, char **argv)
 		case 'w': write = optarg; break;
 		case 'k': chunk = atol(optarg); break;
 		case 'l': fake.live = true; break;
+		case 'R': fake.rate = atof(optarg); break;
 		default:
-			die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live] -- TDCTL-ARGS...\n"
+			die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live [--rate R]] -- TDCTL-ARGS...\n"
 			    "       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K] --write FILE");
 		}
 	}
 	if (!fixture || (optind >= argc && !write) || records < 1 ||
 	    fake.nr_cpus < 1 || repeat < 1 || chunk < 1)
-		die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live] -- TDCTL-ARGS...\n"
+		die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live [--rate R]] -- TDCTL-ARGS...\n"
 			    "       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K] --write FILE");
 
 	first = optind;

@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test of tdctl serve with the real module (busybox sh, as root):
+# the exporter reads the rings while a workload runs in a cgroup of its
+# own, and its /metrics (fetched with busybox wget on the loopback
+# address) must show the collection running, that cgroup by its path
+# with slices, run time and each event's count, as many slices in all as
+# records read, and OpenMetrics with "# EOF" when asked; while serve runs
+# it is the rings' one reader (tdctl stat is refused), and it exits
+# cleanly on SIGTERM. Prints TAP. The module must not be loaded at the
+# start.
+TDCTL=${TDCTL:-tdctl}
+T=$(mktemp -d)
+# ok, not_ok, check, expect, tap_done
+. "$(dirname "$0")/tap.sh"
+PORT=10642
+URL=http://127.0.0.1:$PORT/metrics
+
+ifconfig lo 127.0.0.1 up 2>/dev/null
+check "tdctl load" "$TDCTL" load
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -z "$CG" ]; then
+	CG=/sys/fs/cgroup
+	mount -t cgroup2 none "$CG"
+fi
+mkdir -p "$CG/td_serve_test"
+
+# While another reader holds the rings: up 0, and the module's state.
+"$TDCTL" dump --follow --duration 30 >/dev/null 2>&1 &
+DP=$!
+sleep 1
+"$TDCTL" serve --listen 127.0.0.1:$PORT --duration 30 >"$T/serve.out" 2>&1 &
+SP=$!
+i=0
+while [ $i -lt 100 ] && ! wget -q -O "$T/m0" "$URL" 2>/dev/null; do
+	sleep 0.2
+	i=$((i + 1))
+done
+grep -q '^topdown_up 0$' "$T/m0" &&
+	grep -q '^topdown_module_state{state="running"} 1$' "$T/m0" &&
+	grep -q "another reader" "$T/serve.out"
+expect "another reader holds the rings: topdown_up 0, state running" $? "$T/m0" "$T/serve.out"
+kill -TERM $SP $DP
+wait $SP $DP
+
+"$TDCTL" serve --listen 127.0.0.1:$PORT --duration 120 >"$T/serve.out" 2>&1 &
+SP=$!
+i=0
+while [ $i -lt 100 ] && ! wget -q -O "$T/m0" "$URL" 2>/dev/null; do
+	sleep 0.2
+	i=$((i + 1))
+done
+expect "serve answers on 127.0.0.1:$PORT" $((i >= 100)) "$T/serve.out"
+
+# The workload, in its cgroup: a shell loop, then it exits (its last
+# slice is written when it leaves the CPU).
+sh -c 'echo $$ >'"$CG/td_serve_test/cgroup.procs"'
+	i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done'
+sleep 1
+wget -q -O "$T/m" "$URL" 2>"$T/err"
+expect "GET /metrics" $? "$T/err"
+
+grep -q '^topdown_up 1$' "$T/m"
+expect "topdown_up 1" $? "$T/m"
+grep -q '^topdown_module_state{state="running"} 1$' "$T/m"
+expect "module state running" $? "$T/m"
+slices=$(awk '/^topdown_slices_total\{cgroup="\/td_serve_test"\}/ { print $2 }' "$T/m")
+[ "${slices:-0}" -ge 1 ]
+expect "the workload's cgroup by its path: ${slices:-0} slices" $? "$T/m"
+awk '/^topdown_run_seconds_total\{cgroup="\/td_serve_test"\}/ { found = $2 > 0 }
+	END { exit !found }' "$T/m"
+expect "the workload's run time" $? "$T/m"
+nev=$(grep '^topdown_events_total{' "$T/m" | sed 's/.*event="\([^"]*\)".*/\1/' | sort -u | wc -l)
+cnt=$(grep -c '^topdown_events_total{.*cgroup="/td_serve_test"}' "$T/m")
+[ "$cnt" -ge 1 ] && [ "$cnt" -eq "$nev" ]
+expect "a count per event for the cgroup ($cnt of $nev)" $? "$T/m"
+awk '/^topdown_slices_total\{/ { s += $2 } /^topdown_records_total / { r = $2 }
+	END { exit !(s == r && r > 0) }' "$T/m"
+expect "slices of all groups = records read" $? "$T/m"
+
+wget -q -O "$T/om" --header 'Accept: application/openmetrics-text; version=1.0.0' \
+	"$URL" 2>"$T/err"
+[ "$(tail -n 1 "$T/om")" = "# EOF" ] && grep -q '^# TYPE topdown_events counter$' "$T/om"
+expect "OpenMetrics when asked (# EOF, family names)" $? "$T/om" "$T/err"
+
+"$TDCTL" stat -a --duration 0.1 >"$T/out" 2>"$T/err"
+[ $? -ne 0 ] && grep -q "another reader" "$T/err"
+expect "while serve runs, it is the only reader (stat refused)" $? "$T/err"
+
+kill -TERM $SP
+wait $SP
+expect "serve exits 0 on SIGTERM" $? "$T/serve.out"
+check "tdctl unload" "$TDCTL" unload
+rmdir "$CG/td_serve_test" 2>/dev/null
+rm -rf "$T"
+tap_done
