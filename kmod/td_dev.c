@@ -14,6 +14,9 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/perf_event.h>
+#include <linux/pid_namespace.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -33,10 +36,22 @@
  */
 static DEFINE_MUTEX(td_rings_lock);
 
+/*
+ * The records carry host pids and tgids in memory shared by every reader,
+ * so they cannot be translated per reader: a process that sees another
+ * pid namespace than the initial one gets no access at all.
+ */
+static bool td_pid_ns_ok(void)
+{
+	return task_active_pid_ns(current) == &init_pid_ns;
+}
+
 static int td_open(struct inode *inode, struct file *file)
 {
 	if (!perfmon_capable())
 		return -EPERM;
+	if (!td_pid_ns_ok())
+		return -EACCES;
 	return nonseekable_open(inode, file);
 }
 
@@ -90,6 +105,62 @@ static int td_copy_cpus(const struct topdown_event *e, struct cpumask *mask)
 	return ret;
 }
 
+static int test_pmu_type = -1;
+module_param(test_pmu_type, int, 0644);
+MODULE_PARM_DESC(test_pmu_type,
+		 "test only: also accept events of this PMU type (the selftests' simulated PMU, their tracepoint event); default -1, none");
+
+/*
+ * Only core CPU PMUs and software events are counted: the probe reads
+ * every counter at every context switch under the runqueue lock, which
+ * uncore PMUs (slow, shared reads) and tracepoint, breakpoint, kprobe and
+ * uprobe events (which trace rather than count, and take user pointers
+ * in config1) are not made for. The fixed hardware, cache and raw types
+ * reach only PMUs that take them as CPU events (perf offers extended
+ * hardware types only to PMUs that declare them). For a dynamic type,
+ * a disabled probe counter with the event's config, and config1 and
+ * config2 cleared so that no PMU follows a pointer in them, shows which
+ * PMU it is: one perf schedules in the hardware context, as it does
+ * core PMUs, is accepted.
+ */
+static int td_check_pmu(const struct topdown_event *e, const struct cpumask *cpus)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = e->type,
+		.config = e->config,
+		.disabled = 1,
+		.exclude_user = !!(e->flags & TOPDOWN_EVENT_EXCLUDE_USER),
+		.exclude_kernel = !!(e->flags & TOPDOWN_EVENT_EXCLUDE_KERNEL),
+	};
+	struct perf_event *ev;
+	unsigned int cpu;
+	bool core;
+
+	if (e->type == READ_ONCE(test_pmu_type))
+		return 0;
+	switch (e->type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		return 0;
+	case PERF_TYPE_TRACEPOINT:
+	case PERF_TYPE_BREAKPOINT:
+		return -EOPNOTSUPP;
+	}
+	/* On one of the event's CPUs: a hybrid part's PMUs cover some each. */
+	cpu = cpus ? cpumask_any_and(cpus, cpu_online_mask) : nr_cpu_ids;
+	if (cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev) == -ENOENT ? -ENOENT : -EOPNOTSUPP;
+	core = ev->pmu->task_ctx_nr == perf_hw_context;
+	perf_event_release_kernel(ev);
+	return core ? 0 : -EOPNOTSUPP;
+}
+
 static int td_check_event(const struct topdown_event *e, int i)
 {
 	if (e->flags & ~TOPDOWN_EVENT_FLAGS_ALL || e->__reserved)
@@ -107,6 +178,7 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	struct cpumask *masks = NULL;
 	bool all[TOPDOWN_MAX_EVENTS];
 	u32 usize, ring, wm, i;
+	void **rings;
 	int ret;
 
 	if (get_user(usize, &uarg->size))
@@ -165,6 +237,13 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 		}
 		e->cpus_ptr = 0;
 	}
+	/* Last: the only check that asks perf. */
+	for (i = 0; i < cfg->nr_events; i++) {
+		ret = td_check_pmu(&cfg->events[i], all[i] ? NULL :
+				   (void *)masks + i * cpumask_size());
+		if (ret)
+			goto out;
+	}
 
 	mutex_lock(&td.lock);
 	ret = -EBUSY;
@@ -172,10 +251,17 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 		goto unlock;
 	/* The last STOP's probe calls are over before the rings are freed. */
 	td_probe_sync();
+	/* The new rings first: a failed allocation leaves the old ones. */
+	rings = td_rings_alloc(ring);
+	if (IS_ERR(rings)) {
+		ret = PTR_ERR(rings);
+		goto unlock;
+	}
 	/* td_mmap() counts new maps under td_rings_lock only. */
 	mutex_lock(&td_rings_lock);
 	if (atomic_read(&td.nr_maps)) {
 		mutex_unlock(&td_rings_lock);
+		td_rings_discard(rings);
 		goto unlock;
 	}
 	for (i = 0; i < cfg->nr_events; i++)
@@ -184,17 +270,15 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	cfg->ring_size = ring;
 	cfg->watermark = wm;
 
-	td_rings_free();
-	WRITE_ONCE(td.state, TOPDOWN_STATE_IDLE);
 	td.cfg = *cfg;
 	td.nr_events = cfg->nr_events;
 	td.ring_size = ring;
 	td.watermark = wm;
 	td.overwrite = cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE;
 	memcpy(td.ev_all_cpus, all, sizeof(all));
-	ret = td_rings_alloc(ring);
-	if (!ret)
-		WRITE_ONCE(td.state, TOPDOWN_STATE_CONFIGURED);
+	td_rings_install(rings);
+	WRITE_ONCE(td.state, TOPDOWN_STATE_CONFIGURED);
+	ret = 0;
 	mutex_unlock(&td_rings_lock);
 unlock:
 	mutex_unlock(&td.lock);
@@ -397,7 +481,8 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	}
 
 	mutex_lock(&td.lock);
-	st.size = sizeof(st);
+	/* The number of bytes written back: the caller's size or ours. */
+	st.size = min_t(u32, usize, sizeof(st));
 	st.state = td.state;
 	st.abi_version = TOPDOWN_ABI_VERSION;
 	st.nr_cpus = nr_cpu_ids;
@@ -425,24 +510,70 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	return ret;
 }
 
+/*
+ * The frozen VER0 layouts: a struct may only grow at its end (see "ABI
+ * growth" in the UAPI header).
+ */
+static_assert(offsetofend(struct topdown_config, events) == TOPDOWN_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct topdown_config) >= TOPDOWN_CONFIG_SIZE_VER0);
+static_assert(offsetofend(struct topdown_status, __reserved) == TOPDOWN_STATUS_SIZE_VER0);
+static_assert(sizeof(struct topdown_status) >= TOPDOWN_STATUS_SIZE_VER0);
+
+/*
+ * An ioctl number without its size bits. The struct's own size field says
+ * which version of the struct the caller passes; the size bits only have
+ * to cover the VER0 struct.
+ */
+#define TD_IOC_BASE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+/*
+ * CONFIGURE, START and STOP change the collection: like write(), they need
+ * a file opened for writing. CONFIGURE and START also need the caller, not
+ * only the opener, to be allowed to count every CPU in kernel mode: a
+ * descriptor handed to a process without CAP_PERFMON reads and stops, but
+ * does not start counting.
+ */
+static int td_may_change(struct file *file, bool starts_counting)
+{
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (starts_counting && !perfmon_capable())
+		return -EPERM;
+	return 0;
+}
+
 static long td_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
+	unsigned int size = _IOC_SIZE(cmd);
+	int ret;
 
-	switch (cmd) {
-	case TOPDOWN_IOC_CONFIGURE:
-		return td_ioctl_configure(uarg);
-	case TOPDOWN_IOC_GET_CONFIG:
+	switch (TD_IOC_BASE(cmd)) {
+	case TD_IOC_BASE(TOPDOWN_IOC_CONFIGURE):
+		if (size < TOPDOWN_CONFIG_SIZE_VER0)
+			break;
+		ret = td_may_change(file, true);
+		return ret ? ret : td_ioctl_configure(uarg);
+	case TD_IOC_BASE(TOPDOWN_IOC_GET_CONFIG):
+		if (size < TOPDOWN_CONFIG_SIZE_VER0)
+			break;
 		return td_ioctl_get_config(uarg);
 	case TOPDOWN_IOC_START:
-		return td_ioctl_start();
+		if (size)
+			break;
+		ret = td_may_change(file, true);
+		return ret ? ret : td_ioctl_start();
 	case TOPDOWN_IOC_STOP:
-		return td_ioctl_stop();
-	case TOPDOWN_IOC_STATUS:
+		if (size)
+			break;
+		ret = td_may_change(file, false);
+		return ret ? ret : td_ioctl_stop();
+	case TD_IOC_BASE(TOPDOWN_IOC_STATUS):
+		if (size < TOPDOWN_STATUS_SIZE_VER0)
+			break;
 		return td_ioctl_status(uarg);
-	default:
-		return -ENOIOCTLCMD;
 	}
+	return -ENOIOCTLCMD;
 }
 
 static void td_vm_open(struct vm_area_struct *vma)
@@ -486,6 +617,9 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
+	/* A descriptor passed into another pid namespace: see td_open(). */
+	if (!td_pid_ns_ok())
+		return -EACCES;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 
@@ -539,11 +673,25 @@ unlock:
 static __poll_t td_poll(struct file *file, poll_table *wait)
 {
 	__poll_t mask = 0;
+	u32 state;
 
 	poll_wait(file, &td.wq, wait);
 	mutex_lock(&td_rings_lock);
-	if (READ_ONCE(td.state) != TOPDOWN_STATE_IDLE && td_rings_readable())
-		mask = EPOLLIN | EPOLLRDNORM;
+	state = READ_ONCE(td.state);
+	/*
+	 * While collecting, the watermark decides; once stopped, nothing
+	 * more arrives, so any unread record is worth reading, and drained
+	 * rings are the end of the data (until the next START).
+	 */
+	if (state == TOPDOWN_STATE_RUNNING) {
+		if (td_rings_readable(td.watermark))
+			mask = EPOLLIN | EPOLLRDNORM;
+	} else if (state == TOPDOWN_STATE_CONFIGURED) {
+		if (td_rings_readable(1))
+			mask = EPOLLIN | EPOLLRDNORM;
+		else
+			mask = EPOLLHUP;
+	}
 	mutex_unlock(&td_rings_lock);
 	return mask;
 }

@@ -98,9 +98,11 @@ struct td_collection {
 extern struct td_collection td;
 
 /* td_ring.c */
-int td_rings_alloc(u32 ring_size);
+void **td_rings_alloc(u32 ring_size);
+void td_rings_discard(void **rings);
+void td_rings_install(void **rings);
 void td_rings_free(void);
-bool td_rings_readable(void);
+bool td_rings_readable(u64 min_unread);
 void td_rings_init(void);
 void td_rings_sync_wakeups(void);
 
@@ -124,6 +126,16 @@ static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
 			WRITE_ONCE(c->prod->lost, c->lost);
 			return NULL;
 		}
+	} else {
+		/*
+		 * The slot at producer_pos is the one being filled: a reader
+		 * whose copy saw any byte of this fill also sees producer_pos
+		 * at least at pos (the last publication, which this orders
+		 * before the fill's stores), and so discards the copy. Pairs
+		 * with the reader's read barrier between its copy and its
+		 * second load of producer_pos.
+		 */
+		smp_wmb();
 	}
 	return (struct topdown_record *)(c->data + (pos & (td.ring_size - 1)));
 }

@@ -15,6 +15,7 @@
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -30,29 +31,61 @@ static size_t td_ring_bytes(u32 ring_size)
 	return (size_t)TD_RING_HDR_PAGES * PAGE_SIZE + ring_size;
 }
 
-/* Process context, td.lock held, not running, no mappings. */
-int td_rings_alloc(u32 ring_size)
+/*
+ * Process context, td.lock held: the rings of a new configuration, one per
+ * possible CPU, not yet in use (td_rings_install() or td_rings_discard()).
+ */
+void **td_rings_alloc(u32 ring_size)
 {
 	unsigned long pages = td_ring_bytes(ring_size) >> PAGE_SHIFT;
+	void **rings;
 	int cpu;
 
 	/* Refuse rather than push the machine into reclaim or OOM. */
 	if (pages * num_possible_cpus() > totalram_pages() / 8)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
+	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
+	if (!rings)
+		return ERR_PTR(-ENOMEM);
+	for_each_possible_cpu(cpu) {
+		rings[cpu] = vmalloc_user(td_ring_bytes(ring_size));
+		if (!rings[cpu]) {
+			td_rings_discard(rings);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
+	return rings;
+}
 
+/* Free rings td_rings_alloc() returned that were never installed. */
+void td_rings_discard(void **rings)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		vfree(rings[cpu]);
+	kfree(rings);
+}
+
+/*
+ * Process context, td.lock and td_rings_lock held, not running, no
+ * mappings, td.cfg and td.ring_size already the new configuration's:
+ * free the old rings and put the new ones in their place.
+ */
+void td_rings_install(void **rings)
+{
+	int cpu;
+
+	td_rings_free();
 	for_each_possible_cpu(cpu) {
 		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
-		void *ring = vmalloc_user(td_ring_bytes(ring_size));
+		void *ring = rings[cpu];
 
-		if (!ring) {
-			td_rings_free();
-			return -ENOMEM;
-		}
 		c->ring = ring;
 		c->cons = ring;
 		c->prod = ring + PAGE_SIZE;
 		c->data = ring + TD_RING_HDR_PAGES * PAGE_SIZE;
-		c->prod->data_size = ring_size;
+		c->prod->data_size = td.ring_size;
 		c->prod->record_size = TOPDOWN_RECORD_SIZE;
 		c->prod->cpu = cpu;
 		c->prod->flags = td.cfg.flags;
@@ -67,7 +100,7 @@ int td_rings_alloc(u32 ring_size)
 		c->arm_errors = 0;
 		c->recoveries = 0;
 	}
-	return 0;
+	kfree(rings);
 }
 
 /*
@@ -139,8 +172,8 @@ void td_rings_sync_wakeups(void)
 		synchronize_rcu();
 }
 
-/* Process context, td.lock held: does some ring hold watermark bytes? */
-bool td_rings_readable(void)
+/* Process context, td_rings_lock held: does some ring hold min_unread bytes? */
+bool td_rings_readable(u64 min_unread)
 {
 	int cpu;
 
@@ -150,7 +183,7 @@ bool td_rings_readable(void)
 		if (!c->ring)
 			continue;
 		if (READ_ONCE(c->pos) - READ_ONCE(c->cons->consumer_pos) >=
-		    td.watermark)
+		    min_unread)
 			return true;
 	}
 	return false;

@@ -35,8 +35,10 @@ fi
 echo "# suite: hostile input (hostile_test)"
 if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./hostile_test || rc=1
-	echo "# suite: counter recovery and states, PREEMPTED, STOP latency (trust_test)"
-	./trust_test || rc=1
+	echo "# suite: counter recovery and states, PREEMPTED, STOP latency (counters_test)"
+	./counters_test || rc=1
+	echo "# suite: ABI growth, permissions, poll, overwrite (abi_test)"
+	./abi_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"
 	./fuzz_test || rc=1
 	check "module unloads after the fuzzer" rmmod topdown

@@ -263,7 +263,7 @@ int do_load(int argc, char **argv)
 
 	if (!td_module_loaded() && insert_module(module))
 		return -1;
-	fd = td_dev_open();
+	fd = td_dev_open(true);
 	if (fd < 0)
 		return -1;
 
@@ -280,6 +280,12 @@ int do_load(int argc, char **argv)
 	if (ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg)) {
 		if (errno == EBUSY)
 			p_err("cannot reconfigure: the collection is running or a reader has the rings mapped");
+		else if (errno == E2BIG)
+			p_err("the topdown module is older than tdctl and does not know a setting this configuration uses: install the module of tdctl's release");
+		else if (errno == ENOENT)
+			p_err("an event of the set names a PMU type or event this kernel does not have (was its driver unloaded?)");
+		else if (errno == EOPNOTSUPP)
+			p_err("the module refused an event of the set: only core CPU PMU events and software events are counted (tracepoint, breakpoint, kprobe, uprobe and uncore PMU events are refused)");
 		else
 			p_err("configuring the collection: %s", strerror(errno));
 		goto out;
@@ -379,7 +385,7 @@ int do_unload(int argc, char **argv)
 		      TD_MODULE_NAME, TOPDOWN_DEVICE);
 		return -1;
 	}
-	fd = td_dev_open();
+	fd = td_dev_open(true);
 	if (fd < 0)
 		return -1;
 	if (ioctl(fd, TOPDOWN_IOC_STOP) && errno != EALREADY) {

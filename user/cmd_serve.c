@@ -427,8 +427,8 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 			state = td_state_name(st.state);
 		free(stats);
 	} else if (td_module_loaded()) {
-		/* Another reader holds the rings: any open file may ask. */
-		int fd = open(TOPDOWN_DEVICE, O_RDWR | O_CLOEXEC);
+		/* Another reader holds the rings: a read-only file may ask. */
+		int fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
 		struct topdown_status q = { .size = sizeof(q) };
 
 		state = "idle";
@@ -499,7 +499,7 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 	family(o, om, "topdown_exporter_info", "gauge", NULL,
 	       "The exporter: version, grouping, event set.");
 	out_add(o, "topdown_exporter_info{version=\"%s\",by=\"%s\",set=\"%s\"} 1\n",
-		TDCTL_VERSION, lbl, s->open ? s->set : "");
+		tdctl_version, lbl, s->open ? s->set : "");
 	family(o, om, "topdown_slots_per_cycle", "gauge", NULL,
 	       "Slot width of the event set's TopDown formula (0: none), for the recording rules.");
 	if (s->open)
@@ -729,6 +729,7 @@ int do_serve(int argc, char **argv)
 	unsigned long long v, dur = 0;
 	struct sv *s = calloc(1, sizeof(*s));
 	struct pollfd pfd[SV_CLIENTS + 2];
+	bool rings_hup = false;
 	uint64_t end;
 	struct td_getopt g;
 	int opt, ret = -1;
@@ -800,7 +801,7 @@ int do_serve(int argc, char **argv)
 
 	while (!td_signal) {
 		uint64_t now = td_now_ns();
-		int n = 0, timeout = 250, nc = 0, k;
+		int n = 0, timeout = 250, nc = 0, k, rings = -1;
 
 		if (now >= end)
 			break;
@@ -825,13 +826,17 @@ int do_serve(int argc, char **argv)
 		pfd[n].fd = nc < SV_CLIENTS ? s->lfd : -1;
 		pfd[n].events = POLLIN;
 		n++;
-		if (s->open) {
+		/* Stopped and drained (POLLHUP): look again after the timeout. */
+		if (s->open && !rings_hup) {
 			pfd[n].fd = s->rd.fd;
 			pfd[n].events = POLLIN;
-			n++;
+			rings = n++;
 		}
+		rings_hup = false;
 		if (poll(pfd, (nfds_t)n, timeout) <= 0)
 			continue;
+		rings_hup = rings >= 0 &&
+			    (pfd[rings].revents & (POLLIN | POLLHUP)) == POLLHUP;
 		k = 0;
 		for (int i = 0; i < SV_CLIENTS; i++) {
 			struct sv_client *c = &s->cl[i];

@@ -311,7 +311,7 @@ int do_status(int argc, char **argv)
 		p_err("unexpected argument '%s'", argv[1]);
 		return -1;
 	}
-	fd = td_dev_open();
+	fd = td_dev_open(false);
 	if (fd < 0)
 		return -1;
 	if (td_get_status(fd, &st, &stats)) {

@@ -350,8 +350,9 @@ static void put_other(struct tl_out *o, const struct tl_src *s,
 {
 	struct td_buf *b = &o->b;
 
-	put_str(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tdctl timeline "
-		TDCTL_VERSION "\",\"source\":");
+	put_str(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tdctl timeline ");
+	put_str(b, tdctl_version);
+	put_str(b, "\",\"source\":");
 	put_jstr(b, s->what, strlen(s->what));
 	if (m) {
 		put_str(b, ",\"host\":");

@@ -165,10 +165,15 @@ bool td_live_wait(struct td_live *l, uint64_t deadline_ns, int extra_fd)
 	}
 	if (td_signal)
 		return false;
-	if (poll(pfd, 3, (int)ms) > 0 && extra_fd >= 0 &&
-	    (pfd[2].revents & (POLLIN | POLLHUP)))
-		return true;
-	return false;
+	if (poll(pfd, 3, (int)ms) <= 0)
+		return false;
+	if (pfd[0].revents & POLLHUP) {
+		/* Stopped and drained: wait for the others alone. */
+		pfd[0].fd = -1;
+		if (poll(pfd, 3, (int)ms) <= 0)
+			return false;
+	}
+	return extra_fd >= 0 && (pfd[2].revents & (POLLIN | POLLHUP));
 }
 
 /* The first tick boundary after now. */

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -17,15 +18,76 @@ bool td_module_loaded(void)
 	return access("/sys/module/topdown", F_OK) == 0;
 }
 
-int td_dev_open(void)
+/*
+ * What must agree between tdctl and the module (see "ABI growth" in the
+ * UAPI header): the ABI version, which only changes when the record or
+ * ring layout or their rules change, and the record size. Larger or
+ * smaller config and status structs are fine both ways: each side reads
+ * what it knows. The per-CPU stats entry grows by known sizes: a module
+ * with a larger entry also takes ours, and one whose entry is
+ * TOPDOWN_CPU_STATS_SIZE_VER0 is read with that size (td_get_status());
+ * any other size is not a module this tdctl can read.
+ */
+int td_abi_check(const struct topdown_status *st, char *err, size_t len)
+{
+	if (st->abi_version != TOPDOWN_ABI_VERSION) {
+		snprintf(err, len,
+			 "the topdown module speaks ABI version %u, this tdctl version %d: the module is %s; install a module and tdctl of the same release",
+			 st->abi_version, TOPDOWN_ABI_VERSION,
+			 st->abi_version > TOPDOWN_ABI_VERSION ? "newer" : "older");
+		return -1;
+	}
+	if (st->size < TOPDOWN_STATUS_SIZE_VER0 ||
+	    st->record_size != TOPDOWN_RECORD_SIZE) {
+		snprintf(err, len,
+			 "the topdown module reports a %u-byte status and %u-byte records, tdctl expects at least %d and %d: not a module this tdctl can read",
+			 st->size, st->record_size, TOPDOWN_STATUS_SIZE_VER0,
+			 TOPDOWN_RECORD_SIZE);
+		return -1;
+	}
+	if (st->stats_size < sizeof(struct topdown_cpu_stats) &&
+	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER0) {
+		snprintf(err, len,
+			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d or %zu: the module is older; install a module and tdctl of the same release",
+			 st->stats_size, TOPDOWN_CPU_STATS_SIZE_VER0,
+			 sizeof(struct topdown_cpu_stats));
+		return -1;
+	}
+	return 0;
+}
+
+/* Ask the module what it speaks before anything else is sent to it. */
+static int check_module_abi(int fd)
+{
+	struct topdown_status st;
+	char err[256];
+
+	memset(&st, 0, sizeof(st));
+	st.size = TOPDOWN_STATUS_SIZE_VER0;
+	if (ioctl(fd, TOPDOWN_IOC_STATUS, &st)) {
+		p_err("reading the module's status: %s", strerror(errno));
+		return -1;
+	}
+	if (td_abi_check(&st, err, sizeof(err))) {
+		p_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int td_dev_open(bool write)
 {
 	int fd, tries;
 
 	/* udev may create the node a moment after the module loads. */
 	for (tries = 0; tries < 50; tries++) {
-		fd = open(TOPDOWN_DEVICE, O_RDWR | O_CLOEXEC);
-		if (fd >= 0)
-			return fd;
+		fd = open(TOPDOWN_DEVICE, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		if (fd >= 0) {
+			if (!check_module_abi(fd))
+				return fd;
+			close(fd);
+			return -1;
+		}
 		if (errno != ENOENT || !td_module_loaded())
 			break;
 		usleep(20000);
@@ -40,6 +102,9 @@ int td_dev_open(void)
 			      bin_name);
 		break;
 	case EACCES:
+		p_err("no access to %s from this pid namespace: the records carry the host's pids, so only the initial pid namespace may read them",
+		      TOPDOWN_DEVICE);
+		break;
 	case EPERM:
 		p_err("no permission to open %s: needs root with CAP_PERFMON or CAP_SYS_ADMIN",
 		      TOPDOWN_DEVICE);
@@ -172,18 +237,13 @@ int td_reader_open(struct td_reader *r)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	memset(r, 0, sizeof(*r));
-	r->fd = td_dev_open();
+	/* Writable: the reader stores its consumer_pos in the ring. */
+	r->fd = td_dev_open(true);
 	if (r->fd < 0)
 		return -1;
 	if (td_get_config(r->fd, &r->cfg) || td_get_status(r->fd, &st, &stats))
 		goto fail;
 	free(stats);
-	if (st.record_size != TOPDOWN_RECORD_SIZE ||
-	    st.abi_version != TOPDOWN_ABI_VERSION) {
-		p_err("module ABI %u (record size %u) does not match tdctl's ABI %d",
-		      st.abi_version, st.record_size, TOPDOWN_ABI_VERSION);
-		goto fail;
-	}
 	r->nr_cpus = st.nr_cpus;
 	r->overwrite = r->cfg.flags & TOPDOWN_OVERFLOW_OVERWRITE;
 	r->rings = calloc(r->nr_cpus, sizeof(*r->rings));
@@ -212,15 +272,21 @@ static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
 	uint64_t cons, prod, lost;
 	struct topdown_record rec;
 
+	/*
+	 * Overwrite mode: only the records after the slot at producer_pos
+	 * (which the kernel may be filling) are whole, see the UAPI header.
+	 */
+	uint64_t whole = ring->size - TOPDOWN_RECORD_SIZE;
+
 	if (!ring->cons)
 		return;
 	cons = ring->cons->consumer_pos;
 	prod = __atomic_load_n(&ring->prod->producer_pos, __ATOMIC_ACQUIRE);
-	if (r->overwrite && prod - cons > ring->size) {
+	if (r->overwrite && prod - cons > whole) {
 		/* The kernel overwrote what we had not read yet. */
-		uint64_t skip = prod - ring->size - cons;
+		uint64_t skip = prod - whole - cons;
 
-		cons = prod - ring->size;
+		cons = prod - whole;
 		if (lost_fn)
 			lost_fn(cpu, skip / TOPDOWN_RECORD_SIZE,
 				"overwritten before it was read", ctx);
@@ -228,17 +294,20 @@ static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
 	while (cons < prod) {
 		memcpy(&rec, ring->data + (cons & (ring->size - 1)), sizeof(rec));
 		if (r->overwrite) {
-			uint64_t now = __atomic_load_n(&ring->prod->producer_pos,
-						       __ATOMIC_ACQUIRE);
+			uint64_t now;
 
-			if (now - cons > ring->size) {
+			/* The copy's loads come before the check's. */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			now = __atomic_load_n(&ring->prod->producer_pos,
+					      __ATOMIC_RELAXED);
+			if (now - cons > whole) {
 				/* Torn copy: count it and resynchronise. */
-				uint64_t skip = now - ring->size - cons;
+				uint64_t skip = now - whole - cons;
 
 				if (lost_fn)
-					lost_fn(cpu, skip / TOPDOWN_RECORD_SIZE + 1,
+					lost_fn(cpu, skip / TOPDOWN_RECORD_SIZE,
 						"overwritten while it was read", ctx);
-				cons = now - ring->size;
+				cons = now - whole;
 				prod = now;
 				continue;
 			}
@@ -273,6 +342,11 @@ int td_reader_wait(struct td_reader *r, int timeout_ms)
 	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
 	int ret = poll(&pfd, 1, timeout_ms);
 
+	/* Stopped and drained: nothing arrives until a START, so wait. */
+	if (ret > 0 && !(pfd.revents & POLLIN)) {
+		poll(NULL, 0, timeout_ms);
+		return 0;
+	}
 	return ret > 0 ? 1 : 0;
 }
 

@@ -8,14 +8,19 @@
 #define TDCTL_DEVICE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <linux/topdown.h>
 
-/* Open the device; on failure p_err() says why (not loaded, no
- * permission, ...) and -1 is returned.
+/* Open the device, for writing (CONFIGURE, START, STOP, reading the
+ * rings) or read-only (STATUS, GET_CONFIG), and check that the module
+ * speaks tdctl's ABI; on failure p_err() says why (not loaded, no
+ * permission, another ABI, ...) and -1 is returned.
  */
-int td_dev_open(void);
+int td_dev_open(bool write);
+/* 0 if tdctl can work with a module reporting *st, else -1 and why. */
+int td_abi_check(const struct topdown_status *st, char *err, size_t len);
 /* True if the module is loaded (whether or not the node exists yet). */
 bool td_module_loaded(void);
 
@@ -50,7 +55,9 @@ int td_reader_open(struct td_reader *r);
 /* Consume everything unread; returns the number of records delivered. */
 long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
 		     td_lost_fn lost_fn, void *ctx);
-/* Wait up to timeout_ms for the watermark (poll); 1 ready, 0 timeout. */
+/* Wait up to timeout_ms for the watermark, or for any unread record once
+ * the collection stopped (poll); 1 ready, 0 timeout or stopped and drained.
+ */
 int td_reader_wait(struct td_reader *r, int timeout_ms);
 void td_reader_close(struct td_reader *r);
 

@@ -19,7 +19,9 @@
  *      cpu_hotplug_lock, which lockdep reported as a possible deadlock (the
  *      debug kernel of make check-debug fails on such a report). The event
  *      counts context switches on its CPU, so every slice that is not a
- *      CPU's first must show exactly 1.
+ *      CPU's first must show exactly 1. The module refuses tracepoint
+ *      events unless its test-only parameter test_pmu_type names their
+ *      type, which this section sets for its own run.
  *
  * A CPU coming online is armed by a work item shortly after its online
  * callback, not within it (td_counters.c): the test waits for it to count,
@@ -308,6 +310,8 @@ static void drain_tp_cb(void *t)
 	drain_tp(t);
 }
 
+#define TP_PARAM	"/sys/module/topdown/parameters/test_pmu_type"
+
 static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 		       unsigned long *slices)
 {
@@ -325,6 +329,15 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 		printf("ok %d # SKIP no sched:sched_switch trace event (tracefs)\n", ++tap_n);
 		return;
 	}
+	/*
+	 * topdown refuses tracepoint events; its test-only parameter lets
+	 * this one through, to keep the lock chain above exercised.
+	 */
+	if (td_write_file(TP_PARAM, "2")) {
+		tap(false, "tracepoint event: cannot set %s", TP_PARAM);
+		tap(false, "tracepoint event: not run");
+		return;
+	}
 	td_cfg_sw(&c, RING);
 	c.nr_events = 2;
 	c.events[1].type = PERF_TYPE_TRACEPOINT;
@@ -336,6 +349,7 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	if (!ok) {
 		tap(false, "tracepoint event: configure and map: %s", strerror(errno));
 		tap(false, "tracepoint event: not run");
+		td_write_file(TP_PARAM, "-1");
 		return;
 	}
 	atomic_store(&stop_load, 0);
@@ -389,6 +403,7 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		td_ring_unmap(&rings[cpu]);
 	*slices += t.slices;
+	td_write_file(TP_PARAM, "-1");
 }
 
 int main(void)

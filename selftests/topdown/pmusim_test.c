@@ -244,6 +244,24 @@ static bool module_loaded(const char *name)
 	return access(path, F_OK) == 0;
 }
 
+#define SIM_MODPROBE_CONF	"/etc/modprobe.d/td-pmusim.conf"
+
+/* Let topdown, when it is next loaded, accept the simulator's PMU type. */
+static int allow_sim_type(int type)
+{
+	FILE *f;
+	int ret;
+
+	mkdir("/etc", 0755);
+	mkdir("/etc/modprobe.d", 0755);
+	f = fopen(SIM_MODPROBE_CONF, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "options topdown test_pmu_type=%d\n", type);
+	ret = ferror(f) ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
 static int load_sim(void)
 {
 	const char *ko = getenv("TD_PMUSIM_KO");
@@ -1121,6 +1139,12 @@ FIXTURE_SETUP(pmusim)
 	ASSERT_FALSE(module_loaded("topdown")) TH_LOG("topdown is loaded already");
 	self->type = sim_type();
 	ASSERT_LT(0, self->type);
+	/*
+	 * topdown counts core PMUs only; the simulator is not one (it has no
+	 * hardware context), so the module is told its type, by modprobe and
+	 * by tdctl load (libkmod), through the test-only parameter.
+	 */
+	ASSERT_EQ(0, allow_sim_type(self->type));
 	s->ncpu = online_cpus(s->cpus);
 	ASSERT_LT(0, s->ncpu);
 	comm = read_file("/proc/self/comm");
@@ -1146,6 +1170,8 @@ FIXTURE_TEARDOWN(pmusim)
 {
 	const char *const unload[] = { "tdctl", "unload", NULL };
 	char out[128];
+
+	unlink(SIM_MODPROBE_CONF);
 
 	write_str(SIM_DIR "/noise", "0");
 	write_str(SIM_DIR "/read_tick", "0");

@@ -347,8 +347,12 @@ TEST_F(dev, perf_rejected_event_reported)
 	struct topdown_config cfg;
 	struct topdown_status st;
 
-	/* A PMU type id nobody registered. */
+	/* A PMU type id nobody registered: CONFIGURE asks perf already. */
 	cfg_init(&cfg, 0x7ffffff0, 0, 0);
+	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(ENOENT, errno);
+	/* A software event perf does not have: refused at START. */
+	cfg_init(&cfg, PERF_TYPE_SOFTWARE, 0x7fff, 0);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_START));
 	EXPECT_EQ(ENOENT, errno);

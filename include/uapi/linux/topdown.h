@@ -12,11 +12,15 @@
  * There is one global collection per machine. A privileged process
  * (CAP_PERFMON or CAP_SYS_ADMIN) opens /dev/topdown and
  *
- *   1. TOPDOWN_IOC_CONFIGURE: sets up to TOPDOWN_MAX_EVENTS perf events
- *      (any perf type: hardware, raw, software, a dynamic PMU type), each
- *      restricted to a set of CPUs, plus the ring size and overflow mode.
- *      This allocates one ring per possible CPU. Refused with EBUSY while
- *      collection runs or while any ring is still mapped.
+ *   1. TOPDOWN_IOC_CONFIGURE: sets up to TOPDOWN_MAX_EVENTS perf events,
+ *      each restricted to a set of CPUs, plus the ring size and overflow
+ *      mode. This allocates one ring per possible CPU. Refused with EBUSY
+ *      while collection runs or while any ring is still mapped. Only
+ *      core CPU PMUs and software events are counted: PERF_TYPE_HARDWARE,
+ *      _HW_CACHE, _RAW and _SOFTWARE, and a dynamic PMU type that perf
+ *      schedules like a core PMU (in its hardware context). Tracepoint,
+ *      breakpoint, kprobe, uprobe, uncore and other PMUs are refused with
+ *      EOPNOTSUPP, a dynamic type no PMU has with ENOENT.
  *   2. TOPDOWN_IOC_START: creates one pinned per-CPU counter per event on
  *      every online CPU (and on CPUs that come online later) and attaches
  *      the sched_switch probe. From then on, every context switch writes
@@ -66,18 +70,63 @@
  * value that is not a position it handed out only makes it drop records.
  *
  * In TOPDOWN_OVERFLOW_OVERWRITE mode the kernel never looks at
- * consumer_pos and overwrites the oldest records. The reader must then
- * check, after copying a record at position p, that a fresh load-acquire
- * of producer_pos is still <= p + data_size; otherwise the copy may be
- * torn and must be discarded (and counted as lost by the reader).
+ * consumer_pos and overwrites the oldest records. The slot at
+ * producer_pos, which also holds the record at producer_pos - data_size,
+ * is the one the kernel fills next and may be filling at any moment; the
+ * kernel orders its publication of producer_pos before the stores of the
+ * next fill (a write barrier). So for a value P of producer_pos only the
+ * records at positions P - data_size + TOPDOWN_RECORD_SIZE .. P -
+ * TOPDOWN_RECORD_SIZE are whole. The reader copies the record at position
+ * p, then issues a read barrier (__atomic_thread_fence(__ATOMIC_ACQUIRE))
+ * and loads producer_pos again; the copy is intact only if that value is
+ * <= p + data_size - TOPDOWN_RECORD_SIZE. Otherwise the kernel may have
+ * written into it while it was copied: the copy must be discarded (and
+ * counted as lost by the reader).
  *
  * Every record carries a per-CPU sequence number that counts all records
  * the CPU produced since CONFIGURE, including dropped ones, so a gap in
  * sequence numbers always equals the number of records lost.
  *
- * poll() on the reader's file reports EPOLLIN when some ring holds at
- * least `watermark` bytes of unread data. The wake-up is deferred through
- * irq_work; the scheduler path itself never wakes anybody.
+ * poll() on the reader's file reports EPOLLIN while collecting when some
+ * ring holds at least `watermark` bytes of unread data, and once stopped
+ * when some ring holds any unread data; stopped with every ring drained
+ * (nothing more can arrive until a START) it reports EPOLLHUP. The
+ * wake-ups while collecting are deferred through irq_work; the scheduler
+ * path itself never wakes anybody. STOP wakes every poller.
+ *
+ * Permissions
+ * -----------
+ * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). Reading (STATUS,
+ * GET_CONFIG, read-only mappings) works on any open file. CONFIGURE,
+ * START and STOP need a file opened for writing (EBADF otherwise), and
+ * CONFIGURE and START also need the calling process itself to hold
+ * CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise), so a descriptor passed
+ * to an unprivileged process cannot start counting. The rings hold host
+ * pids: open() from a process outside the initial pid namespace is
+ * refused with EACCES.
+ *
+ * ABI growth
+ * ----------
+ * TOPDOWN_ABI_VERSION changes only when something a program built for an
+ * older version relies on changes meaning (the record or ring layout, the
+ * ordering rules); a program must refuse to run against another version.
+ * Everything else grows compatibly:
+ *
+ *  - struct topdown_config and struct topdown_status only grow at their
+ *    end; a new field's zero value means the old behaviour. Their
+ *    TOPDOWN_*_SIZE_VER0 sizes and the ioctl numbers (which carry the VER0
+ *    size) never change; the `size` field is the authority.
+ *  - Input: a size smaller than VER0 is EINVAL, larger than the page size
+ *    E2BIG. Fields past the caller's size are taken as zero. Bytes past
+ *    the module's own size must be zero (a newer program that uses a
+ *    field this module does not know gets E2BIG); otherwise they are
+ *    ignored.
+ *  - Output: the module writes at most the caller's size and at most its
+ *    own; bytes past what it writes are left untouched. GET_CONFIG
+ *    returns the module's struct size in `size`, STATUS the number of
+ *    bytes written.
+ *  - New flags and new record flags only use bits that were zero; new
+ *    ioctls get new numbers.
  */
 #ifndef _UAPI_LINUX_TOPDOWN_H
 #define _UAPI_LINUX_TOPDOWN_H
@@ -145,8 +194,9 @@ struct topdown_event {
  * @size:	sizeof(struct topdown_config) as user space knows it. A
  *		smaller (older) size is accepted if it covers the
  *		TOPDOWN_CONFIG_SIZE_VER0 fields; a larger one only if the
- *		bytes the kernel does not know are zero (E2BIG otherwise).
- *		TOPDOWN_IOC_GET_CONFIG writes back the kernel's size.
+ *		bytes the kernel does not know are zero (E2BIG otherwise,
+ *		and for more than a page). TOPDOWN_IOC_GET_CONFIG writes
+ *		back the kernel's size (see "ABI growth").
  * @flags:	TOPDOWN_CONFIG_* bits
  * @nr_events:	1 .. TOPDOWN_MAX_EVENTS
  * @ring_size:	data bytes per CPU ring (power of two), 0 for the default
@@ -168,7 +218,8 @@ struct topdown_config {
 	struct topdown_event events[TOPDOWN_MAX_EVENTS];
 };
 
-#define TOPDOWN_CONFIG_SIZE_VER0	sizeof(struct topdown_config)
+/* Size of the first published struct topdown_config; never changes. */
+#define TOPDOWN_CONFIG_SIZE_VER0	728
 
 /* Overflow mode: drop new records (default) or overwrite the oldest. */
 #define TOPDOWN_OVERFLOW_OVERWRITE	(1u << 0)
@@ -306,8 +357,8 @@ struct topdown_cpu_stats {
 
 /**
  * struct topdown_status - state of the collection
- * @size:	sizeof(struct topdown_status) as user space knows it (in),
- *		the number of bytes the kernel wrote (out)
+ * @size:	sizeof(struct topdown_status) as user space knows it (in,
+ *		see "ABI growth"), the number of bytes the kernel wrote (out)
  * @state:	TOPDOWN_STATE_* (out)
  * @abi_version: TOPDOWN_ABI_VERSION (out)
  * @nr_cpus:	number of CPU slots, i.e. possible CPU ids (out)
@@ -347,22 +398,38 @@ struct topdown_status {
 	__u32 __reserved;
 };
 
-#define TOPDOWN_STATUS_SIZE_VER0	sizeof(struct topdown_status)
+/* Size of the first published struct topdown_status; never changes. */
+#define TOPDOWN_STATUS_SIZE_VER0	72
 
 #define TOPDOWN_STATE_IDLE		0	/* loaded, not configured */
 #define TOPDOWN_STATE_CONFIGURED	1	/* rings allocated, stopped */
 #define TOPDOWN_STATE_RUNNING		2	/* collecting */
 
+/*
+ * Ioctls. The numbers of the three ioctls that take a struct carry the
+ * struct's VER0 size and never change, whatever the struct grows to: the
+ * struct's own size field says which version the caller passes. The
+ * module dispatches on direction, type and number, and accepts any size
+ * bits of at least the VER0 size, so a program that builds the number
+ * with _IOW()/_IOWR() of a grown struct is understood as well.
+ *
+ * CONFIGURE, START and STOP change the collection: they need a file
+ * opened for writing (O_WRONLY or O_RDWR), EBADF otherwise. GET_CONFIG
+ * and STATUS work on any open file.
+ */
 #define TOPDOWN_IOC_MAGIC		0xB7
 /* Configure events, rings and mode; EBUSY while running or mapped. */
-#define TOPDOWN_IOC_CONFIGURE	_IOW(TOPDOWN_IOC_MAGIC, 0x01, struct topdown_config)
+#define TOPDOWN_IOC_CONFIGURE	_IOC(_IOC_WRITE, TOPDOWN_IOC_MAGIC, 0x01, \
+				     TOPDOWN_CONFIG_SIZE_VER0)
 /* Read back the configuration; ENODATA when not configured. */
-#define TOPDOWN_IOC_GET_CONFIG	_IOWR(TOPDOWN_IOC_MAGIC, 0x02, struct topdown_config)
+#define TOPDOWN_IOC_GET_CONFIG	_IOC(_IOC_READ | _IOC_WRITE, TOPDOWN_IOC_MAGIC, \
+				     0x02, TOPDOWN_CONFIG_SIZE_VER0)
 /* Start collecting; EBUSY if running, ENODATA if not configured. */
 #define TOPDOWN_IOC_START	_IO(TOPDOWN_IOC_MAGIC, 0x03)
 /* Stop collecting; EALREADY if not running. */
 #define TOPDOWN_IOC_STOP	_IO(TOPDOWN_IOC_MAGIC, 0x04)
 /* Query the state and per-CPU statistics. */
-#define TOPDOWN_IOC_STATUS	_IOWR(TOPDOWN_IOC_MAGIC, 0x05, struct topdown_status)
+#define TOPDOWN_IOC_STATUS	_IOC(_IOC_READ | _IOC_WRITE, TOPDOWN_IOC_MAGIC, \
+				     0x05, TOPDOWN_STATUS_SIZE_VER0)
 
 #endif /* _UAPI_LINUX_TOPDOWN_H */

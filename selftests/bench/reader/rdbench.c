@@ -135,6 +135,8 @@ static int fake_status(struct topdown_status *st)
 	st->record_size = TOPDOWN_RECORD_SIZE;
 	st->error_event = -1;
 	st->error_cpu = -1;
+	/* As the module: the entry size it speaks, asked for or not. */
+	st->stats_size = sizeof(*s);
 	if (s) {
 		if (n > (uint32_t)fake.nr_cpus)
 			n = (uint32_t)fake.nr_cpus;
@@ -145,7 +147,6 @@ static int fake_status(struct topdown_status *st)
 		}
 		st->nr_stats = n;
 		st->stats_ptr = (uintptr_t)s;
-		st->stats_size = sizeof(*s);
 	}
 	return 0;
 }

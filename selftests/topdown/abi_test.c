@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The promises of include/uapi/linux/topdown.h that a program relies on
+ * to trust the device, written from the header alone:
+ *
+ *  - ABI growth: a larger struct with a zero tail works through an ioctl
+ *    number that carries its size, a non-zero tail is E2BIG, VER0 is the
+ *    smallest size; output is written up to the documented size only.
+ *  - Permissions: a read-only descriptor cannot CONFIGURE, START or STOP;
+ *    a descriptor handed to a process without CAP_PERFMON cannot start
+ *    counting; a process in another pid namespace gets no access.
+ *  - poll() after STOP reports the unread tail, then EPOLLHUP.
+ *  - A CONFIGURE refused for lack of memory changes nothing.
+ *  - Overwrite mode: a slow reader following the documented check never
+ *    accepts a torn record, against a fast producer.
+ *
+ * Run as root in a guest with the module loaded and idle. Output fields
+ * are poisoned before each call, so a field left unwritten shows.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/topdown.h>
+
+#include "kselftest_harness.h"
+#include "td_common.h"
+
+#define POISON		0xa5
+
+FIXTURE(t) {
+	int fd;
+	int ncpu;
+};
+
+FIXTURE_SETUP(t)
+{
+	self->fd = open(TOPDOWN_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", TOPDOWN_DEVICE, strerror(errno));
+	ioctl(self->fd, TOPDOWN_IOC_STOP);
+	self->ncpu = td_nr_cpus(self->fd);
+	ASSERT_LT(0, self->ncpu);
+}
+
+FIXTURE_TEARDOWN(t)
+{
+	ioctl(self->fd, TOPDOWN_IOC_STOP);
+	close(self->fd);
+}
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+/* The ioctl number a program built against a struct of `size` bytes uses. */
+static unsigned long cmd_sized(unsigned long cmd, unsigned int size)
+{
+	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), size);
+}
+
+static bool all_bytes(const void *p, int c, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != (uint8_t)c)
+			return false;
+	return true;
+}
+
+/* ---- ABI growth ---------------------------------------------------------- */
+
+/* A newer program's config: VER0 fields, then `extra` bytes of tail. */
+static uint8_t *grown_config(size_t extra, int tail, uint32_t ring)
+{
+	struct topdown_config cfg;
+	uint8_t *buf = malloc(TOPDOWN_CONFIG_SIZE_VER0 + extra);
+
+	td_cfg_sw(&cfg, ring);
+	cfg.size = TOPDOWN_CONFIG_SIZE_VER0 + extra;
+	memcpy(buf, &cfg, TOPDOWN_CONFIG_SIZE_VER0);
+	memset(buf + TOPDOWN_CONFIG_SIZE_VER0, tail, extra);
+	return buf;
+}
+
+static uint32_t cur_ring_size(int fd)
+{
+	struct topdown_config got;
+
+	memset(&got, 0, sizeof(got));
+	got.size = sizeof(got);
+	if (ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &got))
+		return 0;
+	return got.ring_size;
+}
+
+TEST_F(t, larger_config_zero_tail_accepted)
+{
+	const size_t extras[] = { 8, 16, 64, 4096 - TOPDOWN_CONFIG_SIZE_VER0 };
+
+	for (unsigned int i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
+		size_t size = TOPDOWN_CONFIG_SIZE_VER0 + extras[i];
+		uint32_t ring = 8192u << i;
+		uint8_t *buf = grown_config(extras[i], 0, ring);
+		uint8_t *out = malloc(size);
+		struct topdown_config got;
+
+		/* The number a newer header's _IOW(.., struct) would give. */
+		EXPECT_EQ(0, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, size), buf))
+			TH_LOG("CONFIGURE of %zu bytes, zero tail", size);
+		EXPECT_EQ(ring, cur_ring_size(self->fd));
+		/* And through the frozen number. */
+		EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, buf));
+
+		/* GET_CONFIG into the larger struct: the tail stays the caller's. */
+		memset(out, POISON, size);
+		memset(out, 0, TOPDOWN_CONFIG_SIZE_VER0);
+		*(uint32_t *)out = size;
+		EXPECT_EQ(0, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_GET_CONFIG, size), out))
+			TH_LOG("GET_CONFIG of %zu bytes", size);
+		memcpy(&got, out, sizeof(got));
+		EXPECT_LE(TOPDOWN_CONFIG_SIZE_VER0, got.size);
+		EXPECT_GE(size, got.size);
+		EXPECT_EQ(ring, got.ring_size);
+		EXPECT_STREQ("set=selftest", got.label);
+		EXPECT_TRUE(all_bytes(out + got.size, POISON, size - got.size));
+		free(out);
+		free(buf);
+	}
+}
+
+TEST_F(t, larger_config_nonzero_tail_is_e2big)
+{
+	const size_t extras[] = { 8, 16, 100 };
+	struct topdown_config base;
+
+	td_cfg_sw(&base, 16384);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &base));
+	for (unsigned int i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
+		size_t size = TOPDOWN_CONFIG_SIZE_VER0 + extras[i];
+		uint8_t *buf = grown_config(extras[i], 0, 8192);
+
+		/* One non-zero byte, last of the tail. */
+		buf[size - 1] = 1;
+		EXPECT_EQ(E2BIG, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, size), buf))
+			TH_LOG("CONFIGURE of %zu bytes, non-zero tail", size);
+		EXPECT_EQ(E2BIG, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, buf));
+		/* Refused: the old configuration is still there. */
+		EXPECT_EQ(16384, cur_ring_size(self->fd));
+		free(buf);
+	}
+}
+
+TEST_F(t, config_and_status_size_limits)
+{
+	struct topdown_config cfg;
+	uint8_t *buf = calloc(1, 2 * TD_PAGE);
+	struct topdown_status st;
+
+	ASSERT_NE(NULL, buf);
+	/* VER0 exactly works, one byte less is EINVAL. */
+	td_cfg_sw(&cfg, 0);
+	cfg.size = TOPDOWN_CONFIG_SIZE_VER0;
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	cfg.size = TOPDOWN_CONFIG_SIZE_VER0 - 1;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	cfg.size = 0;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	/* A page is the most, with any ioctl size. */
+	td_cfg_sw(&cfg, 0);
+	memcpy(buf, &cfg, sizeof(cfg));
+	*(uint32_t *)buf = TD_PAGE;
+	EXPECT_EQ(0, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, TD_PAGE), buf));
+	*(uint32_t *)buf = TD_PAGE + 1;
+	EXPECT_EQ(E2BIG, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, TD_PAGE), buf));
+	*(uint32_t *)buf = 0xffffffff;
+	EXPECT_EQ(E2BIG, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, 16383), buf));
+	/* Size bits below VER0 are not our ioctls. */
+	*(uint32_t *)buf = TOPDOWN_CONFIG_SIZE_VER0;
+	EXPECT_EQ(ENOTTY, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE,
+						      TOPDOWN_CONFIG_SIZE_VER0 - 1), buf));
+	EXPECT_EQ(ENOTTY, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_GET_CONFIG, 8), buf));
+	EXPECT_EQ(ENOTTY, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_STATUS,
+						      TOPDOWN_STATUS_SIZE_VER0 - 1), buf));
+	EXPECT_EQ(ENOTTY, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_START, 8), buf));
+
+	/* STATUS: VER0 - 1 is EINVAL, VER0 writes exactly VER0 bytes. */
+	memset(&st, 0, sizeof(st));
+	st.size = TOPDOWN_STATUS_SIZE_VER0 - 1;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, TOPDOWN_IOC_STATUS, &st));
+	memset(buf, POISON, 2 * TD_PAGE);
+	memset(buf, 0, TOPDOWN_STATUS_SIZE_VER0);
+	*(uint32_t *)buf = TOPDOWN_STATUS_SIZE_VER0;
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STATUS, buf));
+	memcpy(&st, buf, sizeof(st));
+	EXPECT_EQ(TOPDOWN_STATUS_SIZE_VER0, st.size);
+	EXPECT_EQ(TOPDOWN_ABI_VERSION, st.abi_version);
+	EXPECT_TRUE(all_bytes(buf + TOPDOWN_STATUS_SIZE_VER0, POISON, TD_PAGE));
+	free(buf);
+}
+
+TEST_F(t, larger_status_written_up_to_size)
+{
+	const size_t size = TOPDOWN_STATUS_SIZE_VER0 + 64;
+	uint8_t *buf = malloc(size);
+	struct topdown_status st;
+
+	/* STATUS reads its input too: the tail a newer program sends is zero. */
+	memset(buf, 0, size);
+	*(uint32_t *)buf = size;
+	ASSERT_EQ(0, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_STATUS, size), buf));
+	memcpy(&st, buf, sizeof(st));
+	EXPECT_LE(TOPDOWN_STATUS_SIZE_VER0, st.size);
+	EXPECT_GE(size, st.size);
+	EXPECT_EQ(TOPDOWN_ABI_VERSION, st.abi_version);
+	EXPECT_EQ(TOPDOWN_RECORD_SIZE, st.record_size);
+	EXPECT_EQ(self->ncpu, st.nr_cpus);
+	EXPECT_TRUE(all_bytes(buf + st.size, 0, size - st.size));
+	/* A non-zero tail is a request this module cannot honour. */
+	buf[size - 1] = 1;
+	*(uint32_t *)buf = size;
+	EXPECT_EQ(E2BIG, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_STATUS, size), buf));
+	free(buf);
+}
+
+/* ---- permissions --------------------------------------------------------- */
+
+TEST_F(t, read_only_descriptor_cannot_change_state)
+{
+	struct topdown_config cfg;
+	struct topdown_status st;
+	int ro = open(TOPDOWN_DEVICE, O_RDONLY);
+
+	ASSERT_LE(0, ro);
+	td_cfg_sw(&cfg, 16384);
+	EXPECT_EQ(EBADF, xioctl(ro, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EBADF, xioctl(ro, TOPDOWN_IOC_START, NULL));
+	ASSERT_EQ(0, td_status(ro, &st, NULL, 0));
+	EXPECT_EQ(TOPDOWN_STATE_CONFIGURED, st.state);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	EXPECT_EQ(EBADF, xioctl(ro, TOPDOWN_IOC_STOP, NULL));
+	ASSERT_EQ(0, td_status(ro, &st, NULL, 0));
+	EXPECT_EQ(TOPDOWN_STATE_RUNNING, st.state);
+	/* Reading works read-only. */
+	EXPECT_EQ(16384, cur_ring_size(ro));
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+	close(ro);
+}
+
+/* Drop every capability of this process (it stays uid 0). */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	return syscall(SYS_capset, &h, d);
+}
+
+TEST_F(t, passed_descriptor_without_perfmon_cannot_start)
+{
+	struct topdown_config cfg;
+	pid_t pid;
+	int status;
+
+	td_cfg_sw(&cfg, 16384);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct topdown_status st;
+		int bad = 0;
+
+		if (drop_caps())
+			_exit(100);
+		bad |= xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg) != EPERM;
+		bad |= (xioctl(self->fd, TOPDOWN_IOC_START, NULL) != EPERM) << 1;
+		bad |= (td_status(self->fd, &st, NULL, 0) != 0) << 2;
+		bad |= (st.state != TOPDOWN_STATE_CONFIGURED) << 3;
+		/* The opener may not reopen it. */
+		bad |= (open(TOPDOWN_DEVICE, O_RDWR) >= 0 || errno != EPERM) << 4;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("child without capabilities: failure bits %#x (1 CONFIGURE, 2 START, 4/8 STATUS, 16 open)",
+		       WEXITSTATUS(status));
+}
+
+TEST_F(t, other_pid_namespace_refused)
+{
+	struct topdown_config cfg;
+	pid_t pid;
+	int status;
+
+	td_cfg_sw(&cfg, 16384);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(100);
+		inner = fork();
+		if (inner < 0)
+			_exit(101);
+		if (!inner) {
+			int bad = 0, fd;
+			void *p;
+
+			/* pid 1 of a new namespace, sees no host pids. */
+			bad |= getpid() != 1;
+			fd = open(TOPDOWN_DEVICE, O_RDONLY);
+			bad |= (fd >= 0 || errno != EACCES) << 1;
+			/* Nor through a descriptor opened outside. */
+			p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, self->fd,
+				 TD_RING_OFF(0, 1));
+			bad |= (p != MAP_FAILED || errno != EACCES) << 2;
+			_exit(bad);
+		}
+		if (waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
+			_exit(102);
+		_exit(WEXITSTATUS(status));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("in a new pid namespace: failure bits %#x (1 pid, 2 open, 4 mmap; 100+ setup)",
+		       WEXITSTATUS(status));
+}
+
+/* ---- which PMUs ------------------------------------------------------------ */
+
+static int sysfs_pmu_type(const char *name)
+{
+	char path[256];
+	FILE *f;
+	int type = -1;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -1;
+	fclose(f);
+	return type;
+}
+
+static bool core_pmu_name(const char *name)
+{
+	return !strcmp(name, "cpu") || !strcmp(name, "cpu_core") ||
+	       !strcmp(name, "cpu_atom") || !strncmp(name, "armv8", 5) ||
+	       !strncmp(name, "armv9", 5);
+}
+
+/* CONFIGURE of one event as 0 or errno; config1 may be a user pointer. */
+static int configure_one(int fd, uint32_t type, uint64_t config, uint64_t config1)
+{
+	struct topdown_config c;
+
+	td_cfg_sw(&c, 16384);
+	c.nr_events = 2;
+	c.events[1].type = type;
+	c.events[1].config = config;
+	c.events[1].config1 = config1;
+	strcpy(c.events[1].name, "ev1");
+	return xioctl(fd, TOPDOWN_IOC_CONFIGURE, &c);
+}
+
+TEST_F(t, only_core_and_software_pmus_accepted)
+{
+	static const char func[] = "do_nanosleep", path[] = "/bin/busybox";
+	struct dirent *d;
+	DIR *dir;
+	int type, err, others = 0, cores = 0;
+
+	/* The fixed types that reach core PMUs and software events. */
+	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0));
+	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0));
+	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_HW_CACHE, 0, 0));
+	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_RAW, 0x11, 0));
+	/* Tracepoints and breakpoints trace, they do not count. */
+	EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, PERF_TYPE_TRACEPOINT,
+					    td_sched_switch_id() > 0 ? td_sched_switch_id() : 1, 0));
+	EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, PERF_TYPE_BREAKPOINT, 0, 0));
+	/* The refusals changed nothing. */
+	EXPECT_EQ(16384, cur_ring_size(self->fd));
+
+	/* kprobe and uprobe take a user pointer in config1. */
+	type = sysfs_pmu_type("kprobe");
+	if (type >= 0)
+		EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, type, 0, (uintptr_t)func));
+	type = sysfs_pmu_type("uprobe");
+	if (type >= 0)
+		EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, type, 0, (uintptr_t)path));
+
+	/* Every other PMU of this machine: core ones pass, the rest not. */
+	dir = opendir("/sys/bus/event_source/devices");
+	ASSERT_NE(NULL, dir);
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		type = sysfs_pmu_type(d->d_name);
+		if (type < PERF_TYPE_MAX)
+			continue;
+		if (core_pmu_name(d->d_name)) {
+			/* Cycles: 0x11 on Arm, 0x3c on x86. */
+			uint64_t cyc = strncmp(d->d_name, "cpu", 3) ? 0x11 : 0x3c;
+
+			EXPECT_EQ(0, configure_one(self->fd, type, cyc, 0))
+				TH_LOG("core PMU %s (type %d)", d->d_name, type);
+			cores++;
+			continue;
+		}
+		err = configure_one(self->fd, type, 0, 0);
+		TH_LOG("PMU %s (type %d): %s", d->d_name, type, err ? strerror(err) : "accepted");
+		EXPECT_TRUE(err == EOPNOTSUPP || err == ENOENT);
+		others++;
+	}
+	closedir(dir);
+	TH_LOG("%d core PMUs accepted, %d other dynamic PMUs refused", cores, others);
+	EXPECT_LT(0, others);
+}
+
+/* ---- poll() after STOP --------------------------------------------------- */
+
+/* Context switches on every CPU for ms milliseconds. */
+static void switch_for_ms(int ms)
+{
+	uint64_t end = td_now_ns() + ms * 1000000ull;
+
+	while (td_now_ns() < end)
+		usleep(100);
+}
+
+TEST_F_TIMEOUT(t, poll_after_stop_reports_tail_then_hup, 60)
+{
+	const uint32_t ring = 65536;
+	struct topdown_config cfg;
+	struct td_ring *r = calloc(self->ncpu, sizeof(*r));
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	uint64_t unread = 0, t0;
+	int n;
+
+	td_cfg_sw(&cfg, ring);
+	cfg.watermark = ring;	/* far above what a short run leaves */
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	for (int cpu = 0; cpu < self->ncpu; cpu++)
+		ASSERT_EQ(0, td_ring_map(self->fd, cpu, ring, &r[cpu]));
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	switch_for_ms(50);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+	for (int cpu = 0; cpu < self->ncpu; cpu++)
+		unread += r[cpu].prod->producer_pos - r[cpu].cons->consumer_pos;
+	ASSERT_LT(0, unread);
+	ASSERT_GT(ring, unread / self->ncpu);
+
+	t0 = td_now_ns();
+	n = poll(&pfd, 1, 3000);
+	EXPECT_EQ(1, n) TH_LOG("poll after STOP with %llu unread bytes: %d after %llu ms",
+			       (unsigned long long)unread, n,
+			       (unsigned long long)(td_now_ns() - t0) / 1000000);
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	EXPECT_FALSE(pfd.revents & POLLHUP);
+
+	/* Drain every ring but one record: still readable. */
+	for (int cpu = 0; cpu < self->ncpu; cpu++)
+		r[cpu].cons->consumer_pos = r[cpu].prod->producer_pos;
+	for (int cpu = 0; cpu < self->ncpu; cpu++) {
+		if (r[cpu].prod->producer_pos) {
+			r[cpu].cons->consumer_pos -= TOPDOWN_RECORD_SIZE;
+			break;
+		}
+	}
+	pfd.revents = 0;
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLIN, pfd.revents & (POLLIN | POLLHUP));
+
+	/* All drained: end of data. */
+	for (int cpu = 0; cpu < self->ncpu; cpu++)
+		r[cpu].cons->consumer_pos = r[cpu].prod->producer_pos;
+	pfd.revents = 0;
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLHUP, pfd.revents & (POLLIN | POLLHUP));
+
+	/* Running again, below the watermark: neither. */
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	pfd.revents = 0;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+	for (int cpu = 0; cpu < self->ncpu; cpu++)
+		td_ring_unmap(&r[cpu]);
+	free(r);
+}
+
+/* ---- a refused CONFIGURE changes nothing ---------------------------------- */
+
+TEST_F_TIMEOUT(t, configure_enomem_keeps_everything, 60)
+{
+	const uint32_t ring = 16384;
+	struct topdown_config cfg, big, got;
+	struct topdown_cpu_stats before[64], after[64];
+	struct topdown_status st;
+	uint8_t *copy[64];
+	int n = self->ncpu < 64 ? self->ncpu : 64, err;
+	struct td_ring r;
+
+	td_cfg_sw(&cfg, ring);
+	strcpy(cfg.label, "set=keep-me");
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	switch_for_ms(50);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+	ASSERT_EQ(0, td_status(self->fd, &st, before, n));
+	for (int cpu = 0; cpu < n; cpu++) {
+		copy[cpu] = malloc(ring);
+		ASSERT_EQ(0, td_ring_map(self->fd, cpu, ring, &r));
+		memcpy(copy[cpu], r.data, ring);
+		td_ring_unmap(&r);
+	}
+
+	/* The largest ring: more than the module allows on a small guest. */
+	td_cfg_sw(&big, TOPDOWN_RING_MAX_SIZE);
+	err = xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &big);
+	if (err == 0)
+		SKIP(return, "%u-byte rings on %d CPUs fit in this machine's memory",
+		     TOPDOWN_RING_MAX_SIZE, self->ncpu);
+	ASSERT_EQ(ENOMEM, err);
+
+	memset(&got, POISON, sizeof(got));
+	got.size = sizeof(got);
+	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+		got.events[i].cpus_ptr = 0;
+		got.events[i].cpus_size = 0;
+	}
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, &got))
+		TH_LOG("the refused CONFIGURE lost the configuration");
+	EXPECT_EQ(ring, got.ring_size);
+	EXPECT_STREQ("set=keep-me", got.label);
+	EXPECT_EQ(1, got.nr_events);
+	ASSERT_EQ(0, td_status(self->fd, &st, after, n));
+	EXPECT_EQ(TOPDOWN_STATE_CONFIGURED, st.state);
+	for (int cpu = 0; cpu < n; cpu++) {
+		EXPECT_EQ(before[cpu].producer_pos, after[cpu].producer_pos);
+		EXPECT_EQ(before[cpu].records, after[cpu].records);
+		ASSERT_EQ(0, td_ring_map(self->fd, cpu, ring, &r));
+		EXPECT_EQ(0, memcmp(copy[cpu], r.data, ring)) TH_LOG("cpu %d data", cpu);
+		EXPECT_EQ(before[cpu].producer_pos, r.prod->producer_pos);
+		td_ring_unmap(&r);
+		free(copy[cpu]);
+	}
+	/* And it still works. */
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+}
+
+/* ---- overwrite mode: a slow reader against a fast producer --------------- */
+
+struct pinger {
+	int cpu;
+	int rfd, wfd;
+	volatile int *stop;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Two of these, pinned to one CPU, bounce a byte: a switch each time. */
+static void *ping(void *arg)
+{
+	struct pinger *p = arg;
+	char c = 0;
+
+	pin(p->cpu);
+	while (!*p->stop) {
+		if (write(p->wfd, &c, 1) != 1 || read(p->rfd, &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * A deliberately slow copy, 8 bytes at a time, from the end: the kernel
+ * fills a slot from the counter deltas at the end to the sequence number
+ * at the start, so a copy that ends on the first bytes just before the
+ * check is the one most likely to see a fill in progress.
+ */
+static void slow_copy(void *dst, const volatile uint64_t *src, unsigned int spin)
+{
+	uint64_t *d = dst;
+
+	for (int i = TOPDOWN_RECORD_SIZE / 8 - 1; i >= 0; i--) {
+		d[i] = src[i];
+		for (volatile unsigned int s = 0; s < spin; s++)
+			;
+	}
+}
+
+/*
+ * The check the header documents: a copy of the record at p is intact if,
+ * after a read barrier, producer_pos is still at most p + data_size -
+ * TOPDOWN_RECORD_SIZE. TD_OLD_OVERWRITE_RULE builds the check the header
+ * documented before (p + data_size), to measure what that accepted.
+ */
+#ifdef TD_OLD_OVERWRITE_RULE
+#define WHOLE(size)	(size)
+#else
+#define WHOLE(size)	((size) - TOPDOWN_RECORD_SIZE)
+#endif
+
+TEST_F_TIMEOUT(t, overwrite_slow_reader_never_accepts_torn_records, 300)
+{
+	const uint32_t ring = 4096 > TD_PAGE ? 4096 : TD_PAGE;
+	long iters = td_env_long("TD_OVERWRITE_ITERS", 300000);
+	/* The arm64 -icount guest is far slower: bound the time as well. */
+	uint64_t end = td_now_ns() + td_env_long("TD_OVERWRITE_SECS", 30) * 1000000000ull;
+	unsigned int spin = td_env_long("TD_OVERWRITE_SPIN", 20);
+	int pcpu = self->ncpu > 1 ? 1 : 0;
+	volatile int stop = 0;
+	struct pinger pg[2];
+	int ab[2], ba[2];
+	pthread_t th[2];
+	struct topdown_config cfg;
+	unsigned long accepted = 0, rejected = 0, torn = 0, chains = 0;
+	struct td_ring r;
+
+	if (self->ncpu < 2)
+		SKIP(return, "needs two CPUs: a reader and a producer");
+	td_cfg_sw(&cfg, ring);
+	cfg.flags = TOPDOWN_OVERFLOW_OVERWRITE;
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, td_ring_map(self->fd, pcpu, ring, &r));
+	ASSERT_EQ(0, pipe(ab));
+	ASSERT_EQ(0, pipe(ba));
+	pg[0] = (struct pinger){ pcpu, ba[0], ab[1], &stop };
+	pg[1] = (struct pinger){ pcpu, ab[0], ba[1], &stop };
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	pin(0);
+	pthread_create(&th[0], NULL, ping, &pg[0]);
+	pthread_create(&th[1], NULL, ping, &pg[1]);
+	while (__atomic_load_n(&r.prod->producer_pos, __ATOMIC_ACQUIRE) < 2 * ring)
+		usleep(1000);
+
+	long i;
+
+	for (i = 0; i < iters && (i & 1023 || td_now_ns() < end); i++) {
+		uint64_t q = __atomic_load_n(&r.prod->producer_pos, __ATOMIC_ACQUIRE);
+		/* The oldest record the rule calls whole, and the next one. */
+		uint64_t p = q - WHOLE(ring), now;
+		uint64_t wa[TOPDOWN_RECORD_SIZE / 8], wb[TOPDOWN_RECORD_SIZE / 8];
+		struct topdown_record a, b;
+
+		slow_copy(wb, (const volatile uint64_t *)(r.data + ((p + 128) & (ring - 1))),
+			  spin);
+		slow_copy(wa, (const volatile uint64_t *)(r.data + (p & (ring - 1))), spin);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		now = __atomic_load_n(&r.prod->producer_pos, __ATOMIC_RELAXED);
+		if (now > p + WHOLE(ring)) {
+			rejected++;
+			continue;
+		}
+		accepted++;
+		memcpy(&a, wa, sizeof(a));
+		memcpy(&b, wb, sizeof(b));
+		/* Seq counts every record, so it names the position. */
+		if (a.seq * TOPDOWN_RECORD_SIZE != p || b.seq != a.seq + 1 ||
+		    a.cpu != pcpu || b.cpu != pcpu ||
+		    b.time_ns - b.duration_ns != a.time_ns) {
+			if (torn < 5)
+				TH_LOG("accepted torn record at %llu: seq %llu/%llu cpu %u/%u, time %llu, next starts at %llu",
+				       (unsigned long long)p, (unsigned long long)a.seq,
+				       (unsigned long long)b.seq, a.cpu, b.cpu,
+				       (unsigned long long)a.time_ns,
+				       (unsigned long long)(b.time_ns - b.duration_ns));
+			torn++;
+		} else {
+			chains++;
+		}
+	}
+	stop = 1;
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+	/* Unblock the pingers. */
+	close(ab[1]);
+	close(ba[1]);
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	close(ab[0]);
+	close(ba[0]);
+	TH_LOG("%ld tries: %lu accepted (%lu torn), %lu discarded; %llu records produced",
+	       i, accepted, torn, rejected,
+	       (unsigned long long)r.prod->producer_pos / TOPDOWN_RECORD_SIZE);
+	td_count("overwrite_accepted", accepted);
+	td_count("overwrite_torn_accepted", torn);
+	td_ring_unmap(&r);
+	EXPECT_EQ(0, torn);
+	/* The reader must keep up sometimes, or nothing was tested. */
+	EXPECT_LT(100, chains);
+}
+
+TEST_HARNESS_MAIN
