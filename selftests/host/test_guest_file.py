@@ -59,6 +59,9 @@ STATUS_KEYS = ("state", "abi_version", "record_size", "nr_cpus", "reader",
 STATUS_CPU_KEYS = ("cpu", "online", "counting")
 
 
+# load's CSV columns, in order (Documentation/man/tdctl-load.rst).
+LOAD_KEYS = ("set", "why", "label", "events", "no_counter")
+
 def check_csvjson(name, lines):
     blocks = csvjson_blocks(lines)
     for cmd in ("load", "unload", "status"):
@@ -75,8 +78,8 @@ def check_csvjson(name, lines):
         rows = [r for r in rows if r is not None]
         if cmd == "load":
             bad += ["%d rows" % len(rows)] if len(rows) != 1 else \
-                diffs(doc, rows[0], ("set", "why", "label", "events"))
-            bad += [] if head == ["set", "why", "label", "events"] else ["header %r" % head]
+                diffs(doc, rows[0], LOAD_KEYS)
+            bad += [] if head == list(LOAD_KEYS) else ["header %r" % head]
         elif cmd == "unload":
             bad += [] if head == ["unloaded"] and len(rows) == 1 and \
                 rows[0]["unloaded"] == "true" and doc == {"unloaded": True} else \
