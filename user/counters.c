@@ -176,6 +176,48 @@ void td_warn_no_counter(const struct topdown_status *st,
 
 /* ---- counter budget ---------------------------------------------------- */
 
+/*
+ * Arm's PMU driver logs "hw perfevents: enabled with NAME PMU driver, N
+ * counters available" (6.1; N counts the cycle counter) or ", N (MASK)
+ * counters available" (6.12, "%*pb" of the driver's cntr_mask:
+ * hexadecimal 32-bit words, the most significant first, comma-separated;
+ * bits 0-30 are the general-purpose counters, 31 and up the cycle and
+ * instruction ones). Parses the text after "PMU driver, ".
+ */
+int td_parse_arm_counters(const char *p, int *gp, int *fixed)
+{
+	unsigned long word = 0;
+	const char *l;
+	int total;
+
+	if (sscanf(p, "%d", &total) != 1 || total < 1)
+		return -1;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (strncmp(p, " (", 2)) {
+		*gp = total - 1;
+		*fixed = 1;
+		return 0;
+	}
+	/* The last word before ')' holds bits 0-31. */
+	for (l = p + 2; *l != ')'; l++) {
+		char *end;
+
+		word = strtoul(l, &end, 16);
+		if (end == l || (*end != ',' && *end != ')'))
+			return -1;
+		l = end;
+		if (*l == ')')
+			break;
+	}
+	word = __builtin_popcountl(word & 0x7fffffffUL);
+	if ((int)word > total)
+		return -1;
+	*gp = word;
+	*fixed = total - word;
+	return 0;
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 /* CPUID on @cpu (the calling thread moves there and back). */
 static int x86_counters(int cpu, int *gp, int *fixed, const char **src)
@@ -228,12 +270,7 @@ static int x86_counters(int cpu, int *gp, int *fixed, const char **src)
 	return ret;
 }
 #else
-/*
- * Arm: "hw perfevents: enabled with NAME PMU driver, N counters available"
- * (6.1; N counts the cycle counter) or ", N (LIST) counters available"
- * (6.12: LIST names the counter indexes, 31 and up are the cycle and
- * instruction counters).
- */
+/* Arm: the driver's line in the kernel log (td_parse_arm_counters()). */
 static int arm_counters(const char *pmu, int *gp, int *fixed, const char **src)
 {
 	char buf[8192], key[96];
@@ -245,38 +282,14 @@ static int arm_counters(const char *pmu, int *gp, int *fixed, const char **src)
 		return -1;
 	snprintf(key, sizeof(key), "enabled with %s PMU driver, ", pmu);
 	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		const char *p, *l;
-		int total, lo, hi, below = 0;
+		const char *p;
 
 		if (n < 0)
 			continue;	/* overwritten record: go on */
 		buf[n] = '\0';
 		p = strstr(buf, key);
-		if (!p || sscanf(p + strlen(key), "%d", &total) != 1)
+		if (!p || td_parse_arm_counters(p + strlen(key), gp, fixed))
 			continue;
-		p += strlen(key);
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (!strncmp(p, " (", 2)) {
-			for (l = p + 2; *l && *l != ')';) {
-				if (sscanf(l, "%d-%d", &lo, &hi) == 2) {
-				} else if (sscanf(l, "%d", &lo) == 1) {
-					hi = lo;
-				} else {
-					break;
-				}
-				for (int k = lo; k <= hi; k++)
-					below += k < 31;
-				l += strcspn(l, ",)");
-				if (*l == ',')
-					l++;
-			}
-			*gp = below;
-			*fixed = total - below;
-		} else {
-			*gp = total - 1;
-			*fixed = 1;
-		}
 		*src = "kernel log (hw perfevents)";
 		ret = 0;
 	}

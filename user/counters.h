@@ -51,6 +51,12 @@ struct td_budget {
 	int used;		/* events of the configuration on this PMU */
 };
 
+/*
+ * The counters of Arm's PMU driver from its kernel log line, given the
+ * text after "PMU driver, "; 0, or -1 if it is not understood.
+ */
+int td_parse_arm_counters(const char *p, int *gp, int *fixed);
+
 /* Fill up to @max budgets; returns how many. */
 int td_counter_budgets(const struct topdown_config *cfg, struct td_budget *b,
 		       int max);
