@@ -58,7 +58,7 @@ for arch in x86_64 arm64; do
 done
 # The other guest kernels: "guest arch flavour series", named
 # <arch>[-rt]-<series> in the results (build/<arch>[-rt][-6.12]/ on disk).
-KERNELS=("x86_64-rt x86_64 rt 6.1" "x86_64-6.12 x86_64 cloud 6.12" "arm64-6.12 arm64 cloud 6.12"
+KERNELS=("x86_64-rt-6.1 x86_64 rt 6.1" "x86_64-6.12 x86_64 cloud 6.12" "arm64-6.12 arm64 cloud 6.12"
     "x86_64-rt-6.12 x86_64 rt 6.12" "arm64-rt-6.12 arm64 rt 6.12")
 # kernel_selftests DIR ARCH FLAVOR SERIES: the guest runs the selftests of
 # its arch, with the test-only simulated PMU module rebuilt for its kernel.
