@@ -16,7 +16,7 @@
 #                6.12: x86_64, arm64 -icount, x86_64-rt, arm64-rt -icount
 #              and the load suite (4 vCPUs: hotplug, storm, reloads) on
 #              x86_64 6.1; --all-kernels adds the load suite on x86_64
-#              6.12 and both rt kernels, and arm64 6.12 without -icount.
+#              6.12 and both x86_64 rt kernels.
 #              x86-64 has no PMU (software events); arm64 with -icount has
 #              the emulated PMU. A guest whose console shows a kernel
 #              splat fails; then the record files the guests wrote are
@@ -142,8 +142,6 @@ if [ "$ALL_KERNELS" = 1 ]; then
     guest x86_64-6.12-load x86_64 --kernel 6.12 "${LOAD[@]}"
     guest x86_64-rt-6.1-load x86_64 --kernel 6.1 --flavor rt "${LOAD[@]}"
     guest x86_64-rt-6.12-load x86_64 --kernel 6.12 --flavor rt "${LOAD[@]}"
-    # The arm64 PMU driver without -icount (CPU_CYCLES counts, time is real).
-    guest arm64-6.12-noicount arm64 --kernel 6.12 -- /selftests/guest_main.sh
 fi
 echo "guests: $(($(date +%s) - T_GUESTS)) s in all" >>"$LOGS/guest-times"
 sed 's/^/    /' "$LOGS/guest-times"
