@@ -20,7 +20,7 @@ check:
 	scripts/check.sh
 
 # make check with every guest kernel combination: adds the load suite on
-# x86_64 6.12 and both rt kernels, arm64 6.12 without -icount.
+# x86_64 6.12 and both x86_64 rt kernels.
 check-kernels:
 	scripts/check.sh --all-kernels
 

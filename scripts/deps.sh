@@ -10,7 +10,8 @@
 #   --rt     also install linux-headers-<ver>-rt-amd64 on the host and unpack
 #            linux-image-<ver>-rt-amd64 into build/deps/x86_64-rt/ (and, with
 #            --6.12, the 6.12 rt kernels of both architectures).
-#   --6.12   also the 6.12 LTS series of Debian 12's security archive: the
+#   --6.12   also the 6.12 LTS series of Debian 12's security archive
+#            (later runs keep it, up to date, without the option): the
 #            cloud kernels (x86_64, arm64) with their headers, common
 #            headers and linux-kbuild, all unpacked into build/deps/k6.12/
 #            (6.12's headers packages depend on the kernel image, so they
@@ -40,6 +41,12 @@ for a in "$@"; do
     *) usage >&2; die "unknown argument: $a" ;;
     esac
 done
+# What an earlier run set up stays set up (and up to date): a plain run
+# must not drop the 6.12 kernels from env.sh.
+K612=$ROOT/build/deps/k6.12
+[ -f "$K612/x86_64/.stamp" ] && WANT_612=1
+WANT_RT612=$WANT_RT
+[ -f "$K612/x86_64-rt/.stamp" ] && WANT_RT612=1
 
 export DEBIAN_FRONTEND=noninteractive
 export LC_ALL=C
@@ -227,12 +234,11 @@ ALL_PKGS=("${X86_64_PKGS[@]}" "${ARM64_PKGS[@]}")
 [ "$WANT_RT" = 1 ] && ALL_PKGS+=("${RT_PKGS[@]}")
 # 6.12: the common headers and the host's (amd64) kbuild in one group, then
 # one group per guest kernel: its image and its headers.
-K612=$DEPS/k6.12
 if [ "$WANT_612" = 1 ]; then
     SRC612_PKGS=("linux-headers-$KVER_612-common:all" "linux-kbuild-$KVER_612:amd64")
-    [ "$WANT_RT" = 1 ] && SRC612_PKGS+=("linux-headers-$KVER_612-common-rt:all")
+    [ "$WANT_RT612" = 1 ] && SRC612_PKGS+=("linux-headers-$KVER_612-common-rt:all")
     G612=(x86_64 arm64)
-    [ "$WANT_RT" = 1 ] && G612+=(x86_64-rt arm64-rt)
+    [ "$WANT_RT612" = 1 ] && G612+=(x86_64-rt arm64-rt)
     declare -A G612_PKGS=()
     for g in "${G612[@]}"; do
         case $g in x86_64*) a=amd64 ;; *) a=arm64 ;; esac
@@ -348,7 +354,7 @@ if [ "$WANT_612" = 1 ]; then
         [ -f "${!vz}" ] || die "expected ${!vz} after unpacking"
     done
     HAVE_612=1
-    [ "$WANT_RT" = 1 ] && HAVE_RT_612=1
+    [ "$WANT_RT612" = 1 ] && HAVE_RT_612=1
 fi
 
 # ------------------------------------------------------------ kselftest headers
