@@ -139,9 +139,20 @@ FIXTURE(held) {
 
 FIXTURE_SETUP(held)
 {
+	struct topdown_config cfg;
+
 	self->fd = open_dev();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, pin_cpu(0));
+	/*
+	 * The counters of an earlier STOP are released by a work item after
+	 * STOP returns; CONFIGURE waits for it (td_main.c). Without this, a
+	 * collection another test stopped just before can still hold
+	 * counters of CPU 0 below, and they are free again by START.
+	 */
+	ioctl(self->fd, TOPDOWN_IOC_STOP);
+	cfg_hw(&cfg);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	self->nheld = hold_counters(0, self->held, 64);
 	if (self->nheld == 0)
 		return;	/* the tests skip */
