@@ -8,6 +8,7 @@
 
 #include <linux/version.h>
 #include <linux/mm.h>
+#include <linux/perf_event.h>
 #include <linux/cgroup.h>
 #include <linux/sched.h>
 
@@ -65,6 +66,27 @@ static inline void td_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t f)
  * which changes it only for package-scope PMUs (uncore), never for the
  * core PMU events the module creates. No wrapper is needed there.
  */
+
+/*
+ * perf_allow_kernel(): what perf_event_open() asks before it counts in
+ * kernel mode (perf_event_paranoid > 1 without CAP_PERFMON, then the LSM
+ * hook security_perf_event_open(PERF_SECURITY_KERNEL)). 6.1 has it only
+ * as an inline over symbols that are not exported, so a module cannot
+ * ask; 6.12 exports int perf_allow_kernel(void) (checked in Debian's
+ * 6.12.117 headers and kernel/events/core.c). Kernels between the two,
+ * which exported it with a perf_event_attr argument, are not handled.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+static inline int td_perf_allow_kernel(void)
+{
+	return perf_allow_kernel();
+}
+#else
+static inline int td_perf_allow_kernel(void)
+{
+	return 0;
+}
+#endif
 
 /* cgroup v2 id of a task, 0 without cgroup support. */
 static inline u64 td_task_cgroup_id(struct task_struct *task)

@@ -362,6 +362,22 @@ free:
 	return ret;
 }
 
+/*
+ * td.lock held: may the caller count in kernel mode, as far as a module
+ * can ask perf (td_perf_allow_kernel())? Asked only when some event counts
+ * in kernel mode, as perf_event_open() does.
+ */
+static int td_allow_kernel(void)
+{
+	u32 i;
+
+	lockdep_assert_held(&td.lock);
+	for (i = 0; i < td.nr_events; i++)
+		if (!(td.cfg.events[i].flags & TOPDOWN_EVENT_EXCLUDE_KERNEL))
+			return td_perf_allow_kernel();
+	return 0;
+}
+
 static int td_ioctl_start(void)
 {
 	int ret;
@@ -372,7 +388,7 @@ static int td_ioctl_start(void)
 	else if (td.state != TOPDOWN_STATE_CONFIGURED)
 		ret = -ENODATA;
 	else
-		ret = td_counters_start();
+		ret = td_allow_kernel() ?: td_counters_start();
 	if (!ret) {
 		td.state = TOPDOWN_STATE_RUNNING;
 		td.start_ns = ktime_get_ns();
