@@ -58,6 +58,8 @@ debug_tier() {
     mkdir -p "$B" "$OUT/moddir"
     cp -a kmod/. "$B/"
     cp -a include "$B/include"
+    # MODULE_VERSION, as scripts/kbuild.sh gives it (kmod/Kbuild reads it).
+    "$ROOT/scripts/version.sh" >"$B/VERSION"
     find "$B" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' \
         -o -name modules.order -o -name Module.symvers \) -delete
     # kbuild_in DIR: build the module in DIR against the debug kernel; any
