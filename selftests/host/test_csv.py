@@ -14,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
 from csvjson import diffs as same, parse  # noqa: E402
 from tap import TDCTL, TOP, ok, plan, run  # noqa: E402

@@ -14,7 +14,9 @@ import sys
 import tempfile
 import threading
 
-from tap import TOP, ok, plan
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
+from tap import TOP, ok, plan  # noqa: E402
 
 HANG_DUMP = os.path.join(TOP, "selftests/vm/hang-dump")
 # One boot's listing: _text at ...a8c00000.

@@ -1357,15 +1357,6 @@ TEST_F(h, mmap_munmap_mremap_mprotect_fork)
 
 /* ---- garbage consumer positions --------------------------------------- */
 
-static void pin_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void switches(int n)
 {
 	for (int i = 0; i < n; i++)
@@ -1384,7 +1375,7 @@ TEST_F_TIMEOUT(h, consumer_garbage_keeps_held_records, 300)
 	uint8_t *snap;
 	int n;
 
-	pin_to_cpu(0);
+	td_pin_cpu(0);
 	td_cfg_sw(&c, ring);
 	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
 	ASSERT_EQ(0, td_ring_map(self->fd, 0, ring, &r));

@@ -198,12 +198,9 @@ struct pinned {
 static void *pinned_sleeper(void *arg)
 {
 	struct pinned *p = arg;
-	cpu_set_t set;
 
 	p->tid = syscall(SYS_gettid);
-	CPU_ZERO(&set);
-	CPU_SET(p->cpu, &set);
-	p->ok = sched_setaffinity(0, sizeof(set), &set) == 0;
+	p->ok = td_pin_cpu(p->cpu) == 0;
 	for (int i = 0; i < 5; i++)
 		usleep(1000);
 	return NULL;

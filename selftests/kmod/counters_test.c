@@ -49,15 +49,6 @@ static int open_dev(void)
 	return fd;
 }
 
-static int pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 static int perf_open(struct perf_event_attr *a, int cpu)
 {
 	return syscall(SYS_perf_event_open, a, -1, cpu, -1, 0);
@@ -144,7 +135,7 @@ FIXTURE_SETUP(held)
 
 	self->fd = open_dev();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, td_pin_cpu(0));
 	/*
 	 * The counters of an earlier STOP are released by a work item after
 	 * STOP returns; CONFIGURE waits for it (td_main.c). Without this, a
@@ -388,7 +379,7 @@ static volatile int hog_stop;
 
 static void *hog(void *arg)
 {
-	pin_cpu(0);
+	td_pin_cpu(0);
 	while (!hog_stop)
 		;
 	return NULL;
@@ -434,7 +425,7 @@ TEST_F_TIMEOUT(dev, preempted_when_signal_keeps_task_runnable, 300)
 	if (sfd < 0)
 		SKIP(return, "no %s (debugfs not mounted?)", SIGSLEEP);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, td_pin_cpu(0));
 	ASSERT_EQ(0, setpriority(PRIO_PROCESS, tid, 19));
 	td_cfg_sw(&cfg, RING);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));

@@ -587,22 +587,13 @@ struct pinger {
 	volatile int *stop;
 };
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* Two of these, pinned to one CPU, bounce a byte: a switch each time. */
 static void *ping(void *arg)
 {
 	struct pinger *p = arg;
 	char c = 0;
 
-	pin(p->cpu);
+	td_pin_cpu(p->cpu);
 	while (!*p->stop) {
 		if (write(p->wfd, &c, 1) != 1 || read(p->rfd, &c, 1) != 1)
 			break;
@@ -666,7 +657,7 @@ TEST_F_TIMEOUT(t, overwrite_slow_reader_never_accepts_torn_records, 300)
 	pg[0] = (struct pinger){ pcpu, ba[0], ab[1], &stop };
 	pg[1] = (struct pinger){ pcpu, ab[0], ba[1], &stop };
 	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
-	pin(0);
+	td_pin_cpu(0);
 	pthread_create(&th[0], NULL, ping, &pg[0]);
 	pthread_create(&th[1], NULL, ping, &pg[1]);
 	while (__atomic_load_n(&r.prod->producer_pos, __ATOMIC_ACQUIRE) < 2 * ring)

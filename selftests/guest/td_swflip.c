@@ -14,8 +14,9 @@
  *               probe on that tracepoint; with the trace event enabled as
  *               the only other probe, that switches the inline static call
  *               in __schedule() between direct and iterator.
- * See selftests/guest_common.sh for what was measured with it.
+ * See selftests/guest/guest_common.sh for what was measured with it.
  */
+#define _GNU_SOURCE
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "topdown/td_common.h"
+#include "td_common.h"
 
 int main(int argc, char **argv)
 {
