@@ -87,14 +87,8 @@ step "tdctl x86_64 builds" make $J -C user ARCH=x86_64 || return 1
 # simulated PMU) are rebuilt against the debug kernel below.
 step "selftests x86_64 build" make $J -C selftests ARCH=x86_64 KSELFTEST_DIR="$KSELFTEST_DIR" \
     OUT="$OUT/selftests" || return 1
-kbuild_pmusim_debug() {
-    local P=$OUT/pmusim-src
-    rm -rf "$P" && mkdir -p "$P" && cp -a selftests/pmusim/. "$P/" || return 1
-    kbuild_in "$P" && cp "$P/td_pmusim.ko" "$OUT/selftests/td_pmusim.ko"
-}
-if [ -f selftests/pmusim/Kbuild ]; then
-    step "simulated PMU module builds against the debug kernel $S" kbuild_pmusim_debug || return 1
-fi
+step "simulated PMU module builds against the debug kernel $S" \
+    selftests/pmusim/build.sh --kdir "$KDIR/obj" x86_64 "$OUT/selftests" || return 1
 
 echo "== debug guest $S (4 vCPUs): every guest suite, then kmemleak"
 LOG=$LOGS/guest-debug-$S.tap

@@ -208,7 +208,7 @@ guest() {
     fi
     TD_MODULE=$KO_DIR/topdown-$k.ko TD_TDCTL=$R/usr/sbin/tdctl TD_SELFTESTS_DIR=/nonexistent \
         selftests/vm/run --arch x86_64 --kernel "$series" --log "$LOGS/console-$series.log" \
-        --add selftests/packages/smoke.sh --add selftests/tdctl/tap.sh \
+        --add selftests/packages/smoke.sh --add selftests/lib/tap.sh \
         --add "$R/lib/systemd/system/topdown.service" --add "$R/etc/default/topdown" -- env TD_VERSION="$VER" sh /add/smoke.sh >"$log" 2>&1
     local rc=$?
     tap "guest $series ($k)" "$log"

@@ -14,7 +14,7 @@
  *               probe on that tracepoint; with the trace event enabled as
  *               the only other probe, that switches the inline static call
  *               in __schedule() between direct and iterator.
- * See selftests/guest/guest_common.sh for what was measured with it.
+ * Documentation/testing.rst has what was measured with it.
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
