@@ -8,7 +8,8 @@
 #              warning, tdctl and the selftests for both architectures
 #              and the man pages (rst2man); make install/uninstall into
 #              a DESTDIR; make deb and lintian
-#   style      checkpatch.pl --strict on the kernel code
+#   style      make lint: checkpatch.pl --strict on all C, shellcheck on
+#              all shell, pyflakes3 and pycodestyle on all Python
 #   host       host unit tests (TAP), the fuzz corpus of the record file
 #              reader under ASan/UBSan
 #   guest      inside QEMU, the guest suites (tdctl end to end tests and
@@ -88,11 +89,10 @@ step "lintian clean (all levels) on build/deb/*.changes" bash -c \
 # through systemd-analyze verify (TAP).
 scripts/test-deb.sh >"$LOGS/deb.tap" 2>&1
 tap "Debian packages" "$LOGS/deb.tap"
-echo "== style"
-step "checkpatch --strict clean" scripts/checkpatch.sh
-# The selftests' simulated PMU (checkpatch.pl is unpacked by the step above).
-step "checkpatch --strict clean: selftests/pmusim" \
-    perl build/deps/checkpatch/checkpatch.pl --no-tree --strict --terse -f selftests/pmusim/td_pmusim.c
+echo "== style (make lint)"
+step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/lint.sh c
+step "shell: shellcheck clean" scripts/lint.sh shell
+step "Python: pyflakes3 and pycodestyle clean" scripts/lint.sh python
 
 echo "== host tests"
 if [ -f selftests/host/Makefile ]; then

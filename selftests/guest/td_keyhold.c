@@ -79,7 +79,12 @@ int main(void)
 	int p[2], held = 0, nul;
 	pid_t pid;
 
-	if (pipe(p) || (pid = fork()) < 0) {
+	if (pipe(p)) {
+		perror("td_keyhold");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
 		perror("td_keyhold");
 		return 1;
 	}

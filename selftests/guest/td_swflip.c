@@ -34,7 +34,8 @@ int main(int argc, char **argv)
 	char *end;
 	long n;
 
-	if (argc < 2 || argc > 3 || (n = strtol(argv[1], &end, 10)) <= 0 || *end) {
+	n = argc >= 2 ? strtol(argv[1], &end, 10) : 0;
+	if (argc < 2 || argc > 3 || n <= 0 || *end) {
 		fprintf(stderr, "usage: td_swflip N [software|tracepoint]\n");
 		return 2;
 	}

@@ -466,7 +466,8 @@ TEST_F_TIMEOUT(dev, preempted_when_signal_keeps_task_runnable, 300)
 	td_ring_unmap(&ring);
 	if (loaded)
 		syscall(SYS_delete_module, "td_pmusim", O_NONBLOCK);
-	TH_LOG("%ld voluntary switches in the sigsleep write, %d slices of the writer, %d not flagged PREEMPTED",
+	TH_LOG("%ld voluntary switches in the sigsleep write, %d slices of the writer, %d not "
+	       "flagged PREEMPTED",
 	       v1 - v0, mine, unflagged);
 	/* The scenario happened: schedule() with the signal pending switched. */
 	ASSERT_LT(0, v1 - v0) TH_LOG("the writer never lost the pick: nothing tested");
@@ -517,7 +518,8 @@ TEST_F_TIMEOUT(dev, stop_and_configure_latency, 300)
 		SKIP(return, "one CPU online: membarrier does not wait for a grace period");
 	g = grace_period_ns();
 	if (g < 0 && errno == ENOSYS)
-		SKIP(return, "no membarrier() in this kernel (CONFIG_MEMBARRIER off): no grace period to compare with");
+		SKIP(return, "no membarrier() in this kernel (CONFIG_MEMBARRIER off): no grace "
+			     "period to compare with");
 	ASSERT_LT(0, g);
 	gp = g;
 	td_cfg_sw(&cfg, RING);
@@ -549,7 +551,8 @@ TEST_F_TIMEOUT(dev, stop_and_configure_latency, 300)
 	 * not fit.
 	 */
 	bound = gp + 10000000ull;
-	TH_LOG("%d possible CPUs, grace period %llu us, STOP %llu us, CONFIGURE %llu us (bound %llu us)",
+	TH_LOG("%d possible CPUs, grace period %llu us, STOP %llu us, CONFIGURE %llu us (bound "
+	       "%llu us)",
 	       nr, (unsigned long long)gp / 1000, (unsigned long long)ms / 1000,
 	       (unsigned long long)mc / 1000, (unsigned long long)bound / 1000);
 	td_count("stop_us", ms / 1000);

@@ -583,7 +583,8 @@ int main(void)
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		td_ring_unmap(&rings[cpu]);
 	td_cfg_sw(&c, 0);
-	tap(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0, "reconfigure after unmapping: nothing left mapped");
+	tap(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0, "reconfigure after unmapping: nothing left "
+						       "mapped");
 	tp_section(hp, nhp, tp_cycles, (race_secs + 1) / 2, &tp_slices);
 	close(fd);
 	td_count("hotplug_cycles", done + race_cycles);

@@ -210,7 +210,8 @@ static int sim_read_counts(struct sim_counts *sc)
 		unsigned long long u, t, r, v[SIM_NR];
 		int cpu;
 
-		if (sscanf(line, "cpu %d units %llu ticks %llu reads %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		if (sscanf(line, "cpu %d units %llu ticks %llu reads %llu %llu %llu %llu %llu "
+				 "%llu %llu %llu %llu",
 			   &cpu, &u, &t, &r, &v[0], &v[1], &v[2], &v[3], &v[4],
 			   &v[5], &v[6], &v[7]) != 12 || cpu < 0 || cpu >= MAX_CPUS)
 			continue;
@@ -594,7 +595,8 @@ static int run_workload(struct session *s)
 	pid_t pids[2 * CHILDREN_PER_PROFILE];
 	int n = 0, bad = 0;
 
-	s->units[0] = s->units[1] = 0;
+	s->units[0] = 0;
+	s->units[1] = 0;
 	for (int p = 0; p < 2; p++) {
 		for (int k = 0; k < CHILDREN_PER_PROFILE; k++) {
 			int child = p * CHILDREN_PER_PROFILE + k;
@@ -804,8 +806,8 @@ FIXTURE_SETUP(pmusim)
 	ASSERT_EQ(0, set_profiles(s->m, self->self_comm));
 	for (int i = 0; i < s->m->nr; i++) {
 		s->idx[i] = sim_index(s->m->ev[i]);
-		ASSERT_LE(0, s->idx[i]) TH_LOG("%s not in layout %s",
-					      s->m->ev[i], s->m->layout);
+		ASSERT_LE(0, s->idx[i])
+			TH_LOG("%s not in layout %s", s->m->ev[i], s->m->layout);
 	}
 }
 
@@ -877,7 +879,8 @@ static void sum_records(struct __test_metadata *_metadata, struct session *s,
 			per_prof[p].sum[i] += v[i];
 			/* Every slice is a whole number of this profile's units. */
 			EXPECT_EQ(v[i] * m->p[p].raw[0], v[0] * m->p[p].raw[i])
-				TH_LOG("%s record %d on CPU %llu: %s=%llu with %s=%llu is not the profile",
+				TH_LOG("%s record %d on CPU %llu: %s=%llu with %s=%llu is not the "
+				       "profile",
 				       comm, r, (unsigned long long)cpu, m->ev[i],
 				       (unsigned long long)v[i], m->ev[0],
 				       (unsigned long long)v[0]);

@@ -424,7 +424,8 @@ TEST_F(dev, records_of_known_child)
 		else
 			blocked++;
 	}
-	TH_LOG("child: %d blocked, %d preempted records; rusage %ld voluntary, %ld involuntary; %d waits of 1 ms for its final switch",
+	TH_LOG("child: %d blocked, %d preempted records; rusage %ld voluntary, %ld involuntary; "
+	       "%d waits of 1 ms for its final switch",
 	       blocked, preempted, cs[0], cs[1], waits);
 	EXPECT_LT(0, named);
 	/* 20 x 2 ms busy loops at least. */

@@ -36,6 +36,7 @@
 #include <linux/topdown.h>
 
 #define TD_PAGE		((size_t)sysconf(_SC_PAGESIZE))
+#define TD_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define TD_RING_OFF(cpu, page) \
 	(TOPDOWN_MMAP_OFFSET(cpu) + (uint64_t)(page) * TD_PAGE)
 

@@ -67,11 +67,21 @@ static inline char *jstring(const char **p)
 		if (c == '\\') {
 			c = *(*p)++;
 			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
 			case 'u':	/* control characters only: keep a '?' */
 				for (int i = 0; i < 4 && **p; i++)
 					(*p)++;
