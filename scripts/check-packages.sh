@@ -173,7 +173,10 @@ KO_DIR=$P/ko
 rm -rf "$KO_DIR"
 mkdir -p "$KO_DIR"
 for k in "$K61" "$K612"; do
-    ko=$(ls "$R/lib/modules/$k/updates/dkms/"topdown.ko* 2>/dev/null | head -n 1)
+    ko=''
+    for f in "$R/lib/modules/$k/updates/dkms/"topdown.ko*; do
+        [ -e "$f" ] && ko=$f && break
+    done
     if [ -z "$ko" ]; then
         fail "DKMS module for $k in /lib/modules/$k/updates/dkms"
         continue

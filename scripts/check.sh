@@ -26,7 +26,7 @@
 # and ends with "N passed, N failed, N skipped". Logs: build/check/.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 ALL_KERNELS=0
 case ${1:-} in
 "") ;;
@@ -55,8 +55,8 @@ echo "== build"
 J=-j$(nproc)
 for arch in x86_64 arm64; do
     step "module $arch-6.1 builds with W=1, no warnings" scripts/kbuild.sh "$arch"
-    step "tdctl $arch builds" make $J -C user ARCH=$arch ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS"
-    step "selftests $arch build" make $J -C selftests ARCH=$arch KSELFTEST_DIR="$KSELFTEST_DIR"
+    step "tdctl $arch builds" make "$J" -C user ARCH="$arch" ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS"
+    step "selftests $arch build" make "$J" -C selftests ARCH="$arch" KSELFTEST_DIR="$KSELFTEST_DIR"
 done
 # The other guest kernels: "guest arch flavour series", named
 # <arch>[-rt]-<series> in the results (build/<arch>[-rt][-6.12]/ on disk).

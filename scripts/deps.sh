@@ -157,8 +157,7 @@ declare -A VERS=()
 resolve_versions() {
     local out i=0 v
     local args=("$@")
-    local tries
-    for tries in 1 2; do
+    for _ in 1 2; do
         VERS=()
         out=$(apt-cache policy "${args[@]}" 2>/dev/null |
             awk '/^[^ ]/ { n++ } /^  Candidate: / { c[n] = $2 } END { for (i = 1; i <= n; i++) print c[i] }')

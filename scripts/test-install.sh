@@ -54,6 +54,7 @@ out=$("$D/usr/local/sbin/tdctl" --version 2>&1 | head -n 1)
 mv=$(modinfo -F version "$D/lib/modules/$KVER/updates/topdown.ko" 2>&1)
 [ "$mv" = "$VER" ] && ok "installed module's MODULE_VERSION $mv" ||
     not_ok "installed module's MODULE_VERSION '$mv', want '$VER'"
+# shellcheck disable=SC2016 # the unit's literal $TDCTL_LOAD_ARGS
 grep -qx 'ExecStart=/usr/local/sbin/tdctl load $TDCTL_LOAD_ARGS' "$D/usr/local/lib/systemd/system/topdown.service" &&
     ok "topdown.service runs PREFIX's tdctl" ||
     not_ok "topdown.service runs PREFIX's tdctl" "$D/usr/local/lib/systemd/system/topdown.service"

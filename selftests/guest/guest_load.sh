@@ -7,6 +7,7 @@
 cd /selftests || exit 1
 rc=0
 . ./guest_common.sh
+# shellcheck source=selftests/lib/tap.sh
 . ./tap.sh
 T=$(mktemp -d)
 hold_jump_labels

@@ -6,6 +6,7 @@ cd /selftests || exit 1
 rc=0
 . ./guest_common.sh
 # check DESCRIPTION COMMAND...: one TAP line for a command's success.
+# shellcheck source=selftests/lib/tap.sh
 . ./tap.sh
 T=$(mktemp -d)
 hold_jump_labels

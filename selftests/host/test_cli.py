@@ -28,9 +28,8 @@ MANDIR = os.path.join(TOP, "Documentation/man")
 OUTPUT_OPTS = {"json", "pretty", "csv", "output"}
 
 
-
-
 # ---- the three descriptions of the grammar --------------------------------
+
 
 def help_commands():
     _, out, _ = run("help")

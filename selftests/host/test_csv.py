@@ -114,7 +114,8 @@ def test_decode():
             if head != ["set", "label", "lines"] + list(doc["metrics"]) + ["flagged"]:
                 diffs.append("header %r" % head)
         ok(rc == 0 and not diffs,
-           "decode --csv %s: one row equal to --json" % " ".join(args[:2] + (["<stdin>"] if stdin else [])),
+           "decode --csv %s: one row equal to --json"
+           % " ".join(args[:2] + (["<stdin>"] if stdin else [])),
            "\n".join(diffs) + out + err + err2)
     rc, out, err = run("decode", "--csv", "--set", "generic", "cycles=x")
     ok(rc == 1 and out == "" and "invalid value 'x'" in err,

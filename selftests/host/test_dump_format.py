@@ -167,7 +167,7 @@ def expected(sc, metric_names, metrics):
             '"idle":%s,"counts":{%s},"metrics":{%s}}' % (
                 r.seq, r.time_ns, r.cpu, r.tgid, r.pid, json_str(r.comm),
                 r.duration_ns, r.cgroup, *(("true" if r.flags & b else "false")
-                                            for b in (0x100, 0x200, 0x400)),
+                                           for b in (0x100, 0x200, 0x400)),
                 ",".join(counts), ",".join(jm)))
     return ("\n".join(plain) + "\n", "\n".join(csv) + "\n",
             "[" + ",".join(objs) + "]\n")

@@ -63,6 +63,7 @@ STATUS_CPU_KEYS = ("cpu", "online", "counting")
 # load's CSV columns, in order (Documentation/man/tdctl-load.rst).
 LOAD_KEYS = ("set", "why", "label", "events", "no_counter")
 
+
 def check_csvjson(name, lines):
     blocks = csvjson_blocks(lines)
     for cmd in ("load", "unload", "status"):
@@ -128,7 +129,7 @@ def main():
            "%s: the host (%s) reads the guest's (%s) record file as the guest does"
            % (name, os.uname().machine, host.get("arch", "?")),
            "host: %s\nguest: %s\n%s" % (json.dumps(host)[:600],
-                                         json.dumps(guest)[:600], p.stderr))
+                                        json.dumps(guest)[:600], p.stderr))
         # The same file as a Perfetto trace: valid, one slice per record.
         trace = os.path.join(tmp, name + ".json")
         p = subprocess.run([TDCTL, "timeline", "-i", path, "-o", trace],

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # TAP for the shell tests (POSIX sh: busybox in the guests, dash or bash on
 # the host), sourced by the guest suites (installed next to them in the
 # guest's /selftests), the host's test_*.sh and scripts/test-*.sh. A
