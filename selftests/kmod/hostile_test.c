@@ -1110,8 +1110,8 @@ TEST_F_TIMEOUT(h, poll_not_blocked_by_start_stop, 120)
  * perf's context mutex (cpuctx_mutex -> mmap_lock), START takes
  * cpu_hotplug_lock under the driver's lock (and CPU hotplug orders
  * cpu_hotplug_lock -> pmus_lock -> cpuctx_mutex), and mmap() comes in
- * with mmap_lock held. mmap() must not take the lock START holds. On a
- * kernel with lockdep (make check-debug) the old order was a "possible
+ * with mmap_lock held. mmap() must not take the lock START holds: on a
+ * kernel with lockdep (make check-debug) that order is a "possible
  * circular locking dependency" splat; elsewhere this only has to work.
  */
 TEST_F_TIMEOUT(h, lock_order_mmap_start_perf_read, 120)

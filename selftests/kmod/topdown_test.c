@@ -81,8 +81,8 @@ TEST(open_unprivileged_refused)
 
 /*
  * The device has no file position: the control interface is ioctl and the
- * data interface mmap, so lseek and positioned I/O fail with ESPIPE (on
- * every kernel; 6.12 removed the no_llseek the module once named).
+ * data interface mmap, so lseek and positioned I/O fail with ESPIPE, on
+ * every kernel (nonseekable_open(), td_compat.h).
  */
 TEST(device_not_seekable)
 {
