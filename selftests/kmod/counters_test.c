@@ -360,21 +360,6 @@ TEST_F(dev, status_stats_sizes)
 
 #define SIGSLEEP	"/sys/kernel/debug/td_pmusim/sigsleep"
 
-static int load_sim(void)
-{
-	const char *ko = getenv("TD_PMUSIM_KO");
-	int fd, ret;
-
-	if (access("/sys/module/td_pmusim", F_OK) == 0)
-		return 0;
-	fd = open(ko ? ko : "/selftests/td_pmusim.ko", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 static volatile int hog_stop;
 
 static void *hog(void *arg)
@@ -419,7 +404,7 @@ TEST_F_TIMEOUT(dev, preempted_when_signal_keeps_task_runnable, 300)
 
 	ASSERT_NE(NULL, recs);
 	loaded = access("/sys/module/td_pmusim", F_OK) != 0;
-	if (load_sim())
+	if (td_load_pmusim())
 		SKIP(return, "td_pmusim.ko not loadable");
 	sfd = open(SIGSLEEP, O_WRONLY | O_CLOEXEC);
 	if (sfd < 0)

@@ -165,21 +165,6 @@ static int allow_sim_type(int type)
 	return fclose(f) ? -errno : ret;
 }
 
-static int load_sim(void)
-{
-	const char *ko = getenv("TD_PMUSIM_KO");
-	int fd, ret;
-
-	if (module_loaded("td_pmusim"))
-		return 0;
-	fd = open(ko ? ko : "/selftests/td_pmusim.ko", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 static int sim_type(void)
 {
 	char *s = td_read_file(SIM_TYPE);
@@ -775,7 +760,7 @@ FIXTURE_SETUP(pmusim)
 
 	memset(s, 0, sizeof(*s));
 	s->m = variant->m;
-	ASSERT_EQ(0, load_sim()) TH_LOG("loading td_pmusim.ko");
+	ASSERT_EQ(0, td_load_pmusim()) TH_LOG("loading td_pmusim.ko");
 	if (module_loaded("topdown")) {	/* left by an earlier suite */
 		const char *const unload[] = { "tdctl", "unload", NULL };
 
@@ -1097,7 +1082,7 @@ TEST(sim_counts_exactly_and_refuses_what_it_cannot_do)
 	uint64_t v0, v1;
 	int type, fd0, fd1, fd;
 
-	ASSERT_EQ(0, load_sim());
+	ASSERT_EQ(0, td_load_pmusim());
 	type = sim_type();
 	ASSERT_LT(0, type);
 	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", "0"));

@@ -30,6 +30,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -289,6 +290,25 @@ int td_put_file(const char *path, const char *fmt, ...)
 	va_end(ap);
 	fputs(buf, f);
 	return fclose(f);
+}
+
+/*
+ * Load the selftests' simulated PMU module (selftests/pmusim/) unless it
+ * is loaded: $TD_PMUSIM_KO, default /selftests/td_pmusim.ko. 0 or -errno.
+ */
+static inline int td_load_pmusim(void)
+{
+	const char *ko = getenv("TD_PMUSIM_KO");
+	int fd, ret;
+
+	if (access("/sys/module/td_pmusim", F_OK) == 0)
+		return 0;
+	fd = open(ko ? ko : "/selftests/td_pmusim.ko", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
 }
 
 /* The id of the sched:sched_switch trace event, or -1 without tracefs. */
