@@ -44,6 +44,11 @@ const struct td_set *td_set_find(const char *name)
 	return NULL;
 }
 
+bool td_set_exists(const char *name)
+{
+	return td_set_find(name) != NULL;
+}
+
 int td_set_fit(const struct td_set *s, const struct td_cpu_info *ci,
 	       char *why, size_t n)
 {
@@ -349,6 +354,9 @@ int td_decoder_from_label(struct td_decoder *d, const char *label,
 		snprintf(err, errlen, "malformed label '%s'", label);
 		return -1;
 	}
+	if (!strncmp(label, "set=events", 10) &&
+	    (!label[10] || label[10] == ' '))
+		return td_events_decoder(d, label, nr, err, errlen);
 	strcpy(buf, label);
 	for (tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
