@@ -19,7 +19,7 @@
 
 #include <linux/perf_event.h>
 
-#include "evset_priv.h"
+#include "evset/evset_priv.h"
 #include "fixtures.h"
 #include "tap.h"
 
