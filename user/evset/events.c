@@ -287,13 +287,13 @@ static int put_format(struct ev *ev, const char *pmu, const char *term,
 		    term, fmt);
 		return -1;
 	}
-	if (!strncmp(fmt, "config:", 7))
+	if (!strncmp(fmt, "config:", 7)) {
 		field = 0;
-	else if (!strncmp(fmt, "config1:", 8))
+	} else if (!strncmp(fmt, "config1:", 8)) {
 		field = 1;
-	else if (!strncmp(fmt, "config2:", 8))
+	} else if (!strncmp(fmt, "config2:", 8)) {
 		field = 2;
-	else {
+	} else {
 		ERR("%s: %s/format/%s names a field topdown cannot set ('%s')",
 		    ev->text, pmu, term, fmt);
 		return -1;
@@ -565,7 +565,10 @@ static bool lookup_cache(const char *name, uint64_t *config)
 			op = o;
 			continue;
 		}
-		if (res >= 0 || (res = cache_word(&s, cache_results, 2)) < 0)
+		if (res >= 0)
+			return false;
+		res = cache_word(&s, cache_results, 2);
+		if (res < 0)
 			return false;
 	}
 	*config = (uint64_t)c | (uint64_t)(op < 0 ? 0 : op) << 8 |
@@ -610,7 +613,7 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 					   &e->config2 },
 			};
 
-			if (!p->core || (pass == 0) != (p == mp) ||
+			if (!p->core || !pass != (p == mp) ||
 			    find_pmu_entry(root, p->name, "events", name, real,
 					   sizeof(real)))
 				continue;
@@ -619,7 +622,9 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 					  sizeof(terms)) || !*terms)
 				continue;
 			e->type = p->type;
-			e->config = e->config1 = e->config2 = 0;
+			e->config = 0;
+			e->config1 = 0;
+			e->config2 = 0;
 			if (parse_terms(&ev, root, p->name, terms, 1, err,
 					errlen))
 				return -1;
@@ -640,7 +645,8 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 				continue;
 			e->type = mp->type;
 			e->config = t->config;
-			e->config1 = e->config2 = 0;
+			e->config1 = 0;
+			e->config2 = 0;
 			restrict_cpus(ci, mp, e);
 			return 0;
 		}
@@ -700,7 +706,8 @@ static int parse_named_event(struct ev *ev, const struct td_cpu_info *ci,
 		*colon = '\0';
 		mods = colon + 1;
 		if (!strcmp(tok, "mem")) {
-			ERR("%s: breakpoints are not counted: topdown counts core PMU and software events", ev->text);
+			ERR("%s: breakpoints are not counted: topdown counts core PMU and software events",
+			    ev->text);
 			return -1;
 		}
 		if (!is_mods(mods)) {
@@ -734,6 +741,38 @@ static int parse_named_event(struct ev *ev, const struct td_cpu_info *ci,
 		return -1;
 	}
 	return parse_mods(ev, mods, err, errlen);
+}
+
+/* One event of the list (tok, modified in place) into e. */
+static int parse_event(const struct td_cpu_info *ci, const char *root,
+		       char *tok, struct td_evsel *e, char *err, size_t errlen)
+{
+	char text[512];
+	struct ev ev = {
+		.e = e, .text = text,
+		.field = { &e->config, &e->config1, &e->config2 },
+	};
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(text, sizeof(text), "%s", tok);
+	if (strchr(tok, '/'))
+		ret = parse_pmu_event(&ev, ci, root, tok, err, errlen);
+	else
+		ret = parse_named_event(&ev, ci, root, tok, err, errlen);
+	if (ret)
+		return -1;
+	if (ev.name[0]) {
+		memcpy(e->name, ev.name, sizeof(e->name));
+		return 0;
+	}
+	if (strlen(text) >= TOPDOWN_NAME_LEN) {
+		ERR("event '%s' is longer than the %d bytes the module keeps as its name: name it with the name= term (PMU/...,name=NAME/)",
+		    text, TOPDOWN_NAME_LEN - 1);
+		return -1;
+	}
+	snprintf(e->name, sizeof(e->name), "%s", text);
+	return 0;
 }
 
 /* ---- what the collection can decode ----------------------------------- */
@@ -891,11 +930,10 @@ int td_plan_events(const struct td_cpu_info *ci, const char *root,
 		return -1;
 	}
 	while (*p) {
-		char tok[512], *slash;
+		char tok[512];
 		size_t len = 0;
 		bool in_pmu = false;
 		struct td_evsel *e;
-		struct ev ev;
 
 		/* One event: up to a comma outside PMU/.../. */
 		while (p[len] && (in_pmu || p[len] != ',')) {
@@ -928,33 +966,8 @@ int td_plan_events(const struct td_cpu_info *ci, const char *root,
 			return -1;
 		}
 		e = &plan->ev[plan->nr_events];
-		memset(e, 0, sizeof(*e));
-		memset(&ev, 0, sizeof(ev));
-		ev.e = e;
-		ev.field[0] = &e->config;
-		ev.field[1] = &e->config1;
-		ev.field[2] = &e->config2;
-		{
-			char text[sizeof(tok)];
-
-			memcpy(text, tok, sizeof(text));
-			ev.text = text;
-			slash = strchr(tok, '/');
-			if (slash ? parse_pmu_event(&ev, ci, root, tok, err,
-						    errlen) :
-			    parse_named_event(&ev, ci, root, tok, err,
-					      errlen))
-				return -1;
-			if (ev.name[0]) {
-				memcpy(e->name, ev.name, sizeof(e->name));
-			} else if (strlen(text) >= TOPDOWN_NAME_LEN) {
-				ERR("event '%s' is longer than the %d bytes the module keeps as its name: name it with the name= term (PMU/...,name=NAME/)",
-				    text, TOPDOWN_NAME_LEN - 1);
-				return -1;
-			} else {
-				snprintf(e->name, sizeof(e->name), "%s", text);
-			}
-		}
+		if (parse_event(ci, root, tok, e, err, errlen))
+			return -1;
 		for (int i = 0; i < plan->nr_events; i++) {
 			if (!strcmp(plan->ev[i].name, e->name)) {
 				ERR("event '%s' given twice", e->name);
