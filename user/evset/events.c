@@ -218,13 +218,6 @@ static const struct td_pmu *pmu_by_name(const struct td_cpu_info *ci,
 	return NULL;
 }
 
-static const struct td_pmu *main_pmu(const struct td_cpu_info *ci)
-{
-	int i = ci->main_pmu >= 0 ? ci->main_pmu : ci->core_pmu;
-
-	return i >= 0 ? &ci->pmu[i] : NULL;
-}
-
 static void core_pmu_names(const struct td_cpu_info *ci, char *buf,
 			   size_t len)
 {
@@ -579,16 +572,9 @@ static bool lookup_cache(const char *name, uint64_t *config)
 static void restrict_cpus(const struct td_cpu_info *ci,
 			  const struct td_pmu *p, struct td_evsel *e)
 {
-	e->all_cpus = true;
-	if (!p->has_cpus)
-		return;
-	for (int w = 0; w < TD_CPU_WORDS; w++) {
-		if ((ci->possible[w] & p->cpus[w]) != ci->possible[w]) {
-			e->all_cpus = false;
-			memcpy(e->cpus, p->cpus, sizeof(e->cpus));
-			return;
-		}
-	}
+	e->all_cpus = td_pmu_covers_all(ci, p);
+	if (!e->all_cpus)
+		memcpy(e->cpus, p->cpus, sizeof(e->cpus));
 }
 
 /*
@@ -601,7 +587,7 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 		   const char *name, struct td_evsel *e, char *err,
 		   size_t errlen)
 {
-	const struct td_pmu *mp = main_pmu(ci);
+	const struct td_pmu *mp = td_sel_pmu(ci, TD_PMU_MAIN);
 	char real[256], terms[1024], rel[300];
 
 	for (int pass = 0; pass < 2; pass++) {
@@ -779,7 +765,7 @@ static int parse_event(const struct td_cpu_info *ci, const char *root,
 
 static bool same_type(const struct td_cpu_info *ci, uint32_t a, uint32_t b)
 {
-	const struct td_pmu *mp = main_pmu(ci);
+	const struct td_pmu *mp = td_sel_pmu(ci, TD_PMU_MAIN);
 
 	if (a == b)
 		return true;
@@ -801,7 +787,7 @@ enum { IS_CYCLES, IS_INSTRUCTIONS };
 static bool counts(const struct td_cpu_info *ci, const struct td_evsel *e,
 		   int what)
 {
-	const struct td_pmu *mp = main_pmu(ci);
+	const struct td_pmu *mp = td_sel_pmu(ci, TD_PMU_MAIN);
 	uint64_t raw;
 
 	if (e->type == PERF_TYPE_HARDWARE)

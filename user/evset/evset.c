@@ -171,8 +171,8 @@ static void list_valid(const struct td_cpu_info *ci, char *buf, size_t len)
 	}
 }
 
-static const struct td_pmu *sel_pmu(const struct td_cpu_info *ci,
-				    enum td_pmu_sel sel)
+const struct td_pmu *td_sel_pmu(const struct td_cpu_info *ci,
+				enum td_pmu_sel sel)
 {
 	int i = -1;
 
@@ -193,7 +193,7 @@ static const struct td_pmu *sel_pmu(const struct td_cpu_info *ci,
 }
 
 /* Does the PMU cover every possible CPU? */
-static bool covers_all(const struct td_cpu_info *ci, const struct td_pmu *p)
+bool td_pmu_covers_all(const struct td_cpu_info *ci, const struct td_pmu *p)
 {
 	if (!p->has_cpus)
 		return true;
@@ -212,7 +212,7 @@ unsigned int td_set_slots(const struct td_set *s,
 	if (!s->def_slots)
 		return 0;
 	if (s->slots_from_caps && ci) {
-		p = sel_pmu(ci, TD_PMU_MAIN);
+		p = td_sel_pmu(ci, TD_PMU_MAIN);
 		if (p && p->slots)
 			return p->slots;
 	}
@@ -303,7 +303,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 			e->type = PERF_TYPE_SOFTWARE;
 			break;
 		case TD_EV_RAW:
-			p = sel_pmu(ci, t->pmu);
+			p = td_sel_pmu(ci, t->pmu);
 			if (!p) {
 				snprintf(err, errlen,
 					 "event set '%s': no PMU for event %s",
@@ -311,7 +311,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 				return -1;
 			}
 			e->type = p->type;
-			if (!covers_all(ci, p)) {
+			if (!td_pmu_covers_all(ci, p)) {
 				e->all_cpus = false;
 				memcpy(e->cpus, p->cpus, sizeof(e->cpus));
 			}

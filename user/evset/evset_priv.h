@@ -125,6 +125,12 @@ extern const struct td_set td_set_intel_snb, td_set_intel_skl,
 	td_set_arm_neoverse_v1, td_set_arm_neoverse_v2,
 	td_set_arm_stall_cycles, td_set_generic, td_set_software;
 
+/* The PMU a template's TD_PMU_* selects on this machine, or NULL. */
+const struct td_pmu *td_sel_pmu(const struct td_cpu_info *ci,
+				enum td_pmu_sel sel);
+/* The PMU counts on every possible CPU (no cpus file, or all of them). */
+bool td_pmu_covers_all(const struct td_cpu_info *ci, const struct td_pmu *p);
+
 /* The pseudo set of an --events collection (events.c), not in td_sets. */
 extern const struct td_set td_set_events;
 
