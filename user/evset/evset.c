@@ -260,7 +260,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 				 set_name, why, valid);
 			return -1;
 		}
-		snprintf(plan->why, sizeof(plan->why), "requested with --events: %s",
+		snprintf(plan->why, sizeof(plan->why), "requested by name: %s",
 			 why);
 	} else {
 		for (int i = 0; i < td_nr_sets && !s; i++) {
