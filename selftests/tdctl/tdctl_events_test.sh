@@ -59,6 +59,24 @@ if $TDCTL load -e cycles,instructions:u,instructions >"$T/out" 2>"$T/err"; then
 	grep -qi "ipc" "$T/top" && grep -q "td_spin" "$T/top"
 	expect "top --batch -i: td_spin with ipc" $? "$T/top" "$T/err"
 	$TDCTL unload >/dev/null 2>&1
+	if [ "$(uname -m)" = aarch64 ]; then
+		# Every event of arm_stall_cycles, by the PMU's sysfs names, in
+		# another order: that set's formula applies.
+		check "load -e inst_retired,stall_backend,cpu_cycles,stall_frontend" \
+			$TDCTL --json load -e inst_retired,stall_backend,cpu_cycles,stall_frontend
+		grep -q '"label": *"set=events of=arm_stall_cycles map=[0-3]*"' "$T/out"
+		expect "the label names set arm_stall_cycles and where its events are" $? "$T/out"
+		$TDCTL --csv stat --by comm -- sh -c "$PROFILE" >"$T/stat.csv" 2>"$T/err"
+		fe=$(csv_col "$T/stat.csv" td_spin frontend_stalled_cycles)
+		ins=$(csv_col "$T/stat.csv" td_spin inst_retired)
+		cyc=$(csv_col "$T/stat.csv" td_spin cpu_cycles)
+		ipc=$(csv_col "$T/stat.csv" td_spin ipc)
+		calc=$(awk -v i="$ins" -v c="$cyc" -v p="$ipc" 'BEGIN {
+			d = i / c - p; if (d < 0) d = -d; print (d < 0.01) ? "yes" : "no" }')
+		[ "$fe" != absent ] && [ "$calc" = yes ]
+		expect "stat: the set's metrics (frontend_stalled_cycles $fe, ipc $ipc = $ins / $cyc)" $? "$T/stat.csv" "$T/err"
+		$TDCTL unload >/dev/null 2>&1
+	fi
 elif grep -q "perf refused event cycles" "$T/err"; then
 	ok "load -e cycles without a hardware PMU: perf's refusal named # SKIP no hardware PMU"
 	$TDCTL unload >/dev/null 2>&1
