@@ -173,9 +173,19 @@ static bool is_running(int fd)
 	return running;
 }
 
-static void load_usage(FILE *f)
+const struct td_opt load_opts[] = {
+	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert" },
+	{ "events", 0, 'e', TD_ARG_SET, "SET", "event set by name" },
+	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
+	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
+	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char *load_desc(void)
 {
-	char desc[640];
+	static char desc[640];
 
 	snprintf(desc, sizeof(desc),
 		 "Insert the topdown module (by name from /lib/modules, or PATH) and\n"
@@ -183,20 +193,12 @@ static void load_usage(FILE *f)
 		 "The ring size is a power of two (default %u bytes), the watermark\n"
 		 "defaults to a quarter of it; without --overwrite a full ring drops\n"
 		 "new records and counts them.\n", bin_name, TOPDOWN_RING_DEFAULT_SIZE);
-	td_cmd_usage(f, "load", desc);
+	return desc;
 }
 
 int do_load(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "module", required_argument, NULL, 'm' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "ring-size", required_argument, NULL, 'r' },
-		{ "watermark", required_argument, NULL, 'w' },
-		{ "overwrite", no_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct td_getopt g;
 	const char *module = NULL, *set = NULL;
 	unsigned long long ring = 0, wm = 0;
 	struct topdown_config cfg;
@@ -207,7 +209,8 @@ int do_load(int argc, char **argv)
 	char err[512];
 	int opt, fd, ret = -1;
 
-	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) >= 0) {
+	td_getopt_build(&g, "load", load_desc());
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'm':
 			module = optarg;
@@ -228,21 +231,14 @@ int do_load(int argc, char **argv)
 			if (parse_u64("--watermark", optarg, TOPDOWN_RING_MAX_SIZE, &wm))
 				return -1;
 			break;
-		case 'o':
+		case 'O':
 			overwrite = true;
 			break;
-		case 'h':
-			load_usage(stdout);
-			return 0;
-		default:
-			load_usage(stderr);
-			return -1;
 		}
 	}
-	if (optind < argc) {
-		p_err("unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
+	opt = td_getopt_end(opt, argc, argv, false);
+	if (opt <= 0)
+		return opt;
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
 		p_err("--watermark must not exceed the ring size");
 		return -1;
@@ -364,17 +360,12 @@ static long module_refcnt(void)
 
 int do_unload(int argc, char **argv)
 {
-	int fd;
+	int fd, ret;
 
-	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			td_cmd_usage(stdout, "unload",
-				     "Stop the collection and remove the module.\n");
-			return 0;
-		}
-		p_err("unexpected argument '%s'", argv[1]);
-		return -1;
-	}
+	ret = td_no_options(argc, argv,
+			   "Stop the collection and remove the module.\n");
+	if (ret <= 0)
+		return ret;
 	if (!td_module_loaded()) {
 		p_err("the topdown module is not loaded");
 		return -1;

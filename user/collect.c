@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "collect.h"
-#include "tdctl.h"
+#include "common.h"
 
 volatile sig_atomic_t td_signal;
 

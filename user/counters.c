@@ -32,7 +32,7 @@
 #include "counters.h"
 #include "evset.h"
 #include "evset_priv.h"
-#include "tdctl.h"
+#include "common.h"
 
 bool td_stats_have_ev_state(const struct topdown_status *st)
 {

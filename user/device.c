@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "device.h"
-#include "tdctl.h"
+#include "common.h"
 
 bool td_module_loaded(void)
 {
