@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TDCTL_H
+#define TDCTL_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <linux/topdown.h>
+
+#include "base/common.h"
+
+/* user/cli/version.c: TDCTL_VERSION as given by user/Makefile. */
+extern const char tdctl_version[];
+/* tdctl's version and ABI, then the loaded module's: 'tdctl --version'. */
+void td_print_version(void);
+/* The "tdctl_version", "tdctl_abi_version", "module_version" fields
+ * (JSON) or the "version:" line (text) of 'tdctl status'.
+ */
+void td_status_versions(void);
+
+/*
+ * The command grammar. One table (td_cmds in tdctl.c) names every command
+ * and, through struct td_opt, every option and the kind of its argument.
+ * The same table drives prefix matching, the output options accepted
+ * after any command, getopt for the newer commands, their --help, and
+ * shell completion (`tdctl __complete`); a host test checks that the
+ * man pages and every command's --help name the same options.
+ */
+enum td_arg {
+	TD_ARG_NONE,	/* a flag */
+	TD_ARG_NUM,	/* a number: nothing to complete */
+	TD_ARG_WORD,	/* free text: nothing to complete */
+	TD_ARG_FILE,	/* a path: completes file names */
+	TD_ARG_DIR,	/* a directory */
+	TD_ARG_PID,	/* one process id: completes running PIDs */
+	TD_ARG_PIDS,	/* PID[,PID..] */
+	TD_ARG_CPU,	/* a CPU number */
+	TD_ARG_SET,	/* an event set name */
+	TD_ARG_BY,	/* a grouping: task, process, comm, cgroup, cpu */
+	TD_ARG_SORT,	/* a column to sort by */
+};
+
+struct td_opt {
+	const char *lng;	/* long name, without "--" */
+	int shrt;		/* short option letter, or 0 */
+	int id;			/* getopt's value: shrt, or a code >= 256 */
+	enum td_arg arg;
+	const char *meta;	/* the argument in help, e.g. "PID[,PID..]" */
+	const char *help;	/* one line */
+};
+
+#define TD_OPT_HELP	{ "help", 'h', 'h', TD_ARG_NONE, NULL, "this help" }
+#define TD_OPT_END	{ NULL, 0, 0, TD_ARG_NONE, NULL, NULL }
+
+/*
+ * Options that several commands share, with the ids the library parses
+ * them by (td_filter_opt() in aggregate.h, td_target_opt() in target.h,
+ * td_view_sort_by()). One letter means one thing on every command line:
+ * -p is always a PID (as in perf), so --pretty has no short form.
+ */
+#define TD_OPT_FILTERS \
+	{ "cpu", 0, TD_FILTER_CPU, TD_ARG_CPU, "N", "only slices on CPU N" }, \
+	{ "pid", 0, TD_FILTER_PID, TD_ARG_PID, "PID", \
+	  "only slices of this process or thread id" }, \
+	{ "comm", 0, TD_FILTER_COMM, TD_ARG_WORD, "NAME", \
+	  "only slices of tasks with this comm" }
+#define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
+		      "sort by an event or metric name, time, slices, pid or comm" }
+#define TD_OPT_ALL	{ "all-cpus", 'a', TD_TARGET_ALL, TD_ARG_NONE, NULL, \
+			  "every task on every CPU (the default)" }
+#define TD_OPT_PIDS	{ "pid", 'p', TD_TARGET_PIDS, TD_ARG_PIDS, "PID[,PID..]", \
+			  "only these processes (or threads), until they exit" }
+#define TD_OPT_DURATION	{ "duration", 0, TD_TARGET_DURATION, TD_ARG_NUM, "S", \
+			  "stop after S seconds (fractions allowed)" }
+/* For commands with no option of their own. */
+extern const struct td_opt td_help_only_opts[];
+
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+	const char *help;	/* one-line synopsis for `tdctl help` */
+	const struct td_opt *opts;	/* its own options, TD_OPT_END-terminated */
+	unsigned int flags;	/* TD_CMD_* */
+};
+
+#define TD_CMD_ARGV	(1u << 1)	/* ends with [--] COMMAND [ARGS] */
+#define TD_CMD_NAMEARG	(1u << 2)	/* takes a tdctl command name */
+#define TD_CMD_HIDDEN	(1u << 3)	/* not listed, not prefix-matched */
+#define TD_CMD_OWN_OUTPUT (1u << 4)	/* -o/--output is its own option */
+#define TD_CMD_RAW	(1u << 5)	/* its arguments are not options */
+
+/* The command table (NULL-terminated), the output options that every
+ * command accepts anywhere on its line, and the options that only come
+ * before the command (both TD_OPT_END-terminated; -h/--help is in each
+ * command's own table).
+ */
+extern const struct cmd td_cmds[];
+extern const struct td_opt td_output_opts[];
+extern const struct td_opt td_global_opts[];
+
+/* Find argv[0] among cmds by unique prefix (an exact match wins); NULL if
+ * none or several match (*nmatch says how many).
+ */
+const struct cmd *cmd_find(const struct cmd *cmds, const char *name,
+			   int *nmatch);
+/* Dispatch argv[0] among cmds by unique prefix. Ambiguous and unknown
+ * names are errors listing the candidates.
+ */
+int cmd_select(const struct cmd *cmds, int argc, char **argv,
+	       const char *what);
+
+/* A command's --help from the table: "Usage: tdctl SYNOPSIS", the
+ * description, its options, the output options it takes, its man page.
+ */
+void td_cmd_usage(FILE *f, const char *name, const char *description);
+
+/*
+ * A usage error: the command line does not parse (unknown command or
+ * option, missing or unexpected argument, options that exclude each
+ * other). Reported as every other error (p_err(): plain text on stderr,
+ * a JSON object with --json), with a one-line hint naming the --help to
+ * read (cmd NULL: tdctl's own), and tdctl exits with status 2.
+ */
+void p_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+extern bool td_usage_failed;
+#define TD_EXIT_USAGE	2
+
+/* getopt_long() over a table-driven command's options. */
+#define TD_GETOPT_MAX	32
+struct td_getopt {
+	struct option lo[TD_GETOPT_MAX + 1];
+	char so[3 * TD_GETOPT_MAX + 3];
+	const char *cmd;	/* its name in td_cmds, NULL: the global options */
+	const char *desc;	/* the description in its --help */
+};
+
+#define TD_GETOPT_END	(-1)	/* no more options */
+#define TD_GETOPT_HELP	(-2)	/* -h: the usage is printed, exit 0 */
+#define TD_GETOPT_ERROR	(-3)	/* bad option: reported by p_usage() */
+
+void td_getopt_build(struct td_getopt *g, const char *cmd, const char *desc);
+/* The next option's id, or one of TD_GETOPT_*. */
+int td_getopt_next(struct td_getopt *g, int argc, char **argv);
+/* After the loop that ended with opt: 1 to go on, else what the command
+ * returns (0 after --help, -1 after a usage error). Arguments left over
+ * are a usage error unless the command takes operands.
+ */
+int td_getopt_end(int opt, int argc, char **argv, bool operands);
+/* The whole parse of a command that has no option but --help. */
+int td_no_options(int argc, char **argv, const char *desc);
+/* Commands. */
+int do_load(int argc, char **argv);
+int do_unload(int argc, char **argv);
+int do_status(int argc, char **argv);
+int do_version(int argc, char **argv);
+int do_dump(int argc, char **argv);
+int do_list(int argc, char **argv);	/* evset_cmd.c */
+int do_decode(int argc, char **argv);	/* evset_cmd.c */
+int do_stat(int argc, char **argv);	/* cmd_stat.c */
+int do_top(int argc, char **argv);	/* cmd_top.c */
+int do_record(int argc, char **argv);	/* cmd_record.c */
+int do_report(int argc, char **argv);	/* cmd_record.c */
+int do_complete(int argc, char **argv);	/* completion.c */
+int do_timeline(int argc, char **argv);	/* cmd_timeline.c */
+int do_serve(int argc, char **argv);	/* cmd_serve.c */
+
+/* Option tables of the commands, next to their code. */
+extern const struct td_opt dump_opts[], stat_opts[], top_opts[],
+	record_opts[], report_opts[], timeline_opts[], serve_opts[],
+	load_opts[], list_opts[], decode_opts[];
+
+/* Return value of a command: 0 success, -1 error (exit status 1), or a
+ * positive exit status passed through (stat -- COMMAND).
+ */
+
+#endif
