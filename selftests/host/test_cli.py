@@ -297,6 +297,15 @@ def test_tables():
            if "struct option " in open(f).read()
            and not f.endswith(("tdctl.h", "tdctl.c"))]
     ok(not own, "no command declares its own struct option table", own)
+    upward = []
+    for f in srcs:
+        rel = os.path.relpath(f, user)
+        if rel.startswith(("cli/", "cmd/")):
+            continue
+        for ln in open(f):
+            if re.match(r'#include "(cli|cmd)/|#include "tdctl\.h"', ln):
+                upward.append("%s: %s" % (rel, ln.strip()))
+    ok(not upward, "library layers do not include the CLI (cli/, cmd/)", upward)
     _, out, _ = run("help", "--json")
     for c in json.loads(out)["commands"]:
         _, o, _ = run("help", c["command"], "--json")
