@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -612,25 +613,76 @@ static int take_output_opts(const struct cmd *c, int argc, char **argv)
 	return out;
 }
 
+/*
+ * -o FILE: stdout goes to a temporary file next to FILE (next to the file
+ * a symlink names), renamed over it when the command succeeded and
+ * removed when it failed, so FILE is either the whole new output or left
+ * as it was. A device, FIFO or socket (-o /dev/null) is written in place.
+ */
+static char *output_tmp;
+static char *output_final;
+
 static int redirect_stdout(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct stat st;
+	int fd;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	} else {
+		output_final = realpath(path, NULL);
+		if (!output_final)
+			output_final = strdup(path);
+		fd = output_final ? td_open_tmp(output_final, &output_tmp) : -1;
+	}
 	if (fd < 0) {
-		fprintf(stderr, "%s: Error: cannot write %s: %s\n", bin_name,
-			path, strerror(errno));
+		p_err("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
 	orig_stdout_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (dup2(fd, STDOUT_FILENO) < 0) {
-		fprintf(stderr, "%s: Error: redirecting to %s: %s\n", bin_name,
-			path, strerror(errno));
+		p_err("redirecting to %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	close(fd);
 	return 0;
+}
+
+/* After the command: keep the output (0), or drop it and show a JSON
+ * error where the output would have gone, on the original stdout.
+ */
+static int finish_output(bool keep)
+{
+	int ret = 0;
+
+	if (!output_tmp)
+		return 0;
+	if (keep && rename(output_tmp, output_final)) {
+		p_err("renaming %s to %s: %s", output_tmp, output_final,
+		      strerror(errno));
+		ret = -1;
+	}
+	if (!keep || ret) {
+		unlink(output_tmp);
+		if (json_output && orig_stdout_fd >= 0 &&
+		    dup2(orig_stdout_fd, STDOUT_FILENO) >= 0) {
+			json_writer_t *w = jsonw_new(stdout);
+
+			if (w) {
+				jsonw_start_object(w);
+				jsonw_string_field(w, "error", p_last_error());
+				jsonw_end_object(w);
+				jsonw_destroy(&w);
+			}
+			fflush(stdout);
+		}
+	}
+	free(output_tmp);
+	free(output_final);
+	output_tmp = NULL;
+	return ret;
 }
 
 /* Is one of the arguments --json or --pretty? For errors about the
@@ -673,10 +725,11 @@ static int finish(int ret)
 	if (json_output && json_wtr)
 		jsonw_destroy(&json_wtr);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: Error: writing the output: %s\n", bin_name,
-			strerror(errno));
-		return 1;
+		p_err("writing the output: %s", strerror(errno));
+		ret = -1;
 	}
+	if (finish_output(ret >= 0 && !td_usage_failed))
+		ret = -1;
 	if (td_usage_failed)
 		return TD_EXIT_USAGE;
 	return ret < 0 ? 1 : ret;
@@ -727,6 +780,7 @@ int main(int argc, char **argv)
 		p_usage(NULL, "--json and --csv exclude each other");
 		return finish(-1);
 	}
+	td_output_path = output_path;
 	if (output_path && redirect_stdout(output_path))
 		return finish(-1);
 	if (json_output && json_start())

@@ -544,6 +544,8 @@ int do_dump(int argc, char **argv)
 		p_err("--follow and --duration read the rings, not a file (-i)");
 		return -1;
 	}
+	if (input && td_check_input(input, NULL))
+		return -1;
 	if (input)
 		return dump_file(&d, input);
 	if (td_reader_open(&d.rd))

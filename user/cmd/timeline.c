@@ -44,7 +44,7 @@
 
 const struct td_opt timeline_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "the record file (default tdctl.data; - for stdin)" },
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)" },
 	{ "output", 'o', 'o', TD_ARG_FILE, "FILE",
 	  "the trace file (default: stdout)" },
 	{ "min-slice", 0, 'm', TD_ARG_NUM, "US",
@@ -601,41 +601,22 @@ static void tl_on_record(const struct topdown_record *r, void *ctx)
 
 /* ---- the output file ------------------------------------------------------ */
 
-/* Is path the same file as the input (which must not be overwritten)? */
-static bool same_file(const char *in, const char *out)
-{
-	struct stat a, b;
-
-	if (!strcmp(in, "-") || stat(in, &a) || stat(out, &b))
-		return false;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/* A temporary file next to path, with the mode a new file would get. */
+/* A temporary file next to path (td_open_tmp()), as a stream. */
 static FILE *open_tmp(const char *path, char **tmp)
 {
-	mode_t mask = umask(0);
+	int fd = td_open_tmp(path, tmp);
 	FILE *f;
-	int fd;
 
-	umask(mask);
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-		*tmp = NULL;
-		return NULL;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
 	if (fd < 0)
-		goto fail;
-	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
 		close(fd);
 		unlink(*tmp);
-		goto fail;
+		free(*tmp);
+		*tmp = NULL;
 	}
 	return f;
-fail:
-	free(*tmp);
-	*tmp = NULL;
-	return NULL;
 }
 
 int do_timeline(int argc, char **argv)
@@ -700,13 +681,10 @@ int do_timeline(int argc, char **argv)
 		return -1;
 	}
 	if (!in && !dur)
-		in = "tdctl.data";
+		in = TD_DEFAULT_FILE;
 	to_stdout = !strcmp(out_path, "-");
-	if (in && !to_stdout &&
-	    (!strcmp(in, out_path) || same_file(in, out_path))) {
-		p_err("-o %s is the input file: it would be overwritten", out_path);
+	if (td_check_input(in, out_path))
 		return -1;
-	}
 
 	if (in) {
 		if (td_file_load(in, &img, &f, err, sizeof(err))) {

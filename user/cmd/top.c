@@ -419,6 +419,8 @@ int do_top(int argc, char **argv)
 	td_agg_init(&t->next, t->view.by);
 	td_agg_init(&t->shown, t->view.by);
 	if (input) {
+		if (td_check_input(input, NULL))
+			goto out;
 		if (td_file_load(input, &img, &f, err, sizeof(err))) {
 			p_err("%s", err);
 			goto out;

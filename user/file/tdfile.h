@@ -30,6 +30,8 @@
 #define TD_FILE_TRAILER_FIXED	40	/* trailer bytes besides lost[] */
 #define TD_FILE_MAX_CPUS	8192
 #define TD_FILE_MAX_HEADER	(1u << 20)
+/* The record file that record writes and report, timeline read by default. */
+#define TD_DEFAULT_FILE		"tdctl.data"
 
 #define TD_FILE_ARCH_LEN	64
 #define TD_FILE_KERNEL_LEN	64
