@@ -144,6 +144,61 @@ def test_record_keeps_file(tmp):
         os.chdir(cwd)
 
 
+def test_force(tmp):
+    """report/dump --force read an interrupted recording up to its last
+    good record and say how much was not read."""
+    sc = tdfile_gen.generic()
+    head, body = sc.header(), sc.body()
+    n = len(sc.records)
+    k = n // 2
+    bad = tdfile_gen.Rec(cpu=9, pid=1, tgid=1, comm="x",
+                         time_ns=tdfile_gen.START_NS + 1, duration_ns=1,
+                         deltas=[1, 1], seq=1).pack()
+    cases = (("no trailer", head + body, n, 0),
+             ("cut in a record", head + body[:128 * k + 50], k, 50),
+             ("a bad record after k", head + body[:128 * k] + bad, k, 128),
+             ("cut in the trailer", sc.image()[:-5], n,
+              len(sc.trailer_without_crc()) + 3))
+    path = os.path.join(tmp, "cut.td")
+    for what, data, good, unread in cases:
+        with open(path, "wb") as fh:
+            fh.write(data)
+        rc, out, err = run("report", "-i", path)
+        ok(rc == 1 and "no trailer" in err and "--force reads it" in err,
+           "%s: refused without --force, with the hint" % what, err)
+        rc, out, err = run("report", "-i", path, "--force", "--json")
+        try:
+            total = json.loads(out)["total"]
+        except (ValueError, KeyError):
+            total = {}
+        _, want = sc.sums("process", keep=lambda r: r in sc.records[:good])
+        ok(rc == 0 and total.get("slices") == good == want["slices"] and
+           total.get("runtime_ns") == want["runtime_ns"] and
+           ("read %d records; %d bytes after them not read" % (good, unread))
+           in err,
+           "%s: report --force sums the %d good records, %d bytes not read"
+           % (what, good, unread), "rc %d\n%s\n%s" % (rc, out[:300], err))
+        rc, out, err = run("dump", "-i", path, "--force", "--csv")
+        ok(rc == 0 and len(out.splitlines()) == good + 1 and
+           "interrupted" in err,
+           "%s: dump -i --force prints the %d good slices" % (what, good),
+           "rc %d\n%s" % (rc, err))
+    with open(path, "wb") as fh:
+        fh.write(head[:100])
+    rc, out, err = run("report", "-i", path, "--force")
+    ok(rc == 1 and "offset" in err, "--force does not read a cut header", err)
+    with open(path, "wb") as fh:
+        img = bytearray(sc.image())
+        img[len(head) + 40] ^= 1        # a count: only the checksum sees it
+        fh.write(img)
+    rc, out, err = run("report", "-i", path, "--force")
+    ok(rc == 1 and "checksum" in err,
+       "--force does not read a corrupt file that has its trailer", err)
+    rc, out, err = run("dump", "--force")
+    ok(rc == 2 and "--force reads a record file" in err,
+       "dump --force without -i is a usage error", err)
+
+
 def main():
     if not os.access(TDCTL, os.X_OK):
         print("1..0 # SKIP %s not built" % TDCTL)
@@ -154,6 +209,7 @@ def main():
     os.mkdir(t2)
     test_failure_keeps_file(t2)
     test_record_keeps_file(tmp)
+    test_force(tmp)
     return plan()
 
 

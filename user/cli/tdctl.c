@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/tdctl.h"
+#include "file/tdfile.h"
 
 static bool pretty_output;
 static const char *output_path;
@@ -237,6 +238,33 @@ int td_no_options(int argc, char **argv, const char *desc)
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0)
 		;
 	return td_getopt_end(opt, argc, argv, false);
+}
+
+int td_input_load(const char *path, const char *out,
+		  struct td_file_image *img, struct td_file *f,
+		  td_file_block_fn fn, void *ctx, bool force)
+{
+	char err[600];
+	int ret;
+
+	if (td_check_input(path, out))
+		return -1;
+	ret = td_file_load_flags(path, img, f, err, sizeof(err), fn, ctx,
+				 force ? TD_FILE_SALVAGE : 0);
+	if (ret == TD_FILE_NO_TRAILER) {
+		p_err("%s; --force reads it up to its last good record", err);
+		return -1;
+	}
+	if (ret) {
+		p_err("%s", err);
+		return -1;
+	}
+	if (f->interrupted)
+		p_warn("%s: no trailer, the recording was interrupted: read %llu records; %llu bytes after them not read%s%s%s; the stop time is the last record's, the lost-record counts are unknown",
+		       path, (unsigned long long)f->nr_records,
+		       (unsigned long long)f->unread_bytes,
+		       *err ? " (" : "", err, *err ? ")" : "");
+	return 0;
 }
 
 static int do_help(int argc, char **argv);

@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <linux/topdown.h>
@@ -150,6 +151,24 @@ int td_getopt_next(struct td_getopt *g, int argc, char **argv);
 int td_getopt_end(int opt, int argc, char **argv, bool operands);
 /* The whole parse of a command that has no option but --help. */
 int td_no_options(int argc, char **argv, const char *desc);
+/*
+ * The input record file of report, dump -i, top -i and timeline -i:
+ * refused when it is also the -o output (out: the command's own -o, NULL:
+ * the global one), loaded and checked (td_file_load_flags(), fn called
+ * per block); with force, an interrupted recording is read up to its last
+ * good record, with a warning saying what was not read. 0, or -1 after
+ * p_err().
+ */
+struct td_file;
+struct td_file_image;
+int td_input_load(const char *path, const char *out,
+		  struct td_file_image *img, struct td_file *f,
+		  void (*fn)(const struct td_file *f, uint64_t first,
+			     uint64_t n, void *ctx),
+		  void *ctx, bool force);
+#define TD_OPT_FORCE { "force", 0, 'F', TD_ARG_NONE, NULL, \
+		       "read an interrupted recording up to its last good record" }
+
 /* Commands. */
 int do_load(int argc, char **argv);
 int do_unload(int argc, char **argv);

@@ -29,6 +29,7 @@ const struct td_opt dump_opts[] = {
 	{ "duration", 0, 'd', TD_ARG_NUM, "S",
 	  "stop following after S seconds (implies --follow)" },
 	TD_OPT_FILTERS,
+	TD_OPT_FORCE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -460,17 +461,14 @@ static void dump_end(struct dump_ctx *d)
 	free(d->batch);
 }
 
-static int dump_file(struct dump_ctx *d, const char *path)
+static int dump_file(struct dump_ctx *d, const char *path, bool force)
 {
 	const struct topdown_record *recs;
 	struct td_file_image img;
 	struct td_file f;
-	char err[600];
 
-	if (td_file_load(path, &img, &f, err, sizeof(err))) {
-		p_err("%s", err);
+	if (td_input_load(path, NULL, &img, &f, NULL, NULL, force))
 		return -1;
-	}
 	d->cfg = &f.meta.cfg;
 	d->can_decode = td_decoder_for(d->cfg, &d->dec);
 	for (uint32_t cpu = 0; cpu < f.meta.nr_cpus; cpu++)
@@ -512,6 +510,7 @@ int do_dump(int argc, char **argv)
 	const char *input = NULL;
 	struct td_getopt g;
 	struct timespec t0, now;
+	bool force = false;
 	int opt, ret = 0;
 
 	td_filter_init(&d.filter);
@@ -535,6 +534,9 @@ int do_dump(int argc, char **argv)
 				return -1;
 			d.follow = true;
 			break;
+		case 'F':
+			force = true;
+			break;
 		}
 	}
 	opt = td_getopt_end(opt, argc, argv, false);
@@ -544,10 +546,12 @@ int do_dump(int argc, char **argv)
 		p_err("--follow and --duration read the rings, not a file (-i)");
 		return -1;
 	}
-	if (input && td_check_input(input, NULL))
-		return -1;
 	if (input)
-		return dump_file(&d, input);
+		return dump_file(&d, input, force);
+	if (force) {
+		p_usage("dump", "--force reads a record file (-i FILE)");
+		return -1;
+	}
 	if (td_reader_open(&d.rd))
 		return -1;
 	d.cfg = &d.rd.cfg;

@@ -21,6 +21,7 @@ const struct td_opt report_opts[] = {
 	  "one row per task, process (default), comm, cgroup or cpu" },
 	TD_OPT_SORT,
 	TD_OPT_FILTERS,
+	TD_OPT_FORCE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -159,8 +160,7 @@ int do_report(int argc, char **argv)
 	struct td_view view;
 	struct td_agg agg;
 	struct td_file f;
-	bool can_decode;
-	char err[600];
+	bool can_decode, force = false;
 	int opt, ret = 0;
 
 	td_filter_init(&filter);
@@ -183,21 +183,20 @@ int do_report(int argc, char **argv)
 		case 'S':
 			sort = optarg;
 			break;
+		case 'F':
+			force = true;
+			break;
 		}
 	}
 	opt = td_getopt_end(opt, argc, argv, false);
 	if (opt <= 0)
 		return opt;
-	if (td_check_input(path, NULL))
-		return -1;
 	/* The records are grouped as the file is checked, block by block. */
 	td_agg_init(&agg, by);
 	rc.agg = &agg;
 	rc.filter = &filter;
 	rc.filtered = filter.cpu >= 0 || filter.pid >= 0 || filter.comm;
-	if (td_file_load_each(path, &img, &f, err, sizeof(err), report_block,
-			      &rc)) {
-		p_err("%s", err);
+	if (td_input_load(path, NULL, &img, &f, report_block, &rc, force)) {
 		td_agg_free(&agg);
 		return -1;
 	}

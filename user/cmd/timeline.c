@@ -630,7 +630,7 @@ int do_timeline(int argc, char **argv)
 	unsigned long long v, dur = 0;
 	bool loaded = false, to_stdout;
 	struct td_getopt g;
-	char err[600], *tmp = NULL;
+	char *tmp = NULL;
 	FILE *out = NULL;
 	int o, ret = -1;
 
@@ -683,14 +683,10 @@ int do_timeline(int argc, char **argv)
 	if (!in && !dur)
 		in = TD_DEFAULT_FILE;
 	to_stdout = !strcmp(out_path, "-");
-	if (td_check_input(in, out_path))
-		return -1;
 
 	if (in) {
-		if (td_file_load(in, &img, &f, err, sizeof(err))) {
-			p_err("%s", err);
+		if (td_input_load(in, out_path, &img, &f, NULL, NULL, false))
 			return -1;
-		}
 		loaded = true;
 		src.cfg = &f.meta.cfg;
 		src.nr_cpus = f.meta.nr_cpus;
