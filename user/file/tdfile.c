@@ -434,8 +434,10 @@ static int parse_trailer(struct parse *p, struct td_file *f, uint64_t off)
 	return 0;
 }
 
-static int check_record(struct parse *p, const struct td_file *f, uint64_t i,
-			uint64_t *last_seq)
+/* Inlined into both callers: it runs once per record. */
+static inline __attribute__((always_inline))
+int check_record(struct parse *p, const struct td_file *f, uint64_t i,
+		 uint64_t *last_seq)
 {
 	const struct td_file_meta *m = &f->meta;
 	uint64_t off = f->records_offset + i * TOPDOWN_RECORD_SIZE;

@@ -44,18 +44,36 @@ int td_utf8_char(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* Bytes written as they are whatever follows: printable ASCII but '\\'. */
+static const bool plain[256] = {
+	[0x20 ... 0x5b] = true,		/* '\\' is 0x5c */
+	[0x5d ... 0x7e] = true,
+};
+
 size_t td_text(char *dst, const char *src, size_t len, size_t *cols)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)src;
-	const char *nul = memchr(src, 0, len);
-	size_t i = 0, nc = 0, end = nul ? (size_t)(nul - src) : len;
+	size_t i = 0, extra = 0;	/* UTF-8 bytes beyond one per column */
 	char *p = dst;
 	int k;
 
-	while (i < end) {
-		k = s[i] == '\\' ? 0 : td_utf8_char(s + i, end - i);
+	/* the common case: a comm of printable ASCII, copied at once */
+	while (i < len && plain[s[i]])
+		i++;
+	memcpy(p, s, i);
+	p += i;
+	while (i < len) {
+		if (plain[s[i]]) {
+			*p++ = (char)s[i++];
+			continue;
+		}
+		if (!s[i])
+			break;
+		/* a NUL is never a continuation byte: len - i is safe */
+		k = s[i] == '\\' ? 0 : td_utf8_char(s + i, len - i);
 		if (k) {
+			extra += k - 1;
 			while (k--)
 				*p++ = (char)s[i++];
 		} else {
@@ -64,12 +82,10 @@ size_t td_text(char *dst, const char *src, size_t len, size_t *cols)
 			*p++ = hex[s[i] >> 4];
 			*p++ = hex[s[i] & 15];
 			i++;
-			nc += 3;
 		}
-		nc++;
 	}
 	*p = '\0';
 	if (cols)
-		*cols = nc;
+		*cols = (size_t)(p - dst) - extra;
 	return (size_t)(p - dst);
 }
