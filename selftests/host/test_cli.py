@@ -366,6 +366,12 @@ def test_completion(tmp):
            ("load", "unload", "status", "list", "decode", "help", "report")),
        "--csv offered to every command")
     ok(complete("help rep") == ["report"], "complete 'help rep': command names")
+    ok(complete("decode --set generic cycles=1 --j") == ["--json"] and
+       complete("decode cycles=1 --set gen") == ["generic"],
+       "complete options after decode's operands",
+       complete("decode --set generic cycles=1 --j"))
+    ok("--pretty" in complete("--p") and "-p" not in complete("-"),
+       "complete the global options from the table (no -p)", complete("-"))
     ok("--input" in complete("dump --"), "complete dump's new --input")
     ok(complete("serve --l") == ["--listen"], "complete 'serve --l': --listen",
        complete("serve --l"))
