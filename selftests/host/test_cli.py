@@ -234,7 +234,7 @@ def test_usage_errors():
                "'tdctl %s': the same error as one JSON object" % " ".join(line),
                "rc %d\n%s%s" % (rc, out, err))
     rc, out, err = run("-p", "version")
-    ok(rc == 2 and "-p is a command's --pid; --pretty has no short form" in err,
+    ok(rc == 2 and "-p is --pid; --pretty has no short form" in err,
        "global -p is not --pretty: refused with the reason", err)
     rc, out, err = run("--pretty", "help")
     ok(rc == 0 and out.startswith('{\n    "commands": ['),

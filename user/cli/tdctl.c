@@ -204,7 +204,8 @@ static void getopt_error(const struct td_getopt *g, int opt, char **argv)
 	} else if (opt == ':') {
 		p_usage(g->cmd, "option '-%c' needs an argument", optopt);
 	} else if (!g->cmd && optopt == 'p') {
-		p_usage(NULL, "unknown option '-p' (-p is a command's --pid; --pretty has no short form)");
+		p_usage(NULL,
+			"unknown option '-p' (-p is --pid; --pretty has no short form)");
 	} else {
 		p_usage(g->cmd, "unknown option '-%c'", optopt);
 	}
