@@ -110,7 +110,67 @@ def main():
     ok(rc == 0 and names == want and threads == want,
        "timeline: slice and thread names by the rule", "%r\n%r\n%s" % (
            names, threads, err))
+    test_random(tmp)
     return plan()
+
+
+def random_comm(rnd):
+    """Up to 15 bytes: ASCII, valid UTF-8 of every length, C1, surrogates,
+    overlongs, stray continuation bytes, cut characters."""
+    pieces = []
+    for _ in range(rnd.randint(0, 6)):
+        k = rnd.randint(0, 7)
+        if k == 0:
+            pieces.append(bytes([rnd.randint(1, 0x7f)]))
+        elif k == 1:
+            pieces.append(chr(rnd.choice([rnd.randint(0x80, 0x7ff),
+                                          rnd.randint(0x800, 0xd7ff),
+                                          rnd.randint(0xe000, 0xffff),
+                                          rnd.randint(0x10000, 0x10ffff)]))
+                          .encode())
+        elif k == 2:
+            pieces.append(bytes([rnd.randint(0x80, 0xff)]))
+        elif k == 3:
+            pieces.append(b"\xed" + bytes([rnd.randint(0xa0, 0xbf), 0x80]))
+        elif k == 4:
+            pieces.append(rnd.choice([b"\xc0\xaf", b"\xe0\x80\xaf",
+                                      b"\xf0\x80\x80\xaf", b"\xf4\x90\x80\x80",
+                                      b"\xc2\x85", b"\\"]))
+        elif k == 5:
+            pieces.append(chr(rnd.randint(0xe000, 0xffff)).encode()[:2])
+        else:
+            pieces.append(bytes([rnd.randint(0x20, 0x7e)]))
+    b = b"".join(pieces).replace(b"\0", b"")[:15]
+    return b
+
+
+def test_random(tmp):
+    """2000 random comms: dump --json gives each exactly as Python's strict
+    UTF-8 decoder says the rule does."""
+    import random
+    rnd = random.Random(15)
+    comms = [random_comm(rnd) for _ in range(2000)]
+    recs = [BRec(0, 10 + i % 50, 10 + i % 50, c,
+                 tdfile_gen._time(i, len(comms)), 10, [1, 1])
+            for i, c in enumerate(comms)]
+    sc = tdfile_gen.Scenario("set=generic", ["cycles", "instructions"], 1, recs)
+    path = os.path.join(tmp, "random.td")
+    sc.write(path)
+    rc, out, err, utf8 = run("--json", "dump", "-i", path)
+    try:
+        got = [r["comm"] for r in json.loads(out)]
+    except ValueError:
+        got = []
+    want = [tdfile_gen.comm_text(c) for c in comms]
+    bad = [(c, g, w) for c, g, w in zip(comms, got, want) if g != w]
+    ok(rc == 0 and utf8 and len(got) == len(want) and not bad,
+       "2000 random comms: dump --json writes each by the rule",
+       "%d/%d differ, e.g. %r" % (len(bad), len(got), bad[:3]))
+    rc, out, err, utf8 = run("dump", "-i", path)
+    rows = out.splitlines()[1:]
+    bad = [w for w, ln in zip(want, rows) if " %-16s " % w not in ln]
+    ok(rc == 0 and utf8 and len(rows) == len(want) and not bad,
+       "... and the plain table, padded to 16 characters", bad[:3])
 
 
 if __name__ == "__main__":
