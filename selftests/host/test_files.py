@@ -37,7 +37,8 @@ def test_output_is_input(tmp):
                  ("report", "-i", rec, "--json", "-o", rec),
                  ("dump", "-i", rec, "-o", rec),
                  ("top", "-i", rec, "--batch", "-n", "1", "-o", rec),
-                 ("timeline", "-i", rec, "-o", rec)):
+                 ("timeline", "-i", rec, "-o", rec),
+                 ("-o", rec, "timeline", "-i", rec)):
         tdfile_gen.generic().write(rec)
         rc, out, err = run(*args)
         ok(rc == 1 and read(rec) == image and "is the input file" in out + err,

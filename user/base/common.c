@@ -174,14 +174,17 @@ bool td_same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int td_check_input(const char *in, const char *out)
+static int check_one(const char *in, const char *o)
 {
-	const char *o = out ? out : td_output_path;
-
-	if (!in || !o || strcmp(in, "-") == 0 || strcmp(o, "-") == 0)
-		return 0;
-	if (strcmp(in, o) && !td_same_file(in, o))
+	if (!o || !strcmp(o, "-") || (strcmp(in, o) && !td_same_file(in, o)))
 		return 0;
 	p_err("-o %s is the input file %s: it would be overwritten", o, in);
 	return -1;
+}
+
+int td_check_input(const char *in, const char *out)
+{
+	if (!in || !strcmp(in, "-"))
+		return 0;
+	return check_one(in, out) || check_one(in, td_output_path) ? -1 : 0;
 }

@@ -38,8 +38,9 @@ extern const char *td_output_path;
 int td_open_tmp(const char *path, char **tmp);
 /* Do a and b name the same existing file? */
 bool td_same_file(const char *a, const char *b);
-/* An input file that is also -o FILE (or what is its own -o, out) would
- * be overwritten by the output: 0, or -1 after p_err().
+/* An input file that is also the global -o FILE, or out (a command's own
+ * -o, NULL if none), would be overwritten by the output: 0, or -1 after
+ * p_err().
  */
 int td_check_input(const char *in, const char *out);
 
