@@ -3,6 +3,7 @@
  * Bytes from the kernel as text (see text.h).
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "output/text.h"
@@ -50,6 +51,23 @@ static const bool plain[256] = {
 	[0x5d ... 0x7e] = true,
 };
 
+#define ONES	0x0101010101010101ull
+#define HIGH	0x8080808080808080ull
+
+/* 0x80 in each byte of w that is in plain[], 0 in the others. Bytes are
+ * tested on their low 7 bits, where the additions cannot carry into the
+ * next byte.
+ */
+static inline uint64_t plain8(uint64_t w)
+{
+	uint64_t x = w & ~HIGH;
+	uint64_t ge20 = x + 0x60 * ONES;		/* x >= 0x20 */
+	uint64_t ge7f = x + 0x01 * ONES;		/* x >= 0x7f */
+	uint64_t ne5c = (x ^ 0x5c * ONES) + 0x7f * ONES;	/* x != '\\' */
+
+	return ge20 & ~ge7f & ne5c & ~w & HIGH;
+}
+
 size_t td_text(char *dst, const char *src, size_t len, size_t *cols)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -58,11 +76,24 @@ size_t td_text(char *dst, const char *src, size_t len, size_t *cols)
 	char *p = dst;
 	int k;
 
-	/* the common case: a comm of printable ASCII, copied at once */
-	while (i < len && plain[s[i]])
-		i++;
-	memcpy(p, s, i);
-	p += i;
+	/* the common case: a comm of printable ASCII, 8 bytes at a time */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (i + 8 <= len) {
+		uint64_t w, m;
+
+		memcpy(&w, s + i, 8);
+		memcpy(p, &w, 8);	/* dst has room: only plain bytes count */
+		m = ~plain8(w) & HIGH;
+		if (m) {
+			k = __builtin_ctzll(m) / 8;
+			p += k;
+			i += k;
+			break;
+		}
+		p += 8;
+		i += 8;
+	}
+#endif
 	while (i < len) {
 		if (plain[s[i]]) {
 			*p++ = (char)s[i++];
