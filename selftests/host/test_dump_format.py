@@ -85,7 +85,6 @@ def flags_str(f):
         ("E" if f & 0xff else "")
 
 
-
 def json_str(c):
     out = ['"']
     for b in c:

@@ -134,8 +134,9 @@ static size_t esc_label(char *dst, size_t cap, const char *s, size_t n)
 	for (size_t i = 0; i < n && o + 6 < cap; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c >= 0x80 && o + 4 < cap &&
-		    (k = td_utf8_char((const unsigned char *)s + i, n - i)) > 1) {
+		k = c >= 0x80 && o + 4 < cap ?
+		    td_utf8_char((const unsigned char *)s + i, n - i) : 0;
+		if (k > 1) {
 			memcpy(dst + o, s + i, k);
 			o += k;
 			i += k - 1;

@@ -156,8 +156,9 @@ size_t jsonw_escape(char *dst, const char *s, size_t len)
 			/* Valid UTF-8 passes; control bytes and bytes that
 			 * do not form UTF-8 are escaped one by one.
 			 */
-			if (c >= 0x80 && (k = td_utf8_char((const unsigned char *)s + i,
-							   len - i)) > 1) {
+			k = c >= 0x80 ? td_utf8_char((const unsigned char *)s + i,
+						     len - i) : 0;
+			if (k > 1) {
 				memcpy(p, s + i, k);
 				p += k;
 				i += k - 1;
