@@ -89,14 +89,15 @@ sync_pids() {
 	cat $SY.pids
 }
 # perf_csv FILE: perf stat -x, output as a JSON object {"EVENT": count, ...}
-# (summed over the threads of --per-thread), -1 for "<not counted>".
+# (summed over the threads of --per-thread; msec as ns, as topdown counts
+# cpu-clock), -1 for "<not counted>".
 perf_csv() {
 	awk -F, '
 	/^#/ || NF < 3 { next }
 	{
-		if ($1 ~ /-[0-9]+$/) { v = $2; e = $4 } else { v = $1; e = $3 }
+		if ($1 ~ /-[0-9]+$/) { v = $2; u = $3; e = $4 } else { v = $1; u = $2; e = $3 }
 		if (v !~ /^[0-9.]+$/) bad[e] = 1
-		else sum[e] += v
+		else sum[e] += u == "msec" ? v * 1000000 : v
 		if (!(e in seen)) { seen[e] = 1; order[n++] = e }
 	}
 	END {
