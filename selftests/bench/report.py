@@ -41,6 +41,8 @@ MODES = [
     ("perf-stat-bpf-max", "perf stat --bpf-counters, the 8 events"),
     ("bpf-default", "topdown BPF backend, default set"),
     ("bpf-max", "topdown BPF backend, the 8 events"),
+    ("set-big", "topdown, largest named set (module)"),
+    ("bpf-set-big", "topdown BPF backend, largest named set"),
     ("floor-empty", "floor: empty probe (tracepoint)"),
     ("floor-clock", "floor: + clock read"),
     ("floor-one", "floor: + 1 counter read"),
@@ -64,7 +66,8 @@ def parse_guest(path):
             line = line.strip()
             for tag in ("@@BENCH-META ", "@@BENCH-LOOP ", "@@BENCH-SET ",
                         "@@BENCH-SKIP ", "@@BENCH-ACC ", "@@BENCH-PERF ",
-                        "@@BENCH-BPF ", "@@BENCH-FAIL ", "@@BENCH "):
+                        "@@BENCH-BPF ", "@@BENCH-BIGSET ", "@@BENCH-FAIL ",
+                        "@@BENCH "):
                 i = line.find(tag)
                 if i < 0:
                     continue
@@ -87,8 +90,8 @@ def parse_guest(path):
                     res["skip"][obj["mode"]] = obj["reason"]
                 elif tag == "@@BENCH-ACC ":
                     res["acc"].append(obj)
-                elif tag in ("@@BENCH-PERF ", "@@BENCH-BPF "):
-                    res["perf" if tag == "@@BENCH-PERF " else "bpf"] = obj
+                elif tag in ("@@BENCH-PERF ", "@@BENCH-BPF ", "@@BENCH-BIGSET "):
+                    res[tag[8:-1].lower()] = obj
                 else:
                     res["modes"][obj["mode"]] = obj
                 break
@@ -153,6 +156,9 @@ def guest_table(arch, res, js):
     if sets:
         print(f"   default set '{sets.get('default_set')}' = {sets.get('default')}; "
               f"8 events = {sets.get('max')}  (TYPE:CONFIG)")
+    if res.get("bigset"):
+        print(f"   largest named set that loads here '{res['bigset']['set']}' = "
+              f"{res['bigset']['events']} (module and BPF backend alike)")
     loop = res["loop"]
     if loop:
         print(f"   calibration: {loop['loop_insns']} user instructions took "
@@ -208,12 +214,13 @@ def guest_table(arch, res, js):
     d["ratio_default_vs_task"] = ratio(add("default"), add("perf-task-default"))
     d["ratio_max_vs_task"] = ratio(add("max"), add("perf-task-max"))
     # topdown (module) against each peer with the same events
-    peers = [("bpf", "topdown BPF backend", TARGET_BPF),
-             ("perf-stat-thread", "perf stat --per-thread", TARGET_TASK),
-             ("perf-stat-bpf", "perf stat --bpf-counters", None),
-             ("perf-stat-all", "perf stat -a", None)]
-    for peer, _, _ in peers:
-        for ev in ("default", "max"):
+    big = res.get("bigset", {}).get("set", "largest named set")
+    peers = [("bpf", "topdown BPF backend", TARGET_BPF, ("default", "max", "set-big")),
+             ("perf-stat-thread", "perf stat --per-thread", TARGET_TASK, ("default", "max")),
+             ("perf-stat-bpf", "perf stat --bpf-counters", None, ("default", "max")),
+             ("perf-stat-all", "perf stat -a", None, ("default", "max"))]
+    for peer, _, _, evs in peers:
+        for ev in evs:
             d[f"ratio_{ev}_vs_{peer}"] = ratio(add(ev), add(f"{peer}-{ev}"))
     d["ratio_default_vs_cpu"] = ratio(add("default"), add("perf-cpu-default"))
     d["stopped_pct"] = (100.0 * add("stopped") / base
@@ -242,8 +249,10 @@ def guest_table(arch, res, js):
     for ev, evname in (("default", "default"), ("max", "8 events")):
         line(f"topdown {evname} / perf per-task, same events", d[f"ratio_{ev}_vs_task"], "x",
              (f"<= {TARGET_TASK:.2f}", lambda v: v <= TARGET_TASK) if icount else None)
-    for peer, name, target in peers:
-        for ev, evname in (("default", "default"), ("max", "8 events")):
+    evnames = {"default": "default", "max": "8 events", "set-big": big}
+    for peer, name, target, evs in peers:
+        for ev in evs:
+            evname = evnames[ev]
             key = f"ratio_{ev}_vs_{peer}"
             text = f"topdown {evname} / {name}"
             why = skipped.get(f"{peer}-{ev}")
@@ -276,7 +285,8 @@ def guest_table(arch, res, js):
     for e in errors:
         print(f"   ERROR: {e}")
     js[arch] = {"meta": meta, "calibration": loop, "sets": sets,
-                "perf": res["perf"], "skipped": skipped, "modes": rows,
+                "big_set": res.get("bigset"), "perf": res["perf"],
+                "skipped": skipped, "modes": rows,
                 "derived": d, "accuracy": acc, "errors": errors}
     return errors
 
