@@ -78,16 +78,17 @@ perf_ready() {
 	done
 	sleep 1
 }
-# sync_pids: the pids tdbench --sync wrote, once it wrote them.
-sync_pids() {
+# until_file FILE: wait (30 s at most) for FILE to have content.
+until_file() {
 	i=0
-	while [ ! -s $SY.pids ]; do
+	while [ ! -s "$1" ]; do
 		i=$((i + 1))
 		[ $i -lt 300 ] || return 1
 		sleep 0.1
 	done
-	cat $SY.pids
 }
+# sync_pids: the pids tdbench --sync wrote, once it wrote them.
+sync_pids() { until_file $SY.pids && cat $SY.pids; }
 # perf_csv FILE: perf stat -x, output as a JSON object {"EVENT": count, ...}
 # (summed over the threads of --per-thread; msec as ns, as topdown counts
 # cpu-clock), -1 for "<not counted>".
@@ -119,7 +120,11 @@ run_perf_task() {
 	pids=$(sync_pids) || { fail "$name: tdbench did not start"; kill $bp; wait $bp; return; }
 	"$PERF" stat "$@" -x, -e "$ev" -p "$pids" -o /tmp/perf.out &
 	pp=$!
-	if ! perf_ready $pp $((2 * n)); then
+	# Per-task events on both tasks; bperf (--bpf-counters) opens its
+	# events per CPU instead, at least one per event.
+	want=$((2 * n))
+	case " $* " in *" --bpf-counters "*) want=$n ;; esac
+	if ! perf_ready $pp $want; then
 		fail "$name: perf stat $* -e $ev -p $pids did not start"
 		cat /tmp/perf.out
 		kill $pp 2>/dev/null
@@ -251,8 +256,8 @@ if [ -n "$PERF" ] && "$PERF" version >/dev/null 2>&1; then
 		skip perf-stat-bpf-default "$why"
 		skip perf-stat-bpf-max "$why"
 	else
-		run_perf_task perf-stat-bpf-default "$DEF" --bpf-counters --per-thread
-		run_perf_task perf-stat-bpf-max "$MAX" --bpf-counters --per-thread
+		run_perf_task perf-stat-bpf-default "$DEF" --bpf-counters
+		run_perf_task perf-stat-bpf-max "$MAX" --bpf-counters
 	fi
 else
 	for m in perf-stat-thread-default perf-stat-thread-max perf-stat-all-default \
@@ -330,14 +335,6 @@ run baseline-end
 # acc RUN TOOL...: one run of the workload counted by the tools together
 # (topdown: module or bpf, whichever is loaded; perf), one "@@BENCH-ACC"
 # line per tool.
-until_file() {
-	i=0
-	while [ ! -s "$1" ]; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || return 1
-		sleep 0.1
-	done
-}
 acc() {
 	run=$1
 	shift
