@@ -221,7 +221,11 @@ def guest_table(arch, res, js):
              ("perf-stat-all", "perf stat -a", None, ("default", "max"))]
     for peer, _, _, evs in peers:
         for ev in evs:
-            d[f"ratio_{ev}_vs_{peer}"] = ratio(add(ev), add(f"{peer}-{ev}"))
+            if peer == "perf-stat-all":
+                # no ratio to a peer that adds nothing per switch
+                d[f"added_{peer}-{ev}"] = add(f"{peer}-{ev}")
+            else:
+                d[f"ratio_{ev}_vs_{peer}"] = ratio(add(ev), add(f"{peer}-{ev}"))
     d["ratio_default_vs_cpu"] = ratio(add("default"), add("perf-cpu-default"))
     d["stopped_pct"] = (100.0 * add("stopped") / base
                         if add("stopped") is not None and base else None)
@@ -256,7 +260,7 @@ def guest_table(arch, res, js):
             key = f"ratio_{ev}_vs_{peer}"
             text = f"topdown {evname} / {name}"
             why = skipped.get(f"{peer}-{ev}")
-            if why and d[key] is None:
+            if why and d.get(key) is None:
                 print(f"   {text:<58} SKIP ({why})")
                 continue
             peer_add = add(f"{peer}-{ev}")
@@ -264,7 +268,7 @@ def guest_table(arch, res, js):
                 # Counting per CPU adds nothing to a switch: no ratio.
                 print(f"   {text:<58} -  (perf stat -a adds {peer_add:.1f} ns a switch)")
                 continue
-            line(text, d[key], "x",
+            line(text, d.get(key), "x",
                  (f"<= {target:.2f}", lambda v, t=target: v <= t) if icount and target else None)
     line("loaded but stopped, of the baseline", d["stopped_pct"], "%",
          ("within 1%", lambda v: abs(v) < 1.0) if icount else None)
