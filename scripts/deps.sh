@@ -330,7 +330,7 @@ fi
 
 # perf for the guests: build/deps/perf-<arch>/usr/bin/perf; the runner
 # (selftests/vm/run) finds its libraries through TD_LIBDIRS.
-PERF_BIN_X86_64= PERF_BIN_ARM64= PERF_LIBDIRS_X86_64= PERF_LIBDIRS_ARM64=
+PERF_BIN_X86_64='' PERF_BIN_ARM64='' PERF_LIBDIRS_X86_64='' PERF_LIBDIRS_ARM64=''
 if [ "$WANT_PERF" = 1 ]; then
     unpack_group "$DEPS/perf-x86_64" "${PERF_PKGS_X86_64[@]}"
     unpack_group "$DEPS/perf-arm64" "${PERF_PKGS_ARM64[@]}"

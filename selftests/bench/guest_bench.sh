@@ -41,7 +41,7 @@ probe_time() { [ -w "$PT" ] && echo "$1" >"$PT"; }
 # skip MODE REASON: a mode that cannot run here, and why.
 skip() {
 	echo "SKIP: $1: $2"
-	printf '@@BENCH-SKIP {"mode":"%s","reason":"%s"}\n' "$1" "$(echo "$2" | tr -d '"\\')"
+	printf '@@BENCH-SKIP {"mode":"%s","reason":"%s"}\n' "$1" "$(echo "$2" | tr -d "\"\\\\")"
 }
 
 # perf_names SPEC: the TYPE:CONFIG list as perf tool event names
@@ -67,10 +67,18 @@ perf_names() {
 	done | tr "\n" , | sed "s/,$//"
 }
 nevents() { echo "$1" | tr , "\n" | grep -c .; }
+# perf_fds PID: how many perf events process PID holds.
+perf_fds() {
+	k=0
+	for f in "/proc/$1/fd/"*; do
+		case $(readlink "$f") in *perf_event*) k=$((k + 1)) ;; esac
+	done
+	echo $k
+}
 # perf_ready PID N: wait (30 s at most) until process PID holds N perf events.
 perf_ready() {
 	i=0
-	while [ "$(ls -l "/proc/$1/fd" 2>/dev/null | grep -c perf_event)" -lt "$2" ]; do
+	while [ "$(perf_fds "$1")" -lt "$2" ]; do
 		kill -0 "$1" 2>/dev/null || return 1
 		i=$((i + 1))
 		[ $i -lt 300 ] || return 1
@@ -124,7 +132,7 @@ run_perf_task() {
 	# events per CPU instead, at least one per event.
 	want=$((2 * n))
 	case " $* " in *" --bpf-counters "*) want=$n ;; esac
-	if ! perf_ready $pp $want; then
+	if ! perf_ready $pp "$want"; then
 		fail "$name: perf stat $* -e $ev -p $pids did not start"
 		cat /tmp/perf.out
 		kill $pp 2>/dev/null
@@ -269,19 +277,20 @@ fi
 # 3c. topdown's BPF backend (tdctl load --backend bpf), the same events
 if tdctl load -h 2>&1 | grep -q -- --backend; then
 	if tdctl load --backend bpf --ring-size "$RING" >/tmp/load.out 2>&1; then
-		echo "@@BENCH-BPF {\"default\":\"$(tr -d '"\\' </tmp/load.out | head -n 1)\"}"
+		echo "@@BENCH-BPF {\"default\":\"$(tr -d "\"\\\\" </tmp/load.out | head -n 1)\"}"
 		run bpf-default
 		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
 	else
 		cat /tmp/load.out
 		fail "tdctl load --backend bpf"
 	fi
-	# The 8 raw events of MAX, should tdctl take TYPE:CONFIG lists.
-	if tdctl load --backend bpf --ring-size "$RING" --events "$MAX" >/tmp/load.out 2>&1; then
+	# The 8 events of MAX in perf's syntax (tdctl load --events).
+	if tdctl load --backend bpf --ring-size "$RING" --events "$(perf_names "$MAX")" \
+		>/tmp/load.out 2>&1; then
 		run bpf-max
 		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
 	else
-		skip bpf-max "tdctl load --events takes set names, not the raw events $MAX"
+		skip bpf-max "tdctl load --backend bpf --events $(perf_names "$MAX"): $(head -n 1 /tmp/load.out)"
 	fi
 	if [ -z "$BIG" ]; then
 		skip bpf-set-big "no named event set larger than '$SET' loads here"
@@ -350,7 +359,7 @@ acc() {
 			tps="$tps $!"
 			perf_ready $! "$(nevents "$DEF")" || fail "accuracy $run: perf stat did not start"
 		else
-			tdctl -j stat -p "$pid" --by task -o /tmp/acc.$tool &
+			tdctl -j stat -p "$pid" --by task -o "/tmp/acc.$tool" &
 			tps="$tps $!"
 			sleep 2
 		fi
@@ -369,7 +378,7 @@ acc() {
 		if [ "$tool" = perf ]; then
 			res=$(perf_csv /tmp/acc.perf)
 		else
-			res=$(tr -d "\n" </tmp/acc.$tool)
+			res=$(tr -d "\n" <"/tmp/acc.$tool")
 		fi
 		[ -n "$res" ] || { fail "accuracy $run: no result from $tool"; continue; }
 		echo "@@BENCH-ACC {\"run\":\"$run\",\"tool\":\"$tool\",\"iterations\":$SPIN,\"pid\":$pid,\"events\":\"$DEF\",\"result\":$res}"

@@ -56,7 +56,9 @@ def acc(run, tool, n):
 
 
 def guest_log(modes, skipped):
-    lines = ['@@BENCH-META {"arch":"aarch64","kernel":"k","rounds":%d,"repeats":3,"cpu":1,"nr_cpus":2}' % ROUNDS]
+    meta = {"arch": "aarch64", "kernel": "k", "rounds": ROUNDS, "repeats": 3,
+            "cpu": 1, "nr_cpus": 2}
+    lines = ["@@BENCH-META " + json.dumps(meta)]
     for m, ns in modes.items():
         lines.append("@@BENCH " + json.dumps({"mode": m, "cpu": 1, "rounds": ROUNDS,
                                               "switches": 2 * ROUNDS,
@@ -107,16 +109,20 @@ def main():
        abs((d.get("ratio_max_vs_perf-stat-thread") or 0) - 0.3) < 1e-9,
        "bench.json: the ratios to the peers", json.dumps(d, indent=1))
     r = row(text, "topdown default / perf stat --bpf-counters")
-    ok(r.startswith("SKIP (perf built without BUILD_BPF_SKEL)"), "a skipped peer: SKIP and why", r or text)
+    ok(r.startswith("SKIP (perf built without BUILD_BPF_SKEL)"), "a skipped peer: SKIP and why",
+       r or text)
     r = row(text, "topdown default / perf stat -a")
     ok("adds 2.0 ns a switch" in r, "perf stat -a: its added cost, no ratio", r or text)
     r = row(text, "perf stat --bpf-counters, default set")
-    ok(r.startswith("SKIP") and "BUILD_BPF_SKEL" in r, "the mode table shows the skipped mode", r or text)
+    ok(r.startswith("SKIP") and "BUILD_BPF_SKEL" in r, "the mode table shows the skipped mode",
+       r or text)
 
     # accuracy: module +900 over perf of its run, bpf +2000
-    r = re.search(r"^ +module\+perf +module +2000900 +2000900 +\+900 +\+900 \(\+0\.0450%\)$", text, re.M)
+    r = re.search(r"^ +module\+perf +module +2000900 +2000900 +\+900 +\+900 \(\+0\.0450%\)$",
+                  text, re.M)
     ok(r is not None, "accuracy: the module's count beside perf's of the same run", text)
-    r = re.search(r"^ +bpf\+perf +bpf +2003000 +2003000 +\+3000 +\+2000 \(\+0\.1000%\)$", text, re.M)
+    r = re.search(r"^ +bpf\+perf +bpf +2003000 +2003000 +\+3000 +\+2000 \(\+0\.1000%\)$",
+                  text, re.M)
     ok(r is not None, "accuracy: the BPF backend's count beside perf's of the same run", text)
     a = js.get("arm64", {}).get("accuracy", [])
     ok(len(a) == 4 and a[0]["counts"] == {"cycles": 2000900, "instructions": 2000900},
