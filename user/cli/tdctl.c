@@ -174,6 +174,8 @@ static const struct td_opt decode_opts[] = {
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
 	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width" },
 	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision" },
+	{ "field-separator", 'x', 'x', TD_ARG_WORD, "SEP",
+	  "stdin is perf stat -x SEP output (default ,)" },
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -207,8 +209,8 @@ const struct cmd td_cmds[] = {
 	  serve_opts, 0 },
 	{ "list", do_list, "list [--events SET]", list_opts, 0 },
 	{ "decode", do_decode,
-	  "decode --set NAME [--slots N] [--revision rXpY] EVENT=COUNT ...",
-	  decode_opts, 0 },
+	  "decode --set NAME [--slots N] [--revision rXpY] [-x SEP] [EVENT=COUNT ...]",
+	  decode_opts, TD_CMD_OPERANDS },
 	{ "version", do_version, "version", help_only_opts, 0 },
 	{ "help", do_help, "help [COMMAND]", help_only_opts, TD_CMD_NAMEARG },
 	{ "__complete", do_complete, "__complete WORD...", help_only_opts,
@@ -481,6 +483,11 @@ static int take_output_opts(const struct cmd *c, int argc, char **argv)
 			/* help COMMAND --csv: step over the one name */
 			argv[out++] = argv[i++];
 			name_arg = false;
+			continue;
+		}
+		if ((a[0] != '-' || !a[1]) && (c->flags & TD_CMD_OPERANDS)) {
+			/* operands among the options: step over */
+			argv[out++] = argv[i++];
 			continue;
 		}
 		if (a[0] != '-' || !a[1] || !strcmp(a, "--"))

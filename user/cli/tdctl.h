@@ -65,6 +65,7 @@ struct cmd {
 #define TD_CMD_NAMEARG	(1u << 2)	/* takes a tdctl command name */
 #define TD_CMD_HIDDEN	(1u << 3)	/* not listed, not prefix-matched */
 #define TD_CMD_OWN_OUTPUT (1u << 4)	/* -o/--output is its own option */
+#define TD_CMD_OPERANDS	(1u << 5)	/* operands and options mix */
 
 /* The command table (NULL-terminated) and the output options that every
  * command accepts (TD_OPT_END-terminated; -h/--help is in each command's
@@ -116,8 +117,8 @@ int do_unload(int argc, char **argv);
 int do_status(int argc, char **argv);
 int do_version(int argc, char **argv);
 int do_dump(int argc, char **argv);
-int do_list(int argc, char **argv);	/* evset_cmd.c */
-int do_decode(int argc, char **argv);	/* evset_cmd.c */
+int do_list(int argc, char **argv);	/* cmd/list.c */
+int do_decode(int argc, char **argv);	/* cmd/decode.c */
 int do_stat(int argc, char **argv);	/* cmd_stat.c */
 int do_top(int argc, char **argv);	/* cmd_top.c */
 int do_record(int argc, char **argv);	/* cmd_record.c */

@@ -107,7 +107,7 @@ static void decode_stall_slot(const struct td_decoder *d, const uint64_t *c,
 	long double ratio, busy;
 	bool ok;
 
-	if (s->has_rev && d->revision < 0x03) {
+	if (s->has_rev && d->revision < s->rev_fixed) {
 		fe -= cyc;
 		st -= cyc;
 	}
@@ -219,9 +219,9 @@ static int match_slot_set(const struct td_set *s,
 		if (s->has_rev)
 			snprintf(extra, sizeof(extra),
 				 "; erratum correction %s (%s r0p3)",
-				 (ci->variant << 4 | ci->revision) < 0x03 ?
+				 (ci->variant << 4 | ci->revision) < s->rev_fixed ?
 				 "on" : "off",
-				 (ci->variant << 4 | ci->revision) < 0x03 ?
+				 (ci->variant << 4 | ci->revision) < s->rev_fixed ?
 				 "before" : "at or after");
 		snprintf(why, n,
 			 "%s on PMU %s: STALL_SLOT TopDown L1, slots=%u%s%s",
@@ -275,6 +275,8 @@ const struct td_set td_set_arm_neoverse_n2 = {
 	.def_slots = 5,
 	.slots_from_caps = true,
 	.has_rev = true,
+	.rev_fixed = 0x03,
+	.rev_rule = "STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES before r0p3",
 	.match = match_n2,
 	.formula = "Arm STALL_SLOT TopDown L1 (perf arm64 sbsa.json): slots = width * CPU_CYCLES; frontend = STALL_SLOT_FRONTEND / slots; backend = STALL_SLOT_BACKEND / slots; retiring = OP_RETIRED / OP_SPEC * (1 - STALL_SLOT / slots); bad_speculation = (1 - OP_RETIRED / OP_SPEC) * (1 - STALL_SLOT / slots); before r0p3 STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (erratum); without the BR_MIS_PRED terms of perf 6.12",
 	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 common-and-microarch.json, arm/neoverse-n2 in 6.1, arm/neoverse-n2-v2 in 6.12)",

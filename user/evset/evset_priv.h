@@ -112,6 +112,10 @@ struct td_set {
 	unsigned int def_slots;	/* 0: the label carries no slots= */
 	bool slots_from_caps;	/* take the width from the PMU's caps/slots */
 	bool has_rev;		/* the label carries rev=rXpY */
+	unsigned int rev_fixed;	/* has_rev: the first revision without the
+				 * erratum the formula corrects
+				 */
+	const char *rev_rule;	/* has_rev: the correction, one phrase */
 	td_match_fn match;
 	const char *formula;	/* one line: the formula and its source */
 	const char *source;	/* where the encodings come from */
