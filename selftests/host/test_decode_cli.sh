@@ -170,6 +170,15 @@ for c in 1,00,000 1,0000 1e 1.5.2 -5 +5 abc 1e30; do
 done
 ok $bad "decode: malformed counts refused (bad groups, signs, > 64 bits)"
 
+run -j decode --set generic cycles=1.8446744073709551615e19 \
+	instructions=18446744073709551615.000000
+[ $rc -eq 0 ] && has '"ipc":1[,}]'
+ok $? "decode: 2^64-1 exactly from an exponent and from perf's %f form"
+
+run decode --set generic cycles=1 instructions=18446744073709551615.5
+[ $rc -ne 0 ] && err_has "exceeds 64 bits"
+ok $? "decode: a count rounding past 2^64-1 is refused"
+
 run decode --set generic cycles=1000 instructions=2000 --json
 [ $rc -eq 0 ] && has '"ipc":2'
 ok $? "decode: output options after the counts"
