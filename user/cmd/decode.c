@@ -254,25 +254,33 @@ static int own_member(const struct jr_member *m, void *ctx)
 
 /* ---- perf stat -j ---------------------------------------------------- */
 
+/* One perf stat -j line; the strings are copied out of the parse. */
 struct perf_json {
-	const char *event, *value;
+	char event[256], value[64];
 	size_t event_len, value_len;
+	bool has_event, has_value;
 	double pcnt;
 	bool is_perf;
 	char key[256];		/* the other members: "cpu=0;interval=1.0;" */
 };
+
+static size_t copy(char *dst, size_t n, const struct jr_member *m)
+{
+	int w = snprintf(dst, n, "%.*s", (int)m->val_len, m->val);
+
+	return w < 0 ? 0 : (size_t)w >= n ? n - 1 : (size_t)w;
+}
 
 static int perf_member(const struct jr_member *m, void *ctx)
 {
 	struct perf_json *pj = ctx;
 
 	if (!strcmp(m->key, "counter-value")) {
-		pj->is_perf = true;
-		pj->value = m->val;
-		pj->value_len = m->val_len;
+		pj->is_perf = pj->has_value = true;
+		pj->value_len = copy(pj->value, sizeof(pj->value), m);
 	} else if (!strcmp(m->key, "event") && m->type == JR_STRING) {
-		pj->event = m->val;
-		pj->event_len = m->val_len;
+		pj->has_event = true;
+		pj->event_len = copy(pj->event, sizeof(pj->event), m);
 	} else if (!strcmp(m->key, "pcnt-running")) {
 		pj->pcnt = strtod(m->val, NULL);
 	} else if (!strcmp(m->key, "metric-value")) {
@@ -287,63 +295,37 @@ static int perf_member(const struct jr_member *m, void *ctx)
 	return 0;
 }
 
-/* The parse callbacks see the unescaped strings only while the parse
- * runs: perf's event and count are copied out of them.
- */
-struct perf_copy {
-	struct perf_json pj;
-	char event[256], value[64];
-};
-
-static int perf_member_copy(const struct jr_member *m, void *ctx)
-{
-	struct perf_copy *pc = ctx;
-
-	perf_member(m, &pc->pj);
-	if (pc->pj.event == m->val) {
-		pc->pj.event_len = snprintf(pc->event, sizeof(pc->event),
-					    "%.*s", (int)m->val_len, m->val);
-		pc->pj.event = pc->event;
-	}
-	if (pc->pj.value == m->val) {
-		pc->pj.value_len = snprintf(pc->value, sizeof(pc->value),
-					    "%.*s", (int)m->val_len, m->val);
-		pc->pj.value = pc->value;
-	}
-	return 0;
-}
-
 static int json_line(struct decode_in *in, const char *line)
 {
-	struct perf_copy pc = { .pj.pcnt = 100.0 };
+	struct perf_json pj = { .pcnt = 100.0 };
 	struct own_line own = { .in = in };
 	char err[160];
 	uint64_t v;
 	int i;
 
 	/* perf's lines have "counter-value" or "metric-value" keys */
-	if (json_read_flat(line, perf_member_copy, &pc, err, sizeof(err))) {
+	if (json_read_flat(line, perf_member, &pj, err, sizeof(err))) {
 		p_err("%s%s", in->where, err);
 		return -1;
 	}
-	if (!pc.pj.is_perf)
+	if (!pj.is_perf)
 		return json_read_flat(line, own_member, &own, err,
 				      sizeof(err)) ? -1 : 1;
-	if (!pc.pj.event || !pc.pj.value)
+	if (!pj.has_event || !pj.has_value)
 		return 0;	/* a metric-only line */
-	i = td_set_event_index(in->s, pc.pj.event, pc.pj.event_len);
+	i = td_set_event_index(in->s, pj.event, pj.event_len);
 	if (i < 0) {
 		in->skipped++;
 		return 0;
 	}
-	if (not_counted(pc.pj.value, pc.pj.value_len))
-		return perf_not_counted(in, i, pc.pj.value, pc.pj.value_len);
-	if (count_of(in, pc.pj.event, pc.pj.event_len, pc.pj.value,
-		     pc.pj.value_len, &v))
+	if (not_counted(pj.value, pj.value_len))
+		return perf_not_counted(in, i, pj.value, pj.value_len);
+	if (count_of(in, pj.event, pj.event_len, pj.value,
+		     pj.value_len, &v))
 		return -1;
-	if (pc.pj.pcnt < 100.0)
+	if (pj.pcnt < 100.0)
 		in->scaled = true;
-	return add_perf(in, i, pc.pj.key, v) ? -1 : 1;
+	return add_perf(in, i, pj.key, v) ? -1 : 1;
 }
 
 /* ---- perf stat -x SEP and plain perf stat ---------------------------- */
