@@ -234,6 +234,20 @@ run decode --set arm_neoverse_n2 <"$TMP/in"
 [ $rc -ne 0 ] && err_has "stdin line 4" && err_has "no count for CPU_CYCLES"
 ok $? "decode: perf's <not counted> for a needed event is an error with its line"
 
+grep -v cpu_atom "$FX/adl-6.12-hybrid.json" >"$TMP/in"
+grep cpu_atom "$FX/adl-6.12-hybrid.json" |
+	sed 's/"counter-value" : "[0-9.]*"/"counter-value" : "<not counted>"/' >>"$TMP/in"
+run decode --set intel_adl_hybrid <"$TMP/in"
+[ $rc -eq 0 ] && has "retiring *30.0%" && has "frontend_bound *20.0%" &&
+	has "backend_bound *40.0%" && has "bad_speculation *10.0%" &&
+	has "perf did not count atom/TOPDOWN_RETIRING.ALL (<not counted>): taken as 0"
+ok $? "decode: hybrid events perf did not count (task only on cpu_core) are 0, and said so"
+
+printf '     <not counted>      cycles\n' >"$TMP/in"
+run decode --set generic <"$TMP/in"
+[ $rc -ne 0 ] && err_has "perf has no count for cycles ('<not counted>')"
+ok $? "decode: plain perf stat <not counted> of a non-hybrid event is an error"
+
 printf '%s\n' "1.0,1000,,task-clock,1,100.00,," >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -ne 0 ] && err_has "no counts of set generic" && err_has "only other events"

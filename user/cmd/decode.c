@@ -57,6 +57,7 @@ struct decode_in {
 	int lines;		/* lines that gave counts */
 	int skipped;		/* perf lines of other events */
 	bool scaled;		/* perf scaled a count (multiplexing) */
+	bool zeroed[TOPDOWN_MAX_EVENTS];	/* <not counted> taken as 0 */
 	char where[64];		/* "stdin line N: " */
 };
 
@@ -208,9 +209,20 @@ static bool not_counted(const char *v, size_t len)
 	       (len >= 15 && !strncmp(v, "<not supported>", 15));
 }
 
-static int perf_not_counted(struct decode_in *in, int i, const char *v,
-			    size_t len)
+/*
+ * perf prints <not counted> for an event that never ran. On a hybrid
+ * part that is an event of the other PMU's CPUs, which the task never
+ * ran on: its count is 0, as the module's would be. Otherwise the
+ * breakdown cannot be had.
+ */
+static int perf_not_counted(struct decode_in *in, int i, const char *key,
+			    const char *v, size_t len)
 {
+	if (strchr(in->s->ev[i].name, '/') && len >= 13 &&
+	    !strncmp(v, "<not counted>", 13)) {
+		in->zeroed[i] = true;
+		return add_perf(in, i, key, 0) ? -1 : 1;
+	}
 	p_err("%sperf has no count for %s ('%.*s'): the breakdown needs it",
 	      in->where, in->s->ev[i].name, (int)len, v);
 	return -1;
@@ -319,7 +331,7 @@ static int json_line(struct decode_in *in, const char *line)
 		return 0;
 	}
 	if (not_counted(pj.value, pj.value_len))
-		return perf_not_counted(in, i, pj.value, pj.value_len);
+		return perf_not_counted(in, i, pj.key, pj.value, pj.value_len);
 	if (count_of(in, pj.event, pj.event_len, pj.value,
 		     pj.value_len, &v))
 		return -1;
@@ -404,19 +416,35 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 	}
 	if (ev < 0)
 		return 0;
-	for (int k = 0; k < ev; k++)
-		if (f[k].len >= 4 && !strncmp(f[k].p, "<not", 4))
-			return perf_not_counted(in, i, f[k].p, f[k].len);
-	for (val = ev - 1; val >= 0 && val >= ev - 2; val--)
-		if (is_count(&f[val]) || not_counted(f[val].p, f[val].len))
+	/* "<not counted>" is one field of -x, two words of plain perf stat */
+	for (val = 0; val < ev; val++)
+		if (f[val].len >= 4 && !strncmp(f[val].p, "<not", 4))
 			break;
-	if (val < 0 || val < ev - 2) {
-		p_err("%sno count before the event %.*s", in->where,
-		      (int)f[ev].len, f[ev].p);
-		return -1;
+	if (val == ev) {
+		for (val = ev - 1; val >= 0 && val >= ev - 2; val--)
+			if (is_count(&f[val]))
+				break;
+		if (val < 0 || val < ev - 2) {
+			p_err("%sno count before the event %.*s", in->where,
+			      (int)f[ev].len, f[ev].p);
+			return -1;
+		}
 	}
-	if (not_counted(f[val].p, f[val].len))
-		return perf_not_counted(in, i, f[val].p, f[val].len);
+	/* the fields before the count: interval, CPU, socket... */
+	key[0] = '\0';
+	for (int k = 0; k < val; k++)
+		snprintf(key + strlen(key), sizeof(key) - strlen(key), "%.*s;",
+			 (int)f[k].len, f[k].p);
+	if (!is_count(&f[val])) {
+		size_t len = f[ev].p - f[val].p;
+
+		while (len && strchr(" \t", f[val].p[len - 1]))
+			len--;
+		if (csv && len >= strlen(in->sep))
+			len -= strlen(in->sep);
+		return perf_not_counted(in, i, key, f[val].p,
+					csv ? f[val].len : len);
+	}
 	if (count_of(in, f[ev].p, f[ev].len, f[val].p, f[val].len, &v))
 		return -1;
 	/* -x: EVENT SEP RUNTIME SEP PCNT; plain: "(66.65%)" at the end */
@@ -426,11 +454,6 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 	if (!csv && f[n - 1].len > 2 && f[n - 1].p[0] == '(' &&
 	    f[n - 1].p[f[n - 1].len - 1] == ')')
 		in->scaled = true;
-	/* the fields before the count: interval, CPU, socket... */
-	key[0] = '\0';
-	for (int k = 0; k < val; k++)
-		snprintf(key + strlen(key), sizeof(key) - strlen(key), "%.*s;",
-			 (int)f[k].len, f[k].p);
 	return add_perf(in, i, key, v) ? -1 : 1;
 }
 
@@ -563,6 +586,10 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 	for (int i = 0; i < s->nr_events; i++)
 		if (!in->seen[i])
 			note(nt, "no count for %s: the metrics that read it (IPC) are left out",
+			     s->ev[i].name);
+	for (int i = 0; i < s->nr_events; i++)
+		if (in->zeroed[i])
+			note(nt, "perf did not count %s (<not counted>): taken as 0, the task did not run on that PMU's CPUs",
 			     s->ev[i].name);
 	if (in->scaled)
 		note(nt, "perf scaled some counts (the counter ran part of the time): the ratios assume the events behaved alike while not counted");
