@@ -13,9 +13,10 @@
  *                           after the optional time and aggregation fields
  *   perf stat               "  3,922,334,305      cpu_cycles   # ..."
  * In perf's forms, lines of events outside the set (task-clock, metrics)
- * are skipped and counted; lines of the same event (per CPU, per interval)
- * are summed. Event names match the set's names and perf's names for them
- * (td_set_event_index), counts any form of base/count.h.
+ * are skipped and counted; lines of the same event at other CPUs or
+ * intervals are summed, repeats at the same ones averaged (struct
+ * perf_count). Event names match the set's names and perf's names for
+ * them (td_set_event_index), counts any form of base/count.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -505,7 +506,7 @@ static int read_stdin(struct decode_in *in)
 		set_names(names, sizeof(names), in->s);
 		p_err("decode: no counts of set %s's events (%s) on the command line or stdin%s",
 		      in->s->name, names,
-		      in->skipped ? " (only other events)" : "");
+		      in->skipped ? " (only other events; perf stat -x output with another separator than '-x' says?)" : "");
 		ret = -1;
 	}
 	return ret;
