@@ -25,6 +25,7 @@ build/perf-json/ (never into the repository). Then, for every event set:
 TAP on stdout. Needs build/x86_64/tdctl and the two tarballs
 (scripts/deps.sh installs linux-source-6.1 and linux-source-6.12).
 """
+import concurrent.futures
 import json
 import os
 import random
@@ -216,8 +217,8 @@ def tdctl(*args, stdin=None):
 class Root:
     """A fake /proc and /sys tree (the layout of fixtures.c)."""
 
-    def __init__(self, base, kind):
-        self.dir = os.path.join(base, kind)
+    def __init__(self, base, name, kind):
+        self.dir = os.path.join(base, name)
         self.kind = kind
         self.w("sys/devices/system/cpu/possible", "0-3\n")
         self.pmu("software", 1)
@@ -269,22 +270,31 @@ class Root:
 
 
 def claims(base):
-    """{set: [(kind, key)]}: key is (vendor, family, model) or ('arm', part)."""
-    out = {}
-    roots = {k: Root(base, k) for k in ("intel", "hybrid", "amd", "arm")}
+    """{set: [(kind, key)]}: key is (vendor, family, model) or ('arm', part).
+    One fake tree per machine, tdctl run on them four at a time."""
+    jobs = []
     for kind in ("intel", "hybrid"):
         for model in range(256):
-            roots[kind].x86("GenuineIntel", 6, model)
-            out.setdefault(roots[kind].chosen(), []).append(
-                (kind, ("GenuineIntel", 6, model)))
+            jobs.append((kind, ("GenuineIntel", 6, model)))
     for family in (0x17, 0x19, 0x1a):
         for model in range(256):
-            roots["amd"].x86("AuthenticAMD", family, model)
-            out.setdefault(roots["amd"].chosen(), []).append(
-                ("amd", ("AuthenticAMD", family, model)))
+            jobs.append(("amd", ("AuthenticAMD", family, model)))
     for part in range(0xd00, 0xe00):
-        roots["arm"].arm(part)
-        out.setdefault(roots["arm"].chosen(), []).append(("arm", ("arm", part)))
+        jobs.append(("arm", ("arm", part)))
+
+    def one(job):
+        kind, key = job
+        r = Root(base, "%s-%s" % (kind, "-".join(str(k) for k in key)), kind)
+        if kind == "arm":
+            r.arm(key[1])
+        else:
+            r.x86(*key)
+        return r.chosen()
+
+    out = {}
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        for job, chosen in zip(jobs, pool.map(one, jobs)):
+            out.setdefault(chosen, []).append(job)
     return out
 
 
