@@ -110,10 +110,11 @@ def test_decode():
             diffs += same(doc["metrics"], r, list(doc["metrics"]))
             if r["flagged"] != " ".join(doc["flagged"]):
                 diffs.append("flagged %r %r" % (r["flagged"], doc["flagged"]))
-            if r["formula"] != doc["formula"]:
-                diffs.append("formula %r %r" % (r["formula"], doc["formula"]))
-            if r["assumptions"] != "; ".join(doc["assumptions"]):
-                diffs.append("assumptions %r %r" % (r["assumptions"], doc["assumptions"]))
+            if r.get("formula") != doc.get("formula"):
+                diffs.append("formula %r %r" % (r.get("formula"), doc.get("formula")))
+            if r.get("assumptions") != "; ".join(doc.get("assumptions", [])):
+                diffs.append("assumptions %r %r" % (r.get("assumptions"),
+                                                    doc.get("assumptions")))
             if head != ["set", "label", "lines"] + list(doc["metrics"]) + \
                     ["flagged", "formula", "assumptions"]:
                 diffs.append("header %r" % head)
