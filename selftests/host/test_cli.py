@@ -19,7 +19,8 @@ import tempfile
 import termios
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
 from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
 
@@ -27,9 +28,8 @@ MANDIR = os.path.join(TOP, "Documentation/man")
 OUTPUT_OPTS = {"json", "pretty", "csv", "output"}
 
 
-
-
 # ---- the three descriptions of the grammar --------------------------------
+
 
 def help_commands():
     _, out, _ = run("help")

@@ -21,18 +21,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/td_cli.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
 "$MKFIXTURE" "$TMP/fx" all || exit 2
 
-n=0
-failed=0
-ok() {	# ok CONDITION-EXIT-STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/# /' "$TMP/out" "$TMP/err" 2>/dev/null | head -20
-	fi
-}
+T=$TMP
+# shellcheck source=selftests/lib/tap.sh
+. "$TOP/selftests/lib/tap.sh"
 run() {	# run ARGS... -> $TMP/out, $TMP/err, $rc
 	"$TDCTL" "$@" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
@@ -48,86 +39,86 @@ STALL_SLOT_BACKEND=14317243430 INST_RETIRED=825436139"
 run decode --set arm_neoverse_n2 --revision r0p0 $SEED003
 [ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
 	has "frontend_bound *23.3%" && has "backend_bound *73.0%"
-ok $? "decode: seed 003 N2 counts print as perf did (4.4/0.0/23.3/73.0)"
+expect "decode: seed 003 N2 counts print as perf did (4.4/0.0/23.3/73.0)" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
 run -j decode --set arm_neoverse_n2 --revision r0p0 $SEED003
 [ $rc -eq 0 ] && has '"set":"arm_neoverse_n2"' && has '"metrics":{' &&
 	has '"retiring":0.04' && has '"frontend_bound":0.23' &&
 	has '"backend_bound":0.73' && has '"ipc":' && has '"flagged":\[\]'
-ok $? "decode --json: set, metrics as fractions, flagged list"
+expect "decode --json: set, metrics as fractions, flagged list" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
 run decode --set arm_neoverse_n2 --revision r0p3 $SEED003
 [ $rc -eq 0 ] && has "frontend_bound *43.3%"
-ok $? "decode: --revision r0p3 turns the erratum correction off"
+expect "decode: --revision r0p3 turns the erratum correction off" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600, "instructions": 900}' '' \
 	'# comment' '{"instructions":300,"cycles":400}' >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -eq 0 ] && has "ipc *1.20" && has "2 input lines summed"
-ok $? "decode: JSON lines on stdin are summed, then decoded"
+expect "decode: JSON lines on stdin are summed, then decoded" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600, "instructions": "9.5x"}' >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -ne 0 ] && err_has "stdin line 1" && err_has "9.5x"
-ok $? "decode: a count that is not a number on stdin is refused with its line"
+expect "decode: a count that is not a number on stdin is refused with its line" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600}' >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -ne 0 ] && err_has "missing counts" && err_has "instructions"
-ok $? "decode: a stdin line missing an event is refused"
+expect "decode: a stdin line missing an event is refused" $? "$T/out" "$T/err"
 
 run decode --set intel_icl cycles=1000 instructions=1000 TOPDOWN.SLOTS_P=5000 \
 	IDQ_UOPS_NOT_DELIVERED.CORE=1000 UOPS_RETIRED.SLOTS=2000 \
 	TOPDOWN.BACKEND_BOUND_SLOTS=6000
 [ $rc -eq 0 ] && has "backend_bound *120.0%  !" &&
 	has "bad_speculation *-80.0%  !" && has "counting skid"
-ok $? "decode: skid shown as computed and flagged with !"
+expect "decode: skid shown as computed and flagged with !" $? "$T/out" "$T/err"
 
 run -j decode --set intel_icl cycles=0 instructions=0 TOPDOWN.SLOTS_P=0 \
 	IDQ_UOPS_NOT_DELIVERED.CORE=0 UOPS_RETIRED.SLOTS=0 \
 	TOPDOWN.BACKEND_BOUND_SLOTS=0
 [ $rc -eq 0 ] && has '"retiring":null' && has '"ipc":null'
-ok $? "decode --json: zero denominators give null"
+expect "decode --json: zero denominators give null" $? "$T/out" "$T/err"
 
 run decode --set software cpu-clock=12345
 [ $rc -eq 0 ] && has "no TopDown metrics"
-ok $? "decode: software set says there are no TopDown metrics"
+expect "decode: software set says there are no TopDown metrics" $? "$T/out" "$T/err"
 
 run decode --set amd_zen4 ls_not_halted_cyc=1000 de_src_op_disp.all=3000 \
 	ex_ret_ops=2400 de_no_dispatch.no_ops_from_fe=1200 \
 	de_no_dispatch.backend_stalls=1500 de_no_dispatch.smt_contention=300
 [ $rc -eq 0 ] && has "smt_contention *5.0%" && has "retiring *40.0%"
-ok $? "decode: amd_zen4 with smt_contention"
+expect "decode: amd_zen4 with smt_contention" $? "$T/out" "$T/err"
 
 run decode --set nope cycles=1
 [ $rc -ne 0 ] && err_has "unknown event set 'nope'" && err_has "generic"
-ok $? "decode: unknown set refused with the known ones"
+expect "decode: unknown set refused with the known ones" $? "$T/out" "$T/err"
 
 run decode --set generic cycles=1 instrs=2
 [ $rc -ne 0 ] && err_has "unknown event 'instrs'" && err_has "instructions"
-ok $? "decode: unknown event refused with the set's events"
+expect "decode: unknown event refused with the set's events" $? "$T/out" "$T/err"
 
 run decode --set generic cycles=1 cycles=2 instructions=1
 [ $rc -ne 0 ] && err_has "twice"
-ok $? "decode: an event given twice is refused"
+expect "decode: an event given twice is refused" $? "$T/out" "$T/err"
 
 run decode --set generic --slots 4 cycles=1 instructions=1
 [ $rc -ne 0 ] && err_has "takes no slots"
-ok $? "decode: --slots refused for a set without slots"
+expect "decode: --slots refused for a set without slots" $? "$T/out" "$T/err"
 
 run decode --set arm_neoverse_n2 --revision 0p1 CPU_CYCLES=1
 [ $rc -ne 0 ] && err_has "bad revision"
-ok $? "decode: malformed --revision refused"
+expect "decode: malformed --revision refused" $? "$T/out" "$T/err"
 
 run decode --set generic cycles=-1 instructions=1
 [ $rc -ne 0 ]
-ok $? "decode: negative count refused"
+expect "decode: negative count refused" $? "$T/out" "$T/err"
 
 run decode --help
 [ $rc -eq 0 ] && has "Usage:" && has "JSON lines"
-ok $? "decode --help"
+expect "decode --help" $? "$T/out" "$T/err"
 
 # ---- perf's names, numbers and output (issue 15) ----------------------
 
@@ -140,52 +131,52 @@ run decode --set arm_neoverse_n2 --revision r0p0 $PERF_N2
 [ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
 	has "frontend_bound *23.3%" && has "backend_bound *73.0%" &&
 	! has "ipc" && has "no count for INST_RETIRED"
-ok $? "decode: perf's lower-case names and digit groups; INST_RETIRED not required"
+expect "decode: perf's lower-case names and digit groups; INST_RETIRED not required" $? "$T/out" "$T/err"
 
 run decode --set amd_zen4 cycles=1000 de_src_op_disp.all=3000 ex_ret_ops=2400 \
 	de_no_dispatch_per_slot.no_ops_from_frontend=1200 \
 	DE_NO_DISPATCH_PER_SLOT.BACKEND_STALLS=1500 \
 	de_no_dispatch_per_slot.smt_contention=300
 [ $rc -eq 0 ] && has "smt_contention *5.0%" && has "frontend_bound *20.0%"
-ok $? "decode: perf's amdzen4 names (de_no_dispatch_per_slot.*) and cycles"
+expect "decode: perf's amdzen4 names (de_no_dispatch_per_slot.*) and cycles" $? "$T/out" "$T/err"
 
 run decode --set intel_icl cpu-cycles=1000 instructions:u=1500 \
 	topdown.slots_p=5000 IDQ_UOPS_NOT_DELIVERED.CORE=1000 \
 	cpu/uops_retired.slots/=2000 topdown.backend_bound_slots=1500
 [ $rc -eq 0 ] && has "retiring *40.0%" && has "bad_speculation *10.0%" &&
 	has "ipc *1.50"
-ok $? "decode: cpu-cycles, topdown.slots_p, cpu/EVENT/ and :u modifiers"
+expect "decode: cpu-cycles, topdown.slots_p, cpu/EVENT/ and :u modifiers" $? "$T/out" "$T/err"
 
 bad=0
 for c in 2e6 2,000,000 2000000.0 2.0E+6 0x1e8480 1999999.5; do
 	run -j decode --set generic cycles=1000000 "instructions=$c"
 	{ [ $rc -eq 0 ] && has '"ipc":2[,}]'; } || { bad=1; echo "# $c"; }
 done
-ok $bad "decode: counts with exponents, digit groups, fractions, hex"
+expect "decode: counts with exponents, digit groups, fractions, hex" $bad "$T/out" "$T/err"
 
 bad=0
 for c in 1,00,000 1,0000 1e 1.5.2 -5 +5 abc 1e30; do
 	run decode --set generic cycles=1000 "instructions=$c"
 	{ [ $rc -ne 0 ] && err_has "count of instructions"; } || { bad=1; echo "# $c"; }
 done
-ok $bad "decode: malformed counts refused (bad groups, signs, > 64 bits)"
+expect "decode: malformed counts refused (bad groups, signs, > 64 bits)" $bad "$T/out" "$T/err"
 
 run -j decode --set generic cycles=1.8446744073709551615e19 \
 	instructions=18446744073709551615.000000
 [ $rc -eq 0 ] && has '"ipc":1[,}]'
-ok $? "decode: 2^64-1 exactly from an exponent and from perf's %f form"
+expect "decode: 2^64-1 exactly from an exponent and from perf's %f form" $? "$T/out" "$T/err"
 
 run decode --set generic cycles=1 instructions=18446744073709551615.5
 [ $rc -ne 0 ] && err_has "exceeds 64 bits"
-ok $? "decode: a count rounding past 2^64-1 is refused"
+expect "decode: a count rounding past 2^64-1 is refused" $? "$T/out" "$T/err"
 
 run decode --set generic cycles=1000 instructions=2000 --json
 [ $rc -eq 0 ] && has '"ipc":2'
-ok $? "decode: output options after the counts"
+expect "decode: output options after the counts" $? "$T/out" "$T/err"
 
 run decode cycles=1000 instructions=2000 --set generic -o "$TMP/o.txt"
 [ $rc -eq 0 ] && grep -q "ipc *2.00" "$TMP/o.txt"
-ok $? "decode: --set and -o after the counts"
+expect "decode: --set and -o after the counts" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
 run decode --set arm_neoverse_n2 $PERF_N2
@@ -193,13 +184,13 @@ run decode --set arm_neoverse_n2 $PERF_N2
 	has "^assumes: revision r0p0 assumed, no --revision: erratum correction ON" &&
 	has "\-\-revision r0p3" && has "^assumes: slot width 5, the set's default" &&
 	has "\-\-slots N"
-ok $? "decode: without --revision the output names the formula, revision and slots assumed"
+expect "decode: without --revision the output names the formula, revision and slots assumed" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
 run -j decode --set arm_neoverse_n2 --revision r0p3 --slots 5 $PERF_N2
 [ $rc -eq 0 ] && has '"formula":"Arm STALL_SLOT' &&
 	has '"assumptions":\["slot width 5 (--slots)","revision r0p3: erratum correction off'
-ok $? "decode --json: formula and assumptions"
+expect "decode --json: formula and assumptions" $? "$T/out" "$T/err"
 
 FX=$TOP/selftests/host/perf-stat
 check_n2() {	# file description [decode options]
@@ -208,31 +199,31 @@ check_n2() {	# file description [decode options]
 	run decode --set arm_neoverse_n2 --revision r0p0 "$@" <"$FX/$f"
 	[ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
 		has "frontend_bound *23.3%" && has "backend_bound *73.0%"
-	ok $? "decode: $what ($f)"
+	expect "decode: $what ($f)" $? "$T/out" "$T/err"
 }
 check_n2 n2-seed003.txt "plain perf stat -M output: each event once, cpu_cycles of three groups averaged"
 has "perf scaled some counts"
-ok $? "decode: perf's multiplexing is named as an assumption"
+expect "decode: perf's multiplexing is named as an assumption" $? "$T/out" "$T/err"
 check_n2 n2-6.1.json "perf 6.1 stat -j lines, other events skipped"
 has "ipc *0.21"
-ok $? "decode: perf 6.1 -j INST_RETIRED gives the IPC"
+expect "decode: perf 6.1 -j INST_RETIRED gives the IPC" $? "$T/out" "$T/err"
 check_n2 n2-6.12-percpu.csv "perf 6.12 stat -x, -A: CPUs summed"
 
 run decode --set intel_icl -x ';' <"$FX/icl-6.1-interval.csv"
 [ $rc -eq 0 ] && has "retiring *40.0%" && has "bad_speculation *10.0%" &&
 	has "frontend_bound *20.0%" && has "backend_bound *30.0%" &&
 	has "ipc *1.50" && has "12 input lines summed"
-ok $? "decode -x ';': perf 6.1 -I intervals summed"
+expect "decode -x ';': perf 6.1 -I intervals summed" $? "$T/out" "$T/err"
 
 run decode --set intel_adl_hybrid <"$FX/adl-6.12-hybrid.json"
 [ $rc -eq 0 ] && has "retiring *33.3%" && has "frontend_bound *20.0%" &&
 	has "backend_bound *36.7%" && has "bad_speculation *10.0%"
-ok $? "decode: perf 6.12 -j hybrid cpu_core/EVENT/ and cpu_atom/EVENT/ names"
+expect "decode: perf 6.12 -j hybrid cpu_core/EVENT/ and cpu_atom/EVENT/ names" $? "$T/out" "$T/err"
 
 sed 's/^CPU1,1922334305,/CPU1,<not counted>,/' "$FX/n2-6.12-percpu.csv" >"$TMP/in"
 run decode --set arm_neoverse_n2 <"$TMP/in"
 [ $rc -ne 0 ] && err_has "stdin line 4" && err_has "no count for CPU_CYCLES"
-ok $? "decode: perf's <not counted> for a needed event is an error with its line"
+expect "decode: perf's <not counted> for a needed event is an error with its line" $? "$T/out" "$T/err"
 
 grep -v cpu_atom "$FX/adl-6.12-hybrid.json" >"$TMP/in"
 grep cpu_atom "$FX/adl-6.12-hybrid.json" |
@@ -241,22 +232,22 @@ run decode --set intel_adl_hybrid <"$TMP/in"
 [ $rc -eq 0 ] && has "retiring *30.0%" && has "frontend_bound *20.0%" &&
 	has "backend_bound *40.0%" && has "bad_speculation *10.0%" &&
 	has "perf did not count atom/TOPDOWN_RETIRING.ALL (<not counted>): taken as 0"
-ok $? "decode: hybrid events perf did not count (task only on cpu_core) are 0, and said so"
+expect "decode: hybrid events perf did not count (task only on cpu_core) are 0, and said so" $? "$T/out" "$T/err"
 
 printf '     <not counted>      cycles\n' >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -ne 0 ] && err_has "perf has no count for cycles ('<not counted>')"
-ok $? "decode: plain perf stat <not counted> of a non-hybrid event is an error"
+expect "decode: plain perf stat <not counted> of a non-hybrid event is an error" $? "$T/out" "$T/err"
 
 printf '%s\n' "1.0,1000,,task-clock,1,100.00,," >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -ne 0 ] && err_has "no counts of set generic" && err_has "only other events"
-ok $? "decode: perf output without the set's events is refused"
+expect "decode: perf output without the set's events is refused" $? "$T/out" "$T/err"
 
 check_list() {	# fixture expected-set
 	run list --root "$TMP/fx/$1"
 	[ $rc -eq 0 ] && has "^Using $2: " && has "^Label: set=$2"
-	ok $? "list --root $1: uses $2 and says why"
+	expect "list --root $1: uses $2 and says why" $? "$T/out" "$T/err"
 }
 check_list skylake_server intel_skl
 check_list broadwell intel_snb
@@ -276,37 +267,36 @@ check_list qemu_x86_max software
 
 run list --root "$TMP/fx/qemu_arm64_max"
 has "not trusted on unknown cores"
-ok $? "list: qemu arm64 says why no Neoverse set"
+expect "list: qemu arm64 says why no Neoverse set" $? "$T/out" "$T/err"
 
 run list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_skl
 [ $rc -eq 0 ] && has "^Set intel_skl, not usable here" && has "does not fit" &&
 	has "arm_neoverse_n2" && has "INT_MISC.RECOVERY_CYCLES .*umask=0x01" &&
 	has "^Formula: " && has "^Encodings: perf pmu-events x86/skylake"
-ok $? "list --events: a set that does not fit is shown, with why and the valid ones"
+expect "list --events: a set that does not fit is shown, with why and the valid ones" $? "$T/out" "$T/err"
 
 run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_icl
 [ $rc -eq 0 ] && has '"set":"intel_icl","fits":false' && has '"label":null' &&
 	has '"name":"TOPDOWN.SLOTS_P","pmu":"core PMU","type":null,"config":420' &&
 	has '"aliases":"TOPDOWN.SLOTS slots"'
-ok $? "list --json --events: a set that does not fit, from its table"
+expect "list --json --events: a set that does not fit, from its table" $? "$T/out" "$T/err"
 
 run list --root "$TMP/fx/neoverse_n2_r0p0" --events generic
 [ $rc -eq 0 ] && has "^Using generic: requested"
-ok $? "list --events generic: shows the requested set"
+expect "list --events generic: shows the requested set" $? "$T/out" "$T/err"
 
 run -j list --root "$TMP/fx/alderlake_hybrid"
 [ $rc -eq 0 ] && has '"selected":{"set":"intel_adl_hybrid"' &&
 	has '"cpus":"16-23"' && has '"sets":\['
-ok $? "list --json: detected, sets and selected plan"
+expect "list --json: detected, sets and selected plan" $? "$T/out" "$T/err"
 
 run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events bogus
 [ $rc -ne 0 ] && has '"error"'
-ok $? "list --json: errors come as a JSON error object"
+expect "list --json: errors come as a JSON error object" $? "$T/out" "$T/err"
 
 run list
 [ $rc -eq 0 ] && has "^Using "
-ok $? "list on this host names its set"
+expect "list on this host names its set" $? "$T/out" "$T/err"
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "# $((n - fails)) passed, $fails failed"
+tap_done

@@ -31,14 +31,13 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
 
-TOP = os.environ.get("TOP") or os.path.abspath(
-    os.path.join(os.path.dirname(__file__), "..", ".."))
-TDCTL = os.environ.get("TDCTL", os.path.join(TOP, "build", "x86_64", "tdctl"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
+
 CACHE = os.path.join(TOP, "build", "perf-json")
 VERSIONS = ("6.1", "6.12")
 
@@ -72,22 +71,6 @@ DIFFERENCES = {
 # tables: perf 6.1 maps every AMD family 0x19 model to amdzen3 and every
 # family 0x1a one to nothing (Zen 4 and 5 tables came later).
 TOO_OLD = {"amd_zen4": "6.1", "amd_zen5": "6.1"}
-
-n = 0
-failed = 0
-
-
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    if cond:
-        print("ok %d - %s" % (n, name))
-    else:
-        failed += 1
-        print("not ok %d - %s" % (n, name))
-        for line in str(diag).splitlines()[:30]:
-            print("# " + line)
-
 
 def note(text):
     for line in text.splitlines():
@@ -208,12 +191,6 @@ def arm_mapfile(arch):
 
 # ---- tdctl ----------------------------------------------------------------
 
-def tdctl(*args, stdin=None):
-    p = subprocess.run([TDCTL] + list(args), input=stdin,
-                       capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
 class Root:
     """A fake /proc and /sys tree (the layout of fixtures.c)."""
 
@@ -263,7 +240,7 @@ class Root:
                                   part << 4 | rev))
 
     def chosen(self):
-        rc, out, err = tdctl("--json", "list", "--root", self.dir)
+        rc, out, err = run("--json", "list", "--root", self.dir)
         if rc:
             raise RuntimeError("tdctl list --root failed: " + err + out)
         return json.loads(out)["selected"]["set"]
@@ -299,7 +276,7 @@ def claims(base):
 
 
 def set_info(name):
-    rc, out, err = tdctl("--json", "list", "--events", name)
+    rc, out, err = run("--json", "list", "--events", name)
     if rc:
         raise RuntimeError("tdctl list --events %s: %s%s" % (name, err, out))
     return json.loads(out)["selected"]
@@ -652,7 +629,7 @@ def perf_metric_name(pdir, name):
 def decode(setname, counts, extra=()):
     args = ["--json", "decode", "--set", setname] + list(extra)
     args += ["%s=%d" % kv for kv in counts.items()]
-    rc, out, err = tdctl(*args)
+    rc, out, err = run(*args)
     if rc:
         raise RuntimeError("tdctl %s: %s%s" % (" ".join(args), err, out))
     return json.loads(out)["metrics"]
@@ -787,8 +764,7 @@ def main():
         if arch:
             arches[ver] = arch
     if not arches:
-        print("1..%d" % n)
-        return 1
+        return plan()
     xmaps = {v: x86_mapfile(a) for v, a in arches.items()}
     amaps = {v: arm_mapfile(a) for v, a in arches.items()}
     dirs = {}
@@ -863,9 +839,7 @@ def main():
                % (setname, ver, rel, compared), "\n".join(errs[:20]))
         if setname == "arm_stall_cycles":
             note("arm_stall_cycles is not TopDown (stalled-cycle shares): no perf metric to compare")
-    print("1..%d" % n)
-    print("# %d passed, %d failed" % (n - failed, failed))
-    return 1 if failed else 0
+    return plan()
 
 
 if __name__ == "__main__":
