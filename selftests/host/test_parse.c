@@ -95,8 +95,11 @@ int main(void)
 	count_bad("18446744073709551615.5", "exceeds 64 bits");
 	count_bad("1e20", "exceeds 64 bits");
 
-	ok(!json_read_flat(" {\"counter-value\" : \"3922334305.000000\", \"unit\" : \"\", \"event\" : \"cpu_cycles\", \"pcnt-running\" : 66.65, \"x\": null, \"t\": true, \"f\": false}\n",
-			   member, &s, err, sizeof(err)) && s.n == 7 &&
+	ok(!json_read_flat(" {\"counter-value\" : \"3922334305.000000\", "
+			   "\"unit\" : \"\", \"event\" : \"cpu_cycles\", "
+			   "\"pcnt-running\" : 66.65, \"x\": null, \"t\": true, "
+			   "\"f\": false}\n", member, &s, err, sizeof(err)) &&
+	   s.n == 7 &&
 	   !strcmp(s.keys[0], "counter-value") && s.types[0] == JR_STRING &&
 	   !strcmp(s.vals[0], "3922334305.000000") && !strcmp(s.vals[1], "") &&
 	   !strcmp(s.vals[2], "cpu_cycles") && s.types[3] == JR_NUMBER &&

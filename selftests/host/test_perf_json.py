@@ -72,6 +72,7 @@ DIFFERENCES = {
 # family 0x1a one to nothing (Zen 4 and 5 tables came later).
 TOO_OLD = {"amd_zen4": "6.1", "amd_zen5": "6.1"}
 
+
 def note(text):
     for line in text.splitlines():
         print("# " + line)
@@ -337,7 +338,8 @@ def check_encodings(setname, info, pdir, vendor):
                     continue
                 theirs = perf_fields(pe, vendor)
                 if theirs != mine:
-                    errs.append("%s: perf's %s is event=%#x umask=%#x cmask=%d edge=%d inv=%d any=%d, tdctl's %s event=%#x umask=%#x cmask=%d edge=%d inv=%d any=%d"
+                    enc = "event=%#x umask=%#x cmask=%d edge=%d inv=%d any=%d"
+                    errs.append(("%s: perf's %s is " + enc + ", tdctl's %s " + enc)
                                 % (pdir.rel, nm, *theirs, name, *mine))
         if not found:
             errs.append("%s: none of %s is a perf event of %s"
@@ -838,7 +840,8 @@ def main():
                "%s on perf %s %s: TopDown metrics equal perf's (%d compared)"
                % (setname, ver, rel, compared), "\n".join(errs[:20]))
         if setname == "arm_stall_cycles":
-            note("arm_stall_cycles is not TopDown (stalled-cycle shares): no perf metric to compare")
+            note("arm_stall_cycles is not TopDown (stalled-cycle shares): "
+                 "no perf metric to compare")
     return plan()
 
 

@@ -68,14 +68,26 @@ static const char *read_string(const char *p, char **op, size_t *len)
 		}
 		p++;
 		switch (*p) {
-		case '"': case '\\': case '/':
+		case '"':
+		case '\\':
+		case '/':
 			*o++ = *p;
 			break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
 		case 'u':
 			if (hex4(p + 1, &cp))
 				return NULL;

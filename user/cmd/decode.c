@@ -44,8 +44,8 @@
 struct perf_count {
 	int event;
 	char *key;		/* interval and aggregation fields */
-	unsigned __int128 sum;
-	unsigned int n;
+	uint64_t sum;
+	uint64_t n;
 };
 
 struct decode_in {
@@ -176,6 +176,11 @@ static int add_perf(struct decode_in *in, int i, const char *key, uint64_t v)
 		c->event = i;
 		in->pc_used++;
 	}
+	if (c->sum + v < c->sum) {
+		p_err("%sthe sum of %s overflows 64 bits", in->where,
+		      in->s->ev[i].name);
+		return -1;
+	}
 	c->sum += v;
 	c->n++;
 	in->seen[i] = true;
@@ -193,13 +198,14 @@ static int perf_total(struct decode_in *in)
 		if (!c->key)
 			continue;
 		if (!ret)
-			ret = add(in, c->event,
-				  (uint64_t)((c->sum + c->n / 2) / c->n));
+			ret = add(in, c->event, c->sum / c->n +
+				  (c->sum % c->n >= c->n - c->n / 2));
 		free(c->key);
 	}
 	free(in->pc);
 	in->pc = NULL;
-	in->pc_cap = in->pc_used = 0;
+	in->pc_cap = 0;
+	in->pc_used = 0;
 	return ret;
 }
 
@@ -289,7 +295,8 @@ static int perf_member(const struct jr_member *m, void *ctx)
 	struct perf_json *pj = ctx;
 
 	if (!strcmp(m->key, "counter-value")) {
-		pj->is_perf = pj->has_value = true;
+		pj->is_perf = true;
+		pj->has_value = true;
 		pj->value_len = copy(pj->value, sizeof(pj->value), m);
 	} else if (!strcmp(m->key, "event") && m->type == JR_STRING) {
 		pj->has_event = true;
@@ -505,8 +512,9 @@ static int read_stdin(struct decode_in *in)
 
 		set_names(names, sizeof(names), in->s);
 		p_err("decode: no counts of set %s's events (%s) on the command line or stdin%s",
-		      in->s->name, names,
-		      in->skipped ? " (only other events; perf stat -x output with another separator than '-x' says?)" : "");
+		      in->s->name, names, in->skipped ?
+		      " (only other events; perf stat -x output with "
+		      "another separator than '-x' says?)" : "");
 		ret = -1;
 	}
 	return ret;
@@ -573,27 +581,33 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 
 	if (s->def_slots)
 		note(nt, slots_given ? "slot width %u (--slots)" :
-		     "slot width %u, the set's default (give the CPU's with --slots N; 'tdctl list' shows a live machine's)",
-		     d->slots);
+		     "slot width %u, the set's default (give the CPU's with --slots N; "
+		     "'tdctl list' shows a live machine's)", d->slots);
 	if (s->has_rev) {
 		bool on = d->revision < s->rev_fixed;
 
 		td_format_revision(d->revision, rev, sizeof(rev));
 		td_format_revision(s->rev_fixed, fixed, sizeof(fixed));
-		note(nt, "revision %s%s: erratum correction %s (%s; --revision %s or later turns it off)",
+		note(nt,
+		     "revision %s%s: erratum correction %s (%s; --revision %s or later turns it off)",
 		     rev, rev_given ? "" : " assumed, no --revision",
 		     on ? "ON" : "off", s->rev_rule, fixed);
 	}
 	for (int i = 0; i < s->nr_events; i++)
 		if (!in->seen[i])
-			note(nt, "no count for %s: the metrics that read it (IPC) are left out",
+			note(nt,
+			     "no count for %s: the metrics that read it (IPC) are left out",
 			     s->ev[i].name);
 	for (int i = 0; i < s->nr_events; i++)
 		if (in->zeroed[i])
-			note(nt, "perf did not count %s (<not counted>): taken as 0, the task did not run on that PMU's CPUs",
+			note(nt,
+			     "perf did not count %s (<not counted>): taken as 0, "
+			     "the task did not run on that PMU's CPUs",
 			     s->ev[i].name);
 	if (in->scaled)
-		note(nt, "perf scaled some counts (the counter ran part of the time): the ratios assume the events behaved alike while not counted");
+		note(nt,
+		     "perf scaled some counts (the counter ran part of the time): "
+		     "the ratios assume the events behaved alike while not counted");
 }
 
 static bool is_fraction(const char *name)

@@ -173,7 +173,7 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 	jsonw_name(json_wtr, "selected");
 	jsonw_start_object(json_wtr);
 	jsonw_string_field(json_wtr, "set", ps->name);
-	jsonw_bool_field(json_wtr, "fits", p != NULL);
+	jsonw_bool_field(json_wtr, "fits", p);
 	jsonw_string_field(json_wtr, "why", p ? p->why : why);
 	if (p)
 		jsonw_string_field(json_wtr, "label", p->label);
@@ -202,11 +202,11 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 		jsonw_uint_field(json_wtr, "config", t->config);
 		if (e) {
 			jsonw_bool_field(json_wtr, "all_cpus", e->all_cpus);
-			if (!e->all_cpus)
-				jsonw_string_field(json_wtr, "cpus",
-					td_format_cpulist(e->cpus,
-							  TD_CPU_WORDS, buf,
-							  sizeof(buf)));
+			if (!e->all_cpus) {
+				td_format_cpulist(e->cpus, TD_CPU_WORDS, buf,
+						  sizeof(buf));
+				jsonw_string_field(json_wtr, "cpus", buf);
+			}
 		}
 		jsonw_string_field(json_wtr, "encoding", t->encoding);
 		if (t->aliases)
@@ -305,11 +305,10 @@ static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
 		       s->title);
 	}
 
-	if (p) {
+	if (p)
 		printf("\nUsing %s: %s\n", p->set, p->why);
-	} else {
+	else
 		printf("\nSet %s, not usable here: %s\n", ps->name, why);
-	}
 	printf("Metrics: %s\n", ps->metrics);
 	printf("Formula: %s\n", ps->formula);
 	printf("Encodings: %s\n", ps->source);

@@ -144,7 +144,10 @@ const struct td_set td_set_amd_zen4 = {
 	.ev = zen_ev,
 	.def_slots = 6,
 	.match = match_zen4,
-	.formula = "AMD PipelineL1 (perf amdzen4 pipeline.json): slots = width * ls_not_halted_cyc; each class its de_no_dispatch_per_slot count / slots; bad_speculation = (de_src_op_disp.all - ex_ret_ops) / slots; retiring = ex_ret_ops / slots",
+	.formula = "AMD PipelineL1 (perf amdzen4 pipeline.json): slots = width * "
+		"ls_not_halted_cyc; each class its de_no_dispatch_per_slot count "
+		"/ slots; bad_speculation = (de_src_op_disp.all - ex_ret_ops) / "
+		"slots; retiring = ex_ret_ops / slots",
 	.source = "perf pmu-events x86/amdzen4, linux 6.12 (6.1 has no Zen 4 tables)",
 };
 
@@ -157,6 +160,9 @@ const struct td_set td_set_amd_zen5 = {
 	.ev = zen_ev,
 	.def_slots = 8,
 	.match = match_zen5,
-	.formula = "AMD PipelineL1 (perf amdzen5 pipeline.json): slots = width * ls_not_halted_cyc; each class its de_no_dispatch_per_slot count / slots; bad_speculation = (de_src_op_disp.all - ex_ret_ops) / slots; retiring = ex_ret_ops / slots",
+	.formula = "AMD PipelineL1 (perf amdzen5 pipeline.json): slots = width * "
+		"ls_not_halted_cyc; each class its de_no_dispatch_per_slot count "
+		"/ slots; bad_speculation = (de_src_op_disp.all - ex_ret_ops) / "
+		"slots; retiring = ex_ret_ops / slots",
 	.source = "perf pmu-events x86/amdzen5, linux 6.12 (6.1 has no Zen 5 tables)",
 };

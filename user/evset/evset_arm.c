@@ -278,8 +278,16 @@ const struct td_set td_set_arm_neoverse_n2 = {
 	.rev_fixed = 0x03,
 	.rev_rule = "STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES before r0p3",
 	.match = match_n2,
-	.formula = "Arm STALL_SLOT TopDown L1 (perf arm64 sbsa.json): slots = width * CPU_CYCLES; frontend = STALL_SLOT_FRONTEND / slots; backend = STALL_SLOT_BACKEND / slots; retiring = OP_RETIRED / OP_SPEC * (1 - STALL_SLOT / slots); bad_speculation = (1 - OP_RETIRED / OP_SPEC) * (1 - STALL_SLOT / slots); before r0p3 STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES (erratum); without the BR_MIS_PRED terms of perf 6.12",
-	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 common-and-microarch.json, arm/neoverse-n2 in 6.1, arm/neoverse-n2-v2 in 6.12)",
+	.formula = "Arm STALL_SLOT TopDown L1 (perf arm64 sbsa.json): slots = width "
+		"* CPU_CYCLES; frontend = STALL_SLOT_FRONTEND / slots; backend = "
+		"STALL_SLOT_BACKEND / slots; retiring = OP_RETIRED / OP_SPEC * "
+		"(1 - STALL_SLOT / slots); bad_speculation = (1 - OP_RETIRED / "
+		"OP_SPEC) * (1 - STALL_SLOT / slots); before r0p3 STALL_SLOT and "
+		"STALL_SLOT_FRONTEND less CPU_CYCLES (erratum); without the "
+		"BR_MIS_PRED terms of perf 6.12",
+	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
+		"common-and-microarch.json, arm/neoverse-n2 in 6.1, "
+		"arm/neoverse-n2-v2 in 6.12)",
 };
 
 const struct td_set td_set_arm_neoverse_v1 = {
@@ -292,8 +300,11 @@ const struct td_set td_set_arm_neoverse_v1 = {
 	.def_slots = 8,
 	.slots_from_caps = true,
 	.match = match_v1,
-	.formula = "Arm STALL_SLOT TopDown L1 with perf neoverse-v1 metrics.json: as arm_neoverse_n2 without erratum, 4 * BR_MIS_PRED / CPU_CYCLES moved from frontend to bad_speculation",
-	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 common-and-microarch.json, arm/neoverse-v1 in 6.1 and 6.12)",
+	.formula = "Arm STALL_SLOT TopDown L1 with perf neoverse-v1 metrics.json: "
+		"as arm_neoverse_n2 without erratum, 4 * BR_MIS_PRED / "
+		"CPU_CYCLES moved from frontend to bad_speculation",
+	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
+		"common-and-microarch.json, arm/neoverse-v1 in 6.1 and 6.12)",
 };
 
 const struct td_set td_set_arm_neoverse_v2 = {
@@ -306,8 +317,15 @@ const struct td_set td_set_arm_neoverse_v2 = {
 	.def_slots = 8,
 	.slots_from_caps = true,
 	.match = match_v2,
-	.formula = "Arm STALL_SLOT TopDown L1 (perf arm64 sbsa.json): slots = width * CPU_CYCLES; frontend = STALL_SLOT_FRONTEND / slots; backend = STALL_SLOT_BACKEND / slots; retiring = OP_RETIRED / OP_SPEC * (1 - STALL_SLOT / slots); bad_speculation = the rest of the busy slots; without the BR_MIS_PRED terms of perf 6.12",
-	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 common-and-microarch.json; arm/neoverse-n2-v2 in 6.12; V3 and N3 are in neither 6.1 nor 6.12: Arm PMUv3 architecture, the same common event numbers)",
+	.formula = "Arm STALL_SLOT TopDown L1 (perf arm64 sbsa.json): slots = width "
+		"* CPU_CYCLES; frontend = STALL_SLOT_FRONTEND / slots; backend = "
+		"STALL_SLOT_BACKEND / slots; retiring = OP_RETIRED / OP_SPEC * "
+		"(1 - STALL_SLOT / slots); bad_speculation = the rest of the "
+		"busy slots; without the BR_MIS_PRED terms of perf 6.12",
+	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
+		"common-and-microarch.json; arm/neoverse-n2-v2 in 6.12; V3 and "
+		"N3 are in neither 6.1 nor 6.12: Arm PMUv3 architecture, the "
+		"same common event numbers)",
 };
 
 /* ---- cycle-based stall breakdown -------------------------------------- */
@@ -382,6 +400,10 @@ const struct td_set td_set_arm_stall_cycles = {
 	.nr_events = 4,
 	.ev = cyc_ev,
 	.match = match_stall_cycles,
-	.formula = "not TopDown slots: frontend_stalled_cycles = STALL_FRONTEND / CPU_CYCLES; backend_stalled_cycles = STALL_BACKEND / CPU_CYCLES; ipc = INST_RETIRED / CPU_CYCLES",
-	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 common-and-microarch.json, arm/cortex-a76-n1 in 6.1, arm/neoverse-n1 in 6.12)",
+	.formula = "not TopDown slots: frontend_stalled_cycles = STALL_FRONTEND / "
+		"CPU_CYCLES; backend_stalled_cycles = STALL_BACKEND / "
+		"CPU_CYCLES; ipc = INST_RETIRED / CPU_CYCLES",
+	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
+		"common-and-microarch.json, arm/cortex-a76-n1 in 6.1, "
+		"arm/neoverse-n1 in 6.12)",
 };

@@ -134,7 +134,8 @@ const struct td_set td_set_generic = {
 	.ev = generic_ev,
 	.match = match_generic,
 	.formula = "ipc = instructions / cycles (perf generic hardware events)",
-	.source = "perf generic hardware events (PERF_TYPE_HARDWARE, include/uapi/linux/perf_event.h)",
+	.source = "perf generic hardware events (PERF_TYPE_HARDWARE, "
+		"include/uapi/linux/perf_event.h)",
 };
 
 static const struct td_ev_tmpl software_ev[] = {

@@ -216,8 +216,13 @@ const struct td_set td_set_intel_snb = {
 	.ev = snb_ev,
 	.def_slots = 4,
 	.match = match_snb,
-	.formula = "Intel TopDown L1 before Icelake (perf tma_*, SMT off): slots = 4 * cycles; frontend = IDQ_UOPS_NOT_DELIVERED.CORE / slots; retiring = UOPS_RETIRED.RETIRE_SLOTS / slots; bad_speculation = (UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * INT_MISC.RECOVERY_CYCLES) / slots; backend_bound = the rest",
-	.source = "perf pmu-events x86/sandybridge, ivybridge, haswell, broadwell (+ -x/-ep variants), linux 6.1 and 6.12",
+	.formula = "Intel TopDown L1 before Icelake (perf tma_*, SMT off): slots = "
+		"4 * cycles; frontend = IDQ_UOPS_NOT_DELIVERED.CORE / slots; "
+		"retiring = UOPS_RETIRED.RETIRE_SLOTS / slots; bad_speculation = "
+		"(UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * "
+		"INT_MISC.RECOVERY_CYCLES) / slots; backend_bound = the rest",
+	.source = "perf pmu-events x86/sandybridge, ivybridge, haswell, broadwell "
+		"(+ -x/-ep variants), linux 6.1 and 6.12",
 };
 
 const struct td_set td_set_intel_skl = {
@@ -229,8 +234,13 @@ const struct td_set td_set_intel_skl = {
 	.ev = skl_ev,
 	.def_slots = 4,
 	.match = match_skl,
-	.formula = "Intel TopDown L1 before Icelake (perf tma_*, SMT off): slots = 4 * cycles; frontend = IDQ_UOPS_NOT_DELIVERED.CORE / slots; retiring = UOPS_RETIRED.RETIRE_SLOTS / slots; bad_speculation = (UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * INT_MISC.RECOVERY_CYCLES) / slots; backend_bound = the rest",
-	.source = "perf pmu-events x86/skylake, skylakex, cascadelakex, linux 6.1 and 6.12",
+	.formula = "Intel TopDown L1 before Icelake (perf tma_*, SMT off): slots = "
+		"4 * cycles; frontend = IDQ_UOPS_NOT_DELIVERED.CORE / slots; "
+		"retiring = UOPS_RETIRED.RETIRE_SLOTS / slots; bad_speculation = "
+		"(UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * "
+		"INT_MISC.RECOVERY_CYCLES) / slots; backend_bound = the rest",
+	.source = "perf pmu-events x86/skylake, skylakex, cascadelakex, linux 6.1 "
+		"and 6.12",
 };
 
 /* ---- Icelake and later: TOPDOWN.SLOTS_P on a general counter ---------- */
@@ -308,8 +318,13 @@ const struct td_set td_set_intel_icl = {
 	.nr_events = 6,
 	.ev = icl_ev,
 	.match = match_icl,
-	.formula = "Intel Icelake+ TopDown L1 from general-counter slot events (not PERF_METRICS): frontend = IDQ_UOPS_NOT_DELIVERED.CORE / TOPDOWN.SLOTS_P; retiring = UOPS_RETIRED.SLOTS / TOPDOWN.SLOTS_P; backend = TOPDOWN.BACKEND_BOUND_SLOTS / TOPDOWN.SLOTS_P; bad_speculation = the rest",
-	.source = "perf pmu-events x86/icelake, icelakex, tigerlake, rocketlake, sapphirerapids, alderlake (cpu_core), linux 6.1 and 6.12",
+	.formula = "Intel Icelake+ TopDown L1 from general-counter slot events (not "
+		"PERF_METRICS): frontend = IDQ_UOPS_NOT_DELIVERED.CORE / "
+		"TOPDOWN.SLOTS_P; retiring = UOPS_RETIRED.SLOTS / "
+		"TOPDOWN.SLOTS_P; backend = TOPDOWN.BACKEND_BOUND_SLOTS / "
+		"TOPDOWN.SLOTS_P; bad_speculation = the rest",
+	.source = "perf pmu-events x86/icelake, icelakex, tigerlake, rocketlake, "
+		"sapphirerapids, alderlake (cpu_core), linux 6.1 and 6.12",
 };
 
 /* ---- Sapphire Rapids and later: Level 1 + Level 2 ---------------------- */
@@ -394,8 +409,12 @@ const struct td_set td_set_intel_spr = {
 	.nr_events = 8,
 	.ev = spr_ev,
 	.match = match_spr,
-	.formula = "Intel Sapphire Rapids+ TopDown L1 + L2 from general-counter slot events: each class its TOPDOWN.*_SLOTS (or UOPS_RETIRED.SLOTS / IDQ_UOPS_NOT_DELIVERED.CORE) count / TOPDOWN.SLOTS_P, measured, not forced to sum to 1",
-	.source = "perf pmu-events x86/sapphirerapids, emeraldrapids, graniterapids, linux 6.1 and 6.12",
+	.formula = "Intel Sapphire Rapids+ TopDown L1 + L2 from general-counter "
+		"slot events: each class its TOPDOWN.*_SLOTS (or "
+		"UOPS_RETIRED.SLOTS / IDQ_UOPS_NOT_DELIVERED.CORE) count / "
+		"TOPDOWN.SLOTS_P, measured, not forced to sum to 1",
+	.source = "perf pmu-events x86/sapphirerapids, emeraldrapids, "
+		"graniterapids, linux 6.1 and 6.12",
 };
 
 /* ---- hybrid: Golden Cove on cpu_core, Gracemont on cpu_atom ------------ */
@@ -503,6 +522,9 @@ const struct td_set td_set_intel_adl_hybrid = {
 	.nr_events = 8,
 	.ev = adl_ev,
 	.match = match_adl,
-	.formula = "Intel hybrid TopDown L1, slot-weighted over both PMUs: cpu_core as intel_icl, cpu_atom slots = the sum of its four TOPDOWN_*.ALL events",
-	.source = "perf pmu-events x86/alderlake (cpu_core and cpu_atom units), linux 6.1 and 6.12",
+	.formula = "Intel hybrid TopDown L1, slot-weighted over both PMUs: cpu_core "
+		"as intel_icl, cpu_atom slots = the sum of its four "
+		"TOPDOWN_*.ALL events",
+	.source = "perf pmu-events x86/alderlake (cpu_core and cpu_atom units), "
+		"linux 6.1 and 6.12",
 };
