@@ -36,6 +36,10 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./fuzz_test || rc=1
 	check "module unloads after the fuzzer" rmmod topdown
 fi
+echo "# suite: tdctl load --events, exact per-task :u counts (events_test)"
+./events_test || rc=1
+echo "# suite: tdctl readers on an --events collection"
+./tdctl_events_test.sh || rc=1
 echo "# suite: events perf rejects, through tdctl (perf_reject_test.sh)"
 ./perf_reject_test.sh || rc=1
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"

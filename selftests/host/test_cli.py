@@ -212,8 +212,13 @@ def test_completion(tmp):
     ok(complete("stat --b") == ["--by"], "complete 'stat --b': --by", complete("stat --b"))
     ok(complete("stat --by ") == ["task", "process", "comm", "cgroup", "cpu"],
        "complete 'stat --by ': the groupings", complete("stat --by "))
-    ok(complete("load --events gen") == ["generic"],
-       "complete event set names", complete("load --events gen"))
+    ok(complete("load --set gen") == ["generic"],
+       "complete event set names", complete("load --set gen"))
+    ok(complete("load -e cycles,instr") == ["cycles,instructions"],
+       "complete the last of perf's event names in a list",
+       complete("load -e cycles,instr"))
+    ok("task-clock" in complete("load --events "),
+       "complete perf's software event names", complete("load --events "))
     me = str(os.getpid())
     ok(me in complete("stat -p "), "complete 'stat -p ': running PIDs include ours")
     ok(("1," + me) in complete("top -p 1,"), "complete the last PID of a list")
