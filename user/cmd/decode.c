@@ -31,6 +31,16 @@
 #include "cli/tdctl.h"
 #include "evset/evset_priv.h"
 
+const struct td_opt decode_opts[] = {
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
+	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width" },
+	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision" },
+	{ "field-separator", 'x', 'x', TD_ARG_WORD, "SEP",
+	  "stdin is perf stat -x SEP output (default ,)" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
 #define MAX_NOTES	8
 #define NOTE_LEN	200
 
@@ -751,21 +761,10 @@ int do_decode(int argc, char **argv)
 	struct td_getopt g;
 	struct td_metrics m;
 	struct td_decoder d;
-	int opt, n, nops = 1;	/* argv[0] is the command */
+	int opt, n;
 
 	td_getopt_build(&g, "decode", decode_desc);
-	/* Options may follow the counts: the operands are gathered at the
-	 * front of argv as getopt steps over them.
-	 */
-	for (;;) {
-		opt = td_getopt_next(&g, argc, argv);
-		if (opt == TD_GETOPT_END && optind < argc &&
-		    strcmp(argv[optind - 1], "--")) {
-			argv[nops++] = argv[optind++];
-			continue;
-		}
-		if (opt < 0)
-			break;
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
 		case 's':
 			setname = optarg;
@@ -787,10 +786,8 @@ int do_decode(int argc, char **argv)
 		}
 	}
 	opt = td_getopt_end(opt, argc, argv, true);
-	if (opt != 1)
+	if (opt <= 0)
 		return opt;
-	while (optind < argc)	/* after "--" */
-		argv[nops++] = argv[optind++];
 	if (!setname) {
 		all_set_names(err, sizeof(err));
 		p_err("decode: --set NAME is required (one of: %s)", err);
@@ -822,7 +819,8 @@ int do_decode(int argc, char **argv)
 		return -1;
 	}
 
-	if (nops > 1 ? args(&in, nops - 1, argv + 1) : read_stdin(&in))
+	if (optind < argc ? args(&in, argc - optind, argv + optind) :
+	    read_stdin(&in))
 		return -1;
 
 	/* Only what the formula reads is required. */

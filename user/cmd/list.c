@@ -18,12 +18,16 @@
 #include "evset/evset_priv.h"
 #include "cli/tdctl.h"
 
-static void list_usage(FILE *f)
-{
-	td_cmd_usage(f, "list",
-		     "Show the detected CPU and PMUs, every event set tdctl knows,\n"
-		     "and the set it would use (or SET) with its resolved events.\n");
-}
+const struct td_opt list_opts[] = {
+	{ "events", 'e', 'e', TD_ARG_SET, "SET", "show SET" },
+	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char list_desc[] =
+	"Show the detected CPU and PMUs, every event set tdctl knows,\n"
+	"and the set it would use (or SET, on any machine) with its events.\n";
 
 static const char *arch_name(enum td_arch a)
 {
@@ -341,40 +345,28 @@ static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
 
 int do_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *root = "", *set = NULL;
 	const struct td_set *ps;
 	struct td_cpu_info *ci;
 	struct td_plan plan, *pp;
+	struct td_getopt g;
 	char err[768];
 	int opt;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "e:h", opts, NULL)) >= 0) {
+	td_getopt_build(&g, "list", list_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'e':
 			set = optarg;
 			break;
-		case 'r':
+		case 'R':
 			root = optarg;
 			break;
-		case 'h':
-			list_usage(stdout);
-			return 0;
-		default:
-			list_usage(stderr);
-			return -1;
 		}
 	}
-	if (optind < argc) {
-		p_err("list: unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
+	opt = td_getopt_end(opt, argc, argv, false);
+	if (opt <= 0)
+		return opt;
 	ci = td_detect(root, err, sizeof(err));
 	if (!ci) {
 		p_err("%s", err);
