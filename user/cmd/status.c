@@ -50,7 +50,8 @@ static void plain_budgets(const struct topdown_config *cfg)
 
 	for (int i = 0; i < n; i++) {
 		if (b[i].gp >= 0)
-			printf("counters:   %s: %d general-purpose + %d fixed (%s), the event set uses %d\n",
+			printf("counters:   %s: %d general-purpose + %d fixed (%s), the event set "
+			       "uses %d\n",
 			       b[i].pmu, b[i].gp, b[i].fixed, b[i].source,
 			       b[i].used);
 		else
@@ -234,7 +235,8 @@ static void status_plain(const struct topdown_status *st,
 		       st->error_cpu, strerror(-st->error_code));
 	if (cfg) {
 		printf("label:      %s\n", cfg->label);
-		printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u bytes\n",
+		printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u "
+		       "bytes\n",
 		       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
 		       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
 		       "overwrite oldest" : "drop new",
@@ -302,8 +304,9 @@ int do_status(int argc, char **argv)
 	int fd, ret;
 
 	ret = td_no_options(argc, argv,
-			   "Show the collection's state, configuration and per-CPU statistics\n"
-			   "(records, lost, read errors, time spent in the probe).\n");
+			    "Show the collection's state, configuration and per-CPU "
+			    "statistics\n"
+			    "(records, lost, read errors, time spent in the probe).\n");
 	if (ret <= 0)
 		return ret;
 	fd = td_dev_open(false);
