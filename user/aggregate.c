@@ -384,8 +384,10 @@ void td_view_init(struct td_view *v, enum td_by by,
 		/* The metric names, from a decode of nothing. */
 		td_decode(dec, zero, &m);
 		v->nr_metrics = m.n;
-		for (int i = 0; i < m.n; i++)
+		for (int i = 0; i < m.n; i++) {
 			v->metric_names[i] = m.m[i].name;
+			v->metric_fraction[i] = m.m[i].fraction;
+		}
 	}
 	switch (by) {
 	case TD_BY_TASK:
@@ -579,11 +581,6 @@ const struct td_group **td_view_sort(const struct td_view *v,
 
 /* ---- plain tables ----------------------------------------------------- */
 
-static bool is_fraction(const char *name)
-{
-	return strcmp(name, "ipc") && strcmp(name, "cpi");
-}
-
 static int col_width(const struct td_view *v, const struct td_col *c)
 {
 	int w;
@@ -754,7 +751,7 @@ static void cell(const struct td_view *v, const struct td_col *c,
 		x = metric_value(v, g, c->idx, &valid);
 		if (!valid)
 			snprintf(buf, n, "%*s", w, "-");
-		else if (is_fraction(c->name))
+		else if (v->metric_fraction[c->idx])
 			snprintf(buf, n, "%*.1f%%", w - 1, 100.0 * x);
 		else
 			snprintf(buf, n, "%*.*f", w, v->compact ? 2 : 3, x);

@@ -99,6 +99,7 @@ struct td_view {
 	const struct td_decoder *dec;	/* NULL: raw counts only */
 	int nr_metrics;
 	const char *metric_names[TD_MAX_METRICS];
+	bool metric_fraction[TD_MAX_METRICS];	/* shown as a percentage */
 	struct td_col col[TD_MAX_COLS];
 	int nr_cols;
 	int nr_keys;		/* the first nr_keys columns identify a group */

@@ -178,11 +178,6 @@ static void print_json(const struct dump_ctx *d, const struct topdown_record *r,
 	jsonw_end_object(json_wtr);
 }
 
-static bool is_fraction(const char *name)
-{
-	return strcmp(name, "ipc") && strcmp(name, "cpi");
-}
-
 /* What is known of metric i by its name; names are constant strings. */
 static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
 {
@@ -190,7 +185,7 @@ static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
 		if (m->m[i].name == d->m_name[i])
 			continue;
 		d->m_name[i] = m->m[i].name;
-		d->m_fraction[i] = is_fraction(m->m[i].name);
+		d->m_fraction[i] = m->m[i].fraction;
 		d->m_json_len[i] = -1;
 		if (strlen(m->m[i].name) > 64)
 			continue;

@@ -75,6 +75,7 @@ void td_put_value(struct td_metrics *out, const char *name, long double v,
 		return;
 	m->name = name;
 	m->valid = valid;
+	m->fraction = fraction;
 	m->value = valid ? (double)v : 0.0;
 	m->flagged = valid && fraction && (v < 0.0L || v > 1.0L);
 }

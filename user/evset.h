@@ -63,6 +63,9 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 struct td_metric {
 	const char *name;	/* e.g. "retiring", "ipc", "frontend_bound" */
 	double value;		/* fractions in 0..1 for TopDown classes */
+	bool fraction;		/* a share of slots or cycles (shown as a
+				 * percentage); false for ratios such as ipc
+				 */
 	bool flagged;		/* outside its valid range (skid), shown as is */
 	bool valid;		/* false: not computable (e.g. zero cycles) */
 };

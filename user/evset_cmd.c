@@ -533,11 +533,6 @@ static int read_stdin(const struct td_set *s, uint64_t *counts, int *lines)
 	return ret;
 }
 
-static bool is_fraction(const char *name)
-{
-	return strcmp(name, "ipc");
-}
-
 static void decode_json(const struct td_decoder *d, const char *label,
 			const struct td_metrics *m, int lines)
 {
@@ -621,7 +616,7 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		if (!x->valid) {
 			printf("%8s", "n/a");
 			invalid = true;
-		} else if (is_fraction(x->name)) {
+		} else if (x->fraction) {
 			printf("%7.1f%%", x->value * 100.0);
 		} else {
 			printf("%8.2f", x->value);

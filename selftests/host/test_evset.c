@@ -773,6 +773,60 @@ static void test_table(void)
 	   td_nr_sets);
 }
 
+/* Every decoder says which metrics are shares (printed as percentages):
+ * the TopDown classes are, ipc (a ratio that may exceed 1) is not.
+ */
+static void test_metric_kinds(void)
+{
+	static const unsigned int slots[] = { 0, 4, 5, 6, 8 };
+	uint64_t c[TOPDOWN_MAX_EVENTS];
+	int sets = 0, bad = 0;
+
+	for (int k = 0; k < TOPDOWN_MAX_EVENTS; k++)
+		c[k] = 1000000 * (k + 1);
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+		char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN] = { { 0 } };
+		char label[128], err[256];
+		struct td_decoder d;
+		struct td_metrics m;
+		size_t j;
+
+		for (int k = 0; k < s->nr_events; k++)
+			snprintf(names[k], sizeof(names[k]), "%s",
+				 s->ev[k].name);
+		for (j = 0; j < sizeof(slots) / sizeof(slots[0]); j++) {
+			snprintf(label, sizeof(label), slots[j] ?
+				 "set=%s slots=%u" : "set=%s", s->name,
+				 slots[j]);
+			if (!td_decoder_from_label(&d, label,
+						   (const char (*)[32])names,
+						   s->nr_events, err,
+						   sizeof(err)))
+				break;
+		}
+		if (j == sizeof(slots) / sizeof(slots[0])) {
+			diag("%s: no label decodes (%s)", s->name, err);
+			bad++;
+			continue;
+		}
+		sets++;
+		td_decode(&d, c, &m);
+		for (int k = 0; k < m.n; k++) {
+			bool ratio = !strcmp(m.m[k].name, "ipc");
+
+			if (m.m[k].fraction == ratio) {
+				diag("%s: %s fraction=%d", s->name,
+				     m.m[k].name, m.m[k].fraction);
+				bad++;
+			}
+		}
+	}
+	ok(!bad && sets == td_nr_sets,
+	   "metric kinds: %d sets, TopDown classes are fractions, ipc is not",
+	   sets);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -786,6 +840,7 @@ int main(void)
 	test_decode_sets();
 	test_seed003();
 	test_edges();
+	test_metric_kinds();
 	remove_fixtures();
 	return tap_done();
 }
