@@ -506,7 +506,7 @@ int do_dump(int argc, char **argv)
 	unsigned long long duration = 0;
 	const char *input = NULL;
 	struct td_getopt g;
-	struct timespec t0, now;
+	uint64_t t0;
 	int opt, ret = 0;
 
 	td_filter_init(&d.filter);
@@ -552,7 +552,7 @@ int do_dump(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = td_now_ns();
 	do {
 		td_reader_drain(&d.rd, on_record, on_lost, &d);
 		if (d.oom) {
@@ -563,8 +563,8 @@ int do_dump(int argc, char **argv)
 		flush_batch(&d);
 		if (!d.follow)
 			break;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (duration && (uint64_t)(now.tv_sec - t0.tv_sec) >= duration)
+		if (duration &&
+		    td_now_ns() - t0 >= duration * 1000000000ull)
 			break;
 		td_reader_wait(&d.rd, 200);
 	} while (!stop_flag);

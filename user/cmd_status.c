@@ -9,14 +9,6 @@
 #include "device.h"
 #include "tdctl.h"
 
-static double mono_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 #define TD_MAX_BUDGETS 8
 
 static void json_budgets(const struct topdown_config *cfg)
@@ -224,7 +216,7 @@ static void status_plain(const struct topdown_status *st,
 {
 	printf("state:      %s", td_state_name(st->state));
 	if (st->state == TOPDOWN_STATE_RUNNING && st->start_ns)
-		printf(" for %.3f s", mono_now_s() - st->start_ns / 1e9);
+		printf(" for %.3f s", ((double)td_now_ns() - (double)st->start_ns) / 1e9);
 	printf("\nabi:        %u (record %u bytes)\n", st->abi_version,
 	       st->record_size);
 	td_status_versions();

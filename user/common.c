@@ -3,10 +3,14 @@
  * The output mode, messages and argument parsers shared by tdctl and the
  * host unit tests (see common.h).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <linux/topdown.h>
 
@@ -124,4 +128,12 @@ void json_event_fields(const struct topdown_event *e)
 	jsonw_uint_field(json_wtr, "config", e->config);
 	jsonw_uint_field(json_wtr, "config1", e->config1);
 	jsonw_uint_field(json_wtr, "config2", e->config2);
+}
+
+uint64_t td_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
