@@ -327,7 +327,8 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 	for (end = t->start_ns + delay;; end += delay) {
 		for (; i < f->nr_records && order[i].time_ns <= end; i++) {
 			td_file_record(f, order[i].index, &r);
-			td_agg_add(&t->cur, &r);
+			if (td_target_match(&t->tgt, &r))
+				td_agg_add(&t->cur, &r);
 		}
 		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, 0);
 		if (end >= f->meta.stop_ns || td_signal ||
@@ -351,11 +352,13 @@ int do_top(int argc, char **argv)
 	struct top_ctx *t = calloc(1, sizeof(*t));
 	unsigned long long delay = 1000000000ull, v;
 	const char *input = NULL, *sort = NULL;
+	const char *pid_arg[TD_TARGET_MAX_PIDS];
+	int nr_pid_args = 0;
 	struct td_file_image img;
 	struct td_file f;
 	struct td_getopt g;
 	char err[600];
-	int opt, r, ret = -1;
+	int opt, ret = -1;
 
 	if (!t) {
 		p_err("out of memory");
@@ -365,12 +368,16 @@ int do_top(int argc, char **argv)
 	t->view.by = TD_BY_TASK;
 	td_getopt_build(&g, "top", top_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
-		r = opt == 'p' ? td_target_opt(&t->tgt, opt, optarg) : 0;
-		if (r < 0)
-			goto out;
-		if (r)
-			continue;
 		switch (opt) {
+		case 'p':
+			/* Parsed once -i is known: then the pids are the file's. */
+			if (nr_pid_args == TD_TARGET_MAX_PIDS) {
+				p_err("--pid: at most %d pids",
+				      TD_TARGET_MAX_PIDS);
+				goto out;
+			}
+			pid_arg[nr_pid_args++] = optarg;
+			break;
 		case 'B':
 			if (td_by_parse("--by", optarg, &t->view.by))
 				goto out;
@@ -408,10 +415,10 @@ int do_top(int argc, char **argv)
 	if (ret <= 0)
 		goto out;
 	ret = -1;
-	if (input && t->tgt.kind == TD_TGT_PIDS) {
-		p_err("-p selects live processes; with -i use 'tdctl report --pid'");
-		goto out;
-	}
+	t->tgt.file_pids = input;
+	for (int i = 0; i < nr_pid_args; i++)
+		if (td_target_opt(&t->tgt, 'p', pid_arg[i]) < 0)
+			goto out;
 	if (json_output || csv_output || orig_stdout_fd >= 0 ||
 	    !isatty(STDOUT_FILENO))
 		t->batch = true;
