@@ -209,7 +209,7 @@ printf '%s\n' "${COMPREPLY[@]}"
 def test_completion(tmp):
     ok(sorted(complete("st")) == ["stat", "status"], "complete 'st': stat, status",
        complete("st"))
-    ok(complete("stat --b") == ["--by"], "complete 'stat --b': --by", complete("stat --b"))
+    ok(complete("stat --by") == ["--by"], "complete 'stat --by': --by", complete("stat --by"))
     ok(complete("stat --by ") == ["task", "process", "comm", "cgroup", "cpu"],
        "complete 'stat --by ': the groupings", complete("stat --by "))
     ok(complete("load --events gen") == ["generic"],

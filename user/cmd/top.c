@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "group/aggregate.h"
+#include "live/cgpath.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"
 #include "file/tdfile.h"
@@ -30,6 +31,7 @@ const struct td_opt top_opts[] = {
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
 	  "one row per task (default), process, comm, cgroup or cpu" },
 	TD_OPT_SORT,
+	TD_OPT_TABLE,
 	{ "delay", 'd', 'd', TD_ARG_NUM, "SECS",
 	  "refresh every SECS seconds (default 1, fractions allowed)" },
 	{ "iterations", 'n', 'n', TD_ARG_NUM, "N", "stop after N refreshes" },
@@ -139,19 +141,17 @@ static void draw(struct top_ctx *t)
 		jsonw_float_field(json_wtr, "interval_s", ivl / 1e9);
 		jsonw_uint_field(json_wtr, "records", t->shown_records);
 		jsonw_uint_field(json_wtr, "lost", t->shown_lost);
-		td_print_json(json_wtr, &t->view, &t->shown);
+		td_table_print(stdout, &t->view, &t->shown,
+			       &(struct td_table_out){ 0 });
 		jsonw_end_object(json_wtr);
 		jsonw_newline(json_wtr);
 		return;
 	}
 	if (csv_output) {
-		char ts[32];
-
-		snprintf(ts, sizeof(ts), "%.3f",
-			 (t->shown_end - t->start_ns) / 1e9);
-		if (t->count == 1)
-			td_print_csv_header(stdout, &t->view, true);
-		td_print_csv(stdout, &t->view, &t->shown, ts);
+		td_table_print(stdout, &t->view, &t->shown,
+			       &(struct td_table_out){
+				.header = t->count == 1, .time_in = TD_IN_CSV,
+				.time_s = (t->shown_end - t->start_ns) / 1e9 });
 		fflush(stdout);
 		return;
 	}
@@ -174,8 +174,8 @@ static void draw(struct top_ctx *t)
 		status_line(t, "sort: %s%s (keys: < > column, r reverse, c cycles, t time, q quit)",
 			    sort_name(t), t->view.ascending ? " ascending" : "");
 	status_line(t, "%s", "");
-	td_print_header(stdout, &t->view, NULL);
-	td_print_rows(stdout, &t->view, &t->shown, NULL, false);
+	td_table_print(stdout, &t->view, &t->shown,
+		       &(struct td_table_out){ .header = true });
 	if (t->batch)
 		printf("\n");
 	else
@@ -286,7 +286,7 @@ static int top_live(struct top_ctx *t)
 	t->set = t->live.can_decode ? t->live.dec.set : t->live.rd.cfg.label;
 	td_view_init(&t->view, t->view.by, &t->live.rd.cfg,
 		     t->live.can_decode ? &t->live.dec : NULL);
-	t->view.cgroup_paths = true;	/* live: ids resolve here */
+	t->view.cgroup_path = td_cgroup_path;	/* live: ids resolve here */
 	return 0;
 }
 
@@ -353,6 +353,7 @@ int do_top(int argc, char **argv)
 	unsigned long long delay = 1000000000ull, v;
 	const char *input = NULL, *sort = NULL;
 	const char *pid_arg[TD_TARGET_MAX_PIDS];
+	struct td_table_opts topts = { 0 };
 	int nr_pid_args = 0;
 	struct td_file_image img;
 	struct td_file f;
@@ -368,6 +369,8 @@ int do_top(int argc, char **argv)
 	t->view.by = TD_BY_TASK;
 	td_getopt_build(&g, "top", top_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
+		if (td_table_opt(&topts, opt))
+			continue;
 		switch (opt) {
 		case 'p':
 			/* Parsed once -i is known: then the pids are the file's. */
@@ -448,6 +451,7 @@ int do_top(int argc, char **argv)
 	if (td_view_sort_by(&t->view, sort))
 		goto close;
 	t->view.compact = true;
+	t->view.opts = topts;
 	if (t->batch)
 		t->view.limit = t->user_limit;
 	else
