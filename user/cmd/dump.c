@@ -139,45 +139,6 @@ static void print_header(const struct dump_ctx *d)
 	printf("\n");
 }
 
-static void print_json(const struct dump_ctx *d, const struct topdown_record *r,
-		       const struct td_metrics *m)
-{
-	const struct topdown_config *cfg = d->cfg;
-
-	jsonw_start_object(json_wtr);
-	jsonw_uint_field(json_wtr, "seq", r->seq);
-	jsonw_uint_field(json_wtr, "time_ns", r->time_ns);
-	jsonw_uint_field(json_wtr, "cpu", r->cpu);
-	jsonw_uint_field(json_wtr, "pid", r->tgid);
-	jsonw_uint_field(json_wtr, "tid", r->pid);
-	jsonw_name(json_wtr, "comm");
-	jsonw_string_n(json_wtr, r->comm, TOPDOWN_COMM_LEN);
-	jsonw_uint_field(json_wtr, "duration_ns", r->duration_ns);
-	jsonw_uint_field(json_wtr, "cgroup_id", r->cgroup_id);
-	jsonw_bool_field(json_wtr, "preempted", r->flags & TOPDOWN_REC_PREEMPTED);
-	jsonw_bool_field(json_wtr, "first", r->flags & TOPDOWN_REC_FIRST);
-	jsonw_bool_field(json_wtr, "idle", r->flags & TOPDOWN_REC_IDLE);
-	jsonw_name(json_wtr, "counts");
-	jsonw_start_object(json_wtr);
-	for (uint32_t i = 0; i < cfg->nr_events; i++) {
-		if (r->flags & (1u << i))
-			jsonw_null_field(json_wtr, cfg->events[i].name);
-		else
-			jsonw_uint_field(json_wtr, cfg->events[i].name, r->delta[i]);
-	}
-	jsonw_end_object(json_wtr);
-	jsonw_name(json_wtr, "metrics");
-	jsonw_start_object(json_wtr);
-	for (int i = 0; i < m->n; i++) {
-		if (m->m[i].valid)
-			jsonw_float_field(json_wtr, m->m[i].name, m->m[i].value);
-		else
-			jsonw_null_field(json_wtr, m->m[i].name);
-	}
-	jsonw_end_object(json_wtr);
-	jsonw_end_object(json_wtr);
-}
-
 /* What is known of metric i by its name; names are constant strings. */
 static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
 {
@@ -298,7 +259,7 @@ static void put_field(struct td_buf *b, const char *name_colon, size_t n,
 
 #define PUT_FIELD(b, lit, v) put_field(b, lit, sizeof(lit) - 1, v)
 
-/* What print_json() writes, compact: sep is jsonw_raw_begin()'s. */
+/* A record as compact JSON, after sep (jsonw_raw_begin()'s separator). */
 static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 		     const struct td_metrics *m, const char *sep)
 {
@@ -379,14 +340,18 @@ static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 			put_plain(d, r, &m, comm, fl);
 		return;
 	}
-	/* Streams (--follow) and pretty output: the JSON writer. */
 	sep = d->follow ? NULL : jsonw_raw_begin(json_wtr);
 	if (sep) {
 		put_json(d, r, &m, sep);
 		return;
 	}
+	/* Streams (--follow) and pretty output: the same text, taken back
+	 * from the (just emptied) buffer, through the JSON writer.
+	 */
 	td_buf_flush(&d->out);
-	print_json(d, r, &m);
+	put_json(d, r, &m, "");
+	jsonw_raw_value(json_wtr, d->out.buf, d->out.p - d->out.buf);
+	d->out.p = d->out.buf;
 	if (d->follow)	/* one document per line while streaming */
 		jsonw_newline(json_wtr);
 }
