@@ -70,7 +70,9 @@ static void build(struct table *t, const struct td_view *v,
 	struct td_field *f;
 
 	memset(t, 0, sizeof(*t));
-	t->time = t->cgroup_path = t->cgroup = -1;
+	t->time = -1;
+	t->cgroup_path = -1;
+	t->cgroup = -1;
 	t->type = t->n;
 	add(t, "type", NULL, TD_IN_CSV, -1, 0);
 	if (o->time_in) {
