@@ -240,6 +240,24 @@ void td_emit_uint(struct td_emit *e, const struct td_field *f, uint64_t v)
 	}
 }
 
+void td_emit_bool(struct td_emit *e, const struct td_field *f, bool v)
+{
+	if (!shown(e, f))
+		return;
+	switch (e->fmt) {
+	case TD_EMIT_PLAIN:
+		set_cell(e, f, v ? "true" : "false");
+		break;
+	case TD_EMIT_JSON:
+		json_name(e, f);
+		jsonw_bool(e->jw, v);
+		break;
+	case TD_EMIT_CSV:
+		csvw_bool(&e->csv, v);
+		break;
+	}
+}
+
 void td_emit_float(struct td_emit *e, const struct td_field *f, double v,
 		   bool valid)
 {
@@ -340,6 +358,14 @@ void td_emit_skip(struct td_emit *e, const struct td_field *f)
 {
 	if (shown(e, f) && e->fmt == TD_EMIT_CSV)
 		csvw_empty(&e->csv);
+}
+
+json_writer_t *td_emit_json(struct td_emit *e)
+{
+	if (e->fmt != TD_EMIT_JSON)
+		return NULL;
+	json_group(e, NULL);
+	return e->jw;
 }
 
 void td_emit_mark(struct td_emit *e, char c)

@@ -96,6 +96,7 @@ void td_emit_end(struct td_emit *e);
 void td_emit_group(struct td_emit *e, const char *name);
 
 void td_emit_uint(struct td_emit *e, const struct td_field *f, uint64_t v);
+void td_emit_bool(struct td_emit *e, const struct td_field *f, bool v);
 /* Invalid: JSON null, an empty CSV field, "-" in a table. */
 void td_emit_float(struct td_emit *e, const struct td_field *f, double v,
 		   bool valid);
@@ -111,6 +112,10 @@ void td_emit_word(struct td_emit *e, const struct td_field *f,
 void td_emit_null(struct td_emit *e, const struct td_field *f);
 /* A CSV field left empty (a key of the total row); nothing elsewhere. */
 void td_emit_skip(struct td_emit *e, const struct td_field *f);
+/* The JSON writer inside the current row, for a nested value the fields
+ * cannot describe; NULL in the other formats.
+ */
+json_writer_t *td_emit_json(struct td_emit *e);
 /* Plain: put c before the next cell (the toplev-style bottleneck mark). */
 void td_emit_mark(struct td_emit *e, char c);
 
