@@ -309,7 +309,7 @@ void td_emit_str(struct td_emit *e, const struct td_field *f, const char *s,
 		break;
 	case TD_EMIT_JSON:
 		json_name(e, f);
-		jsonw_string_n(e->jw, s, strnlen(s, n));
+		jsonw_string_n(e->jw, s, n);
 		break;
 	case TD_EMIT_CSV:
 		csvw_str_n(&e->csv, s, n);
