@@ -18,7 +18,7 @@
 
 #include "evset/evset_priv.h"
 #include "fixtures.h"
-#include "tap.h"
+#include "testlib.h"
 
 static char tmproot[256];
 static char fxroot[FX_NR][512];
@@ -773,23 +773,23 @@ static void test_table(void)
 	   td_nr_sets);
 }
 
-/* Every decoder says which metrics are shares (printed as percentages):
- * the TopDown classes are, ipc (a ratio that may exceed 1) is not.
+/* td_metric_is_fraction() is the one rule of the printers (percentage or
+ * number); the decoders flag a metric outside 0..1 only when it is a
+ * fraction. They must agree: on random counts, every valid value outside
+ * 0..1 is flagged exactly when the rule says fraction (ipc above 1 is
+ * not flagged, a TopDown class below 0 or above 1 is), and values inside
+ * are never flagged.
  */
 static void test_metric_kinds(void)
 {
 	static const unsigned int slots[] = { 0, 4, 5, 6, 8 };
-	uint64_t c[TOPDOWN_MAX_EVENTS];
-	int sets = 0, bad = 0;
+	int sets = 0, bad = 0, ratio_out = 0, share_out = 0;
 
-	for (int k = 0; k < TOPDOWN_MAX_EVENTS; k++)
-		c[k] = 1000000 * (k + 1);
 	for (int i = 0; i < td_nr_sets; i++) {
 		const struct td_set *s = td_sets[i];
 		char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN] = { { 0 } };
 		char label[128], err[256];
 		struct td_decoder d;
-		struct td_metrics m;
 		size_t j;
 
 		for (int k = 0; k < s->nr_events; k++)
@@ -811,20 +811,35 @@ static void test_metric_kinds(void)
 			continue;
 		}
 		sets++;
-		td_decode(&d, c, &m);
-		for (int k = 0; k < m.n; k++) {
-			bool ratio = !strcmp(m.m[k].name, "ipc");
+		for (int t = 0; t < 2000; t++) {
+			uint64_t c[TOPDOWN_MAX_EVENTS];
+			struct td_metrics m;
 
-			if (m.m[k].fraction == ratio) {
-				diag("%s: %s fraction=%d", s->name,
-				     m.m[k].name, m.m[k].fraction);
-				bad++;
+			for (int k = 0; k < TOPDOWN_MAX_EVENTS; k++)
+				c[k] = rnd() % 1000000;
+			td_decode(&d, c, &m);
+			for (int k = 0; k < m.n; k++) {
+				const struct td_metric *x = &m.m[k];
+				bool frac = td_metric_is_fraction(x->name);
+				bool out = x->value < 0 || x->value > 1;
+
+				if (!x->valid)
+					continue;
+				if (out)
+					frac ? share_out++ : ratio_out++;
+				if (x->flagged != (out && frac)) {
+					if (bad++ < 5)
+						diag("%s: %s = %g flagged=%d",
+						     s->name, x->name,
+						     x->value, x->flagged);
+				}
 			}
 		}
 	}
-	ok(!bad && sets == td_nr_sets,
-	   "metric kinds: %d sets, TopDown classes are fractions, ipc is not",
-	   sets);
+	ok(!bad && sets == td_nr_sets && ratio_out && share_out,
+	   "metric kinds: %d sets, flagged outside 0..1 exactly where "
+	   "td_metric_is_fraction() (%d fractions, %d ratios outside)",
+	   sets, share_out, ratio_out);
 }
 
 int main(void)

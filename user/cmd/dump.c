@@ -146,7 +146,7 @@ static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
 		if (m->m[i].name == d->m_name[i])
 			continue;
 		d->m_name[i] = m->m[i].name;
-		d->m_fraction[i] = m->m[i].fraction;
+		d->m_fraction[i] = td_metric_is_fraction(m->m[i].name);
 		d->m_json_len[i] = -1;
 		if (strlen(m->m[i].name) > 64)
 			continue;
@@ -259,8 +259,12 @@ static void put_field(struct td_buf *b, const char *name_colon, size_t n,
 
 #define PUT_FIELD(b, lit, v) put_field(b, lit, sizeof(lit) - 1, v)
 
-/* A record as compact JSON, after sep (jsonw_raw_begin()'s separator). */
-static void put_json(struct dump_ctx *d, const struct topdown_record *r,
+/* A record as compact JSON, after sep (jsonw_raw_begin()'s separator);
+ * inlined into both of print_record()'s calls: the compact one is the
+ * per-record fast path.
+ */
+static inline __attribute__((always_inline))
+void put_json(struct dump_ctx *d, const struct topdown_record *r,
 		     const struct td_metrics *m, const char *sep)
 {
 	const struct topdown_config *cfg = d->cfg;
@@ -318,6 +322,22 @@ static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_mem(b, "}}", 2);
 }
 
+/* Streams (--follow) and pretty output: put_json()'s text, taken back
+ * from the (just emptied) buffer, through the JSON writer. Not inlined:
+ * print_record() stays as small as its fast paths.
+ */
+static __attribute__((noinline))
+void print_json_writer(struct dump_ctx *d, const struct topdown_record *r,
+		       const struct td_metrics *m)
+{
+	td_buf_flush(&d->out);
+	put_json(d, r, m, "");
+	jsonw_raw_value(json_wtr, d->out.buf, d->out.p - d->out.buf);
+	d->out.p = d->out.buf;
+	if (d->follow)	/* one document per line while streaming */
+		jsonw_newline(json_wtr);
+}
+
 static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 {
 	char comm[TOPDOWN_COMM_LEN + 1], fl[8];
@@ -341,19 +361,10 @@ static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 		return;
 	}
 	sep = d->follow ? NULL : jsonw_raw_begin(json_wtr);
-	if (sep) {
+	if (sep)
 		put_json(d, r, &m, sep);
-		return;
-	}
-	/* Streams (--follow) and pretty output: the same text, taken back
-	 * from the (just emptied) buffer, through the JSON writer.
-	 */
-	td_buf_flush(&d->out);
-	put_json(d, r, &m, "");
-	jsonw_raw_value(json_wtr, d->out.buf, d->out.p - d->out.buf);
-	d->out.p = d->out.buf;
-	if (d->follow)	/* one document per line while streaming */
-		jsonw_newline(json_wtr);
+	else
+		print_json_writer(d, r, &m);
 }
 
 /* Print recs[0..n) in time order (the filter's records only). */

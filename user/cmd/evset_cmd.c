@@ -616,7 +616,7 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		if (!x->valid) {
 			printf("%8s", "n/a");
 			invalid = true;
-		} else if (x->fraction) {
+		} else if (td_metric_is_fraction(x->name)) {
 			printf("%7.1f%%", x->value * 100.0);
 		} else {
 			printf("%8.2f", x->value);

@@ -80,7 +80,6 @@ void put_value(struct td_metrics *out, const char *name, long double v,
 		return;
 	m->name = name;
 	m->valid = valid;
-	m->fraction = fraction;
 	m->value = valid ? (double)v : 0.0;
 	m->flagged = valid && fraction && (v < 0.0L || v > 1.0L);
 }
@@ -116,10 +115,17 @@ void td_put_ratio(struct td_metrics *out, const char *name, __int128 num,
 	put_ratio(out, name, num, den, fraction);
 }
 
+#define IPC_NAME	"ipc"
+
 void td_put_ipc(struct td_metrics *out, uint64_t instructions,
 		uint64_t cycles)
 {
-	put_ratio(out, "ipc", instructions, cycles, false);
+	put_ratio(out, IPC_NAME, instructions, cycles, false);
+}
+
+bool td_metric_is_fraction(const char *name)
+{
+	return strcmp(name, IPC_NAME);
 }
 
 /* ---- revision --------------------------------------------------------- */

@@ -63,9 +63,6 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 struct td_metric {
 	const char *name;	/* e.g. "retiring", "ipc", "frontend_bound" */
 	double value;		/* fractions in 0..1 for TopDown classes */
-	bool fraction;		/* a share of slots or cycles (shown as a
-				 * percentage); false for ratios such as ipc
-				 */
 	bool flagged;		/* outside its valid range (skid), shown as is */
 	bool valid;		/* false: not computable (e.g. zero cycles) */
 };
@@ -92,6 +89,12 @@ struct td_decoder {
 int td_decoder_from_label(struct td_decoder *d, const char *label,
 			  const char names[][TOPDOWN_NAME_LEN], int nr,
 			  char *err, size_t errlen);
+
+/* Is the metric a share of slots or cycles (printed as a percentage,
+ * flagged outside 0..1)? Every TopDown class is; ipc, the one ratio the
+ * decoders produce (td_put_ipc), is not.
+ */
+bool td_metric_is_fraction(const char *name);
 
 /* counts[i] is the (summed) delta of event i. Never fails: metrics that
  * cannot be computed are marked !valid.

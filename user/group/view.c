@@ -52,7 +52,7 @@ void td_view_init(struct td_view *v, enum td_by by,
 		v->nr_metrics = m.n;
 		for (int i = 0; i < m.n; i++) {
 			v->metric_names[i] = m.m[i].name;
-			v->metric_fraction[i] = m.m[i].fraction;
+			v->metric_fraction[i] = td_metric_is_fraction(m.m[i].name);
 			for (int k = 0; k < 4; k++)
 				if (!strcmp(m.m[i].name, td_l1_names[k]))
 					v->l1[k] = i;
