@@ -6,7 +6,6 @@
  * (nested groups, null for invalid values) and CSV (quoted text, bare
  * words, empty fields). Output into memory, compared byte for byte. TAP.
  */
-#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
