@@ -94,7 +94,8 @@ int main(void)
 	struct td_field f[F_NR];
 	char s[32];
 
-	json_output = csv_output = false;
+	json_output = false;
+	csv_output = false;
 	expect("plain: titles and cells in column order, aligned, marked",
 	       emit(fields, 0, 0),
 	       "NAME     SHARE  RATIO      COUNT\n"

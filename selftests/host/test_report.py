@@ -287,7 +287,9 @@ def main():
        "top -i --batch --csv: a total row per snapshot", out[:500])
     # -p with -i selects the processes (or threads) in the file, as
     # report --pid does, whether or not such a process runs here.
-    keep = lambda r: r.pid == 100 or r.tgid == 100
+
+    def keep(r):
+        return r.pid == 100 or r.tgid == 100
     rc, out, err = run("--json", "top", "-i", f, "--batch", "-d", "0.5",
                        "-p", "100")
     snaps = [json.loads(ln) for ln in out.splitlines() if ln.strip()] \

@@ -265,7 +265,7 @@ static void put_field(struct td_buf *b, const char *name_colon, size_t n,
  */
 static inline __attribute__((always_inline))
 void put_json(struct dump_ctx *d, const struct topdown_record *r,
-		     const struct td_metrics *m, const char *sep)
+	      const struct td_metrics *m, const char *sep)
 {
 	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;

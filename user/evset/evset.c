@@ -108,10 +108,10 @@ void put_ratio(struct td_metrics *out, const char *name, __int128 num,
 	 */
 	if (num == (int64_t)num && !(den >> 64))
 		put_value(out, name, (long double)(int64_t)num /
-			     (long double)(uint64_t)den, true, fraction);
+			  (long double)(uint64_t)den, true, fraction);
 	else
 		put_value(out, name, (long double)num / (long double)den,
-			     true, fraction);
+			  true, fraction);
 }
 
 void td_put_ratio(struct td_metrics *out, const char *name, __int128 num,
