@@ -321,18 +321,13 @@ int do_status(int argc, char **argv)
 	struct topdown_config cfg;
 	struct topdown_status st;
 	bool have_cfg;
-	int fd;
+	int fd, ret;
 
-	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			td_cmd_usage(stdout, "status",
-				     "Show the collection's state, configuration and per-CPU statistics\n"
-				     "(records, lost, read errors, time spent in the probe).\n");
-			return 0;
-		}
-		p_err("unexpected argument '%s'", argv[1]);
-		return -1;
-	}
+	ret = td_no_options(argc, argv,
+			   "Show the collection's state, configuration and per-CPU statistics\n"
+			   "(records, lost, read errors, time spent in the probe).\n");
+	if (ret <= 0)
+		return ret;
 	fd = td_dev_open(false);
 	if (fd < 0)
 		return -1;

@@ -358,7 +358,6 @@ int do_top(int argc, char **argv)
 	struct td_file_image img;
 	struct td_file f;
 	struct td_getopt g;
-	char err[600];
 	int opt, ret = -1;
 
 	if (!t) {
@@ -372,7 +371,7 @@ int do_top(int argc, char **argv)
 		if (td_table_opt(&topts, opt))
 			continue;
 		switch (opt) {
-		case 'p':
+		case TD_TARGET_PIDS:
 			/* Parsed once -i is known: then the pids are the file's. */
 			if (nr_pid_args == TD_TARGET_MAX_PIDS) {
 				p_err("--pid: at most %d pids",
@@ -420,7 +419,7 @@ int do_top(int argc, char **argv)
 	ret = -1;
 	t->tgt.file_pids = input;
 	for (int i = 0; i < nr_pid_args; i++)
-		if (td_target_opt(&t->tgt, 'p', pid_arg[i]) < 0)
+		if (td_target_opt(&t->tgt, TD_TARGET_PIDS, pid_arg[i]) < 0)
 			goto out;
 	if (json_output || csv_output || orig_stdout_fd >= 0 ||
 	    !isatty(STDOUT_FILENO))
@@ -429,10 +428,8 @@ int do_top(int argc, char **argv)
 	td_agg_init(&t->next, t->view.by);
 	td_agg_init(&t->shown, t->view.by);
 	if (input) {
-		if (td_file_load(input, &img, &f, err, sizeof(err))) {
-			p_err("%s", err);
+		if (td_input_load(input, NULL, &img, &f, NULL, NULL, false))
 			goto out;
-		}
 		t->source = input;
 		t->start_ns = t->prev_end = f.meta.start_ns;
 		t->nr_cpus = f.meta.nr_cpus;

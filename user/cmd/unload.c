@@ -53,17 +53,12 @@ static long module_refcnt(void)
 
 int do_unload(int argc, char **argv)
 {
-	int fd;
+	int fd, ret;
 
-	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			td_cmd_usage(stdout, "unload",
-				     "Stop the collection and remove the module.\n");
-			return 0;
-		}
-		p_err("unexpected argument '%s'", argv[1]);
-		return -1;
-	}
+	ret = td_no_options(argc, argv,
+			    "Stop the collection and remove the module.\n");
+	if (ret <= 0)
+		return ret;
 	if (!td_module_loaded()) {
 		p_err("the topdown module is not loaded");
 		return -1;

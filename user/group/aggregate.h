@@ -38,12 +38,10 @@ struct td_filter {
 	const char *comm;	/* NULL: any */
 };
 
-#define TD_OPT_FILTERS \
-	{ "cpu", 0, 'c', TD_ARG_CPU, "N", "only slices on CPU N" }, \
-	{ "pid", 0, 'p', TD_ARG_PID, "PID", \
-	  "only slices of this process or thread id" }, \
-	{ "comm", 0, 'n', TD_ARG_WORD, "NAME", \
-	  "only slices of tasks with this comm" }
+/* The ids td_filter_opt() takes: --cpu, --pid, --comm (the CLI's
+ * TD_OPT_FILTERS).
+ */
+enum { TD_FILTER_CPU = 'c', TD_FILTER_PID = 'p', TD_FILTER_COMM = 'n' };
 
 void td_filter_init(struct td_filter *f);
 /* 1 if id was a filter option, 0 if not, -1 after p_err(). */
@@ -98,19 +96,17 @@ struct td_col {
 
 #define TD_MAX_COLS	(8 + TOPDOWN_MAX_EVENTS + TD_MAX_METRICS)
 
-/* --metric-only and --big-num of stat, report and top. */
-#define TD_OPT_TABLE \
-	{ "metric-only", 0, 'M', TD_ARG_NONE, NULL, \
-	  "only the metrics, not the event counts (as perf stat --metric-only)" }, \
-	{ "big-num", 0, 'G', TD_ARG_NONE, NULL, \
-	  "group the digits of counts in tables (1,234,567)" }
+/* The ids td_table_opt() takes: --metric-only and --big-num of stat,
+ * report and top (the CLI's TD_OPT_TABLE).
+ */
+enum { TD_TABLE_METRIC_ONLY = 'M', TD_TABLE_BIG_NUM = 'G' };
 
 struct td_table_opts {
 	bool metric_only;	/* no event counts */
 	bool big_num;		/* plain: 1,234,567 */
 };
 
-/* 1 if id was one of TD_OPT_TABLE (set in o), 0 if not. */
+/* 1 if id was one of those (set in o), 0 if not. */
 int td_table_opt(struct td_table_opts *o, int id);
 
 struct td_view {
@@ -164,8 +160,6 @@ int td_view_col(const struct td_view *v, const char *name);
  * others descending. -1 after p_err() listing the columns.
  */
 int td_view_sort_by(struct td_view *v, const char *name);
-#define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
-		      "sort by an event or metric name, time, slices, pid or comm" }
 
 /* The TopDown Level-1 metric names, in td_view.l1 order. */
 extern const char *const td_l1_names[4];

@@ -46,17 +46,17 @@ int td_filter_opt(struct td_filter *f, int id, const char *arg)
 	unsigned long long v;
 
 	switch (id) {
-	case 'c':
+	case TD_FILTER_CPU:
 		if (parse_u64("--cpu", arg, TD_MAX_CPUS - 1, &v))
 			return -1;
 		f->cpu = (long)v;
 		return 1;
-	case 'p':
+	case TD_FILTER_PID:
 		if (parse_u64("--pid", arg, 0x7fffffff, &v))
 			return -1;
 		f->pid = (long)v;
 		return 1;
-	case 'n':
+	case TD_FILTER_COMM:
 		if (strlen(arg) >= TOPDOWN_COMM_LEN) {
 			p_err("--comm '%s' is longer than a comm (%d characters)",
 			      arg, TOPDOWN_COMM_LEN - 1);

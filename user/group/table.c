@@ -284,7 +284,7 @@ static void row(struct td_emit *e, const struct table *t,
 			td_emit_uint(e, k, g->tid);
 			break;
 		case TD_COL_COMM:
-			td_emit_str(e, k, g->comm, sizeof(g->comm));
+			td_emit_text(e, k, g->comm, TOPDOWN_COMM_LEN);
 			break;
 		case TD_COL_CGROUP:
 			td_emit_uint(e, k, g->cgroup_id);

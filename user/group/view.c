@@ -91,10 +91,10 @@ void td_view_init(struct td_view *v, enum td_by by,
 int td_table_opt(struct td_table_opts *o, int id)
 {
 	switch (id) {
-	case 'M':
+	case TD_TABLE_METRIC_ONLY:
 		o->metric_only = true;
 		return 1;
-	case 'G':
+	case TD_TABLE_BIG_NUM:
 		o->big_num = true;
 		return 1;
 	}

@@ -5,6 +5,7 @@
 
 #include "base/common.h"
 #include "output/emit.h"
+#include "output/text.h"
 
 void td_emit_init(struct td_emit *e, FILE *f)
 {
@@ -49,11 +50,13 @@ static void put(const struct td_emit *e, char *line, size_t *len, size_t cap,
 	line[*len] = '\0';
 }
 
-/* The cell of f in the current row: text aligned to the field's width. */
-static void set_cell(struct td_emit *e, const struct td_field *f,
-		     const char *text)
+/* The cell of f in the current row: text aligned to the field's width,
+ * of which extra bytes take no column (UTF-8).
+ */
+static void set_cell_w(struct td_emit *e, const struct td_field *f,
+		       const char *text, int extra)
 {
-	int w = f->width < 0 ? -f->width : f->width;
+	int w = (f->width < 0 ? -f->width : f->width) + extra;
 	char marked[TD_EMIT_CELL];
 
 	if (f->col < 0 || f->col >= TD_EMIT_MAX_COLS)
@@ -68,6 +71,12 @@ static void set_cell(struct td_emit *e, const struct td_field *f,
 	e->has[f->col] = true;
 	if (f->col >= e->nr_cells)
 		e->nr_cells = f->col + 1;
+}
+
+static void set_cell(struct td_emit *e, const struct td_field *f,
+		     const char *text)
+{
+	set_cell_w(e, f, text, 0);
 }
 
 static void plain_line(struct td_emit *e)
@@ -313,6 +322,30 @@ void td_emit_str(struct td_emit *e, const struct td_field *f, const char *s,
 		break;
 	case TD_EMIT_CSV:
 		csvw_str_n(&e->csv, s, n);
+		break;
+	}
+}
+
+void td_emit_text(struct td_emit *e, const struct td_field *f,
+		  const char *s, size_t n)
+{
+	char t[TD_TEXT_SIZE(TD_EMIT_CELL / 4)];
+	size_t cols, len;
+
+	if (!shown(e, f))
+		return;
+	len = td_text(t, s, n < TD_EMIT_CELL / 4 ? n : TD_EMIT_CELL / 4,
+		      &cols);
+	switch (e->fmt) {
+	case TD_EMIT_PLAIN:
+		set_cell_w(e, f, t, (int)(len - cols));
+		break;
+	case TD_EMIT_JSON:
+		json_name(e, f);
+		jsonw_string_n(e->jw, t, len);
+		break;
+	case TD_EMIT_CSV:
+		csvw_str_n(&e->csv, t, len);
 		break;
 	}
 }

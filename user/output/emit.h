@@ -103,6 +103,12 @@ void td_emit_float(struct td_emit *e, const struct td_field *f, double v,
 /* Text: up to n bytes of s (to a NUL); control bytes are '?' in a table. */
 void td_emit_str(struct td_emit *e, const struct td_field *f, const char *s,
 		 size_t n);
+/* Bytes from the kernel (a comm: up to n bytes of s, to a NUL) by the
+ * one rule of output/text.h, the same text in every format; a table
+ * pads it by characters, not bytes.
+ */
+void td_emit_text(struct td_emit *e, const struct td_field *f,
+		  const char *s, size_t n);
 /* A keyword or a number the caller formatted: bare in CSV, a string in
  * JSON.
  */
