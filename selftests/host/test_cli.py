@@ -200,7 +200,7 @@ def test_usage_errors():
          + hint % "report"),
         (("dump", "--follow=yes"), "option '--follow' takes no argument"
          + hint % "dump"),
-        (("top", "--b"), "ambiguous option '--b': could be --by, --batch"
+        (("top", "--b"), "ambiguous option '--b': could be --by, --big-num, --batch"
          + hint % "top"),
         (("status", "extra"), "unexpected argument 'extra'" + hint % "status"),
         (("version", "--bogus"), "unknown option '--bogus'" + hint % "version"),
@@ -347,7 +347,7 @@ printf '%s\n' "${COMPREPLY[@]}"
 def test_completion(tmp):
     ok(sorted(complete("st")) == ["stat", "status"], "complete 'st': stat, status",
        complete("st"))
-    ok(complete("stat --b") == ["--by"], "complete 'stat --b': --by", complete("stat --b"))
+    ok(complete("stat --by") == ["--by"], "complete 'stat --by': --by", complete("stat --by"))
     ok(complete("stat --by ") == ["task", "process", "comm", "cgroup", "cpu"],
        "complete 'stat --by ': the groupings", complete("stat --by "))
     ok(complete("load --set gen") == ["generic"],

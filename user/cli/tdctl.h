@@ -69,6 +69,11 @@ struct td_opt {
 	  "only slices of tasks with this comm" }
 #define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
 		      "sort by an event or metric name, time, slices, pid or comm" }
+#define TD_OPT_TABLE \
+	{ "metric-only", 0, TD_TABLE_METRIC_ONLY, TD_ARG_NONE, NULL, \
+	  "only the metrics, not the event counts (as perf stat --metric-only)" }, \
+	{ "big-num", 0, TD_TABLE_BIG_NUM, TD_ARG_NONE, NULL, \
+	  "group the digits of counts in tables (1,234,567)" }
 #define TD_OPT_ALL	{ "all-cpus", 'a', TD_TARGET_ALL, TD_ARG_NONE, NULL, \
 			  "every task on every CPU (the default)" }
 #define TD_OPT_PIDS	{ "pid", 'p', TD_TARGET_PIDS, TD_ARG_PIDS, "PID[,PID..]", \

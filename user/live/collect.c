@@ -36,14 +36,6 @@ void td_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-uint64_t td_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static uint64_t realtime_ns(void)
 {
 	struct timespec ts;
