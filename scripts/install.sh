@@ -63,16 +63,16 @@ install_user() {
         n=${f##*/}
         install -m 0644 "$ROOT/build/man/${n%.rst}.8" "$MAN8/"
     done
-    install -m 0644 "$ROOT/user/tdctl-completion.bash" "$COMP/tdctl"
+    install -m 0644 "$ROOT/user/cli/tdctl-completion.bash" "$COMP/tdctl"
     say "installed $BIN/tdctl, its man pages in $MAN8, $COMP/tdctl"
     install -d "$UNITDIR"
-    sed "s|/usr/sbin/tdctl|$PREFIX/sbin/tdctl|g" "$ROOT/user/systemd/topdown.service" \
+    sed "s|/usr/sbin/tdctl|$PREFIX/sbin/tdctl|g" "$ROOT/contrib/systemd/topdown.service" \
         >"$UNITDIR/topdown.service"
     chmod 0644 "$UNITDIR/topdown.service"
     if [ -e "$DEFAULT" ]; then
         say "kept the existing $DEFAULT"
     else
-        install -D -m 0644 "$ROOT/user/systemd/topdown.default" "$DEFAULT"
+        install -D -m 0644 "$ROOT/contrib/systemd/topdown.default" "$DEFAULT"
     fi
     say "installed $UNITDIR/topdown.service (not enabled: systemctl enable --now topdown)"
 }
@@ -114,7 +114,7 @@ rm_prune() {
 uninstall_user() {
     rm_prune "$BIN/tdctl" "$COMP/tdctl" "$UNITDIR/topdown.service"
     if [ -e "$DEFAULT" ]; then
-        if cmp -s "$DEFAULT" "$ROOT/user/systemd/topdown.default"; then
+        if cmp -s "$DEFAULT" "$ROOT/contrib/systemd/topdown.default"; then
             rm_prune "$DEFAULT"
         else
             say "kept $DEFAULT: it has local changes"

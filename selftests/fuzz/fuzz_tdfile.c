@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
-#include "tdfile.h"
+#include "group/aggregate.h"
+#include "file/tdfile.h"
 
 int fuzz_parsed_ok;	/* for the replay driver */
 

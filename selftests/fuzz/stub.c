@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What the fuzz target needs from user/tdctl.c, without its main(). */
+/* What the fuzz target needs from user/cli/tdctl.c, without its main(). */
 #include <stdarg.h>
 #include <stdlib.h>
 
-#include "tdctl.h"
+#include "cli/tdctl.h"
 
 bool json_output;
 bool csv_output;

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """An independent writer of tdctl record files, from the specification in
-Documentation/file-format.rst (not from user/tdfile.c), for the host tests:
+Documentation/file-format.rst (not from user/file/tdfile.c), for the host tests:
 scenarios with known records whose sums the tests compute here and compare
 with what `tdctl report`, `dump -i` and `top -i` print.
 """

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit test of tdctl's module compatibility check (user/device.c,
+ * Host unit test of tdctl's module compatibility check (user/live/device.c,
  * td_abi_check()): what a module reports in STATUS against what this
  * tdctl was built for. The same ABI passes; another ABI version, record
  * size or per-CPU stats entry size is refused with a message that says
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "device.h"
+#include "live/device.h"
 #include "tap.h"
 
 static struct topdown_status current(void)

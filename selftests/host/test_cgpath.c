@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit test of user/cgpath.c on this machine's cgroup2 mount: the
+ * Host unit test of user/live/cgpath.c on this machine's cgroup2 mount: the
  * root and our own cgroup resolve to their paths, a cgroup made after
  * the first walk is found by the next and keeps its path once removed,
  * an unknown id does not resolve. Prints TAP; skips what this machine
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgpath.h"
+#include "live/cgpath.h"
 #include "tap.h"
 
 static bool own_cgroup(char *buf, size_t n)

@@ -191,7 +191,7 @@ def test_cli(tmp):
 # ---- bash completion ------------------------------------------------------
 
 def complete(line, cwd=None):
-    script = os.path.join(TOP, "user/tdctl-completion.bash")
+    script = os.path.join(TOP, "user/cli/tdctl-completion.bash")
     prog = r'''
 source "$1"
 COMP_LINE=$2; COMP_POINT=${#2}

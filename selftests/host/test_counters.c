@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit test of the counter budget's Arm source (user/counters.c,
+ * Host unit test of the counter budget's Arm source (user/evset/counters.c,
  * td_parse_arm_counters()): the PMU driver's "N counters available" line
  * as Linux 6.1 and 6.12 print it, and text that must not be understood.
  */
 #include <stdio.h>
 
-#include "counters.h"
+#include "evset/counters.h"
 #include "tap.h"
 
 static void expect(const char *line, int rc, int gp, int fixed)

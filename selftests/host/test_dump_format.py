@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""tdctl dump formats its lines by hand (user/fmt.c); they must be what the
+"""tdctl dump formats its lines by hand (user/output/fmt.c); they must be what the
 printf() formats of its columns write. Here the expected lines come from
 Python's % formatting (the same conversions, rounded the same way) for
 records with edge values: counts 0 and UINT64_MAX, ids UINT32_MAX, slices
@@ -23,7 +23,7 @@ from tap import TDCTL, ok, plan  # noqa: E402
 
 U64 = (1 << 64) - 1
 U32 = (1 << 32) - 1
-# user/cmd_dump.c replaces comm bytes below 0x20 and 0x7f by '?' in the
+# user/cmd/dump.c replaces comm bytes below 0x20 and 0x7f by '?' in the
 # table comparing plain chars: where char is signed, bytes from 0x80 too.
 SIGNED_CHAR = platform.machine() not in ("aarch64", "arm64", "armv7l",
                                          "ppc64le", "s390x", "riscv64")

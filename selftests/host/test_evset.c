@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "evset_priv.h"
+#include "evset/evset_priv.h"
 #include "fixtures.h"
 #include "tap.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hand-written formatters of user/fmt.c against snprintf(): edge
+ * The hand-written formatters of user/output/fmt.c against snprintf(): edge
  * values and millions of random ones, for every conversion dump uses.
  * TAP on stdout.
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "output/fmt.h"
 #include "testlib.h"
 
 static double rnd_unit(void)

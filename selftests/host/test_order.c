@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user/order.c: the time order of records stored per CPU must be that of
+ * user/file/order.c: the time order of records stored per CPU must be that of
  * a stable sort by (time, cpu), whether it merges (every CPU in time
  * order) or falls back to sorting (a CPU going back in time), with equal
  * timestamps within and across CPUs, filters, and degenerate inputs.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "order.h"
+#include "file/order.h"
 #include "testlib.h"
 
 /*

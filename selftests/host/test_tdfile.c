@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of the record file code (user/tdfile.c): a round trip
+ * Host unit tests of the record file code (user/file/tdfile.c): a round trip
  * through the writer and the parser, and two exhaustive properties of the
  * parser: every truncation and every single-byte change of a valid file is
  * refused with an error that names an offset inside the file, and none of
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "tdfile.h"
+#include "file/tdfile.h"
 
 #define TEST_CPUS	3
 #define TEST_RECS	40

@@ -55,8 +55,8 @@
 
 #include <linux/topdown.h>
 
-#include "evset.h"
-#include "tdfile.h"
+#include "evset/evset.h"
+#include "file/tdfile.h"
 
 int tdctl_main(int argc, char **argv);
 

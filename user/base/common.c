@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The output mode, messages and argument parsers shared by tdctl and the
+ * host unit tests (see common.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <linux/topdown.h>
+
+#include "base/common.h"
+
+bool json_output;
+bool csv_output;
+json_writer_t *json_wtr;
+const char *bin_name = "tdctl";
+int orig_stdout_fd = -1;
+
+/* "tdctl: <kind>message" on stderr. */
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", bin_name, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void p_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (json_output && json_wtr) {
+		char buf[1024];
+
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "error", buf);
+		jsonw_end_object(json_wtr);
+	} else {
+		vmsg("Error: ", fmt, ap);
+	}
+	va_end(ap);
+}
+
+void p_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json_output)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void p_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("Warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int parse_u64(const char *opt, const char *s, unsigned long long max,
+	      unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		goto bad;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	p_err("invalid value '%s' for %s (expected an integer 0..%llu)",
+	      s ? s : "", opt, max);
+	return -1;
+}
+
+int parse_seconds(const char *opt, const char *s, unsigned int max_s,
+		  unsigned long long *ns)
+{
+	unsigned long long sec = 0, frac = 0, scale = 1000000000ull;
+	const char *p = s;
+
+	if (!s || *p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		sec = sec * 10 + (*p - '0');
+		if (sec > max_s)
+			goto bad;
+	}
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			goto bad;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale > 1) {
+				scale /= 10;
+				frac += (*p - '0') * scale;
+			}
+		}
+	}
+	if (*p || (sec == max_s && frac))
+		goto bad;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+bad:
+	p_err("invalid value '%s' for %s (expected seconds, e.g. 2 or 0.5, at most %u)",
+	      s ? s : "", opt, max_s);
+	return -1;
+}
+
+void json_event_fields(const struct topdown_event *e)
+{
+	jsonw_string_field(json_wtr, "name", e->name);
+	jsonw_uint_field(json_wtr, "type", e->type);
+	jsonw_uint_field(json_wtr, "config", e->config);
+	jsonw_uint_field(json_wtr, "config1", e->config1);
+	jsonw_uint_field(json_wtr, "config2", e->config2);
+}

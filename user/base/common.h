@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every part of tdctl shares, apart from the command grammar: the
+ * output mode, the message functions and the strict argument parsers.
+ * user/base/common.c is linked into tdctl and into the host unit tests
+ * (selftests/host), so both run the same code.
+ */
+#ifndef TDCTL_COMMON_H
+#define TDCTL_COMMON_H
+
+#include <stdbool.h>
+
+#include "output/csv_writer.h"
+#include "output/json_writer.h"
+
+/* Global output options, set by main() from -j/--json, --pretty, --csv
+ * and -o/--output, given before the command or among its options, before
+ * the command runs.
+ */
+extern bool json_output;
+extern bool csv_output;
+extern json_writer_t *json_wtr;	/* non-NULL iff json_output */
+extern const char *bin_name;
+/* With -o FILE, stdout is FILE and this is a duplicate of the original
+ * stdout (close-on-exec), for a command run by tdctl; -1 otherwise.
+ */
+extern int orig_stdout_fd;
+
+/* One line on stderr ("tdctl: Error: ..."), or in JSON mode an
+ * {"error": "..."} object on the JSON stream. In CSV mode errors stay
+ * plain text on stderr. Commands return -1 after it.
+ */
+void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Informational line on stderr; silent in JSON mode. */
+void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Warning on stderr in every mode: lost data is never hidden. */
+void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a non-negative integer argument strictly (whole string, decimal or
+ * 0x hex, no overflow). Returns 0 or -1 after p_err() naming the option.
+ */
+int parse_u64(const char *opt, const char *s, unsigned long long max,
+	      unsigned long long *out);
+/* Seconds with an optional fraction ("2", "0.5", "1.25") as nanoseconds,
+ * at most max_s seconds. 0 or -1 after p_err().
+ */
+int parse_seconds(const char *opt, const char *s, unsigned int max_s,
+		  unsigned long long *ns);
+
+struct topdown_event;
+/* The fields that name an event in JSON (name, type, config, config1,
+ * config2), into the object the caller has opened.
+ */
+void json_event_fields(const struct topdown_event *e);
+
+#endif

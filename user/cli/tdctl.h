@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TDCTL_H
+#define TDCTL_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <linux/topdown.h>
+
+#include "base/common.h"
+
+/* user/cli/version.c: TDCTL_VERSION as given by user/Makefile. */
+extern const char tdctl_version[];
+/* tdctl's version and ABI, then the loaded module's: 'tdctl --version'. */
+void td_print_version(void);
+/* The "tdctl_version", "tdctl_abi_version", "module_version" fields
+ * (JSON) or the "version:" line (text) of 'tdctl status'.
+ */
+void td_status_versions(void);
+
+/*
+ * The command grammar. One table (td_cmds in tdctl.c) names every command
+ * and, through struct td_opt, every option and the kind of its argument.
+ * The same table drives prefix matching, the output options accepted
+ * after any command, getopt for the newer commands, their --help, and
+ * shell completion (`tdctl __complete`); a host test checks that the
+ * man pages and every command's --help name the same options.
+ */
+enum td_arg {
+	TD_ARG_NONE,	/* a flag */
+	TD_ARG_NUM,	/* a number: nothing to complete */
+	TD_ARG_WORD,	/* free text: nothing to complete */
+	TD_ARG_FILE,	/* a path: completes file names */
+	TD_ARG_DIR,	/* a directory */
+	TD_ARG_PID,	/* one process id: completes running PIDs */
+	TD_ARG_PIDS,	/* PID[,PID..] */
+	TD_ARG_CPU,	/* a CPU number */
+	TD_ARG_SET,	/* an event set name */
+	TD_ARG_BY,	/* a grouping: task, process, comm, cgroup, cpu */
+	TD_ARG_SORT,	/* a column to sort by */
+};
+
+struct td_opt {
+	const char *lng;	/* long name, without "--" */
+	int shrt;		/* short option letter, or 0 */
+	int id;			/* getopt's value: shrt, or a code >= 256 */
+	enum td_arg arg;
+	const char *meta;	/* the argument in help, e.g. "PID[,PID..]" */
+	const char *help;	/* one line */
+};
+
+#define TD_OPT_HELP	{ "help", 'h', 'h', TD_ARG_NONE, NULL, "this help" }
+#define TD_OPT_END	{ NULL, 0, 0, TD_ARG_NONE, NULL, NULL }
+
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+	const char *help;	/* one-line synopsis for `tdctl help` */
+	const struct td_opt *opts;	/* its own options, TD_OPT_END-terminated */
+	unsigned int flags;	/* TD_CMD_* */
+};
+
+#define TD_CMD_ARGV	(1u << 1)	/* ends with [--] COMMAND [ARGS] */
+#define TD_CMD_NAMEARG	(1u << 2)	/* takes a tdctl command name */
+#define TD_CMD_HIDDEN	(1u << 3)	/* not listed, not prefix-matched */
+#define TD_CMD_OWN_OUTPUT (1u << 4)	/* -o/--output is its own option */
+
+/* The command table (NULL-terminated) and the output options that every
+ * command accepts (TD_OPT_END-terminated; -h/--help is in each command's
+ * own table).
+ */
+extern const struct cmd td_cmds[];
+extern const struct td_opt td_output_opts[];
+
+/* Find argv[0] among cmds by unique prefix (an exact match wins); NULL if
+ * none or several match (*nmatch says how many).
+ */
+const struct cmd *cmd_find(const struct cmd *cmds, const char *name,
+			   int *nmatch);
+/* Dispatch argv[0] among cmds by unique prefix. Ambiguous and unknown
+ * names are errors listing the candidates.
+ */
+int cmd_select(const struct cmd *cmds, int argc, char **argv,
+	       const char *what);
+
+/* A command's --help from the table: "Usage: tdctl SYNOPSIS", the
+ * description, its options, the output options it takes, its man page.
+ */
+void td_cmd_usage(FILE *f, const char *name, const char *description);
+
+/* getopt_long() over a table-driven command's options. */
+#define TD_GETOPT_MAX	32
+struct td_getopt {
+	struct option lo[TD_GETOPT_MAX + 1];
+	char so[3 * TD_GETOPT_MAX + 2];
+	const char *cmd;	/* its name in td_cmds */
+	const char *desc;	/* the description in its --help */
+};
+
+#define TD_GETOPT_END	(-1)	/* no more options */
+#define TD_GETOPT_HELP	(-2)	/* -h: the usage is printed, exit 0 */
+#define TD_GETOPT_ERROR	(-3)	/* bad option: the usage went to stderr */
+
+void td_getopt_build(struct td_getopt *g, const char *cmd, const char *desc);
+/* The next option's id, or one of TD_GETOPT_*. */
+int td_getopt_next(struct td_getopt *g, int argc, char **argv);
+/* After the loop that ended with opt: 1 to go on, else what the command
+ * returns (0 after --help, -1 after an error). Arguments left over are an
+ * error unless the command takes operands.
+ */
+int td_getopt_end(int opt, int argc, char **argv, bool operands);
+/* Commands. */
+int do_load(int argc, char **argv);
+int do_unload(int argc, char **argv);
+int do_status(int argc, char **argv);
+int do_version(int argc, char **argv);
+int do_dump(int argc, char **argv);
+int do_list(int argc, char **argv);	/* evset_cmd.c */
+int do_decode(int argc, char **argv);	/* evset_cmd.c */
+int do_stat(int argc, char **argv);	/* cmd_stat.c */
+int do_top(int argc, char **argv);	/* cmd_top.c */
+int do_record(int argc, char **argv);	/* cmd_record.c */
+int do_report(int argc, char **argv);	/* cmd_record.c */
+int do_complete(int argc, char **argv);	/* completion.c */
+int do_timeline(int argc, char **argv);	/* cmd_timeline.c */
+int do_serve(int argc, char **argv);	/* cmd_serve.c */
+
+/* Option tables of the table-driven commands, next to their code. */
+extern const struct td_opt dump_opts[], stat_opts[], top_opts[],
+	record_opts[], report_opts[], timeline_opts[], serve_opts[];
+
+/* Return value of a command: 0 success, -1 error (exit status 1), or a
+ * positive exit status passed through (stat -- COMMAND).
+ */
+
+#endif

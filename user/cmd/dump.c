@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl dump: drain the rings and print one line (or JSON object, or CSV
+ * row) per time slice, with the raw deltas named after the configured
+ * events and the metrics of the event set.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "group/aggregate.h"
+#include "live/collect.h"
+#include "live/device.h"
+#include "evset/evset.h"
+#include "output/fmt.h"
+#include "file/order.h"
+#include "cli/tdctl.h"
+#include "file/tdfile.h"
+
+const struct td_opt dump_opts[] = {
+	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
+	  "read a record file of 'tdctl record' instead of the rings" },
+	{ "follow", 'f', 'f', TD_ARG_NONE, NULL,
+	  "keep reading until interrupted (or --duration)" },
+	{ "duration", 0, 'd', TD_ARG_NUM, "S",
+	  "stop following after S seconds (implies --follow)" },
+	TD_OPT_FILTERS,
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+struct dump_ctx {
+	struct td_reader rd;
+	const struct topdown_config *cfg;	/* the rings' or the file's */
+	struct td_decoder dec;
+	bool can_decode;
+	bool follow;
+	struct td_filter filter;
+	/* batch of records, printed in time order (order.h) */
+	struct topdown_record *batch;
+	size_t n, cap;
+	bool oom;
+	uint64_t printed;
+	uint64_t lost;
+	/* the lines are formatted here (fmt.h), JSON names escaped once */
+	struct td_buf out;
+	char ev_json[TOPDOWN_MAX_EVENTS][6 * TOPDOWN_NAME_LEN + 4];
+	int ev_json_len[TOPDOWN_MAX_EVENTS];
+	const char *m_name[TD_MAX_METRICS];	/* the names of m_* */
+	char m_json[TD_MAX_METRICS][6 * 64 + 4];	/* -1: longer */
+	int m_json_len[TD_MAX_METRICS];
+	bool m_fraction[TD_MAX_METRICS];
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void on_record(const struct topdown_record *r, void *ctx)
+{
+	struct dump_ctx *d = ctx;
+
+	if (!td_filter_match(&d->filter, r))
+		return;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 4096;
+		void *p = realloc(d->batch, cap * sizeof(*d->batch));
+
+		if (!p) {
+			d->oom = true;
+			return;
+		}
+		d->batch = p;
+		d->cap = cap;
+	}
+	d->batch[d->n++] = *r;
+}
+
+static void on_lost(int cpu, uint64_t count, const char *why, void *ctx)
+{
+	struct dump_ctx *d = ctx;
+
+	d->lost += count;
+	p_warn("CPU %d: %llu records lost (%s)", cpu,
+	       (unsigned long long)count, why);
+}
+
+static void flags_str(uint32_t f, char *buf)
+{
+	char *p = buf;
+
+	*p++ = f & TOPDOWN_REC_PREEMPTED ? 'P' : 'S';
+	if (f & TOPDOWN_REC_FIRST)
+		*p++ = 'F';
+	if (f & TOPDOWN_REC_IDLE)
+		*p++ = 'I';
+	if (f & TOPDOWN_REC_ERROR_MASK)
+		*p++ = 'E';
+	*p = '\0';
+}
+
+static void comm_str(const struct topdown_record *r, char *buf)
+{
+	memcpy(buf, r->comm, TOPDOWN_COMM_LEN);
+	buf[TOPDOWN_COMM_LEN] = '\0';
+}
+
+static void print_header(const struct dump_ctx *d)
+{
+	const struct topdown_config *cfg = d->cfg;
+	struct td_metrics m = { 0 };
+	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
+
+	if (d->can_decode)
+		td_decode(&d->dec, zero, &m);
+	if (csv_output) {
+		printf("seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags");
+		for (uint32_t i = 0; i < cfg->nr_events; i++)
+			printf(",%s", cfg->events[i].name);
+		for (int i = 0; i < m.n; i++)
+			printf(",%s", m.m[i].name);
+		printf("\n");
+		return;
+	}
+	printf("%-17s %3s %7s %7s %-16s %10s %-4s", "TIME", "CPU", "PID", "TID",
+	       "COMM", "SLICE_US", "FLG");
+	for (uint32_t i = 0; i < cfg->nr_events; i++)
+		printf(" %14.14s", cfg->events[i].name);
+	for (int i = 0; i < m.n; i++)
+		printf(" %10.10s", m.m[i].name);
+	printf("\n");
+}
+
+static void print_json(const struct dump_ctx *d, const struct topdown_record *r,
+		       const struct td_metrics *m)
+{
+	const struct topdown_config *cfg = d->cfg;
+
+	jsonw_start_object(json_wtr);
+	jsonw_uint_field(json_wtr, "seq", r->seq);
+	jsonw_uint_field(json_wtr, "time_ns", r->time_ns);
+	jsonw_uint_field(json_wtr, "cpu", r->cpu);
+	jsonw_uint_field(json_wtr, "pid", r->tgid);
+	jsonw_uint_field(json_wtr, "tid", r->pid);
+	jsonw_name(json_wtr, "comm");
+	jsonw_string_n(json_wtr, r->comm, TOPDOWN_COMM_LEN);
+	jsonw_uint_field(json_wtr, "duration_ns", r->duration_ns);
+	jsonw_uint_field(json_wtr, "cgroup_id", r->cgroup_id);
+	jsonw_bool_field(json_wtr, "preempted", r->flags & TOPDOWN_REC_PREEMPTED);
+	jsonw_bool_field(json_wtr, "first", r->flags & TOPDOWN_REC_FIRST);
+	jsonw_bool_field(json_wtr, "idle", r->flags & TOPDOWN_REC_IDLE);
+	jsonw_name(json_wtr, "counts");
+	jsonw_start_object(json_wtr);
+	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+		if (r->flags & (1u << i))
+			jsonw_null_field(json_wtr, cfg->events[i].name);
+		else
+			jsonw_uint_field(json_wtr, cfg->events[i].name, r->delta[i]);
+	}
+	jsonw_end_object(json_wtr);
+	jsonw_name(json_wtr, "metrics");
+	jsonw_start_object(json_wtr);
+	for (int i = 0; i < m->n; i++) {
+		if (m->m[i].valid)
+			jsonw_float_field(json_wtr, m->m[i].name, m->m[i].value);
+		else
+			jsonw_null_field(json_wtr, m->m[i].name);
+	}
+	jsonw_end_object(json_wtr);
+	jsonw_end_object(json_wtr);
+}
+
+static bool is_fraction(const char *name)
+{
+	return strcmp(name, "ipc") && strcmp(name, "cpi");
+}
+
+/* What is known of metric i by its name; names are constant strings. */
+static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
+{
+	for (int i = 0; i < m->n; i++) {
+		if (m->m[i].name == d->m_name[i])
+			continue;
+		d->m_name[i] = m->m[i].name;
+		d->m_fraction[i] = is_fraction(m->m[i].name);
+		d->m_json_len[i] = -1;
+		if (strlen(m->m[i].name) > 64)
+			continue;
+		d->m_json_len[i] = (int)jsonw_escape(d->m_json[i], m->m[i].name,
+						     strlen(m->m[i].name));
+		d->m_json[i][d->m_json_len[i]++] = ':';
+	}
+}
+
+/* "NAME": escaped, for JSON objects. */
+static int json_name(char *dst, const char *name)
+{
+	int n = (int)jsonw_escape(dst, name, strnlen(name, TOPDOWN_NAME_LEN));
+
+	dst[n++] = ':';
+	return n;
+}
+
+/* The line of the table, as the printf() formats of print_header's
+ * columns: "%8llu.%06llu %3u %7u %7u %-16s %10.3f %-4s", " %14llu" or
+ * " %14s" per event, " %10s", " %9.1f%%%s" or " %10.3f" per metric.
+ */
+static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
+		      const struct td_metrics *m, char *comm, const char *fl)
+{
+	const struct topdown_config *cfg = d->cfg;
+	struct td_buf *b = &d->out;
+
+	for (char *c = comm; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	td_buf_u64(b, r->time_ns / 1000000000ull, 8);
+	td_buf_char(b, '.');
+	td_buf_digits(b, r->time_ns % 1000000000ull / 1000, 6);
+	td_buf_char(b, ' ');
+	td_buf_field(b, r->cpu, 3, ' ');
+	td_buf_field(b, r->tgid, 7, ' ');
+	td_buf_field(b, r->pid, 7, ' ');
+	td_buf_pad(b, comm, strlen(comm), -16);
+	td_buf_char(b, ' ');
+	td_buf_fixed(b, r->duration_ns / 1e3, 3, 10);
+	td_buf_char(b, ' ');
+	td_buf_pad(b, fl, strlen(fl), -4);
+	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+		td_buf_char(b, ' ');
+		if (r->flags & (1u << i))
+			td_buf_pad(b, "<error>", 7, 14);
+		else
+			td_buf_u64(b, r->delta[i], 14);
+	}
+	for (int i = 0; i < m->n; i++) {
+		td_buf_char(b, ' ');
+		if (!m->m[i].valid) {
+			td_buf_pad(b, "-", 1, 10);
+		} else if (d->m_fraction[i]) {
+			td_buf_fixed(b, 100.0 * m->m[i].value, 1, 9);
+			td_buf_char(b, '%');
+			if (m->m[i].flagged)
+				td_buf_char(b, '!');
+		} else {
+			td_buf_fixed(b, m->m[i].value, 3, 10);
+		}
+	}
+	td_buf_char(b, '\n');
+}
+
+/* "%llu,%llu,%u,%u,%u,\"COMM\",%llu,%llu,%s", ",%llu" or "," per event,
+ * ",%.6f" or "," per metric; quotes in comm doubled.
+ */
+static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
+		    const struct td_metrics *m, const char *comm, const char *fl)
+{
+	const struct topdown_config *cfg = d->cfg;
+	struct td_buf *b = &d->out;
+
+	td_buf_field(b, r->seq, 0, ',');
+	td_buf_field(b, r->time_ns, 0, ',');
+	td_buf_field(b, r->cpu, 0, ',');
+	td_buf_field(b, r->tgid, 0, ',');
+	td_buf_field(b, r->pid, 0, ',');
+	td_buf_char(b, '"');
+	for (const char *c = comm; *c; c++) {
+		if (*c == '"')
+			td_buf_char(b, '"');
+		td_buf_char(b, *c);
+	}
+	td_buf_mem(b, "\",", 2);
+	td_buf_field(b, r->duration_ns, 0, ',');
+	td_buf_field(b, r->cgroup_id, 0, ',');
+	td_buf_mem(b, fl, strlen(fl));
+	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+		td_buf_char(b, ',');
+		if (!(r->flags & (1u << i)))
+			td_buf_u64(b, r->delta[i], 0);
+	}
+	for (int i = 0; i < m->n; i++) {
+		td_buf_char(b, ',');
+		if (m->m[i].valid)
+			td_buf_fixed(b, m->m[i].value, 6, 0);
+	}
+	td_buf_char(b, '\n');
+}
+
+static void put_field(struct td_buf *b, const char *name_colon, size_t n,
+		      uint64_t v)
+{
+	td_buf_mem(b, name_colon, n);
+	td_buf_u64(b, v, 0);
+}
+
+#define PUT_FIELD(b, lit, v) put_field(b, lit, sizeof(lit) - 1, v)
+
+/* What print_json() writes, compact: sep is jsonw_raw_begin()'s. */
+static void put_json(struct dump_ctx *d, const struct topdown_record *r,
+		     const struct td_metrics *m, const char *sep)
+{
+	const struct topdown_config *cfg = d->cfg;
+	struct td_buf *b = &d->out;
+	static const char *const tf[] = { "false", "true" };
+	size_t n;
+
+	td_buf_mem(b, sep, strlen(sep));
+	PUT_FIELD(b, "{\"seq\":", r->seq);
+	PUT_FIELD(b, ",\"time_ns\":", r->time_ns);
+	PUT_FIELD(b, ",\"cpu\":", r->cpu);
+	PUT_FIELD(b, ",\"pid\":", r->tgid);
+	PUT_FIELD(b, ",\"tid\":", r->pid);
+	td_buf_mem(b, ",\"comm\":", 8);
+	td_buf_need(b, 6 * TOPDOWN_COMM_LEN + 2);
+	b->p += jsonw_escape(b->p, r->comm, strnlen(r->comm, TOPDOWN_COMM_LEN));
+	PUT_FIELD(b, ",\"duration_ns\":", r->duration_ns);
+	PUT_FIELD(b, ",\"cgroup_id\":", r->cgroup_id);
+	td_buf_mem(b, ",\"preempted\":", 13);
+	n = !!(r->flags & TOPDOWN_REC_PREEMPTED);
+	td_buf_mem(b, tf[n], 4 + !n);
+	td_buf_mem(b, ",\"first\":", 9);
+	n = !!(r->flags & TOPDOWN_REC_FIRST);
+	td_buf_mem(b, tf[n], 4 + !n);
+	td_buf_mem(b, ",\"idle\":", 8);
+	n = !!(r->flags & TOPDOWN_REC_IDLE);
+	td_buf_mem(b, tf[n], 4 + !n);
+	td_buf_mem(b, ",\"counts\":{", 11);
+	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+		if (i)
+			td_buf_char(b, ',');
+		td_buf_mem(b, d->ev_json[i], d->ev_json_len[i]);
+		if (r->flags & (1u << i))
+			td_buf_mem(b, "null", 4);
+		else
+			td_buf_u64(b, r->delta[i], 0);
+	}
+	td_buf_mem(b, "},\"metrics\":{", 13);
+	for (int i = 0; i < m->n; i++) {
+		if (i)
+			td_buf_char(b, ',');
+		if (d->m_json_len[i] >= 0) {
+			td_buf_mem(b, d->m_json[i], d->m_json_len[i]);
+		} else {
+			n = strlen(m->m[i].name);
+			td_buf_need(b, 6 * n + 3);
+			b->p += jsonw_escape(b->p, m->m[i].name, n);
+			*b->p++ = ':';
+		}
+		if (m->m[i].valid && isfinite(m->m[i].value))
+			td_buf_g17(b, m->m[i].value);
+		else
+			td_buf_mem(b, "null", 4);
+	}
+	td_buf_mem(b, "}}", 2);
+}
+
+static void print_record(struct dump_ctx *d, const struct topdown_record *r)
+{
+	char comm[TOPDOWN_COMM_LEN + 1], fl[8];
+	struct td_metrics m;
+	uint64_t counts[TOPDOWN_MAX_EVENTS];
+	const char *sep;
+
+	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		counts[i] = r->delta[i];
+	m.n = 0;
+	if (d->can_decode)
+		td_decode(&d->dec, counts, &m);
+	metric_names(d, &m);
+	if (!json_output) {
+		comm_str(r, comm);
+		flags_str(r->flags, fl);
+		if (csv_output)
+			put_csv(d, r, &m, comm, fl);
+		else
+			put_plain(d, r, &m, comm, fl);
+		return;
+	}
+	/* Streams (--follow) and pretty output: the JSON writer. */
+	sep = d->follow ? NULL : jsonw_raw_begin(json_wtr);
+	if (sep) {
+		put_json(d, r, &m, sep);
+		return;
+	}
+	td_buf_flush(&d->out);
+	print_json(d, r, &m);
+	if (d->follow)	/* one document per line while streaming */
+		jsonw_newline(json_wtr);
+}
+
+/* Print recs[0..n) in time order (the filter's records only). */
+static int print_ordered(struct dump_ctx *d, const struct topdown_record *recs,
+			 size_t n, uint32_t nr_cpus,
+			 const struct td_filter *filter)
+{
+	const struct topdown_record *r;
+	struct td_order o;
+
+	if (td_order_init(&o, recs, n, nr_cpus, filter)) {
+		td_order_free(&o);
+		d->oom = true;
+		return -1;
+	}
+	while ((r = td_order_next(&o)))
+		print_record(d, r);
+	d->printed += o.n;
+	td_order_free(&o);
+	td_buf_flush(&d->out);
+	fflush(stdout);
+	return 0;
+}
+
+static void flush_batch(struct dump_ctx *d)
+{
+	print_ordered(d, d->batch, d->n, (uint32_t)d->rd.nr_cpus, NULL);
+	d->n = 0;
+}
+
+static const char dump_desc[] =
+	"Print the time slices collected since the last read, oldest first:\n"
+	"time, CPU, pid/tid, comm, slice length, flags (S blocked, P preempted,\n"
+	"F first after start, I idle, E counter error), the raw counts and the\n"
+	"metrics of the event set. Lost records are reported on stderr. With\n"
+	"-i FILE, the slices of a record file, on any machine.\n";
+
+/* Start the output: JSON array or the table's header. */
+static int dump_begin(struct dump_ctx *d)
+{
+	const struct topdown_config *cfg = d->cfg;
+
+	if (td_buf_init(&d->out, stdout)) {
+		p_err("out of memory");
+		return -1;
+	}
+	for (uint32_t i = 0; i < cfg->nr_events; i++)
+		d->ev_json_len[i] = json_name(d->ev_json[i],
+					      cfg->events[i].name);
+	if (json_output && !d->follow)
+		jsonw_start_array(json_wtr);
+	else if (!json_output)
+		print_header(d);
+	return 0;
+}
+
+/* A failed write leaves stdout's error set: main() reports it. */
+static void dump_end(struct dump_ctx *d)
+{
+	td_buf_close(&d->out);
+
+	if (json_output && !d->follow)
+		jsonw_end_array(json_wtr);
+	free(d->batch);
+}
+
+static int dump_file(struct dump_ctx *d, const char *path)
+{
+	const struct topdown_record *recs;
+	struct td_file_image img;
+	struct td_file f;
+	char err[600];
+
+	if (td_file_load(path, &img, &f, err, sizeof(err))) {
+		p_err("%s", err);
+		return -1;
+	}
+	d->cfg = &f.meta.cfg;
+	d->can_decode = td_decoder_for(d->cfg, &d->dec);
+	for (uint32_t cpu = 0; cpu < f.meta.nr_cpus; cpu++)
+		if (f.meta.lost[cpu])
+			on_lost(cpu, f.meta.lost[cpu], "while recording", d);
+	/* The records in place, or converted to the host's byte order. */
+	recs = td_file_records(&f);
+	if (!recs) {
+		d->batch = malloc((f.nr_records ? f.nr_records : 1) *
+				  sizeof(*d->batch));
+		if (!d->batch) {
+			td_file_unload(&img, &f);
+			p_err("out of memory buffering records");
+			return -1;
+		}
+		for (uint64_t i = 0; i < f.nr_records; i++)
+			td_file_record(&f, i, &d->batch[i]);
+		recs = d->batch;
+	}
+	if (dump_begin(d)) {
+		td_file_unload(&img, &f);
+		free(d->batch);
+		return -1;
+	}
+	print_ordered(d, recs, f.nr_records, f.meta.nr_cpus, &d->filter);
+	dump_end(d);
+	td_file_unload(&img, &f);
+	if (d->oom) {
+		p_err("out of memory ordering records");
+		return -1;
+	}
+	return 0;
+}
+
+int do_dump(int argc, char **argv)
+{
+	struct dump_ctx d = { 0 };
+	unsigned long long duration = 0;
+	const char *input = NULL;
+	struct td_getopt g;
+	struct timespec t0, now;
+	int opt, ret = 0;
+
+	td_filter_init(&d.filter);
+	td_getopt_build(&g, "dump", dump_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
+		int r = td_filter_opt(&d.filter, opt, optarg);
+
+		if (r < 0)
+			return -1;
+		if (r)
+			continue;
+		switch (opt) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'f':
+			d.follow = true;
+			break;
+		case 'd':
+			if (parse_u64("--duration", optarg, 86400 * 365, &duration))
+				return -1;
+			d.follow = true;
+			break;
+		}
+	}
+	opt = td_getopt_end(opt, argc, argv, false);
+	if (opt <= 0)
+		return opt;
+	if (input && d.follow) {
+		p_err("--follow and --duration read the rings, not a file (-i)");
+		return -1;
+	}
+	if (input)
+		return dump_file(&d, input);
+	if (td_reader_open(&d.rd))
+		return -1;
+	d.cfg = &d.rd.cfg;
+	d.can_decode = td_decoder_for(d.cfg, &d.dec);
+	if (dump_begin(&d)) {
+		td_reader_close(&d.rd);
+		return -1;
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		td_reader_drain(&d.rd, on_record, on_lost, &d);
+		if (d.oom) {
+			p_err("out of memory buffering records");
+			ret = -1;
+			break;
+		}
+		flush_batch(&d);
+		if (!d.follow)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (duration && (uint64_t)(now.tv_sec - t0.tv_sec) >= duration)
+			break;
+		td_reader_wait(&d.rd, 200);
+	} while (!stop_flag);
+	if (d.follow) {
+		/* Whatever arrived during the last wait, or before Ctrl-C. */
+		td_reader_drain(&d.rd, on_record, on_lost, &d);
+		flush_batch(&d);
+	}
+
+	dump_end(&d);
+	td_reader_close(&d.rd);
+	return ret;
+}

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl load / unload: insert or remove the module through libkmod and
+ * start or stop the collection with the event set chosen for this CPU.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libkmod.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "evset/counters.h"
+#include "live/device.h"
+#include "evset/evset.h"
+#include "cli/tdctl.h"
+
+#define TD_MODULE_NAME "topdown"
+
+static int insert_module(const char *path)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_list *list = NULL;
+	struct kmod_module *mod = NULL;
+	int err;
+
+	if (!ctx) {
+		p_err("libkmod: cannot create a context");
+		return -1;
+	}
+	if (path) {
+		err = kmod_module_new_from_path(ctx, path, &mod);
+		if (err) {
+			p_err("cannot use module file %s: %s", path, strerror(-err));
+			goto out;
+		}
+		err = kmod_module_insert_module(mod, 0, NULL);
+	} else {
+		err = kmod_module_new_from_lookup(ctx, TD_MODULE_NAME, &list);
+		if (err || !list) {
+			p_err("module %s not found in /lib/modules (install it, or use --module PATH)",
+			      TD_MODULE_NAME);
+			err = err ? err : -ENOENT;
+			goto out;
+		}
+		mod = kmod_module_get_module(list);
+		err = kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL,
+						      NULL);
+	}
+	if (err == -EEXIST)
+		err = 0;
+	if (err) {
+		const char *why = strerror(-err);
+
+		if (err == -EPERM)
+			why = "not permitted (needs root, and a kernel that allows modules)";
+		else if (err == -ENOEXEC || err == -EINVAL)
+			why = "the module does not fit this kernel (wrong version or architecture)";
+		p_err("inserting %s: %s", path ? path : TD_MODULE_NAME, why);
+		goto out;
+	}
+	p_info("module %s loaded from %s", TD_MODULE_NAME,
+	       kmod_module_get_path(mod) ? kmod_module_get_path(mod) : path);
+out:
+	if (mod)
+		kmod_module_unref(mod);
+	if (list)
+		kmod_module_unref_list(list);
+	kmod_unref(ctx);
+	return err ? -1 : 0;
+}
+
+static int remove_module(void)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_module *mod = NULL;
+	int err;
+
+	if (!ctx) {
+		p_err("libkmod: cannot create a context");
+		return -1;
+	}
+	err = kmod_module_new_from_name(ctx, TD_MODULE_NAME, &mod);
+	if (!err)
+		err = kmod_module_remove_module(mod, 0);
+	if (err == -EBUSY || err == -EAGAIN)
+		p_err("module %s is in use: a process still has %s open",
+		      TD_MODULE_NAME, TOPDOWN_DEVICE);
+	else if (err)
+		p_err("removing module %s: %s", TD_MODULE_NAME, strerror(-err));
+	if (mod)
+		kmod_module_unref(mod);
+	kmod_unref(ctx);
+	return err ? -1 : 0;
+}
+
+static void build_config(const struct td_plan *plan, struct topdown_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->nr_events = plan->nr_events;
+	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
+	for (int i = 0; i < plan->nr_events; i++) {
+		const struct td_evsel *ev = &plan->ev[i];
+		struct topdown_event *e = &cfg->events[i];
+
+		e->type = ev->type;
+		e->flags = ev->flags;
+		e->config = ev->config;
+		e->config1 = ev->config1;
+		e->config2 = ev->config2;
+		snprintf(e->name, sizeof(e->name), "%s", ev->name);
+		if (!ev->all_cpus) {
+			e->cpus_ptr = (uintptr_t)ev->cpus;
+			e->cpus_size = sizeof(ev->cpus);
+		}
+	}
+}
+
+static void explain_start_error(int fd, const struct topdown_config *cfg, int err)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+
+	if (err == EBUSY) {
+		p_err("collection is already running (stop it with '%s unload')",
+		      bin_name);
+		return;
+	}
+	if (!td_get_status(fd, &st, &stats) && st.error_event >= 0 &&
+	    st.error_event < (int)cfg->nr_events) {
+		const struct topdown_event *e = &cfg->events[st.error_event];
+
+		p_err("perf refused event %s (type %u, config 0x%llx) on CPU %d: %s",
+		      e->name, e->type, (unsigned long long)e->config,
+		      st.error_cpu, strerror(-st.error_code));
+	} else {
+		p_err("starting the collection: %s", strerror(err));
+	}
+	free(stats);
+}
+
+/*
+ * Events perf created but could not put on a hardware counter when their
+ * CPU started counting: warned about on stderr (reasons, what to do), and
+ * returned as a bit mask for the JSON/CSV output.
+ */
+static uint32_t start_no_counter(int fd, const struct topdown_config *cfg)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+	uint32_t mask;
+
+	if (td_get_status(fd, &st, &stats))
+		return 0;
+	mask = td_events_without_counter(&st, stats, true);
+	td_warn_no_counter(&st, stats, cfg, mask, true);
+	free(stats);
+	return mask;
+}
+
+static bool is_running(int fd)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+	bool running;
+
+	if (td_get_status(fd, &st, &stats))
+		return false;
+	running = st.state == TOPDOWN_STATE_RUNNING;
+	free(stats);
+	return running;
+}
+
+static void load_usage(FILE *f)
+{
+	char desc[640];
+
+	snprintf(desc, sizeof(desc),
+		 "Insert the topdown module (by name from /lib/modules, or PATH) and\n"
+		 "start collecting with the event set chosen for this CPU ('%s list').\n"
+		 "The ring size is a power of two (default %u bytes), the watermark\n"
+		 "defaults to a quarter of it; without --overwrite a full ring drops\n"
+		 "new records and counts them.\n", bin_name, TOPDOWN_RING_DEFAULT_SIZE);
+	td_cmd_usage(f, "load", desc);
+}
+
+int do_load(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "module", required_argument, NULL, 'm' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "watermark", required_argument, NULL, 'w' },
+		{ "overwrite", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *module = NULL, *set = NULL;
+	unsigned long long ring = 0, wm = 0;
+	struct topdown_config cfg;
+	struct td_cpu_info *ci;
+	struct td_plan plan;
+	bool overwrite = false;
+	uint32_t no_counter;
+	char err[512];
+	int opt, fd, ret = -1;
+
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) >= 0) {
+		switch (opt) {
+		case 'm':
+			module = optarg;
+			break;
+		case 'e':
+			set = optarg;
+			break;
+		case 'r':
+			if (parse_u64("--ring-size", optarg, TOPDOWN_RING_MAX_SIZE, &ring))
+				return -1;
+			if (ring < TOPDOWN_RING_MIN_SIZE || (ring & (ring - 1))) {
+				p_err("--ring-size must be a power of two from %u to %u",
+				      TOPDOWN_RING_MIN_SIZE, TOPDOWN_RING_MAX_SIZE);
+				return -1;
+			}
+			break;
+		case 'w':
+			if (parse_u64("--watermark", optarg, TOPDOWN_RING_MAX_SIZE, &wm))
+				return -1;
+			break;
+		case 'o':
+			overwrite = true;
+			break;
+		case 'h':
+			load_usage(stdout);
+			return 0;
+		default:
+			load_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		p_err("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
+		p_err("--watermark must not exceed the ring size");
+		return -1;
+	}
+
+	/* Choose the events first: a wrong --events changes nothing. */
+	ci = td_detect("", err, sizeof(err));
+	if (!ci) {
+		p_err("detecting the CPU: %s", err);
+		return -1;
+	}
+	if (td_plan_for(ci, set, &plan, err, sizeof(err))) {
+		p_err("%s", err);
+		td_cpu_info_free(ci);
+		return -1;
+	}
+	td_cpu_info_free(ci);
+
+	if (!td_module_loaded() && insert_module(module))
+		return -1;
+	fd = td_dev_open(true);
+	if (fd < 0)
+		return -1;
+
+	if (is_running(fd)) {
+		p_err("collection is already running (stop it with '%s unload')",
+		      bin_name);
+		goto out;
+	}
+	build_config(&plan, &cfg);
+	cfg.ring_size = ring;
+	cfg.watermark = wm;
+	if (overwrite)
+		cfg.flags |= TOPDOWN_OVERFLOW_OVERWRITE;
+	if (ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg)) {
+		if (errno == EBUSY)
+			p_err("cannot reconfigure: the collection is running or a reader has the rings mapped");
+		else if (errno == E2BIG)
+			p_err("the topdown module is older than tdctl and does not know a setting this configuration uses: install the module of tdctl's release");
+		else if (errno == ENOENT)
+			p_err("an event of the set names a PMU type or event this kernel does not have (was its driver unloaded?)");
+		else if (errno == EOPNOTSUPP)
+			p_err("the module refused an event of the set: only core CPU PMU events and software events are counted (tracepoint, breakpoint, kprobe, uprobe and uncore PMU events are refused)");
+		else
+			p_err("configuring the collection: %s", strerror(errno));
+		goto out;
+	}
+	if (ioctl(fd, TOPDOWN_IOC_START)) {
+		explain_start_error(fd, &cfg, errno);
+		goto out;
+	}
+	ret = 0;
+	no_counter = start_no_counter(fd, &cfg);
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "set", plan.set);
+		jsonw_string_field(json_wtr, "why", plan.why);
+		jsonw_string_field(json_wtr, "label", plan.label);
+		jsonw_name(json_wtr, "events");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; i < plan.nr_events; i++)
+			jsonw_string(json_wtr, plan.ev[i].name);
+		jsonw_end_array(json_wtr);
+		jsonw_name(json_wtr, "no_counter");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; i < plan.nr_events; i++)
+			if (no_counter & (1u << i))
+				jsonw_string(json_wtr, plan.ev[i].name);
+		jsonw_end_array(json_wtr);
+		if (no_counter)
+			jsonw_string_field(json_wtr, "no_counter_reason",
+					   td_no_counter_reason());
+		jsonw_end_object(json_wtr);
+	} else if (csv_output) {
+		static const char *const fields[] = {
+			"set", "why", "label", "events", "no_counter", NULL,
+		};
+		struct csv_writer w;
+		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+		char bad[sizeof(evs)] = "";
+
+		/* The events, space-separated, in one field. */
+		for (int i = 0; i < plan.nr_events; i++) {
+			snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs),
+				 "%s%s", i ? " " : "", plan.ev[i].name);
+			if (no_counter & (1u << i))
+				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+					 "%s%s", *bad ? " " : "", plan.ev[i].name);
+		}
+		csvw_init(&w, stdout);
+		csvw_header(&w, fields);
+		csvw_str(&w, plan.set);
+		csvw_str(&w, plan.why);
+		csvw_str(&w, plan.label);
+		csvw_str(&w, evs);
+		csvw_str(&w, bad);
+		csvw_end_row(&w);
+	} else {
+		printf("collecting with event set '%s': %s\n", plan.set, plan.why);
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+/* Open files of the module (its refcount), or -1 if unknown. */
+static long module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/" TD_MODULE_NAME "/refcnt", "r");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+int do_unload(int argc, char **argv)
+{
+	int fd;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+			td_cmd_usage(stdout, "unload",
+				     "Stop the collection and remove the module.\n");
+			return 0;
+		}
+		p_err("unexpected argument '%s'", argv[1]);
+		return -1;
+	}
+	if (!td_module_loaded()) {
+		p_err("the topdown module is not loaded");
+		return -1;
+	}
+	/* Refuse before stopping anything if someone has the device open. */
+	if (module_refcnt() > 0) {
+		p_err("module %s is in use: a process still has %s open",
+		      TD_MODULE_NAME, TOPDOWN_DEVICE);
+		return -1;
+	}
+	fd = td_dev_open(true);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, TOPDOWN_IOC_STOP) && errno != EALREADY) {
+		p_err("stopping the collection: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (remove_module())
+		return -1;
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "unloaded", true);
+		jsonw_end_object(json_wtr);
+	} else if (csv_output) {
+		static const char *const fields[] = { "unloaded", NULL };
+		struct csv_writer w;
+
+		csvw_init(&w, stdout);
+		csvw_header(&w, fields);
+		csvw_bool(&w, true);
+		csvw_end_row(&w);
+	} else {
+		printf("topdown module unloaded\n");
+	}
+	return 0;
+}

@@ -1,0 +1,874 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl serve: a Prometheus exporter. It is the rings' one reader: it
+ * drains them continuously into per-group monotonic counters (raw event
+ * counts, run time, slices, read errors; lost records per CPU) and serves
+ * them on /metrics in the Prometheus text format 0.0.4, or OpenMetrics
+ * 1.0 when the scraper's Accept header asks for it. The TopDown fractions
+ * are left to PromQL (rate() of the counts, recording rules in
+ * contrib/prometheus/topdown.rules.yml), so any window works.
+ *
+ * One thread, one poll() loop: the listening socket, the clients and the
+ * device. A client gets at most SV_REQ_MAX bytes of request and
+ * SV_TIMEOUT_MS to send it and read the answer, and at most SV_CLIENTS
+ * connections are served at once; one request per connection.
+ *
+ * Groups are keyed by their label values (a cgroup's path, not its id:
+ * a cgroup re-created under the same path is the same series). At most
+ * --max-series groups exist; records of any further group are added to
+ * the group "other". Groups are never removed, so a counter never goes
+ * backwards when its tasks exit.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "group/aggregate.h"
+#include "live/cgpath.h"
+#include "live/collect.h"
+#include "live/device.h"
+#include "evset/evset.h"
+#include "cli/tdctl.h"
+
+#define SV_DEFAULT_PORT	"10642"
+#define SV_REQ_MAX	8192
+#define SV_TIMEOUT_MS	10000
+#define SV_CLIENTS	16
+#define SV_RETRY_MS	10000	/* reopen the device after this long */
+#define SV_LABEL_MAX	512	/* a group's label values, escaped */
+
+const struct td_opt serve_opts[] = {
+	{ "listen", 'l', 'l', TD_ARG_WORD, "ADDR:PORT",
+	  "listen there (default 127.0.0.1:" SV_DEFAULT_PORT ")" },
+	{ "by", 0, 'B', TD_ARG_BY, "KEY",
+	  "series per cgroup (default), process or comm" },
+	{ "max-series", 0, 'N', TD_ARG_NUM, "N",
+	  "at most N groups, the rest summed as 'other' (default 1000)" },
+	{ "duration", 0, 'D', TD_ARG_NUM, "S",
+	  "exit after S seconds (default: until SIGINT or SIGTERM)" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char serve_desc[] =
+	"Serve the counters of every task, summed per cgroup (or process, or\n"
+	"comm), on http://ADDR:PORT/metrics for Prometheus: the raw counts of\n"
+	"each event, run time, slices, read errors, lost records, and the\n"
+	"exporter's own health. It reads the rings continuously (it is their\n"
+	"one reader). Listens on the loopback address only unless told.\n";
+
+struct sv_group {
+	char labels[SV_LABEL_MAX];	/* e.g. cgroup="/system.slice" */
+	uint64_t slices, runtime_ns, read_errors;
+	uint64_t counts[TOPDOWN_MAX_EVENTS];
+};
+
+struct sv_client {
+	int fd;			/* -1: free slot */
+	uint64_t deadline;	/* ns */
+	char req[SV_REQ_MAX];
+	size_t rlen;
+	char *resp;		/* being sent */
+	size_t len, off;
+	bool closing;		/* sent; waiting for the client to close */
+};
+
+struct sv {
+	enum td_by by;
+	size_t max_groups;
+	struct sv_group *g;	/* g[0] is "other" */
+	size_t n;
+	/* label text -> group, and record key -> group (a cache) */
+	uint32_t *lslot;
+	size_t lcap;
+	struct { uint64_t key; uint32_t group; } *kslot;
+	size_t kcap, kn;
+	bool provisional;	/* it holds labels that may change */
+	uint64_t cache_since;
+	/* the rings */
+	struct td_reader rd;
+	bool open, tried;
+	uint64_t next_open;
+	struct td_decoder dec;
+	bool can_decode;
+	char set[TOPDOWN_NAME_LEN * 2];
+	char ev_label[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN * 6 + 1];
+	const char *ev_kind[TOPDOWN_MAX_EVENTS];	/* ",cpu_kind=..." or "" */
+	uint64_t *lost;		/* per CPU */
+	int lost_cpus;
+	uint64_t records, opens;
+	/* HTTP */
+	int lfd;
+	struct sv_client cl[SV_CLIENTS];
+	uint64_t requests, bad_requests;
+	double last_scrape_s;
+};
+
+/* ---- label values --------------------------------------------------------- */
+
+/* A label value: \\ \" \n escaped as the formats require; bytes that are
+ * not printable ASCII as \\xHH, so the text is always valid UTF-8.
+ */
+static size_t esc_label(char *dst, size_t cap, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && s[i] && o + 6 < cap; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\\' || c == '"') {
+			dst[o++] = '\\';
+			dst[o++] = (char)c;
+		} else if (c == '\n') {
+			dst[o++] = '\\';
+			dst[o++] = 'n';
+		} else if (c < 0x20 || c >= 0x7f) {
+			dst[o++] = '\\';
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		} else {
+			dst[o++] = (char)c;
+		}
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+/* ---- groups ----------------------------------------------------------------- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The labels of r's group; false if they may change (a cgroup id that
+ * does not resolve to a path yet).
+ */
+static bool sv_labels(struct sv *s, const struct topdown_record *r,
+		      char *buf, size_t cap)
+{
+	char v[SV_LABEL_MAX - 40];
+	const char *cg;
+
+	switch (s->by) {
+	case TD_BY_PROCESS:
+		esc_label(v, sizeof(v), r->comm, TOPDOWN_COMM_LEN);
+		snprintf(buf, cap, "pid=\"%u\",comm=\"%s\"", r->tgid, v);
+		return true;
+	case TD_BY_COMM:
+		esc_label(v, sizeof(v), r->comm, TOPDOWN_COMM_LEN);
+		snprintf(buf, cap, "comm=\"%s\"", v);
+		return true;
+	default:
+		cg = r->cgroup_id ? td_cgroup_path(r->cgroup_id) : NULL;
+		if (cg)
+			esc_label(v, sizeof(v), cg, strlen(cg));
+		else
+			snprintf(v, sizeof(v), "id:%llu",
+				 (unsigned long long)r->cgroup_id);
+		snprintf(buf, cap, "cgroup=\"%s\"", v);
+		return cg || !r->cgroup_id;
+	}
+}
+
+/* The group of these labels; "other" (0) when the table is full. */
+static uint32_t sv_group_of(struct sv *s, const char *labels)
+{
+	size_t i = hash_str(labels) & (s->lcap - 1);
+
+	while (s->lslot[i]) {
+		if (!strcmp(s->g[s->lslot[i] - 1].labels, labels))
+			return s->lslot[i] - 1;
+		i = (i + 1) & (s->lcap - 1);
+	}
+	if (s->n >= s->max_groups + 1)
+		return 0;
+	memset(&s->g[s->n], 0, sizeof(s->g[s->n]));
+	snprintf(s->g[s->n].labels, SV_LABEL_MAX, "%s", labels);
+	s->lslot[i] = (uint32_t)++s->n;
+	return (uint32_t)(s->n - 1);
+}
+
+static uint64_t sv_key(const struct sv *s, const struct topdown_record *r)
+{
+	uint64_t k;
+
+	switch (s->by) {
+	case TD_BY_PROCESS:
+		return (uint64_t)r->tgid + 1;
+	case TD_BY_COMM:
+		k = 1469598103934665603ull;
+		for (int i = 0; i < TOPDOWN_COMM_LEN && r->comm[i]; i++)
+			k = (k ^ (unsigned char)r->comm[i]) * 1099511628211ull;
+		return k | 1;
+	default:
+		return r->cgroup_id + 1;
+	}
+}
+
+static void sv_on_record(const struct topdown_record *r, void *ctx)
+{
+	struct sv *s = ctx;
+	uint64_t key = sv_key(s, r);
+	size_t i = (key * 0x9e3779b97f4a7c15ull >> 24) & (s->kcap - 1);
+	struct sv_group *g;
+	uint32_t gi;
+
+	/* The cache of key -> group (cgroup id, pid or comm hash). A key
+	 * whose labels are not final (a cgroup id not resolved yet) is
+	 * cached too, but the whole cache is dropped a second later
+	 * (sv_cache_expire()), so that it is looked up again.
+	 */
+	while (s->kslot[i].key && s->kslot[i].key != key)
+		i = (i + 1) & (s->kcap - 1);
+	if (s->kslot[i].key) {
+		gi = s->kslot[i].group;
+	} else {
+		char labels[SV_LABEL_MAX];
+
+		if (s->kn * 2 >= s->kcap) {	/* a cache: start over */
+			memset(s->kslot, 0, s->kcap * sizeof(*s->kslot));
+			s->kn = 0;
+			i = (key * 0x9e3779b97f4a7c15ull >> 24) & (s->kcap - 1);
+		}
+		bool final = sv_labels(s, r, labels, sizeof(labels));
+
+		gi = sv_group_of(s, labels);
+		s->kslot[i].key = key;
+		s->kslot[i].group = gi;
+		s->kn++;
+		if (!final)
+			s->provisional = true;
+	}
+	g = &s->g[gi];
+	g->slices++;
+	g->runtime_ns += r->duration_ns;
+	if (r->flags & TOPDOWN_REC_ERROR_MASK)
+		g->read_errors++;
+	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
+		g->counts[e] += r->delta[e];
+	s->records++;
+}
+
+static void sv_cache_expire(struct sv *s, uint64_t now)
+{
+	if (!s->provisional) {
+		s->cache_since = now;
+		return;
+	}
+	if (now - s->cache_since < 1000000000ull)
+		return;
+	memset(s->kslot, 0, s->kcap * sizeof(*s->kslot));
+	s->kn = 0;
+	s->provisional = false;
+	s->cache_since = now;
+}
+
+static void sv_on_lost(int cpu, uint64_t count, const char *why, void *ctx)
+{
+	struct sv *s = ctx;
+
+	(void)why;
+	if (cpu >= 0 && cpu < s->lost_cpus)
+		s->lost[cpu] += count;
+}
+
+/* ---- the rings -------------------------------------------------------------- */
+
+static void sv_open(struct sv *s, uint64_t now)
+{
+	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
+	char err[256];
+
+	/* After a failure, try again only once the module is there (quietly
+	 * otherwise: one error, not one every SV_RETRY_MS).
+	 */
+	if (s->open || now < s->next_open || (s->tried && !td_module_loaded()))
+		return;
+	s->next_open = now + SV_RETRY_MS * 1000000ull;
+	s->tried = true;
+	if (td_reader_open(&s->rd))
+		return;
+	if (s->lost_cpus && s->rd.nr_cpus > s->lost_cpus) {
+		td_reader_close(&s->rd);	/* more CPUs than at first */
+		return;
+	}
+	if (!s->lost) {
+		s->lost = calloc((size_t)s->rd.nr_cpus, sizeof(*s->lost));
+		if (!s->lost) {
+			td_reader_close(&s->rd);
+			return;
+		}
+		s->lost_cpus = s->rd.nr_cpus;
+	}
+	memset(names, 0, sizeof(names));
+	for (uint32_t i = 0; i < s->rd.cfg.nr_events; i++) {
+		memcpy(names[i], s->rd.cfg.events[i].name, TOPDOWN_NAME_LEN);
+		esc_label(s->ev_label[i], sizeof(s->ev_label[i]),
+			  s->rd.cfg.events[i].name, TOPDOWN_NAME_LEN);
+		/* Hybrid sets name each event after its core type's PMU
+		 * (evset_intel.c): "core/..." counts on P-cores only,
+		 * "atom/..." on E-cores only.
+		 */
+		s->ev_kind[i] = !strncmp(names[i], "core/", 5) ?
+				",cpu_kind=\"core\"" :
+				!strncmp(names[i], "atom/", 5) ?
+				",cpu_kind=\"atom\"" : "";
+	}
+	s->can_decode = !td_decoder_from_label(&s->dec, s->rd.cfg.label,
+					       (const char (*)[TOPDOWN_NAME_LEN])names,
+					       (int)s->rd.cfg.nr_events, err,
+					       sizeof(err));
+	if (s->can_decode)
+		esc_label(s->set, sizeof(s->set), s->dec.set, sizeof(s->dec.set));
+	else
+		esc_label(s->set, sizeof(s->set), s->rd.cfg.label,
+			  sizeof(s->rd.cfg.label));
+	s->open = true;
+	s->opens++;
+	p_info("serving the rings of %d CPUs, event set %s", s->rd.nr_cpus,
+	       s->set);
+}
+
+/* ---- the metrics ------------------------------------------------------------ */
+
+struct sv_out {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void out_add(struct sv_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_add(struct sv_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->oom)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < o->cap - o->len) {
+			o->len += (size_t)n;
+			return;
+		}
+		char *np = realloc(o->p, o->cap * 2);
+
+		if (!np || n < 0) {
+			o->oom = true;
+			return;
+		}
+		o->p = np;
+		o->cap *= 2;
+	}
+}
+
+/* HELP and TYPE (and UNIT) of a family; counters end in _total, which
+ * OpenMetrics leaves out of the family's name.
+ */
+static void family(struct sv_out *o, bool om, const char *name,
+		   const char *type, const char *unit, const char *help)
+{
+	size_t n = strlen(name);
+
+	if (om && !strcmp(type, "counter") && n > 6 &&
+	    !strcmp(name + n - 6, "_total"))
+		n -= 6;
+	out_add(o, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)n, name, help,
+		(int)n, name, type);
+	if (om && unit)
+		out_add(o, "# UNIT %.*s %s\n", (int)n, name, unit);
+}
+
+static double mono_s(void)
+{
+	return (double)td_now_ns() / 1e9;
+}
+
+static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
+{
+	double t0 = mono_s();
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+	const char *state = "unloaded";
+	static const char *const states[] = {
+		"unloaded", "idle", "stopped", "running",
+	};
+	const char *lbl = s->by == TD_BY_PROCESS ? "process" :
+			  s->by == TD_BY_COMM ? "comm" : "cgroup";
+
+	if (s->open) {
+		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
+		if (!td_get_status(s->rd.fd, &st, &stats))
+			state = td_state_name(st.state);
+		free(stats);
+	} else if (td_module_loaded()) {
+		/* Another reader holds the rings: a read-only file may ask. */
+		int fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
+		struct topdown_status q = { .size = sizeof(q) };
+
+		state = "idle";
+		if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_STATUS, &q))
+			state = td_state_name(q.state);
+		if (fd >= 0)
+			close(fd);
+	}
+
+	family(o, om, "topdown_up", "gauge", NULL,
+	       "1 if the exporter reads the rings of /dev/topdown, else 0.");
+	out_add(o, "topdown_up %d\n", s->open ? 1 : 0);
+	family(o, om, "topdown_module_state", "gauge", NULL,
+	       "State of the topdown collection: 1 for the current state.");
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		out_add(o, "topdown_module_state{state=\"%s\"} %d\n", states[i],
+			!strcmp(states[i], state));
+	family(o, om, "topdown_records_total", "counter", NULL,
+	       "Records (time slices) read from the rings.");
+	out_add(o, "topdown_records_total %llu\n",
+		(unsigned long long)s->records);
+	family(o, om, "topdown_lost_records_total", "counter", NULL,
+	       "Records lost per CPU: dropped by the module with a full ring or overwritten before the exporter read them.");
+	for (int c = 0; c < s->lost_cpus; c++)
+		out_add(o, "topdown_lost_records_total{cpu=\"%d\"} %llu\n", c,
+			(unsigned long long)s->lost[c]);
+	family(o, om, "topdown_series_groups", "gauge", NULL,
+	       "Groups exported, including 'other'.");
+	out_add(o, "topdown_series_groups %zu\n", s->n);
+	family(o, om, "topdown_series_limit", "gauge", NULL,
+	       "--max-series: groups beyond it are summed into 'other'.");
+	out_add(o, "topdown_series_limit %zu\n", s->max_groups);
+
+	family(o, om, "topdown_events_total", "counter", NULL,
+	       "Count of each event of the event set, summed over the group's slices.");
+	for (size_t i = 0; i < s->n && s->open; i++) {
+		const struct sv_group *g = &s->g[i];
+
+		if (!g->slices)
+			continue;
+		for (uint32_t e = 0; e < s->rd.cfg.nr_events; e++)
+			out_add(o, "topdown_events_total{set=\"%s\",event=\"%s\"%s,%s} %llu\n",
+				s->set, s->ev_label[e], s->ev_kind[e], g->labels,
+				(unsigned long long)g->counts[e]);
+	}
+	family(o, om, "topdown_run_seconds_total", "counter", "seconds",
+	       "On-CPU time of the group's tasks.");
+	for (size_t i = 0; i < s->n; i++)
+		if (s->g[i].slices)
+			out_add(o, "topdown_run_seconds_total{%s} %llu.%09llu\n",
+				s->g[i].labels,
+				(unsigned long long)(s->g[i].runtime_ns / 1000000000ull),
+				(unsigned long long)(s->g[i].runtime_ns % 1000000000ull));
+	family(o, om, "topdown_slices_total", "counter", NULL,
+	       "Time slices of the group's tasks.");
+	for (size_t i = 0; i < s->n; i++)
+		if (s->g[i].slices)
+			out_add(o, "topdown_slices_total{%s} %llu\n",
+				s->g[i].labels,
+				(unsigned long long)s->g[i].slices);
+	family(o, om, "topdown_read_errors_total", "counter", NULL,
+	       "Slices with a counter that could not be read (its count is missing).");
+	for (size_t i = 0; i < s->n; i++)
+		if (s->g[i].slices)
+			out_add(o, "topdown_read_errors_total{%s} %llu\n",
+				s->g[i].labels,
+				(unsigned long long)s->g[i].read_errors);
+	family(o, om, "topdown_exporter_info", "gauge", NULL,
+	       "The exporter: version, grouping, event set.");
+	out_add(o, "topdown_exporter_info{version=\"%s\",by=\"%s\",set=\"%s\"} 1\n",
+		tdctl_version, lbl, s->open ? s->set : "");
+	family(o, om, "topdown_slots_per_cycle", "gauge", NULL,
+	       "Slot width of the event set's TopDown formula (0: none), for the recording rules.");
+	if (s->open)
+		out_add(o, "topdown_slots_per_cycle{set=\"%s\"} %u\n", s->set,
+			s->can_decode ? s->dec.slots : 0);
+	family(o, om, "topdown_scrape_duration_seconds", "gauge", "seconds",
+	       "Time this scrape took to read the rings and format the metrics.");
+	out_add(o, "topdown_scrape_duration_seconds %.6f\n", mono_s() - t0);
+	if (om)
+		out_add(o, "# EOF\n");
+	s->last_scrape_s = mono_s() - t0;
+}
+
+/* ---- HTTP --------------------------------------------------------------------- */
+
+static void cl_close(struct sv_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->resp);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+static void cl_respond(struct sv_client *c, const char *status,
+		       const char *ctype, const char *body, size_t blen,
+		       bool head)
+{
+	char hdr[256];
+	int n = snprintf(hdr, sizeof(hdr),
+			 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+			 status, ctype, blen);
+
+	free(c->resp);
+	c->resp = malloc((size_t)n + (head ? 0 : blen));
+	if (!c->resp) {
+		cl_close(c);
+		return;
+	}
+	memcpy(c->resp, hdr, (size_t)n);
+	if (!head)
+		memcpy(c->resp + n, body, blen);
+	c->len = (size_t)n + (head ? 0 : blen);
+	c->off = 0;
+}
+
+/* Does the request's Accept header ask for OpenMetrics? */
+static bool wants_openmetrics(const char *req)
+{
+	for (const char *l = strstr(req, "\r\n"); l; l = strstr(l + 2, "\r\n")) {
+		const char *v, *e;
+
+		if (strncasecmp(l + 2, "accept:", 7))
+			continue;
+		v = l + 9;
+		e = strstr(v, "\r\n");
+		if (!e)
+			return false;
+		return memmem(v, (size_t)(e - v), "application/openmetrics-text",
+			      28) != NULL;
+	}
+	return false;
+}
+
+static void cl_request(struct sv *s, struct sv_client *c)
+{
+	static const char text_type[] = "text/plain; version=0.0.4; charset=utf-8";
+	static const char om_type[] =
+		"application/openmetrics-text; version=1.0.0; charset=utf-8";
+	static const char index[] =
+		"<html><head><title>topdown exporter</title></head><body>"
+		"<h1>topdown exporter</h1><p><a href=\"/metrics\">Metrics</a></p>"
+		"</body></html>\n";
+	char method[8], path[256];
+	bool head;
+
+	s->requests++;
+	if (sscanf(c->req, "%7s %255s HTTP/1.", method, path) != 2) {
+		s->bad_requests++;
+		cl_respond(c, "400 Bad Request", "text/plain", "bad request\n", 12,
+			   false);
+		return;
+	}
+	head = !strcmp(method, "HEAD");
+	if (strcmp(method, "GET") && !head) {
+		cl_respond(c, "405 Method Not Allowed", "text/plain",
+			   "only GET\n", 9, false);
+		return;
+	}
+	if (!strcmp(path, "/metrics") || !strncmp(path, "/metrics?", 9)) {
+		bool om = wants_openmetrics(c->req);
+		struct sv_out o = { .cap = 65536 };
+
+		o.p = malloc(o.cap);
+		o.oom = !o.p;
+		sv_metrics(s, &o, om);
+		if (o.oom)
+			cl_respond(c, "500 Internal Server Error", "text/plain",
+				   "out of memory\n", 14, head);
+		else
+			cl_respond(c, "200 OK", om ? om_type : text_type, o.p,
+				   o.len, head);
+		free(o.p);
+		return;
+	}
+	if (!strcmp(path, "/")) {
+		cl_respond(c, "200 OK", "text/html; charset=utf-8", index,
+			   sizeof(index) - 1, head);
+		return;
+	}
+	cl_respond(c, "404 Not Found", "text/plain", "not found\n", 10, head);
+}
+
+static void cl_io(struct sv *s, struct sv_client *c, short revents)
+{
+	ssize_t n;
+
+	if (revents & (POLLERR | POLLNVAL)) {
+		cl_close(c);
+		return;
+	}
+	if (c->closing) {
+		/* Answer sent: read what the client still sends until it
+		 * closes (closing with unread data would reset the
+		 * connection, and the client could lose the answer).
+		 */
+		char sink[4096];
+
+		n = read(c->fd, sink, sizeof(sink));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			cl_close(c);
+		return;
+	}
+	if (!c->resp) {
+		n = read(c->fd, c->req + c->rlen, SV_REQ_MAX - 1 - c->rlen);
+		if (n <= 0) {
+			if (n == 0 || (errno != EAGAIN && errno != EINTR))
+				cl_close(c);
+			return;
+		}
+		c->rlen += (size_t)n;
+		c->req[c->rlen] = '\0';
+		if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
+			cl_request(s, c);
+		} else if (c->rlen >= SV_REQ_MAX - 1) {
+			s->bad_requests++;
+			cl_respond(c, "431 Request Header Fields Too Large",
+				   "text/plain", "request too large\n", 18, false);
+		}
+		if (!c->resp)
+			return;
+	}
+	n = send(c->fd, c->resp + c->off, c->len - c->off, MSG_NOSIGNAL);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			cl_close(c);
+		return;
+	}
+	c->off += (size_t)n;
+	if (c->off == c->len) {
+		shutdown(c->fd, SHUT_WR);
+		c->closing = true;
+	}
+}
+
+static void sv_accept(struct sv *s)
+{
+	for (int i = 0; i < SV_CLIENTS; i++) {
+		struct sv_client *c = &s->cl[i];
+		int fd;
+
+		if (c->fd >= 0)
+			continue;
+		fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		cl_close(c);
+		c->fd = fd;
+		c->deadline = td_now_ns() + SV_TIMEOUT_MS * 1000000ull;
+	}
+}
+
+static int sv_listen(const char *addr)
+{
+	char host[256];
+	const char *port = SV_DEFAULT_PORT, *colon = strrchr(addr, ':');
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	int fd = -1, one = 1, r;
+	size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
+
+	if (colon)
+		port = colon + 1;
+	if (hl >= sizeof(host) || strspn(port, "0123456789") != strlen(port) ||
+	    !*port || strlen(port) > 5 || atoi(port) < 1 || atoi(port) > 65535) {
+		p_err("invalid --listen '%s' (expected ADDR:PORT)", addr);
+		return -1;
+	}
+	memcpy(host, addr, hl);
+	host[hl] = '\0';
+	if (host[0] == '[' && hl > 1 && host[hl - 1] == ']') {
+		memmove(host, host + 1, hl - 2);
+		host[hl - 2] = '\0';
+	}
+	r = getaddrinfo(*host ? host : NULL, port, &hints, &ai);
+	if (r) {
+		p_err("invalid --listen '%s': %s", addr, gai_strerror(r));
+		return -1;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
+		p_err("cannot listen on %s: %s", addr, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+int do_serve(int argc, char **argv)
+{
+	const char *listen_addr = "127.0.0.1:" SV_DEFAULT_PORT;
+	unsigned long long v, dur = 0;
+	struct sv *s = calloc(1, sizeof(*s));
+	struct pollfd pfd[SV_CLIENTS + 2];
+	bool rings_hup = false;
+	uint64_t end;
+	struct td_getopt g;
+	int opt, ret = -1;
+
+	if (!s) {
+		p_err("out of memory");
+		return -1;
+	}
+	s->by = TD_BY_CGROUP;
+	s->max_groups = 1000;
+	s->lfd = -1;
+	td_getopt_build(&g, "serve", serve_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
+		switch (opt) {
+		case 'l':
+			listen_addr = optarg;
+			break;
+		case 'B':
+			if (td_by_parse("--by", optarg, &s->by))
+				goto out;
+			if (s->by != TD_BY_CGROUP && s->by != TD_BY_PROCESS &&
+			    s->by != TD_BY_COMM) {
+				p_err("--by: serve groups by cgroup, process or comm");
+				goto out;
+			}
+			break;
+		case 'N':
+			if (parse_u64("--max-series", optarg, 100000, &v))
+				goto out;
+			if (!v) {
+				p_err("--max-series must be at least 1");
+				goto out;
+			}
+			s->max_groups = v;
+			break;
+		case 'D':
+			if (parse_seconds("--duration", optarg, 1000000, &dur))
+				goto out;
+			break;
+		}
+	}
+	ret = td_getopt_end(opt, argc, argv, false);
+	if (ret <= 0)
+		goto out;
+	ret = -1;
+	s->g = calloc(s->max_groups + 1, sizeof(*s->g));
+	for (s->lcap = 64; s->lcap < 2 * (s->max_groups + 1); s->lcap *= 2)
+		;
+	s->lslot = calloc(s->lcap, sizeof(*s->lslot));
+	s->kcap = 4 * s->lcap;
+	s->kslot = calloc(s->kcap, sizeof(*s->kslot));
+	if (!s->g || !s->lslot || !s->kslot) {
+		p_err("out of memory");
+		goto out;
+	}
+	/* Group 0: what does not fit. */
+	snprintf(s->g[0].labels, SV_LABEL_MAX, "%s=\"other\"",
+		 s->by == TD_BY_PROCESS ? "pid=\"other\",comm" :
+		 s->by == TD_BY_COMM ? "comm" : "cgroup");
+	s->n = 1;
+	for (int i = 0; i < SV_CLIENTS; i++)
+		s->cl[i].fd = -1;
+	s->lfd = sv_listen(listen_addr);
+	if (s->lfd < 0)
+		goto out;
+	td_catch_signals();
+	p_info("listening on http://%s/metrics", listen_addr);
+	end = dur ? td_now_ns() + dur : UINT64_MAX;
+
+	while (!td_signal) {
+		uint64_t now = td_now_ns();
+		int n = 0, timeout = 250, nc = 0, k, rings = -1;
+
+		if (now >= end)
+			break;
+		sv_open(s, now);
+		sv_cache_expire(s, now);
+		if (s->open)
+			td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
+		for (int i = 0; i < SV_CLIENTS; i++) {
+			struct sv_client *c = &s->cl[i];
+
+			if (c->fd < 0)
+				continue;
+			if (now >= c->deadline) {
+				cl_close(c);	/* too slow */
+				continue;
+			}
+			pfd[n].fd = c->fd;
+			pfd[n].events = c->resp && !c->closing ? POLLOUT : POLLIN;
+			n++;
+			nc++;
+		}
+		pfd[n].fd = nc < SV_CLIENTS ? s->lfd : -1;
+		pfd[n].events = POLLIN;
+		n++;
+		/* Stopped and drained (POLLHUP): look again after the timeout. */
+		if (s->open && !rings_hup) {
+			pfd[n].fd = s->rd.fd;
+			pfd[n].events = POLLIN;
+			rings = n++;
+		}
+		rings_hup = false;
+		if (poll(pfd, (nfds_t)n, timeout) <= 0)
+			continue;
+		rings_hup = rings >= 0 &&
+			    (pfd[rings].revents & (POLLIN | POLLHUP)) == POLLHUP;
+		k = 0;
+		for (int i = 0; i < SV_CLIENTS; i++) {
+			struct sv_client *c = &s->cl[i];
+
+			if (c->fd < 0 || pfd[k].fd != c->fd)
+				continue;
+			if (pfd[k].revents)
+				cl_io(s, c, pfd[k].revents);
+			k++;
+		}
+		if (pfd[nc].fd >= 0 && (pfd[nc].revents & POLLIN))
+			sv_accept(s);
+	}
+	ret = 0;
+out:
+	for (int i = 0; i < SV_CLIENTS; i++)
+		if (s->cl[i].fd > 0)
+			cl_close(&s->cl[i]);
+	if (s->open) {
+		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
+		td_reader_close(&s->rd);
+	}
+	if (s->lfd >= 0) {
+		close(s->lfd);
+		p_info("%llu records read, %llu requests",
+		       (unsigned long long)s->records,
+		       (unsigned long long)s->requests);
+	}
+	free(s->g);
+	free(s->lslot);
+	free(s->kslot);
+	free(s->lost);
+	free(s);
+	return ret;
+}

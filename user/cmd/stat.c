@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl stat: count while a command runs (or for a while, or until ^C)
+ * and print one row per group with the raw counts and the TopDown
+ * breakdown decoded from the summed counts; with -I, a block per
+ * interval, as perf stat -I does.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "group/aggregate.h"
+#include "live/collect.h"
+#include "cli/tdctl.h"
+
+const struct td_opt stat_opts[] = {
+	TD_OPT_ALL,
+	TD_OPT_PIDS,
+	{ "by", 0, 'B', TD_ARG_BY, "KEY",
+	  "one row per task, process (default), comm, cgroup or cpu" },
+	{ "interval", 'I', 'I', TD_ARG_NUM, "MS",
+	  "print a block every MS milliseconds (at least 10)" },
+	TD_OPT_SORT,
+	TD_OPT_DURATION,
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char stat_desc[] =
+	"Count what the selected tasks do and print one row per group: slices,\n"
+	"run time, the raw counts of the event set and the TopDown breakdown\n"
+	"decoded from the summed counts. Rows are sorted by cycles (the first\n"
+	"event whose name contains 'cyc'; for sets without one, such as the\n"
+	"software set's cpu-clock, by the first event), then run time.\n"
+	"\n"
+	"With a COMMAND, only it and its descendants are counted (they run in\n"
+	"a cgroup of their own), counting ends when it exits, and tdctl exits\n"
+	"with its exit status (128+N if it was killed by signal N). Otherwise\n"
+	"counting runs for --duration, until every -p process has exited, or\n"
+	"until interrupted. The module must be loaded ('tdctl load'); if the\n"
+	"collection is stopped, stat starts it and stops it again at the end.\n";
+
+struct stat_ctx {
+	struct td_live live;
+	struct td_target tgt;
+	struct td_view view;
+	struct td_agg cur;
+	struct td_agg next;	/* -I: records that end after the block */
+	uint64_t interval_ns;
+	uint64_t blocks;
+	char what[256];
+};
+
+static void on_record(const struct topdown_record *r, void *ctx)
+{
+	struct stat_ctx *s = ctx;
+
+	if (r->time_ns > s->live.tick_end)
+		td_agg_add(&s->next, r);
+	else
+		td_agg_add(&s->cur, r);
+}
+
+static const char *set_name(const struct stat_ctx *s)
+{
+	return s->live.can_decode ? s->live.dec.set : s->live.rd.cfg.label;
+}
+
+static void print_block(struct stat_ctx *s, uint64_t end_ns)
+{
+	double t = (end_ns - s->live.start_ns) / 1e9;
+	struct td_agg tmp;
+	char prefix[32];
+
+	snprintf(prefix, sizeof(prefix), "%.3f", t);
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_float_field(json_wtr, "time_s", t);
+		td_print_json(json_wtr, &s->view, &s->cur);
+		jsonw_end_object(json_wtr);
+		jsonw_newline(json_wtr);
+	} else if (csv_output) {
+		if (!s->blocks)
+			td_print_csv_header(stdout, &s->view, true);
+		td_print_csv(stdout, &s->view, &s->cur, prefix);
+	} else {
+		snprintf(prefix, sizeof(prefix), "%10.3f ", t);
+		if (!s->blocks)
+			td_print_header(stdout, &s->view, "    time_s ");
+		td_print_rows(stdout, &s->view, &s->cur, prefix, true);
+	}
+	fflush(stdout);
+	s->blocks++;
+	/* Records that already belong to the next block move up. */
+	tmp = s->cur;
+	s->cur = s->next;
+	s->next = tmp;
+	td_agg_clear(&s->next);
+}
+
+static void print_summary(struct stat_ctx *s, uint64_t end_ns)
+{
+	const struct td_live *l = &s->live;
+	double t = (end_ns - l->start_ns) / 1e9;
+
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "target", s->what);
+		if (s->tgt.kind == TD_TGT_CMD)
+			jsonw_int_field(json_wtr, "exit_status",
+					td_target_exit_code(&s->tgt));
+		jsonw_string_field(json_wtr, "by", td_by_names[s->view.by]);
+		jsonw_string_field(json_wtr, "set", set_name(s));
+		jsonw_string_field(json_wtr, "label", l->rd.cfg.label);
+		jsonw_uint_field(json_wtr, "elapsed_ns", end_ns - l->start_ns);
+		jsonw_uint_field(json_wtr, "records", l->records_kept);
+		jsonw_uint_field(json_wtr, "records_read", l->records_read);
+		jsonw_uint_field(json_wtr, "lost", l->lost_total);
+		td_print_json(json_wtr, &s->view, &s->cur);
+		jsonw_end_object(json_wtr);
+		return;
+	}
+	if (csv_output) {
+		td_print_csv_header(stdout, &s->view, false);
+		td_print_csv(stdout, &s->view, &s->cur, NULL);
+		return;
+	}
+	printf("\n TopDown stats for ");
+	if (s->tgt.kind == TD_TGT_CMD) {
+		printf("'");
+		for (char **a = s->tgt.argv; *a; a++)
+			printf("%s%s", a == s->tgt.argv ? "" : " ", *a);
+		printf("'");
+	} else {
+		printf("%s", s->what);
+	}
+	printf(" (event set %s, by %s):\n\n", set_name(s),
+	       td_by_names[s->view.by]);
+	td_print_header(stdout, &s->view, NULL);
+	td_print_rows(stdout, &s->view, &s->cur, NULL, true);
+	printf("\n %14.9f seconds time elapsed\n", t);
+	printf(" %14llu slices counted of %llu read, %llu lost\n",
+	       (unsigned long long)l->records_kept,
+	       (unsigned long long)l->records_read,
+	       (unsigned long long)l->lost_total);
+	if (s->cur.total.read_errors)
+		printf(" %14llu slices had a counter that could not be read (counted as 0)\n",
+		       (unsigned long long)s->cur.total.read_errors);
+	if (s->tgt.kind == TD_TGT_CMD && td_target_exit_code(&s->tgt))
+		printf(" %14d exit status of the command\n",
+		       td_target_exit_code(&s->tgt));
+	printf("\n");
+}
+
+static bool on_tick(void *ctx, uint64_t end_ns)
+{
+	print_block(ctx, end_ns);
+	return false;
+}
+
+int do_stat(int argc, char **argv)
+{
+	struct stat_ctx *s = calloc(1, sizeof(*s));
+	unsigned long long v;
+	enum td_by by = TD_BY_PROCESS;
+	const char *sort = NULL;
+	struct td_getopt g;
+	uint64_t end;
+	int opt, r, ret = 0;
+
+	if (!s) {
+		p_err("out of memory");
+		return -1;
+	}
+	td_target_init(&s->tgt);
+	td_getopt_build(&g, "stat", stat_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
+		r = td_target_opt(&s->tgt, opt, optarg);
+		if (r < 0)
+			goto err;
+		if (r)
+			continue;
+		switch (opt) {
+		case 'B':
+			if (td_by_parse("--by", optarg, &by))
+				goto err;
+			break;
+		case 'I':
+			if (parse_u64("--interval", optarg, 86400000, &v))
+				goto err;
+			if (v < 10) {
+				p_err("--interval must be at least 10 ms");
+				goto err;
+			}
+			s->interval_ns = v * 1000000ull;
+			break;
+		case 'S':
+			sort = optarg;
+			break;
+		}
+	}
+	ret = td_getopt_end(opt, argc, argv, true);
+	if (ret <= 0) {
+		free(s);
+		return ret;
+	}
+	ret = 0;
+	if (td_target_set_command(&s->tgt, argc - optind, argv + optind))
+		goto err;
+	td_target_describe(&s->tgt, s->what, sizeof(s->what));
+	td_agg_init(&s->cur, by);
+	td_agg_init(&s->next, by);
+	s->live.progress = false;
+	if (td_live_open(&s->live, &s->tgt, on_record, s)) {
+		ret = -1;
+		goto out;
+	}
+	/* Progress would mix with the command's own output. */
+	s->live.progress = !s->interval_ns && s->tgt.kind != TD_TGT_CMD &&
+			   td_want_progress();
+	td_view_init(&s->view, by, &s->live.rd.cfg,
+		     s->live.can_decode ? &s->live.dec : NULL);
+	s->view.cgroup_paths = true;	/* live: ids resolve here */
+	if (td_view_sort_by(&s->view, sort)) {
+		ret = -1;
+		goto out;
+	}
+	if (td_target_spawn(&s->tgt)) {
+		ret = s->tgt.exited ? td_target_exit_code(&s->tgt) : -1;
+		goto out;
+	}
+	td_live_run(&s->live, &(struct td_run){
+		.duration_ns = s->tgt.duration_ns, .tick_ns = s->interval_ns,
+		.tick = on_tick, .key_fd = -1, .ctx = s });
+	end = td_now_ns();
+	td_agg_merge(&s->cur, &s->next);
+	if (s->cur.oom || s->next.oom) {
+		p_err("out of memory grouping the records");
+		ret = -1;
+	} else if (s->interval_ns) {
+		print_block(s, end);
+	} else {
+		print_summary(s, end);
+	}
+	if (s->tgt.kind == TD_TGT_CMD)
+		ret = td_target_exit_code(&s->tgt);
+out:
+	td_live_close(&s->live);
+	td_target_cleanup(&s->tgt);
+	td_agg_free(&s->cur);
+	td_agg_free(&s->next);
+	free(s);
+	return ret;
+err:
+	free(s);
+	return -1;
+}

@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl timeline: the slices of a record file (or of a live collection of
+ * --duration seconds) as Chrome Trace Event Format JSON, which
+ * ui.perfetto.dev and chrome://tracing load.
+ *
+ * Tracks (Documentation/man/tdctl-timeline.rst is the reference):
+ *   - one synthetic process "CPUs", pid TL_CPU_PID, whose thread
+ *     TL_CPU_PID + 1 + n is "CPU n": an X (complete) event per slice
+ *     on CPU n, named by the task's comm, with its pid/tid, cgroup, counts
+ *     and metrics as args; lost records as instant (i) events there.
+ *     Linux pids stay below 2^22 (PID_MAX_LIMIT), so these ids never
+ *     collide with a real one.
+ *   - per thread of each real process: a counter (C) event per slice,
+ *     named "tid N", with IPC and the TopDown fractions as its series.
+ *   - process_name / thread_name metadata (M) for every pid and tid used.
+ * Timestamps are microseconds since the earliest slice start (or the
+ * recording's start), written with all nine decimal digits of the
+ * nanosecond values as three decimals.
+ *
+ * The output goes to a temporary file next to -o FILE and is renamed over
+ * it at the end, so a failure never leaves a half-written FILE behind.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "live/cgpath.h"
+#include "live/collect.h"
+#include "evset/evset.h"
+#include "output/fmt.h"
+#include "cli/tdctl.h"
+#include "file/tdfile.h"
+
+#define TL_CPU_PID	(1u << 22)	/* PID_MAX_LIMIT: above any real pid */
+
+const struct td_opt timeline_opts[] = {
+	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
+	  "the record file (default tdctl.data; - for stdin)" },
+	{ "output", 'o', 'o', TD_ARG_FILE, "FILE",
+	  "the trace file (default: stdout)" },
+	{ "min-slice", 0, 'm', TD_ARG_NUM, "US",
+	  "leave out slices shorter than US microseconds" },
+	{ "from", 0, 'F', TD_ARG_NUM, "S",
+	  "only slices that end after S seconds into the recording" },
+	{ "to", 0, 'T', TD_ARG_NUM, "S",
+	  "only slices that start before S seconds into the recording" },
+	{ "duration", 0, 'D', TD_ARG_NUM, "S",
+	  "record every task live for S seconds instead of reading a file" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char timeline_desc[] =
+	"Write the slices of a record file of 'tdctl record' (or, with\n"
+	"--duration, of every task for S seconds, read live from the rings)\n"
+	"as a Chrome Trace Event Format JSON file for ui.perfetto.dev or\n"
+	"chrome://tracing: a track per CPU with one slice per time slice,\n"
+	"named by comm, with its pid, tid, cgroup, counts and TopDown\n"
+	"fractions; per-thread counter tracks of IPC and the TopDown\n"
+	"fractions; lost records as instant events.\n";
+
+/* Where the records come from: a checked record file or a live buffer. */
+struct tl_src {
+	const struct topdown_config *cfg;
+	uint32_t nr_cpus;
+	const uint64_t *lost;		/* per CPU, NULL: none known */
+	uint64_t start_ns, stop_ns, start_realtime_ns;
+	bool cgroup_paths;		/* ids of this boot: show paths */
+	bool all_tasks;			/* no selection: seq gaps are losses */
+	const struct td_file *f;	/* NULL: recs */
+	const struct topdown_record *recs;
+	uint64_t n;
+	const char *what;		/* the file name, or "live" */
+};
+
+static inline const struct topdown_record *
+tl_rec(const struct tl_src *s, uint64_t i, struct topdown_record *tmp)
+{
+	if (s->recs)
+		return &s->recs[i];
+	td_file_record(s->f, i, tmp);
+	return tmp;
+}
+
+/* (tgid, tid) -> the last comm seen: the metadata events at the end. */
+struct tl_thread {
+	uint64_t key;		/* tgid << 32 | tid, 0: empty slot */
+	char comm[TOPDOWN_COMM_LEN];
+};
+
+struct tl_threads {
+	struct tl_thread *t;
+	size_t n, cap;		/* cap: a power of two */
+	bool oom;
+};
+
+static struct tl_thread *tl_thread(struct tl_threads *h, uint64_t key)
+{
+	size_t i;
+
+	if ((h->n + 1) * 2 > h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 1024;
+		struct tl_thread *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt) {
+			h->oom = true;
+			return NULL;
+		}
+		for (size_t k = 0; k < h->cap; k++) {
+			if (!h->t[k].key)
+				continue;
+			i = (h->t[k].key * 0x9e3779b97f4a7c15ull) >> 20 & (ncap - 1);
+			while (nt[i].key)
+				i = (i + 1) & (ncap - 1);
+			nt[i] = h->t[k];
+		}
+		free(h->t);
+		h->t = nt;
+		h->cap = ncap;
+	}
+	i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (h->cap - 1);
+	while (h->t[i].key && h->t[i].key != key)
+		i = (i + 1) & (h->cap - 1);
+	if (!h->t[i].key) {
+		h->t[i].key = key;
+		h->n++;
+	}
+	return &h->t[i];
+}
+
+static const struct tl_thread *tl_find(const struct tl_threads *h,
+				       uint64_t key)
+{
+	size_t i;
+
+	if (!h->cap)
+		return NULL;
+	i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (h->cap - 1);
+	while (h->t[i].key && h->t[i].key != key)
+		i = (i + 1) & (h->cap - 1);
+	return h->t[i].key ? &h->t[i] : NULL;
+}
+
+struct tl_opts {
+	uint64_t min_ns;
+	uint64_t from_ns, to_ns;	/* relative to the start; to 0: none */
+	bool to_set;
+};
+
+struct tl_out {
+	struct td_buf b;
+	uint64_t base;			/* ns of ts 0 */
+	char ev_json[TOPDOWN_MAX_EVENTS][6 * TOPDOWN_NAME_LEN + 4];
+	int ev_len[TOPDOWN_MAX_EVENTS];
+	/* counts */
+	uint64_t slices, short_skipped, outside, clipped, lost_events;
+};
+
+static void put_str(struct td_buf *b, const char *s)
+{
+	td_buf_mem(b, s, strlen(s));
+}
+
+/* A JSON string of s[0..n) (NUL-terminated earlier or not). */
+static void put_jstr(struct td_buf *b, const char *s, size_t n)
+{
+	n = strnlen(s, n);
+	td_buf_need(b, 6 * n + 2);
+	b->p += jsonw_escape(b->p, s, n);
+}
+
+/* ns since base as microseconds with three decimals: exact. */
+static void put_us(struct tl_out *o, uint64_t ns)
+{
+	uint64_t rel = ns - o->base;
+
+	td_buf_u64(&o->b, rel / 1000, 0);
+	td_buf_char(&o->b, '.');
+	td_buf_digits(&o->b, rel % 1000, 3);
+}
+
+static void put_num(struct td_buf *b, double v)
+{
+	if (fabs(v) < 1e9)
+		td_buf_fixed(b, v, 6, 0);
+	else
+		td_buf_g17(b, v);
+}
+
+static bool is_l1(const char *name)
+{
+	return !strcmp(name, "ipc") || !strcmp(name, "retiring") ||
+	       !strcmp(name, "bad_speculation") ||
+	       !strcmp(name, "frontend_bound") ||
+	       !strcmp(name, "backend_bound");
+}
+
+static void put_lost(struct tl_out *o, uint32_t cpu, uint64_t ns,
+		     uint64_t count, const char *why)
+{
+	struct td_buf *b = &o->b;
+
+	put_str(b, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":");
+	td_buf_u64(b, TL_CPU_PID, 0);
+	put_str(b, ",\"tid\":");
+	td_buf_u64(b, TL_CPU_PID + 1 + (uint64_t)cpu, 0);
+	put_str(b, ",\"ts\":");
+	put_us(o, ns);
+	put_str(b, ",\"name\":\"lost ");
+	td_buf_u64(b, count, 0);
+	put_str(b, " records\",\"cat\":\"lost\",\"args\":{\"lost\":");
+	td_buf_u64(b, count, 0);
+	put_str(b, ",\"why\":\"");
+	put_str(b, why);
+	put_str(b, "\"}}");
+	o->lost_events++;
+}
+
+/* One slice: its X event on the CPU track and its thread's C event. */
+static void put_slice(struct tl_out *o, const struct tl_src *s,
+		      const struct td_decoder *dec,
+		      const struct topdown_record *r, uint64_t start)
+{
+	struct td_buf *b = &o->b;
+	const char *cg = s->cgroup_paths && r->cgroup_id ?
+			 td_cgroup_path(r->cgroup_id) : NULL;
+	struct td_metrics m;
+	bool any = false;
+
+	put_str(b, ",\n{\"ph\":\"X\",\"pid\":");
+	td_buf_u64(b, TL_CPU_PID, 0);
+	put_str(b, ",\"tid\":");
+	td_buf_u64(b, TL_CPU_PID + 1 + (uint64_t)r->cpu, 0);
+	put_str(b, ",\"ts\":");
+	put_us(o, start);
+	put_str(b, ",\"dur\":");
+	td_buf_u64(b, (r->time_ns - start) / 1000, 0);
+	td_buf_char(b, '.');
+	td_buf_digits(b, (r->time_ns - start) % 1000, 3);
+	put_str(b, ",\"name\":");
+	put_jstr(b, r->comm, TOPDOWN_COMM_LEN);
+	put_str(b, (r->flags & TOPDOWN_REC_IDLE) ? ",\"cat\":\"idle\"" :
+		",\"cat\":\"task\"");
+	put_str(b, ",\"args\":{\"pid\":");
+	td_buf_u64(b, r->tgid, 0);
+	put_str(b, ",\"tid\":");
+	td_buf_u64(b, r->pid, 0);
+	put_str(b, ",\"cgroup_id\":");
+	td_buf_u64(b, r->cgroup_id, 0);
+	if (cg) {
+		put_str(b, ",\"cgroup\":");
+		put_jstr(b, cg, strlen(cg));
+	}
+	if (r->flags & TOPDOWN_REC_PREEMPTED)
+		put_str(b, ",\"preempted\":true");
+	if (r->flags & TOPDOWN_REC_FIRST)
+		put_str(b, ",\"first\":true");
+	put_str(b, ",\"counts\":{");
+	for (uint32_t e = 0; e < s->cfg->nr_events; e++) {
+		if (e)
+			td_buf_char(b, ',');
+		td_buf_mem(b, o->ev_json[e], (size_t)o->ev_len[e]);
+		td_buf_char(b, ':');
+		if (r->flags & (1u << e))
+			put_str(b, "null");	/* unreadable */
+		else
+			td_buf_u64(b, r->delta[e], 0);
+	}
+	td_buf_char(b, '}');
+	if (dec) {
+		uint64_t cnt[TOPDOWN_MAX_EVENTS];
+
+		for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
+			cnt[e] = r->delta[e];
+		td_decode(dec, cnt, &m);
+		put_str(b, ",\"metrics\":{");
+		for (int i = 0; i < m.n; i++) {
+			if (!m.m[i].valid || !isfinite(m.m[i].value))
+				continue;
+			if (any)
+				td_buf_char(b, ',');
+			any = true;
+			td_buf_char(b, '"');
+			put_str(b, m.m[i].name);
+			put_str(b, "\":");
+			put_num(b, m.m[i].value);
+		}
+		td_buf_char(b, '}');
+	}
+	put_str(b, "}}");
+	o->slices++;
+
+	/* The thread's counter tracks; the idle task has none. */
+	if (!dec || (r->flags & TOPDOWN_REC_IDLE) || !r->pid ||
+	    (r->flags & TOPDOWN_REC_ERROR_MASK))
+		return;
+	any = false;
+	for (int i = 0; i < m.n; i++) {
+		if (!m.m[i].valid || !isfinite(m.m[i].value) ||
+		    !is_l1(m.m[i].name))
+			continue;
+		if (!any) {
+			put_str(b, ",\n{\"ph\":\"C\",\"pid\":");
+			td_buf_u64(b, r->tgid, 0);
+			put_str(b, ",\"tid\":");
+			td_buf_u64(b, r->pid, 0);
+			put_str(b, ",\"ts\":");
+			put_us(o, start);
+			put_str(b, ",\"name\":\"tid ");
+			td_buf_u64(b, r->pid, 0);
+			put_str(b, "\",\"args\":{");
+		} else {
+			td_buf_char(b, ',');
+		}
+		any = true;
+		td_buf_char(b, '"');
+		put_str(b, m.m[i].name);
+		put_str(b, "\":");
+		put_num(b, m.m[i].value);
+	}
+	if (any)
+		put_str(b, "}}");
+}
+
+static void put_meta(struct td_buf *b, const char *what, uint64_t pid,
+		     uint64_t tid, const char *name, size_t len)
+{
+	put_str(b, ",\n{\"ph\":\"M\",\"pid\":");
+	td_buf_u64(b, pid, 0);
+	put_str(b, ",\"tid\":");
+	td_buf_u64(b, tid, 0);
+	put_str(b, ",\"name\":\"");
+	put_str(b, what);
+	put_str(b, "\",\"args\":{\"name\":");
+	put_jstr(b, name, len);
+	put_str(b, "}}");
+}
+
+static void put_other(struct tl_out *o, const struct tl_src *s,
+		      const struct td_file_meta *m, uint64_t records)
+{
+	struct td_buf *b = &o->b;
+
+	put_str(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tdctl timeline ");
+	put_str(b, tdctl_version);
+	put_str(b, "\",\"source\":");
+	put_jstr(b, s->what, strlen(s->what));
+	if (m) {
+		put_str(b, ",\"host\":");
+		put_jstr(b, m->host, sizeof(m->host));
+		put_str(b, ",\"arch\":");
+		put_jstr(b, m->arch, sizeof(m->arch));
+		put_str(b, ",\"kernel\":");
+		put_jstr(b, m->kernel, sizeof(m->kernel));
+		put_str(b, ",\"cpu\":");
+		put_jstr(b, m->cpu, sizeof(m->cpu));
+	}
+	put_str(b, ",\"label\":");
+	put_jstr(b, s->cfg->label, sizeof(s->cfg->label));
+	put_str(b, ",\"ts0_monotonic_ns\":\"");
+	td_buf_u64(b, o->base, 0);
+	put_str(b, "\",\"start_realtime_ns\":\"");
+	td_buf_u64(b, s->start_realtime_ns, 0);
+	put_str(b, "\",\"records\":\"");
+	td_buf_u64(b, records, 0);
+	put_str(b, "\"},\n\"traceEvents\":[\n");
+}
+
+/* Write the whole trace into out. 0, or -1 after p_err(). */
+static int write_trace(FILE *out, const struct tl_src *s,
+		       const struct td_file_meta *meta,
+		       const struct tl_opts *opt)
+{
+	struct td_decoder dec;
+	bool can_decode = td_decoder_for(s->cfg, &dec);
+	uint64_t *last_end = calloc(s->nr_cpus + 1, sizeof(uint64_t));
+	uint64_t *next_seq = calloc(s->nr_cpus + 1, sizeof(uint64_t));
+	uint64_t *gaps = calloc(s->nr_cpus + 1, sizeof(uint64_t));
+	bool *used = calloc(s->nr_cpus + 1, sizeof(bool));
+	struct tl_threads th = { 0 }, named = { 0 };
+	struct topdown_record tmp;
+	uint64_t from, to;
+	struct tl_out *o = calloc(1, sizeof(*o));
+	int ret = -1;
+
+	if (!last_end || !next_seq || !gaps || !used || !o ||
+	    td_buf_init(&o->b, out)) {
+		p_err("out of memory");
+		goto out;
+	}
+	for (uint32_t e = 0; e < s->cfg->nr_events; e++)
+		o->ev_len[e] = (int)jsonw_escape(o->ev_json[e],
+						 s->cfg->events[e].name,
+						 strnlen(s->cfg->events[e].name,
+							 TOPDOWN_NAME_LEN));
+	/* ts 0: the earliest slice start (a first slice can begin before
+	 * the recording did), so that every ts is positive.
+	 */
+	o->base = s->start_ns;
+	for (uint64_t i = 0; i < s->n; i++) {
+		const struct topdown_record *r = tl_rec(s, i, &tmp);
+		uint64_t st = r->duration_ns > r->time_ns ? 0 :
+			      r->time_ns - r->duration_ns;
+
+		if (st < o->base)
+			o->base = st;
+	}
+	from = s->start_ns + opt->from_ns;
+	to = opt->to_set ? s->start_ns + opt->to_ns : UINT64_MAX;
+	put_other(o, s, meta, s->n);
+
+	put_str(&o->b, "{\"ph\":\"M\",\"pid\":");
+	td_buf_u64(&o->b, TL_CPU_PID, 0);
+	put_str(&o->b, ",\"tid\":");
+	td_buf_u64(&o->b, TL_CPU_PID, 0);
+	put_str(&o->b, ",\"name\":\"process_name\",\"args\":{\"name\":\"CPUs\"}}");
+
+	for (uint64_t i = 0; i < s->n && !th.oom; i++) {
+		const struct topdown_record *r = tl_rec(s, i, &tmp);
+		uint32_t c = r->cpu;
+		uint64_t start = r->duration_ns > r->time_ns ? 0 :
+				 r->time_ns - r->duration_ns;
+
+		if (!(i & 0xffff) && td_signal) {
+			p_err("interrupted: no trace written");
+			goto out;
+		}
+
+		if (c >= s->nr_cpus)
+			continue;	/* the file parser refuses these */
+		used[c] = true;
+		/* A gap in a CPU's sequence numbers: records lost there. */
+		/* A gap in a CPU's sequence numbers is where records were
+		 * lost when every task was recorded (with a selection, the
+		 * other tasks' records make gaps too); at most what the
+		 * trailer counts for the CPU.
+		 */
+		if (s->all_tasks && s->lost && next_seq[c] &&
+		    r->seq > next_seq[c] && s->lost[c] > gaps[c]) {
+			uint64_t gap = r->seq - next_seq[c];
+
+			if (gap > s->lost[c] - gaps[c])
+				gap = s->lost[c] - gaps[c];
+			gaps[c] += gap;
+			if (start >= from && start < to)
+				put_lost(o, c, start, gap, "ring full");
+		}
+		next_seq[c] = r->seq + 1;
+		if (r->time_ns <= from || start >= to) {
+			o->outside++;
+			continue;
+		}
+		if (r->duration_ns < opt->min_ns) {
+			o->short_skipped++;
+			continue;
+		}
+		/* Slices of one CPU never overlap; a damaged file's would
+		 * break the track's nesting, so they are cut.
+		 */
+		if (start < last_end[c]) {
+			if (r->time_ns < last_end[c]) {
+				o->clipped++;
+				continue;
+			}
+			start = last_end[c];
+		}
+		last_end[c] = r->time_ns;
+		put_slice(o, s, can_decode ? &dec : NULL, r, start);
+		if (r->pid && !(r->flags & TOPDOWN_REC_IDLE)) {
+			struct tl_thread *t =
+				tl_thread(&th, (uint64_t)r->tgid << 32 | r->pid);
+
+			if (t)
+				memcpy(t->comm, r->comm, TOPDOWN_COMM_LEN);
+		}
+	}
+	if (th.oom) {
+		p_err("out of memory");
+		goto out;
+	}
+	/* What the trailer counts beyond the gaps: lost, at the end. */
+	for (uint32_t c = 0; s->lost && c < s->nr_cpus; c++)
+		if (s->lost[c] > gaps[c]) {
+			put_lost(o, c, s->stop_ns > o->base ? s->stop_ns : o->base,
+				 s->lost[c] - gaps[c], "time unknown");
+			used[c] = true;	/* its track needs its name */
+		}
+	for (uint32_t c = 0; c < s->nr_cpus; c++) {
+		char name[24];
+
+		if (!used[c])
+			continue;
+		snprintf(name, sizeof(name), "CPU %u", c);
+		put_meta(&o->b, "thread_name", TL_CPU_PID, TL_CPU_PID + 1 + c,
+			 name, sizeof(name));
+		put_str(&o->b, ",\n{\"ph\":\"M\",\"pid\":");
+		td_buf_u64(&o->b, TL_CPU_PID, 0);
+		put_str(&o->b, ",\"tid\":");
+		td_buf_u64(&o->b, TL_CPU_PID + 1 + c, 0);
+		put_str(&o->b, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
+		td_buf_u64(&o->b, c, 0);
+		put_str(&o->b, "}}");
+	}
+	/* A process is named after its main thread, else its first thread
+	 * in the table.
+	 */
+	for (size_t k = 0; k < th.cap; k++) {
+		const struct tl_thread *t = &th.t[k];
+		uint32_t tgid = (uint32_t)(t->key >> 32), tid = (uint32_t)t->key;
+		const struct tl_thread *main_t;
+
+		if (!t->key)
+			continue;
+		put_meta(&o->b, "thread_name", tgid, tid, t->comm,
+			 TOPDOWN_COMM_LEN);
+		main_t = tl_find(&th, (uint64_t)tgid << 32 | tgid);
+		if (main_t && main_t != t)
+			continue;
+		if (!main_t) {
+			struct tl_thread *p = tl_thread(&named, tgid | 1ull << 63);
+
+			if (!p || p->comm[0])
+				continue;
+			p->comm[0] = 1;
+		}
+		put_meta(&o->b, "process_name", tgid, tgid, t->comm,
+			 TOPDOWN_COMM_LEN);
+	}
+	if (named.oom) {
+		p_err("out of memory");
+		goto out;
+	}
+	put_str(&o->b, "\n]}\n");
+	if (td_buf_close(&o->b)) {
+		p_err("writing the trace: %s", strerror(errno));
+		goto out_nobuf;
+	}
+	if (o->clipped)
+		p_warn("%llu slices overlapped earlier ones of their CPU and were left out",
+		       (unsigned long long)o->clipped);
+	p_info("%llu slices, %llu lost-record events; %llu outside the window, %llu shorter than --min-slice",
+	       (unsigned long long)o->slices,
+	       (unsigned long long)o->lost_events,
+	       (unsigned long long)o->outside,
+	       (unsigned long long)o->short_skipped);
+	ret = 0;
+	goto out_nobuf;
+out:
+	if (o)
+		td_buf_close(&o->b);
+out_nobuf:
+	free(th.t);
+	free(named.t);
+	free(last_end);
+	free(next_seq);
+	free(gaps);
+	free(used);
+	free(o);
+	return ret;
+}
+
+/* ---- live: every task for --duration seconds ---------------------------- */
+
+struct tl_live {
+	struct td_live live;
+	struct td_target tgt;
+	struct topdown_record *recs;
+	uint64_t n, cap;
+	bool oom;
+};
+
+static void tl_on_record(const struct topdown_record *r, void *ctx)
+{
+	struct tl_live *c = ctx;
+
+	if (c->oom)
+		return;
+	if (c->n == c->cap) {
+		uint64_t ncap = c->cap ? c->cap * 2 : 65536;
+		struct topdown_record *n = realloc(c->recs, ncap * sizeof(*n));
+
+		if (!n) {
+			c->oom = true;
+			c->live.stop = true;
+			return;
+		}
+		c->recs = n;
+		c->cap = ncap;
+	}
+	c->recs[c->n++] = *r;
+}
+
+/* ---- the output file ------------------------------------------------------ */
+
+/* Is path the same file as the input (which must not be overwritten)? */
+static bool same_file(const char *in, const char *out)
+{
+	struct stat a, b;
+
+	if (!strcmp(in, "-") || stat(in, &a) || stat(out, &b))
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* A temporary file next to path, with the mode a new file would get. */
+static FILE *open_tmp(const char *path, char **tmp)
+{
+	mode_t mask = umask(0);
+	FILE *f;
+	int fd;
+
+	umask(mask);
+	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
+		*tmp = NULL;
+		return NULL;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+		close(fd);
+		unlink(*tmp);
+		goto fail;
+	}
+	return f;
+fail:
+	free(*tmp);
+	*tmp = NULL;
+	return NULL;
+}
+
+int do_timeline(int argc, char **argv)
+{
+	const char *in = NULL, *out_path = "-";
+	struct tl_opts opt = { 0 };
+	struct tl_live *lv = NULL;
+	struct td_file_image img = { 0 };
+	struct td_file f = { 0 };
+	struct tl_src src = { 0 };
+	unsigned long long v, dur = 0;
+	bool loaded = false, to_stdout;
+	struct td_getopt g;
+	char err[600], *tmp = NULL;
+	FILE *out = NULL;
+	int o, ret = -1;
+
+	td_getopt_build(&g, "timeline", timeline_desc);
+	while ((o = td_getopt_next(&g, argc, argv)) >= 0) {
+		switch (o) {
+		case 'i':
+			in = optarg;
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'm':
+			if (parse_u64("--min-slice", optarg, 1000000000ull, &v))
+				return -1;
+			opt.min_ns = v * 1000;
+			break;
+		case 'F':
+			if (parse_seconds("--from", optarg, 1000000, &v))
+				return -1;
+			opt.from_ns = v;
+			break;
+		case 'T':
+			if (parse_seconds("--to", optarg, 1000000, &v))
+				return -1;
+			opt.to_ns = v;
+			opt.to_set = true;
+			break;
+		case 'D':
+			if (parse_seconds("--duration", optarg, 86400, &dur))
+				return -1;
+			if (!dur) {
+				p_err("--duration must be more than 0");
+				return -1;
+			}
+			break;
+		}
+	}
+	o = td_getopt_end(o, argc, argv, false);
+	if (o <= 0)
+		return o;
+	if (in && dur) {
+		p_err("-i FILE and --duration exclude each other");
+		return -1;
+	}
+	if (opt.to_set && opt.to_ns <= opt.from_ns) {
+		p_err("--to must be later than --from");
+		return -1;
+	}
+	if (!in && !dur)
+		in = "tdctl.data";
+	to_stdout = !strcmp(out_path, "-");
+	if (in && !to_stdout &&
+	    (!strcmp(in, out_path) || same_file(in, out_path))) {
+		p_err("-o %s is the input file: it would be overwritten", out_path);
+		return -1;
+	}
+
+	if (in) {
+		if (td_file_load(in, &img, &f, err, sizeof(err))) {
+			p_err("%s", err);
+			return -1;
+		}
+		loaded = true;
+		src.cfg = &f.meta.cfg;
+		src.nr_cpus = f.meta.nr_cpus;
+		src.lost = f.meta.lost;
+		src.start_ns = f.meta.start_ns;
+		src.stop_ns = f.meta.stop_ns;
+		src.start_realtime_ns = f.meta.start_realtime_ns;
+		src.f = &f;
+		src.recs = td_file_records(&f);
+		src.n = f.nr_records;
+		src.what = in;
+		src.all_tasks = !strcmp(f.meta.target, "all tasks");
+	} else {
+		lv = calloc(1, sizeof(*lv));
+		if (!lv) {
+			p_err("out of memory");
+			return -1;
+		}
+		td_target_init(&lv->tgt);
+		lv->tgt.duration_ns = dur;
+		if (td_live_open(&lv->live, &lv->tgt, tl_on_record, lv))
+			goto out;
+		td_live_run(&lv->live, &(struct td_run){
+			.duration_ns = dur, .key_fd = -1 });
+		if (lv->oom) {
+			p_err("out of memory after %llu records",
+			      (unsigned long long)lv->n);
+			goto out;
+		}
+		src.cfg = &lv->live.rd.cfg;
+		src.nr_cpus = (uint32_t)lv->live.rd.nr_cpus;
+		src.lost = lv->live.lost;
+		src.start_ns = lv->live.start_ns;
+		src.stop_ns = td_now_ns();
+		src.start_realtime_ns = lv->live.start_real_ns;
+		src.cgroup_paths = true;
+		src.all_tasks = true;
+		src.recs = lv->recs;
+		src.n = lv->n;
+		src.what = "live";
+	}
+
+	/* ^C from here on: remove the temporary file, keep any old trace. */
+	td_signal = 0;
+	td_catch_signals();
+	out = to_stdout ? stdout : open_tmp(out_path, &tmp);
+	if (!out) {
+		p_err("cannot write next to %s: %s", out_path, strerror(errno));
+		goto out;
+	}
+	if (write_trace(out, &src, loaded ? &f.meta : NULL, &opt))
+		goto out;
+	if (to_stdout) {
+		ret = 0;
+		goto out;
+	}
+	if (fflush(out) || fsync(fileno(out))) {
+		p_err("writing %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fclose(out)) {
+		out = NULL;
+		p_err("writing %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	out = NULL;
+	if (rename(tmp, out_path)) {
+		p_err("renaming %s to %s: %s", tmp, out_path, strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	ret = 0;
+out:
+	if (out && !to_stdout)
+		fclose(out);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	if (loaded)
+		td_file_unload(&img, &f);
+	if (lv) {
+		td_live_close(&lv->live);
+		td_target_cleanup(&lv->tgt);
+		free(lv->recs);
+		free(lv);
+	}
+	return ret;
+}

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl top: a refreshing table of the busiest tasks of the last interval
+ * with their TopDown breakdown. Plain ANSI (home, clear to end of line and
+ * of screen) so that it works on a serial console; keys are read from a
+ * terminal stdin in non-canonical mode. --batch (or output that is not a
+ * terminal, or --json/--csv) prints snapshots without terminal control.
+ * -i FILE replays a record file in intervals of its record times.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "group/aggregate.h"
+#include "live/collect.h"
+#include "cli/tdctl.h"
+#include "file/tdfile.h"
+
+const struct td_opt top_opts[] = {
+	{ "by", 0, 'B', TD_ARG_BY, "KEY",
+	  "one row per task (default), process, comm, cgroup or cpu" },
+	TD_OPT_SORT,
+	{ "delay", 'd', 'd', TD_ARG_NUM, "SECS",
+	  "refresh every SECS seconds (default 1, fractions allowed)" },
+	{ "iterations", 'n', 'n', TD_ARG_NUM, "N", "stop after N refreshes" },
+	{ "batch", 'b', 'b', TD_ARG_NONE, NULL,
+	  "print snapshots one after the other, no terminal control, no keys" },
+	{ "limit", 0, 'L', TD_ARG_NUM, "N",
+	  "at most N rows (default: what fits the screen; all in batch mode)" },
+	TD_OPT_PIDS,
+	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
+	  "replay a record file instead of the live collection" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char top_desc[] =
+	"Show the busiest tasks of the last interval with their run time (%CPU\n"
+	"of one CPU), slices, counts and TopDown breakdown, refreshed every\n"
+	"--delay seconds, sorted by cycles (the first event whose name contains\n"
+	"'cyc', else the first event). Keys: < and > move the sort column,\n"
+	"r reverses it, c sorts by cycles, t by run time, q quits (^C too).\n"
+	"Works on any terminal, serial consoles included (plain ANSI codes;\n"
+	"the size comes from the terminal, else LINES/COLUMNS, else 24x80).\n"
+	"With --batch, --json, --csv, -o or when stdout is not a terminal,\n"
+	"snapshots are printed one after the other, without terminal control.\n";
+
+struct top_ctx {
+	struct td_live live;
+	struct td_target tgt;
+	struct td_view view;
+	struct td_agg cur, next, shown;
+	const char *source;	/* "live" or the replayed file */
+	const char *set;
+	uint32_t nr_cpus;
+	uint64_t start_ns;
+	uint64_t prev_end;	/* end of the previous interval */
+	uint64_t shown_end;
+	uint64_t shown_records, shown_lost;
+	uint64_t prev_lost;
+	unsigned long long iterations, count;
+	size_t user_limit;
+	bool batch;
+	bool keys;		/* stdin is a terminal in raw mode */
+	struct termios saved;
+};
+
+static void on_record(const struct topdown_record *r, void *ctx)
+{
+	struct top_ctx *t = ctx;
+
+	td_agg_add(r->time_ns > t->live.tick_end ? &t->next : &t->cur, r);
+}
+
+/* The terminal's size, for a serial console from LINES/COLUMNS. */
+static void screen_size(int *rows, int *cols)
+{
+	struct winsize ws;
+	const char *e;
+
+	*rows = 24;
+	*cols = 80;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row && ws.ws_col) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+		return;
+	}
+	e = getenv("LINES");
+	if (e && atoi(e) > 0)
+		*rows = atoi(e);
+	e = getenv("COLUMNS");
+	if (e && atoi(e) > 0)
+		*cols = atoi(e);
+}
+
+static const char *sort_name(const struct top_ctx *t)
+{
+	const struct td_col *c = &t->view.col[t->view.sort_col];
+
+	return c->kind == TD_COL_RUNTIME ? "time" : c->name;
+}
+
+/* A status line, cut to the screen's width on a terminal. */
+static void status_line(const struct top_ctx *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void status_line(const struct top_ctx *t, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!t->batch && t->view.width > 0 && t->view.width < (int)sizeof(buf))
+		buf[t->view.width] = '\0';
+	printf("%s%s", buf, t->batch ? "\n" : "\033[K\n");
+}
+
+static void draw(struct top_ctx *t)
+{
+	uint64_t ivl = t->view.interval_ns;
+	int rows = 0, cols = 0;
+
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_float_field(json_wtr, "time_s",
+				  (t->shown_end - t->start_ns) / 1e9);
+		jsonw_float_field(json_wtr, "interval_s", ivl / 1e9);
+		jsonw_uint_field(json_wtr, "records", t->shown_records);
+		jsonw_uint_field(json_wtr, "lost", t->shown_lost);
+		td_print_json(json_wtr, &t->view, &t->shown);
+		jsonw_end_object(json_wtr);
+		jsonw_newline(json_wtr);
+		return;
+	}
+	if (csv_output) {
+		char ts[32];
+
+		snprintf(ts, sizeof(ts), "%.3f",
+			 (t->shown_end - t->start_ns) / 1e9);
+		if (t->count == 1)
+			td_print_csv_header(stdout, &t->view, true);
+		td_print_csv(stdout, &t->view, &t->shown, ts);
+		fflush(stdout);
+		return;
+	}
+	if (!t->batch) {
+		screen_size(&rows, &cols);
+		t->view.width = cols - 1;
+		t->view.limit = rows > 6 ? rows - 6 : 1;
+		if (t->user_limit && t->user_limit < t->view.limit)
+			t->view.limit = t->user_limit;
+		printf("\033[H");
+	}
+	status_line(t, "tdctl top - %s, %.1f s, set %s, by %s, %u CPUs, interval %.3f s",
+		    t->source, (t->shown_end - t->start_ns) / 1e9, t->set,
+		    td_by_names[t->view.by], t->nr_cpus, ivl / 1e9);
+	status_line(t, "%llu slices, %llu lost, %zu %ss",
+		    (unsigned long long)t->shown_records,
+		    (unsigned long long)t->shown_lost, t->shown.n,
+		    td_by_names[t->view.by]);
+	if (!t->batch)
+		status_line(t, "sort: %s%s (keys: < > column, r reverse, c cycles, t time, q quit)",
+			    sort_name(t), t->view.ascending ? " ascending" : "");
+	status_line(t, "%s", "");
+	td_print_header(stdout, &t->view, NULL);
+	td_print_rows(stdout, &t->view, &t->shown, NULL, false);
+	if (t->batch)
+		printf("\n");
+	else
+		printf("\033[J");
+	fflush(stdout);
+}
+
+/* The interval that ended at end_ns becomes the one shown. */
+static void snapshot(struct top_ctx *t, uint64_t end_ns, uint64_t lost)
+{
+	struct td_agg tmp = t->shown;
+
+	t->shown = t->cur;
+	t->cur = t->next;
+	t->next = tmp;
+	td_agg_clear(&t->next);
+	t->view.interval_ns = end_ns - t->prev_end;
+	t->prev_end = end_ns;
+	t->shown_end = end_ns;
+	t->shown_records = t->shown.total.slices;
+	t->shown_lost = lost - t->prev_lost;
+	t->prev_lost = lost;
+	t->count++;
+	draw(t);
+}
+
+static bool on_tick(void *ctx, uint64_t end_ns)
+{
+	struct top_ctx *t = ctx;
+
+	snapshot(t, end_ns, t->live.lost_total);
+	return t->iterations && t->count >= t->iterations;
+}
+
+/* Keys: true to quit. */
+static bool on_key(void *ctx)
+{
+	struct top_ctx *t = ctx;
+	struct td_view *v = &t->view;
+	char buf[16];
+	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+	bool redraw = false;
+
+	if (n <= 0)
+		return n == 0;	/* end of input: quit */
+	for (ssize_t i = 0; i < n; i++) {
+		switch (buf[i]) {
+		case 'q':
+		case 'Q':
+			return true;
+		case '<':
+		case ',':
+			v->sort_col = (v->sort_col + v->nr_cols - 1) % v->nr_cols;
+			v->ascending = v->sort_col < v->nr_keys;
+			break;
+		case '>':
+		case '.':
+			v->sort_col = (v->sort_col + 1) % v->nr_cols;
+			v->ascending = v->sort_col < v->nr_keys;
+			break;
+		case 'r':
+		case 'R':
+			v->ascending = !v->ascending;
+			break;
+		case 'c':
+			td_view_sort_by(v, "cycles");
+			break;
+		case 't':
+			td_view_sort_by(v, "time");
+			break;
+		default:
+			continue;
+		}
+		redraw = true;
+	}
+	if (redraw && t->count)
+		draw(t);
+	return false;
+}
+
+static void keys_restore(struct top_ctx *t)
+{
+	if (t->keys)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &t->saved);
+	t->keys = false;
+}
+
+static void keys_raw(struct top_ctx *t)
+{
+	struct termios raw;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &t->saved))
+		return;
+	raw = t->saved;
+	raw.c_lflag &= ~(ICANON | ECHO);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	if (!tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw))
+		t->keys = true;
+}
+
+static int top_live(struct top_ctx *t)
+{
+	if (td_live_open(&t->live, &t->tgt, on_record, t))
+		return -1;
+	t->start_ns = t->prev_end = t->live.start_ns;
+	t->nr_cpus = t->live.rd.nr_cpus;
+	t->set = t->live.can_decode ? t->live.dec.set : t->live.rd.cfg.label;
+	td_view_init(&t->view, t->view.by, &t->live.rd.cfg,
+		     t->live.can_decode ? &t->live.dec : NULL);
+	t->view.cgroup_paths = true;	/* live: ids resolve here */
+	return 0;
+}
+
+struct stamp {
+	uint64_t time_ns;
+	uint64_t index;
+};
+
+static int by_stamp(const void *a, const void *b)
+{
+	const struct stamp *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Replay a file: intervals of `delay` in the records' own time. */
+static int top_replay(struct top_ctx *t, const struct td_file *f,
+		      uint64_t delay)
+{
+	struct topdown_record r;
+	struct stamp *order;
+	uint64_t end, i = 0;
+
+	order = malloc((f->nr_records ? f->nr_records : 1) * sizeof(*order));
+	if (!order) {
+		p_err("out of memory");
+		return -1;
+	}
+	/* Records are stored per CPU in drain order: sort by time. */
+	for (uint64_t k = 0; k < f->nr_records; k++) {
+		td_file_record(f, k, &r);
+		order[k] = (struct stamp){ r.time_ns, k };
+	}
+	qsort(order, f->nr_records, sizeof(*order), by_stamp);
+	td_catch_signals();
+	for (end = t->start_ns + delay;; end += delay) {
+		for (; i < f->nr_records && order[i].time_ns <= end; i++) {
+			td_file_record(f, order[i].index, &r);
+			td_agg_add(&t->cur, &r);
+		}
+		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, 0);
+		if (end >= f->meta.stop_ns || td_signal ||
+		    (t->iterations && t->count >= t->iterations))
+			break;
+		if (!t->batch) {
+			struct pollfd p = { t->keys ? STDIN_FILENO : -1, POLLIN, 0 };
+
+			if (poll(&p, 1, (int)(delay / 1000000)) > 0 && on_key(t))
+				break;
+			if (td_signal)
+				break;
+		}
+	}
+	free(order);
+	return 0;
+}
+
+int do_top(int argc, char **argv)
+{
+	struct top_ctx *t = calloc(1, sizeof(*t));
+	unsigned long long delay = 1000000000ull, v;
+	const char *input = NULL, *sort = NULL;
+	struct td_file_image img;
+	struct td_file f;
+	struct td_getopt g;
+	char err[600];
+	int opt, r, ret = -1;
+
+	if (!t) {
+		p_err("out of memory");
+		return -1;
+	}
+	td_target_init(&t->tgt);
+	t->view.by = TD_BY_TASK;
+	td_getopt_build(&g, "top", top_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
+		r = opt == 'p' ? td_target_opt(&t->tgt, opt, optarg) : 0;
+		if (r < 0)
+			goto out;
+		if (r)
+			continue;
+		switch (opt) {
+		case 'B':
+			if (td_by_parse("--by", optarg, &t->view.by))
+				goto out;
+			break;
+		case 'S':
+			sort = optarg;
+			break;
+		case 'd':
+			if (parse_seconds("--delay", optarg, 3600, &delay))
+				goto out;
+			if (delay < 10000000ull) {
+				p_err("--delay must be at least 0.01 s");
+				goto out;
+			}
+			break;
+		case 'n':
+			if (parse_u64("--iterations", optarg, 1u << 30,
+				      &t->iterations))
+				goto out;
+			break;
+		case 'b':
+			t->batch = true;
+			break;
+		case 'L':
+			if (parse_u64("--limit", optarg, 1u << 30, &v))
+				goto out;
+			t->user_limit = v;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		}
+	}
+	ret = td_getopt_end(opt, argc, argv, false);
+	if (ret <= 0)
+		goto out;
+	ret = -1;
+	if (input && t->tgt.kind == TD_TGT_PIDS) {
+		p_err("-p selects live processes; with -i use 'tdctl report --pid'");
+		goto out;
+	}
+	if (json_output || csv_output || orig_stdout_fd >= 0 ||
+	    !isatty(STDOUT_FILENO))
+		t->batch = true;
+	td_agg_init(&t->cur, t->view.by);
+	td_agg_init(&t->next, t->view.by);
+	td_agg_init(&t->shown, t->view.by);
+	if (input) {
+		if (td_file_load(input, &img, &f, err, sizeof(err))) {
+			p_err("%s", err);
+			goto out;
+		}
+		t->source = input;
+		t->start_ns = t->prev_end = f.meta.start_ns;
+		t->nr_cpus = f.meta.nr_cpus;
+		t->set = f.meta.cfg.label;
+		if (td_decoder_for(&f.meta.cfg, &t->live.dec)) {
+			t->set = t->live.dec.set;
+			t->live.can_decode = true;
+		}
+		td_view_init(&t->view, t->view.by, &f.meta.cfg,
+			     t->live.can_decode ? &t->live.dec : NULL);
+	} else {
+		t->source = "live";
+		if (top_live(t))
+			goto out;
+	}
+	if (td_view_sort_by(&t->view, sort))
+		goto close;
+	t->view.compact = true;
+	if (t->batch)
+		t->view.limit = t->user_limit;
+	else
+		keys_raw(t);
+	if (!t->batch)
+		printf("\033[H\033[2J");
+	if (input) {
+		ret = top_replay(t, &f, delay);
+	} else {
+		td_live_run(&t->live, &(struct td_run){
+			.tick_ns = delay, .tick = on_tick,
+			.key_fd = t->keys ? STDIN_FILENO : -1, .key = on_key,
+			.ctx = t });
+		ret = 0;
+	}
+	keys_restore(t);
+	if (!t->batch)
+		printf("\n");
+close:
+	if (input)
+		td_file_unload(&img, &f);
+	else
+		td_live_close(&t->live);
+out:
+	td_agg_free(&t->cur);
+	td_agg_free(&t->next);
+	td_agg_free(&t->shown);
+	free(t);
+	return ret;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Grouping records (per task, process, comm, cgroup or CPU) and printing
+ * the groups as a table, JSON or CSV: what stat, report and top share.
+ *
+ * A group sums the raw deltas of its records; metrics are decoded from
+ * those sums (td_decode), never averaged from per-slice percentages.
+ */
+#ifndef TDCTL_AGGREGATE_H
+#define TDCTL_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/topdown.h>
+
+#include "evset/evset.h"
+#include "output/json_writer.h"
+
+enum td_by { TD_BY_TASK, TD_BY_PROCESS, TD_BY_COMM, TD_BY_CGROUP, TD_BY_CPU,
+	     TD_BY_NR };
+
+extern const char *const td_by_names[TD_BY_NR];
+/* 0, or -1 after p_err() listing the valid names. */
+int td_by_parse(const char *opt, const char *s, enum td_by *by);
+
+/* Filters of dump and report: --cpu, --pid, --comm. */
+struct td_filter {
+	long cpu;		/* -1: any */
+	long pid;		/* process or thread id, -1: any */
+	const char *comm;	/* NULL: any */
+};
+
+#define TD_OPT_FILTERS \
+	{ "cpu", 0, 'c', TD_ARG_CPU, "N", "only slices on CPU N" }, \
+	{ "pid", 0, 'p', TD_ARG_PID, "PID", \
+	  "only slices of this process or thread id" }, \
+	{ "comm", 0, 'n', TD_ARG_WORD, "NAME", \
+	  "only slices of tasks with this comm" }
+
+void td_filter_init(struct td_filter *f);
+/* 1 if id was a filter option, 0 if not, -1 after p_err(). */
+int td_filter_opt(struct td_filter *f, int id, const char *arg);
+bool td_filter_match(const struct td_filter *f, const struct topdown_record *r);
+
+struct td_group {
+	uint32_t pid;		/* process (tgid) */
+	uint32_t tid;		/* thread (TD_BY_TASK) */
+	uint32_t cpu;		/* TD_BY_CPU */
+	uint64_t cgroup_id;	/* TD_BY_CGROUP */
+	char comm[TOPDOWN_COMM_LEN + 1];
+	bool comm_main;		/* comm is the process's main thread's */
+	uint64_t slices;
+	uint64_t runtime_ns;
+	uint64_t read_errors;	/* slices with a counter that was unreadable */
+	uint64_t counts[TOPDOWN_MAX_EVENTS];
+};
+
+struct td_agg {
+	enum td_by by;
+	struct td_group *g;
+	size_t n, cap;
+	uint32_t *slot;		/* hash index: group index + 1, 0 empty */
+	size_t nslots;
+	struct td_group total;
+	bool oom;
+};
+
+void td_agg_init(struct td_agg *a, enum td_by by);
+/* Add a record to its group and to the total; false if out of memory. */
+bool td_agg_add(struct td_agg *a, const struct topdown_record *r);
+/* Add src's groups and total into dst; false if out of memory. */
+bool td_agg_merge(struct td_agg *dst, const struct td_agg *src);
+/* Forget every group (keeps the memory), e.g. after each interval. */
+void td_agg_clear(struct td_agg *a);
+void td_agg_free(struct td_agg *a);
+
+/* Columns of a table. */
+enum td_col_kind {
+	TD_COL_PID, TD_COL_TID, TD_COL_COMM, TD_COL_CGROUP, TD_COL_CPU,
+	TD_COL_SLICES, TD_COL_RUNTIME, TD_COL_EVENT, TD_COL_METRIC,
+};
+
+struct td_col {
+	enum td_col_kind kind;
+	int idx;		/* event or metric index */
+	const char *name;	/* JSON/CSV name; plain tables upper-case
+				 * the fixed columns' titles
+				 */
+};
+
+#define TD_MAX_COLS	(8 + TOPDOWN_MAX_EVENTS + TD_MAX_METRICS)
+
+struct td_view {
+	enum td_by by;
+	const struct topdown_config *cfg;
+	const struct td_decoder *dec;	/* NULL: raw counts only */
+	int nr_metrics;
+	const char *metric_names[TD_MAX_METRICS];
+	struct td_col col[TD_MAX_COLS];
+	int nr_cols;
+	int nr_keys;		/* the first nr_keys columns identify a group */
+	int sort_col;
+	bool ascending;
+	size_t limit;		/* rows to print, 0: all */
+	/* top: numbers scaled (K/M/G), run time as %CPU of interval_ns,
+	 * lines cut at width.
+	 */
+	bool compact;
+	uint64_t interval_ns;
+	int width;
+	/* --by cgroup on the live system: show the cgroup v2 path of each id
+	 * (cgpath.h) where it resolves; never for a record file.
+	 */
+	bool cgroup_paths;
+};
+
+/* Columns for this grouping, config and decoder (NULL if none); sorted
+ * by the "cycles" event (td_cycles_event), descending.
+ */
+void td_view_init(struct td_view *v, enum td_by by,
+		  const struct topdown_config *cfg,
+		  const struct td_decoder *dec);
+/* Index of the event to sort by: the first whose name contains "cyc"
+ * (cycles, CPU_CYCLES, ls_not_halted_cyc), else the first event (e.g.
+ * cpu-clock of the software set).
+ */
+int td_cycles_event(const struct topdown_config *cfg);
+/* Column by name: an event or metric name, or pid, tid, comm, cgroup,
+ * cpu, slices, time, cycles (the sort event). -1 if none.
+ */
+int td_view_col(const struct td_view *v, const char *name);
+
+/* --sort NAME (NULL: keep the default): key columns sort ascending, the
+ * others descending. -1 after p_err() listing the columns.
+ */
+int td_view_sort_by(struct td_view *v, const char *name);
+#define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
+		      "sort by an event or metric name, time, slices, pid or comm" }
+
+/* The groups in display order (malloc()ed array of n pointers). */
+const struct td_group **td_view_sort(const struct td_view *v,
+				     const struct td_agg *a, size_t *n);
+
+/* A table: header, the rows, and the total when total is true. Each line
+ * starts with prefix (e.g. the time of a -I interval) when non-NULL.
+ */
+void td_print_header(FILE *f, const struct td_view *v, const char *prefix);
+void td_print_rows(FILE *f, const struct td_view *v, const struct td_agg *a,
+		   const char *prefix, bool total);
+/* CSV: "type,[time_s,]keys...,slices,runtime_ns,read_errors,events...,
+ * metrics..."; rows of type "group", then one of type "total". The
+ * cgroup key is two fields, cgroup_id and cgroup (the path, empty when
+ * it does not resolve), as in the JSON output.
+ */
+void td_print_csv_header(FILE *f, const struct td_view *v, bool with_time);
+void td_print_csv(FILE *f, const struct td_view *v, const struct td_agg *a,
+		  const char *time_s);
+/* JSON: "rows": [...], "total": {...} in the object being written. */
+void td_print_json(json_writer_t *w, const struct td_view *v,
+		   const struct td_agg *a);
+
+#endif

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "live/device.h"
+#include "cli/tdctl.h"
+
+bool td_module_loaded(void)
+{
+	return access("/sys/module/topdown", F_OK) == 0;
+}
+
+/*
+ * What must agree between tdctl and the module (see "ABI growth" in the
+ * UAPI header): the ABI version, which only changes when the record or
+ * ring layout or their rules change, and the record size. Larger or
+ * smaller config and status structs are fine both ways: each side reads
+ * what it knows. The per-CPU stats entry grows by known sizes: a module
+ * with a larger entry also takes ours, and one whose entry is
+ * TOPDOWN_CPU_STATS_SIZE_VER0 is read with that size (td_get_status());
+ * any other size is not a module this tdctl can read.
+ */
+int td_abi_check(const struct topdown_status *st, char *err, size_t len)
+{
+	if (st->abi_version != TOPDOWN_ABI_VERSION) {
+		snprintf(err, len,
+			 "the topdown module speaks ABI version %u, this tdctl version %d: the module is %s; install a module and tdctl of the same release",
+			 st->abi_version, TOPDOWN_ABI_VERSION,
+			 st->abi_version > TOPDOWN_ABI_VERSION ? "newer" : "older");
+		return -1;
+	}
+	if (st->size < TOPDOWN_STATUS_SIZE_VER0 ||
+	    st->record_size != TOPDOWN_RECORD_SIZE) {
+		snprintf(err, len,
+			 "the topdown module reports a %u-byte status and %u-byte records, tdctl expects at least %d and %d: not a module this tdctl can read",
+			 st->size, st->record_size, TOPDOWN_STATUS_SIZE_VER0,
+			 TOPDOWN_RECORD_SIZE);
+		return -1;
+	}
+	if (st->stats_size < sizeof(struct topdown_cpu_stats) &&
+	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER0) {
+		snprintf(err, len,
+			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d or %zu: the module is older; install a module and tdctl of the same release",
+			 st->stats_size, TOPDOWN_CPU_STATS_SIZE_VER0,
+			 sizeof(struct topdown_cpu_stats));
+		return -1;
+	}
+	return 0;
+}
+
+/* Ask the module what it speaks before anything else is sent to it. */
+static int check_module_abi(int fd)
+{
+	struct topdown_status st;
+	char err[256];
+
+	memset(&st, 0, sizeof(st));
+	st.size = TOPDOWN_STATUS_SIZE_VER0;
+	if (ioctl(fd, TOPDOWN_IOC_STATUS, &st)) {
+		p_err("reading the module's status: %s", strerror(errno));
+		return -1;
+	}
+	if (td_abi_check(&st, err, sizeof(err))) {
+		p_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int td_dev_open(bool write)
+{
+	int fd, tries;
+
+	/* udev may create the node a moment after the module loads. */
+	for (tries = 0; tries < 50; tries++) {
+		fd = open(TOPDOWN_DEVICE, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		if (fd >= 0) {
+			if (!check_module_abi(fd))
+				return fd;
+			close(fd);
+			return -1;
+		}
+		if (errno != ENOENT || !td_module_loaded())
+			break;
+		usleep(20000);
+	}
+	switch (errno) {
+	case ENOENT:
+		if (td_module_loaded())
+			p_err("%s does not exist although the topdown module is loaded",
+			      TOPDOWN_DEVICE);
+		else
+			p_err("the topdown module is not loaded (run '%s load')",
+			      bin_name);
+		break;
+	case EACCES:
+		p_err("no access to %s from this pid namespace: the records carry the host's pids, so only the initial pid namespace may read them",
+		      TOPDOWN_DEVICE);
+		break;
+	case EPERM:
+		p_err("no permission to open %s: needs root with CAP_PERFMON or CAP_SYS_ADMIN",
+		      TOPDOWN_DEVICE);
+		break;
+	default:
+		p_err("cannot open %s: %s", TOPDOWN_DEVICE, strerror(errno));
+	}
+	return -1;
+}
+
+int td_get_config(int fd, struct topdown_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	if (ioctl(fd, TOPDOWN_IOC_GET_CONFIG, cfg) == 0)
+		return 0;
+	if (errno == ENODATA)
+		p_err("the collection is not configured (run '%s load')", bin_name);
+	else
+		p_err("reading the configuration: %s", strerror(errno));
+	return -1;
+}
+
+/*
+ * A module older than TOPDOWN_CPU_STATS_SIZE_VER1 takes only VER0 entries:
+ * fetch those and spread them into @stats (the newer fields stay zero;
+ * st->stats_size tells callers which fields are there).
+ */
+static int status_ver0(int fd, struct topdown_status *st,
+		       struct topdown_cpu_stats *stats, uint32_t n)
+{
+	uint8_t *buf = calloc(n ? n : 1, TOPDOWN_CPU_STATS_SIZE_VER0);
+	int ret;
+
+	if (!buf)
+		return -1;
+	st->size = sizeof(*st);
+	st->stats_ptr = (uintptr_t)buf;
+	st->nr_stats = n;
+	st->stats_size = TOPDOWN_CPU_STATS_SIZE_VER0;
+	ret = ioctl(fd, TOPDOWN_IOC_STATUS, st);
+	if (!ret) {
+		for (uint32_t i = 0; i < st->nr_stats; i++)
+			memcpy(&stats[i], buf + i * TOPDOWN_CPU_STATS_SIZE_VER0,
+			       TOPDOWN_CPU_STATS_SIZE_VER0);
+		st->stats_ptr = (uintptr_t)stats;
+		st->stats_size = TOPDOWN_CPU_STATS_SIZE_VER0;
+	}
+	free(buf);
+	return ret;
+}
+
+int td_get_status(int fd, struct topdown_status *st,
+		  struct topdown_cpu_stats **stats)
+{
+	uint32_t n;
+
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (ioctl(fd, TOPDOWN_IOC_STATUS, st))
+		goto err;
+	n = st->nr_cpus;
+	*stats = calloc(n ? n : 1, sizeof(**stats));
+	if (!*stats) {
+		p_err("out of memory");
+		return -1;
+	}
+	st->size = sizeof(*st);
+	st->stats_ptr = (uintptr_t)*stats;
+	st->nr_stats = n;
+	st->stats_size = sizeof(**stats);
+	if (ioctl(fd, TOPDOWN_IOC_STATUS, st) &&
+	    (errno != EINVAL || status_ver0(fd, st, *stats, n))) {
+		free(*stats);
+		*stats = NULL;
+		goto err;
+	}
+	return 0;
+err:
+	p_err("reading the status: %s", strerror(errno));
+	return -1;
+}
+
+const char *td_state_name(uint32_t state)
+{
+	switch (state) {
+	case TOPDOWN_STATE_IDLE:
+		return "idle";
+	case TOPDOWN_STATE_CONFIGURED:
+		return "stopped";
+	case TOPDOWN_STATE_RUNNING:
+		return "running";
+	}
+	return "unknown";
+}
+
+static int map_ring(struct td_reader *r, int cpu, size_t page)
+{
+	struct td_ring *ring = &r->rings[cpu];
+	off_t off = (off_t)TOPDOWN_MMAP_OFFSET(cpu);
+	size_t len = page + r->cfg.ring_size;
+	void *p;
+
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, off);
+	if (p == MAP_FAILED) {
+		if (errno == EBUSY)
+			p_err("another reader holds the rings (is another '%s dump' or 'stat' running?)",
+			      bin_name);
+		else
+			p_err("mapping the consumer page of CPU %d: %s", cpu,
+			      strerror(errno));
+		return -1;
+	}
+	ring->cons = p;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, r->fd, off + page);
+	if (p == MAP_FAILED) {
+		p_err("mapping the ring of CPU %d: %s", cpu, strerror(errno));
+		return -1;
+	}
+	ring->prod = p;
+	ring->data = (const uint8_t *)p + page;
+	ring->size = r->cfg.ring_size;
+	return 0;
+}
+
+int td_reader_open(struct td_reader *r)
+{
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(r, 0, sizeof(*r));
+	/* Writable: the reader stores its consumer_pos in the ring. */
+	r->fd = td_dev_open(true);
+	if (r->fd < 0)
+		return -1;
+	if (td_get_config(r->fd, &r->cfg) || td_get_status(r->fd, &st, &stats))
+		goto fail;
+	free(stats);
+	r->nr_cpus = st.nr_cpus;
+	r->overwrite = r->cfg.flags & TOPDOWN_OVERFLOW_OVERWRITE;
+	r->rings = calloc(r->nr_cpus, sizeof(*r->rings));
+	if (!r->rings) {
+		p_err("out of memory");
+		goto fail;
+	}
+	for (int cpu = 0; cpu < r->nr_cpus; cpu++) {
+		if (map_ring(r, cpu, page)) {
+			/* CPU ids that cannot exist have no ring. */
+			if (errno == EINVAL && cpu > 0 && !json_output)
+				continue;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	td_reader_close(r);
+	return -1;
+}
+
+static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
+		       td_lost_fn lost_fn, void *ctx, long *count)
+{
+	struct td_ring *ring = &r->rings[cpu];
+	uint64_t cons, prod, lost;
+	struct topdown_record rec;
+
+	/*
+	 * Overwrite mode: only the records after the slot at producer_pos
+	 * (which the kernel may be filling) are whole, see the UAPI header.
+	 */
+	uint64_t whole = ring->size - TOPDOWN_RECORD_SIZE;
+
+	if (!ring->cons)
+		return;
+	cons = ring->cons->consumer_pos;
+	prod = __atomic_load_n(&ring->prod->producer_pos, __ATOMIC_ACQUIRE);
+	if (r->overwrite && prod - cons > whole) {
+		/* The kernel overwrote what we had not read yet. */
+		uint64_t skip = prod - whole - cons;
+
+		cons = prod - whole;
+		if (lost_fn)
+			lost_fn(cpu, skip / TOPDOWN_RECORD_SIZE,
+				"overwritten before it was read", ctx);
+	}
+	while (cons < prod) {
+		memcpy(&rec, ring->data + (cons & (ring->size - 1)), sizeof(rec));
+		if (r->overwrite) {
+			uint64_t now;
+
+			/* The copy's loads come before the check's. */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			now = __atomic_load_n(&ring->prod->producer_pos,
+					      __ATOMIC_RELAXED);
+			if (now - cons > whole) {
+				/* Torn copy: count it and resynchronise. */
+				uint64_t skip = now - whole - cons;
+
+				if (lost_fn)
+					lost_fn(cpu, skip / TOPDOWN_RECORD_SIZE,
+						"overwritten while it was read", ctx);
+				cons = now - whole;
+				prod = now;
+				continue;
+			}
+		}
+		cons += TOPDOWN_RECORD_SIZE;
+		rec_fn(&rec, ctx);
+		(*count)++;
+	}
+	__atomic_store_n(&ring->cons->consumer_pos, cons, __ATOMIC_RELEASE);
+
+	/* Drop mode: report what the kernel dropped since any reader last
+	 * reported it (the bookkeeping lives in our consumer page).
+	 */
+	lost = __atomic_load_n(&ring->prod->lost, __ATOMIC_RELAXED);
+	if (lost != ring->cons->lost_seen && lost_fn)
+		lost_fn(cpu, lost - ring->cons->lost_seen, "ring full", ctx);
+	ring->cons->lost_seen = lost;
+}
+
+long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+		     td_lost_fn lost_fn, void *ctx)
+{
+	long count = 0;
+
+	for (int cpu = 0; cpu < r->nr_cpus; cpu++)
+		drain_ring(r, cpu, rec_fn, lost_fn, ctx, &count);
+	return count;
+}
+
+int td_reader_wait(struct td_reader *r, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	int ret = poll(&pfd, 1, timeout_ms);
+
+	/* Stopped and drained: nothing arrives until a START, so wait. */
+	if (ret > 0 && !(pfd.revents & POLLIN)) {
+		poll(NULL, 0, timeout_ms);
+		return 0;
+	}
+	return ret > 0 ? 1 : 0;
+}
+
+void td_reader_close(struct td_reader *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	for (int cpu = 0; r->rings && cpu < r->nr_cpus; cpu++) {
+		if (r->rings[cpu].cons)
+			munmap(r->rings[cpu].cons, page);
+		if (r->rings[cpu].prod)
+			munmap((void *)r->rings[cpu].prod, page + r->rings[cpu].size);
+	}
+	free(r->rings);
+	r->rings = NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}

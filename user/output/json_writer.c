@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/json_writer.h"
+
+#define JSONW_MAX_DEPTH 64
+
+struct json_writer {
+	FILE *out;
+	int depth;
+	bool pretty;
+	/* Per level: whether a value was already written (comma needed). */
+	bool has_item[JSONW_MAX_DEPTH];
+	bool after_name;
+};
+
+json_writer_t *jsonw_new(FILE *f)
+{
+	json_writer_t *self = calloc(1, sizeof(*self));
+
+	if (self)
+		self->out = f;
+	return self;
+}
+
+void jsonw_destroy(json_writer_t **self)
+{
+	if (!*self)
+		return;
+	if ((*self)->has_item[0])
+		fputc('\n', (*self)->out);
+	fflush((*self)->out);
+	free(*self);
+	*self = NULL;
+}
+
+void jsonw_pretty(json_writer_t *self, bool on)
+{
+	self->pretty = on;
+}
+
+int jsonw_depth(const json_writer_t *self)
+{
+	return self->depth;
+}
+
+void jsonw_flush(json_writer_t *self)
+{
+	fflush(self->out);
+}
+
+void jsonw_newline(json_writer_t *self)
+{
+	if (self->depth == 0 && self->has_item[0]) {
+		fputc('\n', self->out);
+		self->has_item[0] = false;
+	}
+	fflush(self->out);
+}
+
+static void indent(json_writer_t *self)
+{
+	fputc('\n', self->out);
+	for (int i = 0; i < self->depth; i++)
+		fputs("    ", self->out);
+}
+
+/* Separator before a new value or name at the current level. */
+static void begin_item(json_writer_t *self)
+{
+	if (self->after_name) {
+		self->after_name = false;
+		return;
+	}
+	if (self->depth > 0 && self->has_item[self->depth])
+		fputc(',', self->out);
+	if (self->pretty && self->depth > 0)
+		indent(self);
+	else if (self->depth == 0 && self->has_item[0])
+		fputc('\n', self->out);	/* a stream of documents */
+	self->has_item[self->depth] = true;
+}
+
+static void open_level(json_writer_t *self, char c)
+{
+	begin_item(self);
+	fputc(c, self->out);
+	if (self->depth < JSONW_MAX_DEPTH - 1)
+		self->depth++;
+	self->has_item[self->depth] = false;
+}
+
+static void close_level(json_writer_t *self, char c)
+{
+	bool had = self->has_item[self->depth];
+
+	if (self->depth > 0)
+		self->depth--;
+	if (self->pretty && had)
+		indent(self);
+	fputc(c, self->out);
+}
+
+void jsonw_start_object(json_writer_t *self)
+{
+	open_level(self, '{');
+}
+
+void jsonw_end_object(json_writer_t *self)
+{
+	close_level(self, '}');
+}
+
+void jsonw_start_array(json_writer_t *self)
+{
+	open_level(self, '[');
+}
+
+void jsonw_end_array(json_writer_t *self)
+{
+	close_level(self, ']');
+}
+
+size_t jsonw_escape(char *dst, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = dst;
+
+	*p++ = '"';
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"':
+		case '\\':
+			*p++ = '\\';
+			*p++ = (char)c;
+			break;
+		case '\n':
+			*p++ = '\\';
+			*p++ = 'n';
+			break;
+		case '\t':
+			*p++ = '\\';
+			*p++ = 't';
+			break;
+		case '\r':
+			*p++ = '\\';
+			*p++ = 'r';
+			break;
+		default:
+			/* Control bytes and bytes that may not form UTF-8. */
+			if (c < 0x20 || c >= 0x7f) {
+				memcpy(p, "\\u00", 4);
+				p[4] = hex[c >> 4];
+				p[5] = hex[c & 15];
+				p += 6;
+			} else {
+				*p++ = (char)c;
+			}
+		}
+	}
+	*p++ = '"';
+	return p - dst;
+}
+
+static void put_escaped(FILE *out, const char *s, size_t len)
+{
+	char buf[6 * 256 + 2];
+
+	/* In pieces, each quoted: the quotes between them are dropped. */
+	fputc('"', out);
+	do {
+		size_t n = len < 256 ? len : 256;
+		size_t w = jsonw_escape(buf, s, n);
+
+		fwrite(buf + 1, 1, w - 2, out);
+		s += n;
+		len -= n;
+	} while (len);
+	fputc('"', out);
+}
+
+const char *jsonw_raw_begin(json_writer_t *self)
+{
+	const char *sep = "";
+
+	if (self->pretty)
+		return NULL;
+	if (self->after_name) {
+		self->after_name = false;
+		return sep;
+	}
+	if (self->depth > 0 && self->has_item[self->depth])
+		sep = ",";
+	else if (self->depth == 0 && self->has_item[0])
+		sep = "\n";
+	self->has_item[self->depth] = true;
+	return sep;
+}
+
+void jsonw_name(json_writer_t *self, const char *name)
+{
+	begin_item(self);
+	put_escaped(self->out, name, strlen(name));
+	fputs(self->pretty ? ": " : ":", self->out);
+	self->after_name = true;
+}
+
+void jsonw_string(json_writer_t *self, const char *value)
+{
+	jsonw_string_n(self, value, strlen(value));
+}
+
+void jsonw_string_n(json_writer_t *self, const char *value, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && value[n])
+		n++;
+	begin_item(self);
+	put_escaped(self->out, value, n);
+}
+
+void jsonw_uint(json_writer_t *self, uint64_t value)
+{
+	begin_item(self);
+	fprintf(self->out, "%llu", (unsigned long long)value);
+}
+
+void jsonw_int(json_writer_t *self, int64_t value)
+{
+	begin_item(self);
+	fprintf(self->out, "%lld", (long long)value);
+}
+
+void jsonw_float(json_writer_t *self, double value)
+{
+	begin_item(self);
+	if (isfinite(value))
+		fprintf(self->out, "%.17g", value);
+	else
+		fputs("null", self->out);
+}
+
+void jsonw_bool(json_writer_t *self, bool value)
+{
+	begin_item(self);
+	fputs(value ? "true" : "false", self->out);
+}
+
+void jsonw_null(json_writer_t *self)
+{
+	begin_item(self);
+	fputs("null", self->out);
+}
+
+void jsonw_string_field(json_writer_t *self, const char *name, const char *v)
+{
+	jsonw_name(self, name);
+	jsonw_string(self, v);
+}
+
+void jsonw_uint_field(json_writer_t *self, const char *name, uint64_t v)
+{
+	jsonw_name(self, name);
+	jsonw_uint(self, v);
+}
+
+void jsonw_int_field(json_writer_t *self, const char *name, int64_t v)
+{
+	jsonw_name(self, name);
+	jsonw_int(self, v);
+}
+
+void jsonw_float_field(json_writer_t *self, const char *name, double v)
+{
+	jsonw_name(self, name);
+	jsonw_float(self, v);
+}
+
+void jsonw_bool_field(json_writer_t *self, const char *name, bool v)
+{
+	jsonw_name(self, name);
+	jsonw_bool(self, v);
+}
+
+void jsonw_null_field(json_writer_t *self, const char *name)
+{
+	jsonw_name(self, name);
+	jsonw_null(self);
+}
