@@ -154,6 +154,8 @@ static const struct td_opt load_opts[] = {
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
+	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
+	  "module (default), bpf or auto" },
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -180,7 +182,7 @@ static const struct td_opt decode_opts[] = {
 
 const struct cmd td_cmds[] = {
 	{ "load", do_load,
-	  "load [--module PATH] [--events SET] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
+	  "load [--backend module|bpf|auto] [--module PATH] [--events SET] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
 	  load_opts, 0 },
 	{ "unload", do_unload, "unload", help_only_opts, 0 },
 	{ "status", do_status, "status", help_only_opts, 0 },

@@ -39,6 +39,7 @@ enum td_arg {
 	TD_ARG_SET,	/* an event set name */
 	TD_ARG_BY,	/* a grouping: task, process, comm, cgroup, cpu */
 	TD_ARG_SORT,	/* a column to sort by */
+	TD_ARG_BACKEND,	/* module, bpf or auto */
 };
 
 struct td_opt {

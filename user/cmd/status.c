@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "evset/counters.h"
+#include "live/backend.h"
+#include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "cli/tdctl.h"
 
@@ -72,11 +74,19 @@ static void ev_states(const struct topdown_status *st,
 				cfg->events[e].name, td_evstate_name(st, s, e));
 }
 
-static void status_json(const struct topdown_status *st,
+static void status_json(enum td_backend be, const struct topdown_status *st,
 			const struct topdown_config *cfg,
 			const struct topdown_cpu_stats *stats)
 {
 	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "backend", td_backend_name(be));
+	if (be == TD_BACKEND_BPF) {
+		jsonw_name(json_wtr, "differences");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; td_bpf_differences[i]; i++)
+			jsonw_string(json_wtr, td_bpf_differences[i]);
+		jsonw_end_array(json_wtr);
+	}
 	jsonw_string_field(json_wtr, "state", td_state_name(st->state));
 	jsonw_uint_field(json_wtr, "abi_version", st->abi_version);
 	td_status_versions();
@@ -159,7 +169,7 @@ static void status_json(const struct topdown_status *st,
 /* CSV: one row per CPU, each with the collection's state and
  * configuration (empty when idle); the events are in 'tdctl list'.
  */
-static void status_csv(const struct topdown_status *st,
+static void status_csv(enum td_backend be, const struct topdown_status *st,
 		       const struct topdown_config *cfg,
 		       const struct topdown_cpu_stats *stats)
 {
@@ -168,7 +178,7 @@ static void status_csv(const struct topdown_status *st,
 		"start_ns", "stop_ns", "last_error", "label", "ring_size",
 		"watermark", "overflow", "cpu", "online", "counting", "records",
 		"lost", "read_errors", "probe_count", "probe_ns",
-		"probe_ns_mean", "event_states", "recoveries", NULL,
+		"probe_ns_mean", "event_states", "recoveries", "backend", NULL,
 	};
 	struct csv_writer w;
 	char err[160] = "";
@@ -214,14 +224,22 @@ static void status_csv(const struct topdown_status *st,
 		ev_states(st, cfg, s, evs, sizeof(evs));
 		csvw_str(&w, evs);
 		csvw_uint(&w, s->recoveries);
+		csvw_str(&w, td_backend_name(be));
 		csvw_end_row(&w);
 	}
 }
 
-static void status_plain(const struct topdown_status *st,
+static void status_plain(enum td_backend be, const struct topdown_status *st,
 			 const struct topdown_config *cfg,
 			 const struct topdown_cpu_stats *stats)
 {
+	if (be == TD_BACKEND_BPF) {
+		printf("backend:    bpf (%s), unlike the module:\n", TD_BPF_DIR);
+		for (int i = 0; td_bpf_differences[i]; i++)
+			printf("  - %s\n", td_bpf_differences[i]);
+	} else {
+		printf("backend:    module (%s)\n", TOPDOWN_DEVICE);
+	}
 	printf("state:      %s", td_state_name(st->state));
 	if (st->state == TOPDOWN_STATE_RUNNING && st->start_ns)
 		printf(" for %.3f s", mono_now_s() - st->start_ns / 1e9);
@@ -234,11 +252,16 @@ static void status_plain(const struct topdown_status *st,
 		       st->error_cpu, strerror(-st->error_code));
 	if (cfg) {
 		printf("label:      %s\n", cfg->label);
-		printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u bytes\n",
-		       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
-		       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
-		       "overwrite oldest" : "drop new",
-		       cfg->watermark);
+		if (be == TD_BACKEND_BPF)
+			printf("ring:       one BPF ring buffer of %u bytes per CPU (%u records) times the CPUs, drop new when full, wake-up at %u bytes\n",
+			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
+			       cfg->watermark);
+		else
+			printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u bytes\n",
+			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
+			       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
+			       "overwrite oldest" : "drop new",
+			       cfg->watermark);
 		printf("events:\n");
 		for (uint32_t i = 0; i < cfg->nr_events; i++) {
 			const struct topdown_event *e = &cfg->events[i];
@@ -298,8 +321,9 @@ int do_status(int argc, char **argv)
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_config cfg;
 	struct topdown_status st;
+	enum td_backend src_kind;
+	struct td_src src;
 	bool have_cfg;
-	int fd;
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -311,21 +335,21 @@ int do_status(int argc, char **argv)
 		p_err("unexpected argument '%s'", argv[1]);
 		return -1;
 	}
-	fd = td_dev_open(false);
-	if (fd < 0)
+	if (td_src_open(&src, false))
 		return -1;
-	if (td_get_status(fd, &st, &stats)) {
-		close(fd);
+	src_kind = src.kind;
+	if (td_src_status(&src, &st, &stats)) {
+		td_src_close(&src);
 		return -1;
 	}
-	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_get_config(fd, &cfg);
-	close(fd);
+	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_src_config(&src, &cfg);
+	td_src_close(&src);
 	if (json_output)
-		status_json(&st, have_cfg ? &cfg : NULL, stats);
+		status_json(src_kind, &st, have_cfg ? &cfg : NULL, stats);
 	else if (csv_output)
-		status_csv(&st, have_cfg ? &cfg : NULL, stats);
+		status_csv(src_kind, &st, have_cfg ? &cfg : NULL, stats);
 	else
-		status_plain(&st, have_cfg ? &cfg : NULL, stats);
+		status_plain(src_kind, &st, have_cfg ? &cfg : NULL, stats);
 	free(stats);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "cli/tdctl.h"
 
@@ -237,10 +238,14 @@ int td_reader_open(struct td_reader *r)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	memset(r, 0, sizeof(*r));
+	r->src.fd = r->src.cfg_fd = r->src.cpu_fd = -1;
+	if (td_bpf_active())
+		return td_bpf_reader_open(r);
 	/* Writable: the reader stores its consumer_pos in the ring. */
 	r->fd = td_dev_open(true);
 	if (r->fd < 0)
 		return -1;
+	r->src.kind = TD_BACKEND_MODULE;
 	if (td_get_config(r->fd, &r->cfg) || td_get_status(r->fd, &st, &stats))
 		goto fail;
 	free(stats);
@@ -332,9 +337,19 @@ long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
 {
 	long count = 0;
 
+	if (r->bpf)
+		return td_bpf_reader_drain(r, rec_fn, lost_fn, ctx);
 	for (int cpu = 0; cpu < r->nr_cpus; cpu++)
 		drain_ring(r, cpu, rec_fn, lost_fn, ctx, &count);
 	return count;
+}
+
+int td_reader_status(struct td_reader *r, struct topdown_status *st,
+		     struct topdown_cpu_stats **stats)
+{
+	if (r->bpf)
+		return td_src_status(&r->src, st, stats);
+	return td_get_status(r->fd, st, stats);
 }
 
 int td_reader_wait(struct td_reader *r, int timeout_ms)
@@ -354,6 +369,10 @@ void td_reader_close(struct td_reader *r)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
+	if (r->bpf) {
+		td_bpf_reader_close(r);
+		return;
+	}
 	for (int cpu = 0; r->rings && cpu < r->nr_cpus; cpu++) {
 		if (r->rings[cpu].cons)
 			munmap(r->rings[cpu].cons, page);
