@@ -4,6 +4,21 @@
 # before using check. Installed next to them in the guest's /selftests.
 n=0
 fails=0
+# The backend the suite loads: TD_BACKEND=bpf runs it on the BPF backend
+# (guest_main.sh's second pass), module otherwise.
+TD_BACKEND=${TD_BACKEND:-module}
+TD_LOAD="--backend $TD_BACKEND"
+
+# is_bpf: the suite runs on the BPF backend
+is_bpf() {
+	[ "$TD_BACKEND" = bpf ]
+}
+
+# skip NAME REASON: a check that does not apply to this backend
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
 
 ok() {
 	n=$((n + 1))

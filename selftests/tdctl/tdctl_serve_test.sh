@@ -24,7 +24,7 @@ if [ ! -d /proc/net ]; then
 	exit
 fi
 ifconfig lo 127.0.0.1 up 2>/dev/null
-check "tdctl load" "$TDCTL" load
+check "tdctl load" "$TDCTL" load $TD_LOAD
 CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 if [ -z "$CG" ]; then
 	CG=/sys/fs/cgroup

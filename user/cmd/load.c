@@ -302,7 +302,7 @@ int do_load(int argc, char **argv)
 	if (overwrite)
 		cfg.flags |= TOPDOWN_OVERFLOW_OVERWRITE;
 	if (td_bpf_active()) {
-		p_err("the BPF backend is collecting (stop it with '%s unload')",
+		p_err("collection is already running with the BPF backend (stop it with '%s unload')",
 		      bin_name);
 		return -1;
 	}
@@ -326,7 +326,7 @@ int do_load(int argc, char **argv)
 		struct td_src src;
 
 		if (module_running()) {
-			p_err("the topdown module is collecting (stop it with '%s unload' first)",
+			p_err("collection is already running with the module (stop it with '%s unload')",
 			      bin_name);
 			return -1;
 		}

@@ -161,6 +161,7 @@ static int open_counter(const struct topdown_event *e, int i, int cpu,
 	struct perf_event_attr attr;
 	uint64_t v[3];
 	uint32_t key = (uint32_t)(i * nr_cpus + cpu);
+	ssize_t n;
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
@@ -184,18 +185,22 @@ static int open_counter(const struct topdown_event *e, int i, int cpu,
 		      strerror(errno));
 		return -1;
 	}
-	if (read(fd, v, sizeof(v)) != sizeof(v)) {
+	n = read(fd, v, sizeof(v));
+	if (n == 0) {
+		/* End of file: pinned, but perf found no counter for it
+		 * (state ERROR); its slices read as errors.
+		 */
+		c->arm_errors |= 1u << i;
+	} else if (n == sizeof(v)) {
+		c->last[i] = v[0];
+		c->enabled[i] = v[1];
+		c->running[i] = v[2];
+	} else {
 		p_err("reading event %s on CPU %d: %s", e->name, cpu,
-		      strerror(errno));
+		      n < 0 ? strerror(errno) : "short read");
 		close(fd);
 		return -1;
 	}
-	/* Pinned, but perf found no counter for it (state ERROR). */
-	if (!v[2])
-		c->arm_errors |= 1u << i;
-	c->last[i] = v[0];
-	c->enabled[i] = v[1];
-	c->running[i] = v[2];
 	c->armed |= 1u << i;
 	if (bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY)) {
 		p_err("putting event %s of CPU %d into the BPF map: %s", e->name,
@@ -301,7 +306,7 @@ int td_bpf_load(const struct topdown_config *cfg)
 	if (nr_cpus <= 0 || bpffs_mount())
 		return -1;
 	if (td_bpf_active()) {
-		p_err("the BPF backend is already collecting (stop it with '%s unload')",
+		p_err("collection is already running with the BPF backend (stop it with '%s unload')",
 		      bin_name);
 		return -1;
 	}
@@ -383,17 +388,19 @@ fail_dir:
 	return -1;
 }
 
-static int lock_dir(int fd, bool quiet)
+/* Become the one reader; for unload, make sure there is none. */
+static int lock_dir(int fd, bool unload)
 {
 	if (!flock(fd, LOCK_EX | LOCK_NB))
 		return 0;
-	if (!quiet) {
-		if (errno == EWOULDBLOCK)
-			p_err("another reader holds the BPF ring buffer (is another '%s dump', 'stat', 'top', 'record' or 'serve' running?)",
-			      bin_name);
-		else
-			p_err("locking %s: %s", TD_BPF_DIR, strerror(errno));
-	}
+	if (errno != EWOULDBLOCK)
+		p_err("locking %s: %s", TD_BPF_DIR, strerror(errno));
+	else if (unload)
+		p_err("the BPF backend is in use: a reader ('%s dump', 'stat', 'top', 'record' or 'serve') is running",
+		      bin_name);
+	else
+		p_err("another reader holds the BPF ring buffer (is another '%s dump', 'stat', 'top', 'record' or 'serve' running?)",
+		      bin_name);
 	return -1;
 }
 
@@ -407,7 +414,7 @@ int td_bpf_unload(void)
 			close(fd);
 		return -1;
 	}
-	if (lock_dir(fd, false)) {
+	if (lock_dir(fd, true)) {
 		close(fd);
 		return -1;
 	}
