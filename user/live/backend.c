@@ -77,3 +77,37 @@ void td_src_close(struct td_src *s)
 	s->fd = s->cfg_fd = s->cpu_fd = -1;
 	s->kind = TD_BACKEND_NONE;
 }
+
+int td_reader_open(struct td_reader *r)
+{
+	if (td_bpf_active()) {
+		memset(r, 0, sizeof(*r));
+		r->src.fd = r->src.cfg_fd = r->src.cpu_fd = -1;
+		return td_bpf_reader_open(r);
+	}
+	return td_dev_reader_open(r);
+}
+
+long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+		     td_lost_fn lost_fn, void *ctx)
+{
+	if (r->bpf)
+		return td_bpf_reader_drain(r, rec_fn, lost_fn, ctx);
+	return td_dev_reader_drain(r, rec_fn, lost_fn, ctx);
+}
+
+int td_reader_status(struct td_reader *r, struct topdown_status *st,
+		     struct topdown_cpu_stats **stats)
+{
+	if (r->bpf)
+		return td_src_status(&r->src, st, stats);
+	return td_get_status(r->fd, st, stats);
+}
+
+void td_reader_close(struct td_reader *r)
+{
+	if (r->bpf)
+		td_bpf_reader_close(r);
+	else
+		td_dev_reader_close(r);
+}

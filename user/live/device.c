@@ -10,7 +10,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "cli/tdctl.h"
 
@@ -231,7 +230,7 @@ static int map_ring(struct td_reader *r, int cpu, size_t page)
 	return 0;
 }
 
-int td_reader_open(struct td_reader *r)
+int td_dev_reader_open(struct td_reader *r)
 {
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_status st;
@@ -239,8 +238,6 @@ int td_reader_open(struct td_reader *r)
 
 	memset(r, 0, sizeof(*r));
 	r->src.fd = r->src.cfg_fd = r->src.cpu_fd = -1;
-	if (td_bpf_active())
-		return td_bpf_reader_open(r);
 	/* Writable: the reader stores its consumer_pos in the ring. */
 	r->fd = td_dev_open(true);
 	if (r->fd < 0)
@@ -266,7 +263,7 @@ int td_reader_open(struct td_reader *r)
 	}
 	return 0;
 fail:
-	td_reader_close(r);
+	td_dev_reader_close(r);
 	return -1;
 }
 
@@ -332,24 +329,14 @@ static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
 	ring->cons->lost_seen = lost;
 }
 
-long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
-		     td_lost_fn lost_fn, void *ctx)
+long td_dev_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+			 td_lost_fn lost_fn, void *ctx)
 {
 	long count = 0;
 
-	if (r->bpf)
-		return td_bpf_reader_drain(r, rec_fn, lost_fn, ctx);
 	for (int cpu = 0; cpu < r->nr_cpus; cpu++)
 		drain_ring(r, cpu, rec_fn, lost_fn, ctx, &count);
 	return count;
-}
-
-int td_reader_status(struct td_reader *r, struct topdown_status *st,
-		     struct topdown_cpu_stats **stats)
-{
-	if (r->bpf)
-		return td_src_status(&r->src, st, stats);
-	return td_get_status(r->fd, st, stats);
 }
 
 int td_reader_wait(struct td_reader *r, int timeout_ms)
@@ -365,14 +352,10 @@ int td_reader_wait(struct td_reader *r, int timeout_ms)
 	return ret > 0 ? 1 : 0;
 }
 
-void td_reader_close(struct td_reader *r)
+void td_dev_reader_close(struct td_reader *r)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-	if (r->bpf) {
-		td_bpf_reader_close(r);
-		return;
-	}
 	for (int cpu = 0; r->rings && cpu < r->nr_cpus; cpu++) {
 		if (r->rings[cpu].cons)
 			munmap(r->rings[cpu].cons, page);

@@ -56,7 +56,7 @@ struct td_reader {
 	struct td_bpf_reader *bpf;
 };
 
-/* Called for every record, in per-CPU order. */
+/* Called for every record, in order within each CPU. */
 typedef void (*td_record_fn)(const struct topdown_record *rec, void *ctx);
 /* Called when records of a CPU were lost: count, and why. */
 typedef void (*td_lost_fn)(int cpu, uint64_t count, const char *why, void *ctx);
@@ -76,5 +76,11 @@ long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
  */
 int td_reader_wait(struct td_reader *r, int timeout_ms);
 void td_reader_close(struct td_reader *r);
+
+/* The module's half of the above (live/backend.c dispatches). */
+int td_dev_reader_open(struct td_reader *r);
+long td_dev_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+			 td_lost_fn lost_fn, void *ctx);
+void td_dev_reader_close(struct td_reader *r);
 
 #endif
