@@ -7,7 +7,8 @@
  * Built once with clang -target bpf for every architecture: a tp_btf
  * program's arguments are an array of u64 (BPF_PROG), so no
  * __TARGET_ARCH_* register layout is involved, and the only kernel
- * structure it reads is declared below with preserve_access_index, so
+ * structure it reads (three fields of task_struct) is declared below with
+ * preserve_access_index, so
  * libbpf relocates the field offsets against the running kernel's BTF
  * (/sys/kernel/btf/vmlinux) on 6.1 and 6.12, x86-64 and arm64 alike.
  *
@@ -32,6 +33,7 @@
 struct task_struct {
 	unsigned int __state;
 	unsigned int flags;
+	char comm[TOPDOWN_COMM_LEN];
 } __attribute__((preserve_access_index));
 
 char LICENSE[] SEC("license") = "GPL";
@@ -166,6 +168,12 @@ int BPF_PROG(td_switch, _Bool preempt, struct task_struct *prev)
 		flags |= TOPDOWN_REC_IDLE;
 	/* current is still prev in the sched_switch tracepoint. */
 	pid_tgid = bpf_get_current_pid_tgid();
+	/*
+	 * All 16 bytes, as the module: task->comm is NUL-padded, while
+	 * bpf_get_current_comm() stops at the NUL and would leave the rest
+	 * of the reused ring slot in the record.
+	 */
+	__builtin_memcpy(rec->comm, prev->comm, TOPDOWN_COMM_LEN);
 	rec->seq = c->seq++;
 	rec->time_ns = now;
 	rec->duration_ns = now - c->last_ns;
@@ -174,7 +182,6 @@ int BPF_PROG(td_switch, _Bool preempt, struct task_struct *prev)
 	rec->pid = (__u32)pid_tgid;
 	rec->tgid = pid_tgid >> 32;
 	rec->flags = flags;
-	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
 	/* Wake the reader only past the watermark, as the module. */
 	wake = bpf_ringbuf_query(&td_ring, BPF_RB_AVAIL_DATA) + sizeof(*rec) >=
 	       td_watermark ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
