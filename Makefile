@@ -83,6 +83,11 @@ check-packages:
 checkpatch: deps
 	scripts/checkpatch.sh
 
+# Every C file (checkpatch.pl --strict), shell script (shellcheck) and
+# Python file (pyflakes3, pycodestyle): scripts/lint.sh; make check runs it.
+lint: deps
+	scripts/lint.sh
+
 clean:
 	rm -rf build/x86_64 build/arm64 build/x86_64-rt build/*-6.12 build/host build/vm build/check build/man build/fuzz \
 		build/install
@@ -90,4 +95,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check check-kernels check-debug demo bench bench-reader checkpatch clean distclean
+.PHONY: all deps build check check-kernels check-debug demo bench bench-reader checkpatch lint clean distclean

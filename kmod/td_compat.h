@@ -9,7 +9,6 @@
 #include <linux/version.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
-#include <linux/cgroup.h>
 #include <linux/sched.h>
 
 /* vm_flags became read-only with accessors in 6.3. */
@@ -87,20 +86,5 @@ static inline int td_perf_allow_kernel(void)
 	return 0;
 }
 #endif
-
-/* cgroup v2 id of a task, 0 without cgroup support. */
-static inline u64 td_task_cgroup_id(struct task_struct *task)
-{
-#ifdef CONFIG_CGROUPS
-	u64 id;
-
-	rcu_read_lock();
-	id = cgroup_id(task_dfl_cgroup(task));
-	rcu_read_unlock();
-	return id;
-#else
-	return 0;
-#endif
-}
 
 #endif /* TD_COMPAT_H */

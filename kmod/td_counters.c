@@ -48,7 +48,7 @@
  * td_release_work, which START, CONFIGURE and module exit flush first.
  * Nothing waits for an RCU grace period there: a probe call still running
  * after the disarm sees td_cpu.active clear and touches nothing else (see
- * td_probe.c); td_probe_sync() waits for it before rings or the module
+ * td_probe.c); td_counters_sync() waits for it before rings or the module
  * go away.
  */
 #include <linux/cpu.h>
@@ -427,13 +427,23 @@ static void td_counters_disarm(void)
 
 /*
  * Process context, td.lock held: on return the counters of the last STOP
- * are released and the probe detached (td_probe_sync() then waits for its
- * last calls).
+ * are released and the probe detached.
  */
-void td_counters_flush(void)
+static void td_counters_flush(void)
 {
 	lockdep_assert_held(&td.lock);
 	flush_work(&td_release_work);
+}
+
+/*
+ * Process context, td.lock held, not running: as td_counters_flush(), and
+ * no probe call is running on return either (before rings are freed or
+ * the module goes away).
+ */
+void td_counters_sync(void)
+{
+	td_counters_flush();
+	td_probe_sync();
 }
 
 /* Process context, td.lock held, state CONFIGURED. */

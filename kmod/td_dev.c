@@ -2,9 +2,10 @@
 /*
  * /dev/topdown: open, ioctls, mmap of the rings, poll.
  *
- * Every ioctl is dispatched to one small function and runs under td.lock;
- * mmap, poll and release take only td_rings_lock.
- * Nothing user space passes is trusted: sizes, flags, reserved fields,
+ * Every ioctl is dispatched to one small function; the state changes
+ * (CONFIGURE, START, STOP) are td_collection.c's, the rings' mapping and
+ * poll state td_ring.c's. This file checks what user space passes and
+ * copies results back. Nothing user space passes is trusted: sizes, flags, reserved fields,
  * strings, CPU masks, mmap offsets, lengths and protections are checked
  * before anything is changed, so a refused call leaves the collection as
  * it was.
@@ -21,20 +22,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 
-#include "td_compat.h"
 #include "td_internal.h"
-
-/*
- * Protects the rings' lifetime (and td.ring_size, td.watermark, the
- * IDLE/configured distinction of td.state), the mapping count's 0 -> 1
- * step and td.reader. Nests inside td.lock; taken without it by mmap()
- * (called with mmap_lock held, see td_mmap()), poll() (see td_poll())
- * and release(). Nothing that may fault or take cpu_hotplug_lock runs
- * under it.
- */
-static DEFINE_MUTEX(td_rings_lock);
 
 /*
  * The records carry host pids and tgids in memory shared by every reader,
@@ -57,10 +46,7 @@ static int td_open(struct inode *inode, struct file *file)
 
 static int td_release(struct inode *inode, struct file *file)
 {
-	mutex_lock(&td_rings_lock);
-	if (td.reader == file)
-		td.reader = NULL;
-	mutex_unlock(&td_rings_lock);
+	td_rings_forget_reader(file);
 	return 0;
 }
 
@@ -161,7 +147,7 @@ static int td_check_pmu(const struct topdown_event *e, const struct cpumask *cpu
 	return core ? 0 : -EOPNOTSUPP;
 }
 
-static int td_check_event(const struct topdown_event *e, int i)
+static int td_check_event(const struct topdown_event *e)
 {
 	if (e->flags & ~TOPDOWN_EVENT_FLAGS_ALL || e->__reserved)
 		return -EINVAL;
@@ -178,7 +164,6 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	struct cpumask *masks = NULL;
 	bool all[TOPDOWN_MAX_EVENTS];
 	u32 usize, ring, wm, i;
-	void **rings;
 	int ret;
 
 	if (get_user(usize, &uarg->size))
@@ -215,7 +200,7 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 				goto out;
 			continue;
 		}
-		ret = td_check_event(&cfg->events[i], i);
+		ret = td_check_event(&cfg->events[i]);
 		if (ret)
 			goto out;
 	}
@@ -227,7 +212,7 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 		goto out;
 	for (i = 0; i < cfg->nr_events; i++) {
 		struct topdown_event *e = &cfg->events[i];
-		struct cpumask *m = (void *)masks + i * cpumask_size();
+		struct cpumask *m = td_mask_at(masks, i);
 
 		all[i] = !e->cpus_size;
 		if (!all[i]) {
@@ -239,49 +224,16 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	}
 	/* Last: the only check that asks perf. */
 	for (i = 0; i < cfg->nr_events; i++) {
-		ret = td_check_pmu(&cfg->events[i], all[i] ? NULL :
-				   (void *)masks + i * cpumask_size());
+		ret = td_check_pmu(&cfg->events[i],
+				   all[i] ? NULL : td_mask_at(masks, i));
 		if (ret)
 			goto out;
 	}
 
-	mutex_lock(&td.lock);
-	ret = -EBUSY;
-	if (td.state == TOPDOWN_STATE_RUNNING)
-		goto unlock;
-	/* The last STOP's probe calls are over before the rings are freed. */
-	td_probe_sync();
-	/* The new rings first: a failed allocation leaves the old ones. */
-	rings = td_rings_alloc(ring);
-	if (IS_ERR(rings)) {
-		ret = PTR_ERR(rings);
-		goto unlock;
-	}
-	/* td_mmap() counts new maps under td_rings_lock only. */
-	mutex_lock(&td_rings_lock);
-	if (atomic_read(&td.nr_maps)) {
-		mutex_unlock(&td_rings_lock);
-		td_rings_discard(rings);
-		goto unlock;
-	}
-	for (i = 0; i < cfg->nr_events; i++)
-		cpumask_copy(td.ev_cpus[i], (void *)masks + i * cpumask_size());
 	cfg->size = sizeof(*cfg);
 	cfg->ring_size = ring;
 	cfg->watermark = wm;
-
-	td.cfg = *cfg;
-	td.nr_events = cfg->nr_events;
-	td.ring_size = ring;
-	td.watermark = wm;
-	td.overwrite = cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE;
-	memcpy(td.ev_all_cpus, all, sizeof(all));
-	td_rings_install(rings);
-	WRITE_ONCE(td.state, TOPDOWN_STATE_CONFIGURED);
-	ret = 0;
-	mutex_unlock(&td_rings_lock);
-unlock:
-	mutex_unlock(&td.lock);
+	ret = td_configure(cfg, masks, all);
 out:
 	kfree(masks);
 	kfree(cfg);
@@ -359,65 +311,6 @@ free:
 	kfree(arrs);
 	kfree(in);
 	kfree(out);
-	return ret;
-}
-
-/*
- * td.lock held: may the caller count in kernel mode, as far as a module
- * can ask perf (td_perf_allow_kernel())? Asked only when some event counts
- * in kernel mode, as perf_event_open() does.
- */
-static int td_allow_kernel(void)
-{
-	u32 i;
-
-	lockdep_assert_held(&td.lock);
-	for (i = 0; i < td.nr_events; i++)
-		if (!(td.cfg.events[i].flags & TOPDOWN_EVENT_EXCLUDE_KERNEL))
-			return td_perf_allow_kernel();
-	return 0;
-}
-
-static int td_ioctl_start(void)
-{
-	int ret;
-
-	mutex_lock(&td.lock);
-	if (td.state == TOPDOWN_STATE_RUNNING)
-		ret = -EBUSY;
-	else if (td.state != TOPDOWN_STATE_CONFIGURED)
-		ret = -ENODATA;
-	else
-		ret = td_allow_kernel() ?: td_counters_start();
-	if (!ret) {
-		td.state = TOPDOWN_STATE_RUNNING;
-		td.start_ns = ktime_get_ns();
-	}
-	mutex_unlock(&td.lock);
-	return ret;
-}
-
-/* td.lock held. */
-void td_stop_locked(void)
-{
-	lockdep_assert_held(&td.lock);
-	td_counters_stop();
-	td.state = TOPDOWN_STATE_CONFIGURED;
-	td.stop_ns = ktime_get_ns();
-	/* Let a poller drain what is left. */
-	wake_up_interruptible_all(&td.wq);
-}
-
-static int td_ioctl_stop(void)
-{
-	int ret = 0;
-
-	mutex_lock(&td.lock);
-	if (td.state != TOPDOWN_STATE_RUNNING)
-		ret = -EALREADY;
-	else
-		td_stop_locked();
-	mutex_unlock(&td.lock);
 	return ret;
 }
 
@@ -578,12 +471,12 @@ static long td_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (size)
 			break;
 		ret = td_may_change(file, true);
-		return ret ? ret : td_ioctl_start();
+		return ret ? ret : td_start();
 	case TOPDOWN_IOC_STOP:
 		if (size)
 			break;
 		ret = td_may_change(file, false);
-		return ret ? ret : td_ioctl_stop();
+		return ret ? ret : td_stop();
 	case TD_IOC_BASE(TOPDOWN_IOC_STATUS):
 		if (size < TOPDOWN_STATUS_SIZE_VER0)
 			break;
@@ -592,38 +485,12 @@ static long td_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return -ENOIOCTLCMD;
 }
 
-static void td_vm_open(struct vm_area_struct *vma)
-{
-	atomic_inc(&td.nr_maps);
-}
-
-static void td_vm_close(struct vm_area_struct *vma)
-{
-	atomic_dec(&td.nr_maps);
-}
-
-/* A ring mapping is all or nothing: no partial munmap or mprotect. */
-static int td_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
-{
-	return -EINVAL;
-}
-
-static const struct vm_operations_struct td_vm_ops = {
-	.open = td_vm_open,
-	.close = td_vm_close,
-	.may_split = td_vm_may_split,
-};
-
 #define TD_PGOFF_CPU_SHIFT	(TOPDOWN_MMAP_CPU_SHIFT - PAGE_SHIFT)
 
 static int td_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	unsigned long cpu = vma->vm_pgoff >> TD_PGOFF_CPU_SHIFT;
 	unsigned long page = vma->vm_pgoff & ((1UL << TD_PGOFF_CPU_SHIFT) - 1);
-	unsigned long len = vma_pages(vma);
-	unsigned long ring_pages;
-	struct td_cpu *c;
-	int ret;
 
 	/*
 	 * MAP_SHARED only. VM_MAYSHARE, not VM_SHARED: the VFS clears
@@ -639,77 +506,15 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 
-	/*
-	 * Not td.lock: we are called with mmap_lock held, and START/STOP
-	 * take cpu_hotplug_lock under td.lock, which perf's own locks link
-	 * back to mmap_lock (a lockdep-reported ABBA chain). The rings,
-	 * their size, the state as far as IDLE goes and the reader are all
-	 * under td_rings_lock.
-	 */
-	mutex_lock(&td_rings_lock);
-	ret = -ENODATA;
-	if (td.state == TOPDOWN_STATE_IDLE)
-		goto unlock;
-	c = per_cpu_ptr(&td_cpus, cpu);
-	ring_pages = TD_RING_HDR_PAGES + (td.ring_size >> PAGE_SHIFT);
-	ret = -EINVAL;
-	if (page >= ring_pages || len > ring_pages - page)
-		goto unlock;
-	if (vma->vm_flags & VM_WRITE) {
-		ret = -EPERM;
-		if (page != TOPDOWN_RING_CONSUMER_PAGE || len != 1)
-			goto unlock;
-		ret = -EBUSY;
-		if (td.reader && td.reader != file)
-			goto unlock;
-	} else {
-		td_vm_flags_clear(vma, VM_MAYWRITE);
-	}
-	td_vm_flags_clear(vma, VM_MAYEXEC);
-	ret = remap_vmalloc_range(vma, c->ring, page);
-	if (ret)
-		goto unlock;
-	td_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	if (vma->vm_flags & VM_WRITE)
-		td.reader = file;
-	vma->vm_ops = &td_vm_ops;
-	atomic_inc(&td.nr_maps);
-unlock:
-	mutex_unlock(&td_rings_lock);
-	return ret;
+	/* The rest (offset, length, protection, the reader) under the rings' lock. */
+	return td_rings_mmap(file, vma, cpu, page);
 }
 
-/*
- * Not under td.lock: START and STOP hold it while counters are created
- * or released for every CPU, which can take long on a loaded machine, and
- * a reader blocked here meanwhile could not drain rings that are already
- * filling. td_rings_lock only keeps the
- * rings from being freed or reallocated under us.
- */
+/* Not under td.lock: see td_rings_poll(). */
 static __poll_t td_poll(struct file *file, poll_table *wait)
 {
-	__poll_t mask = 0;
-	u32 state;
-
 	poll_wait(file, &td.wq, wait);
-	mutex_lock(&td_rings_lock);
-	state = READ_ONCE(td.state);
-	/*
-	 * While collecting, the watermark decides; once stopped, nothing
-	 * more arrives, so any unread record is worth reading, and drained
-	 * rings are the end of the data (until the next START).
-	 */
-	if (state == TOPDOWN_STATE_RUNNING) {
-		if (td_rings_readable(td.watermark))
-			mask = EPOLLIN | EPOLLRDNORM;
-	} else if (state == TOPDOWN_STATE_CONFIGURED) {
-		if (td_rings_readable(1))
-			mask = EPOLLIN | EPOLLRDNORM;
-		else
-			mask = EPOLLHUP;
-	}
-	mutex_unlock(&td_rings_lock);
-	return mask;
+	return td_rings_poll();
 }
 
 static const struct file_operations td_fops = {

@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
+#include <linux/poll.h>
 #include <linux/wait.h>
 
 #include <uapi/linux/topdown.h>
@@ -98,13 +99,17 @@ struct td_collection {
 extern struct td_collection td;
 
 /* td_ring.c */
+extern struct mutex td_rings_lock;
 void **td_rings_alloc(u32 ring_size);
 void td_rings_discard(void **rings);
 void td_rings_install(void **rings);
 void td_rings_free(void);
-bool td_rings_readable(u64 min_unread);
 void td_rings_init(void);
 void td_rings_sync_wakeups(void);
+__poll_t td_rings_poll(void);
+void td_rings_forget_reader(struct file *file);
+int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
+		  unsigned long cpu, unsigned long page);
 
 /*
  * Probe context (IRQs off, this CPU). Returns the slot for the next record,
@@ -158,12 +163,6 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 		irq_work_queue(&c->wake_work);
 }
 
-/* td_counters.c */
-int td_counters_start(void);
-void td_counters_stop(void);
-void td_counters_flush(void);
-void td_counters_ev_state(unsigned int cpu, u8 *state);
-
 /* td_probe.c */
 int td_probe_init(void);
 int td_probe_attach(void);
@@ -171,9 +170,27 @@ void td_probe_detach(void);
 void td_probe_sync(void);
 void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors);
 
+/* td_counters.c */
+int td_counters_start(void);
+void td_counters_stop(void);
+void td_counters_sync(void);
+void td_counters_ev_state(unsigned int cpu, u8 *state);
+
+/* td_collection.c: the state machine */
+int td_configure(const struct topdown_config *cfg, struct cpumask *masks,
+		 const bool *all);
+int td_start(void);
+int td_stop(void);
+void td_collection_exit(void);
+
+/* The i-th of CONFIGURE's event masks, an array of cpumask_size() each. */
+static inline struct cpumask *td_mask_at(struct cpumask *masks, u32 i)
+{
+	return (void *)masks + i * cpumask_size();
+}
+
 /* td_dev.c */
 int td_dev_register(void);
-void td_stop_locked(void);
 void td_dev_unregister(void);
 
 #endif /* TD_INTERNAL_H */

@@ -10,26 +10,28 @@
  *
  *   IDLE --CONFIGURE--> CONFIGURED --START--> RUNNING --STOP--> CONFIGURED
  *
- * CONFIGURE validates the event list and allocates one ring per possible
- * CPU (td_ring.c). START attaches the sched_switch probe, creates one
- * pinned per-CPU kernel counter per event for each online CPU and arms
- * each CPU (td_counters.c, td_probe.c); a dynamic CPU hotplug state keeps
- * that going for CPUs that come and go: going offline disarms the CPU,
- * coming online queues a work item that creates its counters and arms it.
- * At every context switch the probe of an armed CPU reads the counters of
- * its CPU and writes one struct topdown_record for the task leaving the
- * CPU into that CPU's ring. STOP disarms every CPU with an IPI and removes
- * the hotplug state; a work item then releases the counters and detaches
- * the probe (START, CONFIGURE and module exit wait for it). Nothing waits
- * for the probe calls already under way (a disarmed probe touches
+ * The transitions are td_collection.c's; td_dev.c validates what user
+ * space passes and calls them. CONFIGURE validates the event list and
+ * allocates one ring per possible CPU (td_ring.c). START attaches the
+ * sched_switch probe, creates one pinned per-CPU kernel counter per
+ * event for each online CPU and arms each CPU (td_counters.c,
+ * td_probe.c); a dynamic CPU hotplug state keeps that going for CPUs
+ * that come and go: going offline disarms the CPU, coming online queues
+ * a work item that creates its counters and arms it. At every context
+ * switch the probe of an armed CPU reads the counters of its CPU and
+ * writes one struct topdown_record for the task leaving the CPU into
+ * that CPU's ring. STOP disarms every CPU with an IPI and removes the
+ * hotplug state; a work item then releases the counters and detaches
+ * the probe (START, CONFIGURE and module exit wait for it). Nothing
+ * waits for the probe calls already under way (a disarmed probe touches
  * nothing) until the rings are freed or the module goes away. A loaded
  * but idle module, or a stopped one once that work has run, has no
  * counters and no probe.
  *
- * User space maps the rings through mmap() of /dev/topdown (td_dev.c): the
- * consumer page read-write by the single reader, everything else
- * read-only. The ABI, its ordering rules and the ring layout are described
- * in include/uapi/linux/topdown.h.
+ * User space maps the rings through mmap() of /dev/topdown (td_dev.c,
+ * td_ring.c): the consumer page read-write by the single reader,
+ * everything else read-only. The ABI, its ordering rules and the ring
+ * layout are described in include/uapi/linux/topdown.h.
  *
  * Locking
  * -------
@@ -57,12 +59,18 @@
  * lock of ours and create nothing: they only disarm, mark the CPU pending
  * and queue the work.
  *
- * td_rings_lock (td_dev.c) nests inside td.lock and protects the ring
+ * td_rings_lock (td_ring.c) nests inside td.lock and protects the ring
  * allocation, the reader and the 0 -> 1 step of td.nr_maps (VMAs counted
  * by vm_ops open/close); mmap, poll and release take only it. The ring
  * memory is freed only when the collection is not running and td.nr_maps
- * is zero, and after td_probe_sync(), which is called before td_rings_lock
- * is taken (it flushes the release work, which takes cpu_hotplug_lock).
+ * is zero, and after td_counters_sync(), which is called before
+ * td_rings_lock is taken (it flushes the release work, which takes
+ * cpu_hotplug_lock).
+ *
+ * Calls between the files go one way only:
+ *
+ *   td_main -> td_dev -> td_collection -> td_counters -> td_probe
+ *                   \-------------------------\-> td_ring <-/
  *
  * Per-CPU state (struct td_cpu) the probe uses is not locked: it is
  * written only on its own CPU with interrupts off, by the probe and by the
@@ -157,15 +165,7 @@ static void __exit td_exit(void)
 {
 	/* No file is open (module refcount), so nothing is mapped. */
 	td_dev_unregister();
-	mutex_lock(&td.lock);
-	if (td.state == TOPDOWN_STATE_RUNNING)
-		td_stop_locked();
-	/* No probe call may still run when the module text goes away. */
-	td_probe_sync();
-	td_rings_sync_wakeups();
-	td_rings_free();
-	td.state = TOPDOWN_STATE_IDLE;
-	mutex_unlock(&td.lock);
+	td_collection_exit();
 	td_free_masks();
 }
 

@@ -235,13 +235,12 @@ void td_probe_detach(void)
 }
 
 /*
- * Process context, td.lock held, the probe detached: on return no probe
- * call is running.
+ * Process context, td.lock held, no detach under way (STOP's release work
+ * flushed: td_counters_sync()): on return no probe call is running.
  */
 void td_probe_sync(void)
 {
 	lockdep_assert_held(&td.lock);
-	td_counters_flush();
 	if (!td_probe_unsynced)
 		return;
 	tracepoint_synchronize_unregister();

@@ -11,15 +11,32 @@
  * as an untrusted hint for "how much space is free". The probe's two steps,
  * td_ring_reserve() and td_ring_write(), are inline in td_internal.h so
  * that the scheduler path makes no calls for them.
+ *
+ * User space maps the rings through mmap() of /dev/topdown: the consumer
+ * page read-write by the single reader, everything else read-only
+ * (td_rings_mmap()). A mapping is counted in td.nr_maps for as long as it
+ * exists; the rings are replaced or freed only when there is none.
  */
 #include <linux/irq_work.h>
 #include <linux/mm.h>
+#include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "td_compat.h"
 #include "td_internal.h"
+
+/*
+ * Protects the rings' lifetime (and td.ring_size, td.watermark, the
+ * IDLE/configured distinction of td.state), the mapping count's 0 -> 1
+ * step and td.reader. Nests inside td.lock; taken without it by mmap()
+ * (called with mmap_lock held, see td_rings_mmap()), poll() (see
+ * td_rings_poll()) and release(). Nothing that may fault or take
+ * cpu_hotplug_lock runs under it.
+ */
+DEFINE_MUTEX(td_rings_lock);
 
 static void td_wake_fn(struct irq_work *work)
 {
@@ -76,6 +93,7 @@ void td_rings_install(void **rings)
 {
 	int cpu;
 
+	lockdep_assert_held(&td_rings_lock);
 	td_rings_free();
 	for_each_possible_cpu(cpu) {
 		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
@@ -105,7 +123,7 @@ void td_rings_install(void **rings)
 
 /*
  * Process context, td.lock held, not running: every CPU is disarmed, so no
- * probe call uses a ring any more. The callers also call td_probe_sync()
+ * probe call uses a ring any more. The callers also call td_counters_sync()
  * first (not under td_rings_lock: it flushes work that takes
  * cpu_hotplug_lock), so that ring memory is never freed while a probe
  * call that started before STOP may still run.
@@ -173,10 +191,11 @@ void td_rings_sync_wakeups(void)
 }
 
 /* Process context, td_rings_lock held: does some ring hold min_unread bytes? */
-bool td_rings_readable(u64 min_unread)
+static bool td_rings_readable(u64 min_unread)
 {
 	int cpu;
 
+	lockdep_assert_held(&td_rings_lock);
 	for_each_possible_cpu(cpu) {
 		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
 
@@ -187,4 +206,118 @@ bool td_rings_readable(u64 min_unread)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * poll() of /dev/topdown. Not under td.lock: START and STOP hold it while
+ * counters are created or released for every CPU, which can take long on
+ * a loaded machine, and a reader blocked here meanwhile could not drain
+ * rings that are already filling. td_rings_lock only keeps the rings from
+ * being freed or reallocated under us.
+ */
+__poll_t td_rings_poll(void)
+{
+	__poll_t mask = 0;
+	u32 state;
+
+	mutex_lock(&td_rings_lock);
+	state = READ_ONCE(td.state);
+	/*
+	 * While collecting, the watermark decides; once stopped, nothing
+	 * more arrives, so any unread record is worth reading, and drained
+	 * rings are the end of the data (until the next START).
+	 */
+	if (state == TOPDOWN_STATE_RUNNING) {
+		if (td_rings_readable(td.watermark))
+			mask = EPOLLIN | EPOLLRDNORM;
+	} else if (state == TOPDOWN_STATE_CONFIGURED) {
+		if (td_rings_readable(1))
+			mask = EPOLLIN | EPOLLRDNORM;
+		else
+			mask = EPOLLHUP;
+	}
+	mutex_unlock(&td_rings_lock);
+	return mask;
+}
+
+/* release() of /dev/topdown: @file no longer holds the consumer pages. */
+void td_rings_forget_reader(struct file *file)
+{
+	mutex_lock(&td_rings_lock);
+	if (td.reader == file)
+		td.reader = NULL;
+	mutex_unlock(&td_rings_lock);
+}
+
+static void td_vm_open(struct vm_area_struct *vma)
+{
+	atomic_inc(&td.nr_maps);
+}
+
+static void td_vm_close(struct vm_area_struct *vma)
+{
+	atomic_dec(&td.nr_maps);
+}
+
+/* A ring mapping is all or nothing: no partial munmap or mprotect. */
+static int td_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct td_vm_ops = {
+	.open = td_vm_open,
+	.close = td_vm_close,
+	.may_split = td_vm_may_split,
+};
+
+/*
+ * mmap() of pages @page.. of @cpu's ring (a possible CPU; the caller
+ * checked the mapping's sharing and exec flags): the consumer page alone
+ * may be writable, and by one file only, the reader.
+ *
+ * Not td.lock: we are called with mmap_lock held, and START/STOP take
+ * cpu_hotplug_lock under td.lock, which perf's own locks link back to
+ * mmap_lock (a lockdep-reported ABBA chain). The rings, their size, the
+ * state as far as IDLE goes and the reader are all under td_rings_lock.
+ */
+int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
+		  unsigned long cpu, unsigned long page)
+{
+	unsigned long len = vma_pages(vma);
+	unsigned long ring_pages;
+	struct td_cpu *c;
+	int ret;
+
+	mutex_lock(&td_rings_lock);
+	ret = -ENODATA;
+	if (td.state == TOPDOWN_STATE_IDLE)
+		goto unlock;
+	c = per_cpu_ptr(&td_cpus, cpu);
+	ring_pages = TD_RING_HDR_PAGES + (td.ring_size >> PAGE_SHIFT);
+	ret = -EINVAL;
+	if (page >= ring_pages || len > ring_pages - page)
+		goto unlock;
+	if (vma->vm_flags & VM_WRITE) {
+		ret = -EPERM;
+		if (page != TOPDOWN_RING_CONSUMER_PAGE || len != 1)
+			goto unlock;
+		ret = -EBUSY;
+		if (td.reader && td.reader != file)
+			goto unlock;
+	} else {
+		td_vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	td_vm_flags_clear(vma, VM_MAYEXEC);
+	ret = remap_vmalloc_range(vma, c->ring, page);
+	if (ret)
+		goto unlock;
+	td_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	if (vma->vm_flags & VM_WRITE)
+		td.reader = file;
+	vma->vm_ops = &td_vm_ops;
+	atomic_inc(&td.nr_maps);
+unlock:
+	mutex_unlock(&td_rings_lock);
+	return ret;
 }

@@ -13,8 +13,8 @@ J=-j$(nproc)
 for arch in x86_64 arm64; do
     scripts/kbuild.sh "$arch" >/dev/null
     echo "build: $arch module: build/$arch/topdown.ko"
-    make -s $J -C user ARCH=$arch ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS"
+    make -s "$J" -C user ARCH="$arch" ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS"
     echo "build: $arch tdctl: build/$arch/tdctl"
-    make -s $J -C selftests ARCH=$arch KSELFTEST_DIR="$KSELFTEST_DIR"
+    make -s "$J" -C selftests ARCH="$arch" KSELFTEST_DIR="$KSELFTEST_DIR"
     echo "build: $arch selftests: build/$arch/selftests/"
 done

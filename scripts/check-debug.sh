@@ -72,7 +72,7 @@ debug_tier() {
             echo "the build printed warnings (treated as errors)"
             rc=1
         fi
-        return $rc
+        return "$rc"
 }
 kbuild_debug() {
     kbuild_in "$B" && cp "$B/topdown.ko" "$OUT/topdown.ko"
@@ -82,19 +82,13 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do
     if [ -f "$KDIR/obj/$f" ]; then cp "$KDIR/obj/$f" "$OUT/moddir/"; else : >"$OUT/moddir/$f"; fi
 done
 J=-j$(nproc)
-step "tdctl x86_64 builds" make $J -C user ARCH=x86_64 || return 1
+step "tdctl x86_64 builds" make "$J" -C user ARCH=x86_64 || return 1
 # The selftests into their own directory: its test-only modules (the
 # simulated PMU) are rebuilt against the debug kernel below.
-step "selftests x86_64 build" make $J -C selftests ARCH=x86_64 KSELFTEST_DIR="$KSELFTEST_DIR" \
+step "selftests x86_64 build" make "$J" -C selftests ARCH=x86_64 KSELFTEST_DIR="$KSELFTEST_DIR" \
     OUT="$OUT/selftests" || return 1
-kbuild_pmusim_debug() {
-    local P=$OUT/pmusim-src
-    rm -rf "$P" && mkdir -p "$P" && cp -a selftests/pmusim/. "$P/" || return 1
-    kbuild_in "$P" && cp "$P/td_pmusim.ko" "$OUT/selftests/td_pmusim.ko"
-}
-if [ -f selftests/pmusim/Kbuild ]; then
-    step "simulated PMU module builds against the debug kernel $S" kbuild_pmusim_debug || return 1
-fi
+step "simulated PMU module builds against the debug kernel $S" \
+    selftests/pmusim/build.sh --kdir "$KDIR/obj" x86_64 "$OUT/selftests" || return 1
 
 echo "== debug guest $S (4 vCPUs): every guest suite, then kmemleak"
 LOG=$LOGS/guest-debug-$S.tap
@@ -104,6 +98,7 @@ T0=$(date +%s)
 # their count (100) with more time; the storm is smaller (300 tasks), as
 # 1000 runnable tasks starve the RCU grace-period kthread of this slow guest
 # into an RCU stall warning (while STOP waits for a grace period).
+# shellcheck disable=SC2016 # the guest's shell expands $rc
 TD_KERNEL=$KDIR/obj/arch/x86/boot/bzImage TD_KREL=$KREL TD_MODDIR=$OUT/moddir \
     TD_MODULE=$OUT/topdown.ko TD_SELFTESTS_DIR=$OUT/selftests \
     selftests/vm/run --arch x86_64 --smp 4 --mem 2048 --timeout 3600 --log "$CONSOLE" -- \

@@ -173,7 +173,10 @@ KO_DIR=$P/ko
 rm -rf "$KO_DIR"
 mkdir -p "$KO_DIR"
 for k in "$K61" "$K612"; do
-    ko=$(ls "$R/lib/modules/$k/updates/dkms/"topdown.ko* 2>/dev/null | head -n 1)
+    ko=''
+    for f in "$R/lib/modules/$k/updates/dkms/"topdown.ko*; do
+        [ -e "$f" ] && ko=$f && break
+    done
     if [ -z "$ko" ]; then
         fail "DKMS module for $k in /lib/modules/$k/updates/dkms"
         continue
@@ -208,7 +211,7 @@ guest() {
     fi
     TD_MODULE=$KO_DIR/topdown-$k.ko TD_TDCTL=$R/usr/sbin/tdctl TD_SELFTESTS_DIR=/nonexistent \
         selftests/vm/run --arch x86_64 --kernel "$series" --log "$LOGS/console-$series.log" \
-        --add selftests/packages/smoke.sh --add selftests/tdctl/tap.sh \
+        --add selftests/packages/smoke.sh --add selftests/lib/tap.sh \
         --add "$R/lib/systemd/system/topdown.service" --add "$R/etc/default/topdown" -- env TD_VERSION="$VER" sh /add/smoke.sh >"$log" 2>&1
     local rc=$?
     tap "guest $series ($k)" "$log"

@@ -8,7 +8,8 @@
 #              warning, tdctl and the selftests for both architectures
 #              and the man pages (rst2man); make install/uninstall into
 #              a DESTDIR; make deb and lintian
-#   style      checkpatch.pl --strict on the kernel code
+#   style      make lint: checkpatch.pl --strict on all C, shellcheck on
+#              all shell, pyflakes3 and pycodestyle on all Python
 #   host       host unit tests (TAP), the fuzz corpus of the record file
 #              reader under ASan/UBSan
 #   guest      inside QEMU, the guest suites (tdctl end to end tests and
@@ -25,7 +26,7 @@
 # and ends with "N passed, N failed, N skipped". Logs: build/check/.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 ALL_KERNELS=0
 case ${1:-} in
 "") ;;
@@ -54,8 +55,8 @@ echo "== build"
 J=-j$(nproc)
 for arch in x86_64 arm64; do
     step "module $arch-6.1 builds with W=1, no warnings" scripts/kbuild.sh "$arch"
-    step "tdctl $arch builds" make $J -C user ARCH=$arch ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS"
-    step "selftests $arch build" make $J -C selftests ARCH=$arch KSELFTEST_DIR="$KSELFTEST_DIR"
+    step "tdctl $arch builds" make "$J" -C user ARCH="$arch" ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS"
+    step "selftests $arch build" make "$J" -C selftests ARCH="$arch" KSELFTEST_DIR="$KSELFTEST_DIR"
 done
 # The other guest kernels: "guest arch flavour series", named
 # <arch>[-rt]-<series> in the results (build/<arch>[-rt][-6.12]/ on disk).
@@ -66,7 +67,6 @@ KERNELS=("x86_64-rt-6.1 x86_64 rt 6.1" "x86_64-6.12 x86_64 cloud 6.12" "arm64-6.
 kernel_selftests() {
     rm -rf "build/$1/selftests" &&
         cp -a "build/$2/selftests" "build/$1/selftests" || return 1
-    [ -f selftests/pmusim/Kbuild ] || return 0
     selftests/pmusim/build.sh --kernel "$4" "$2" "$ROOT/build/$1/selftests" "$3"
 }
 for k in "${KERNELS[@]}"; do
@@ -89,11 +89,10 @@ step "lintian clean (all levels) on build/deb/*.changes" bash -c \
 # through systemd-analyze verify (TAP).
 scripts/test-deb.sh >"$LOGS/deb.tap" 2>&1
 tap "Debian packages" "$LOGS/deb.tap"
-echo "== style"
-step "checkpatch --strict clean" scripts/checkpatch.sh
-# The selftests' simulated PMU (checkpatch.pl is unpacked by the step above).
-step "checkpatch --strict clean: selftests/pmusim" \
-    perl build/deps/checkpatch/checkpatch.pl --no-tree --strict --terse -f selftests/pmusim/td_pmusim.c
+echo "== style (make lint)"
+step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/lint.sh c
+step "shell: shellcheck clean" scripts/lint.sh shell
+step "Python: pyflakes3 and pycodestyle clean" scripts/lint.sh python
 
 echo "== host tests"
 if [ -f selftests/host/Makefile ]; then

@@ -22,8 +22,10 @@ fi
 cd "$ROOT"
 CHK=(perl "$CP/checkpatch.pl" --no-tree --strict --terse --show-types)
 rc=0
-files=$(ls kmod/*.c kmod/*.h include/uapi/linux/topdown.h | grep -v td_compat.h)
-# shellcheck disable=SC2086
-"${CHK[@]}" -f $files || rc=1
+files=()
+for f in kmod/*.c kmod/*.h include/uapi/linux/topdown.h; do
+    [ "$f" = kmod/td_compat.h ] || files+=("$f")
+done
+"${CHK[@]}" -f "${files[@]}" || rc=1
 "${CHK[@]}" --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f kmod/td_compat.h || rc=1
 exit $rc

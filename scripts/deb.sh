@@ -55,4 +55,4 @@ echo "deb: building topdown $VER in ${S#"$ROOT"/}" >&2
 }
 mv "$OUT"/src/*.deb "$OUT"/src/*.changes "$OUT"/src/*.buildinfo "$OUT"/src/*.dsc "$OUT"/src/*.tar.* "$OUT"/
 rm -rf "$OUT/src"
-ls -1 "$OUT"/*.deb "$OUT"/*.changes | sed "s|^$ROOT/||"
+printf '%s\n' "$OUT"/*.deb "$OUT"/*.changes | sed "s|^$ROOT/||"

@@ -17,6 +17,7 @@ echo "### tdctl load --ring-size 4194304"
 tdctl load --ring-size 4194304
 # A mixed workload: a CPU-bound shell loop, a pipe between two processes,
 # and a task that mostly sleeps.
+# shellcheck disable=SC2016 # the guest task's own shell expands $i
 name spin 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done' &
 dd if=/dev/zero bs=4k count=500 2>/dev/null | md5sum >/dev/null &
 name sleeper 'for i in 1 2 3 4 5 6 7 8 9 10; do usleep 10000; done' &
@@ -35,6 +36,7 @@ for c in spin sleeper dd md5sum swapper/0 swapper/1; do
 done
 echo
 echo "### tdctl --json dump --comm spin (first 700 bytes)"
+# shellcheck disable=SC2016 # the guest task's own shell expands $i
 name spin 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done'
 tdctl --json dump --comm spin | head -c 700
 echo

@@ -140,6 +140,8 @@ HOST_PKGS=(
 # Packaging: make deb (debhelper, dh_dkms, dh_bash-completion, rst2man),
 # lintian, DKMS, and make check-packages (debootstrap, systemd-analyze).
 HOST_PKGS+=(debhelper dh-dkms dkms bash-completion python3-docutils lintian debootstrap systemd)
+# make lint (scripts/lint.sh).
+HOST_PKGS+=(shellcheck pyflakes3 pycodestyle)
 [ "$WANT_RT" = 1 ] && HOST_PKGS+=(linux-headers-rt-amd64 "linux-headers-$KREL_X86_64_RT")
 # 6.12's headers ship vmlinux, so kbuild makes BTF for modules with pahole.
 [ "$WANT_612" = 1 ] && HOST_PKGS+=(dwarves)
@@ -156,8 +158,7 @@ declare -A VERS=()
 resolve_versions() {
     local out i=0 v
     local args=("$@")
-    local tries
-    for tries in 1 2; do
+    for _ in 1 2; do
         VERS=()
         out=$(apt-cache policy "${args[@]}" 2>/dev/null |
             awk '/^[^ ]/ { n++ } /^  Candidate: / { c[n] = $2 } END { for (i = 1; i <= n; i++) print c[i] }')

@@ -19,7 +19,8 @@
 # Output: build/<guest>/*.ko (topdown.ko) and build/<guest>/kbuild.log.
 #
 # Environment: TD_KMOD_SRC, TD_INCLUDE_SRC (defaults kmod/ and include/),
-# TD_OUT (default build/<guest>), JOBS (default nproc).
+# TD_OUT (default build/<guest>), JOBS (default nproc), TD_KDIR (a kernel
+# build tree to use instead of Debian's headers: the debug kernel).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -62,7 +63,7 @@ ENV=$ROOT/build/deps/env.sh
 
 # KDIR_<ARCH>[_RT][_612] in env.sh
 V=KDIR_${ARCH^^}$([ "$FLAVOR" = rt ] && echo _RT || true)$([ "$SERIES" = 6.12 ] && echo _612 || true)
-KDIR=${!V:-}
+KDIR=${TD_KDIR:-${!V:-}}
 DEPS_ARGS=$([ "$FLAVOR" = rt ] && echo ' --rt' || true)$([ "$SERIES" = 6.12 ] && echo ' --6.12' || true)
 [ -n "$KDIR" ] || die "$SERIES $FLAVOR headers for $ARCH not set up: run scripts/deps.sh$DEPS_ARGS"
 MAKE_ARGS=()

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # scripts/lib.sh: the counting of scripts/check.sh and scripts/check-debug.sh
 # (sourced). The caller sets ROOT (the repository) and LOGS (where each
 # step's log goes) before using step.

@@ -17,12 +17,9 @@ if [ -z "$KVER" ] && [ -f build/deps/env.sh ]; then
     . build/deps/env.sh
     KVER=$KREL_X86_64
 fi
-n=0 rc=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-    n=$((n + 1)); rc=1; echo "not ok $n - $1"
-    [ $# -gt 1 ] && [ -f "$2" ] && sed 's/^/# /' "$2" | head -n 30
-}
+# ok, not_ok, tap_done
+# shellcheck source=selftests/lib/tap.sh
+. selftests/lib/tap.sh
 T=$(mktemp -d "${TMPDIR:-/tmp}/td-deb.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 echo "TAP version 13"
@@ -32,7 +29,7 @@ dkms=(build/deb/topdown-dkms_*_all.deb)
 tdctl=(build/deb/tdctl_*_"$(dpkg --print-architecture)".deb)
 if [ ${#dkms[@]} != 1 ] || [ ${#tdctl[@]} != 1 ]; then
     not_ok "one topdown-dkms and one tdctl package in build/deb (run make deb)"
-    echo "1..$n"
+    tap_done
     exit 1
 fi
 ok "build/deb has ${dkms[0]##*/} and ${tdctl[0]##*/}"
@@ -111,5 +108,4 @@ if MANPATH=$T/root/usr/share/man systemd-analyze verify --root="$T/root" topdown
 else
     not_ok "systemd-analyze verify topdown.service" "$T/verify"
 fi
-echo "1..$n"
-exit $rc
+tap_done

@@ -16,12 +16,9 @@ if [ -z "$KVER" ] && [ -f build/deps/env.sh ]; then
 fi
 [ -n "$KVER" ] || { echo "usage: $0 KVER" >&2; exit 2; }
 
-n=0 rc=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-    n=$((n + 1)); rc=1; echo "not ok $n - $1"
-    [ $# -gt 1 ] && [ -f "$2" ] && sed 's/^/# /' "$2" | head -n 30
-}
+# ok, not_ok, tap_done
+# shellcheck source=selftests/lib/tap.sh
+. selftests/lib/tap.sh
 T=$(mktemp -d "${TMPDIR:-/tmp}/td-install.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 D=$T/root
@@ -57,6 +54,7 @@ out=$("$D/usr/local/sbin/tdctl" --version 2>&1 | head -n 1)
 mv=$(modinfo -F version "$D/lib/modules/$KVER/updates/topdown.ko" 2>&1)
 [ "$mv" = "$VER" ] && ok "installed module's MODULE_VERSION $mv" ||
     not_ok "installed module's MODULE_VERSION '$mv', want '$VER'"
+# shellcheck disable=SC2016 # the unit's literal $TDCTL_LOAD_ARGS
 grep -qx 'ExecStart=/usr/local/sbin/tdctl load $TDCTL_LOAD_ARGS' "$D/usr/local/lib/systemd/system/topdown.service" &&
     ok "topdown.service runs PREFIX's tdctl" ||
     not_ok "topdown.service runs PREFIX's tdctl" "$D/usr/local/lib/systemd/system/topdown.service"
@@ -114,5 +112,4 @@ fi
 make -s uninstall-user DESTDIR="$D" PREFIX=/opt/td >"$T/log" 2>&1
 [ -z "$(cd "$D" && find . -mindepth 1)" ] && ok "uninstall-user PREFIX=/opt/td leaves nothing" ||
     not_ok "uninstall-user PREFIX=/opt/td leaves nothing" "$T/log"
-echo "1..$n"
-exit $rc
+tap_done

@@ -134,7 +134,8 @@ def guest_table(arch, res, js):
               f"{loop['ns']} ns = {loop['ns_per_insn']:.4f} ns/instruction"
               + (f" (INST_RETIRED counted {loop['user_insns_counted']})"
                  if loop.get("user_insns_counted") else ""))
-    print(f"   {'MODE':<40} {'NS/SWITCH':>9} {'SPREAD':>7} {'ADDED':>8} {'ADDED%':>7} {'PROBE_NS':>9}")
+    print(f"   {'MODE':<40} {'NS/SWITCH':>9} {'SPREAD':>7} {'ADDED':>8} {'ADDED%':>7} "
+          f"{'PROBE_NS':>9}")
     rows = []
     for key, label in MODES:
         v = s.get(key)
@@ -157,6 +158,11 @@ def guest_table(arch, res, js):
     def ratio(a, b):
         return a / b if a is not None and b else None
 
+    def diff(a, b):
+        """add(a) - add(b), or None when either is missing."""
+        x, y = add(a), add(b)
+        return x - y if x is not None and y is not None else None
+
     d = {}
     d["tracepoint_dispatch"] = add("floor-empty")
     fe, fc = add("floor-empty"), add("floor-clock")
@@ -168,14 +174,10 @@ def guest_table(arch, res, js):
         d["counter_read_per_event"] = (f8 - f1) / 7
     d.setdefault("counter_read_per_event", None)
     d["first_counter_read"] = f1 - fc if f1 is not None and fc is not None else None
-    d["accounting"] = (add("default") - add("default-noacct")
-                       if add("default") is not None and add("default-noacct") is not None else None)
-    d["accounting_max"] = (add("max") - add("max-noacct")
-                           if add("max") is not None and add("max-noacct") is not None else None)
-    d["beyond_reads_default"] = (add("default-noacct") - add("floor-default")
-                                 if add("default-noacct") is not None and add("floor-default") is not None else None)
-    d["beyond_reads_max"] = (add("max-noacct") - add("floor-max")
-                             if add("max-noacct") is not None and add("floor-max") is not None else None)
+    d["accounting"] = diff("default", "default-noacct")
+    d["accounting_max"] = diff("max", "max-noacct")
+    d["beyond_reads_default"] = diff("default-noacct", "floor-default")
+    d["beyond_reads_max"] = diff("max-noacct", "floor-max")
     d["ratio_default_vs_task"] = ratio(add("default"), add("perf-task-default"))
     d["ratio_max_vs_task"] = ratio(add("max"), add("perf-task-max"))
     d["ratio_default_vs_cpu"] = ratio(add("default"), add("perf-cpu-default"))
@@ -237,7 +239,8 @@ def reader_table(path, js):
     if not rows:
         return errors
     r0 = rows[0]
-    print(f"\n== reader (host, one core): tdctl COMMAND -i FILE >/dev/null (stat, serve: the same records live, fake rings); "
+    print("\n== reader (host, one core): tdctl COMMAND -i FILE >/dev/null "
+          "(stat, serve: the same records live, fake rings); "
           f"{r0['records']:,} records on {r0['cpus']} CPUs "
           f"({r0['file_bytes'] / 2**20:,.0f} MiB); records/s over CPU time, best of 3; "
           "instructions per record from callgrind")
@@ -246,7 +249,8 @@ def reader_table(path, js):
     for r in rows:
         t = ""
         if r.get("target"):
-            t = f"{r['target'] / 1e6:.0f}M {'met' if r['records_per_s'] >= r['target'] else 'MISSED'}"
+            met = "met" if r["records_per_s"] >= r["target"] else "MISSED"
+            t = f"{r['target'] / 1e6:.0f}M {met}"
         name = f"{r['command']} {'--by ' if r['command'] != 'dump' else ''}{r['format']}"
         if r["command"] == "timeline":
             name = "timeline"

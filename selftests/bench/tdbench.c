@@ -249,15 +249,33 @@ static int cmd_pipe(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "n:r:w:c:m:", opts, NULL)) >= 0) {
 		switch (opt) {
-		case 'n': rounds = atol(optarg); break;
-		case 'r': repeats = atol(optarg); break;
-		case 'w': warmup = atol(optarg); break;
-		case 'c': cpu = atoi(optarg); break;
-		case 'm': mode = optarg; break;
-		case 'T': task_spec = optarg; break;
-		case 'C': cpu_spec = optarg; break;
-		case 'S': td_stats = true; break;
-		default: die("usage: tdbench pipe [-n R] [-r N] [-w W] [-c CPU] [-m NAME] [--perf-task SPEC|--perf-cpu SPEC] [--td-stats]");
+		case 'n':
+			rounds = atol(optarg);
+			break;
+		case 'r':
+			repeats = atol(optarg);
+			break;
+		case 'w':
+			warmup = atol(optarg);
+			break;
+		case 'c':
+			cpu = atoi(optarg);
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 'T':
+			task_spec = optarg;
+			break;
+		case 'C':
+			cpu_spec = optarg;
+			break;
+		case 'S':
+			td_stats = true;
+			break;
+		default:
+			die("usage: tdbench pipe [-n R] [-r N] [-w W] [-c CPU] [-m NAME]"
+			    " [--perf-task SPEC|--perf-cpu SPEC] [--td-stats]");
 		}
 	}
 	if (rounds < 1 || repeats < 1 || repeats > MAX_REPEATS || warmup < 0)

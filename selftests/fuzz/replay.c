@@ -61,8 +61,8 @@ int main(int argc, char **argv)
 		}
 		free(buf);
 	}
-	printf("%sok 1 - fuzz corpus: %d inputs replayed under ASan and UBSan without a crash (%d accepted)\n",
-	       unreadable ? "not " : "", argc - 1, accepted);
+	printf("%sok 1 - fuzz corpus: %d inputs replayed under ASan and UBSan "
+	       "without a crash (%d accepted)\n", unreadable ? "not " : "", argc - 1, accepted);
 	printf("%sok 2 - fuzz corpus: the %d valid-* seeds parse\n",
 	       valid_bad || !valid ? "not " : "", valid);
 	printf("1..2\n");

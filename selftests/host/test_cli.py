@@ -19,7 +19,8 @@ import tempfile
 import termios
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
 from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
 
@@ -27,9 +28,8 @@ MANDIR = os.path.join(TOP, "Documentation/man")
 OUTPUT_OPTS = {"json", "pretty", "csv", "output"}
 
 
-
-
 # ---- the three descriptions of the grammar --------------------------------
+
 
 def help_commands():
     _, out, _ = run("help")
@@ -223,8 +223,13 @@ def test_completion(tmp):
        "complete 'stat --by ': the groupings", complete("stat --by "))
     ok(complete("load --backend ") == ["module", "bpf", "auto"],
        "complete 'load --backend ': the backends", complete("load --backend "))
-    ok(complete("load --events gen") == ["generic"],
-       "complete event set names", complete("load --events gen"))
+    ok(complete("load --set gen") == ["generic"],
+       "complete event set names", complete("load --set gen"))
+    ok(complete("load -e cycles,instr") == ["cycles,instructions"],
+       "complete the last of perf's event names in a list",
+       complete("load -e cycles,instr"))
+    ok("task-clock" in complete("load --events "),
+       "complete perf's software event names", complete("load --events "))
     me = str(os.getpid())
     ok(me in complete("stat -p "), "complete 'stat -p ': running PIDs include ours")
     ok(("1," + me) in complete("top -p 1,"), "complete the last PID of a list")

@@ -14,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
 from csvjson import diffs as same, parse  # noqa: E402
 from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
@@ -113,7 +114,8 @@ def test_decode():
             if head != ["set", "label", "lines"] + list(doc["metrics"]) + ["flagged"]:
                 diffs.append("header %r" % head)
         ok(rc == 0 and not diffs,
-           "decode --csv %s: one row equal to --json" % " ".join(args[:2] + (["<stdin>"] if stdin else [])),
+           "decode --csv %s: one row equal to --json"
+           % " ".join(args[:2] + (["<stdin>"] if stdin else [])),
            "\n".join(diffs) + out + err + err2)
     rc, out, err = run("decode", "--csv", "--set", "generic", "cycles=x")
     ok(rc == 1 and out == "" and "invalid value 'x'" in err,

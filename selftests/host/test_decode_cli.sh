@@ -21,18 +21,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/td_cli.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
 "$MKFIXTURE" "$TMP/fx" all || exit 2
 
-n=0
-failed=0
-ok() {	# ok CONDITION-EXIT-STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/# /' "$TMP/out" "$TMP/err" 2>/dev/null | head -20
-	fi
-}
+T=$TMP
+# shellcheck source=selftests/lib/tap.sh
+. "$TOP/selftests/lib/tap.sh"
 run() {	# run ARGS... -> $TMP/out, $TMP/err, $rc
 	"$TDCTL" "$@" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
@@ -48,91 +39,91 @@ STALL_SLOT_BACKEND=14317243430 INST_RETIRED=825436139"
 run decode --set arm_neoverse_n2 --revision r0p0 $SEED003
 [ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
 	has "frontend_bound *23.3%" && has "backend_bound *73.0%"
-ok $? "decode: seed 003 N2 counts print as perf did (4.4/0.0/23.3/73.0)"
+expect "decode: seed 003 N2 counts print as perf did (4.4/0.0/23.3/73.0)" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
 run -j decode --set arm_neoverse_n2 --revision r0p0 $SEED003
 [ $rc -eq 0 ] && has '"set":"arm_neoverse_n2"' && has '"metrics":{' &&
 	has '"retiring":0.04' && has '"frontend_bound":0.23' &&
 	has '"backend_bound":0.73' && has '"ipc":' && has '"flagged":\[\]'
-ok $? "decode --json: set, metrics as fractions, flagged list"
+expect "decode --json: set, metrics as fractions, flagged list" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
 run decode --set arm_neoverse_n2 --revision r0p3 $SEED003
 [ $rc -eq 0 ] && has "frontend_bound *43.3%"
-ok $? "decode: --revision r0p3 turns the erratum correction off"
+expect "decode: --revision r0p3 turns the erratum correction off" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600, "instructions": 900}' '' \
 	'# comment' '{"instructions":300,"cycles":400}' >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -eq 0 ] && has "ipc *1.20" && has "2 input lines summed"
-ok $? "decode: JSON lines on stdin are summed, then decoded"
+expect "decode: JSON lines on stdin are summed, then decoded" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600, "instructions": 9.5}' >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -ne 0 ] && err_has "stdin line 1"
-ok $? "decode: a non-integer count on stdin is refused with its line"
+expect "decode: a non-integer count on stdin is refused with its line" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600}' >"$TMP/in"
 run decode --set generic <"$TMP/in"
 [ $rc -ne 0 ] && err_has "missing counts" && err_has "instructions"
-ok $? "decode: a stdin line missing an event is refused"
+expect "decode: a stdin line missing an event is refused" $? "$T/out" "$T/err"
 
 run decode --set intel_icl cycles=1000 instructions=1000 TOPDOWN.SLOTS_P=5000 \
 	IDQ_UOPS_NOT_DELIVERED.CORE=1000 UOPS_RETIRED.SLOTS=2000 \
 	TOPDOWN.BACKEND_BOUND_SLOTS=6000
 [ $rc -eq 0 ] && has "backend_bound *120.0%  !" &&
 	has "bad_speculation *-80.0%  !" && has "counting skid"
-ok $? "decode: skid shown as computed and flagged with !"
+expect "decode: skid shown as computed and flagged with !" $? "$T/out" "$T/err"
 
 run -j decode --set intel_icl cycles=0 instructions=0 TOPDOWN.SLOTS_P=0 \
 	IDQ_UOPS_NOT_DELIVERED.CORE=0 UOPS_RETIRED.SLOTS=0 \
 	TOPDOWN.BACKEND_BOUND_SLOTS=0
 [ $rc -eq 0 ] && has '"retiring":null' && has '"ipc":null'
-ok $? "decode --json: zero denominators give null"
+expect "decode --json: zero denominators give null" $? "$T/out" "$T/err"
 
 run decode --set software cpu-clock=12345
 [ $rc -eq 0 ] && has "no TopDown metrics"
-ok $? "decode: software set says there are no TopDown metrics"
+expect "decode: software set says there are no TopDown metrics" $? "$T/out" "$T/err"
 
 run decode --set amd_zen4 ls_not_halted_cyc=1000 de_src_op_disp.all=3000 \
 	ex_ret_ops=2400 de_no_dispatch.no_ops_from_fe=1200 \
 	de_no_dispatch.backend_stalls=1500 de_no_dispatch.smt_contention=300
 [ $rc -eq 0 ] && has "smt_contention *5.0%" && has "retiring *40.0%"
-ok $? "decode: amd_zen4 with smt_contention"
+expect "decode: amd_zen4 with smt_contention" $? "$T/out" "$T/err"
 
 run decode --set nope cycles=1
 [ $rc -ne 0 ] && err_has "unknown event set 'nope'" && err_has "generic"
-ok $? "decode: unknown set refused with the known ones"
+expect "decode: unknown set refused with the known ones" $? "$T/out" "$T/err"
 
 run decode --set generic cycles=1 instrs=2
 [ $rc -ne 0 ] && err_has "unknown event 'instrs'" && err_has "instructions"
-ok $? "decode: unknown event refused with the set's events"
+expect "decode: unknown event refused with the set's events" $? "$T/out" "$T/err"
 
 run decode --set generic cycles=1 cycles=2 instructions=1
 [ $rc -ne 0 ] && err_has "twice"
-ok $? "decode: an event given twice is refused"
+expect "decode: an event given twice is refused" $? "$T/out" "$T/err"
 
 run decode --set generic --slots 4 cycles=1 instructions=1
 [ $rc -ne 0 ] && err_has "takes no slots"
-ok $? "decode: --slots refused for a set without slots"
+expect "decode: --slots refused for a set without slots" $? "$T/out" "$T/err"
 
 run decode --set arm_neoverse_n2 --revision 0p1 CPU_CYCLES=1
 [ $rc -ne 0 ] && err_has "bad revision"
-ok $? "decode: malformed --revision refused"
+expect "decode: malformed --revision refused" $? "$T/out" "$T/err"
 
 run decode --set generic cycles=-1 instructions=1
 [ $rc -ne 0 ]
-ok $? "decode: negative count refused"
+expect "decode: negative count refused" $? "$T/out" "$T/err"
 
 run decode --help
 [ $rc -eq 0 ] && has "Usage:" && has "JSON lines"
-ok $? "decode --help"
+expect "decode --help" $? "$T/out" "$T/err"
 
 check_list() {	# fixture expected-set
 	run list --root "$TMP/fx/$1"
 	[ $rc -eq 0 ] && has "^Using $2: " && has "^Label: set=$2"
-	ok $? "list --root $1: uses $2 and says why"
+	expect "list --root $1: uses $2 and says why" $? "$T/out" "$T/err"
 }
 check_list skylake_server intel_skl
 check_list broadwell intel_snb
@@ -152,29 +143,28 @@ check_list qemu_x86_max software
 
 run list --root "$TMP/fx/qemu_arm64_max"
 has "not trusted on unknown cores"
-ok $? "list: qemu arm64 says why no Neoverse set"
+expect "list: qemu arm64 says why no Neoverse set" $? "$T/out" "$T/err"
 
 run list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_skl
 [ $rc -ne 0 ] && err_has "does not fit" && err_has "arm_neoverse_n2"
-ok $? "list --events: a set that does not fit is refused with valid ones"
+expect "list --events: a set that does not fit is refused with valid ones" $? "$T/out" "$T/err"
 
 run list --root "$TMP/fx/neoverse_n2_r0p0" --events generic
 [ $rc -eq 0 ] && has "^Using generic: requested"
-ok $? "list --events generic: shows the requested set"
+expect "list --events generic: shows the requested set" $? "$T/out" "$T/err"
 
 run -j list --root "$TMP/fx/alderlake_hybrid"
 [ $rc -eq 0 ] && has '"selected":{"set":"intel_adl_hybrid"' &&
 	has '"cpus":"16-23"' && has '"sets":\['
-ok $? "list --json: detected, sets and selected plan"
+expect "list --json: detected, sets and selected plan" $? "$T/out" "$T/err"
 
 run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events bogus
 [ $rc -ne 0 ] && has '"error"'
-ok $? "list --json: errors come as a JSON error object"
+expect "list --json: errors come as a JSON error object" $? "$T/out" "$T/err"
 
 run list
 [ $rc -eq 0 ] && has "^Using "
-ok $? "list on this host names its set"
+expect "list on this host names its set" $? "$T/out" "$T/err"
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "# $((n - fails)) passed, $fails failed"
+tap_done

@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
 from tap import TDCTL, ok, plan  # noqa: E402
 
@@ -166,7 +167,7 @@ def expected(sc, metric_names, metrics):
             '"idle":%s,"counts":{%s},"metrics":{%s}}' % (
                 r.seq, r.time_ns, r.cpu, r.tgid, r.pid, json_str(r.comm),
                 r.duration_ns, r.cgroup, *(("true" if r.flags & b else "false")
-                                            for b in (0x100, 0x200, 0x400)),
+                                           for b in (0x100, 0x200, 0x400)),
                 ",".join(counts), ",".join(jm)))
     return ("\n".join(plain) + "\n", "\n".join(csv) + "\n",
             "[" + ",".join(objs) + "]\n")

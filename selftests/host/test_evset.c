@@ -76,7 +76,8 @@ static bool decoder_for(struct td_decoder *d, const char *label)
 	char set[64], err[256];
 	const struct td_set *s;
 
-	sscanf(label, "set=%63[^ ]", set);
+	if (sscanf(label, "set=%63[^ ]", set) != 1)
+		set[0] = '\0';
 	s = td_set_find(set);
 	if (!s)
 		return false;

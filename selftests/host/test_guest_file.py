@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 from csvjson import diffs, parse  # noqa: E402
 from tap import TDCTL, ok, plan  # noqa: E402
 import trace_check  # noqa: E402
@@ -61,6 +62,7 @@ STATUS_CPU_KEYS = ("cpu", "online", "counting")
 
 # load's CSV columns, in order (Documentation/man/tdctl-load.rst).
 LOAD_KEYS = ("set", "why", "label", "events", "no_counter", "backend")
+
 
 def check_csvjson(name, lines):
     blocks = csvjson_blocks(lines)
@@ -127,7 +129,7 @@ def main():
            "%s: the host (%s) reads the guest's (%s) record file as the guest does"
            % (name, os.uname().machine, host.get("arch", "?")),
            "host: %s\nguest: %s\n%s" % (json.dumps(host)[:600],
-                                         json.dumps(guest)[:600], p.stderr))
+                                        json.dumps(guest)[:600], p.stderr))
         # The same file as a Perfetto trace: valid, one slice per record.
         trace = os.path.join(tmp, name + ".json")
         p = subprocess.run([TDCTL, "timeline", "-i", path, "-o", trace],

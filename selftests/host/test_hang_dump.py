@@ -14,7 +14,9 @@ import sys
 import tempfile
 import threading
 
-from tap import TOP, ok, plan
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
+from tap import TOP, ok, plan  # noqa: E402
 
 HANG_DUMP = os.path.join(TOP, "selftests/vm/hang-dump")
 # One boot's listing: _text at ...a8c00000.
@@ -27,9 +29,9 @@ ffffffffa8c01a00 T native_safe_halt
 ffffffffa9a01ef2 T _etext
 ffffffffa9b00000 d some_data
 """
-TEXT_HUNG = 0xffffffff8dc00000	# _text in the hung boot
+TEXT_HUNG = 0xffffffff8dc00000  # _text in the hung boot
 SHIFT = TEXT_HUNG - 0xffffffffa8c00000
-LOOP = False	# vCPU 1 stays in exc_int3
+LOOP = False  # vCPU 1 stays in exc_int3
 
 
 def regs(call):
@@ -37,7 +39,7 @@ def regs(call):
     with interrupts off, then in a module."""
     rip1 = [0xffffffffa8c01010, 0xffffffffa8c01020, 0xffffffffa8c01281,
             0xffffffffc0a01000 - SHIFT][call % 4] + SHIFT
-    if LOOP:	# the entry and the iret, as in a real hang
+    if LOOP:  # the entry and the iret, as in a real hang
         rip1 = (0xffffffffa8c01010, 0xffffffffa8c01310)[call % 2] + SHIFT
     out = []
     for cpu, rip, rfl in ((0, 0xffffffffa8c01a0b + SHIFT, 0x246),

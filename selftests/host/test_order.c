@@ -37,7 +37,8 @@ static void make(struct topdown_record *rec, size_t n, uint32_t ncpu,
 			rec[i].time_ns = 1000 + t[c];
 			rec[i].cpu = c;
 			rec[i].seq = seq[c]++;
-			rec[i].pid = rec[i].tgid = 100 + (uint32_t)(rnd() % 4);
+			rec[i].pid = 100 + (uint32_t)(rnd() % 4);
+			rec[i].tgid = rec[i].pid;
 			snprintf(rec[i].comm, sizeof(rec[i].comm), "t%u",
 				 rec[i].pid);
 		}

@@ -15,12 +15,10 @@ import sys
 import tempfile
 import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
-
-
-
+from tap import TDCTL, ok, plan, run  # noqa: E402
 
 
 def compare_groups(sc, by, rows, total, keep=lambda r: True):
@@ -326,7 +324,8 @@ def main():
          "offset 0: bad magic (line endings"),
         ("version 2.0", good[:8] + struct.pack("<H", 2) + good[10:],
          "offset 8: unsupported format version 2.0"),
-        ("big-endian marker", put32(good, 12, 0x04030201), "offset 12: byte-order marker is big-endian"),
+        ("big-endian marker", put32(good, 12, 0x04030201),
+         "offset 12: byte-order marker is big-endian"),
         ("record size 64", put32(good, 20, 64), "offset 20: record size 64"),
         ("nr_cpus 0", put32(good, 24, 0), "offset 24: nr_cpus 0"),
         ("nr_events 9", put32(good, 28, 9), "offset 28: nr_events 9"),

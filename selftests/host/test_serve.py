@@ -38,7 +38,8 @@ import time
 import urllib.parse
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 from tap import TDCTL, TOP, ok, plan  # noqa: E402
 
 OUT = os.environ.get("OUT") or os.path.join(TOP, "build/host/")

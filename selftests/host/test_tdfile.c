@@ -278,7 +278,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	img = write_image(&len);
-	if (!ok(img != NULL, "the writer writes to a memory stream"))
+	if (!ok(img, "the writer writes to a memory stream"))
 		return 1;
 	test_round_trip(img, len);
 	test_truncations(img, len);

@@ -23,7 +23,8 @@ import tempfile
 import time
 from decimal import Decimal
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
 import trace_check  # noqa: E402
 from tap import TDCTL, TOP, ok, plan  # noqa: E402

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# selftests/pmusim/build.sh [--kernel 6.1|6.12] ARCH [OUTDIR [FLAVOR]]
+# selftests/pmusim/build.sh [--kernel 6.1|6.12 | --kdir DIR] ARCH [OUTDIR [FLAVOR]]
 #
 # Builds the test-only simulated PMU module td_pmusim.ko for the guest of
 # ARCH (x86_64 or arm64), kernel series --kernel (default 6.1) and FLAVOR
-# (cloud, the default, or rt) with scripts/kbuild.sh (clean build, W=1, any
-# warning fails) and puts it into OUTDIR (default build/ARCH/selftests),
-# which selftests/vm/run copies to /selftests in the guest. Never installed.
+# (cloud, the default, or rt), or against the kernel build tree DIR (the
+# debug kernel), with scripts/kbuild.sh (clean build, W=1, any warning
+# fails) and puts it into OUTDIR (default build/ARCH/selftests), which
+# selftests/vm/run copies to /selftests in the guest. Never installed.
+# The one way it is built: selftests/Makefile, scripts/check.sh and
+# scripts/check-debug.sh call this script.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-usage() { sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage() { sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 SERIES=6.1
+KDIR=
 case ${1:-} in
 --kernel) SERIES=${2:-}; shift 2 || usage ;;
 --kernel=*) SERIES=${1#*=}; shift ;;
+--kdir) KDIR=${2:-}; shift 2 || usage ;;
 esac
 [ $# -ge 1 ] && [ $# -le 3 ] || usage
 case $1 in
@@ -27,8 +32,11 @@ OUT=${2:-$ROOT/build/$ARCH/selftests}
 # jobserver it cannot use makes make print warnings, which fail the build).
 unset MAKEFLAGS MFLAGS MAKELEVEL
 WORK=$ROOT/build/$GUEST/pmusim
+# Another kernel tree: the build goes beside OUTDIR, not into it (the
+# guest gets OUTDIR).
+[ -z "$KDIR" ] || WORK=$(dirname "$OUT")/pmusim
 rm -f "$OUT/td_pmusim.ko"
-TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=/nonexistent TD_OUT=$WORK \
+TD_KDIR=$KDIR TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=/nonexistent TD_OUT=$WORK \
     "$ROOT/scripts/kbuild.sh" --kernel "$SERIES" "$ARCH" "$FLAVOR"
 mkdir -p "$OUT"
 cp "$WORK/td_pmusim.ko" "$OUT/td_pmusim.ko"

@@ -25,9 +25,11 @@
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
 # ok, not_ok, check, expect, skip, tap_done
+# shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
 
 N=20000
+# shellcheck disable=SC2016 # the workload's own shell expands $$ and $i
 WORK='printf td_cmp >/proc/$$/comm
 i=0; while [ $i -lt '$N' ]; do i=$((i + 1)); done; :'
 
@@ -41,7 +43,7 @@ col() {
 
 # probe_mean: the mean probe_ns over all CPUs (integer), from status --json
 probe_mean() {
-	$TDCTL --json status | tr '{' '\n' | awk -F'"probe_count":|,"probe_ns":|,"probe_ns_mean"' '
+	"$TDCTL" --json status | tr '{' '\n' | awk -F'"probe_count":|,"probe_ns":|,"probe_ns_mean"' '
 		NF >= 3 { c += $2; s += $3 } END { if (c) printf "%d\n", s / c; else print 0 }'
 }
 
@@ -49,22 +51,25 @@ echo "TAP version 13"
 
 # measure BACKEND: td_cmp's instructions and slices, the probe's mean
 measure() {
-	if ! $TDCTL load --backend "$1" >"$T/out" 2>"$T/err"; then
+	if ! "$TDCTL" load --backend "$1" >"$T/out" 2>"$T/err"; then
 		not_ok "load --backend $1" "$T/out" "$T/err"
 		return 1
 	fi
 	ok "load --backend $1"
 	set=$(sed -n "s/.*event set '\([a-z_0-9]*\)'.*/\1/p" "$T/out")
 	i0=$(awk '/^intr/ { print $2 }' /proc/stat)
-	$TDCTL --csv stat --by comm -- sh -c "$WORK" >"$T/$1.csv" 2>"$T/err"
+	"$TDCTL" --csv stat --by comm -- sh -c "$WORK" >"$T/$1.csv" 2>"$T/err"
 	expect "stat -- the workload ($1)" $? "$T/err"
-	eval "irq_$1=\$(( \$(awk '/^intr/ { print \$2 }' /proc/stat) - i0 ))"
-	eval "ins_$1=\$(col \"\$T/\$1.csv\" td_cmp instructions)"
-	eval "sl_$1=\$(col \"\$T/\$1.csv\" td_cmp slices)"
-	eval "probe_$1=\$(probe_mean)"
-	check "unload ($1)" $TDCTL unload
+	i1=$(awk '/^intr/ { print $2 }' /proc/stat)
+	eval "irq_$1=$((i1 - i0))"
+	eval "ins_$1=$(col "$T/$1.csv" td_cmp instructions)"
+	eval "sl_$1=$(col "$T/$1.csv" td_cmp slices)"
+	eval "probe_$1=$(probe_mean)"
+	check "unload ($1)" "$TDCTL" unload
 }
 
+ins_module=0 ins_bpf=0 sl_module=0 sl_bpf=0 probe_module=0 probe_bpf=0
+irq_module=0 irq_bpf=0
 measure module
 measure bpf
 if [ "$set" != generic ]; then

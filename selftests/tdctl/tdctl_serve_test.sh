@@ -12,6 +12,7 @@
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
+# shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
 PORT=10642
 URL=http://127.0.0.1:$PORT/metrics
@@ -24,7 +25,7 @@ if [ ! -d /proc/net ]; then
 	exit
 fi
 ifconfig lo 127.0.0.1 up 2>/dev/null
-check "tdctl load" "$TDCTL" load $TD_LOAD
+check "tdctl load" "$TDCTL" load --backend "$TD_BACKEND"
 CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 if [ -z "$CG" ]; then
 	CG=/sys/fs/cgroup
@@ -90,8 +91,7 @@ wget -q -O "$T/om" --header 'Accept: application/openmetrics-text; version=1.0.0
 [ "$(tail -n 1 "$T/om")" = "# EOF" ] && grep -q '^# TYPE topdown_events counter$' "$T/om"
 expect "OpenMetrics when asked (# EOF, family names)" $? "$T/om" "$T/err"
 
-"$TDCTL" stat -a --duration 0.1 >"$T/out" 2>"$T/err"
-[ $? -ne 0 ] && grep -q "another reader" "$T/err"
+! "$TDCTL" stat -a --duration 0.1 >"$T/out" 2>"$T/err" && grep -q "another reader" "$T/err"
 expect "while serve runs, it is the only reader (stat refused)" $? "$T/err"
 
 kill -TERM $SP

@@ -13,6 +13,7 @@
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
+# shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
 
 # The known profile: a shell renamed td_spin that counts to 4*N and starts
@@ -23,6 +24,7 @@ T=$(mktemp -d)
 # only while 2L > F, and on the KASAN debug kernel F alone is about 30 ms,
 # as long as td_kid's 1000-iteration loop was.
 N=4000
+# shellcheck disable=SC2016 # the profile's own shells expand $$, $i, $j
 PROFILE='printf td_spin >/proc/$$/comm
 i=0; while [ $i -lt '$((4 * N))' ]; do i=$((i + 1)); done
 sh -c '\''printf td_kid >/proc/$$/comm; j=0
@@ -53,7 +55,7 @@ csv_sum() {
 
 echo "TAP version 13"
 
-if $TDCTL load $TD_LOAD >"$T/out" 2>"$T/err"; then
+if "$TDCTL" load --backend "$TD_BACKEND" >"$T/out" 2>"$T/err"; then
 	ok "load"
 else
 	not_ok "load" "$T/out" "$T/err"
@@ -68,7 +70,7 @@ esac
 echo "# event set: $set"
 
 # 1. stat -- COMMAND: the command's row, its child's row, nothing else.
-$TDCTL --csv stat --by comm -- sh -c "$PROFILE" >"$T/stat.csv" 2>"$T/err"
+"$TDCTL" --csv stat --by comm -- sh -c "$PROFILE" >"$T/stat.csv" 2>"$T/err"
 expect "stat -- COMMAND exits 0 like the command" $? "$T/err"
 spin=$(csv_col "$T/stat.csv" td_spin slices)
 kid=$(csv_col "$T/stat.csv" td_kid slices)
@@ -101,7 +103,7 @@ else
 	[ "$a" -gt $((rt / 2)) ] && [ "$a" -lt $((rt * 2)) ]
 	expect "td_spin: cpu-clock $a ns within 2x of its run time $rt ns" $? "$T/stat.csv"
 fi
-$TDCTL stat -- sh -c "$PROFILE" >"$T/out" 2>"$T/err"
+"$TDCTL" stat -- sh -c "$PROFILE" >"$T/out" 2>"$T/err"
 grep -q "TopDown stats for 'sh -c" "$T/out" && grep -q "^process\|^ *PID COMM" "$T/out" &&
 	grep -q "td_spin" "$T/out" && grep -q "^total" "$T/out" &&
 	grep -q "seconds time elapsed" "$T/out"
@@ -109,19 +111,19 @@ expect "stat (plain): title, table by process, total, elapsed time" $? "$T/out" 
 sed 's/^/# /' "$T/out"
 
 # 2. Exit status pass-through.
-$TDCTL stat -- sh -c "$PROFILE" sh 7 >"$T/out" 2>"$T/err"
+"$TDCTL" stat -- sh -c "$PROFILE" sh 7 >"$T/out" 2>"$T/err"
 st=$?
 [ $st -eq 7 ] && grep -q "7 exit status of the command" "$T/out"
 expect "stat -- COMMAND exiting 7 exits 7 and says so (got $st)" $? "$T/out" "$T/err"
-$TDCTL stat -- sh -c 'kill -TERM $$' >"$T/out" 2>"$T/err"
+"$TDCTL" stat -- sh -c 'kill -TERM $$' >"$T/out" 2>"$T/err"
 st=$?
 [ $st -eq 143 ]
 expect "a command killed by SIGTERM: 128+15 (got $st)" $? "$T/out" "$T/err"
-$TDCTL stat -- /no/such/command >"$T/out" 2>"$T/err"
+"$TDCTL" stat -- /no/such/command >"$T/out" 2>"$T/err"
 st=$?
 [ $st -eq 127 ] && grep -q "cannot run '/no/such/command'" "$T/err"
 expect "a command that does not exist: 127 and a message (got $st)" $? "$T/err"
-$TDCTL --json stat -- sh -c 'exit 3' >"$T/out" 2>"$T/err"
+"$TDCTL" --json stat -- sh -c 'exit 3' >"$T/out" 2>"$T/err"
 st=$?
 [ $st -eq 3 ] && grep -q '"exit_status":3' "$T/out" && grep -q '"rows":\[' "$T/out"
 expect "stat --json: exit status 3 passed through and in the object" $? "$T/out" "$T/err"
@@ -130,7 +132,7 @@ expect "stat --json: exit status 3 passed through and in the object" $? "$T/out"
 # shows that cgroup's v2 path, the one the command saw in /proc/self/cgroup.
 CGPROFILE='cat /proc/self/cgroup >'"$T/cg"'
 '"$PROFILE"
-$TDCTL --csv stat --by cgroup -- sh -c "$CGPROFILE" >"$T/cg.csv" 2>"$T/err"
+"$TDCTL" --csv stat --by cgroup -- sh -c "$CGPROFILE" >"$T/cg.csv" 2>"$T/err"
 st=$?
 own=$(sed -n 's/^0:://p' "$T/cg")
 groups=$(awk -F, '$1 == "group"' "$T/cg.csv" | wc -l)
@@ -139,11 +141,11 @@ head -n 1 "$T/cg.csv" | grep -q '^type,cgroup_id,cgroup,slices,' &&
 	[ $st -eq 0 ] && [ "$groups" -eq 1 ] && [ -n "$own" ] &&
 	[ "$path" = "\"$own\"" ] && case $own in /tdctl-[0-9]*) true ;; *) false ;; esac
 expect "stat --by cgroup --csv -- COMMAND: one row, its own cgroup's path $path (the command saw $own)" $? "$T/cg.csv" "$T/cg" "$T/err"
-$TDCTL --json stat --by cgroup -- sh -c "$CGPROFILE" >"$T/out" 2>"$T/err"
+"$TDCTL" --json stat --by cgroup -- sh -c "$CGPROFILE" >"$T/out" 2>"$T/err"
 own=$(sed -n 's/^0:://p' "$T/cg")
 grep -q "\"cgroup\":\"$own\"" "$T/out" && grep -q '"cgroup_id":[1-9]' "$T/out"
 expect "stat --by cgroup --json: cgroup_id and cgroup \"$own\"" $? "$T/out" "$T/err"
-$TDCTL stat --by cgroup -- sh -c "$CGPROFILE" >"$T/out" 2>"$T/err"
+"$TDCTL" stat --by cgroup -- sh -c "$CGPROFILE" >"$T/out" 2>"$T/err"
 own=$(sed -n 's/^0:://p' "$T/cg")
 grep -q '^CGROUP ' "$T/out" && grep -q "^$own  *[0-9]" "$T/out"
 expect "stat --by cgroup (plain): the row starts with $own" $? "$T/out" "$T/err"
@@ -161,7 +163,7 @@ exec "$@"
 EOS
 sh -c 'printf td_other >/proc/$$/comm; while :; do usleep 5000; :; done' &
 bg=$!
-unshare -m sh "$T/nocg.sh" $TDCTL --csv stat --by comm -- sh -c "$PROFILE" sh 5 \
+unshare -m sh "$T/nocg.sh" "$TDCTL" --csv stat --by comm -- sh -c "$PROFILE" sh 5 \
 	>"$T/nocg.csv" 2>"$T/err"
 st=$?
 kill $bg
@@ -190,9 +192,10 @@ interval_blocks() {
 		e = $(n + 1)
 		if (e < 0.99 || e < (n - 1) * iv - 0.001 || e > n * iv + 0.02) exit 1 }'
 }
-$TDCTL stat -I 200 -- sleep 1 >"$T/out" 2>"$T/err"
+"$TDCTL" stat -I 200 -- sleep 1 >"$T/out" 2>"$T/err"
 st=$?
 blocks=$(awk '$2 == "total"' "$T/out" | wc -l)
+# shellcheck disable=SC2046 # one argument per time
 [ $st -eq 0 ] && interval_blocks 0.2 $(awk '$2 == "total" { print $1 }' "$T/out")
 expect "stat -I 200 -- sleep 1: $blocks blocks, one per 200 ms and the end" $? "$T/out" "$T/err"
 sed 's/^/# /' "$T/out"
@@ -200,33 +203,35 @@ times=$(awk '$2 == "total" { print $1 }' "$T/out" | tr '\n' ' ')
 echo "$times" | awk '{ for (i = 2; i <= NF; i++) if ($i <= $(i - 1)) exit 1;
 	if ($1 < 0.19 || $1 > 0.21) exit 1 }'
 expect "-I blocks at increasing times, the first at 0.2 s ($times)" $? "$T/out"
-$TDCTL --csv stat -I 300 --by task -- sleep 1 >"$T/out" 2>"$T/err"
+"$TDCTL" --csv stat -I 300 --by task -- sleep 1 >"$T/out" 2>"$T/err"
 blocks=$(grep -c '^total,' "$T/out")
+# shellcheck disable=SC2046 # one argument per time
 head -n 1 "$T/out" | grep -q '^type,time_s,pid,tid,comm,slices,runtime_ns' &&
 	interval_blocks 0.3 $(awk -F, '$1 == "total" { print $2 }' "$T/out")
 expect "stat -I 300 --csv: header with time_s, $blocks total rows, one per 300 ms and the end" $? "$T/out"
-$TDCTL --json stat -I 250 -- sleep 1 >"$T/out" 2>"$T/err"
+"$TDCTL" --json stat -I 250 -- sleep 1 >"$T/out" 2>"$T/err"
 blocks=$(grep -c '^{"time_s":' "$T/out")
+# shellcheck disable=SC2046 # one argument per time
 [ "$(wc -l <"$T/out")" -eq "$blocks" ] &&
 	interval_blocks 0.25 $(sed -n 's/^{"time_s":\([0-9.]*\).*/\1/p' "$T/out")
 expect "stat -I 250 --json: one object per line and block ($blocks), one per 250 ms and the end" $? "$T/out"
 
 # 4. -a for a while, -p a process.
-$TDCTL --csv stat -a --duration 0.5 --by task >"$T/out" 2>"$T/err"
+"$TDCTL" --csv stat -a --duration 0.5 --by task >"$T/out" 2>"$T/err"
 grep -q '"swapper/' "$T/out" && grep -q '^total,' "$T/out"
 expect "stat -a --duration 0.5: every task, idle included" $? "$T/out" "$T/err"
 # Mostly asleep: under -icount a busy loop makes every guest second cost
 # a billion emulated instructions.
 sh -c 'printf td_bg >/proc/$$/comm; while :; do usleep 20000; :; done' &
 bg=$!
-$TDCTL --csv stat -p $bg --duration 0.5 --by task >"$T/out" 2>"$T/err"
+"$TDCTL" --csv stat -p $bg --duration 0.5 --by task >"$T/out" 2>"$T/err"
 pids=$(awk -F, '$1 == "group" { print $3 }' "$T/out" | sort -u | tr '\n' ' ')
 [ "$pids" = "$bg " ] && grep -q '"td_bg"' "$T/out"
 expect "stat -p PID: only that process ($pids)" $? "$T/out" "$T/err"
-$TDCTL stat -p $bg --duration 3 >"$T/out" 2>"$T/err" &
+"$TDCTL" stat -p $bg --duration 3 >"$T/out" 2>"$T/err" &
 spid=$!
 sleep 1
-$TDCTL top --batch -n 1 >"$T/top" 2>"$T/top.err"
+"$TDCTL" top --batch -n 1 >"$T/top" 2>"$T/top.err"
 st=$?
 [ $st -ne 0 ] && grep -q "another reader" "$T/top.err"
 expect "a second reader is refused while stat runs" $? "$T/top" "$T/top.err"
@@ -237,45 +242,45 @@ st=$?
 expect "stat -p ends when the process exits" $? "$T/out" "$T/err"
 
 # 5. top --batch
-$TDCTL top --batch -n 2 -d 0.5 >"$T/out" 2>"$T/err"
+"$TDCTL" top --batch -n 2 -d 0.5 >"$T/out" 2>"$T/err"
 st=$?
 c=$(grep -c "^tdctl top - live" "$T/out")
 [ $st -eq 0 ] && [ "$c" -eq 2 ] && grep -q "PID *TID COMM" "$T/out" &&
 	! grep -q "$(printf '\033')" "$T/out"
 expect "top --batch -n 2: two snapshots, no terminal control codes" $? "$T/out" "$T/err"
 sed 's/^/# /' "$T/out"
-$TDCTL --json top -n 3 -d 0.2 >"$T/out" 2>"$T/err"
+"$TDCTL" --json top -n 3 -d 0.2 >"$T/out" 2>"$T/err"
 c=$(grep -c '^{"time_s":' "$T/out")
 [ "$c" -eq 3 ]
 expect "top --json -n 3: three snapshot objects" $? "$T/out" "$T/err"
 
 # 6. record, then report and dump -i of the file.
-$TDCTL record -o "$T/rec.td" -- sh -c "$PROFILE" sh 5 >"$T/out" 2>"$T/err"
+"$TDCTL" record -o "$T/rec.td" -- sh -c "$PROFILE" sh 5 >"$T/out" 2>"$T/err"
 st=$?
 [ $st -eq 5 ] && grep -q "wrote [0-9]* records" "$T/err" && [ -s "$T/rec.td" ]
 expect "record -o FILE -- COMMAND: exit status 5, a summary" $? "$T/out" "$T/err"
-$TDCTL --csv report -i "$T/rec.td" --by comm >"$T/rep.csv" 2>"$T/err"
+"$TDCTL" --csv report -i "$T/rec.td" --by comm >"$T/rep.csv" 2>"$T/err"
 expect "report -i the recorded file" $? "$T/err"
 spin=$(csv_col "$T/rep.csv" td_spin slices)
 kid=$(csv_col "$T/rep.csv" td_kid slices)
 [ "$spin" -ge 1 ] && [ "$kid" -ge 1 ]
 expect "report: the recorded command's rows (td_spin $spin, td_kid $kid slices)" $? "$T/rep.csv"
 all=$(csv_total "$T/rep.csv" slices)
-lines=$($TDCTL --csv dump -i "$T/rec.td" | tail -n +2 | wc -l)
+lines=$("$TDCTL" --csv dump -i "$T/rec.td" | tail -n +2 | wc -l)
 [ "$all" -eq "$lines" ] && [ "$lines" -gt 0 ]
 expect "dump -i: one line per record ($lines = report's $all slices)" $? "$T/rep.csv"
-$TDCTL report -i "$T/rec.td" --by comm >"$T/rep.txt" 2>&1
+"$TDCTL" report -i "$T/rec.td" --by comm >"$T/rep.txt" 2>&1
 grep -q "^# target: command: sh -c" "$T/rep.txt"
 expect "report shows what was recorded" $? "$T/rep.txt"
 
 check_unload() {
-	if $TDCTL unload >"$T/out" 2>"$T/err"; then ok "unload"; else not_ok "unload" "$T/err"; fi
+	if "$TDCTL" unload >"$T/out" 2>"$T/err"; then ok "unload"; else not_ok "unload" "$T/err"; fi
 }
 check_unload
 
 # For the host: the file and what this guest made of it.
 echo "# tdfile-report-begin"
-$TDCTL --json report -i "$T/rec.td" --by comm | sed 's/^/# /'
+"$TDCTL" --json report -i "$T/rec.td" --by comm | sed 's/^/# /'
 echo "# tdfile-report-end"
 echo "# tdfile-begin"
 base64 "$T/rec.td" | sed 's/^/# /'

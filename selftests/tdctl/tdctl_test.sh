@@ -7,6 +7,7 @@
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
+# shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
 
 # Make some context switches with a recognisable comm: 20 short-lived
@@ -24,7 +25,7 @@ workload() {
 echo "TAP version 13"
 
 # 1. Not loaded: clear errors, non-zero exit.
-if $TDCTL status >"$T/out" 2>"$T/err"; then
+if "$TDCTL" status >"$T/out" 2>"$T/err"; then
 	not_ok "status before load fails" "$T/out"
 elif grep -q "not loaded" "$T/err"; then
 	ok "status before load fails with 'not loaded'"
@@ -33,7 +34,7 @@ else
 fi
 
 # 2. Unknown event set refused before anything is loaded.
-if $TDCTL load $TD_LOAD --events no_such_set >"$T/out" 2>"$T/err"; then
+if "$TDCTL" load --backend "$TD_BACKEND" --events no_such_set >"$T/out" 2>"$T/err"; then
 	not_ok "unknown --events refused" "$T/out"
 elif [ ! -e /sys/module/topdown ] && [ ! -e /sys/fs/bpf/topdown ] &&
 	grep -qi "no_such_set" "$T/err"; then
@@ -43,13 +44,13 @@ else
 fi
 
 # 3. tdctl list names the set it would pick, and why; load then uses it.
-check "list" $TDCTL list
+check "list" "$TDCTL" list
 picked=$(sed -n 's/^Using \([a-z0-9_]*\): .*/\1/p' "$T/out")
 [ -n "$picked" ] && ok "list picks a set: $picked" || not_ok "list says which set it uses" "$T/out"
 echo "# $(grep '^Using' "$T/out")"
 
 # 4. Load by name through libkmod, default event set.
-check "load" $TDCTL load $TD_LOAD
+check "load" "$TDCTL" load --backend "$TD_BACKEND"
 grep -q "collecting with event set '$picked'" "$T/out" && ok "load uses the set list picked" ||
 	not_ok "load uses the set list picked ($picked)" "$T/out"
 if is_bpf; then
@@ -65,7 +66,7 @@ fi
 
 # 5. Loading again while running is refused, with either backend.
 for b in module bpf; do
-	if $TDCTL load --backend $b >"$T/out" 2>"$T/err"; then
+	if "$TDCTL" load --backend "$b" >"$T/out" 2>"$T/err"; then
 		not_ok "second load ($b) refused" "$T/out"
 	else
 		grep -q "already running" "$T/err" && ok "second load ($b) refused: already running" ||
@@ -76,10 +77,10 @@ done
 workload
 
 # 6. status
-check "status" $TDCTL status
+check "status" "$TDCTL" status
 grep -q "^state: *running" "$T/out" && ok "status shows running" ||
 	not_ok "status shows running" "$T/out"
-check "status --json" $TDCTL --json status
+check "status --json" "$TDCTL" --json status
 grep -q '"state":"running"' "$T/out" && ok "status --json state" ||
 	not_ok "status --json state" "$T/out"
 cp "$T/out" "$T/status.json"
@@ -87,7 +88,7 @@ if is_bpf; then
 	grep -q '"backend":"bpf","differences":\["' "$T/status.json" &&
 		ok "status --json: backend bpf and its differences" ||
 		not_ok "status --json: backend bpf and its differences" "$T/status.json"
-	$TDCTL status >"$T/out" 2>&1
+	"$TDCTL" status >"$T/out" 2>&1
 	grep -q "^backend: *bpf" "$T/out" && grep -q "^  - no overwrite mode" "$T/out" &&
 		ok "status: the backend and what it does differently" ||
 		not_ok "status: the backend and what it does differently" "$T/out"
@@ -107,27 +108,27 @@ if is_bpf; then
 	done
 else
 modver=$(cat /sys/module/topdown/version 2>/dev/null)
-tdver=$($TDCTL --version | sed -n '1s/^tdctl \([^ ]*\) (ABI [0-9]*)$/\1/p')
+tdver=$("$TDCTL" --version | sed -n '1s/^tdctl \([^ ]*\) (ABI [0-9]*)$/\1/p')
 [ -n "$modver" ] && [ "$modver" = "$tdver" ] &&
 	ok "module version '$modver' is tdctl's" ||
 	not_ok "module version '$modver' is tdctl's ('$tdver')"
-$TDCTL --version >"$T/out" 2>&1
+"$TDCTL" --version >"$T/out" 2>&1
 abi=$(sed -n 's/^tdctl .* (ABI \([0-9]*\))$/\1/p' "$T/out")
 grep -qx "module $modver (ABI $abi)" "$T/out" &&
 	ok "--version: the module's version and ABI" ||
 	not_ok "--version: the module's version and ABI" "$T/out"
-check "version --json" $TDCTL --json version
+check "version --json" "$TDCTL" --json version
 grep -q "\"tdctl_version\":\"$tdver\",\"abi_version\":$abi,\"module_version\":\"$modver\",\"module_abi_version\":$abi" "$T/out" &&
 	ok "version --json: both versions and ABIs" ||
 	not_ok "version --json: both versions and ABIs" "$T/out"
 grep -q "\"tdctl_version\":\"$tdver\",\"tdctl_abi_version\":$abi,\"module_version\":\"$modver\"" "$T/status.json" &&
 	ok "status --json: tdctl_version, tdctl_abi_version, module_version" ||
 	not_ok "status --json: tdctl_version, tdctl_abi_version, module_version" "$T/status.json"
-$TDCTL status >"$T/out" 2>&1
+"$TDCTL" status >"$T/out" 2>&1
 grep -qx "version: *tdctl $tdver (ABI $abi), module $modver" "$T/out" &&
 	ok "status: the version line" || not_ok "status: the version line" "$T/out"
 fi
-check "status --csv" $TDCTL --csv status
+check "status --csv" "$TDCTL" --csv status
 cp "$T/out" "$T/status.csv"
 rows=$(tail -n +2 "$T/status.csv" | grep -c '^"running",')
 ncpu=$(grep -o '"cpu":' "$T/status.json" | wc -l)
@@ -148,7 +149,7 @@ csvjson() {
 csvjson status "$T/status.csv" "$T/status.json"
 
 # 7. dump: the workload's slices are there, with names and metrics.
-check "dump" $TDCTL dump
+check "dump" "$TDCTL" dump
 cp "$T/out" "$T/dump1"
 head -n 1 "$T/dump1" | grep -q "^TIME .*COMM.*SLICE_US" && ok "dump header" ||
 	not_ok "dump header" "$T/dump1"
@@ -156,13 +157,13 @@ c=$(grep -c " td_work " "$T/dump1")
 [ "$c" -ge 20 ] && ok "dump shows >= 20 td_work slices ($c)" ||
 	not_ok "dump shows >= 20 td_work slices ($c)" "$T/dump1"
 # A second dump only has what happened since the first.
-check "dump again" $TDCTL dump
+check "dump again" "$TDCTL" dump
 c=$(grep -c " td_work " "$T/out")
 [ "$c" -eq 0 ] && ok "second dump has no old td_work slices" ||
 	not_ok "second dump has no old td_work slices ($c)" "$T/out"
 
 workload
-check "dump --json" $TDCTL --json dump --comm td_work
+check "dump --json" "$TDCTL" --json dump --comm td_work
 head -c 1 "$T/out" | grep -q '\[' && tail -c 2 "$T/out" | grep -q '\]' &&
 	ok "dump --json is one array" || not_ok "dump --json is one array" "$T/out"
 c=$(grep -o '"comm":"td_work"' "$T/out" | wc -l)
@@ -171,7 +172,7 @@ o=$(grep -o '"comm":"' "$T/out" | wc -l)
 	not_ok "dump --json --comm filters ($c of $o)" "$T/out"
 
 workload
-check "dump --csv" $TDCTL --csv dump --cpu 0
+check "dump --csv" "$TDCTL" --csv dump --cpu 0
 head -n 1 "$T/out" | grep -q "^seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags" &&
 	ok "dump --csv header" || not_ok "dump --csv header" "$T/out"
 bad=$(tail -n +2 "$T/out" | awk -F, '$3 != 0' | wc -l)
@@ -180,17 +181,17 @@ rows=$(tail -n +2 "$T/out" | wc -l)
 	not_ok "dump --csv --cpu 0 filters ($bad of $rows on other CPUs)" "$T/out"
 
 # 8. One reader at a time.
-$TDCTL dump --follow >"$T/follow" 2>"$T/follow.err" &
+"$TDCTL" dump --follow >"$T/follow" 2>"$T/follow.err" &
 fpid=$!
 sleep 1
-if $TDCTL dump >"$T/out" 2>"$T/err"; then
+if "$TDCTL" dump >"$T/out" 2>"$T/err"; then
 	not_ok "second reader refused" "$T/out"
 else
 	grep -q "another reader" "$T/err" && ok "second reader refused: another reader" ||
 		not_ok "second reader says another reader" "$T/err"
 fi
 # 9. Unload while a file is open is refused.
-if $TDCTL unload >"$T/out" 2>"$T/err"; then
+if "$TDCTL" unload >"$T/out" 2>"$T/err"; then
 	not_ok "unload while open refused" "$T/out"
 else
 	grep -q "in use" "$T/err" && ok "unload while open refused: in use" ||
@@ -207,7 +208,8 @@ c=$(grep -c " td_work " "$T/follow")
 # 10. Bad arguments: clear error, non-zero exit.
 for args in "dump --cpu x" "dump --pid -1" "dump --duration 1e3" "dump --bogus" \
 	    "load --ring-size 1000" "dump extra" "frobnicate"; do
-	if $TDCTL $args >"$T/out" 2>"$T/err"; then
+	# shellcheck disable=SC2086 # $args: the words of one command line
+	if "$TDCTL" $args >"$T/out" 2>"$T/err"; then
 		not_ok "'tdctl $args' fails" "$T/out"
 	elif [ -s "$T/err" ]; then
 		ok "'tdctl $args' fails with a message"
@@ -215,16 +217,16 @@ for args in "dump --cpu x" "dump --pid -1" "dump --duration 1e3" "dump --bogus" 
 		not_ok "'tdctl $args' prints a message" "$T/err"
 	fi
 done
-$TDCTL --json dump --cpu x >"$T/out" 2>"$T/err"
+"$TDCTL" --json dump --cpu x >"$T/out" 2>"$T/err"
 grep -q '"error":' "$T/out" && ok "JSON mode errors are JSON" ||
 	not_ok "JSON mode errors are JSON" "$T/out" "$T/err"
 # Prefix matching.
-check "prefix 'statu' runs status" $TDCTL statu
+check "prefix 'statu' runs status" "$TDCTL" statu
 grep -q "^state:" "$T/out" && ok "prefix runs the right command" ||
 	not_ok "prefix runs the right command" "$T/out"
 
 # 11. Unload: stops, removes, leaves nothing.
-check "unload" $TDCTL unload
+check "unload" "$TDCTL" unload
 [ ! -e /sys/module/topdown ] && ok "module gone after unload" ||
 	not_ok "module gone after unload"
 [ ! -e /dev/topdown ] && ok "/dev/topdown gone after unload" ||
@@ -233,18 +235,18 @@ check "unload" $TDCTL unload
 	not_ok "BPF pins gone after unload"
 # Reload and unload again, twice: nothing left behind blocks it. With
 # --csv, then --json: the same fields.
-check "reload (--csv)" $TDCTL --csv load $TD_LOAD
+check "reload (--csv)" "$TDCTL" --csv load --backend "$TD_BACKEND"
 cp "$T/out" "$T/load.csv"
 head -n 1 "$T/load.csv" | grep -qx 'set,why,label,events,no_counter,backend' &&
 	[ "$(wc -l <"$T/load.csv")" -eq 2 ] && grep -q "^\"$picked\",.*,\"$TD_BACKEND\"\$" "$T/load.csv"
 expect "load --csv: the header and one row with the set ($picked) and backend ($TD_BACKEND)" $? "$T/load.csv"
-check "unload again (--csv)" $TDCTL --csv unload
+check "unload again (--csv)" "$TDCTL" --csv unload
 cp "$T/out" "$T/unload.csv"
 [ "$(cat "$T/unload.csv")" = "$(printf 'unloaded\ntrue')" ]
 expect "unload --csv: unloaded, true" $? "$T/unload.csv"
-check "reload (--json)" $TDCTL --json load $TD_LOAD
+check "reload (--json)" "$TDCTL" --json load --backend "$TD_BACKEND"
 cp "$T/out" "$T/load.json"
-check "unload again (--json)" $TDCTL --json unload
+check "unload again (--json)" "$TDCTL" --json unload
 cp "$T/out" "$T/unload.json"
 csvjson load "$T/load.csv" "$T/load.json"
 csvjson unload "$T/unload.csv" "$T/unload.json"
@@ -256,25 +258,25 @@ csvjson unload "$T/unload.csv" "$T/unload.json"
 switches() {
 	"$(dirname "$0")/td_pingpong" 10000
 }
-check "load for the wrapping ring" $TDCTL load $TD_LOAD
+check "load for the wrapping ring" "$TDCTL" load --backend "$TD_BACKEND"
 switches
 switches &
 wpid=$!
-$TDCTL record -a --duration 1 -o "$T/wrap.td" >"$T/out" 2>"$T/err"
+"$TDCTL" record -a --duration 1 -o "$T/wrap.td" >"$T/out" 2>"$T/err"
 expect "record -a for a second after the ring wrapped" $? "$T/err"
 wait $wpid
-$TDCTL report -i "$T/wrap.td" >"$T/out" 2>"$T/err"
+"$TDCTL" report -i "$T/wrap.td" >"$T/out" 2>"$T/err"
 expect "its file reads back: every comm NUL-padded" $? "$T/err"
-$TDCTL --json status >"$T/out" 2>&1
+"$TDCTL" --json status >"$T/out" 2>&1
 recs=$(grep -o '"records":[0-9]*' "$T/out" | awk -F: '{ s += $2 } END { print s + 0 }')
 # More than a ring holds: 2048 records per CPU ring (the module), 3855
 # in the BPF backend's 512 KiB ring buffer (136 bytes a record).
 [ "$recs" -gt 4000 ]
 expect "the ring wrapped: $recs records (> 4000)" $? "$T/out"
-check "unload the wrapped ring" $TDCTL unload
+check "unload the wrapped ring" "$TDCTL" unload
 
 # An error in CSV mode: plain text on stderr, nothing on stdout.
-$TDCTL --csv status >"$T/out" 2>"$T/err"
+"$TDCTL" --csv status >"$T/out" 2>"$T/err"
 st=$?
 [ $st -eq 1 ] && [ ! -s "$T/out" ] && grep -q "^tdctl: Error: .*not loaded" "$T/err"
 expect "status --csv when not loaded: exit 1, the error on stderr as text" $? "$T/out" "$T/err"

@@ -83,6 +83,18 @@ static void arg_values(enum td_arg kind)
 		for (int i = 0; i < td_nr_sets; i++)
 			cand(td_sets[i]->name);
 		break;
+	case TD_ARG_EVENTS:
+		/* Complete the last event of EVENT,EVENT,... */
+		comma = strrchr(cur_prefix, ',');
+		snprintf(head, sizeof(head), "%.*s",
+			 comma ? (int)(comma - cur_prefix + 1) : 0, cur_prefix);
+		for (int i = 0; td_event_name(i); i++) {
+			char ev[300];
+
+			snprintf(ev, sizeof(ev), "%s%s", head, td_event_name(i));
+			cand(ev);
+		}
+		break;
 	case TD_ARG_BY:
 		for (int i = 0; i < TD_BY_NR; i++)
 			cand(td_by_names[i]);

@@ -150,7 +150,9 @@ const struct td_opt td_output_opts[] = {
 /* The options of the commands whose code parses them itself. */
 static const struct td_opt load_opts[] = {
 	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert" },
-	{ "events", 0, 'e', TD_ARG_SET, "SET", "event set by name" },
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name" },
+	{ "events", 'e', 'e', TD_ARG_EVENTS, "EVENTS",
+	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)" },
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
@@ -182,7 +184,7 @@ static const struct td_opt decode_opts[] = {
 
 const struct cmd td_cmds[] = {
 	{ "load", do_load,
-	  "load [--backend module|bpf|auto] [--module PATH] [--events SET] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
+	  "load [--backend module|bpf|auto] [--module PATH] [-s NAME | -e EVENTS] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
 	  load_opts, 0 },
 	{ "unload", do_unload, "unload", help_only_opts, 0 },
 	{ "status", do_status, "status", help_only_opts, 0 },

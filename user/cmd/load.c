@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tdctl load / unload: insert or remove the module through libkmod and
- * start or stop the collection with the event set chosen for this CPU.
+ * tdctl load: insert the module through libkmod and start the collection
+ * with the event set chosen for this CPU, a set by name, or the events
+ * given in perf's syntax (evset/events.c).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libkmod.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +18,6 @@
 #include "live/device.h"
 #include "evset/evset.h"
 #include "cli/tdctl.h"
-
-#define TD_MODULE_NAME "topdown"
 
 /* soft: say why it failed as information (--backend auto goes on). */
 static int insert_module(const char *path, bool soft)
@@ -72,30 +70,6 @@ out:
 		kmod_module_unref(mod);
 	if (list)
 		kmod_module_unref_list(list);
-	kmod_unref(ctx);
-	return err ? -1 : 0;
-}
-
-static int remove_module(void)
-{
-	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
-	struct kmod_module *mod = NULL;
-	int err;
-
-	if (!ctx) {
-		p_err("libkmod: cannot create a context");
-		return -1;
-	}
-	err = kmod_module_new_from_name(ctx, TD_MODULE_NAME, &mod);
-	if (!err)
-		err = kmod_module_remove_module(mod, 0);
-	if (err == -EBUSY || err == -EAGAIN)
-		p_err("module %s is in use: a process still has %s open",
-		      TD_MODULE_NAME, TOPDOWN_DEVICE);
-	else if (err)
-		p_err("removing module %s: %s", TD_MODULE_NAME, strerror(-err));
-	if (mod)
-		kmod_module_unref(mod);
 	kmod_unref(ctx);
 	return err ? -1 : 0;
 }
@@ -195,49 +169,88 @@ static bool module_running(void)
 	return running;
 }
 
-static void load_usage(FILE *f)
+static void load_desc(char *desc, size_t n)
 {
-	char desc[640];
-
-	snprintf(desc, sizeof(desc),
+	snprintf(desc, n,
 		 "Insert the topdown module (by name from /lib/modules, or PATH) and\n"
-		 "start collecting with the event set chosen for this CPU ('%s list').\n"
-		 "The ring size is a power of two (default %u bytes), the watermark\n"
-		 "defaults to a quarter of it; without --overwrite a full ring drops\n"
-		 "new records and counts them.\n", bin_name, TOPDOWN_RING_DEFAULT_SIZE);
-	td_cmd_usage(f, "load", desc);
+		 "start collecting with the event set chosen for this CPU ('%s list'),\n"
+		 "the set NAME, or the events EVENTS in perf's syntax (cycles,\n"
+		 "instructions:u, rNNNN, PMU/event=..,umask=../, at most %d; -e may\n"
+		 "be repeated). The ring size is a power of two (default %u bytes),\n"
+		 "the watermark defaults to a quarter of it; without --overwrite a\n"
+		 "full ring drops new records and counts them.\n", bin_name,
+		 TOPDOWN_MAX_EVENTS, TOPDOWN_RING_DEFAULT_SIZE);
+}
+
+/* Append one -e argument to the comma-separated list. */
+static int add_events(char *list, size_t n, const char *arg)
+{
+	size_t l = strlen(list);
+
+	if (snprintf(list + l, n - l, "%s%s", l ? "," : "", arg) >=
+	    (int)(n - l)) {
+		p_err("--events: the event list is too long");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The plan: --events EVENTS in perf's syntax, or a set (--set NAME, or
+ * automatically). A set's name given to --events is taken as --set.
+ */
+static int choose_plan(const char *set, const char *events,
+		       struct td_plan *plan)
+{
+	struct td_cpu_info *ci;
+	char err[512];
+	int ret;
+
+	ci = td_detect("", err, sizeof(err));
+	if (!ci) {
+		p_err("detecting the CPU: %s", err);
+		return -1;
+	}
+	if (*events && !set && td_set_exists(events))
+		set = events;
+	if (*events && set != events)
+		ret = td_plan_events(ci, "", events, plan, err, sizeof(err));
+	else
+		ret = td_plan_for(ci, set, plan, err, sizeof(err));
+	td_cpu_info_free(ci);
+	if (ret)
+		p_err("%s", err);
+	return ret;
 }
 
 int do_load(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "module", required_argument, NULL, 'm' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "ring-size", required_argument, NULL, 'r' },
-		{ "watermark", required_argument, NULL, 'w' },
-		{ "overwrite", no_argument, NULL, 'o' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *module = NULL, *set = NULL;
 	unsigned long long ring = 0, wm = 0;
+	char events[4096] = "", desc[768];
 	struct topdown_config cfg;
-	struct td_cpu_info *ci;
 	struct td_plan plan;
+	struct td_src src_mod = { .kind = TD_BACKEND_MODULE, .cfg_fd = -1,
+				  .cpu_fd = -1 };
 	enum td_backend backend = TD_BACKEND_MODULE;
 	bool overwrite = false;
 	uint32_t no_counter = 0;
-	char err[512];
+	struct td_getopt g;
 	int opt, fd, ret = -1;
 
-	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) >= 0) {
+	load_desc(desc, sizeof(desc));
+	td_getopt_build(&g, "load", desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'm':
 			module = optarg;
 			break;
-		case 'e':
+		case 's':
 			set = optarg;
+			break;
+		case 'e':
+			if (add_events(events, sizeof(events), optarg))
+				return -1;
 			break;
 		case 'r':
 			if (parse_u64("--ring-size", optarg, TOPDOWN_RING_MAX_SIZE, &ring))
@@ -252,7 +265,7 @@ int do_load(int argc, char **argv)
 			if (parse_u64("--watermark", optarg, TOPDOWN_RING_MAX_SIZE, &wm))
 				return -1;
 			break;
-		case 'o':
+		case 'O':
 			overwrite = true;
 			break;
 		case 'b':
@@ -262,16 +275,14 @@ int do_load(int argc, char **argv)
 				return -1;
 			}
 			break;
-		case 'h':
-			load_usage(stdout);
-			return 0;
-		default:
-			load_usage(stderr);
-			return -1;
 		}
 	}
-	if (optind < argc) {
-		p_err("unexpected argument '%s'", argv[optind]);
+	ret = td_getopt_end(opt, argc, argv, false);
+	if (ret <= 0)
+		return ret;
+	ret = -1;
+	if (set && *events) {
+		p_err("--set and --events exclude each other: a set names its own events");
 		return -1;
 	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
@@ -283,18 +294,9 @@ int do_load(int argc, char **argv)
 		return -1;
 	}
 
-	/* Choose the events first: a wrong --events changes nothing. */
-	ci = td_detect("", err, sizeof(err));
-	if (!ci) {
-		p_err("detecting the CPU: %s", err);
+	/* Choose the events first: a wrong --set or --events changes nothing. */
+	if (choose_plan(set, events, &plan))
 		return -1;
-	}
-	if (td_plan_for(ci, set, &plan, err, sizeof(err))) {
-		p_err("%s", err);
-		td_cpu_info_free(ci);
-		return -1;
-	}
-	td_cpu_info_free(ci);
 
 	build_config(&plan, &cfg);
 	cfg.ring_size = ring;
@@ -309,13 +311,13 @@ int do_load(int argc, char **argv)
 	if (backend == TD_BACKEND_NONE) {	/* auto */
 		char why[256];
 
-		if (td_module_loaded() || !insert_module(module, true)) {
-			backend = TD_BACKEND_MODULE;
-		} else if (td_bpf_usable(why, sizeof(why))) {
-			p_err("neither backend can run: the module did not load, and %s",
-			      why);
-			return -1;
-		} else {
+		backend = TD_BACKEND_MODULE;
+		if (!td_module_loaded() && insert_module(module, true)) {
+			if (td_bpf_usable(why, sizeof(why))) {
+				p_err("neither backend can run: the module did not load, and %s",
+				      why);
+				return -1;
+			}
 			backend = TD_BACKEND_BPF;
 		}
 		p_info("--backend auto: using the %s", backend == TD_BACKEND_BPF ?
@@ -368,8 +370,8 @@ int do_load(int argc, char **argv)
 		explain_start_error(fd, &cfg, errno);
 		goto out;
 	}
-	no_counter = start_no_counter(&(struct td_src){ .kind = TD_BACKEND_MODULE,
-			.fd = fd, .cfg_fd = -1, .cpu_fd = -1 }, &cfg);
+	src_mod.fd = fd;
+	no_counter = start_no_counter(&src_mod, &cfg);
 done:
 	ret = 0;
 	if (json_output) {
@@ -420,83 +422,12 @@ done:
 		csvw_str(&w, td_backend_name(backend));
 		csvw_end_row(&w);
 	} else {
-		printf("collecting with event set '%s': %s\n", plan.set, plan.why);
+		printf("collecting with event set '%s'%s: %s\n", plan.set,
+		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",
+		       plan.why);
 	}
 out:
-	close(fd);
-	return ret;
-}
-
-/* Open files of the module (its refcount), or -1 if unknown. */
-static long module_refcnt(void)
-{
-	FILE *f = fopen("/sys/module/" TD_MODULE_NAME "/refcnt", "r");
-	long n = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
-int do_unload(int argc, char **argv)
-{
-	bool bpf = td_bpf_active();
-	int fd;
-
-	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			td_cmd_usage(stdout, "unload",
-				     "Stop the collection and remove the module, or the BPF backend's\n"
-				     "program, counters and pins, whichever is active.\n");
-			return 0;
-		}
-		p_err("unexpected argument '%s'", argv[1]);
-		return -1;
-	}
-	if (bpf) {
-		if (td_bpf_unload())
-			return -1;
-		goto done;
-	}
-	if (!td_module_loaded()) {
-		p_err("the topdown module is not loaded");
-		return -1;
-	}
-	/* Refuse before stopping anything if someone has the device open. */
-	if (module_refcnt() > 0) {
-		p_err("module %s is in use: a process still has %s open",
-		      TD_MODULE_NAME, TOPDOWN_DEVICE);
-		return -1;
-	}
-	fd = td_dev_open(true);
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, TOPDOWN_IOC_STOP) && errno != EALREADY) {
-		p_err("stopping the collection: %s", strerror(errno));
+	if (fd >= 0)
 		close(fd);
-		return -1;
-	}
-	close(fd);
-	if (remove_module())
-		return -1;
-done:
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_bool_field(json_wtr, "unloaded", true);
-		jsonw_end_object(json_wtr);
-	} else if (csv_output) {
-		static const char *const fields[] = { "unloaded", NULL };
-		struct csv_writer w;
-
-		csvw_init(&w, stdout);
-		csvw_header(&w, fields);
-		csvw_bool(&w, true);
-		csvw_end_row(&w);
-	} else {
-		printf("%s unloaded\n", bpf ? "topdown BPF backend" : "topdown module");
-	}
-	return 0;
+	return ret;
 }

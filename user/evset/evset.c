@@ -44,6 +44,11 @@ const struct td_set *td_set_find(const char *name)
 	return NULL;
 }
 
+bool td_set_exists(const char *name)
+{
+	return td_set_find(name) != NULL;
+}
+
 int td_set_fit(const struct td_set *s, const struct td_cpu_info *ci,
 	       char *why, size_t n)
 {
@@ -166,8 +171,8 @@ static void list_valid(const struct td_cpu_info *ci, char *buf, size_t len)
 	}
 }
 
-static const struct td_pmu *sel_pmu(const struct td_cpu_info *ci,
-				    enum td_pmu_sel sel)
+const struct td_pmu *td_sel_pmu(const struct td_cpu_info *ci,
+				enum td_pmu_sel sel)
 {
 	int i = -1;
 
@@ -188,7 +193,7 @@ static const struct td_pmu *sel_pmu(const struct td_cpu_info *ci,
 }
 
 /* Does the PMU cover every possible CPU? */
-static bool covers_all(const struct td_cpu_info *ci, const struct td_pmu *p)
+bool td_pmu_covers_all(const struct td_cpu_info *ci, const struct td_pmu *p)
 {
 	if (!p->has_cpus)
 		return true;
@@ -207,7 +212,7 @@ unsigned int td_set_slots(const struct td_set *s,
 	if (!s->def_slots)
 		return 0;
 	if (s->slots_from_caps && ci) {
-		p = sel_pmu(ci, TD_PMU_MAIN);
+		p = td_sel_pmu(ci, TD_PMU_MAIN);
 		if (p && p->slots)
 			return p->slots;
 	}
@@ -255,7 +260,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 				 set_name, why, valid);
 			return -1;
 		}
-		snprintf(plan->why, sizeof(plan->why), "requested with --events: %s",
+		snprintf(plan->why, sizeof(plan->why), "requested by name: %s",
 			 why);
 	} else {
 		for (int i = 0; i < td_nr_sets && !s; i++) {
@@ -298,7 +303,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 			e->type = PERF_TYPE_SOFTWARE;
 			break;
 		case TD_EV_RAW:
-			p = sel_pmu(ci, t->pmu);
+			p = td_sel_pmu(ci, t->pmu);
 			if (!p) {
 				snprintf(err, errlen,
 					 "event set '%s': no PMU for event %s",
@@ -306,7 +311,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 				return -1;
 			}
 			e->type = p->type;
-			if (!covers_all(ci, p)) {
+			if (!td_pmu_covers_all(ci, p)) {
 				e->all_cpus = false;
 				memcpy(e->cpus, p->cpus, sizeof(e->cpus));
 			}
@@ -349,6 +354,9 @@ int td_decoder_from_label(struct td_decoder *d, const char *label,
 		snprintf(err, errlen, "malformed label '%s'", label);
 		return -1;
 	}
+	if (!strncmp(label, "set=events", 10) &&
+	    (!label[10] || label[10] == ' '))
+		return td_events_decoder(d, label, nr, err, errlen);
 	strcpy(buf, label);
 	for (tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {

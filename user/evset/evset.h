@@ -60,6 +60,24 @@ struct td_plan {
 int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 		struct td_plan *plan, char *err, size_t errlen);
 
+/* An event set of that name exists (whether or not it fits here). */
+bool td_set_exists(const char *name);
+
+/* Resolve perf's event syntax (tdctl load --events: "cycles,instructions:u",
+ * "rNNNN", "PMU/event=..,umask=../", ...) for this machine into a plan of
+ * set "events" whose label tells readers what the counts decode to. root
+ * as for td_detect() (the PMUs' format/ and events/ files are read there).
+ * Returns 0, or -1 with a message in err.
+ */
+int td_plan_events(const struct td_cpu_info *ci, const char *root,
+		   const char *spec, struct td_plan *plan, char *err,
+		   size_t errlen);
+
+/* perf's hardware and software event names, i from 0 until NULL (for
+ * completion).
+ */
+const char *td_event_name(int i);
+
 struct td_metric {
 	const char *name;	/* e.g. "retiring", "ipc", "frontend_bound" */
 	double value;		/* fractions in 0..1 for TopDown classes */

@@ -125,6 +125,28 @@ extern const struct td_set td_set_intel_snb, td_set_intel_skl,
 	td_set_arm_neoverse_v1, td_set_arm_neoverse_v2,
 	td_set_arm_stall_cycles, td_set_generic, td_set_software;
 
+/* The PMU a template's TD_PMU_* selects on this machine, or NULL. */
+const struct td_pmu *td_sel_pmu(const struct td_cpu_info *ci,
+				enum td_pmu_sel sel);
+/* The PMU counts on every possible CPU (no cpus file, or all of them). */
+bool td_pmu_covers_all(const struct td_cpu_info *ci, const struct td_pmu *p);
+
+/* The pseudo set of an --events collection (events.c), not in td_sets. */
+extern const struct td_set td_set_events;
+
+/* A name perf knows for this CPU (case-insensitive): an alias in a core
+ * PMU's events/ directory under root, or an event of a set that fits.
+ * The hook for further tables of perf's names. 0 with e's type, config*
+ * and CPUs set, or -1 with a message in err.
+ */
+int td_event_alias(const struct td_cpu_info *ci, const char *root,
+		   const char *name, struct td_evsel *e, char *err,
+		   size_t errlen);
+
+/* The decoder of a "set=events ..." label for nr events (events.c). */
+int td_events_decoder(struct td_decoder *d, const char *label, int nr,
+		      char *err, size_t errlen);
+
 /* A hardware core PMU exists; *name gets its name. */
 bool td_has_hw_pmu(const struct td_cpu_info *ci, const char **name);
 

@@ -43,7 +43,9 @@ enum td_backend td_backend_active(void)
 
 int td_src_open(struct td_src *s, bool write)
 {
-	s->fd = s->cfg_fd = s->cpu_fd = -1;
+	s->fd = -1;
+	s->cfg_fd = -1;
+	s->cpu_fd = -1;
 	if (td_bpf_active())
 		return td_bpf_src_open(s);
 	s->kind = TD_BACKEND_MODULE;
@@ -74,7 +76,9 @@ void td_src_close(struct td_src *s)
 		close(s->cfg_fd);
 	if (s->cpu_fd >= 0)
 		close(s->cpu_fd);
-	s->fd = s->cfg_fd = s->cpu_fd = -1;
+	s->fd = -1;
+	s->cfg_fd = -1;
+	s->cpu_fd = -1;
 	s->kind = TD_BACKEND_NONE;
 }
 
@@ -82,7 +86,9 @@ int td_reader_open(struct td_reader *r)
 {
 	if (td_bpf_active()) {
 		memset(r, 0, sizeof(*r));
-		r->src.fd = r->src.cfg_fd = r->src.cpu_fd = -1;
+		r->src.fd = -1;
+		r->src.cfg_fd = -1;
+		r->src.cpu_fd = -1;
 		return td_bpf_reader_open(r);
 	}
 	return td_dev_reader_open(r);

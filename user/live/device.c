@@ -237,7 +237,9 @@ int td_dev_reader_open(struct td_reader *r)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	memset(r, 0, sizeof(*r));
-	r->src.fd = r->src.cfg_fd = r->src.cpu_fd = -1;
+	r->src.fd = -1;
+	r->src.cfg_fd = -1;
+	r->src.cpu_fd = -1;
 	/* Writable: the reader stores its consumer_pos in the ring. */
 	r->fd = td_dev_open(true);
 	if (r->fd < 0)

@@ -23,6 +23,9 @@
 int td_dev_open(bool write);
 /* 0 if tdctl can work with a module reporting *st, else -1 and why. */
 int td_abi_check(const struct topdown_status *st, char *err, size_t len);
+/* The module's name for libkmod and /sys/module. */
+#define TD_MODULE_NAME "topdown"
+
 /* True if the module is loaded (whether or not the node exists yet). */
 bool td_module_loaded(void);
 

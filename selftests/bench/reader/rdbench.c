@@ -58,6 +58,12 @@
 #include "evset/evset.h"
 #include "file/tdfile.h"
 
+#define RDBENCH_USAGE \
+	"usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K]" \
+	" [--live [--rate R]] -- TDCTL-ARGS...\n" \
+	"       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K]" \
+	" --write FILE"
+
 int tdctl_main(int argc, char **argv);
 
 int __real_open(const char *path, int flags, ...);
@@ -288,8 +294,7 @@ int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 		return 1;
 	}
 	if (timeout > 0)
-		nanosleep(&(struct timespec){ timeout / 1000,
-					      (timeout % 1000) * 1000000L },
+		nanosleep(&(struct timespec){ timeout / 1000, (timeout % 1000) * 1000000L },
 			  NULL);
 	return 0;
 }
@@ -358,7 +363,8 @@ static void gen_record(int c, uint64_t i, uint64_t *t,
 	snprintf(rec->comm, sizeof(rec->comm), "%s",
 		 comms[task % (sizeof(comms) / sizeof(comms[0]))]);
 	if (roll < 40) {		/* 4%: the idle task */
-		rec->pid = rec->tgid = 0;
+		rec->pid = 0;
+		rec->tgid = 0;
 		rec->flags |= TOPDOWN_REC_IDLE;
 		snprintf(rec->comm, sizeof(rec->comm), "swapper/%u",
 			 (unsigned int)c % 10000);
@@ -488,24 +494,40 @@ int main(int argc, char **argv)
 	fake.nr_cpus = 4;
 	while ((opt = getopt_long(argc, argv, "+n:", opts, NULL)) >= 0) {
 		switch (opt) {
-		case 'f': fixture = optarg; break;
-		case 's': set = optarg; break;
-		case 'n': records = atol(optarg); break;
-		case 'c': fake.nr_cpus = atoi(optarg); break;
-		case 'r': repeat = atol(optarg); break;
-		case 'w': write = optarg; break;
-		case 'k': chunk = atol(optarg); break;
-		case 'l': fake.live = true; break;
-		case 'R': fake.rate = atof(optarg); break;
+		case 'f':
+			fixture = optarg;
+			break;
+		case 's':
+			set = optarg;
+			break;
+		case 'n':
+			records = atol(optarg);
+			break;
+		case 'c':
+			fake.nr_cpus = atoi(optarg);
+			break;
+		case 'r':
+			repeat = atol(optarg);
+			break;
+		case 'w':
+			write = optarg;
+			break;
+		case 'k':
+			chunk = atol(optarg);
+			break;
+		case 'l':
+			fake.live = true;
+			break;
+		case 'R':
+			fake.rate = atof(optarg);
+			break;
 		default:
-			die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live [--rate R]] -- TDCTL-ARGS...\n"
-			    "       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K] --write FILE");
+			die(RDBENCH_USAGE);
 		}
 	}
 	if (!fixture || (optind >= argc && !write) || records < 1 ||
 	    fake.nr_cpus < 1 || repeat < 1 || chunk < 1)
-		die("usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K] [--live [--rate R]] -- TDCTL-ARGS...\n"
-			    "       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K] --write FILE");
+		die(RDBENCH_USAGE);
 
 	first = optind;
 	ci = td_detect(fixture, err, sizeof(err));

@@ -616,7 +616,8 @@ int td_bpf_reader_open(struct td_reader *r)
 		return -1;
 	}
 	r->bpf = b;
-	b->ring_fd = b->seen_fd = -1;
+	b->ring_fd = -1;
+	b->seen_fd = -1;
 	if (lock_dir(r->src.fd, false) || read_config(&r->src, &bc))
 		goto fail;
 	r->cfg = bc.cfg;

@@ -194,11 +194,13 @@ TEST_F(t, config_and_status_size_limits)
 	EXPECT_EQ(E2BIG, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, 16383), buf));
 	/* Size bits below VER0 are not our ioctls. */
 	*(uint32_t *)buf = TOPDOWN_CONFIG_SIZE_VER0;
-	EXPECT_EQ(ENOTTY, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE,
-						      TOPDOWN_CONFIG_SIZE_VER0 - 1), buf));
+	EXPECT_EQ(ENOTTY, xioctl(self->fd,
+				 cmd_sized(TOPDOWN_IOC_CONFIGURE, TOPDOWN_CONFIG_SIZE_VER0 - 1),
+				 buf));
 	EXPECT_EQ(ENOTTY, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_GET_CONFIG, 8), buf));
-	EXPECT_EQ(ENOTTY, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_STATUS,
-						      TOPDOWN_STATUS_SIZE_VER0 - 1), buf));
+	EXPECT_EQ(ENOTTY, xioctl(self->fd,
+				 cmd_sized(TOPDOWN_IOC_STATUS, TOPDOWN_STATUS_SIZE_VER0 - 1),
+				 buf));
 	EXPECT_EQ(ENOTTY, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_START, 8), buf));
 
 	/* STATUS: VER0 - 1 is EINVAL, VER0 writes exactly VER0 bytes. */
@@ -302,7 +304,8 @@ TEST_F(t, passed_descriptor_without_perfmon_cannot_start)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status))
-		TH_LOG("child without capabilities: failure bits %#x (1 CONFIGURE, 2 START, 4/8 STATUS, 16 open)",
+		TH_LOG("child without capabilities: failure bits %#x (1 CONFIGURE, 2 START, 4/8 "
+		       "STATUS, 16 open)",
 		       WEXITSTATUS(status));
 }
 
@@ -348,7 +351,8 @@ TEST_F(t, other_pid_namespace_refused)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status))
-		TH_LOG("in a new pid namespace: failure bits %#x (1 pid, 2 open, 4 mmap; 100+ setup)",
+		TH_LOG("in a new pid namespace: failure bits %#x (1 pid, 2 open, 4 mmap; 100+ "
+		       "setup)",
 		       WEXITSTATUS(status));
 }
 
@@ -405,7 +409,8 @@ TEST_F(t, only_core_and_software_pmus_accepted)
 	EXPECT_EQ(0, configure_one(self->fd, PERF_TYPE_RAW, 0x11, 0));
 	/* Tracepoints and breakpoints trace, they do not count. */
 	EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, PERF_TYPE_TRACEPOINT,
-					    td_sched_switch_id() > 0 ? td_sched_switch_id() : 1, 0));
+					    td_sched_switch_id() > 0 ?
+					    td_sched_switch_id() : 1, 0));
 	EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, PERF_TYPE_BREAKPOINT, 0, 0));
 	/* The refusals changed nothing. */
 	EXPECT_EQ(16384, cur_ring_size(self->fd));
@@ -587,22 +592,13 @@ struct pinger {
 	volatile int *stop;
 };
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* Two of these, pinned to one CPU, bounce a byte: a switch each time. */
 static void *ping(void *arg)
 {
 	struct pinger *p = arg;
 	char c = 0;
 
-	pin(p->cpu);
+	td_pin_cpu(p->cpu);
 	while (!*p->stop) {
 		if (write(p->wfd, &c, 1) != 1 || read(p->rfd, &c, 1) != 1)
 			break;
@@ -666,7 +662,7 @@ TEST_F_TIMEOUT(t, overwrite_slow_reader_never_accepts_torn_records, 300)
 	pg[0] = (struct pinger){ pcpu, ba[0], ab[1], &stop };
 	pg[1] = (struct pinger){ pcpu, ab[0], ba[1], &stop };
 	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
-	pin(0);
+	td_pin_cpu(0);
 	pthread_create(&th[0], NULL, ping, &pg[0]);
 	pthread_create(&th[1], NULL, ping, &pg[1]);
 	while (__atomic_load_n(&r.prod->producer_pos, __ATOMIC_ACQUIRE) < 2 * ring)
@@ -698,7 +694,8 @@ TEST_F_TIMEOUT(t, overwrite_slow_reader_never_accepts_torn_records, 300)
 		    a.cpu != pcpu || b.cpu != pcpu ||
 		    b.time_ns - b.duration_ns != a.time_ns) {
 			if (torn < 5)
-				TH_LOG("accepted torn record at %llu: seq %llu/%llu cpu %u/%u, time %llu, next starts at %llu",
+				TH_LOG("accepted torn record at %llu: seq %llu/%llu cpu %u/%u, "
+				       "time %llu, next starts at %llu",
 				       (unsigned long long)p, (unsigned long long)a.seq,
 				       (unsigned long long)b.seq, a.cpu, b.cpu,
 				       (unsigned long long)a.time_ns,

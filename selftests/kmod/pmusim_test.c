@@ -54,6 +54,8 @@
 #include <linux/topdown.h>
 
 #include "kselftest_harness.h"
+#include "td_common.h"
+#include "td_json.h"
 
 #define SIM_DIR		"/sys/kernel/debug/td_pmusim"
 #define SIM_TYPE	"/sys/bus/event_source/devices/td_pmusim/type"
@@ -66,96 +68,6 @@
 #define EPS		1e-12
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
-static int write_fmt(const char *path, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return write_str(path, buf);
-}
-
-/* Whole file, NUL-terminated; NULL on error. */
-static char *read_file(const char *path)
-{
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += n;
-		if (cap - len < 2) {
-			char *p = realloc(buf, cap * 2);
-
-			if (!p)
-				break;
-			buf = p;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
-}
-
-static int mkdirs(const char *path)
-{
-	char tmp[512];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static int put_file(const char *path, const char *fmt, ...)
-{
-	char dir[512], buf[8192];
-	va_list ap;
-	FILE *f;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	*strrchr(dir, '/') = '\0';
-	if (mkdirs(dir))
-		return -1;
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fputs(buf, f);
-	return fclose(f);
-}
 
 /*
  * Run argv with stdin from @in (or /dev/null), stdout to @out and stderr
@@ -192,7 +104,7 @@ static int run(const char *in, const char *out, const char *const argv[])
 /* Print a file as TAP diagnostics. */
 static void show(const char *path)
 {
-	char *s = read_file(path);
+	char *s = td_read_file(path);
 	char *line, *save = NULL;
 	int n = 0;
 
@@ -215,15 +127,6 @@ static int online_cpus(int *cpus)
 		if (CPU_ISSET(c, &set))
 			cpus[n++] = c;
 	return n;
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static int unpin(const int *cpus, int n)
@@ -262,24 +165,9 @@ static int allow_sim_type(int type)
 	return fclose(f) ? -errno : ret;
 }
 
-static int load_sim(void)
-{
-	const char *ko = getenv("TD_PMUSIM_KO");
-	int fd, ret;
-
-	if (module_loaded("td_pmusim"))
-		return 0;
-	fd = open(ko ? ko : "/selftests/td_pmusim.ko", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 static int sim_type(void)
 {
-	char *s = read_file(SIM_TYPE);
+	char *s = td_read_file(SIM_TYPE);
 	int t = s ? atoi(s) : -1;
 
 	free(s);
@@ -297,7 +185,7 @@ struct sim_counts {
 
 static int sim_read_counts(struct sim_counts *sc)
 {
-	char *s = read_file(SIM_DIR "/counts"), *line, *save = NULL;
+	char *s = td_read_file(SIM_DIR "/counts"), *line, *save = NULL;
 	int lines = 0;
 
 	if (!s)
@@ -307,7 +195,8 @@ static int sim_read_counts(struct sim_counts *sc)
 		unsigned long long u, t, r, v[SIM_NR];
 		int cpu;
 
-		if (sscanf(line, "cpu %d units %llu ticks %llu reads %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		if (sscanf(line, "cpu %d units %llu ticks %llu reads %llu %llu %llu %llu %llu "
+				 "%llu %llu %llu %llu",
 			   &cpu, &u, &t, &r, &v[0], &v[1], &v[2], &v[3], &v[4],
 			   &v[5], &v[6], &v[7]) != 12 || cpu < 0 || cpu >= MAX_CPUS)
 			continue;
@@ -321,7 +210,7 @@ static int sim_read_counts(struct sim_counts *sc)
 	if (!lines)
 		return -1;
 
-	s = read_file(SIM_DIR "/reads");
+	s = td_read_file(SIM_DIR "/reads");
 	if (!s)
 		return -1;
 	lines = 0;
@@ -363,7 +252,7 @@ static int sim_read_counts(struct sim_counts *sc)
 /* Index of counter @name in the simulator's current layout, or -1. */
 static int sim_index(const char *name)
 {
-	char *s = read_file(SIM_DIR "/layout"), *line, *save = NULL;
+	char *s = td_read_file(SIM_DIR "/layout"), *line, *save = NULL;
 	int ret = -1;
 
 	if (!s)
@@ -384,7 +273,7 @@ static int sim_index(const char *name)
 /* Work units the simulator counted for the profile of @comm. */
 static long long sim_profile_units(const char *comm)
 {
-	char *s = read_file(SIM_DIR "/profiles"), *line, *save = NULL;
+	char *s = td_read_file(SIM_DIR "/profiles"), *line, *save = NULL;
 	long long ret = -1;
 	char key[64];
 
@@ -396,250 +285,6 @@ static long long sim_profile_units(const char *comm)
 			ret = atoll(line + strlen(key));
 	free(s);
 	return ret;
-}
-
-/* ---- a small JSON reader (for tdctl's output) --------------------------- */
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jv {
-	enum jtype t;
-	char *s;		/* J_STR: the string; J_NUM: its text */
-	bool b;
-	int n;
-	char **keys;		/* J_OBJ */
-	struct jv **kids;	/* J_ARR, J_OBJ */
-};
-
-static void jfree(struct jv *v)
-{
-	if (!v)
-		return;
-	for (int i = 0; i < v->n; i++) {
-		jfree(v->kids[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->kids);
-	free(v->keys);
-	free(v->s);
-	free(v);
-}
-
-static void jws(const char **p)
-{
-	while (isspace((unsigned char)**p))
-		(*p)++;
-}
-
-static char *jstring(const char **p)
-{
-	size_t cap = 32, n = 0;
-	char *out = malloc(cap);
-
-	if (**p != '"' || !out) {
-		free(out);
-		return NULL;
-	}
-	(*p)++;
-	while (**p && **p != '"') {
-		char c = *(*p)++;
-
-		if (c == '\\') {
-			c = *(*p)++;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'u':	/* control characters only: keep a '?' */
-				for (int i = 0; i < 4 && **p; i++)
-					(*p)++;
-				c = '?';
-				break;
-			case '\0':
-				free(out);
-				return NULL;
-			default:
-				break;
-			}
-		}
-		if (n + 2 > cap) {
-			char *q = realloc(out, cap *= 2);
-
-			if (!q) {
-				free(out);
-				return NULL;
-			}
-			out = q;
-		}
-		out[n++] = c;
-	}
-	if (**p != '"') {
-		free(out);
-		return NULL;
-	}
-	(*p)++;
-	out[n] = '\0';
-	return out;
-}
-
-static struct jv *jparse(const char **p);
-
-static int jadd(struct jv *v, char *key, struct jv *kid)
-{
-	struct jv **k = realloc(v->kids, (v->n + 1) * sizeof(*k));
-
-	if (!k)
-		return -1;
-	v->kids = k;
-	if (v->t == J_OBJ) {
-		char **ks = realloc(v->keys, (v->n + 1) * sizeof(*ks));
-
-		if (!ks)
-			return -1;
-		v->keys = ks;
-		v->keys[v->n] = key;
-	}
-	v->kids[v->n++] = kid;
-	return 0;
-}
-
-static struct jv *jparse(const char **p)
-{
-	struct jv *v = calloc(1, sizeof(*v));
-	char close;
-
-	if (!v)
-		return NULL;
-	jws(p);
-	switch (**p) {
-	case '{':
-	case '[':
-		v->t = **p == '{' ? J_OBJ : J_ARR;
-		close = **p == '{' ? '}' : ']';
-		(*p)++;
-		jws(p);
-		if (**p == close) {
-			(*p)++;
-			return v;
-		}
-		for (;;) {
-			char *key = NULL;
-			struct jv *kid;
-
-			jws(p);
-			if (v->t == J_OBJ) {
-				key = jstring(p);
-				jws(p);
-				if (!key || **p != ':') {
-					free(key);
-					goto bad;
-				}
-				(*p)++;
-			}
-			kid = jparse(p);
-			if (!kid || jadd(v, key, kid)) {
-				free(key);
-				jfree(kid);
-				goto bad;
-			}
-			jws(p);
-			if (**p == ',') {
-				(*p)++;
-				continue;
-			}
-			if (**p != close)
-				goto bad;
-			(*p)++;
-			return v;
-		}
-	case '"':
-		v->t = J_STR;
-		v->s = jstring(p);
-		if (!v->s)
-			goto bad;
-		return v;
-	case 't':
-	case 'f':
-	case 'n':
-		v->t = **p == 'n' ? J_NULL : J_BOOL;
-		v->b = **p == 't';
-		if (strncmp(*p, v->t == J_NULL ? "null" : v->b ? "true" : "false",
-			    v->t == J_NULL ? 4 : v->b ? 4 : 5))
-			goto bad;
-		*p += v->t == J_NULL ? 4 : v->b ? 4 : 5;
-		return v;
-	default: {
-		const char *s = *p;
-
-		while (**p && strchr("+-0123456789.eE", **p))
-			(*p)++;
-		if (*p == s)
-			goto bad;
-		v->t = J_NUM;
-		v->s = strndup(s, *p - s);
-		return v;
-	}
-	}
-bad:
-	jfree(v);
-	return NULL;
-}
-
-static struct jv *jparse_file(const char *path)
-{
-	char *s = read_file(path);
-	const char *p = s;
-	struct jv *v;
-
-	if (!s)
-		return NULL;
-	v = jparse(&p);
-	jws(&p);
-	if (v && *p) {		/* trailing garbage */
-		jfree(v);
-		v = NULL;
-	}
-	free(s);
-	return v;
-}
-
-static struct jv *jget(const struct jv *o, const char *key)
-{
-	if (!o || o->t != J_OBJ)
-		return NULL;
-	for (int i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], key))
-			return o->kids[i];
-	return NULL;
-}
-
-static bool ju64(const struct jv *v, uint64_t *out)
-{
-	char *end;
-
-	if (!v || v->t != J_NUM || !isdigit((unsigned char)v->s[0]))
-		return false;
-	errno = 0;
-	*out = strtoull(v->s, &end, 10);
-	return !errno && !*end;
-}
-
-static bool jdbl(const struct jv *v, double *out)
-{
-	char *end;
-
-	if (!v || v->t != J_NUM)
-		return false;
-	*out = strtod(v->s, &end);
-	return !*end;
-}
-
-static const char *jstr(const struct jv *v)
-{
-	return v && v->t == J_STR ? v->s : NULL;
 }
 
 /* ---- machines, profiles and expectations -------------------------------- */
@@ -861,7 +506,7 @@ static void child_work(const char *comm, int child, const int *cpus, int ncpu)
 				   (unsigned long long)units_of(child, i));
 
 		if (i % 8 == 0 && ncpu > 1)
-			pin(cpus[(child + i / 8) % ncpu]);
+			td_pin_cpu(cpus[(child + i / 8) % ncpu]);
 		if (write(fd, buf, len) != len)
 			_exit(11);
 		if (i % 5 == 4)
@@ -906,16 +551,16 @@ static int set_profiles(const struct machine *m, const char *self_comm)
 	char cmd[512];
 	int ret;
 
-	ret = write_str(SIM_DIR "/profiles", "clear");
+	ret = td_write_file(SIM_DIR "/profiles", "clear");
 	/* The test and its children before they rename: counted as nothing. */
-	ret = ret ?: write_fmt(SIM_DIR "/profiles", "comm=%s", self_comm);
+	ret = ret ?: td_write_fmt(SIM_DIR "/profiles", "comm=%s", self_comm);
 	for (int p = 0; p < 2 && !ret; p++) {
 		int n = snprintf(cmd, sizeof(cmd), "comm=%s", m->p[p].comm);
 
 		for (int i = 0; i < m->nr; i++)
 			n += snprintf(cmd + n, sizeof(cmd) - n, " %s=%llu", m->ev[i],
 				      (unsigned long long)m->p[p].rate[i]);
-		ret = write_str(SIM_DIR "/profiles", cmd);
+		ret = td_write_file(SIM_DIR "/profiles", cmd);
 	}
 	/* Background: every other task, idle included, at timer ticks. */
 	if (!ret) {
@@ -924,7 +569,7 @@ static int set_profiles(const struct machine *m, const char *self_comm)
 		for (int i = 0; i < m->nr; i++)
 			n += snprintf(cmd + n, sizeof(cmd) - n, " %s=%llu", m->ev[i],
 				      (unsigned long long)bg_rate(i));
-		ret = write_str(SIM_DIR "/profiles", cmd);
+		ret = td_write_file(SIM_DIR "/profiles", cmd);
 	}
 	return ret;
 }
@@ -935,7 +580,8 @@ static int run_workload(struct session *s)
 	pid_t pids[2 * CHILDREN_PER_PROFILE];
 	int n = 0, bad = 0;
 
-	s->units[0] = s->units[1] = 0;
+	s->units[0] = 0;
+	s->units[1] = 0;
 	for (int p = 0; p < 2; p++) {
 		for (int k = 0; k < CHILDREN_PER_PROFILE; k++) {
 			int child = p * CHILDREN_PER_PROFILE + k;
@@ -966,10 +612,10 @@ static int run_workload(struct session *s)
  */
 static int quiesce(struct session *s)
 {
-	int ret = write_str(SIM_DIR "/noise", "0");
+	int ret = td_write_file(SIM_DIR "/noise", "0");
 
 	for (int i = 0; i < s->ncpu && !ret; i++) {
-		ret = pin(s->cpus[i]);
+		ret = td_pin_cpu(s->cpus[i]);
 		usleep(2000);
 	}
 	return ret ?: unpin(s->cpus, s->ncpu);
@@ -986,22 +632,6 @@ static int td_stop(void)
 	return ret;
 }
 
-static int td_status(struct topdown_cpu_stats *stats, int n, struct topdown_status *st)
-{
-	int fd = open(TOPDOWN_DEVICE, O_RDWR), ret;
-
-	if (fd < 0)
-		return -errno;
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->stats_ptr = (uintptr_t)stats;
-	st->nr_stats = n;
-	st->stats_size = sizeof(*stats);
-	ret = ioctl(fd, TOPDOWN_IOC_STATUS, st) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /* Fake /proc/cpuinfo and sysfs in a private mount namespace. */
 static int fake_machine(const struct machine *m, int type, int ncpu_possible)
 {
@@ -1012,36 +642,36 @@ static int fake_machine(const struct machine *m, int type, int ncpu_possible)
 	if (unshare(CLONE_NEWNS))
 		return -1;
 	mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
-	if (mkdirs(FAKE) || mount("tmpfs", FAKE, "tmpfs", 0, "mode=0755"))
+	if (td_mkdirs(FAKE) || mount("tmpfs", FAKE, "tmpfs", 0, "mode=0755"))
 		return -1;
 
 	for (int c = 0; c < ncpu_possible; c++)
 		len += snprintf(cpuinfo + len, sizeof(cpuinfo) - len, m->cpuinfo, c);
-	if (put_file(FAKE "/cpuinfo", "%s", cpuinfo))
+	if (td_put_file(FAKE "/cpuinfo", "%s", cpuinfo))
 		return -1;
 
-	possible = read_file("/sys/devices/system/cpu/possible");
-	online = read_file("/sys/devices/system/cpu/online");
+	possible = td_read_file("/sys/devices/system/cpu/possible");
+	online = td_read_file("/sys/devices/system/cpu/online");
 	if (!possible || !online ||
-	    put_file(FAKE "/cpu/possible", "%s", possible) ||
-	    put_file(FAKE "/cpu/present", "%s", possible) ||
-	    put_file(FAKE "/cpu/online", "%s", online))
+	    td_put_file(FAKE "/cpu/possible", "%s", possible) ||
+	    td_put_file(FAKE "/cpu/present", "%s", possible) ||
+	    td_put_file(FAKE "/cpu/online", "%s", online))
 		return -1;
 	for (int c = 0; m->midr && c < ncpu_possible; c++) {
 		snprintf(path, sizeof(path),
 			 FAKE "/cpu/cpu%d/regs/identification/midr_el1", c);
-		if (put_file(path, "%s", m->midr))
+		if (td_put_file(path, "%s", m->midr))
 			return -1;
 	}
 	snprintf(path, sizeof(path), FAKE "/pmus/%s/type", m->pmu);
-	if (put_file(path, "%d\n", type))
+	if (td_put_file(path, "%d\n", type))
 		return -1;
 	if (m->slots) {
 		snprintf(path, sizeof(path), FAKE "/pmus/%s/caps/slots", m->pmu);
-		if (put_file(path, "%s", m->slots))
+		if (td_put_file(path, "%s", m->slots))
 			return -1;
 		snprintf(path, sizeof(path), FAKE "/pmus/%s/cpus", m->pmu);
-		if (put_file(path, "%s", possible))
+		if (td_put_file(path, "%s", possible))
 			return -1;
 	}
 	free(possible);
@@ -1130,7 +760,7 @@ FIXTURE_SETUP(pmusim)
 
 	memset(s, 0, sizeof(*s));
 	s->m = variant->m;
-	ASSERT_EQ(0, load_sim()) TH_LOG("loading td_pmusim.ko");
+	ASSERT_EQ(0, td_load_pmusim()) TH_LOG("loading td_pmusim.ko");
 	if (module_loaded("topdown")) {	/* left by an earlier suite */
 		const char *const unload[] = { "tdctl", "unload", NULL };
 
@@ -1147,22 +777,22 @@ FIXTURE_SETUP(pmusim)
 	ASSERT_EQ(0, allow_sim_type(self->type));
 	s->ncpu = online_cpus(s->cpus);
 	ASSERT_LT(0, s->ncpu);
-	comm = read_file("/proc/self/comm");
+	comm = td_read_file("/proc/self/comm");
 	ASSERT_NE(NULL, comm);
 	comm[strcspn(comm, "\n")] = '\0';
 	snprintf(self->self_comm, sizeof(self->self_comm), "%s", comm);
 	free(comm);
 	snprintf(s->dir, sizeof(s->dir), "/tmp/pmusim.%d", getpid());
-	ASSERT_EQ(0, mkdirs(s->dir));
+	ASSERT_EQ(0, td_mkdirs(s->dir));
 
-	ASSERT_EQ(0, write_str(SIM_DIR "/noise", "0"));
-	ASSERT_EQ(0, write_str(SIM_DIR "/read_tick", "1"));
-	ASSERT_EQ(0, write_str(SIM_DIR "/layout", s->m->layout));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", "0"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/read_tick", "1"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/layout", s->m->layout));
 	ASSERT_EQ(0, set_profiles(s->m, self->self_comm));
 	for (int i = 0; i < s->m->nr; i++) {
 		s->idx[i] = sim_index(s->m->ev[i]);
-		ASSERT_LE(0, s->idx[i]) TH_LOG("%s not in layout %s",
-					      s->m->ev[i], s->m->layout);
+		ASSERT_LE(0, s->idx[i])
+			TH_LOG("%s not in layout %s", s->m->ev[i], s->m->layout);
 	}
 }
 
@@ -1173,8 +803,8 @@ FIXTURE_TEARDOWN(pmusim)
 
 	unlink(SIM_MODPROBE_CONF);
 
-	write_str(SIM_DIR "/noise", "0");
-	write_str(SIM_DIR "/read_tick", "0");
+	td_write_file(SIM_DIR "/noise", "0");
+	td_write_file(SIM_DIR "/read_tick", "0");
 	jfree(self->s.dump);
 	snprintf(out, sizeof(out), "%s/teardown", self->s.dir);
 	if (module_loaded("topdown"))
@@ -1234,7 +864,8 @@ static void sum_records(struct __test_metadata *_metadata, struct session *s,
 			per_prof[p].sum[i] += v[i];
 			/* Every slice is a whole number of this profile's units. */
 			EXPECT_EQ(v[i] * m->p[p].raw[0], v[0] * m->p[p].raw[i])
-				TH_LOG("%s record %d on CPU %llu: %s=%llu with %s=%llu is not the profile",
+				TH_LOG("%s record %d on CPU %llu: %s=%llu with %s=%llu is not the "
+				       "profile",
 				       comm, r, (unsigned long long)cpu, m->ev[i],
 				       (unsigned long long)v[i], m->ev[0],
 				       (unsigned long long)v[0]);
@@ -1260,7 +891,7 @@ static void check_decode(struct __test_metadata *_metadata, struct session *s, i
 	char lines[128], out[128];
 	const char *argv[12] = { "tdctl", "--json", "decode" };
 	struct jv *res, *metrics;
-	uint64_t nlines;
+	uint64_t nlines = 0;
 	FILE *f;
 	int a = 3;
 
@@ -1313,7 +944,7 @@ TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
 	struct rec_sum per_prof[2];
 	char out[128], ring[32];
 	struct topdown_status st;
-	int others = 0;
+	int others = 0, dev;
 	uint64_t ticks = 0;
 
 	memset(per_prof, 0, sizeof(per_prof));
@@ -1351,7 +982,7 @@ TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
 		ASSERT_EQ(0, sim_read_counts(&s->t0));
 		ASSERT_EQ(0, td_configure_index(m, self->type));
 	}
-	ASSERT_EQ(0, write_str(SIM_DIR "/noise", NOISE_US));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", NOISE_US));
 
 	ASSERT_EQ(0, run_workload(s));
 
@@ -1360,7 +991,10 @@ TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
 	ASSERT_EQ(0, sim_read_counts(&s->t1));
 
 	/* Nothing lost, nothing unreadable. */
-	ASSERT_EQ(0, td_status(stats, MAX_CPUS, &st));
+	dev = open(TOPDOWN_DEVICE, O_RDWR);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, td_status(dev, &st, stats, MAX_CPUS));
+	close(dev);
 	for (unsigned int c = 0; c < st.nr_stats; c++) {
 		EXPECT_EQ(0, stats[c].lost) TH_LOG("CPU %u lost records", c);
 		EXPECT_EQ(0, stats[c].read_errors) TH_LOG("CPU %u read errors", c);
@@ -1448,16 +1082,16 @@ TEST(sim_counts_exactly_and_refuses_what_it_cannot_do)
 	uint64_t v0, v1;
 	int type, fd0, fd1, fd;
 
-	ASSERT_EQ(0, load_sim());
+	ASSERT_EQ(0, td_load_pmusim());
 	type = sim_type();
 	ASSERT_LT(0, type);
-	ASSERT_EQ(0, write_str(SIM_DIR "/noise", "0"));
-	ASSERT_EQ(0, write_str(SIM_DIR "/read_tick", "0"));
-	ASSERT_EQ(0, write_str(SIM_DIR "/layout", "index"));
-	ASSERT_EQ(0, write_str(SIM_DIR "/profiles", "clear"));
-	ASSERT_EQ(0, write_str(SIM_DIR "/profiles", "comm=simself ev0=3 ev1=7"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", "0"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/read_tick", "0"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/layout", "index"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/profiles", "clear"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/profiles", "comm=simself ev0=3 ev1=7"));
 	ASSERT_EQ(0, prctl(PR_SET_NAME, "simself"));
-	ASSERT_EQ(0, pin(0));
+	ASSERT_EQ(0, td_pin_cpu(0));
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -1468,14 +1102,14 @@ TEST(sim_counts_exactly_and_refuses_what_it_cannot_do)
 	a.config = 1;
 	fd1 = perf_open(&a, 0);
 	ASSERT_LE(0, fd1);
-	ASSERT_EQ(0, write_str(SIM_DIR "/work", "1000"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/work", "1000"));
 	ASSERT_EQ(sizeof(v0), read(fd0, &v0, sizeof(v0)));
 	ASSERT_EQ(sizeof(v1), read(fd1, &v1, sizeof(v1)));
 	EXPECT_EQ(3000, v0);
 	EXPECT_EQ(7000, v1);
 
 	/* The layout cannot change under live events. */
-	EXPECT_EQ(-EBUSY, write_str(SIM_DIR "/layout", "amd_zen4"));
+	EXPECT_EQ(-EBUSY, td_write_file(SIM_DIR "/layout", "amd_zen4"));
 	close(fd0);
 	close(fd1);
 
@@ -1503,16 +1137,16 @@ TEST(sim_counts_exactly_and_refuses_what_it_cannot_do)
 	a.config = 0x1000001a0ull;
 	fd = perf_open(&a, 0);
 	EXPECT_EQ(-1, fd);
-	ASSERT_EQ(0, write_str(SIM_DIR "/layout", "amd_zen4"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/layout", "amd_zen4"));
 	fd = perf_open(&a, 0);
 	EXPECT_LE(0, fd);
 	if (fd >= 0)
 		close(fd);
-	ASSERT_EQ(0, write_str(SIM_DIR "/layout", "index"));
-	EXPECT_EQ(-ENOENT, write_str(SIM_DIR "/layout", "no_such_layout"));
-	EXPECT_EQ(-EINVAL, write_str(SIM_DIR "/profiles", "ev0=1"));
-	EXPECT_EQ(-ENOENT, write_str(SIM_DIR "/profiles", "comm=x no_such_event=1"));
-	EXPECT_EQ(-ERANGE, write_str(SIM_DIR "/work", "0"));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/layout", "index"));
+	EXPECT_EQ(-ENOENT, td_write_file(SIM_DIR "/layout", "no_such_layout"));
+	EXPECT_EQ(-EINVAL, td_write_file(SIM_DIR "/profiles", "ev0=1"));
+	EXPECT_EQ(-ENOENT, td_write_file(SIM_DIR "/profiles", "comm=x no_such_event=1"));
+	EXPECT_EQ(-ERANGE, td_write_file(SIM_DIR "/work", "0"));
 }
 
 /*
@@ -1536,7 +1170,7 @@ TEST_F(last, sim_unloads_cleanly)
 	char *ev;
 
 	ASSERT_FALSE(module_loaded("topdown"));
-	ev = read_file(SIM_DIR "/events");
+	ev = td_read_file(SIM_DIR "/events");
 	ASSERT_NE(NULL, ev);
 	EXPECT_EQ(0, atoi(ev));
 	free(ev);

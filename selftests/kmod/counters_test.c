@@ -49,15 +49,6 @@ static int open_dev(void)
 	return fd;
 }
 
-static int pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 static int perf_open(struct perf_event_attr *a, int cpu)
 {
 	return syscall(SYS_perf_event_open, a, -1, cpu, -1, 0);
@@ -144,7 +135,7 @@ FIXTURE_SETUP(held)
 
 	self->fd = open_dev();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, td_pin_cpu(0));
 	/*
 	 * The counters of an earlier STOP are released by a work item after
 	 * STOP returns; CONFIGURE waits for it (td_main.c). Without this, a
@@ -369,26 +360,11 @@ TEST_F(dev, status_stats_sizes)
 
 #define SIGSLEEP	"/sys/kernel/debug/td_pmusim/sigsleep"
 
-static int load_sim(void)
-{
-	const char *ko = getenv("TD_PMUSIM_KO");
-	int fd, ret;
-
-	if (access("/sys/module/td_pmusim", F_OK) == 0)
-		return 0;
-	fd = open(ko ? ko : "/selftests/td_pmusim.ko", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 static volatile int hog_stop;
 
 static void *hog(void *arg)
 {
-	pin_cpu(0);
+	td_pin_cpu(0);
 	while (!hog_stop)
 		;
 	return NULL;
@@ -428,13 +404,13 @@ TEST_F_TIMEOUT(dev, preempted_when_signal_keeps_task_runnable, 300)
 
 	ASSERT_NE(NULL, recs);
 	loaded = access("/sys/module/td_pmusim", F_OK) != 0;
-	if (load_sim())
+	if (td_load_pmusim())
 		SKIP(return, "td_pmusim.ko not loadable");
 	sfd = open(SIGSLEEP, O_WRONLY | O_CLOEXEC);
 	if (sfd < 0)
 		SKIP(return, "no %s (debugfs not mounted?)", SIGSLEEP);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, td_pin_cpu(0));
 	ASSERT_EQ(0, setpriority(PRIO_PROCESS, tid, 19));
 	td_cfg_sw(&cfg, RING);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
@@ -475,7 +451,8 @@ TEST_F_TIMEOUT(dev, preempted_when_signal_keeps_task_runnable, 300)
 	td_ring_unmap(&ring);
 	if (loaded)
 		syscall(SYS_delete_module, "td_pmusim", O_NONBLOCK);
-	TH_LOG("%ld voluntary switches in the sigsleep write, %d slices of the writer, %d not flagged PREEMPTED",
+	TH_LOG("%ld voluntary switches in the sigsleep write, %d slices of the writer, %d not "
+	       "flagged PREEMPTED",
 	       v1 - v0, mine, unflagged);
 	/* The scenario happened: schedule() with the signal pending switched. */
 	ASSERT_LT(0, v1 - v0) TH_LOG("the writer never lost the pick: nothing tested");
@@ -526,7 +503,8 @@ TEST_F_TIMEOUT(dev, stop_and_configure_latency, 300)
 		SKIP(return, "one CPU online: membarrier does not wait for a grace period");
 	g = grace_period_ns();
 	if (g < 0 && errno == ENOSYS)
-		SKIP(return, "no membarrier() in this kernel (CONFIG_MEMBARRIER off): no grace period to compare with");
+		SKIP(return, "no membarrier() in this kernel (CONFIG_MEMBARRIER off): no grace "
+			     "period to compare with");
 	ASSERT_LT(0, g);
 	gp = g;
 	td_cfg_sw(&cfg, RING);
@@ -558,7 +536,8 @@ TEST_F_TIMEOUT(dev, stop_and_configure_latency, 300)
 	 * not fit.
 	 */
 	bound = gp + 10000000ull;
-	TH_LOG("%d possible CPUs, grace period %llu us, STOP %llu us, CONFIGURE %llu us (bound %llu us)",
+	TH_LOG("%d possible CPUs, grace period %llu us, STOP %llu us, CONFIGURE %llu us (bound "
+	       "%llu us)",
 	       nr, (unsigned long long)gp / 1000, (unsigned long long)ms / 1000,
 	       (unsigned long long)mc / 1000, (unsigned long long)bound / 1000);
 	td_count("stop_us", ms / 1000);

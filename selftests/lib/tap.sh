@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-# TAP helpers of the tdctl guest suites (busybox sh), sourced by
-# tdctl_test.sh and tdctl_stat_test.sh, which set T (a scratch directory)
-# before using check. Installed next to them in the guest's /selftests.
+# shellcheck shell=sh
+# TAP for the shell tests (POSIX sh: busybox in the guests, dash or bash on
+# the host), sourced by the guest suites (installed next to them in the
+# guest's /selftests), the host's test_*.sh and scripts/test-*.sh. A
+# script sets T (a scratch directory) before using check.
 n=0
 fails=0
 # The backend the suite loads: TD_BACKEND=bpf runs it on the BPF backend
 # (guest_main.sh's second pass), module otherwise.
 TD_BACKEND=${TD_BACKEND:-module}
-TD_LOAD="--backend $TD_BACKEND"
 
 # is_bpf: the suite runs on the BPF backend
 is_bpf() {
@@ -20,6 +21,7 @@ skip() {
 	echo "ok $n - $1 # SKIP $2"
 }
 
+# ok NAME: a pass
 ok() {
 	n=$((n + 1))
 	echo "ok $n - $1"
@@ -34,14 +36,21 @@ not_ok() {
 	for f in "$@"; do
 		[ -f "$f" ] && sed 's/^/#   /' "$f" | head -n 30
 	done
+	return 0
 }
 
 # check NAME COMMAND...: passes when COMMAND succeeds; its output is in
-# $T/out and $T/err
+# $T/out and $T/err, shown on failure. Returns COMMAND's status.
 check() {
 	name=$1
 	shift
-	if "$@" >"$T/out" 2>"$T/err"; then ok "$name"; else not_ok "$name" "$T/out" "$T/err"; fi
+	if "$@" >"$T/out" 2>"$T/err"; then
+		ok "$name"
+	else
+		set -- $?
+		not_ok "$name" "$T/out" "$T/err"
+		return "$1"
+	fi
 }
 
 # expect NAME CONDITION-STATUS FILES...: ok when the condition held

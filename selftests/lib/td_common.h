@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the hostile, fuzz, stress and hotplug selftests (and
- * the guest helpers td_keyhold and td_swflip). They
- * speak the UAPI directly (no tdctl). Figures meant for the closing report
- * are printed as "# COUNT <name> <value>" lines; scripts/check.sh adds
- * them up.
+ * What the guest-side C tests share (the tests in selftests/kmod/ and the
+ * helpers in selftests/guest/): the UAPI spoken directly (no tdctl):
+ * configuration, STATUS, ring mapping and draining; CPU pinning, clocks,
+ * a seeded random source, and small file helpers for sysfs, debugfs and
+ * fake trees. Figures meant for the closing report are printed as
+ * "# COUNT <name> <value>" lines; scripts/check.sh adds them up.
+ *
+ * It uses GNU extensions (sched_setaffinity, CPU_SET): every file that
+ * includes it defines _GNU_SOURCE before its first #include.
  */
 #ifndef TD_COMMON_H
 #define TD_COMMON_H
+
+#ifndef _GNU_SOURCE
+#error "define _GNU_SOURCE before the first #include (td_common.h needs it)"
+#endif
 
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,12 +29,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/topdown.h>
 
 #define TD_PAGE		((size_t)sysconf(_SC_PAGESIZE))
+#define TD_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 #define TD_RING_OFF(cpu, page) \
 	(TOPDOWN_MMAP_OFFSET(cpu) + (uint64_t)(page) * TD_PAGE)
 
@@ -78,15 +90,27 @@ static inline void td_cfg_sw(struct topdown_config *cfg, uint32_t ring_size)
 	td_cfg_init(cfg, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, ring_size);
 }
 
-static inline int td_status(int fd, struct topdown_status *st,
-			    struct topdown_cpu_stats *stats, unsigned int n)
+/*
+ * STATUS into @st and up to @n per-CPU entries of @stats (none when NULL).
+ * td_status_fill() first fills @st with @fill, to see what the kernel
+ * writes; td_status() with zeroes.
+ */
+static inline int td_status_fill(int fd, struct topdown_status *st,
+				 struct topdown_cpu_stats *stats, unsigned int n,
+				 int fill)
 {
-	memset(st, 0, sizeof(*st));
+	memset(st, fill, sizeof(*st));
 	st->size = sizeof(*st);
 	st->stats_ptr = (uintptr_t)stats;
 	st->nr_stats = stats ? n : 0;
 	st->stats_size = sizeof(*stats);
 	return ioctl(fd, TOPDOWN_IOC_STATUS, st);
+}
+
+static inline int td_status(int fd, struct topdown_status *st,
+			    struct topdown_cpu_stats *stats, unsigned int n)
+{
+	return td_status_fill(fd, st, stats, n, 0);
 }
 
 static inline int td_nr_cpus(int fd)
@@ -162,6 +186,16 @@ static inline void td_busy_ms(int ms)
 		;
 }
 
+/* Run the calling thread on @cpu only; 0 or -1 (errno). */
+static inline int td_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
 /* Write a string to a sysfs/proc file; 0 or -errno. */
 static inline int td_write_file(const char *path, const char *s)
 {
@@ -172,6 +206,107 @@ static inline int td_write_file(const char *path, const char *s)
 		return -errno;
 	if (write(fd, s, strlen(s)) < 0)
 		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* td_write_file() of a formatted string (up to 1 KiB). */
+static inline __attribute__((format(printf, 2, 3)))
+int td_write_fmt(const char *path, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return td_write_file(path, buf);
+}
+
+/* A whole file, NUL-terminated, to free(); NULL on error. */
+static inline char *td_read_file(const char *path)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			char *p = realloc(buf, cap * 2);
+
+			if (!p)
+				break;
+			buf = p;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* mkdir -p; 0 or -1 (errno). */
+static inline int td_mkdirs(const char *path)
+{
+	char tmp[512];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* Create @path (and its directories) holding the formatted text; 0 or -1. */
+static inline __attribute__((format(printf, 2, 3)))
+int td_put_file(const char *path, const char *fmt, ...)
+{
+	char dir[512], buf[8192];
+	va_list ap;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	if (td_mkdirs(dir))
+		return -1;
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs(buf, f);
+	return fclose(f);
+}
+
+/*
+ * Load the selftests' simulated PMU module (selftests/pmusim/) unless it
+ * is loaded: $TD_PMUSIM_KO, default /selftests/td_pmusim.ko. 0 or -errno.
+ */
+static inline int td_load_pmusim(void)
+{
+	const char *ko = getenv("TD_PMUSIM_KO");
+	int fd, ret;
+
+	if (access("/sys/module/td_pmusim", F_OK) == 0)
+		return 0;
+	fd = open(ko ? ko : "/selftests/td_pmusim.ko", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
 	close(fd);
 	return ret;
 }

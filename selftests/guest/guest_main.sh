@@ -5,18 +5,11 @@
 cd /selftests || exit 1
 rc=0
 . ./guest_common.sh
-hold_jump_labels
 # check DESCRIPTION COMMAND...: one TAP line for a command's success.
-check() {
-	d=$1
-	shift
-	if "$@"; then
-		echo "ok 1 - $d"
-	else
-		echo "not ok 1 - $d"
-		rc=1
-	fi
-}
+# shellcheck source=selftests/lib/tap.sh
+. ./tap.sh
+T=$(mktemp -d)
+hold_jump_labels
 echo "# suite: tdctl end to end"
 ./tdctl_test.sh || rc=1
 echo "# suite: tdctl stat, top, record and report on live data"
@@ -52,10 +45,15 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./fuzz_test || rc=1
 	check "module unloads after the fuzzer" rmmod topdown
 fi
+echo "# suite: tdctl load --events, exact per-task :u counts (events_test)"
+./events_test || rc=1
+echo "# suite: tdctl readers on an --events collection"
+./tdctl_events_test.sh || rc=1
 echo "# suite: events perf rejects, through tdctl (perf_reject_test.sh)"
 ./perf_reject_test.sh || rc=1
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1
 echo "# suite: tdctl on counters perf could not schedule, counter budget"
 ./tdctl_counters_test.sh || rc=1
+[ "$fails" -eq 0 ] || rc=1
 exit $rc

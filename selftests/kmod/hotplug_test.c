@@ -198,12 +198,9 @@ struct pinned {
 static void *pinned_sleeper(void *arg)
 {
 	struct pinned *p = arg;
-	cpu_set_t set;
 
 	p->tid = syscall(SYS_gettid);
-	CPU_ZERO(&set);
-	CPU_SET(p->cpu, &set);
-	p->ok = sched_setaffinity(0, sizeof(set), &set) == 0;
+	p->ok = td_pin_cpu(p->cpu) == 0;
 	for (int i = 0; i < 5; i++)
 		usleep(1000);
 	return NULL;
@@ -586,7 +583,8 @@ int main(void)
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		td_ring_unmap(&rings[cpu]);
 	td_cfg_sw(&c, 0);
-	tap(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0, "reconfigure after unmapping: nothing left mapped");
+	tap(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0, "reconfigure after unmapping: nothing left "
+						       "mapped");
 	tp_section(hp, nhp, tp_cycles, (race_secs + 1) / 2, &tp_slices);
 	close(fd);
 	td_count("hotplug_cycles", done + race_cycles);

@@ -210,8 +210,8 @@ static void do_op(struct worker *w, int op)
 			flags |= O_NONBLOCK;
 		if (w->fds[slot] >= 0)
 			close(w->fds[slot]);
-		w->fds[slot] = ret = open(TOPDOWN_DEVICE, flags);
-		ret = ret >= 0 ? 0 : -1;
+		w->fds[slot] = open(TOPDOWN_DEVICE, flags);
+		ret = w->fds[slot] >= 0 ? 0 : -1;
 		break;
 	}
 	case OP_CLOSE: {
@@ -232,13 +232,15 @@ static void do_op(struct worker *w, int op)
 		break;
 	}
 	case OP_CONFIGURE:
-		if ((fd = pick_fd(w)) < 0)
+		fd = pick_fd(w);
+		if (fd < 0)
 			break;
 		random_config(w, &c);
 		ret = ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c);
 		break;
 	case OP_CONFIGURE_GARBAGE:
-		if ((fd = pick_fd(w)) < 0)
+		fd = pick_fd(w);
+		if (fd < 0)
 			break;
 		random_config(w, &c);
 		memcpy(buf, &c, sizeof(c));
@@ -249,18 +251,21 @@ static void do_op(struct worker *w, int op)
 		ret = ioctl(fd, TOPDOWN_IOC_CONFIGURE, buf);
 		break;
 	case OP_START:
-		if ((fd = pick_fd(w)) >= 0)
+		fd = pick_fd(w);
+		if (fd >= 0)
 			ret = ioctl(fd, TOPDOWN_IOC_START);
 		break;
 	case OP_STOP:
-		if ((fd = pick_fd(w)) >= 0)
+		fd = pick_fd(w);
+		if (fd >= 0)
 			ret = ioctl(fd, TOPDOWN_IOC_STOP);
 		break;
 	case OP_STATUS: {
 		struct topdown_cpu_stats stats[64];
 		struct topdown_status st;
 
-		if ((fd = pick_fd(w)) < 0)
+		fd = pick_fd(w);
+		if (fd < 0)
 			break;
 		memset(&st, 0, sizeof(st));
 		st.size = sizeof(st);
@@ -291,7 +296,8 @@ static void do_op(struct worker *w, int op)
 	case OP_GET_CONFIG: {
 		uint64_t mask[16];
 
-		if ((fd = pick_fd(w)) < 0)
+		fd = pick_fd(w);
+		if (fd < 0)
 			break;
 		memset(&c, 0, sizeof(c));
 		c.size = sizeof(c);
@@ -305,7 +311,8 @@ static void do_op(struct worker *w, int op)
 		break;
 	}
 	case OP_IOCTL_GARBAGE:
-		if ((fd = pick_fd(w)) < 0)
+		fd = pick_fd(w);
+		if (fd < 0)
 			break;
 		garbage(w, buf, 512);
 		ret = ioctl(fd, _IOC(td_rand_below(&w->seed, 4), TOPDOWN_IOC_MAGIC,
@@ -321,7 +328,9 @@ static void do_op(struct worker *w, int op)
 		int flags = td_rand_below(&w->seed, 8) ? MAP_SHARED : MAP_PRIVATE;
 		uint8_t *p;
 
-		if ((fd = pick_fd(w)) < 0 || !(m = free_map(w)))
+		fd = pick_fd(w);
+		m = fd >= 0 ? free_map(w) : NULL;
+		if (fd < 0 || !m)
 			break;
 		if (td_rand_below(&w->seed, 3) == 0) {	/* the consumer page */
 			page = 0;
@@ -347,7 +356,8 @@ static void do_op(struct worker *w, int op)
 		break;
 	}
 	case OP_MUNMAP:
-		if (!(m = some_map(w)))
+		m = some_map(w);
+		if (!m)
 			break;
 		if (td_rand_below(&w->seed, 5) == 0 && m->len > TD_PAGE) {
 			if (munmap(m->addr, TD_PAGE) == 0) {
@@ -363,7 +373,8 @@ static void do_op(struct worker *w, int op)
 	case OP_MPROTECT: {
 		int prot = td_rand_below(&w->seed, 8);
 
-		if (!(m = some_map(w)))
+		m = some_map(w);
+		if (!m)
 			break;
 		ret = mprotect(m->addr, m->len, prot);
 		if (!ret) {
@@ -379,7 +390,8 @@ static void do_op(struct worker *w, int op)
 		size_t nlen;
 		void *p;
 
-		if (!(m = some_map(w)))
+		m = some_map(w);
+		if (!m)
 			break;
 		nlen = td_rand_below(&w->seed, 2) ? m->len : m->len + TD_PAGE;
 		p = mremap(m->addr, m->len, nlen, MREMAP_MAYMOVE);
@@ -396,7 +408,8 @@ static void do_op(struct worker *w, int op)
 		const struct topdown_ring_producer *pr;
 		uint64_t pos, sum = 0;
 
-		if (!(m = some_map(w)) || !(m->prot & PROT_READ) ||
+		m = some_map(w);
+		if (!m || !(m->prot & PROT_READ) ||
 		    m->page > 1 || m->page + m->len / TD_PAGE < 2)
 			break;
 		pr = (const void *)(m->addr + (1 - m->page) * TD_PAGE);
@@ -417,7 +430,8 @@ static void do_op(struct worker *w, int op)
 		struct topdown_ring_consumer *cn;
 		static const uint64_t vals[] = { 0, 1, 127, 128, ~0ull, 1ull << 63 };
 
-		if (!(m = some_map(w)) || m->page != 0 || !(m->prot & PROT_WRITE) ||
+		m = some_map(w);
+		if (!m || m->page != 0 || !(m->prot & PROT_WRITE) ||
 		    !(m->prot & PROT_READ))
 			break;
 		cn = (void *)m->addr;
@@ -433,7 +447,8 @@ static void do_op(struct worker *w, int op)
 	case OP_POLL: {
 		struct pollfd p;
 
-		if ((p.fd = pick_fd(w)) < 0)
+		p.fd = pick_fd(w);
+		if (p.fd < 0)
 			break;
 		p.events = POLLIN | POLLOUT | POLLPRI;
 		ret = poll(&p, 1, td_rand_below(&w->seed, 4));
@@ -441,7 +456,8 @@ static void do_op(struct worker *w, int op)
 		break;
 	}
 	case OP_RW:
-		if ((fd = pick_fd(w)) < 0)
+		fd = pick_fd(w);
+		if (fd < 0)
 			break;
 		if (td_rand_below(&w->seed, 2))
 			ret = read(fd, buf, td_rand_below(&w->seed, sizeof(buf))) < 0 ? -1 : 0;
@@ -470,7 +486,7 @@ static void do_op(struct worker *w, int op)
 
 		if (pid == 0) {
 			/* Exec with the files open and the rings mapped. */
-			char *argv[] = { self_exe, "--exit", NULL };
+			char *const argv[] = { self_exe, "--exit", NULL };
 
 			execv(self_exe, argv);
 			_exit(127);
@@ -558,7 +574,7 @@ static void churn_process(uint64_t seed)
 
 		if (pid == 0) {
 			if (td_rand_below(&seed, 2)) {
-				char *argv[] = { self_exe, "--exit", NULL };
+				char *const argv[] = { self_exe, "--exit", NULL };
 
 				execv(self_exe, argv);
 			}
@@ -686,7 +702,8 @@ int main(int argc, char **argv)
 		       strerror(errno), st.state, st.reader);
 		fails++;
 	} else {
-		printf("ok 2 - after the fuzz: nothing mapped, no reader, configure/start/stop work\n");
+		printf("ok 2 - after the fuzz: nothing mapped, no reader, configure/start/stop "
+		       "work\n");
 	}
 	close(fd);
 	return fails ? 1 : 0;

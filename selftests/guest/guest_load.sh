@@ -7,22 +7,18 @@
 cd /selftests || exit 1
 rc=0
 . ./guest_common.sh
+# shellcheck source=selftests/lib/tap.sh
+. ./tap.sh
+T=$(mktemp -d)
 hold_jump_labels
-if modprobe topdown; then
+if check "modprobe topdown for the load suites" modprobe topdown; then
 	echo "# suite: CPU hotplug during collection (hotplug_test)"
 	./hotplug_test || rc=1
 	echo "# suite: context-switch storm (stress_test)"
 	./stress_test || rc=1
-	if rmmod topdown; then
-		echo "ok 1 - module unloads after hotplug and storm"
-	else
-		echo "not ok 1 - module unloads after hotplug and storm"
-		rc=1
-	fi
-else
-	echo "not ok 1 - modprobe topdown for the load suites"
-	rc=1
+	check "module unloads after hotplug and storm" rmmod topdown
 fi
 echo "# suite: unload/reload with collection running (reload_test.sh)"
 ./reload_test.sh || rc=1
+[ "$fails" -eq 0 ] || rc=1
 exit $rc

@@ -14,8 +14,9 @@
  *               probe on that tracepoint; with the trace event enabled as
  *               the only other probe, that switches the inline static call
  *               in __schedule() between direct and iterator.
- * See selftests/guest_common.sh for what was measured with it.
+ * Documentation/testing.rst has what was measured with it.
  */
+#define _GNU_SOURCE
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "topdown/td_common.h"
+#include "td_common.h"
 
 int main(int argc, char **argv)
 {
@@ -33,7 +34,8 @@ int main(int argc, char **argv)
 	char *end;
 	long n;
 
-	if (argc < 2 || argc > 3 || (n = strtol(argv[1], &end, 10)) <= 0 || *end) {
+	n = argc >= 2 ? strtol(argv[1], &end, 10) : 0;
+	if (argc < 2 || argc > 3 || n <= 0 || *end) {
 		fprintf(stderr, "usage: td_swflip N [software|tracepoint]\n");
 		return 2;
 	}

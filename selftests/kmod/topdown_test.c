@@ -27,49 +27,9 @@
 #include <linux/topdown.h>
 
 #include "kselftest_harness.h"
-
-#define PAGE		((size_t)sysconf(_SC_PAGESIZE))
-#define RING_OFF(cpu, page) (TOPDOWN_MMAP_OFFSET(cpu) + (uint64_t)(page) * PAGE)
+#include "td_common.h"
 
 /* ---- helpers ---------------------------------------------------------- */
-
-static void cfg_init(struct topdown_config *cfg, uint32_t type, uint64_t config,
-		     uint32_t ring_size)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
-	cfg->nr_events = 1;
-	cfg->ring_size = ring_size;
-	strcpy(cfg->label, "set=selftest");
-	cfg->events[0].type = type;
-	cfg->events[0].config = config;
-	strcpy(cfg->events[0].name, "ev0");
-}
-
-static void cfg_sw_clock(struct topdown_config *cfg, uint32_t ring_size)
-{
-	cfg_init(cfg, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, ring_size);
-}
-
-static int get_status(int fd, struct topdown_status *st,
-		      struct topdown_cpu_stats *stats, int n)
-{
-	memset(st, 0xa5, sizeof(*st));	/* poison: the kernel must write */
-	st->size = sizeof(*st);
-	st->stats_ptr = (uintptr_t)stats;
-	st->nr_stats = stats ? n : 0;
-	st->stats_size = sizeof(*stats);
-	return ioctl(fd, TOPDOWN_IOC_STATUS, st);
-}
-
-static int nr_cpu_slots(int fd)
-{
-	struct topdown_status st;
-
-	if (get_status(fd, &st, NULL, 0))
-		return -1;
-	return st.nr_cpus;
-}
 
 /* Stop and forget any collection left by an earlier test. */
 static void reset_collection(int fd)
@@ -77,64 +37,11 @@ static void reset_collection(int fd)
 	ioctl(fd, TOPDOWN_IOC_STOP);
 }
 
-struct ring {
-	struct topdown_ring_consumer *cons;
-	const struct topdown_ring_producer *prod;
-	const uint8_t *data;
-	size_t data_size;
-	size_t map_len;
-};
-
-static int ring_map(int fd, int cpu, size_t data_size, struct ring *r)
+/* STATUS with @st poisoned first: the kernel must write what it returns. */
+static int get_status(int fd, struct topdown_status *st,
+		      struct topdown_cpu_stats *stats, int n)
 {
-	void *p;
-
-	r->data_size = data_size;
-	r->cons = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       RING_OFF(cpu, 0));
-	if (r->cons == MAP_FAILED)
-		return -1;
-	r->map_len = PAGE + data_size;
-	p = mmap(NULL, r->map_len, PROT_READ, MAP_SHARED, fd, RING_OFF(cpu, 1));
-	if (p == MAP_FAILED) {
-		munmap(r->cons, PAGE);
-		return -1;
-	}
-	r->prod = p;
-	r->data = (const uint8_t *)p + PAGE;
-	return 0;
-}
-
-static void ring_unmap(struct ring *r)
-{
-	munmap(r->cons, PAGE);
-	munmap((void *)r->prod, r->map_len);
-}
-
-/* Copy out every unread record (up to max) and consume them. */
-static int ring_drain(struct ring *r, struct topdown_record *out, int max)
-{
-	uint64_t cons = r->cons->consumer_pos;
-	uint64_t prod = __atomic_load_n(&r->prod->producer_pos, __ATOMIC_ACQUIRE);
-	int n = 0;
-
-	while (cons < prod && n < max) {
-		memcpy(&out[n++], r->data + (cons & (r->data_size - 1)),
-		       sizeof(*out));
-		cons += TOPDOWN_RECORD_SIZE;
-	}
-	__atomic_store_n(&r->cons->consumer_pos, cons, __ATOMIC_RELEASE);
-	return n;
-}
-
-static void busy_ms(int ms)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+	return td_status_fill(fd, st, stats, n, 0xa5);
 }
 
 /* ---- privilege --------------------------------------------------------- */
@@ -174,8 +81,8 @@ TEST(open_unprivileged_refused)
 
 /*
  * The device has no file position: the control interface is ioctl and the
- * data interface mmap, so lseek and positioned I/O fail with ESPIPE (on
- * every kernel; 6.12 removed the no_llseek the module once named).
+ * data interface mmap, so lseek and positioned I/O fail with ESPIPE, on
+ * every kernel (nonseekable_open(), td_compat.h).
  */
 TEST(device_not_seekable)
 {
@@ -206,7 +113,7 @@ FIXTURE_SETUP(dev)
 	self->fd = open(TOPDOWN_DEVICE, O_RDWR);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", TOPDOWN_DEVICE, strerror(errno));
 	reset_collection(self->fd);
-	self->ncpu = nr_cpu_slots(self->fd);
+	self->ncpu = td_nr_cpus(self->fd);
 	ASSERT_LT(0, self->ncpu);
 }
 
@@ -222,7 +129,7 @@ TEST_F(dev, config_start_stop_status)
 	struct topdown_config cfg, back;
 	struct topdown_status st;
 
-	cfg_sw_clock(&cfg, 0);
+	td_cfg_sw(&cfg, 0);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	ASSERT_EQ(0, get_status(self->fd, &st, stats, 64));
 	EXPECT_EQ(TOPDOWN_STATE_CONFIGURED, st.state);
@@ -250,7 +157,7 @@ TEST_F(dev, config_start_stop_status)
 	/* Reconfiguring while running is refused. */
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EBUSY, errno);
-	busy_ms(20);
+	td_busy_ms(20);
 	usleep(20000);
 	ASSERT_EQ(0, get_status(self->fd, &st, stats, 64));
 	EXPECT_EQ(TOPDOWN_STATE_RUNNING, st.state);
@@ -278,7 +185,7 @@ TEST_F(dev, config_rejects_bad_fields)
 	struct topdown_config cfg;
 	uint64_t mask[2] = { 0, 0 };
 
-	cfg_sw_clock(&cfg, 0);
+	td_cfg_sw(&cfg, 0);
 	cfg.nr_events = 0;
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
@@ -286,32 +193,32 @@ TEST_F(dev, config_rejects_bad_fields)
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
 
-	cfg_sw_clock(&cfg, 4096 + 128);		/* not a power of two */
+	td_cfg_sw(&cfg, 4096 + 128);		/* not a power of two */
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
-	cfg_sw_clock(&cfg, TOPDOWN_RING_MAX_SIZE * 2);
+	td_cfg_sw(&cfg, TOPDOWN_RING_MAX_SIZE * 2);
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
-	cfg_sw_clock(&cfg, TOPDOWN_RING_MIN_SIZE / 2);
+	td_cfg_sw(&cfg, TOPDOWN_RING_MIN_SIZE / 2);
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
 
-	cfg_sw_clock(&cfg, 0);
+	td_cfg_sw(&cfg, 0);
 	cfg.flags = 1u << 31;
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
 
-	cfg_sw_clock(&cfg, 0);
+	td_cfg_sw(&cfg, 0);
 	memset(cfg.label, 'x', sizeof(cfg.label));	/* no NUL */
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
 
-	cfg_sw_clock(&cfg, 0);
+	td_cfg_sw(&cfg, 0);
 	cfg.events[1].type = 1;	/* entry past nr_events not zero */
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
 
-	cfg_sw_clock(&cfg, 0);
+	td_cfg_sw(&cfg, 0);
 	cfg.events[0].cpus_ptr = (uintptr_t)mask;
 	cfg.events[0].cpus_size = sizeof(mask);	/* empty mask */
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
@@ -326,14 +233,14 @@ TEST_F(dev, config_rejects_bad_fields)
 	EXPECT_EQ(EINVAL, errno);
 
 	/* A larger struct from a newer tdctl: zero tail ok, non-zero E2BIG. */
-	cfg_sw_clock(&big.c, 0);
+	td_cfg_sw(&big.c, 0);
 	big.c.size = sizeof(big);
 	big.more = 0;
 	EXPECT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &big));
 	big.more = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &big));
 	EXPECT_EQ(E2BIG, errno);
-	cfg_sw_clock(&cfg, 0);
+	td_cfg_sw(&cfg, 0);
 	cfg.size = sizeof(cfg) - 8;
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
@@ -348,11 +255,11 @@ TEST_F(dev, perf_rejected_event_reported)
 	struct topdown_status st;
 
 	/* A PMU type id nobody registered: CONFIGURE asks perf already. */
-	cfg_init(&cfg, 0x7ffffff0, 0, 0);
+	td_cfg_init(&cfg, 0x7ffffff0, 0, 0);
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(ENOENT, errno);
 	/* A software event perf does not have: refused at START. */
-	cfg_init(&cfg, PERF_TYPE_SOFTWARE, 0x7fff, 0);
+	td_cfg_init(&cfg, PERF_TYPE_SOFTWARE, 0x7fff, 0);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_START));
 	EXPECT_EQ(ENOENT, errno);
@@ -378,12 +285,12 @@ static int collect_all(int fd, int ncpu, size_t ring_size, struct collected *c)
 	c->rec = calloc(MAXREC, sizeof(*c->rec));
 	c->n = 0;
 	for (int cpu = 0; cpu < ncpu; cpu++) {
-		struct ring r;
+		struct td_ring r;
 
-		if (ring_map(fd, cpu, ring_size, &r))
+		if (td_ring_map(fd, cpu, ring_size, &r))
 			return -1;
-		c->n += ring_drain(&r, c->rec + c->n, MAXREC - c->n);
-		ring_unmap(&r);
+		c->n += td_ring_drain(&r, c->rec + c->n, MAXREC - c->n);
+		td_ring_unmap(&r);
 	}
 	return 0;
 }
@@ -398,9 +305,9 @@ static int peek_blocked(int fd, int ncpu, size_t ring_size, pid_t pid)
 
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		uint64_t cons, prod;
-		struct ring r;
+		struct td_ring r;
 
-		if (ring_map(fd, cpu, ring_size, &r))
+		if (td_ring_map(fd, cpu, ring_size, &r))
 			return -1;
 		cons = r.cons->consumer_pos;
 		prod = __atomic_load_n(&r.prod->producer_pos, __ATOMIC_ACQUIRE);
@@ -411,7 +318,7 @@ static int peek_blocked(int fd, int ncpu, size_t ring_size, pid_t pid)
 			blocked += rec->pid == (uint32_t)pid &&
 				   !(rec->flags & TOPDOWN_REC_PREEMPTED);
 		}
-		ring_unmap(&r);
+		td_ring_unmap(&r);
 	}
 	return blocked;
 }
@@ -430,7 +337,7 @@ static pid_t spawn_named(const char *comm, int busy, int sleeps, int fd)
 
 		prctl(PR_SET_NAME, comm);
 		for (int i = 0; i < sleeps; i++) {
-			busy_ms(busy);
+			td_busy_ms(busy);
 			usleep(1000);
 		}
 		getrusage(RUSAGE_SELF, &ru);
@@ -456,7 +363,7 @@ TEST_F(dev, records_of_known_child)
 	pid_t pid;
 
 	ASSERT_EQ(0, pipe(pfd));
-	cfg_sw_clock(&cfg, 1 << 20);
+	td_cfg_sw(&cfg, 1 << 20);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
@@ -517,7 +424,8 @@ TEST_F(dev, records_of_known_child)
 		else
 			blocked++;
 	}
-	TH_LOG("child: %d blocked, %d preempted records; rusage %ld voluntary, %ld involuntary; %d waits of 1 ms for its final switch",
+	TH_LOG("child: %d blocked, %d preempted records; rusage %ld voluntary, %ld involuntary; "
+	       "%d waits of 1 ms for its final switch",
 	       blocked, preempted, cs[0], cs[1], waits);
 	EXPECT_LT(0, named);
 	/* 20 x 2 ms busy loops at least. */
@@ -544,7 +452,7 @@ TEST_F(dev, cpu_mask_restricts_event)
 	if (self->ncpu < 2)
 		SKIP(return, "needs 2 CPUs");
 	/* Event 0 everywhere, event 1 only on CPU 0. */
-	cfg_sw_clock(&cfg, 1 << 20);
+	td_cfg_sw(&cfg, 1 << 20);
 	cfg.nr_events = 2;
 	cfg.events[1] = cfg.events[0];
 	strcpy(cfg.events[1].name, "ev1");
@@ -612,7 +520,7 @@ TEST_F(dev, drop_mode_exact_lost_count)
 	struct topdown_record *rec = calloc(MAXREC, sizeof(*rec));
 	uint64_t lost_total = 0;
 
-	cfg_sw_clock(&cfg, 4096);
+	td_cfg_sw(&cfg, 4096);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
 	for (int i = 0; i < 200; i++)
@@ -621,12 +529,12 @@ TEST_F(dev, drop_mode_exact_lost_count)
 	ASSERT_EQ(0, get_status(self->fd, &st, stats, 256));
 
 	for (unsigned int cpu = 0; cpu < st.nr_stats; cpu++) {
-		struct ring r;
+		struct td_ring r;
 		int n;
 
 		if (!stats[cpu].records)
 			continue;
-		ASSERT_EQ(0, ring_map(self->fd, cpu, 4096, &r));
+		ASSERT_EQ(0, td_ring_map(self->fd, cpu, 4096, &r));
 		/* Full ring: exactly cap records kept, the rest counted lost. */
 		EXPECT_GE(cap, stats[cpu].records);
 		if (stats[cpu].lost)
@@ -634,12 +542,12 @@ TEST_F(dev, drop_mode_exact_lost_count)
 		EXPECT_EQ(stats[cpu].lost, r.prod->lost);
 		EXPECT_EQ(stats[cpu].records * TOPDOWN_RECORD_SIZE,
 			  r.prod->producer_pos);
-		n = ring_drain(&r, rec, MAXREC);
+		n = td_ring_drain(&r, rec, MAXREC);
 		EXPECT_EQ(stats[cpu].records, n);
 		for (int i = 0; i < n; i++)
 			EXPECT_EQ(i, rec[i].seq);
 		lost_total += stats[cpu].lost;
-		ring_unmap(&r);
+		td_ring_unmap(&r);
 	}
 	EXPECT_LT(0, lost_total) TH_LOG("200 sleeps did not overflow a %u-record ring", cap);
 
@@ -652,13 +560,13 @@ TEST_F(dev, drop_mode_exact_lost_count)
 	memcpy(before, stats, sizeof(before));
 	ASSERT_EQ(0, get_status(self->fd, &st, stats, 256));
 	for (unsigned int cpu = 0; cpu < st.nr_stats; cpu++) {
-		struct ring r;
+		struct td_ring r;
 		int n;
 
 		if (stats[cpu].records == before[cpu].records)
 			continue;
-		ASSERT_EQ(0, ring_map(self->fd, cpu, 4096, &r));
-		n = ring_drain(&r, rec, MAXREC);
+		ASSERT_EQ(0, td_ring_map(self->fd, cpu, 4096, &r));
+		n = td_ring_drain(&r, rec, MAXREC);
 		ASSERT_LT(0, n);
 		/* The drained ring starts with the next sequence number; if
 		 * this short run filled the ring again (a busier kernel, e.g.
@@ -667,7 +575,7 @@ TEST_F(dev, drop_mode_exact_lost_count)
 		EXPECT_EQ(before[cpu].records + before[cpu].lost, rec[0].seq);
 		EXPECT_EQ(rec[n - 1].seq + 1 + (stats[cpu].lost - before[cpu].lost),
 			  stats[cpu].records + stats[cpu].lost);
-		ring_unmap(&r);
+		td_ring_unmap(&r);
 	}
 	free(rec);
 }
@@ -678,7 +586,7 @@ TEST_F(dev, overwrite_mode_keeps_newest)
 	struct topdown_config cfg;
 	struct topdown_status st;
 
-	cfg_sw_clock(&cfg, 4096);
+	td_cfg_sw(&cfg, 4096);
 	cfg.flags = TOPDOWN_OVERFLOW_OVERWRITE;
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
@@ -688,13 +596,13 @@ TEST_F(dev, overwrite_mode_keeps_newest)
 	ASSERT_EQ(0, get_status(self->fd, &st, stats, 256));
 	for (unsigned int cpu = 0; cpu < st.nr_stats; cpu++) {
 		const struct topdown_record *first, *last;
-		struct ring r;
+		struct td_ring r;
 		uint64_t prod;
 
 		if (stats[cpu].records <= 32)
 			continue;
 		EXPECT_EQ(0, stats[cpu].lost);
-		ASSERT_EQ(0, ring_map(self->fd, cpu, 4096, &r));
+		ASSERT_EQ(0, td_ring_map(self->fd, cpu, 4096, &r));
 		prod = r.prod->producer_pos;
 		EXPECT_EQ(stats[cpu].records * TOPDOWN_RECORD_SIZE, prod);
 		/* The ring holds the newest 32 records, in order. */
@@ -702,7 +610,7 @@ TEST_F(dev, overwrite_mode_keeps_newest)
 		last = (const void *)(r.data + ((prod - 128) & 4095));
 		EXPECT_EQ(stats[cpu].records - 32, first->seq);
 		EXPECT_EQ(stats[cpu].records - 1, last->seq);
-		ring_unmap(&r);
+		td_ring_unmap(&r);
 	}
 }
 
@@ -720,8 +628,8 @@ FIXTURE_SETUP(mapped)
 	self->fd = open(TOPDOWN_DEVICE, O_RDWR);
 	ASSERT_LE(0, self->fd);
 	reset_collection(self->fd);
-	self->ring = 4 * PAGE;
-	cfg_sw_clock(&cfg, self->ring);
+	self->ring = 4 * TD_PAGE;
+	td_cfg_sw(&cfg, self->ring);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 }
 
@@ -735,95 +643,95 @@ TEST_F(mapped, data_pages_not_writable)
 	void *p;
 
 	for (int page = 1; page < 6; page++) {
-		p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 self->fd, RING_OFF(0, page));
+		p = mmap(NULL, TD_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 self->fd, TD_RING_OFF(0, page));
 		EXPECT_EQ(MAP_FAILED, p) TH_LOG("page %d mapped writable", page);
 		EXPECT_EQ(EPERM, errno);
 	}
 	/* The consumer page only alone. */
-	p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
-		 RING_OFF(0, 0));
+	p = mmap(NULL, 2 * TD_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 TD_RING_OFF(0, 0));
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EPERM, errno);
-	p = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd,
-		 RING_OFF(0, 1));
+	p = mmap(NULL, TD_PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd,
+		 TD_RING_OFF(0, 1));
 	EXPECT_EQ(MAP_FAILED, p);
 }
 
 TEST_F(mapped, mprotect_upgrade_refused)
 {
-	void *p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, self->fd,
-		       RING_OFF(0, 1));
+	void *p = mmap(NULL, 2 * TD_PAGE, PROT_READ, MAP_SHARED, self->fd,
+		       TD_RING_OFF(0, 1));
 	void *c;
 
 	ASSERT_NE(MAP_FAILED, p);
-	EXPECT_EQ(-1, mprotect(p, 2 * PAGE, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(-1, mprotect(p, 2 * TD_PAGE, PROT_READ | PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
 	/* A read-only mapping of the consumer page cannot be upgraded either. */
-	c = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd, RING_OFF(0, 0));
+	c = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 0));
 	ASSERT_NE(MAP_FAILED, c);
-	EXPECT_EQ(-1, mprotect(c, PAGE, PROT_READ | PROT_WRITE));
-	munmap(c, PAGE);
+	EXPECT_EQ(-1, mprotect(c, TD_PAGE, PROT_READ | PROT_WRITE));
+	munmap(c, TD_PAGE);
 	/* Partial munmap / mprotect of a ring mapping is refused. */
-	EXPECT_EQ(-1, munmap(p, PAGE));
+	EXPECT_EQ(-1, munmap(p, TD_PAGE));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, mprotect(p, PAGE, PROT_NONE));
-	EXPECT_EQ(0, munmap(p, 2 * PAGE));
+	EXPECT_EQ(-1, mprotect(p, TD_PAGE, PROT_NONE));
+	EXPECT_EQ(0, munmap(p, 2 * TD_PAGE));
 }
 
 TEST_F(mapped, bad_lengths_and_offsets)
 {
-	size_t total = 2 * PAGE + self->ring;
+	size_t total = 2 * TD_PAGE + self->ring;
 	void *p;
 
 	/* Whole ring read-only: fine. One page more: refused. */
-	p = mmap(NULL, total, PROT_READ, MAP_SHARED, self->fd, RING_OFF(0, 0));
+	p = mmap(NULL, total, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 0));
 	ASSERT_NE(MAP_FAILED, p);
 	munmap(p, total);
-	p = mmap(NULL, total + PAGE, PROT_READ, MAP_SHARED, self->fd,
-		 RING_OFF(0, 0));
+	p = mmap(NULL, total + TD_PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 TD_RING_OFF(0, 0));
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
 	/* Last page alone fine, past the end refused. */
-	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
-		 RING_OFF(0, total / PAGE - 1));
+	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 TD_RING_OFF(0, total / TD_PAGE - 1));
 	EXPECT_NE(MAP_FAILED, p);
-	munmap(p, PAGE);
-	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
-		 RING_OFF(0, total / PAGE));
+	munmap(p, TD_PAGE);
+	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 TD_RING_OFF(0, total / TD_PAGE));
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
 	/* Misaligned offset. */
-	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd, 128);
+	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, self->fd, 128);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
 	/* A CPU that cannot exist. */
-	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
+	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, self->fd,
 		 TOPDOWN_MMAP_OFFSET(100000));
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
 	/* MAP_PRIVATE refused. */
-	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, self->fd, RING_OFF(0, 1));
+	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_PRIVATE, self->fd, TD_RING_OFF(0, 1));
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
 	/* mremap growth refused. */
-	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd, RING_OFF(0, 1));
+	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 1));
 	ASSERT_NE(MAP_FAILED, p);
-	EXPECT_EQ(MAP_FAILED, mremap(p, PAGE, 2 * PAGE, MREMAP_MAYMOVE));
-	munmap(p, PAGE);
+	EXPECT_EQ(MAP_FAILED, mremap(p, TD_PAGE, 2 * TD_PAGE, MREMAP_MAYMOVE));
+	munmap(p, TD_PAGE);
 }
 
 TEST_F(mapped, reconfigure_while_mapped_refused)
 {
 	struct topdown_config cfg;
-	void *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
-		       RING_OFF(0, 1));
+	void *p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, self->fd,
+		       TD_RING_OFF(0, 1));
 
 	ASSERT_NE(MAP_FAILED, p);
-	cfg_sw_clock(&cfg, 0);
+	td_cfg_sw(&cfg, 0);
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EBUSY, errno);
-	munmap(p, PAGE);
+	munmap(p, TD_PAGE);
 	EXPECT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 }
 
@@ -833,35 +741,35 @@ TEST_F(mapped, second_reader_busy)
 	void *p, *q;
 
 	ASSERT_LE(0, fd2);
-	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
-		 RING_OFF(0, 0));
+	p = mmap(NULL, TD_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 TD_RING_OFF(0, 0));
 	ASSERT_NE(MAP_FAILED, p);
-	q = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd2,
-		 RING_OFF(0, 0));
+	q = mmap(NULL, TD_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd2,
+		 TD_RING_OFF(0, 0));
 	EXPECT_EQ(MAP_FAILED, q);
 	EXPECT_EQ(EBUSY, errno);
 	/* Read-only observers are fine. */
-	q = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd2, RING_OFF(0, 1));
+	q = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, fd2, TD_RING_OFF(0, 1));
 	EXPECT_NE(MAP_FAILED, q);
-	munmap(q, PAGE);
+	munmap(q, TD_PAGE);
 	/* The reader lets go when its file is gone and unmapped. */
-	munmap(p, PAGE);
+	munmap(p, TD_PAGE);
 	close(self->fd);
 	self->fd = fd2;
-	q = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd2,
-		 RING_OFF(0, 0));
+	q = mmap(NULL, TD_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd2,
+		 TD_RING_OFF(0, 0));
 	EXPECT_NE(MAP_FAILED, q);
-	munmap(q, PAGE);
+	munmap(q, TD_PAGE);
 }
 
 TEST_F(mapped, garbage_consumer_pos_is_harmless)
 {
 	struct topdown_cpu_stats stats[256];
 	struct topdown_status st;
-	struct ring r;
+	struct td_ring r;
 	uint64_t garbage[] = { ~0ull, 1ull << 63, 3, 0x123456789abcdefull };
 
-	ASSERT_EQ(0, ring_map(self->fd, 0, self->ring, &r));
+	ASSERT_EQ(0, td_ring_map(self->fd, 0, self->ring, &r));
 	for (unsigned int g = 0; g < sizeof(garbage) / sizeof(garbage[0]); g++) {
 		r.cons->consumer_pos = garbage[g];
 		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
@@ -873,7 +781,7 @@ TEST_F(mapped, garbage_consumer_pos_is_harmless)
 	EXPECT_EQ(stats[0].producer_pos, r.prod->producer_pos);
 	EXPECT_EQ(stats[0].records * TOPDOWN_RECORD_SIZE, r.prod->producer_pos);
 	EXPECT_LE(stats[0].producer_pos, self->ring);
-	ring_unmap(&r);
+	td_ring_unmap(&r);
 }
 
 /* ---- module lifetime --------------------------------------------------- */
@@ -923,7 +831,7 @@ TEST_F(dev, instructions_match_perf_within_1pct)
 	if (!getenv("TD_ICOUNT"))
 		SKIP(return, "needs a guest with -icount (TD_ICOUNT=1)");
 
-	cfg_init(&cfg, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1 << 20);
+	td_cfg_init(&cfg, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1 << 20);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	ASSERT_EQ(0, pipe(pfd));
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));

@@ -449,7 +449,8 @@ int main(void)
 		printf("not ok 1 - storm, reader keeps up: setup failed\n");
 		fails++;
 	} else if (strcmp(reader_mode, "fifo")) {
-		printf("ok 1 # SKIP reader '%s' (diagnostic): %llu switches, %llu lost, worst oversleep %llu ms\n",
+		printf("ok 1 # SKIP reader '%s' (diagnostic): %llu switches, %llu lost, worst "
+		       "oversleep %llu ms\n",
 		       reader_mode, (unsigned long long)a.switches,
 		       (unsigned long long)a.lost_kernel,
 		       (unsigned long long)a.worst_delay_ms);

@@ -98,6 +98,12 @@ static void guarded_free(struct guarded *g)
 
 /* ---- ioctl numbers ------------------------------------------------------ */
 
+/* An ioctl number with its size bits cleared. */
+static unsigned long ioc_no_size(unsigned long cmd)
+{
+	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), 0);
+}
+
 TEST_F_TIMEOUT(h, unknown_ioctl_numbers_refused, 300)
 {
 	static const unsigned int dirs[] = { _IOC_NONE, _IOC_READ, _IOC_WRITE,
@@ -117,8 +123,9 @@ TEST_F_TIMEOUT(h, unknown_ioctl_numbers_refused, 300)
 	for (unsigned int t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		for (unsigned int nr = 0; nr < 256; nr++)
 			for (unsigned int d = 0; d < 4; d++)
-				for (unsigned int s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+				for (unsigned int s = 0; s < TD_NELEM(sizes); s++) {
 					unsigned long cmd = _IOC(dirs[d], types[t], nr, sizes[s]);
+					unsigned long base = ioc_no_size(cmd);
 					bool is_known = false;
 					int err;
 
@@ -126,9 +133,7 @@ TEST_F_TIMEOUT(h, unknown_ioctl_numbers_refused, 300)
 					for (unsigned int k = 0; k < 5; k++)
 						is_known |= cmd == known[k] ||
 							    (_IOC_SIZE(known[k]) &&
-							     _IOC(dirs[d], types[t], nr, 0) ==
-							     _IOC(_IOC_DIR(known[k]), _IOC_TYPE(known[k]),
-								  _IOC_NR(known[k]), 0) &&
+							     base == ioc_no_size(known[k]) &&
 							     sizes[s] >= _IOC_SIZE(known[k]));
 					if (is_known)
 						continue;
@@ -249,8 +254,9 @@ TEST_F_TIMEOUT(h, short_oversized_misaligned_and_faulting_structs, 300)
 					mprotect(g.base, g.len - PAGE, PROT_READ);
 				err = xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, p);
 				want = expect_get_config(size, avail, !ro);
-				EXPECT_EQ(want, err) TH_LOG("GET_CONFIG size %u avail %zu ro %d: %s",
-							    size, avail, ro, strerror(err));
+				EXPECT_EQ(want, err)
+					TH_LOG("GET_CONFIG size %u avail %zu ro %d: %s",
+					       size, avail, ro, strerror(err));
 				cases++;
 				guarded_free(&g);
 
@@ -298,9 +304,11 @@ TEST_F_TIMEOUT(h, short_oversized_misaligned_and_faulting_structs, 300)
 			(uintptr_t)0xffff888000000000ull, (uintptr_t)1 << 47 };
 
 		for (unsigned int i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, (void *)ptrs[i]));
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, (void *)ptrs[i]));
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_STATUS, (void *)ptrs[i]));
+			void *p = (void *)ptrs[i];
+
+			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, p));
+			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, p));
+			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_STATUS, p));
 			/* START/STOP ignore their argument. */
 			EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, (void *)ptrs[i]));
 			EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, (void *)ptrs[i]));
@@ -505,7 +513,8 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 		err = xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, buf);
 		cases++;
 		if (want == -1) {
-			EXPECT_TRUE(err == 0 || err == ENOMEM) TH_LOG("it %ld: %s", it, strerror(err));
+			EXPECT_TRUE(err == 0 || err == ENOMEM)
+				TH_LOG("it %ld: %s", it, strerror(err));
 		} else if (want == -2) {
 			EXPECT_TRUE(err == ENOENT || err == EOPNOTSUPP)
 				TH_LOG("it %ld: %s", it, strerror(err));
@@ -1101,8 +1110,8 @@ TEST_F_TIMEOUT(h, poll_not_blocked_by_start_stop, 120)
  * perf's context mutex (cpuctx_mutex -> mmap_lock), START takes
  * cpu_hotplug_lock under the driver's lock (and CPU hotplug orders
  * cpu_hotplug_lock -> pmus_lock -> cpuctx_mutex), and mmap() comes in
- * with mmap_lock held. mmap() must not take the lock START holds. On a
- * kernel with lockdep (make check-debug) the old order was a "possible
+ * with mmap_lock held. mmap() must not take the lock START holds: on a
+ * kernel with lockdep (make check-debug) that order is a "possible
  * circular locking dependency" splat; elsewhere this only has to work.
  */
 TEST_F_TIMEOUT(h, lock_order_mmap_start_perf_read, 120)
@@ -1173,6 +1182,7 @@ TEST_F_TIMEOUT(h, mmap_every_prot_flag_offset_length, 900)
 	uint64_t cpus[] = { 0, self->ncpu - 1, self->ncpu, 4096, 0xffffffull };
 	uint64_t pages[] = { 0, 1, 2, ring_pages - 1, ring_pages, ring_pages + 7 };
 	uint64_t lens[] = { 1, 2, 3, ring_pages, ring_pages + 1 };
+	const unsigned int nc = TD_NELEM(cpus), np = TD_NELEM(pages), nl = TD_NELEM(lens);
 	int fds[3];	/* the reader, a read-only file, another writable file */
 	struct topdown_config c;
 	unsigned long cases = 0, mapped = 0;
@@ -1189,12 +1199,14 @@ TEST_F_TIMEOUT(h, mmap_every_prot_flag_offset_length, 900)
 			  TD_RING_OFF(0, 0));
 	ASSERT_NE(MAP_FAILED, reader_map);
 
-	for (int f = 0; f < 3; f++)
-	for (int prot = 0; prot < 8; prot++)
-	for (unsigned int fl = 0; fl < 3; fl++)
-	for (unsigned int ci = 0; ci < sizeof(cpus) / sizeof(cpus[0]); ci++)
-	for (unsigned int pi = 0; pi < sizeof(pages) / sizeof(pages[0]); pi++)
-	for (unsigned int li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+	/*
+	 * Every combination of file, protection, flags, CPU, page and length
+	 * (the length varying fastest).
+	 */
+	for (unsigned int i = 0; i < 3 * 8 * 3 * nc * np * nl; i++) {
+		unsigned int li = i % nl, pi = i / nl % np, ci = i / (nl * np) % nc;
+		unsigned int fl = i / (nl * np * nc) % 3;
+		int prot = i / (nl * np * nc * 3) % 8, f = i / (nl * np * nc * 3 * 8);
 		uint64_t cpu = cpus[ci], page = pages[pi], len = lens[li];
 		int want, err;
 		uint8_t *p;
@@ -1209,10 +1221,11 @@ TEST_F_TIMEOUT(h, mmap_every_prot_flag_offset_length, 900)
 			/* Offsets that large may be refused by the VFS first. */
 			EXPECT_NE(0, err);
 		} else {
-			EXPECT_EQ(want, err) TH_LOG("fd %d prot %d flags %#x cpu %llu page %llu len %llu: %s",
-				f, prot, flag_set[fl], (unsigned long long)cpu,
-				(unsigned long long)page, (unsigned long long)len,
-				strerror(err));
+			EXPECT_EQ(want, err)
+				TH_LOG("fd %d prot %d flags %#x cpu %llu page %llu len %llu: %s",
+				       f, prot, flag_set[fl], (unsigned long long)cpu,
+				       (unsigned long long)page, (unsigned long long)len,
+				       strerror(err));
 		}
 		if (err)
 			continue;
@@ -1357,15 +1370,6 @@ TEST_F(h, mmap_munmap_mremap_mprotect_fork)
 
 /* ---- garbage consumer positions --------------------------------------- */
 
-static void pin_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void switches(int n)
 {
 	for (int i = 0; i < n; i++)
@@ -1384,7 +1388,7 @@ TEST_F_TIMEOUT(h, consumer_garbage_keeps_held_records, 300)
 	uint8_t *snap;
 	int n;
 
-	pin_to_cpu(0);
+	td_pin_cpu(0);
 	td_cfg_sw(&c, ring);
 	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
 	ASSERT_EQ(0, td_ring_map(self->fd, 0, ring, &r));
@@ -1417,13 +1421,14 @@ TEST_F_TIMEOUT(h, consumer_garbage_keeps_held_records, 300)
 		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
 		pos = r.prod->producer_pos;
 		/* Never past the ring: nothing is overwritten. */
-		EXPECT_GE(ring - TOPDOWN_RECORD_SIZE, pos) TH_LOG("garbage %#llx",
-			(unsigned long long)garbage[g]);
+		EXPECT_GE(ring - TOPDOWN_RECORD_SIZE, pos)
+			TH_LOG("garbage %#llx", (unsigned long long)garbage[g]);
 		EXPECT_LE(before, pos);
 		EXPECT_EQ(0, pos % TOPDOWN_RECORD_SIZE);
 		/* The records the reader still had are intact. */
-		EXPECT_EQ(0, memcmp(snap, r.data, p0)) TH_LOG("garbage %#llx overwrote held records",
-			(unsigned long long)garbage[g]);
+		EXPECT_EQ(0, memcmp(snap, r.data, p0))
+			TH_LOG("garbage %#llx overwrote held records",
+			       (unsigned long long)garbage[g]);
 		/* Ahead of the producer: every new record dropped. */
 		if (garbage[g] > before && garbage[g] - before < (1ull << 62)) {
 			EXPECT_EQ(before, pos);

@@ -29,6 +29,7 @@
  * of its own with its output on /dev/null; the parent prints how many
  * events the child holds and exits, 0 if it holds any, 1 if none.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -37,7 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "topdown/td_common.h"
+#include "td_common.h"
 
 /* Past the last config this kernel knows, perf_event_open() says ENOENT. */
 #define TD_KEYHOLD_MAX_CONFIG 64
@@ -78,7 +79,12 @@ int main(void)
 	int p[2], held = 0, nul;
 	pid_t pid;
 
-	if (pipe(p) || (pid = fork()) < 0) {
+	if (pipe(p)) {
+		perror("td_keyhold");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
 		perror("td_keyhold");
 		return 1;
 	}

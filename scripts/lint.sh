@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# scripts/lint.sh [c|shell|python]...: make lint (make check runs it too).
+# Every file of the tree, by language (default: all three):
+#   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
+#            header, the selftests' simulated PMU module) with the kernel's
+#            rules (scripts/checkpatch.sh); user space (user/, selftests/)
+#            with the exceptions listed in USER_IGNORE below
+#   shell    shellcheck (files named *.sh or *.bash, or starting with a sh
+#            or bash #! line), following sourced files; .shellcheckrc has
+#            the project-wide exceptions, the others are inline
+#   python   pyflakes3 and pycodestyle (lines up to 100 columns, as the C)
+# Prints every finding and exits 1 when there was one. Needs shellcheck,
+# pyflakes3 and pycodestyle (scripts/deps.sh installs them).
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 2
+
+# files PATTERN...: the tree's files matching a find -name pattern, sorted,
+# without what the build makes and the fuzz corpus (data, not code).
+files() {
+    local args=() p
+    for p in "$@"; do args+=(-o -name "$p"); done
+    find . \( -path ./build -o -path ./.git -o -path ./selftests/fuzz/corpus \) -prune \
+        -o -type f \( "${args[@]:1}" \) -print | sed 's|^\./||' | sort
+}
+
+# The rules of checkpatch.pl that are about the kernel's own API and so do
+# not apply to user-space C (user/, selftests/):
+#   PREFER_KERNEL_TYPES      u64 and friends are kernel types; user space
+#                            has <stdint.h>
+#   PREFER_DEFINED_ATTRIBUTE_MACRO, BIT_MACRO, ARRAY_SIZE, SSCANF_TO_KSTRTO
+#                            __printf, __packed, BIT(), ARRAY_SIZE(),
+#                            kstrto*() exist only in the kernel
+#   USE_NEGATIVE_ERRNO       errno and what tests compare with it are
+#                            positive in user space
+#   ENOSYS                   what the C library reports for a system call
+#                            the running kernel lacks (membarrier, ...)
+#   CAMELCASE                names fixed by C99 and libFuzzer (PRIu64,
+#                            LLVMFuzzerTestOneInput)
+#   CONSTANT_COMPARISON      the kselftest harness's EXPECT_EQ(expected,
+#                            seen) puts the constant first
+#   VOLATILE                 flags shared with signal handlers and threads
+#                            (no READ_ONCE in user space)
+#   SPLIT_STRING             messages are split at the line length; the
+#                            rule keeps kernel log lines grep-able
+#   ARCH_DEFINES             no Kconfig in user space: the compiler's
+#                            __x86_64__ / __aarch64__ choose the SIMD code
+USER_IGNORE=PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO,BIT_MACRO,ARRAY_SIZE
+USER_IGNORE+=,SSCANF_TO_KSTRTO,USE_NEGATIVE_ERRNO,ENOSYS,CAMELCASE,CONSTANT_COMPARISON
+USER_IGNORE+=,VOLATILE,SPLIT_STRING,ARCH_DEFINES
+
+# Exceptions for some files only: "PATTERN TYPES", each with its reason.
+FILE_IGNORE=(
+    # The kselftest harness's EXPECT_*() and ASSERT_*() expand to two
+    # statements (the check, then the for loop of its TH_LOG handler), so
+    # one of them alone as the body of an if, else or for needs braces.
+    "selftests/kmod/*.c BRACES"
+    # checkpatch reads the minus of a float exponent (1e-12) as a binary
+    # operator written without spaces.
+    "selftests/host/test_evset.c SPACING"
+    "selftests/host/test_fmt.c SPACING"
+    "selftests/kmod/pmusim_test.c SPACING"
+    # Declarations that belong to no header: the __real_ and __wrap_
+    # functions of ld --wrap and tdctl's main (rdbench.c), the libFuzzer
+    # entry point and the flag of stub.c (replay.c).
+    "selftests/bench/reader/rdbench.c AVOID_EXTERNS"
+    "selftests/fuzz/replay.c AVOID_EXTERNS"
+)
+
+lint_c() {
+    local rc=0 cp=build/deps/checkpatch/checkpatch.pl f e pat types ign out
+    local -A groups=()
+    # Unpacks checkpatch.pl from linux-source-6.1 the first time.
+    scripts/checkpatch.sh || rc=1
+    perl "$cp" --no-tree --strict --terse --show-types -f selftests/pmusim/td_pmusim.c || rc=1
+    # User space, grouped by the exceptions that apply.
+    while read -r f; do
+        ign=$USER_IGNORE
+        for e in "${FILE_IGNORE[@]}"; do
+            read -r pat types <<<"$e"
+            # shellcheck disable=SC2053 # $pat is a glob on purpose
+            [[ $f == $pat ]] && ign+=,$types
+        done
+        groups[$ign]+="$f "
+    done < <(files '*.c' '*.h' | grep -E '^(user|selftests)/' | grep -v '^selftests/pmusim/')
+    for ign in "${!groups[@]}"; do
+        # shellcheck disable=SC2086 # the list of paths (no spaces in them)
+        out=$(perl "$cp" --no-tree --strict --terse --show-types --ignore "$ign" \
+            -f ${groups[$ign]} 2>&1) || rc=1
+        grep -v '^total: 0 errors, 0 warnings, 0 checks' <<<"$out"
+    done
+    return $rc
+}
+
+lint_shell() {
+    local f sh=()
+    while read -r f; do
+        case $f in
+        *.sh | *.bash) sh+=("$f") ;;
+        *.c | *.h | *.py | *.rst | *.json | *.td) ;;
+        *) head -n 1 "$f" | grep -qE '^#!.*[/ ](ba)?sh( |$)' && sh+=("$f") ;;
+        esac
+    done < <(files '*')
+    shellcheck -x "${sh[@]}"
+}
+
+lint_python() {
+    local f py=() rc=0
+    while read -r f; do
+        case $f in
+        *.py) py+=("$f") ;;
+        *.c | *.h | *.sh | *.rst | *.json | *.td) ;;
+        *) head -n 1 "$f" | grep -qE '^#!.*python' && py+=("$f") ;;
+        esac
+    done < <(files '*')
+    pyflakes3 "${py[@]}" || rc=1
+    pycodestyle --max-line-length=100 "${py[@]}" || rc=1
+    return $rc
+}
+
+[ $# -gt 0 ] || set -- c shell python
+rc=0
+for what in "$@"; do
+    case $what in
+    c) lint_c || rc=1 ;;
+    shell) lint_shell || rc=1 ;;
+    python) lint_python || rc=1 ;;
+    *) echo "usage: scripts/lint.sh [c|shell|python]..." >&2; exit 2 ;;
+    esac
+done
+exit $rc
