@@ -2,13 +2,15 @@
 # scripts/bench.sh: the performance benchmark (what `make bench` runs).
 # Its own tier: not part of `make check`. See Documentation/performance.rst.
 #
-#   1. installs and builds what is missing (scripts/deps.sh, scripts/build.sh,
-#      valgrind), the guest helper selftests/bench/tdbench.c and the floor
+#   1. installs and builds what is missing (scripts/deps.sh --perf,
+#      scripts/build.sh, valgrind), the guest helper selftests/bench/tdbench.c and the floor
 #      module selftests/bench/floor/ for both architectures
 #   2. boots the arm64 guest with -icount (guest time = instruction count)
 #      and the x86-64 guest (TCG, wall clock) once each and runs every mode
 #      of the context-switch benchmark in that one boot
-#      (selftests/bench/guest_bench.sh)
+#      (selftests/bench/guest_bench.sh), with the peers: perf_event_open()
+#      counters, the perf tool of Debian's linux-perf (perf stat --per-thread
+#      -p, perf stat -a), topdown's BPF backend; then the accuracy table
 #   3. measures the reader on the host: tdctl dump -i (plain, CSV, JSON)
 #      and report -i --by task/process/comm/cpu on large generated record
 #      files, stat -a --by ... on the same records live (fake rings),
@@ -44,8 +46,8 @@ if [ "${1:-}" = --reader ]; then
 fi
 
 # ------------------------------------------------------------------ build
-log "dependencies (scripts/deps.sh; log build/bench/deps.log)"
-scripts/deps.sh >"$OUT/deps.log" 2>&1 || { tail -n 30 "$OUT/deps.log"; die "scripts/deps.sh failed"; }
+log "dependencies (scripts/deps.sh --perf; log build/bench/deps.log)"
+scripts/deps.sh --perf >"$OUT/deps.log" 2>&1 || { tail -n 30 "$OUT/deps.log"; die "scripts/deps.sh failed"; }
 if ! command -v valgrind >/dev/null; then
     log "installing valgrind"
     apt-get -q -y install --no-install-recommends valgrind >"$OUT/valgrind-install.log" 2>&1 ||
@@ -67,6 +69,10 @@ if [ -z "${READER_ONLY:-}" ]; then
         rm -rf "$OUT/stage/$arch"
         mkdir -p "$OUT/stage/$arch/selftests"
         cp build/$arch/topdown.ko build/$arch/tdctl "$OUT/stage/$arch/"
+        # Debian's perf for the guest; its libraries come from TD_LIBDIRS.
+        pv=PERF_BIN_${arch^^}
+        mkdir -p "$OUT/stage/$arch/perf"
+        cp "${!pv}" "$OUT/stage/$arch/perf/perf"
     done
 fi
 
@@ -83,16 +89,17 @@ GUEST_ARGS=()
 ICOUNT_ARGS=()
 # run_guest ARCH ROUNDS REPEATS [runner options]: every mode in one boot.
 run_guest() {
-    local arch=$1 rounds=$2 repeats=$3 rc=0
+    local arch=$1 rounds=$2 repeats=$3 rc=0 libdirs=PERF_LIBDIRS_${1^^}
     shift 3
     # isolcpus/nowatchdog: no load balancing, unbound kworkers or watchdog
     # thread on the CPU the two tasks share (CPU 1).
     TD_MODULE=$OUT/stage/$arch/topdown.ko TD_TDCTL=$OUT/stage/$arch/tdctl \
-        TD_SELFTESTS_DIR=$OUT/stage/$arch/selftests \
+        TD_SELFTESTS_DIR=$OUT/stage/$arch/selftests TD_LIBDIRS=${!libdirs} \
         "$SNAP/selftests/vm/run" --arch "$arch" "$@" --mem 2048 --timeout 5400 \
         --append "isolcpus=1 nowatchdog" \
-        --log "$OUT/console-$arch.log" --add "build/$arch/bench" -- \
-        env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" /add/bench/guest_bench.sh \
+        --log "$OUT/console-$arch.log" --add "build/$arch/bench" --add "$OUT/stage/$arch/perf" -- \
+        env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" TD_BENCH_PERF=/add/perf/perf \
+        /add/bench/guest_bench.sh \
         >"$OUT/guest-$arch.log" 2>&1 || rc=$?
     if [ $rc != 0 ]; then
         log "$arch guest exited with $rc"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/deps.sh [--rt] [--6.12]
+# scripts/deps.sh [--rt] [--6.12] [--perf]
 #
 # Installs the host packages the project needs (only when something is
 # missing), then unpacks the guest kernels, the arm64 cross-build headers and
@@ -18,6 +18,10 @@
 #            are not installed into /); the headers' Makefile is pointed at
 #            the unpacked common headers, scripts/ and tools/ at the
 #            unpacked amd64 linux-kbuild (for the arm64 cross build too).
+#   --perf   also the perf tool of Debian's linux-perf (perf 6.1; there is
+#            no 6.12 one) with the shared libraries it needs, for both
+#            guest architectures, unpacked into build/deps/perf-<arch>/
+#            (make bench's perf stat peers; later runs keep it).
 #
 # The kernel versions (6.1.0-N, 6.12.N+deb12) are resolved from the
 # metapackages linux-image-cloud-amd64 and linux-image-6.12-cloud-amd64 (and
@@ -26,7 +30,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEPS=$ROOT/build/deps
-WANT_RT=0 WANT_612=0
+WANT_RT=0 WANT_612=0 WANT_PERF=0
 
 log() { printf 'deps: %s\n' "$*" >&2; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
@@ -37,6 +41,7 @@ for a in "$@"; do
     case $a in
     --rt) WANT_RT=1 ;;
     --6.12) WANT_612=1 ;;
+    --perf) WANT_PERF=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $a" ;;
     esac
@@ -46,6 +51,7 @@ done
 K612=$ROOT/build/deps/k6.12
 [ -f "$K612/x86_64/.stamp" ] && WANT_612=1
 WANT_RT612=$WANT_RT
+[ -f "$ROOT/build/deps/perf-x86_64/.stamp" ] && WANT_PERF=1
 [ -f "$K612/x86_64-rt/.stamp" ] && WANT_RT612=1
 
 export DEBIAN_FRONTEND=noninteractive
@@ -252,6 +258,16 @@ if [ "$WANT_612" = 1 ]; then
     done
     ALL_PKGS+=("${SRC612_PKGS[@]}")
 fi
+# --perf: linux-perf and the packages of the libraries /usr/bin/perf loads
+# (its NEEDED entries and theirs, C library aside), per guest architecture.
+PERF_LIBS=(libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 libopencsd1 libperl5.36
+    libpython3.11 libslang2 libunwind8 libzstd1 zlib1g libcrypt1 libexpat1 libglib2.0-0
+    libuuid1 libpcre2-8-0 libbz2-1.0 libstdc++6 libgcc-s1)
+if [ "$WANT_PERF" = 1 ]; then
+    PERF_PKGS_X86_64=(linux-perf:amd64 "${PERF_LIBS[@]/%/:amd64}")
+    PERF_PKGS_ARM64=(linux-perf:arm64 "${PERF_LIBS[@]/%/:arm64}")
+    ALL_PKGS+=("${PERF_PKGS_X86_64[@]}" "${PERF_PKGS_ARM64[@]}")
+fi
 resolve_versions "${ALL_PKGS[@]}"
 
 unpack_group "$DEPS/x86_64" "${X86_64_PKGS[@]}"
@@ -313,6 +329,20 @@ fi
 HAVE_RT=0
 if [ -f "$DEPS/x86_64-rt/boot/vmlinuz-$KREL_X86_64_RT" ] && [ -d "/usr/src/linux-headers-$KREL_X86_64_RT" ]; then
     HAVE_RT=1
+fi
+
+# perf for the guests: build/deps/perf-<arch>/usr/bin/perf; the runner
+# (selftests/vm/run) finds its libraries through TD_LIBDIRS.
+PERF_BIN_X86_64='' PERF_BIN_ARM64='' PERF_LIBDIRS_X86_64='' PERF_LIBDIRS_ARM64=''
+if [ "$WANT_PERF" = 1 ]; then
+    unpack_group "$DEPS/perf-x86_64" "${PERF_PKGS_X86_64[@]}"
+    unpack_group "$DEPS/perf-arm64" "${PERF_PKGS_ARM64[@]}"
+    for g in x86_64 arm64; do
+        case $g in x86_64) t=x86_64-linux-gnu ;; *) t=aarch64-linux-gnu ;; esac
+        [ -x "$DEPS/perf-$g/usr/bin/perf" ] || die "linux-perf unpacked without usr/bin/perf ($g)"
+        printf -v "PERF_BIN_${g^^}" '%s' "$DEPS/perf-$g/usr/bin/perf"
+        printf -v "PERF_LIBDIRS_${g^^}" '%s' "$DEPS/perf-$g/lib/$t:$DEPS/perf-$g/usr/lib/$t"
+    done
 fi
 
 # ------------------------------------------------------------------ 6.12
@@ -414,6 +444,10 @@ vars=(
     HAVE_612 "$HAVE_612"
     HAVE_RT_612 "$HAVE_RT_612"
     KVER_612 "${KVER_612:-}"
+    PERF_BIN_X86_64 "$PERF_BIN_X86_64"
+    PERF_BIN_ARM64 "$PERF_BIN_ARM64"
+    PERF_LIBDIRS_X86_64 "$PERF_LIBDIRS_X86_64"
+    PERF_LIBDIRS_ARM64 "$PERF_LIBDIRS_ARM64"
 )
 for v in KREL KDIR VMLINUZ MODDIR; do
     for g in X86_64 ARM64 X86_64_RT ARM64_RT; do

@@ -5,7 +5,10 @@
 # scripts/bench.sh collects the lines and builds the table.
 #
 # Environment: TD_BENCH_ROUNDS (round trips per repeat), TD_BENCH_REPEATS,
-# TD_BENCH_CPU (the CPU both tasks share), TD_BENCH_RING (ring bytes).
+# TD_BENCH_CPU (the CPU both tasks share), TD_BENCH_RING (ring bytes),
+# TD_BENCH_PERF (the perf tool, default: perf on PATH; the perf stat modes
+# say SKIP without it), TD_BENCH_SPIN (loop iterations of the accuracy
+# workload).
 D=$(dirname "$0")
 B=$D/tdbench
 N=${TD_BENCH_ROUNDS:-20000}
@@ -13,6 +16,9 @@ R=${TD_BENCH_REPEATS:-3}
 CPU=${TD_BENCH_CPU:-1}
 RING=${TD_BENCH_RING:-67108864}
 PT=/sys/module/topdown/parameters/probe_time
+PERF=${TD_BENCH_PERF:-$(command -v perf)}
+SPIN=${TD_BENCH_SPIN:-10000000}
+SY=/tmp/tdbench-sync
 rc=0
 
 # Quiet the benchmark CPU (scripts/bench.sh also boots with isolcpus=CPU
@@ -32,6 +38,138 @@ run() {
 	echo "@@BENCH $out"
 }
 probe_time() { [ -w "$PT" ] && echo "$1" >"$PT"; }
+# skip MODE REASON: a mode that cannot run here, and why.
+skip() {
+	echo "SKIP: $1: $2"
+	printf '@@BENCH-SKIP {"mode":"%s","reason":"%s"}\n' "$1" "$(echo "$2" | tr -d "\"\\\\")"
+}
+
+# perf_names SPEC: the TYPE:CONFIG list as perf tool event names
+# (hardware and software events by name, others as PMU/config=X/).
+perf_names() {
+	echo "$1" | tr , "\n" | while IFS=: read -r ty cf; do
+		c=$((cf))
+		case $ty in
+		0) set -- cycles instructions cache-references cache-misses branches \
+			branch-misses bus-cycles stalled-cycles-frontend stalled-cycles-backend ref-cycles ;;
+		1) set -- cpu-clock task-clock page-faults context-switches cpu-migrations \
+			minor-faults major-faults alignment-faults emulation-faults ;;
+		*) set -- ;;
+		esac
+		if [ $# -gt "$c" ]; then
+			shift "$c"
+			echo "$1"
+		else
+			for d in /sys/bus/event_source/devices/*; do
+				[ "$(cat "$d/type")" = "$ty" ] && echo "${d##*/}/config=$cf/" && break
+			done
+		fi
+	done | tr "\n" , | sed "s/,$//"
+}
+nevents() { echo "$1" | tr , "\n" | grep -c .; }
+# perf_fds PID: how many perf events process PID holds.
+perf_fds() {
+	k=0
+	for f in "/proc/$1/fd/"*; do
+		case $(readlink "$f") in *perf_event*) k=$((k + 1)) ;; esac
+	done
+	echo $k
+}
+# perf_ready PID N: wait (30 s at most) until process PID holds N perf events.
+perf_ready() {
+	i=0
+	while [ "$(perf_fds "$1")" -lt "$2" ]; do
+		kill -0 "$1" 2>/dev/null || return 1
+		i=$((i + 1))
+		[ $i -lt 300 ] || return 1
+		sleep 0.1
+	done
+	sleep 1
+}
+# until_file FILE: wait (30 s at most) for FILE to have content.
+until_file() {
+	i=0
+	while [ ! -s "$1" ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || return 1
+		sleep 0.1
+	done
+}
+# sync_pids: the pids tdbench --sync wrote, once it wrote them.
+sync_pids() { until_file $SY.pids && cat $SY.pids; }
+# perf_csv FILE: perf stat -x, output as a JSON object {"EVENT": count, ...}
+# (summed over the threads of --per-thread; msec as ns, as topdown counts
+# cpu-clock), -1 for "<not counted>".
+perf_csv() {
+	awk -F, '
+	/^#/ || NF < 3 { next }
+	{
+		if ($1 ~ /-[0-9]+$/) { v = $2; u = $3; e = $4 } else { v = $1; u = $2; e = $3 }
+		if (v !~ /^[0-9.]+$/) bad[e] = 1
+		else sum[e] += u == "msec" ? v * 1000000 : v
+		if (!(e in seen)) { seen[e] = 1; order[n++] = e }
+	}
+	END {
+		printf "{"
+		for (i = 0; i < n; i++)
+			printf "%s\"%s\":%s", i ? "," : "", order[i], (order[i] in bad) ? -1 : sprintf("%.17g", sum[order[i]])
+		printf "}"
+	}' "$1"
+}
+# run_perf_task NAME SPEC [perf stat options]: the benchmark with the perf
+# tool counting the events of SPEC on both tasks (perf stat -p PARENT,CHILD).
+run_perf_task() {
+	name=$1 ev=$(perf_names "$2") n=$(nevents "$2")
+	shift 2
+	sleep 2
+	rm -f $SY.pids $SY.go /tmp/perf.out
+	"$B" pipe -c "$CPU" -n "$N" -r "$R" -m "$name" --sync $SY >/tmp/pipe.out &
+	bp=$!
+	pids=$(sync_pids) || { fail "$name: tdbench did not start"; kill $bp; wait $bp; return; }
+	"$PERF" stat "$@" -x, -e "$ev" -p "$pids" -o /tmp/perf.out &
+	pp=$!
+	# Per-task events on both tasks; bperf (--bpf-counters) opens its
+	# events per CPU instead, at least one per event.
+	want=$((2 * n))
+	case " $* " in *" --bpf-counters "*) want=$n ;; esac
+	if ! perf_ready $pp "$want"; then
+		fail "$name: perf stat $* -e $ev -p $pids did not start"
+		cat /tmp/perf.out
+		kill $pp 2>/dev/null
+		echo go >$SY.go
+		wait $bp
+		return
+	fi
+	echo go >$SY.go
+	if wait $bp; then
+		kill -INT $pp 2>/dev/null
+		wait $pp
+		out=$(cat /tmp/pipe.out)
+		echo "@@BENCH ${out%\}},\"peer\":\"perf-tool\",\"perf_args\":\"$* -e $ev\",\"perf_counts\":$(perf_csv /tmp/perf.out)}"
+	else
+		kill -INT $pp 2>/dev/null
+		wait $pp
+		fail "mode $name"
+	fi
+}
+# run_perf_all NAME SPEC: the benchmark while perf stat -a counts SPEC.
+run_perf_all() {
+	name=$1 ev=$(perf_names "$2") n=$(nevents "$2")
+	sleep 2
+	rm -f /tmp/perf.out
+	"$PERF" stat -a -x, -e "$ev" -o /tmp/perf.out &
+	pp=$!
+	if ! perf_ready $pp $((n * $(grep -c ^processor /proc/cpuinfo))); then
+		fail "$name: perf stat -a -e $ev did not start"
+		cat /tmp/perf.out
+		kill $pp 2>/dev/null
+		return
+	fi
+	out=$("$B" pipe -c "$CPU" -n "$N" -r "$R" -m "$name") || { fail "mode $name"; kill -INT $pp; wait $pp; return; }
+	kill -INT $pp
+	wait $pp
+	echo "@@BENCH ${out%\}},\"peer\":\"perf-tool\",\"perf_args\":\"-a -e $ev\",\"perf_counts\":$(perf_csv /tmp/perf.out)}"
+}
 
 case $(uname -m) in
 aarch64)
@@ -88,11 +226,86 @@ else
 	DEF=$ONE
 fi
 
+# 2b. the largest named event set the module loads here besides the
+# default one (the BPF backend takes named sets only, not the raw events
+# of MAX): the module's side of the BPF comparison with more events.
+BIG=
+if [ -n "$SET" ]; then
+	for s in $(tdctl --csv list 2>/dev/null | awk -F, 'NR > 1 { gsub(/"/, "", $1); print $2, $1 }' |
+		sort -rn | awk '{ print $2 }'); do
+		[ "$s" = "$SET" ] && break
+		if tdctl load --events "$s" --ring-size "$RING" >/tmp/load.out 2>&1; then
+			BIG=$s
+			echo "@@BENCH-BIGSET {\"set\":\"$BIG\",\"events\":\"$("$B" td-events)\"}"
+			run set-big --td-stats
+			tdctl unload >/dev/null || fail "tdctl unload"
+			break
+		fi
+	done
+fi
+[ -n "$BIG" ] || skip set-big "no named event set larger than '$SET' loads here"
+
 # 3. the peers: the same events with perf_event_open
 run perf-task-default --perf-task "$DEF"
 run perf-task-max --perf-task "$MAX"
 run perf-cpu-default --perf-cpu "$DEF"
 run perf-cpu-max --perf-cpu "$MAX"
+
+# 3b. the peers: the perf tool (Debian's linux-perf) with the same events
+if [ -n "$PERF" ] && "$PERF" version >/dev/null 2>&1; then
+	echo "@@BENCH-PERF {\"version\":\"$("$PERF" version)\"}"
+	run_perf_task perf-stat-thread-default "$DEF" --per-thread
+	run_perf_task perf-stat-thread-max "$MAX" --per-thread
+	run_perf_all perf-stat-all-default "$DEF"
+	run_perf_all perf-stat-all-max "$MAX"
+	# bperf: per-task counting by BPF programs reading per-CPU counters.
+	if "$PERF" stat --bpf-counters -e cpu-clock true 2>&1 | grep -q "unknown option"; then
+		why="$("$PERF" version) is built without BUILD_BPF_SKEL=1: no --bpf-counters"
+		skip perf-stat-bpf-default "$why"
+		skip perf-stat-bpf-max "$why"
+	else
+		run_perf_task perf-stat-bpf-default "$DEF" --bpf-counters
+		run_perf_task perf-stat-bpf-max "$MAX" --bpf-counters
+	fi
+else
+	for m in perf-stat-thread-default perf-stat-thread-max perf-stat-all-default \
+		perf-stat-all-max perf-stat-bpf-default perf-stat-bpf-max; do
+		skip $m "no perf tool in the guest (TD_BENCH_PERF)"
+	done
+fi
+
+# 3c. topdown's BPF backend (tdctl load --backend bpf), the same events
+if tdctl load -h 2>&1 | grep -q -- --backend; then
+	if tdctl load --backend bpf --ring-size "$RING" >/tmp/load.out 2>&1; then
+		echo "@@BENCH-BPF {\"default\":\"$(tr -d "\"\\\\" </tmp/load.out | head -n 1)\"}"
+		run bpf-default
+		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
+	else
+		cat /tmp/load.out
+		fail "tdctl load --backend bpf"
+	fi
+	# The 8 events of MAX in perf's syntax (tdctl load --events).
+	if tdctl load --backend bpf --ring-size "$RING" --events "$(perf_names "$MAX")" \
+		>/tmp/load.out 2>&1; then
+		run bpf-max
+		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
+	else
+		skip bpf-max "tdctl load --backend bpf --events $(perf_names "$MAX"): $(head -n 1 /tmp/load.out)"
+	fi
+	if [ -z "$BIG" ]; then
+		skip bpf-set-big "no named event set larger than '$SET' loads here"
+	elif tdctl load --backend bpf --ring-size "$RING" --events "$BIG" >/tmp/load.out 2>&1; then
+		run bpf-set-big
+		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
+	else
+		cat /tmp/load.out
+		fail "tdctl load --backend bpf --events $BIG"
+	fi
+else
+	for m in bpf-default bpf-max bpf-set-big; do
+		skip $m "tdctl has no --backend bpf"
+	done
+fi
 
 # 4. the floor: a probe that only reads the clock and the counters
 if [ -f "$D/tdfloor.ko" ]; then
@@ -122,4 +335,78 @@ fi
 
 # 5. module not loaded again: the baseline did not drift
 run baseline-end
+
+# 6. accuracy: one known workload (tdbench spin-task: SPIN iterations of a
+# 2-instruction loop, alone on CPU), counted per task from its wake-up to
+# the point where it blocks after the loop: the tools attach while it waits
+# before the loop and stop (SIGINT) while it waits after it, so the exit
+# path, which perf stops counting early in do_exit(), is in no count.
+# acc RUN TOOL...: one run of the workload counted by the tools together
+# (topdown: module or bpf, whichever is loaded; perf), one "@@BENCH-ACC"
+# line per tool.
+acc() {
+	run=$1
+	shift
+	sleep 2
+	rm -f $SY.pids $SY.go $SY.done $SY.end /tmp/acc.*
+	"$B" spin-task "$SPIN" -c "$CPU" --sync $SY &
+	wp=$!
+	pid=$(sync_pids) || { fail "accuracy $run: the workload did not start"; kill $wp; return; }
+	tps=
+	for tool in "$@"; do
+		if [ "$tool" = perf ]; then
+			"$PERF" stat --per-thread -x, -e "$(perf_names "$DEF")" -p "$pid" -o /tmp/acc.perf &
+			tps="$tps $!"
+			perf_ready $! "$(nevents "$DEF")" || fail "accuracy $run: perf stat did not start"
+		else
+			tdctl -j stat -p "$pid" --by task -o "/tmp/acc.$tool" &
+			tps="$tps $!"
+			sleep 2
+		fi
+	done
+	echo go >$SY.go
+	until_file $SY.done || fail "accuracy $run: the workload did not finish its loop"
+	sleep 1
+	for tp in $tps; do
+		kill -INT "$tp"
+		# perf stat re-raises SIGINT after its summary: no status to check
+		wait "$tp"
+	done
+	echo end >$SY.end
+	wait $wp || fail "accuracy $run: the workload failed"
+	for tool in "$@"; do
+		if [ "$tool" = perf ]; then
+			res=$(perf_csv /tmp/acc.perf)
+		else
+			res=$(tr -d "\n" <"/tmp/acc.$tool")
+		fi
+		[ -n "$res" ] || { fail "accuracy $run: no result from $tool"; continue; }
+		echo "@@BENCH-ACC {\"run\":\"$run\",\"tool\":\"$tool\",\"iterations\":$SPIN,\"pid\":$pid,\"events\":\"$DEF\",\"result\":$res}"
+	done
+}
+if tdctl load --ring-size "$RING" >/tmp/load.out 2>&1; then
+	acc module module
+	[ -n "$PERF" ] && acc module+perf module perf
+	tdctl unload >/dev/null || fail "tdctl unload"
+else
+	cat /tmp/load.out
+	fail "tdctl load (accuracy)"
+fi
+if tdctl load -h 2>&1 | grep -q -- --backend; then
+	if tdctl load --backend bpf --ring-size "$RING" >/tmp/load.out 2>&1; then
+		acc bpf bpf
+		[ -n "$PERF" ] && acc bpf+perf bpf perf
+		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
+	else
+		cat /tmp/load.out
+		fail "tdctl load --backend bpf (accuracy)"
+	fi
+else
+	skip acc-bpf "tdctl has no --backend bpf"
+fi
+if [ -n "$PERF" ]; then
+	acc perf perf
+else
+	skip acc-perf "no perf tool in the guest (TD_BENCH_PERF)"
+fi
 exit $rc

@@ -9,6 +9,13 @@
  *                            configure /dev/topdown with SPEC and start
  *   tdbench td-stop          stop collecting (module stays loaded)
  *   tdbench td-events        print the current configuration as a SPEC
+ *   tdbench spin-task N [-c CPU] --sync PREFIX
+ *                            a known workload for the accuracy table: on CPU
+ *                            (default 1), after the --sync hand-shake, N
+ *                            iterations of the 2-instruction loop, then a
+ *                            second hand-shake (PREFIX.done written, blocked
+ *                            in open() of the FIFO PREFIX.end) before it
+ *                            exits: the tools stop counting in between
  *   tdbench loop N           N iterations of a 2-instruction loop: prints
  *                            ns per instruction (and the INST_RETIRED count
  *                            when the PMU has one), to check that guest time
@@ -31,6 +38,9 @@
  *   --perf-cpu SPEC   one CPU-wide group per online CPU (perf stat -a)
  *   --td-stats     per repeat, the topdown probe statistics of CPU (calls,
  *                  ns, records, lost) from TOPDOWN_IOC_STATUS
+ *   --sync PREFIX  after the fork, write "PARENT,CHILD" to PREFIX.pids and
+ *                  block until something writes to the FIFO PREFIX.go, so
+ *                  that a tool can attach to both tasks first (perf stat -p)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +57,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -227,16 +238,53 @@ static void print_u64_array(const char *name, const uint64_t *v, int n)
 	printf("]");
 }
 
+/*
+ * The hand-shake of --sync: the pids go to PREFIX.OUT (written whole, by
+ * rename), then the caller blocks in open() of the FIFO PREFIX.IN until a
+ * writer opens it: no wake-ups, no time slices while a tool attaches.
+ */
+static void sync_wait(const char *prefix, const char *out, const char *in,
+		      pid_t a, pid_t b)
+{
+	char path[512], tmp[512], go[512], c;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.%s", prefix, out);
+	snprintf(tmp, sizeof(tmp), "%s.%s.tmp", prefix, out);
+	snprintf(go, sizeof(go), "%s.%s", prefix, in);
+	unlink(go);
+	if (mkfifo(go, 0600))
+		die("mkfifo %s: %s", go, strerror(errno));
+	f = fopen(tmp, "w");
+	if (!f)
+		die("%s: %s", tmp, strerror(errno));
+	if (b > 0)
+		fprintf(f, "%d,%d\n", (int)a, (int)b);
+	else
+		fprintf(f, "%d\n", (int)a);
+	if (fclose(f) || rename(tmp, path))
+		die("%s: %s", path, strerror(errno));
+	fd = open(go, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("%s: %s", go, strerror(errno));
+	while (read(fd, &c, 1) > 0)
+		;
+	close(fd);
+}
+
 static int cmd_pipe(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "perf-task", required_argument, NULL, 'T' },
 		{ "perf-cpu", required_argument, NULL, 'C' },
 		{ "td-stats", no_argument, NULL, 'S' },
+		{ "sync", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long rounds = 20000, repeats = 3, warmup = 2000;
 	const char *mode = "pipe", *task_spec = NULL, *cpu_spec = NULL;
+	const char *sync_prefix = NULL;
 	int cpu = -1, opt, p2c[2], c2p[2], nev = 0, ncpus, cpus[MAX_CPUS];
 	int task_fd[2][TOPDOWN_MAX_EVENTS], cpu_fd[MAX_CPUS][TOPDOWN_MAX_EVENTS];
 	uint64_t ns[MAX_REPEATS], calls[MAX_REPEATS], pns[MAX_REPEATS];
@@ -273,9 +321,13 @@ static int cmd_pipe(int argc, char **argv)
 		case 'S':
 			td_stats = true;
 			break;
+		case 'Y':
+			sync_prefix = optarg;
+			break;
 		default:
 			die("usage: tdbench pipe [-n R] [-r N] [-w W] [-c CPU] [-m NAME]"
-			    " [--perf-task SPEC|--perf-cpu SPEC] [--td-stats]");
+			    " [--perf-task SPEC|--perf-cpu SPEC] [--td-stats]"
+			    " [--sync PREFIX]");
 		}
 	}
 	if (rounds < 1 || repeats < 1 || repeats > MAX_REPEATS || warmup < 0)
@@ -336,6 +388,8 @@ static int cmd_pipe(int argc, char **argv)
 	}
 	if (td_stats)
 		tdfd = td_open();
+	if (sync_prefix)
+		sync_wait(sync_prefix, "pids", "go", getpid(), child);
 
 	for (long i = 0; i < warmup; i++) {
 		xwrite(p2c[1], &tok, 1);
@@ -519,11 +573,36 @@ static int cmd_loop(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_spin_task(int argc, char **argv)
+{
+	const char *sync_prefix = NULL;
+	uint64_t n = 0;
+	int cpu = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-c") && i + 1 < argc)
+			cpu = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--sync") && i + 1 < argc)
+			sync_prefix = argv[++i];
+		else if (!n)
+			n = strtoull(argv[i], NULL, 0);
+		else
+			die("usage: tdbench spin-task N [-c CPU] --sync PREFIX");
+	}
+	if (!n || !sync_prefix)
+		die("usage: tdbench spin-task N [-c CPU] --sync PREFIX");
+	pin(cpu);
+	sync_wait(sync_prefix, "pids", "go", getpid(), 0);
+	spin(n);
+	sync_wait(sync_prefix, "done", "end", getpid(), 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: tdbench pipe|td-start|td-stop|td-events|loop ...");
+		die("usage: tdbench pipe|td-start|td-stop|td-events|loop|spin-task ...");
 	if (!strcmp(argv[1], "pipe"))
 		return cmd_pipe(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "td-start"))
@@ -534,6 +613,8 @@ int main(int argc, char **argv)
 		return cmd_td_events();
 	if (!strcmp(argv[1], "loop"))
 		return cmd_loop(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "spin-task"))
+		return cmd_spin_task(argc - 1, argv + 1);
 	die("unknown command %s", argv[1]);
 	return 1;
 }

@@ -18,6 +18,32 @@ def text(s, size):
     return b + b"\0" * (size - len(b))
 
 
+def comm_text(comm):
+    """A comm as tdctl writes it in every format (the rule of
+    user/output/text.h), from Python's own UTF-8 decoder: valid UTF-8
+    characters pass, except control characters (C0, DEL, C1) and the
+    backslash; every other byte is \\xNN. comm: str or bytes, up to a NUL."""
+    b = comm.encode() if isinstance(comm, str) else bytes(comm)
+    b = b.split(b"\0")[0]
+    out, i = [], 0
+    while i < len(b):
+        for n in (1, 2, 3, 4):
+            try:
+                ch = b[i:i + n].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(ch) == 1:
+                break
+        else:
+            ch, n = None, 1
+        if ch is None or ch == "\\" or ord(ch) < 0x20 or 0x7f <= ord(ch) < 0xa0:
+            out.append("".join("\\x%02x" % c for c in b[i:i + n]))
+        else:
+            out.append(ch)
+        i += n
+    return "".join(out)
+
+
 class Rec:
     """One record; deltas in event order."""
 

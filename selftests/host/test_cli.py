@@ -127,14 +127,15 @@ def test_grammar():
 
 def test_cli(tmp):
     rc, out, err = run("st")
-    ok(rc == 1 and "ambiguous command 'st': could be status, stat" in err,
+    ok(rc == 2 and "ambiguous command 'st': could be status, stat" in err,
        "'tdctl st' is ambiguous and names stat and status", err)
     rc, out, err = run("--json", "st")
-    ok(rc == 1 and json.loads(out) == {
-        "error": "ambiguous command 'st': could be status, stat"} and not err,
+    ok(rc == 2 and json.loads(out) == {
+        "error": "ambiguous command 'st': could be status, stat; "
+                 "see 'tdctl --help'"} and not err,
        "in JSON mode the error is a JSON object", out + err)
     rc, out, err = run("re", "--json")
-    ok(rc == 1 and "record, report" in json.loads(out)["error"],
+    ok(rc == 2 and "record, report" in json.loads(out)["error"],
        "'tdctl re --json': ambiguous, as JSON (record, report)", out + err)
     path = os.path.join(tmp, "g.td")
     tdfile_gen.generic().write(path)
@@ -143,15 +144,15 @@ def test_cli(tmp):
     rc, out, err = run("rep", "-i", path)
     ok(rc == 0 and out.startswith("# record file"), "'tdctl rep' runs report", err)
     rc, out, err = run("frobnicate")
-    ok(rc == 1 and "unknown command 'frobnicate'" in err, "unknown command", err)
+    ok(rc == 2 and "unknown command 'frobnicate'" in err, "unknown command", err)
     rc, out, err = run("__c", "")
-    ok(rc == 1 and "unknown command" in err,
+    ok(rc == 2 and "unknown command" in err,
        "hidden __complete is not prefix-matched", err)
     a = run("help", "stat")
     b = run("stat", "--help")
     c = run("help", "sta")
     ok(a == b and a[0] == 0 and a[1].startswith("Usage: tdctl stat") and
-       "tdctl-stat(8)" in a[1] and c[0] == 1,
+       "tdctl-stat(8)" in a[1] and c[0] == 2,
        "tdctl help stat = tdctl stat --help; 'help sta' is ambiguous", a[1] + c[2])
     for cmd in ("top", "record", "report", "dump"):
         rc, out, err = run("help", cmd)
@@ -165,8 +166,7 @@ def test_cli(tmp):
     rc, out, err = run("--csv", "--json", "help")
     ok(rc == 2 and "--json and --csv exclude each other" in err,
        "--csv with --json is refused", err)
-    rc, out, err = run("stat", "--bogus")
-    ok(rc == 1 and "Usage: tdctl stat" in err, "unknown option: usage on stderr", err)
+    test_usage_errors()
     for args, msg in ((("stat", "-I", "5"), "at least 10"),
                       (("stat", "--by", "thread"), "expected task, process, comm, cgroup or cpu"),
                       (("stat", "--duration", "1.5s"), "expected seconds"),
@@ -190,11 +190,149 @@ def test_cli(tmp):
     ok(rc == 1 and "not loaded" in err,
        "stat without the module: 'not loaded' (before running anything)", err)
     outf = os.path.join(tmp, "list.json")
-    rc, out, err = run("list", "--root", "/nonexistent", "-o", outf, "--json")
+    rc, out, err = run("help", "list", "-o", outf, "--json")
     with open(outf) as fh:
         content = fh.read()
-    ok(out == "" and content.startswith("{"),
-       "-o FILE after a command that does not know it (list)", content[:200] + err)
+    ok(rc == 0 and out == "" and content.startswith("{"),
+       "-o FILE after a command that does not know it (help)", content[:200] + err)
+
+
+def test_usage_errors():
+    """A line that does not parse: one error line with a hint, as JSON with
+    --json wherever it is, exit status 2; same for every command."""
+    hint = "; see 'tdctl %s --help'"
+    cases = (
+        (("stat", "--bogus"), "unknown option '--bogus'" + hint % "stat"),
+        (("stat", "-Z"), "unknown option '-Z'" + hint % "stat"),
+        (("stat", "-p"), "option '-p' needs an argument" + hint % "stat"),
+        (("report", "--input"), "option '--input' needs an argument"
+         + hint % "report"),
+        (("dump", "--follow=yes"), "option '--follow' takes no argument"
+         + hint % "dump"),
+        (("top", "--b"), "ambiguous option '--b': could be --by, --batch"
+         + hint % "top"),
+        (("status", "extra"), "unexpected argument 'extra'" + hint % "status"),
+        (("version", "--bogus"), "unknown option '--bogus'" + hint % "version"),
+        (("unload", "-x"), "unknown option '-x'" + hint % "unload"),
+        (("list", "--bogus"), "unknown option '--bogus'" + hint % "list"),
+        (("decode", "--bogus"), "unknown option '--bogus'" + hint % "decode"),
+        (("load", "--bogus"), "unknown option '--bogus'" + hint % "load"),
+        (("load", "-O"), "unknown option '-O'" + hint % "load"),
+        (("list", "-o"), "option '-o' needs an argument" + hint % "list"),
+        (("--bogus", "status"), "unknown option '--bogus'; see 'tdctl --help'"),
+        (("help", "stat", "dump"), "help takes one command name" + hint % "help"),
+        ((), "missing command; see 'tdctl --help'"),
+    )
+    for args, msg in cases:
+        rc, out, err = run(*args)
+        ok(rc == 2 and out == "" and err == "tdctl: Error: %s\n" % msg,
+           "'tdctl %s': exit 2, one line: %s" % (" ".join(args), msg),
+           "rc %d\n%s%s" % (rc, out, err))
+        if not args:
+            continue
+        for line in ((args[0], "--json") + args[1:], ("--json",) + args,
+                     args + ("--json",)):
+            if line[-1] == "--json" and args[-1] in ("-p", "--input", "-o"):
+                continue        # "--json" would be the option's argument
+            rc, out, err = run(*line)
+            try:
+                obj = json.loads(out)
+            except ValueError:
+                obj = None
+            ok(rc == 2 and obj == {"error": msg} and err == "",
+               "'tdctl %s': the same error as one JSON object" % " ".join(line),
+               "rc %d\n%s%s" % (rc, out, err))
+    rc, out, err = run("-p", "version")
+    ok(rc == 2 and "-p is --pid; --pretty has no short form" in err,
+       "global -p is not --pretty: refused with the reason", err)
+    rc, out, err = run("--pretty", "help")
+    ok(rc == 0 and out.startswith('{\n    "commands": ['),
+       "--pretty still indents the JSON", out[:80])
+
+
+def test_letters():
+    """One letter, one meaning: every short option stands for the same long
+    option on every command and among the global options."""
+    meaning = {}
+    clash = []
+    _, out, _ = run("--help")
+    for m in re.finditer(r"^\s+-(\w), --([\w-]+)", out, re.M):
+        meaning.setdefault(m.group(1), set()).add(m.group(2))
+    _, out, _ = run("help", "--json")
+    for c in json.loads(out)["commands"]:
+        _, o, _ = run("help", c["command"], "--json")
+        for opt in json.loads(o)["options"]:
+            if opt["short"]:
+                meaning.setdefault(opt["short"][1:], set()).add(opt["option"][2:])
+    clash = {k: v for k, v in meaning.items() if len(v) > 1}
+    ok(not clash and meaning.get("p") == {"pid"} and len(meaning) > 8,
+       "every short option has one meaning (%d letters; -p is --pid)"
+       % len(meaning), repr(clash or meaning))
+
+
+def test_anywhere(tmp):
+    """The output options anywhere on the line: after operands too, but
+    never inside the COMMAND that stat or record runs."""
+    for line in (("decode", "--set", "generic", "cycles=100",
+                  "instructions=50", "--json"),
+                 ("decode", "--json", "--set", "generic", "cycles=100",
+                  "instructions=50"),
+                 ("--json", "decode", "cycles=100", "--set", "generic",
+                  "instructions=50")):
+        rc, out, err = run(*line)
+        ok(rc == 0 and json.loads(out)["metrics"] == {"ipc": 0.5},
+           "'tdctl %s': JSON" % " ".join(line), out + err)
+    outf = os.path.join(tmp, "dec.csv")
+    rc, out, err = run("decode", "--set", "generic", "cycles=100", "-o", outf,
+                       "instructions=50", "--csv")
+    with open(outf) as fh:
+        content = fh.read()
+    ok(rc == 0 and out == "" and "ipc" in content,
+       "decode: -o FILE and --csv between the operands", content + err)
+    rc, out, err = run("help", "stat", "--json")
+    ok(rc == 0 and json.loads(out)["command"] == "stat",
+       "help COMMAND --json", out + err)
+
+
+def test_tables():
+    """The option tables are the only grammar: no getopt table of its own
+    in any command, the synopses name only options the tables know, and
+    library code does not include the CLI's header."""
+    user = os.path.join(TOP, "user")
+    srcs = []
+    for d, _, files in os.walk(user):
+        srcs += [os.path.join(d, f) for f in files if f.endswith((".c", ".h"))]
+    own = [os.path.relpath(f, TOP) for f in srcs
+           if "struct option " in open(f).read()
+           and not f.endswith(("tdctl.h", "tdctl.c"))]
+    ok(not own, "no command declares its own struct option table", own)
+    upward = []
+    for f in srcs:
+        rel = os.path.relpath(f, user)
+        if rel.startswith(("cli/", "cmd/")):
+            continue
+        for ln in open(f):
+            if re.match(r'#include "(cli|cmd)/|#include "tdctl\.h"', ln):
+                upward.append("%s: %s" % (rel, ln.strip()))
+    ok(not upward, "library layers do not include the CLI (cli/, cmd/)", upward)
+    _, out, _ = run("help", "--json")
+    for c in json.loads(out)["commands"]:
+        _, o, _ = run("help", c["command"], "--json")
+        known = set()
+        for opt in json.loads(o)["options"]:
+            known.add(opt["option"])
+            if opt["short"]:
+                known.add(opt["short"])
+        syn = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", c["synopsis"]))
+        with open(os.path.join(MANDIR, "tdctl-%s.rst" % c["command"])) as fh:
+            text = fh.read()
+        man = text.split("\nSYNOPSIS\n")[1].split("\nDESCRIPTION\n")[0]
+        man = re.sub(r"[*\\]", "", man)
+        mopts = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", man))
+        bad = (syn | mopts) - known
+        ok(not bad, "%s: the --help and man page synopses name only its "
+           "options (%d)" % (c["command"], len(syn | mopts)),
+           "unknown %s\nhelp %s\nman %s" % (sorted(bad), sorted(syn), sorted(mopts)))
 
 
 # ---- bash completion ------------------------------------------------------
@@ -244,6 +382,12 @@ def test_completion(tmp):
            ("load", "unload", "status", "list", "decode", "help", "report")),
        "--csv offered to every command")
     ok(complete("help rep") == ["report"], "complete 'help rep': command names")
+    ok(complete("decode --set generic cycles=1 --j") == ["--json"] and
+       complete("decode cycles=1 --set gen") == ["generic"],
+       "complete options after decode's operands",
+       complete("decode --set generic cycles=1 --j"))
+    ok("--pretty" in complete("--p") and "-p" not in complete("-"),
+       "complete the global options from the table (no -p)", complete("-"))
     ok("--input" in complete("dump --"), "complete dump's new --input")
     ok(complete("serve --l") == ["--listen"], "complete 'serve --l': --listen",
        complete("serve --l"))
@@ -334,6 +478,9 @@ def main():
     tmp = tempfile.mkdtemp(prefix="td_cli.")
     test_grammar()
     test_cli(tmp)
+    test_letters()
+    test_anywhere(tmp)
+    test_tables()
     test_completion(tmp)
     test_top_pty(tmp)
     return plan()

@@ -6,12 +6,13 @@ Python's % formatting (the same conversions, rounded the same way) for
 records with edge values: counts 0 and UINT64_MAX, ids UINT32_MAX, slices
 of 0 ns and of centuries (past what the exact fast path takes), unreadable
 counters, TopDown fractions below 0 and above 1 (flagged), comms of 15
-bytes with quotes, backslashes, commas, control and non-ASCII bytes. Plain,
-CSV and JSON, byte for byte. TAP.
+bytes with quotes, backslashes, commas, control bytes, UTF-8 and bytes
+that are not UTF-8, written by the one rule of user/output/text.h
+(tdfile_gen.comm_text). Plain, CSV and JSON, byte for byte; the output is
+valid UTF-8. TAP.
 """
 import json
 import os
-import platform
 import struct
 import subprocess
 import sys
@@ -24,10 +25,6 @@ from tap import TDCTL, ok, plan  # noqa: E402
 
 U64 = (1 << 64) - 1
 U32 = (1 << 32) - 1
-# user/cmd/dump.c replaces comm bytes below 0x20 and 0x7f by '?' in the
-# table comparing plain chars: where char is signed, bytes from 0x80 too.
-SIGNED_CHAR = platform.machine() not in ("aarch64", "arm64", "armv7l",
-                                         "ppc64le", "s390x", "riscv64")
 
 
 class BRec(tdfile_gen.Rec):
@@ -44,7 +41,8 @@ class BRec(tdfile_gen.Rec):
 
 
 COMMS = [b"plain", b'q"uo"te,comma', b"back\\sl\\ash", b"ctl\x01\x1f\x7f\tnl\n",
-         b"hi\x80\xff\xc3\xa9bytes", b"exactly15chars!", b"", b"x"]
+         b"hi\x80\xff\xc3\xa9bytes", b"exactly15chars!", b"", b"x",
+         b"\xe6\x97\xa5\xe6\x9c\xac\xc2\x85\xe2\x82", b"caf\xc3\xa9 \xf0\x9f\x98\x80"]
 
 
 def records(nev, start, span):
@@ -87,14 +85,6 @@ def flags_str(f):
         ("E" if f & 0xff else "")
 
 
-def plain_comm(c):
-    out = []
-    for b in c:
-        bad = b < 0x20 or b == 0x7f or (SIGNED_CHAR and b >= 0x80)
-        out.append("?" if bad else chr(b))
-    return "".join(out)
-
-
 def json_str(c):
     out = ['"']
     for b in c:
@@ -133,10 +123,10 @@ def expected(sc, metric_names, metrics):
         fl = flags_str(r.flags)
         line = "%8d.%06d %3d %7d %7d %-16s %10.3f %-4s" % (
             r.time_ns // 10**9, r.time_ns % 10**9 // 1000, r.cpu, r.tgid,
-            r.pid, plain_comm(r.comm), r.duration_ns / 1e3, fl)
+            r.pid, tdfile_gen.comm_text(r.comm), r.duration_ns / 1e3, fl)
         c = "%d,%d,%d,%d,%d,\"%s\",%d,%d,%s" % (
             r.seq, r.time_ns, r.cpu, r.tgid, r.pid,
-            r.comm.decode("latin-1").replace('"', '""'), r.duration_ns,
+            tdfile_gen.comm_text(r.comm).replace('"', '""'), r.duration_ns,
             r.cgroup, fl)
         counts = []
         for e, name in enumerate(ev):
@@ -165,7 +155,8 @@ def expected(sc, metric_names, metrics):
             '{"seq":%d,"time_ns":%d,"cpu":%d,"pid":%d,"tid":%d,"comm":%s,'
             '"duration_ns":%d,"cgroup_id":%d,"preempted":%s,"first":%s,'
             '"idle":%s,"counts":{%s},"metrics":{%s}}' % (
-                r.seq, r.time_ns, r.cpu, r.tgid, r.pid, json_str(r.comm),
+                r.seq, r.time_ns, r.cpu, r.tgid, r.pid,
+                json.dumps(tdfile_gen.comm_text(r.comm), ensure_ascii=False),
                 r.duration_ns, r.cgroup, *(("true" if r.flags & b else "false")
                                            for b in (0x100, 0x200, 0x400)),
                 ",".join(counts), ",".join(jm)))
@@ -175,7 +166,7 @@ def expected(sc, metric_names, metrics):
 
 def tdctl(*args):
     p = subprocess.run([TDCTL] + list(args), capture_output=True)
-    return p.returncode, p.stdout.decode("latin-1"), p.stderr.decode("latin-1")
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
 
 
 def first_diff(a, b):

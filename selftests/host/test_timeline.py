@@ -62,7 +62,8 @@ def expected_slices(sc):
     exp = []
     for r in sc.records:
         exp.append((CPU_PID + 1 + r.cpu, r.time_ns - r.duration_ns - base,
-                    r.duration_ns, r.comm, r.tgid, r.pid, tuple(r.deltas)))
+                    r.duration_ns, tdfile_gen.comm_text(r.comm), r.tgid, r.pid,
+                    tuple(r.deltas)))
     return sorted(exp), base
 
 

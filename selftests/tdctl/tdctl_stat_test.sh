@@ -273,6 +273,30 @@ expect "dump -i: one line per record ($lines = report's $all slices)" $? "$T/rep
 grep -q "^# target: command: sh -c" "$T/rep.txt"
 expect "report shows what was recorded" $? "$T/rep.txt"
 
+# 7. record never loses a file: a second recording to the same FILE keeps
+# the first as FILE.old, byte for byte.
+cp "$T/rec.td" "$T/first.td"
+$TDCTL record -o "$T/rec.td" -- true >"$T/out" 2>"$T/err"
+cmp -s "$T/first.td" "$T/rec.td.old" && $TDCTL report -i "$T/rec.td" >/dev/null 2>&1 &&
+	grep -q "rec.td is now .*rec.td.old" "$T/err"
+expect "record onto an existing FILE keeps it as FILE.old" $? "$T/out" "$T/err"
+rm -f "$T/rec.td" "$T/rec.td.old"
+cp "$T/first.td" "$T/rec.td"
+
+# 8. A recording killed without its trailer: refused, then read with
+# --force up to its last good record, saying what was not read.
+$TDCTL record -a -o "$T/kill.td" >"$T/out" 2>"$T/err" &
+rpid=$!
+sleep 2
+kill -9 $rpid
+wait $rpid 2>/dev/null
+! $TDCTL report -i "$T/kill.td" >"$T/out" 2>"$T/err" && grep -q -- "--force" "$T/err"
+expect "a killed recording: report refuses it and names --force" $? "$T/err"
+$TDCTL report -i "$T/kill.td" --force >"$T/out" 2>"$T/err" &&
+	grep -q "interrupted: read [0-9]* records" "$T/err" &&
+	$TDCTL dump -i "$T/kill.td" --force --csv >"$T/out" 2>/dev/null
+expect "a killed recording: report/dump --force read it, saying what was lost" $? "$T/err"
+
 check_unload() {
 	if "$TDCTL" unload >"$T/out" 2>"$T/err"; then ok "unload"; else not_ok "unload" "$T/err"; fi
 }

@@ -3,10 +3,17 @@
  * The output mode, messages and argument parsers shared by tdctl and the
  * host unit tests (see common.h).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <linux/topdown.h>
 
@@ -17,6 +24,13 @@ bool csv_output;
 json_writer_t *json_wtr;
 const char *bin_name = "tdctl";
 int orig_stdout_fd = -1;
+const char *td_output_path;
+static char last_error[1024];
+
+const char *p_last_error(void)
+{
+	return last_error;
+}
 
 /* "tdctl: <kind>message" on stderr. */
 static void vmsg(const char *kind, const char *fmt, va_list ap)
@@ -31,17 +45,15 @@ void p_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
 	if (json_output && json_wtr) {
-		char buf[1024];
-
-		vsnprintf(buf, sizeof(buf), fmt, ap);
 		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "error", buf);
+		jsonw_string_field(json_wtr, "error", last_error);
 		jsonw_end_object(json_wtr);
 	} else {
-		vmsg("Error: ", fmt, ap);
+		fprintf(stderr, "%s: Error: %s\n", bin_name, last_error);
 	}
-	va_end(ap);
 }
 
 void p_info(const char *fmt, ...)
@@ -124,4 +136,55 @@ void json_event_fields(const struct topdown_event *e)
 	jsonw_uint_field(json_wtr, "config", e->config);
 	jsonw_uint_field(json_wtr, "config1", e->config1);
 	jsonw_uint_field(json_wtr, "config2", e->config2);
+}
+
+int td_open_tmp(const char *path, char **tmp)
+{
+	mode_t mask = umask(0), mode;
+	struct stat st;
+	int fd, e;
+
+	umask(mask);
+	mode = !stat(path, &st) ? st.st_mode & 07777 : 0666 & ~mask;
+	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
+		*tmp = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd >= 0 && !fchmod(fd, mode))
+		return fd;
+	e = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlink(*tmp);
+	}
+	free(*tmp);
+	*tmp = NULL;
+	errno = e;
+	return -1;
+}
+
+bool td_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!strcmp(a, "-") || !strcmp(b, "-") || stat(a, &sa) || stat(b, &sb))
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int check_one(const char *in, const char *o)
+{
+	if (!o || !strcmp(o, "-") || (strcmp(in, o) && !td_same_file(in, o)))
+		return 0;
+	p_err("-o %s is the input file %s: it would be overwritten", o, in);
+	return -1;
+}
+
+int td_check_input(const char *in, const char *out)
+{
+	if (!in || !strcmp(in, "-"))
+		return 0;
+	return check_one(in, out) || check_one(in, td_output_path) ? -1 : 0;
 }

@@ -25,12 +25,32 @@ extern const char *bin_name;
  * stdout (close-on-exec), for a command run by tdctl; -1 otherwise.
  */
 extern int orig_stdout_fd;
+/* -o FILE as given to main() (NULL: stdout), for td_check_input(). */
+extern const char *td_output_path;
+
+/*
+ * Files written for the user are never lost: output goes to a temporary
+ * file next to path (same directory, so rename() is atomic), with the
+ * mode the file has or a new file would get, and is renamed over path
+ * only when complete. td_open_tmp() returns the open descriptor and the
+ * temporary name (malloc()ed) in *tmp, or -1 with errno set.
+ */
+int td_open_tmp(const char *path, char **tmp);
+/* Do a and b name the same existing file? */
+bool td_same_file(const char *a, const char *b);
+/* An input file that is also the global -o FILE, or out (a command's own
+ * -o, NULL if none), would be overwritten by the output: 0, or -1 after
+ * p_err().
+ */
+int td_check_input(const char *in, const char *out);
 
 /* One line on stderr ("tdctl: Error: ..."), or in JSON mode an
  * {"error": "..."} object on the JSON stream. In CSV mode errors stay
  * plain text on stderr. Commands return -1 after it.
  */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last p_err() message ("" if none). */
+const char *p_last_error(void);
 /* Informational line on stderr; silent in JSON mode. */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Warning on stderr in every mode: lost data is never hidden. */

@@ -124,8 +124,8 @@ static bool output_opt_applies(const struct cmd *c, const struct td_opt *o)
 static const struct td_opt *word_opt(const struct cmd *c, const char *w,
 				     bool *has_value)
 {
-	const struct td_opt *tables[2] = { c ? c->opts : td_output_opts,
-					   c ? td_output_opts : NULL };
+	const struct td_opt *tables[2] = { c ? c->opts : td_global_opts,
+					   td_output_opts };
 
 	*has_value = false;
 	for (int t = 0; t < 2 && tables[t]; t++) {
@@ -152,22 +152,13 @@ static void options(const struct cmd *c)
 {
 	char buf[64];
 
-	if (!c) {
-		static const char *const global[] = {
-			"--json", "--pretty", "--csv", "--output", "--help",
-			"--version",
-		};
-
-		for (size_t i = 0; i < sizeof(global) / sizeof(global[0]); i++)
-			cand(global[i]);
-		return;
-	}
-	for (const struct td_opt *o = c->opts; o->lng; o++) {
+	for (const struct td_opt *o = c ? c->opts : td_global_opts; o->lng;
+	     o++) {
 		snprintf(buf, sizeof(buf), "--%s", o->lng);
 		cand(buf);
 	}
 	for (const struct td_opt *o = td_output_opts; o->lng; o++) {
-		if (!output_opt_applies(c, o))
+		if (c && !output_opt_applies(c, o))
 			continue;
 		snprintf(buf, sizeof(buf), "--%s", o->lng);
 		cand(buf);
@@ -209,7 +200,9 @@ int do_complete(int argc, char **argv)
 	c = cmd_find(td_cmds, w[i], &nmatch);
 	if (!c)
 		return 0;
-	/* The command's options, up to "--" or its first operand. */
+	/* The command's options, up to "--" or, for stat and record, the
+	 * COMMAND; other commands take options after their operands too.
+	 */
 	pending = NULL;
 	for (i++; i < n - 1; i++) {
 		if (!strcmp(w[i], "--")) {
@@ -217,6 +210,8 @@ int do_complete(int argc, char **argv)
 			break;
 		}
 		if (w[i][0] != '-' || !w[i][1]) {
+			if (!(c->flags & TD_CMD_ARGV))
+				continue;
 			start = i;
 			break;
 		}

@@ -9,16 +9,23 @@
  * table to step over the arguments of its own options.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/tdctl.h"
+#include "file/tdfile.h"
 
 static bool pretty_output;
 static const char *output_path;
+bool td_usage_failed;
+/* main()'s arguments, for errors before the command's grammar is known. */
+static int main_argc;
+static char **main_argv;
 
 const struct cmd *cmd_find(const struct cmd *cmds, const char *name,
 			   int *nmatch)
@@ -48,7 +55,7 @@ static void no_such_cmd(const struct cmd *cmds, const char *name, int nmatch,
 	size_t len = strlen(name);
 
 	if (nmatch == 0) {
-		p_err("unknown %s '%s'; try '%s help'", what, name, bin_name);
+		p_usage(NULL, "unknown %s '%s'", what, name);
 		return;
 	}
 	for (const struct cmd *c = cmds; c->name; c++) {
@@ -58,7 +65,7 @@ static void no_such_cmd(const struct cmd *cmds, const char *name, int nmatch,
 			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
 		strncat(list, c->name, sizeof(list) - strlen(list) - 1);
 	}
-	p_err("ambiguous %s '%s': could be %s", what, name, list);
+	p_usage(NULL, "ambiguous %s '%s': could be %s", what, name, list);
 }
 
 int cmd_select(const struct cmd *cmds, int argc, char **argv,
@@ -68,7 +75,7 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
 	int nmatch;
 
 	if (argc < 1) {
-		p_err("missing %s; try '%s help'", what, bin_name);
+		p_usage(NULL, "missing %s", what);
 		return -1;
 	}
 	c = cmd_find(cmds, argv[0], &nmatch);
@@ -79,58 +86,186 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
 	return c->func(argc, argv);
 }
 
+static void json_for_early_error(void);
+
+void p_usage(const char *cmd, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	int nmatch;
+	const struct cmd *c = cmd ? cmd_find(td_cmds, cmd, &nmatch) : NULL;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_for_early_error();
+	td_usage_failed = true;
+	if (c)
+		p_err("%s; see '%s %s --help'", msg, bin_name, c->name);
+	else
+		p_err("%s; see '%s --help'", msg, bin_name);
+}
+
 int td_getopt_end(int opt, int argc, char **argv, bool operands)
 {
 	if (opt != TD_GETOPT_END)
 		return opt == TD_GETOPT_HELP ? 0 : -1;
 	if (!operands && optind < argc) {
-		p_err("unexpected argument '%s'", argv[optind]);
+		p_usage(argv[0], "unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
 	return 1;
 }
 
+static void getopt_add(struct td_getopt *g, int *n, char **s,
+		       const struct td_opt *opts)
+{
+	for (const struct td_opt *o = opts; o->lng && *n < TD_GETOPT_MAX; o++) {
+		g->lo[*n].name = o->lng;
+		g->lo[*n].has_arg = o->arg == TD_ARG_NONE ? no_argument :
+				    required_argument;
+		g->lo[*n].flag = NULL;
+		g->lo[*n].val = o->id;
+		(*n)++;
+		if (o->shrt) {
+			*(*s)++ = (char)o->shrt;
+			if (o->arg != TD_ARG_NONE)
+				*(*s)++ = ':';
+		}
+	}
+}
+
 void td_getopt_build(struct td_getopt *g, const char *cmd, const char *desc)
 {
 	int nmatch, n = 0;
-	const struct td_opt *opts = cmd_find(td_cmds, cmd, &nmatch)->opts;
+	const struct cmd *c = cmd ? cmd_find(td_cmds, cmd, &nmatch) : NULL;
 	char *s = g->so;
 
 	g->cmd = cmd;
 	g->desc = desc;
 
-	*s++ = '+';	/* stop at the first non-option: a COMMAND */
-	for (const struct td_opt *o = opts; o->lng && n < TD_GETOPT_MAX; o++) {
-		g->lo[n].name = o->lng;
-		g->lo[n].has_arg = o->arg == TD_ARG_NONE ? no_argument :
-				   required_argument;
-		g->lo[n].flag = NULL;
-		g->lo[n].val = o->id;
-		n++;
-		if (o->shrt) {
-			*s++ = (char)o->shrt;
-			if (o->arg != TD_ARG_NONE)
-				*s++ = ':';
-		}
+	/*
+	 * Before the command, and for a command that runs a COMMAND, stop at
+	 * the first non-option; otherwise options may follow the operands.
+	 * ':' first: a missing argument is reported here, not by getopt.
+	 */
+	if (!c || (c->flags & TD_CMD_ARGV))
+		*s++ = '+';
+	*s++ = ':';
+	if (c) {
+		getopt_add(g, &n, &s, c->opts);
+	} else {
+		getopt_add(g, &n, &s, td_output_opts);
+		getopt_add(g, &n, &s, td_global_opts);
 	}
 	*s = '\0';
 	memset(&g->lo[n], 0, sizeof(g->lo[n]));
 }
 
+/* The long options of g that start with name (up to '='), in list. */
+static int long_matches(const struct td_getopt *g, const char *name,
+			char *list, size_t size)
+{
+	size_t len = strcspn(name, "=");
+	int n = 0;
+
+	*list = '\0';
+	for (const struct option *o = g->lo; o->name; o++) {
+		if (strncmp(o->name, name, len))
+			continue;
+		if (strlen(o->name) == len)
+			return 1;	/* exact */
+		snprintf(list + strlen(list), size - strlen(list), "%s--%s",
+			 n ? ", " : "", o->name);
+		n++;
+	}
+	return n;
+}
+
+/* Report getopt's '?' or ':' for the option argv[optind - 1]. */
+static void getopt_error(const struct td_getopt *g, int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	char list[256];
+
+	if (arg && arg[0] == '-' && arg[1] == '-') {
+		int len = (int)strcspn(arg, "=");
+
+		if (opt == ':')
+			p_usage(g->cmd, "option '%s' needs an argument", arg);
+		else if (long_matches(g, arg + 2, list, sizeof(list)) > 1)
+			p_usage(g->cmd, "ambiguous option '%.*s': could be %s",
+				len, arg, list);
+		else if (optopt)
+			p_usage(g->cmd, "option '%.*s' takes no argument",
+				len, arg);
+		else
+			p_usage(g->cmd, "unknown option '%.*s'", len, arg);
+	} else if (opt == ':') {
+		p_usage(g->cmd, "option '-%c' needs an argument", optopt);
+	} else if (!g->cmd && optopt == 'p') {
+		p_usage(NULL,
+			"unknown option '-p' (-p is --pid; --pretty has no short form)");
+	} else {
+		p_usage(g->cmd, "unknown option '-%c'", optopt);
+	}
+}
+
 int td_getopt_next(struct td_getopt *g, int argc, char **argv)
 {
-	int opt = getopt_long(argc, argv, g->so, g->lo, NULL);
+	int opt;
 
+	opterr = 0;
+	opt = getopt_long(argc, argv, g->so, g->lo, NULL);
 	switch (opt) {
 	case 'h':
-		td_cmd_usage(stdout, g->cmd, g->desc);
+		if (g->cmd)
+			td_cmd_usage(stdout, g->cmd, g->desc);
 		return TD_GETOPT_HELP;
 	case '?':
 	case ':':
-		td_cmd_usage(stderr, g->cmd, g->desc);
+		getopt_error(g, opt, argv);
 		return TD_GETOPT_ERROR;
 	}
 	return opt < 0 ? TD_GETOPT_END : opt;
+}
+
+int td_no_options(int argc, char **argv, const char *desc)
+{
+	struct td_getopt g;
+	int opt;
+
+	td_getopt_build(&g, argv[0], desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0)
+		;
+	return td_getopt_end(opt, argc, argv, false);
+}
+
+int td_input_load(const char *path, const char *out,
+		  struct td_file_image *img, struct td_file *f,
+		  td_file_block_fn fn, void *ctx, bool force)
+{
+	char err[600];
+	int ret;
+
+	if (td_check_input(path, out))
+		return -1;
+	ret = td_file_load_flags(path, img, f, err, sizeof(err), fn, ctx,
+				 force ? TD_FILE_SALVAGE : 0);
+	if (ret == TD_FILE_NO_TRAILER) {
+		p_err("%s; --force reads it up to its last good record", err);
+		return -1;
+	}
+	if (ret) {
+		p_err("%s", err);
+		return -1;
+	}
+	if (f->interrupted)
+		p_warn("%s: no trailer, the recording was interrupted: read %llu records; %llu bytes after them not read%s%s%s; the stop time is the last record's, the lost-record counts are unknown",
+		       path, (unsigned long long)f->nr_records,
+		       (unsigned long long)f->unread_bytes,
+		       *err ? " (" : "", err, *err ? ")" : "");
+	return 0;
 }
 
 static int do_help(int argc, char **argv);
@@ -147,37 +282,15 @@ const struct td_opt td_output_opts[] = {
 	TD_OPT_END,
 };
 
-/* The options of the commands whose code parses them itself. */
-static const struct td_opt load_opts[] = {
-	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert" },
-	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name" },
-	{ "events", 'e', 'e', TD_ARG_EVENTS, "EVENTS",
-	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)" },
-	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
-	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
-	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
-	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
-	  "module (default), bpf or auto" },
-	TD_OPT_HELP,
+const struct td_opt td_global_opts[] = {
+	{ "help", 'h', 'h', TD_ARG_NONE, NULL,
+	  "this help; 'tdctl help COMMAND' for a command" },
+	{ "version", 'V', 'V', TD_ARG_NONE, NULL,
+	  "tdctl's and the loaded module's version and ABI" },
 	TD_OPT_END,
 };
 
-static const struct td_opt help_only_opts[] = {
-	TD_OPT_HELP,
-	TD_OPT_END,
-};
-
-static const struct td_opt list_opts[] = {
-	{ "events", 'e', 'e', TD_ARG_SET, "SET", "show SET" },
-	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR" },
-	TD_OPT_HELP,
-	TD_OPT_END,
-};
-
-static const struct td_opt decode_opts[] = {
-	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
-	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width" },
-	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision" },
+const struct td_opt td_help_only_opts[] = {
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -186,8 +299,8 @@ const struct cmd td_cmds[] = {
 	{ "load", do_load,
 	  "load [--backend module|bpf|auto] [--module PATH] [-s NAME | -e EVENTS] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
 	  load_opts, 0 },
-	{ "unload", do_unload, "unload", help_only_opts, 0 },
-	{ "status", do_status, "status", help_only_opts, 0 },
+	{ "unload", do_unload, "unload", td_help_only_opts, 0 },
+	{ "status", do_status, "status", td_help_only_opts, 0 },
 	{ "dump", do_dump,
 	  "dump [-i FILE] [--follow] [--duration S] [--cpu N] [--pid PID] [--comm NAME]",
 	  dump_opts, 0 },
@@ -213,10 +326,10 @@ const struct cmd td_cmds[] = {
 	{ "decode", do_decode,
 	  "decode --set NAME [--slots N] [--revision rXpY] EVENT=COUNT ...",
 	  decode_opts, 0 },
-	{ "version", do_version, "version", help_only_opts, 0 },
-	{ "help", do_help, "help [COMMAND]", help_only_opts, TD_CMD_NAMEARG },
-	{ "__complete", do_complete, "__complete WORD...", help_only_opts,
-	  TD_CMD_HIDDEN },
+	{ "version", do_version, "version", td_help_only_opts, 0 },
+	{ "help", do_help, "help [COMMAND]", td_help_only_opts, TD_CMD_NAMEARG },
+	{ "__complete", do_complete, "__complete WORD...", td_help_only_opts,
+	  TD_CMD_HIDDEN | TD_CMD_RAW },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -268,18 +381,14 @@ static void usage(FILE *f)
 	for (const struct cmd *c = td_cmds; c->name; c++)
 		if (!(c->flags & TD_CMD_HIDDEN))
 			fprintf(f, "  %s %s\n", bin_name, c->help);
+	fprintf(f, "\nOptions (the output options also anywhere after the command):\n");
+	print_opts(f, td_output_opts);
+	print_opts(f, td_global_opts);
 	fprintf(f,
 		"\n"
-		"Options:\n"
-		"  -j, --json         JSON output\n"
-		"  -p, --pretty       indented JSON output (implies --json)\n"
-		"      --csv          CSV output (a header line, then the rows)\n"
-		"  -o, --output FILE  write the output to FILE instead of stdout\n"
-		"  -h, --help         this help; '%s help COMMAND' for a command\n"
-		"  -V, --version      tdctl's and the loaded module's version and ABI\n"
-		"\n"
-		"The output options may also follow the command. Commands may be\n"
-		"abbreviated to a unique prefix. See %s(8).\n", bin_name, bin_name);
+		"Commands may be abbreviated to a unique prefix. -p is always a\n"
+		"command's PID, as in perf. Usage errors exit with status 2.\n"
+		"See %s(8).\n", bin_name);
 }
 
 static const char help_desc[] =
@@ -396,7 +505,7 @@ static int do_help(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 2) {
-		p_err("help takes one command name");
+		p_usage("help", "help takes one command name");
 		return -1;
 	}
 	if (argc == 2) {
@@ -439,7 +548,8 @@ static const struct td_opt *find_short(const struct td_opt *opts, int c)
 	return NULL;
 }
 
-static int set_output_opt(int id, const char *arg)
+static int set_output_opt(int id, const char *arg, const char *cmd,
+			  const char *word)
 {
 	switch (id) {
 	case 'j':
@@ -454,8 +564,8 @@ static int set_output_opt(int id, const char *arg)
 		break;
 	case 'o':
 		if (!arg || !*arg) {
-			fprintf(stderr, "%s: Error: -o/--output needs a FILE\n",
-				bin_name);
+			p_usage(cmd, "option '%.*s' needs an argument",
+				(int)strcspn(word, "="), word);
 			return -1;
 		}
 		output_path = arg;
@@ -466,29 +576,33 @@ static int set_output_opt(int id, const char *arg)
 
 /*
  * Take the output options out of a command's arguments, in place: walk
- * its options (stepping over the arguments of the command's own options)
- * up to "--" or the first non-option, and remove the output options that
- * the command does not define itself. Returns the new argc, or -1.
+ * its options and operands (stepping over the arguments of the command's
+ * own options) up to "--", or for stat and record up to their COMMAND,
+ * and remove the output options that the command does not define itself.
+ * Returns the new argc, or -1.
  */
 static int take_output_opts(const struct cmd *c, int argc, char **argv)
 {
 	int i = 1, out = 1;
-	bool name_arg = c->flags & TD_CMD_NAMEARG;
 
+	if (c->flags & TD_CMD_RAW)
+		return argc;
 	while (i < argc) {
 		const char *a = argv[i];
 		const struct td_opt *own = NULL, *com = NULL;
 		const char *val = NULL, *eq;
 		int used = 1;
 
-		if (name_arg && a[0] != '-') {
-			/* help COMMAND --csv: step over the one name */
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] != '-' || !a[1]) {
+			/* COMMAND [ARGS] of stat/record: theirs */
+			if (c->flags & TD_CMD_ARGV)
+				break;
+			/* an operand (help COMMAND, decode EVENT=COUNT) */
 			argv[out++] = argv[i++];
-			name_arg = false;
 			continue;
 		}
-		if (a[0] != '-' || !a[1] || !strcmp(a, "--"))
-			break;
 		if (a[1] == '-') {
 			eq = strchr(a + 2, '=');
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
@@ -514,7 +628,7 @@ static int take_output_opts(const struct cmd *c, int argc, char **argv)
 				val = argv[i + 1], used = 2;
 		}
 		if (com && !(com->id == 'o' && (c->flags & TD_CMD_OWN_OUTPUT))) {
-			if (set_output_opt(com->id, val))
+			if (set_output_opt(com->id, val, c->name, a))
 				return -1;
 		} else {
 			for (int k = 0; k < used; k++)
@@ -528,20 +642,36 @@ static int take_output_opts(const struct cmd *c, int argc, char **argv)
 	return out;
 }
 
+/*
+ * -o FILE: stdout goes to a temporary file next to FILE (next to the file
+ * a symlink names), renamed over it when the command succeeded and
+ * removed when it failed, so FILE is either the whole new output or left
+ * as it was. A device, FIFO or socket (-o /dev/null) is written in place.
+ */
+static char *output_tmp;
+static char *output_final;
+
 static int redirect_stdout(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct stat st;
+	int fd;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	} else {
+		output_final = realpath(path, NULL);
+		if (!output_final)
+			output_final = strdup(path);
+		fd = output_final ? td_open_tmp(output_final, &output_tmp) : -1;
+	}
 	if (fd < 0) {
-		fprintf(stderr, "%s: Error: cannot write %s: %s\n", bin_name,
-			path, strerror(errno));
+		p_err("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
 	orig_stdout_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (dup2(fd, STDOUT_FILENO) < 0) {
-		fprintf(stderr, "%s: Error: redirecting to %s: %s\n", bin_name,
-			path, strerror(errno));
+		p_err("redirecting to %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -549,8 +679,43 @@ static int redirect_stdout(const char *path)
 	return 0;
 }
 
+/* After the command: keep the output (0), or drop it and show a JSON
+ * error where the output would have gone, on the original stdout.
+ */
+static int finish_output(bool keep)
+{
+	int ret = 0;
+
+	if (!output_tmp)
+		return 0;
+	if (keep && rename(output_tmp, output_final)) {
+		p_err("renaming %s to %s: %s", output_tmp, output_final,
+		      strerror(errno));
+		ret = -1;
+	}
+	if (!keep || ret) {
+		unlink(output_tmp);
+		if (json_output && orig_stdout_fd >= 0 &&
+		    dup2(orig_stdout_fd, STDOUT_FILENO) >= 0) {
+			json_writer_t *w = jsonw_new(stdout);
+
+			if (w) {
+				jsonw_start_object(w);
+				jsonw_string_field(w, "error", p_last_error());
+				jsonw_end_object(w);
+				jsonw_destroy(&w);
+			}
+			fflush(stdout);
+		}
+	}
+	free(output_tmp);
+	free(output_final);
+	output_tmp = NULL;
+	return ret;
+}
+
 /* Is one of the arguments --json or --pretty? For errors about the
- * command name itself, before its grammar is known.
+ * command line itself, before its grammar is known.
  */
 static bool wants_json(int argc, char **argv)
 {
@@ -561,87 +726,96 @@ static bool wants_json(int argc, char **argv)
 	return false;
 }
 
+static int json_start(void)
+{
+	json_wtr = jsonw_new(stdout);
+	if (!json_wtr) {
+		fprintf(stderr, "%s: Error: out of memory\n", bin_name);
+		return -1;
+	}
+	jsonw_pretty(json_wtr, pretty_output);
+	return 0;
+}
+
+/* An error found before the output options are known is JSON too when
+ * the line asks for JSON anywhere.
+ */
+static void json_for_early_error(void)
+{
+	if (json_wtr || csv_output || !main_argv ||
+	    !wants_json(main_argc, main_argv))
+		return;
+	json_output = true;
+	json_start();
+}
+
+static int finish(int ret)
+{
+	if (json_output && json_wtr)
+		jsonw_destroy(&json_wtr);
+	if (fflush(stdout) || ferror(stdout)) {
+		p_err("writing the output: %s", strerror(errno));
+		ret = -1;
+	}
+	if (finish_output(ret >= 0 && !td_usage_failed))
+		ret = -1;
+	if (td_usage_failed)
+		return TD_EXIT_USAGE;
+	return ret < 0 ? 1 : ret;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct cmd *c = NULL;
+	struct td_getopt g;
 	int opt, ret = -1, nmatch = 0;
 
+	main_argc = argc;
+	main_argv = argv;
 	/* Stop at the first non-option: the rest belongs to the command. */
-	while ((opt = getopt_long(argc, argv, "+jpo:hV", opts, NULL)) >= 0) {
+	td_getopt_build(&g, NULL, NULL);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
-		case 'j':
-		case 'o':
-			if (set_output_opt(opt, optarg))
-				return 2;
-			break;
-		case 'p':
-			set_output_opt('P', NULL);
-			break;
-		case 'c':
-			set_output_opt('C', NULL);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		case 'V':
 			td_print_version();
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			if (set_output_opt(opt, optarg, NULL, "-o"))
+				return finish(-1);
+			break;
 		}
 	}
+	if (opt == TD_GETOPT_HELP) {
+		usage(stdout);
+		return 0;
+	}
+	if (opt == TD_GETOPT_ERROR)
+		return finish(-1);
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
-		usage(stderr);
-		return 2;
+		p_usage(NULL, "missing command");
+		return finish(-1);
 	}
 	c = cmd_find(td_cmds, argv[0], &nmatch);
-	if (c) {
-		argc = take_output_opts(c, argc, argv);
-		if (argc < 0)
-			return 2;
-	} else if (wants_json(argc, argv)) {
-		json_output = true;
-	}
-	if (json_output && csv_output) {
-		fprintf(stderr, "%s: Error: --json and --csv exclude each other\n",
-			bin_name);
-		return 2;
-	}
-	if (output_path && redirect_stdout(output_path))
-		return 1;
-	if (json_output) {
-		json_wtr = jsonw_new(stdout);
-		if (!json_wtr) {
-			fprintf(stderr, "%s: Error: out of memory\n", bin_name);
-			return 1;
-		}
-		jsonw_pretty(json_wtr, pretty_output);
-	}
-	if (c) {
-		/* Each command parses its own options from a fresh getopt. */
-		optind = 0;
-		ret = c->func(argc, argv);
-	} else {
+	if (!c) {
 		no_such_cmd(td_cmds, argv[0], nmatch, "command");
+		return finish(-1);
 	}
-	if (json_output)
-		jsonw_destroy(&json_wtr);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: Error: writing the output: %s\n", bin_name,
-			strerror(errno));
+	argc = take_output_opts(c, argc, argv);
+	if (argc < 0)
+		return finish(-1);
+	if (json_output && csv_output) {
+		p_usage(NULL, "--json and --csv exclude each other");
+		return finish(-1);
+	}
+	td_output_path = output_path;
+	if (output_path && redirect_stdout(output_path))
+		return finish(-1);
+	if (json_output && json_start())
 		return 1;
-	}
-	return ret < 0 ? 1 : ret;
+	/* Each command parses its own options from a fresh getopt. */
+	optind = 0;
+	ret = c->func(argc, argv);
+	return finish(ret);
 }

@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <linux/topdown.h>
@@ -55,6 +56,29 @@ struct td_opt {
 #define TD_OPT_HELP	{ "help", 'h', 'h', TD_ARG_NONE, NULL, "this help" }
 #define TD_OPT_END	{ NULL, 0, 0, TD_ARG_NONE, NULL, NULL }
 
+/*
+ * Options that several commands share, with the ids the library parses
+ * them by (td_filter_opt() in aggregate.h, td_target_opt() in target.h,
+ * td_view_sort_by()). One letter means one thing on every command line:
+ * -p is always a PID (as in perf), so --pretty has no short form.
+ */
+#define TD_OPT_FILTERS \
+	{ "cpu", 0, TD_FILTER_CPU, TD_ARG_CPU, "N", "only slices on CPU N" }, \
+	{ "pid", 0, TD_FILTER_PID, TD_ARG_PID, "PID", \
+	  "only slices of this process or thread id" }, \
+	{ "comm", 0, TD_FILTER_COMM, TD_ARG_WORD, "NAME", \
+	  "only slices of tasks with this comm" }
+#define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
+		      "sort by an event or metric name, time, slices, pid or comm" }
+#define TD_OPT_ALL	{ "all-cpus", 'a', TD_TARGET_ALL, TD_ARG_NONE, NULL, \
+			  "every task on every CPU (the default)" }
+#define TD_OPT_PIDS	{ "pid", 'p', TD_TARGET_PIDS, TD_ARG_PIDS, "PID[,PID..]", \
+			  "only these processes (or threads), until they exit" }
+#define TD_OPT_DURATION	{ "duration", 0, TD_TARGET_DURATION, TD_ARG_NUM, "S", \
+			  "stop after S seconds (fractions allowed)" }
+/* For commands with no option of their own. */
+extern const struct td_opt td_help_only_opts[];
+
 struct cmd {
 	const char *name;
 	int (*func)(int argc, char **argv);
@@ -67,13 +91,16 @@ struct cmd {
 #define TD_CMD_NAMEARG	(1u << 2)	/* takes a tdctl command name */
 #define TD_CMD_HIDDEN	(1u << 3)	/* not listed, not prefix-matched */
 #define TD_CMD_OWN_OUTPUT (1u << 4)	/* -o/--output is its own option */
+#define TD_CMD_RAW	(1u << 5)	/* its arguments are not options */
 
-/* The command table (NULL-terminated) and the output options that every
- * command accepts (TD_OPT_END-terminated; -h/--help is in each command's
- * own table).
+/* The command table (NULL-terminated), the output options that every
+ * command accepts anywhere on its line, and the options that only come
+ * before the command (both TD_OPT_END-terminated; -h/--help is in each
+ * command's own table).
  */
 extern const struct cmd td_cmds[];
 extern const struct td_opt td_output_opts[];
+extern const struct td_opt td_global_opts[];
 
 /* Find argv[0] among cmds by unique prefix (an exact match wins); NULL if
  * none or several match (*nmatch says how many).
@@ -91,27 +118,59 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
  */
 void td_cmd_usage(FILE *f, const char *name, const char *description);
 
+/*
+ * A usage error: the command line does not parse (unknown command or
+ * option, missing or unexpected argument, options that exclude each
+ * other). Reported as every other error (p_err(): plain text on stderr,
+ * a JSON object with --json), with a one-line hint naming the --help to
+ * read (cmd NULL: tdctl's own), and tdctl exits with status 2.
+ */
+void p_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+extern bool td_usage_failed;
+#define TD_EXIT_USAGE	2
+
 /* getopt_long() over a table-driven command's options. */
 #define TD_GETOPT_MAX	32
 struct td_getopt {
 	struct option lo[TD_GETOPT_MAX + 1];
-	char so[3 * TD_GETOPT_MAX + 2];
-	const char *cmd;	/* its name in td_cmds */
+	char so[3 * TD_GETOPT_MAX + 3];
+	const char *cmd;	/* its name in td_cmds, NULL: the global options */
 	const char *desc;	/* the description in its --help */
 };
 
 #define TD_GETOPT_END	(-1)	/* no more options */
 #define TD_GETOPT_HELP	(-2)	/* -h: the usage is printed, exit 0 */
-#define TD_GETOPT_ERROR	(-3)	/* bad option: the usage went to stderr */
+#define TD_GETOPT_ERROR	(-3)	/* bad option: reported by p_usage() */
 
 void td_getopt_build(struct td_getopt *g, const char *cmd, const char *desc);
 /* The next option's id, or one of TD_GETOPT_*. */
 int td_getopt_next(struct td_getopt *g, int argc, char **argv);
 /* After the loop that ended with opt: 1 to go on, else what the command
- * returns (0 after --help, -1 after an error). Arguments left over are an
- * error unless the command takes operands.
+ * returns (0 after --help, -1 after a usage error). Arguments left over
+ * are a usage error unless the command takes operands.
  */
 int td_getopt_end(int opt, int argc, char **argv, bool operands);
+/* The whole parse of a command that has no option but --help. */
+int td_no_options(int argc, char **argv, const char *desc);
+/*
+ * The input record file of report, dump -i, top -i and timeline -i:
+ * refused when it is also the -o output (out: the command's own -o, NULL:
+ * the global one), loaded and checked (td_file_load_flags(), fn called
+ * per block); with force, an interrupted recording is read up to its last
+ * good record, with a warning saying what was not read. 0, or -1 after
+ * p_err().
+ */
+struct td_file;
+struct td_file_image;
+int td_input_load(const char *path, const char *out,
+		  struct td_file_image *img, struct td_file *f,
+		  void (*fn)(const struct td_file *f, uint64_t first,
+			     uint64_t n, void *ctx),
+		  void *ctx, bool force);
+#define TD_OPT_FORCE { "force", 0, 'F', TD_ARG_NONE, NULL, \
+		       "read an interrupted recording up to its last good record" }
+
 /* Commands. */
 int do_load(int argc, char **argv);
 int do_unload(int argc, char **argv);
@@ -128,9 +187,10 @@ int do_complete(int argc, char **argv);	/* completion.c */
 int do_timeline(int argc, char **argv);	/* cmd_timeline.c */
 int do_serve(int argc, char **argv);	/* cmd_serve.c */
 
-/* Option tables of the table-driven commands, next to their code. */
+/* Option tables of the commands, next to their code. */
 extern const struct td_opt dump_opts[], stat_opts[], top_opts[],
-	record_opts[], report_opts[], timeline_opts[], serve_opts[];
+	record_opts[], report_opts[], timeline_opts[], serve_opts[],
+	load_opts[], list_opts[], decode_opts[];
 
 /* Return value of a command: 0 success, -1 error (exit status 1), or a
  * positive exit status passed through (stat -- COMMAND).

@@ -114,16 +114,12 @@ int do_version(int argc, char **argv)
 	};
 	struct csv_writer w;
 	struct td_versions v;
+	int ret;
 
-	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			td_cmd_usage(stdout, "version",
-				     "Print tdctl's version and ABI, and those of the loaded module.\n");
-			return 0;
-		}
-		p_err("unexpected argument '%s'", argv[1]);
-		return -1;
-	}
+	ret = td_no_options(argc, argv,
+			   "Print tdctl's version and ABI, and those of the loaded module.\n");
+	if (ret <= 0)
+		return ret;
 	if (!json_output && !csv_output) {
 		td_print_version();
 		return 0;

@@ -17,6 +17,7 @@
 #include "live/device.h"
 #include "evset/evset.h"
 #include "output/fmt.h"
+#include "output/text.h"
 #include "file/order.h"
 #include "cli/tdctl.h"
 #include "file/tdfile.h"
@@ -29,6 +30,7 @@ const struct td_opt dump_opts[] = {
 	{ "duration", 0, 'd', TD_ARG_NUM, "S",
 	  "stop following after S seconds (implies --follow)" },
 	TD_OPT_FILTERS,
+	TD_OPT_FORCE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -107,10 +109,11 @@ static void flags_str(uint32_t f, char *buf)
 	*p = '\0';
 }
 
-static void comm_str(const struct topdown_record *r, char *buf)
+/* The comm as text (output/text.h); its length in characters in *cols. */
+#define COMM_TEXT_SIZE	TD_TEXT_SIZE(TOPDOWN_COMM_LEN)
+static size_t comm_str(const struct topdown_record *r, char *buf, size_t *cols)
 {
-	memcpy(buf, r->comm, TOPDOWN_COMM_LEN);
-	buf[TOPDOWN_COMM_LEN] = '\0';
+	return td_text(buf, r->comm, TOPDOWN_COMM_LEN, cols);
 }
 
 static void print_header(const struct dump_ctx *d)
@@ -143,15 +146,16 @@ static void print_json(const struct dump_ctx *d, const struct topdown_record *r,
 		       const struct td_metrics *m)
 {
 	const struct topdown_config *cfg = d->cfg;
+	char comm[COMM_TEXT_SIZE];
 
+	comm_str(r, comm, NULL);
 	jsonw_start_object(json_wtr);
 	jsonw_uint_field(json_wtr, "seq", r->seq);
 	jsonw_uint_field(json_wtr, "time_ns", r->time_ns);
 	jsonw_uint_field(json_wtr, "cpu", r->cpu);
 	jsonw_uint_field(json_wtr, "pid", r->tgid);
 	jsonw_uint_field(json_wtr, "tid", r->pid);
-	jsonw_name(json_wtr, "comm");
-	jsonw_string_n(json_wtr, r->comm, TOPDOWN_COMM_LEN);
+	jsonw_string_field(json_wtr, "comm", comm);
 	jsonw_uint_field(json_wtr, "duration_ns", r->duration_ns);
 	jsonw_uint_field(json_wtr, "cgroup_id", r->cgroup_id);
 	jsonw_bool_field(json_wtr, "preempted", r->flags & TOPDOWN_REC_PREEMPTED);
@@ -214,14 +218,12 @@ static int json_name(char *dst, const char *name)
  * " %14s" per event, " %10s", " %9.1f%%%s" or " %10.3f" per metric.
  */
 static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
-		      const struct td_metrics *m, char *comm, const char *fl)
+		      const struct td_metrics *m, const char *comm,
+		      size_t len, size_t cols, const char *fl)
 {
 	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
 
-	for (char *c = comm; *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
-			*c = '?';
 	td_buf_u64(b, r->time_ns / 1000000000ull, 8);
 	td_buf_char(b, '.');
 	td_buf_digits(b, r->time_ns % 1000000000ull / 1000, 6);
@@ -229,7 +231,8 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_field(b, r->cpu, 3, ' ');
 	td_buf_field(b, r->tgid, 7, ' ');
 	td_buf_field(b, r->pid, 7, ' ');
-	td_buf_pad(b, comm, strlen(comm), -16);
+	/* 16 characters wide: UTF-8 takes more bytes than columns */
+	td_buf_pad(b, comm, len, -(int)(16 + len - cols));
 	td_buf_char(b, ' ');
 	td_buf_fixed(b, r->duration_ns / 1e3, 3, 10);
 	td_buf_char(b, ' ');
@@ -310,6 +313,7 @@ static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
 	static const char *const tf[] = { "false", "true" };
+	char comm[COMM_TEXT_SIZE];
 	size_t n;
 
 	td_buf_mem(b, sep, strlen(sep));
@@ -319,8 +323,9 @@ static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 	PUT_FIELD(b, ",\"pid\":", r->tgid);
 	PUT_FIELD(b, ",\"tid\":", r->pid);
 	td_buf_mem(b, ",\"comm\":", 8);
-	td_buf_need(b, 6 * TOPDOWN_COMM_LEN + 2);
-	b->p += jsonw_escape(b->p, r->comm, strnlen(r->comm, TOPDOWN_COMM_LEN));
+	td_buf_need(b, 6 * COMM_TEXT_SIZE + 2);
+	n = comm_str(r, comm, NULL);
+	b->p += jsonw_escape(b->p, comm, n);
 	PUT_FIELD(b, ",\"duration_ns\":", r->duration_ns);
 	PUT_FIELD(b, ",\"cgroup_id\":", r->cgroup_id);
 	td_buf_mem(b, ",\"preempted\":", 13);
@@ -364,7 +369,8 @@ static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 
 static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 {
-	char comm[TOPDOWN_COMM_LEN + 1], fl[8];
+	char comm[COMM_TEXT_SIZE], fl[8];
+	size_t len, cols;
 	struct td_metrics m;
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 	const char *sep;
@@ -376,12 +382,12 @@ static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 		td_decode(&d->dec, counts, &m);
 	metric_names(d, &m);
 	if (!json_output) {
-		comm_str(r, comm);
+		len = comm_str(r, comm, &cols);
 		flags_str(r->flags, fl);
 		if (csv_output)
 			put_csv(d, r, &m, comm, fl);
 		else
-			put_plain(d, r, &m, comm, fl);
+			put_plain(d, r, &m, comm, len, cols, fl);
 		return;
 	}
 	/* Streams (--follow) and pretty output: the JSON writer. */
@@ -460,17 +466,14 @@ static void dump_end(struct dump_ctx *d)
 	free(d->batch);
 }
 
-static int dump_file(struct dump_ctx *d, const char *path)
+static int dump_file(struct dump_ctx *d, const char *path, bool force)
 {
 	const struct topdown_record *recs;
 	struct td_file_image img;
 	struct td_file f;
-	char err[600];
 
-	if (td_file_load(path, &img, &f, err, sizeof(err))) {
-		p_err("%s", err);
+	if (td_input_load(path, NULL, &img, &f, NULL, NULL, force))
 		return -1;
-	}
 	d->cfg = &f.meta.cfg;
 	d->can_decode = td_decoder_for(d->cfg, &d->dec);
 	for (uint32_t cpu = 0; cpu < f.meta.nr_cpus; cpu++)
@@ -512,6 +515,7 @@ int do_dump(int argc, char **argv)
 	const char *input = NULL;
 	struct td_getopt g;
 	struct timespec t0, now;
+	bool force = false;
 	int opt, ret = 0;
 
 	td_filter_init(&d.filter);
@@ -535,6 +539,9 @@ int do_dump(int argc, char **argv)
 				return -1;
 			d.follow = true;
 			break;
+		case 'F':
+			force = true;
+			break;
 		}
 	}
 	opt = td_getopt_end(opt, argc, argv, false);
@@ -545,7 +552,11 @@ int do_dump(int argc, char **argv)
 		return -1;
 	}
 	if (input)
-		return dump_file(&d, input);
+		return dump_file(&d, input, force);
+	if (force) {
+		p_usage("dump", "--force reads a record file (-i FILE)");
+		return -1;
+	}
 	if (td_reader_open(&d.rd))
 		return -1;
 	d.cfg = &d.rd.cfg;

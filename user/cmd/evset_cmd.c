@@ -18,12 +18,16 @@
 
 /* ---- list ------------------------------------------------------------- */
 
-static void list_usage(FILE *f)
-{
-	td_cmd_usage(f, "list",
-		     "Show the detected CPU and PMUs, every event set tdctl knows,\n"
-		     "and the set it would use (or SET) with its resolved events.\n");
-}
+const struct td_opt list_opts[] = {
+	{ "events", 'e', 'e', TD_ARG_SET, "SET", "show SET" },
+	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char list_desc[] =
+	"Show the detected CPU and PMUs, every event set tdctl knows,\n"
+	"and the set it would use (or SET) with its resolved events.\n";
 
 static const char *arch_name(enum td_arch a)
 {
@@ -278,39 +282,27 @@ static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
 
 int do_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *root = "", *set = NULL;
+	struct td_getopt g;
 	struct td_cpu_info *ci;
 	struct td_plan plan;
 	char err[768];
 	int opt;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "e:h", opts, NULL)) >= 0) {
+	td_getopt_build(&g, "list", list_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'e':
 			set = optarg;
 			break;
-		case 'r':
+		case 'R':
 			root = optarg;
 			break;
-		case 'h':
-			list_usage(stdout);
-			return 0;
-		default:
-			list_usage(stderr);
-			return -1;
 		}
 	}
-	if (optind < argc) {
-		p_err("list: unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
+	opt = td_getopt_end(opt, argc, argv, false);
+	if (opt <= 0)
+		return opt;
 	ci = td_detect(root, err, sizeof(err));
 	if (!ci) {
 		p_err("%s", err);
@@ -333,9 +325,17 @@ int do_list(int argc, char **argv)
 
 /* ---- decode ----------------------------------------------------------- */
 
-static void decode_usage(FILE *f)
+const struct td_opt decode_opts[] = {
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
+	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width" },
+	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char *decode_desc(void)
 {
-	char desc[512];
+	static char desc[512];
 
 	snprintf(desc, sizeof(desc),
 		 "TopDown breakdown of the given counts with NAME's formula (see\n"
@@ -343,7 +343,7 @@ static void decode_usage(FILE *f)
 		 "stdin, one object per line mapping every event name of the set to\n"
 		 "its count, e.g. {\"cycles\": 1000, \"instructions\": 800}; the lines\n"
 		 "are summed (as records are) and decoded once.\n", bin_name);
-	td_cmd_usage(f, "decode", desc);
+	return desc;
 }
 
 static void set_names(char *buf, size_t n, const struct td_set *s)
@@ -640,13 +640,7 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 
 int do_decode(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "set", required_argument, NULL, 's' },
-		{ "slots", required_argument, NULL, 'S' },
-		{ "revision", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct td_getopt g;
 	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
 	const char *setname = NULL, *slots = NULL, *rev = NULL;
 	uint64_t counts[TOPDOWN_MAX_EVENTS] = { 0 };
@@ -657,8 +651,8 @@ int do_decode(int argc, char **argv)
 	struct td_decoder d;
 	int opt, lines = 0, n;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "s:S:r:h", opts, NULL)) >= 0) {
+	td_getopt_build(&g, "decode", decode_desc());
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
 		case 's':
 			setname = optarg;
@@ -669,14 +663,11 @@ int do_decode(int argc, char **argv)
 		case 'r':
 			rev = optarg;
 			break;
-		case 'h':
-			decode_usage(stdout);
-			return 0;
-		default:
-			decode_usage(stderr);
-			return -1;
 		}
 	}
+	opt = td_getopt_end(opt, argc, argv, true);
+	if (opt <= 0)
+		return opt;
 	if (!setname) {
 		all_set_names(err, sizeof(err));
 		p_err("decode: --set NAME is required (one of: %s)", err);

@@ -169,6 +169,20 @@ static bool module_running(void)
 	return running;
 }
 
+const struct td_opt load_opts[] = {
+	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert" },
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name" },
+	{ "events", 'e', 'e', TD_ARG_EVENTS, "EVENTS",
+	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)" },
+	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
+	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
+	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
+	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
+	  "module (default), bpf or auto" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
 static void load_desc(char *desc, size_t n)
 {
 	snprintf(desc, n,

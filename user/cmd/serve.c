@@ -41,6 +41,7 @@
 #include "live/collect.h"
 #include "live/device.h"
 #include "evset/evset.h"
+#include "output/text.h"
 #include "cli/tdctl.h"
 
 #define SV_DEFAULT_PORT	"10642"
@@ -119,18 +120,27 @@ struct sv {
 
 /* ---- label values --------------------------------------------------------- */
 
-/* A label value: \\ \" \n escaped as the formats require; bytes that are
- * not printable ASCII as \\xHH, so the text is always valid UTF-8.
+/* A label value: \\ \" \n escaped as the formats require; valid UTF-8
+ * as it is; other bytes that are not printable ASCII as \\xHH, so the
+ * text is always valid UTF-8.
  */
 static size_t esc_label(char *dst, size_t cap, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t o = 0;
+	int k;
 
-	for (size_t i = 0; i < n && s[i] && o + 6 < cap; i++) {
+	n = strnlen(s, n);
+	for (size_t i = 0; i < n && o + 6 < cap; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c == '\\' || c == '"') {
+		k = c >= 0x80 && o + 4 < cap ?
+		    td_utf8_char((const unsigned char *)s + i, n - i) : 0;
+		if (k > 1) {
+			memcpy(dst + o, s + i, k);
+			o += k;
+			i += k - 1;
+		} else if (c == '\\' || c == '"') {
 			dst[o++] = '\\';
 			dst[o++] = (char)c;
 		} else if (c == '\n') {
@@ -167,16 +177,19 @@ static uint64_t hash_str(const char *s)
 static bool sv_labels(struct sv *s, const struct topdown_record *r,
 		      char *buf, size_t cap)
 {
-	char v[SV_LABEL_MAX - 40];
+	char v[SV_LABEL_MAX - 40], t[TD_TEXT_SIZE(TOPDOWN_COMM_LEN)];
 	const char *cg;
 
 	switch (s->by) {
 	case TD_BY_PROCESS:
-		esc_label(v, sizeof(v), r->comm, TOPDOWN_COMM_LEN);
+		/* a comm: its text (output/text.h), then escaped */
+		esc_label(v, sizeof(v), t,
+			  td_text(t, r->comm, TOPDOWN_COMM_LEN, NULL));
 		snprintf(buf, cap, "pid=\"%u\",comm=\"%s\"", r->tgid, v);
 		return true;
 	case TD_BY_COMM:
-		esc_label(v, sizeof(v), r->comm, TOPDOWN_COMM_LEN);
+		esc_label(v, sizeof(v), t,
+			  td_text(t, r->comm, TOPDOWN_COMM_LEN, NULL));
 		snprintf(buf, cap, "comm=\"%s\"", v);
 		return true;
 	default:

@@ -324,17 +324,13 @@ int do_status(int argc, char **argv)
 	enum td_backend src_kind;
 	struct td_src src;
 	bool have_cfg;
+	int ret;
 
-	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			td_cmd_usage(stdout, "status",
-				     "Show the collection's state, configuration and per-CPU statistics\n"
-				     "(records, lost, read errors, time spent in the probe).\n");
-			return 0;
-		}
-		p_err("unexpected argument '%s'", argv[1]);
-		return -1;
-	}
+	ret = td_no_options(argc, argv,
+			   "Show the collection's state, configuration and per-CPU statistics\n"
+			   "(records, lost, read errors, time spent in the probe).\n");
+	if (ret <= 0)
+		return ret;
 	if (td_src_open(&src, false))
 		return -1;
 	src_kind = src.kind;

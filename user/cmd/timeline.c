@@ -37,6 +37,7 @@
 #include "live/collect.h"
 #include "evset/evset.h"
 #include "output/fmt.h"
+#include "output/text.h"
 #include "cli/tdctl.h"
 #include "file/tdfile.h"
 
@@ -44,7 +45,7 @@
 
 const struct td_opt timeline_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "the record file (default tdctl.data; - for stdin)" },
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)" },
 	{ "output", 'o', 'o', TD_ARG_FILE, "FILE",
 	  "the trace file (default: stdout)" },
 	{ "min-slice", 0, 'm', TD_ARG_NUM, "US",
@@ -178,6 +179,14 @@ static void put_jstr(struct td_buf *b, const char *s, size_t n)
 	b->p += jsonw_escape(b->p, s, n);
 }
 
+/* A comm as a JSON string of its text (output/text.h). */
+static void put_jcomm(struct td_buf *b, const char *comm)
+{
+	char t[TD_TEXT_SIZE(TOPDOWN_COMM_LEN)];
+
+	put_jstr(b, t, td_text(t, comm, TOPDOWN_COMM_LEN, NULL));
+}
+
 /* ns since base as microseconds with three decimals: exact. */
 static void put_us(struct tl_out *o, uint64_t ns)
 {
@@ -247,7 +256,7 @@ static void put_slice(struct tl_out *o, const struct tl_src *s,
 	td_buf_char(b, '.');
 	td_buf_digits(b, (r->time_ns - start) % 1000, 3);
 	put_str(b, ",\"name\":");
-	put_jstr(b, r->comm, TOPDOWN_COMM_LEN);
+	put_jcomm(b, r->comm);
 	put_str(b, (r->flags & TOPDOWN_REC_IDLE) ? ",\"cat\":\"idle\"" :
 		",\"cat\":\"task\"");
 	put_str(b, ",\"args\":{\"pid\":");
@@ -331,8 +340,9 @@ static void put_slice(struct tl_out *o, const struct tl_src *s,
 		put_str(b, "}}");
 }
 
+/* Metadata naming a track: comm is a task's comm, or "CPU n". */
 static void put_meta(struct td_buf *b, const char *what, uint64_t pid,
-		     uint64_t tid, const char *name, size_t len)
+		     uint64_t tid, const char *comm)
 {
 	put_str(b, ",\n{\"ph\":\"M\",\"pid\":");
 	td_buf_u64(b, pid, 0);
@@ -341,7 +351,7 @@ static void put_meta(struct td_buf *b, const char *what, uint64_t pid,
 	put_str(b, ",\"name\":\"");
 	put_str(b, what);
 	put_str(b, "\",\"args\":{\"name\":");
-	put_jstr(b, name, len);
+	put_jcomm(b, comm);
 	put_str(b, "}}");
 }
 
@@ -501,7 +511,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 			continue;
 		snprintf(name, sizeof(name), "CPU %u", c);
 		put_meta(&o->b, "thread_name", TL_CPU_PID, TL_CPU_PID + 1 + c,
-			 name, sizeof(name));
+			 name);
 		put_str(&o->b, ",\n{\"ph\":\"M\",\"pid\":");
 		td_buf_u64(&o->b, TL_CPU_PID, 0);
 		put_str(&o->b, ",\"tid\":");
@@ -520,8 +530,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 
 		if (!t->key)
 			continue;
-		put_meta(&o->b, "thread_name", tgid, tid, t->comm,
-			 TOPDOWN_COMM_LEN);
+		put_meta(&o->b, "thread_name", tgid, tid, t->comm);
 		main_t = tl_find(&th, (uint64_t)tgid << 32 | tgid);
 		if (main_t && main_t != t)
 			continue;
@@ -532,8 +541,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 				continue;
 			p->comm[0] = 1;
 		}
-		put_meta(&o->b, "process_name", tgid, tgid, t->comm,
-			 TOPDOWN_COMM_LEN);
+		put_meta(&o->b, "process_name", tgid, tgid, t->comm);
 	}
 	if (named.oom) {
 		p_err("out of memory");
@@ -601,41 +609,22 @@ static void tl_on_record(const struct topdown_record *r, void *ctx)
 
 /* ---- the output file ------------------------------------------------------ */
 
-/* Is path the same file as the input (which must not be overwritten)? */
-static bool same_file(const char *in, const char *out)
-{
-	struct stat a, b;
-
-	if (!strcmp(in, "-") || stat(in, &a) || stat(out, &b))
-		return false;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/* A temporary file next to path, with the mode a new file would get. */
+/* A temporary file next to path (td_open_tmp()), as a stream. */
 static FILE *open_tmp(const char *path, char **tmp)
 {
-	mode_t mask = umask(0);
+	int fd = td_open_tmp(path, tmp);
 	FILE *f;
-	int fd;
 
-	umask(mask);
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-		*tmp = NULL;
-		return NULL;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
 	if (fd < 0)
-		goto fail;
-	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
 		close(fd);
 		unlink(*tmp);
-		goto fail;
+		free(*tmp);
+		*tmp = NULL;
 	}
 	return f;
-fail:
-	free(*tmp);
-	*tmp = NULL;
-	return NULL;
 }
 
 int do_timeline(int argc, char **argv)
@@ -649,7 +638,7 @@ int do_timeline(int argc, char **argv)
 	unsigned long long v, dur = 0;
 	bool loaded = false, to_stdout;
 	struct td_getopt g;
-	char err[600], *tmp = NULL;
+	char *tmp = NULL;
 	FILE *out = NULL;
 	int o, ret = -1;
 
@@ -700,19 +689,12 @@ int do_timeline(int argc, char **argv)
 		return -1;
 	}
 	if (!in && !dur)
-		in = "tdctl.data";
+		in = TD_DEFAULT_FILE;
 	to_stdout = !strcmp(out_path, "-");
-	if (in && !to_stdout &&
-	    (!strcmp(in, out_path) || same_file(in, out_path))) {
-		p_err("-o %s is the input file: it would be overwritten", out_path);
-		return -1;
-	}
 
 	if (in) {
-		if (td_file_load(in, &img, &f, err, sizeof(err))) {
-			p_err("%s", err);
+		if (td_input_load(in, out_path, &img, &f, NULL, NULL, false))
 			return -1;
-		}
 		loaded = true;
 		src.cfg = &f.meta.cfg;
 		src.nr_cpus = f.meta.nr_cpus;

@@ -354,7 +354,6 @@ int do_top(int argc, char **argv)
 	struct td_file_image img;
 	struct td_file f;
 	struct td_getopt g;
-	char err[600];
 	int opt, r, ret = -1;
 
 	if (!t) {
@@ -419,10 +418,8 @@ int do_top(int argc, char **argv)
 	td_agg_init(&t->next, t->view.by);
 	td_agg_init(&t->shown, t->view.by);
 	if (input) {
-		if (td_file_load(input, &img, &f, err, sizeof(err))) {
-			p_err("%s", err);
+		if (td_input_load(input, NULL, &img, &f, NULL, NULL, false))
 			goto out;
-		}
 		t->source = input;
 		t->start_ns = t->prev_end = f.meta.start_ns;
 		t->nr_cpus = f.meta.nr_cpus;

@@ -56,18 +56,13 @@ static long module_refcnt(void)
 int do_unload(int argc, char **argv)
 {
 	bool bpf = td_bpf_active();
-	int fd;
+	int fd, ret;
 
-	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			td_cmd_usage(stdout, "unload",
-				     "Stop the collection and remove the module, or the BPF backend's\n"
-				     "program, counters and pins, whichever is active.\n");
-			return 0;
-		}
-		p_err("unexpected argument '%s'", argv[1]);
-		return -1;
-	}
+	ret = td_no_options(argc, argv,
+			    "Stop the collection and remove the module, or the BPF backend's\n"
+			    "program, counters and pins, whichever is active.\n");
+	if (ret <= 0)
+		return ret;
 	if (bpf) {
 		if (td_bpf_unload())
 			return -1;

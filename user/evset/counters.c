@@ -32,7 +32,7 @@
 #include "evset/counters.h"
 #include "evset/evset.h"
 #include "evset/evset_priv.h"
-#include "cli/tdctl.h"
+#include "base/common.h"
 
 bool td_stats_have_ev_state(const struct topdown_status *st)
 {

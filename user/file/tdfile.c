@@ -434,8 +434,10 @@ static int parse_trailer(struct parse *p, struct td_file *f, uint64_t off)
 	return 0;
 }
 
-static int check_record(struct parse *p, const struct td_file *f, uint64_t i,
-			uint64_t *last_seq)
+/* Inlined into both callers: it runs once per record. */
+static inline __attribute__((always_inline))
+int check_record(struct parse *p, const struct td_file *f, uint64_t i,
+		 uint64_t *last_seq)
 {
 	const struct td_file_meta *m = &f->meta;
 	uint64_t off = f->records_offset + i * TOPDOWN_RECORD_SIZE;
@@ -527,8 +529,64 @@ static int check_crc(struct parse *p, uint64_t crc_off, uint32_t got)
 #endif
 }
 
+/*
+ * A file without its trailer (TD_FILE_SALVAGE): the whole records after
+ * the header, up to the first one that does not check; no checksum to
+ * verify. err says why reading stopped (empty: at the end of the file).
+ */
+static int parse_interrupted(struct parse *p, struct td_file *f,
+			     td_file_block_fn fn, void *ctx)
+{
+	struct td_file_meta *m = &f->meta;
+	uint64_t n = (p->len - m->header_size) / TOPDOWN_RECORD_SIZE;
+	uint64_t good = 0, *last_seq;
+
+	f->records_offset = m->header_size;
+	f->records = p->buf + m->header_size;
+	f->nr_records = n;
+	m->stop_ns = UINT64_MAX;	/* unknown: no record is after it */
+	m->lost = calloc(m->nr_cpus, sizeof(*m->lost));
+	last_seq = calloc(m->nr_cpus, sizeof(*last_seq));
+	if (!m->lost || !last_seq) {
+		free(last_seq);
+		return fail(p, 0, "out of memory");
+	}
+	p->err[0] = '\0';
+	for (uint64_t i = 0; i < n; i += CRC_BLOCK) {
+		uint64_t k = i, end = n - i < CRC_BLOCK ? n : i + CRC_BLOCK;
+
+		while (k < end && !check_record(p, f, k, last_seq))
+			k++;
+		if (fn && k > i)
+			fn(f, i, k - i, ctx);
+		good = k;
+		if (k < end)
+			break;
+	}
+	free(last_seq);
+	f->nr_records = good;
+	m->stop_ns = m->start_ns;
+	for (uint64_t i = 0; i < good; i++) {
+		uint64_t t = get64(f->records + i * TOPDOWN_RECORD_SIZE + R_TIME);
+
+		if (t > m->stop_ns)
+			m->stop_ns = t;
+	}
+	m->records_read = good;
+	f->interrupted = true;
+	f->unread_bytes = p->len - m->header_size - good * TOPDOWN_RECORD_SIZE;
+	if (!p->err[0] && f->unread_bytes)
+		snprintf(p->err, p->errlen,
+			 "offset %llu: %llu bytes, less than a record",
+			 (unsigned long long)(m->header_size +
+					      good * TOPDOWN_RECORD_SIZE),
+			 (unsigned long long)f->unread_bytes);
+	return 0;
+}
+
 static int parse_file(struct td_file *f, const uint8_t *buf, size_t len,
-		      char *err, size_t errlen, td_file_block_fn fn, void *ctx)
+		      char *err, size_t errlen, td_file_block_fn fn, void *ctx,
+		      unsigned int flags)
 {
 	struct parse p = { buf, len, err, errlen };
 	struct td_file_meta *m = &f->meta;
@@ -540,10 +598,18 @@ static int parse_file(struct td_file *f, const uint8_t *buf, size_t len,
 		return -1;
 	trailer = TD_FILE_TRAILER_FIXED + 8ull * m->nr_cpus;
 	if (len < m->header_size + trailer ||
-	    memcmp(buf + len - trailer, TD_FILE_END_MAGIC, 8))
-		return fail(&p, len < trailer ? 0 : len - trailer,
-			    "no trailer at the end of the file (%zu bytes): the recording was interrupted or the file is truncated",
-			    len);
+	    memcmp(buf + len - trailer, TD_FILE_END_MAGIC, 8)) {
+		if (flags & TD_FILE_SALVAGE) {
+			if (!parse_interrupted(&p, f, fn, ctx))
+				return 0;
+			td_file_free(f);
+			return -1;
+		}
+		fail(&p, len < trailer ? 0 : len - trailer,
+		     "no trailer at the end of the file (%zu bytes): the recording was interrupted or the file is truncated",
+		     len);
+		return TD_FILE_NO_TRAILER;
+	}
 	body = len - m->header_size - trailer;
 	if (body % TOPDOWN_RECORD_SIZE)
 		return fail(&p, m->header_size,
@@ -591,7 +657,7 @@ err:
 int td_file_parse(struct td_file *f, const uint8_t *buf, size_t len,
 		  char *err, size_t errlen)
 {
-	return parse_file(f, buf, len, err, errlen, NULL, NULL);
+	return parse_file(f, buf, len, err, errlen, NULL, NULL, 0) ? -1 : 0;
 }
 
 void td_file_record(const struct td_file *f, uint64_t i,
@@ -674,10 +740,18 @@ int td_file_load_each(const char *path, struct td_file_image *img,
 		      struct td_file *f, char *err, size_t errlen,
 		      td_file_block_fn fn, void *ctx)
 {
+	return td_file_load_flags(path, img, f, err, errlen, fn, ctx, 0);
+}
+
+int td_file_load_flags(const char *path, struct td_file_image *img,
+		       struct td_file *f, char *err, size_t errlen,
+		       td_file_block_fn fn, void *ctx, unsigned int flags)
+{
 	bool is_stdin = !strcmp(path, "-");
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	char why[512];
 	struct stat st;
+	int ret;
 
 	memset(img, 0, sizeof(*img));
 	if (fd < 0) {
@@ -704,11 +778,15 @@ int td_file_load_each(const char *path, struct td_file_image *img,
 	}
 	if (!is_stdin)
 		close(fd);
-	if (parse_file(f, img->buf, img->len, why, sizeof(why), fn, ctx)) {
+	ret = parse_file(f, img->buf, img->len, why, sizeof(why), fn, ctx,
+			 flags);
+	if (ret) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		td_file_unload(img, NULL);
-		return -1;
+		return ret;
 	}
+	if (f->interrupted)
+		snprintf(err, errlen, "%s", why);
 	return 0;
 }
 

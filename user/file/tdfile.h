@@ -30,6 +30,8 @@
 #define TD_FILE_TRAILER_FIXED	40	/* trailer bytes besides lost[] */
 #define TD_FILE_MAX_CPUS	8192
 #define TD_FILE_MAX_HEADER	(1u << 20)
+/* The record file that record writes and report, timeline read by default. */
+#define TD_DEFAULT_FILE		"tdctl.data"
 
 #define TD_FILE_ARCH_LEN	64
 #define TD_FILE_KERNEL_LEN	64
@@ -65,6 +67,11 @@ struct td_file {
 	uint64_t nr_records;
 	const uint8_t *records;		/* nr_records * 128 bytes */
 	uint64_t records_offset;	/* file offset of the first record */
+	/* TD_FILE_SALVAGE read a file without its trailer: records up to
+	 * the last good one; unread_bytes after them were not used.
+	 */
+	bool interrupted;
+	uint64_t unread_bytes;
 };
 
 /* Check a whole file image. 0, or -1 with "offset N: what" in err.
@@ -106,6 +113,19 @@ typedef void (*td_file_block_fn)(const struct td_file *f, uint64_t first,
 int td_file_load_each(const char *path, struct td_file_image *img,
 		      struct td_file *f, char *err, size_t errlen,
 		      td_file_block_fn fn, void *ctx);
+/*
+ * The same with flags. TD_FILE_SALVAGE: a file whose trailer is missing
+ * (an interrupted recording, a truncated file) is read up to its last
+ * good record instead of refused: f->interrupted is then set, the stop
+ * time is the last record's, the lost counts are unknown (0), and err
+ * says where and why reading stopped. Without it, such a file returns
+ * TD_FILE_NO_TRAILER (a header that does not parse is refused either way).
+ */
+#define TD_FILE_SALVAGE		(1u << 0)
+#define TD_FILE_NO_TRAILER	(-2)
+int td_file_load_flags(const char *path, struct td_file_image *img,
+		       struct td_file *f, char *err, size_t errlen,
+		       td_file_block_fn fn, void *ctx, unsigned int flags);
 void td_file_unload(struct td_file_image *img, struct td_file *f);
 
 /* Writing: header first, records as they come, trailer at the end; the

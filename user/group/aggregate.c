@@ -11,7 +11,8 @@
 
 #include "group/aggregate.h"
 #include "live/cgpath.h"
-#include "cli/tdctl.h"
+#include "base/common.h"
+#include "output/text.h"
 
 const char *const td_by_names[TD_BY_NR] = {
 	[TD_BY_TASK] = "task",
@@ -46,17 +47,17 @@ int td_filter_opt(struct td_filter *f, int id, const char *arg)
 	unsigned long long v;
 
 	switch (id) {
-	case 'c':
+	case TD_FILTER_CPU:
 		if (parse_u64("--cpu", arg, TD_MAX_CPUS - 1, &v))
 			return -1;
 		f->cpu = (long)v;
 		return 1;
-	case 'p':
+	case TD_FILTER_PID:
 		if (parse_u64("--pid", arg, 0x7fffffff, &v))
 			return -1;
 		f->pid = (long)v;
 		return 1;
-	case 'n':
+	case TD_FILTER_COMM:
 		if (strlen(arg) >= TOPDOWN_COMM_LEN) {
 			p_err("--comm '%s' is longer than a comm (%d characters)",
 			      arg, TOPDOWN_COMM_LEN - 1);
@@ -682,13 +683,6 @@ static void scaled(uint64_t x, char *buf, size_t n)
 	snprintf(buf, n, "%.1f%c", d, unit[u]);
 }
 
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 /* One cell, padded to its width, into buf. */
 static void cell(const struct td_view *v, const struct td_col *c,
 		 const struct td_group *g, char *buf, size_t n)
@@ -706,11 +700,14 @@ static void cell(const struct td_view *v, const struct td_col *c,
 	case TD_COL_TID:
 		snprintf(buf, n, "%*u", w, g->tid);
 		return;
-	case TD_COL_COMM:
-		snprintf(s, sizeof(s), "%s", g->comm);
-		sanitize(s);
-		snprintf(buf, n, "%-*s", w, s);
+	case TD_COL_COMM: {
+		char t[TD_TEXT_SIZE(TOPDOWN_COMM_LEN)];
+		size_t cols, len = td_text(t, g->comm, TOPDOWN_COMM_LEN, &cols);
+
+		/* w characters wide: UTF-8 takes more bytes than columns */
+		snprintf(buf, n, "%-*s", w + (int)(len - cols), t);
 		return;
+	}
 	case TD_COL_CGROUP:
 		path = v->cgroup_paths ? td_cgroup_path(g->cgroup_id) : NULL;
 		if (path)	/* a longer path pushes the rest of its row */
@@ -864,6 +861,7 @@ void td_print_csv_header(FILE *f, const struct td_view *v, bool with_time)
 static void csv_row(FILE *f, const struct td_view *v, const struct td_group *g,
 		    const char *time_s, bool is_total)
 {
+	char t[TD_TEXT_SIZE(TOPDOWN_COMM_LEN)];
 	const char *path;
 	bool valid;
 	double x;
@@ -888,7 +886,8 @@ static void csv_row(FILE *f, const struct td_view *v, const struct td_group *g,
 			fprintf(f, "%u", g->tid);
 			break;
 		case TD_COL_COMM:
-			csv_str(f, g->comm);
+			td_text(t, g->comm, TOPDOWN_COMM_LEN, NULL);
+			csv_str(f, t);
 			break;
 		case TD_COL_CGROUP:
 			fprintf(f, "%llu,", (unsigned long long)g->cgroup_id);
@@ -936,6 +935,7 @@ void td_print_csv(FILE *f, const struct td_view *v, const struct td_agg *a,
 static void json_group(json_writer_t *w, const struct td_view *v,
 		       const struct td_group *g, bool is_total)
 {
+	char t[TD_TEXT_SIZE(TOPDOWN_COMM_LEN)];
 	struct td_metrics m = { 0 };
 	const char *path;
 
@@ -951,7 +951,8 @@ static void json_group(json_writer_t *w, const struct td_view *v,
 			jsonw_uint_field(w, "tid", g->tid);
 			break;
 		case TD_COL_COMM:
-			jsonw_string_field(w, "comm", g->comm);
+			td_text(t, g->comm, TOPDOWN_COMM_LEN, NULL);
+			jsonw_string_field(w, "comm", t);
 			break;
 		case TD_COL_CGROUP:
 			jsonw_uint_field(w, "cgroup_id", g->cgroup_id);

@@ -33,12 +33,10 @@ struct td_filter {
 	const char *comm;	/* NULL: any */
 };
 
-#define TD_OPT_FILTERS \
-	{ "cpu", 0, 'c', TD_ARG_CPU, "N", "only slices on CPU N" }, \
-	{ "pid", 0, 'p', TD_ARG_PID, "PID", \
-	  "only slices of this process or thread id" }, \
-	{ "comm", 0, 'n', TD_ARG_WORD, "NAME", \
-	  "only slices of tasks with this comm" }
+/* The ids td_filter_opt() takes: --cpu, --pid, --comm (the CLI's
+ * TD_OPT_FILTERS).
+ */
+enum { TD_FILTER_CPU = 'c', TD_FILTER_PID = 'p', TD_FILTER_COMM = 'n' };
 
 void td_filter_init(struct td_filter *f);
 /* 1 if id was a filter option, 0 if not, -1 after p_err(). */
@@ -137,8 +135,6 @@ int td_view_col(const struct td_view *v, const char *name);
  * others descending. -1 after p_err() listing the columns.
  */
 int td_view_sort_by(struct td_view *v, const char *name);
-#define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
-		      "sort by an event or metric name, time, slices, pid or comm" }
 
 /* The groups in display order (malloc()ed array of n pointers). */
 const struct td_group **td_view_sort(const struct td_view *v,

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "live/collect.h"
-#include "cli/tdctl.h"
+#include "base/common.h"
 
 volatile sig_atomic_t td_signal;
 

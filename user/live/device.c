@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "live/device.h"
-#include "cli/tdctl.h"
+#include "base/common.h"
 
 bool td_module_loaded(void)
 {

@@ -19,7 +19,7 @@
 
 #include "live/cgpath.h"
 #include "live/target.h"
-#include "cli/tdctl.h"
+#include "base/common.h"
 
 #define CGROUP_DEFAULT_MOUNT "/sys/fs/cgroup"
 
@@ -74,15 +74,15 @@ static int parse_pids(struct td_target *t, const char *opt, const char *s)
 int td_target_opt(struct td_target *t, int id, const char *arg)
 {
 	switch (id) {
-	case 'a':
+	case TD_TARGET_ALL:
 		if (t->kind == TD_TGT_PIDS)
 			goto both;
 		t->kind = TD_TGT_ALL;
 		return 1;
-	case 'p':
+	case TD_TARGET_PIDS:
 		t->kind = TD_TGT_PIDS;
 		return parse_pids(t, "--pid", arg) ? -1 : 1;
-	case 'D':
+	case TD_TARGET_DURATION:
 		return parse_seconds("--duration", arg, 86400 * 365,
 				     &t->duration_ns) ? -1 : 1;
 	}

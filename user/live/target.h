@@ -50,13 +50,10 @@ struct td_target {
 	size_t nknown, capknown;
 };
 
-/* Options shared by stat, record (all three) and top (-p). */
-#define TD_OPT_ALL	{ "all-cpus", 'a', 'a', TD_ARG_NONE, NULL, \
-			  "every task on every CPU (the default)" }
-#define TD_OPT_PIDS	{ "pid", 'p', 'p', TD_ARG_PIDS, "PID[,PID..]", \
-			  "only these processes (or threads), until they exit" }
-#define TD_OPT_DURATION	{ "duration", 0, 'D', TD_ARG_NUM, "S", \
-			  "stop after S seconds (fractions allowed)" }
+/* The ids td_target_opt() takes: -a, -p, --duration (the CLI's
+ * TD_OPT_ALL, TD_OPT_PIDS, TD_OPT_DURATION).
+ */
+enum { TD_TARGET_ALL = 'a', TD_TARGET_PIDS = 'p', TD_TARGET_DURATION = 'D' };
 
 void td_target_init(struct td_target *t);
 /* -a, -p, --duration: 1 if id was one of them, 0 if not, -1 after

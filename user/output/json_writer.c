@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "output/json_writer.h"
+#include "output/text.h"
 
 #define JSONW_MAX_DEPTH 64
 
@@ -127,6 +128,7 @@ size_t jsonw_escape(char *dst, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	char *p = dst;
+	int k;
 
 	*p++ = '"';
 	for (size_t i = 0; i < len; i++) {
@@ -151,8 +153,16 @@ size_t jsonw_escape(char *dst, const char *s, size_t len)
 			*p++ = 'r';
 			break;
 		default:
-			/* Control bytes and bytes that may not form UTF-8. */
-			if (c < 0x20 || c >= 0x7f) {
+			/* Valid UTF-8 passes; control bytes and bytes that
+			 * do not form UTF-8 are escaped one by one.
+			 */
+			k = c >= 0x80 ? td_utf8_char((const unsigned char *)s + i,
+						     len - i) : 0;
+			if (k > 1) {
+				memcpy(p, s + i, k);
+				p += k;
+				i += k - 1;
+			} else if (c < 0x20 || c >= 0x7f) {
 				memcpy(p, "\\u00", 4);
 				p[4] = hex[c >> 4];
 				p[5] = hex[c & 15];
@@ -173,8 +183,12 @@ static void put_escaped(FILE *out, const char *s, size_t len)
 	/* In pieces, each quoted: the quotes between them are dropped. */
 	fputc('"', out);
 	do {
-		size_t n = len < 256 ? len : 256;
-		size_t w = jsonw_escape(buf, s, n);
+		size_t n = len < 256 ? len : 256, w;
+
+		/* not inside a UTF-8 character */
+		while (n < len && n > 252 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+		w = jsonw_escape(buf, s, n);
 
 		fwrite(buf + 1, 1, w - 2, out);
 		s += n;

@@ -31,7 +31,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "cli/tdctl.h"
+#include "base/common.h"
 #include "live/bpf/bpf.h"
 #include "live/bpf/td_bpf.h"
 #include "topdown.skel.h"

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""selftests/bench/report.py on a made-up guest log (make bench's table).
+
+Every mode of guest_bench.sh with a chosen time per switch, so that each
+derived ratio is known: topdown's added cost over that of its BPF backend
+(target <= 1/3) and of per-task perf counting (perf_event_open() and perf
+stat --per-thread, target <= 1/10), met or missed, the BPF backend also
+with the largest named set; modes the guest skipped
+with a reason are no error, a mode neither run nor skipped is; the accuracy
+table sets each tool's count beside perf's of the same run.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
+from tap import TOP, ok, plan  # noqa: E402
+
+REPORT = os.path.join(TOP, "selftests/bench/report.py")
+ROUNDS = 1000
+# ns per switch; baseline 1000, so the added cost is the excess over 1000.
+MODES = {
+    "baseline": 1000, "stopped": 1000, "default": 1100, "default-noacct": 1090,
+    "one": 1050, "seven": 1280, "max": 1300, "max-noacct": 1290,
+    "perf-task-default": 1800,          # 100/800 = 0.125: missed
+    "perf-task-max": 4000,              # 300/3000 = 0.10: met
+    "perf-cpu-default": 1000, "perf-cpu-max": 1000,
+    "perf-stat-thread-default": 2100,   # 100/1100: met
+    "perf-stat-thread-max": 2000,       # 300/1000: missed
+    "perf-stat-all-default": 1002, "perf-stat-all-max": 1004,
+    "bpf-default": 1250,                # 100/250 = 0.4: missed
+    "bpf-max": 2200,                    # 300/1200 = 0.25: met
+    "set-big": 1700, "bpf-set-big": 4500,   # 700/3500 = 0.20: met
+    "floor-empty": 1010, "floor-clock": 1020, "floor-one": 1030,
+    "floor-default": 1040, "floor-seven": 1100, "floor-max": 1110,
+    "baseline-end": 1000,
+}
+SKIPPED = {"perf-stat-bpf-default": "perf built without BUILD_BPF_SKEL",
+           "perf-stat-bpf-max": "perf built without BUILD_BPF_SKEL"}
+N = 1000000
+
+
+def acc(run, tool, n):
+    if tool == "perf":
+        res = {"cycles": n, "instructions": n}
+    else:
+        res = {"lost": 0, "total": {"counts": {"cycles": n, "instructions": n}}}
+    return "@@BENCH-ACC " + json.dumps({"run": run, "tool": tool, "iterations": N,
+                                        "pid": 1, "events": "0:0x0,0:0x1",
+                                        "result": res})
+
+
+def guest_log(modes, skipped):
+    meta = {"arch": "aarch64", "kernel": "k", "rounds": ROUNDS, "repeats": 3,
+            "cpu": 1, "nr_cpus": 2}
+    lines = ["@@BENCH-META " + json.dumps(meta)]
+    for m, ns in modes.items():
+        lines.append("@@BENCH " + json.dumps({"mode": m, "cpu": 1, "rounds": ROUNDS,
+                                              "switches": 2 * ROUNDS,
+                                              "ns": [ns * 2 * ROUNDS] * 3,
+                                              "involuntary": [0, 0, 0]}))
+    lines.append('@@BENCH-BIGSET {"set":"arm_neoverse_n2","events":"8:0x11,8:0x3a"}')
+    for m, why in skipped.items():
+        lines.append("@@BENCH-SKIP " + json.dumps({"mode": m, "reason": why}))
+    lines += [acc("module+perf", "module", 2000900), acc("module+perf", "perf", 2000000),
+              acc("bpf+perf", "bpf", 2003000), acc("bpf+perf", "perf", 2001000)]
+    return "\n".join(lines) + "\n"
+
+
+def report(modes, skipped):
+    with tempfile.TemporaryDirectory() as d:
+        log, out = os.path.join(d, "guest.log"), os.path.join(d, "bench.json")
+        with open(log, "w") as f:
+            f.write(guest_log(modes, skipped))
+        p = subprocess.run([sys.executable, REPORT, "--out", out,
+                            "--guest", "arm64=" + log, "--icount", "arm64"],
+                           capture_output=True, text=True)
+        js = json.load(open(out)) if os.path.exists(out) else {}
+        return p.returncode, p.stdout + p.stderr, js
+
+
+def row(text, name):
+    """The derived line that starts with NAME."""
+    m = re.search(r"^ +" + re.escape(name) + r" +(.*)$", text, re.M)
+    return m.group(1) if m else ""
+
+
+def main():
+    rc, text, js = report(MODES, SKIPPED)
+    ok(rc == 0, "every mode run or skipped: exit 0", text)
+    for name, val, verdict in (
+            ("topdown default / topdown BPF backend", "0.40", "target <= 0.33  MISSED"),
+            ("topdown 8 events / topdown BPF backend", "0.25", "target <= 0.33  MET"),
+            ("topdown arm_neoverse_n2 / topdown BPF backend", "0.20", "target <= 0.33  MET"),
+            ("topdown default / perf stat --per-thread", "0.09", "target <= 0.10  MET"),
+            ("topdown 8 events / perf stat --per-thread", "0.30", "target <= 0.10  MISSED"),
+            ("topdown default / perf per-task, same events", "0.12", "target <= 0.10  MISSED"),
+            ("topdown 8 events / perf per-task, same events", "0.10", "target <= 0.10  MET")):
+        r = row(text, name)
+        ok(r.startswith(val + " x") and r.endswith(verdict),
+           f"'{name}': {val} x, {verdict}", r or text)
+    d = js.get("arm64", {}).get("derived", {})
+    ok(abs((d.get("ratio_default_vs_bpf") or 0) - 0.4) < 1e-9 and
+       abs((d.get("ratio_max_vs_perf-stat-thread") or 0) - 0.3) < 1e-9,
+       "bench.json: the ratios to the peers", json.dumps(d, indent=1))
+    r = row(text, "topdown default / perf stat --bpf-counters")
+    ok(r.startswith("SKIP (perf built without BUILD_BPF_SKEL)"), "a skipped peer: SKIP and why",
+       r or text)
+    r = row(text, "topdown default / perf stat -a")
+    ok("adds 2.0 ns a switch" in r, "perf stat -a: its added cost, no ratio", r or text)
+    r = row(text, "perf stat --bpf-counters, default set")
+    ok(r.startswith("SKIP") and "BUILD_BPF_SKEL" in r, "the mode table shows the skipped mode",
+       r or text)
+
+    # accuracy: module +900 over perf of its run, bpf +2000
+    r = re.search(r"^ +module\+perf +module +2000900 +2000900 +\+900 +\+900 \(\+0\.0450%\)$",
+                  text, re.M)
+    ok(r is not None, "accuracy: the module's count beside perf's of the same run", text)
+    r = re.search(r"^ +bpf\+perf +bpf +2003000 +2003000 +\+3000 +\+2000 \(\+0\.1000%\)$",
+                  text, re.M)
+    ok(r is not None, "accuracy: the BPF backend's count beside perf's of the same run", text)
+    a = js.get("arm64", {}).get("accuracy", [])
+    ok(len(a) == 4 and a[0]["counts"] == {"cycles": 2000900, "instructions": 2000900},
+       "bench.json: the accuracy rows", json.dumps(a, indent=1))
+
+    # a mode that neither ran nor was skipped is an error
+    modes = dict(MODES)
+    del modes["bpf-max"]
+    rc, text, js = report(modes, SKIPPED)
+    ok(rc == 1 and "mode 'bpf-max' missing" in text, "a peer neither run nor skipped: error", text)
+    return plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

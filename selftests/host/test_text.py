@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Comms are bytes from the kernel: every output writes them by one rule
+(user/output/text.h; tdfile_gen.comm_text is an independent copy of it):
+valid UTF-8 passes, control characters, the backslash and bytes that are
+not UTF-8 become \\xNN. Checked in report (plain, CSV, JSON), top and
+timeline on a record file with such comms; dump is checked byte for byte
+by test_dump_format.py. Every output must be valid UTF-8, and the plain
+tables stay aligned with multi-byte characters. TAP.
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py here or in selftests/lib
+import tdfile_gen  # noqa: E402
+from tap import TDCTL, ok, plan  # noqa: E402
+
+COMMS = [b"plain", b"caf\xc3\xa9", b"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
+         b"bad\xff\xfe", b"cut\xe6\x97", b"ctl\x1b[2J\n", b"c1\xc2\x9bx",
+         b"back\\slash", b'q"uo,te']
+
+
+class BRec(tdfile_gen.Rec):
+    def pack(self):
+        d = list(self.deltas) + [0] * (8 - len(self.deltas))
+        return (tdfile_gen.struct.pack("<QQQQIIII", self.seq, self.time_ns,
+                                       self.duration_ns, self.cgroup, self.cpu,
+                                       self.pid, self.tgid, self.flags)
+                + self.comm + b"\0" * (16 - len(self.comm))
+                + tdfile_gen.struct.pack("<8Q", *d))
+
+
+def run(*args):
+    p = subprocess.run([TDCTL] + list(args), capture_output=True)
+    try:
+        out = p.stdout.decode("utf-8")
+        utf8 = True
+    except UnicodeDecodeError:
+        out, utf8 = p.stdout.decode("latin-1"), False
+    return p.returncode, out, p.stderr.decode("latin-1"), utf8
+
+
+def main():
+    if not os.access(TDCTL, os.X_OK):
+        print("1..0 # SKIP %s not built" % TDCTL)
+        return 0
+    tmp = tempfile.mkdtemp(prefix="td_text.")
+    recs = [BRec(0, 10 + i, 10 + i, c, tdfile_gen._time(i, len(COMMS)),
+                 1000, [100 * (i + 1), 50]) for i, c in enumerate(COMMS)]
+    sc = tdfile_gen.Scenario("set=generic", ["cycles", "instructions"], 1, recs)
+    path = os.path.join(tmp, "t.td")
+    sc.write(path)
+    want = sorted(tdfile_gen.comm_text(c) for c in COMMS)
+    ok("caf\u00e9" in want and "bad\\xff\\xfe" in want and
+       "ctl\\x1b[2J\\x0a" in want and "back\\x5cslash" in want and
+       "c1\\xc2\\x9bx" in want and "cut\\xe6\\x97" in want,
+       "the rule, as the test reads it", want)
+
+    rc, out, err, utf8 = run("report", "-i", path, "--by", "comm", "--json")
+    try:
+        got = sorted(r["comm"] for r in json.loads(out)["rows"])
+    except (ValueError, KeyError):
+        got = None
+    ok(rc == 0 and utf8 and got == want, "report --json: every comm by the rule",
+       "%r\n%s" % (got, err))
+
+    rc, out, err, utf8 = run("report", "-i", path, "--by", "comm", "--csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    got = sorted(r["comm"] for r in rows if r["type"] == "group")
+    ok(rc == 0 and utf8 and got == want, "report --csv: every comm by the rule",
+       "%r\n%s" % (got, err))
+
+    rc, out, err, utf8 = run("report", "-i", path, "--by", "task")
+    table = [ln for ln in out.splitlines() if ln and not ln.startswith("#")]
+    hdr = table[0] if table else ""
+    rows = [ln for ln in table[1:] if not ln.startswith("total")]
+    found = sorted(c for c in want if any(" %s " % c in ln for ln in rows))
+    col = hdr.find("SLICES")
+    aligned = col > 0 and all(len(ln) > col and ln[col - 1] == " " and
+                              ln[col + 5] != " " for ln in rows)
+    ok(rc == 0 and utf8 and found == want and "\x1b" not in out,
+       "report (plain): every comm by the rule, no control bytes", out + err)
+    ok(utf8 and aligned and len({len(ln) for ln in rows}) == 1,
+       "report (plain): the columns after a UTF-8 comm stay aligned", out)
+
+    rc, out, err, utf8 = run("top", "-i", path, "--batch", "-n", "1", "-d", "5",
+                             "--by", "comm")
+    found = sorted(c for c in want if c in out)
+    ok(rc == 0 and utf8 and found == want and "\x1b" not in out,
+       "top --batch: every comm by the rule", out + err)
+
+    trace = os.path.join(tmp, "t.json")
+    rc, _, err, _ = run("timeline", "-i", path, "-o", trace)
+    with open(trace, "rb") as fh:
+        raw = fh.read()
+    try:
+        t = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        t = {"traceEvents": []}
+    names = sorted(e["name"] for e in t["traceEvents"] if e["ph"] == "X")
+    threads = sorted(e["args"]["name"] for e in t["traceEvents"]
+                     if e["ph"] == "M" and e["name"] == "thread_name" and
+                     e["pid"] < 1 << 22)
+    ok(rc == 0 and names == want and threads == want,
+       "timeline: slice and thread names by the rule", "%r\n%r\n%s" % (
+           names, threads, err))
+    test_random(tmp)
+    return plan()
+
+
+def random_comm(rnd):
+    """Up to 15 bytes: ASCII, valid UTF-8 of every length, C1, surrogates,
+    overlongs, stray continuation bytes, cut characters."""
+    pieces = []
+    for _ in range(rnd.randint(0, 6)):
+        k = rnd.randint(0, 7)
+        if k == 0:
+            pieces.append(bytes([rnd.randint(1, 0x7f)]))
+        elif k == 1:
+            pieces.append(chr(rnd.choice([rnd.randint(0x80, 0x7ff),
+                                          rnd.randint(0x800, 0xd7ff),
+                                          rnd.randint(0xe000, 0xffff),
+                                          rnd.randint(0x10000, 0x10ffff)]))
+                          .encode())
+        elif k == 2:
+            pieces.append(bytes([rnd.randint(0x80, 0xff)]))
+        elif k == 3:
+            pieces.append(b"\xed" + bytes([rnd.randint(0xa0, 0xbf), 0x80]))
+        elif k == 4:
+            pieces.append(rnd.choice([b"\xc0\xaf", b"\xe0\x80\xaf",
+                                      b"\xf0\x80\x80\xaf", b"\xf4\x90\x80\x80",
+                                      b"\xc2\x85", b"\\"]))
+        elif k == 5:
+            pieces.append(chr(rnd.randint(0xe000, 0xffff)).encode()[:2])
+        else:
+            pieces.append(bytes([rnd.randint(0x20, 0x7e)]))
+    b = b"".join(pieces).replace(b"\0", b"")[:15]
+    return b
+
+
+def test_random(tmp):
+    """2000 random comms: dump --json gives each exactly as Python's strict
+    UTF-8 decoder says the rule does."""
+    import random
+    rnd = random.Random(15)
+    comms = [random_comm(rnd) for _ in range(2000)]
+    recs = [BRec(0, 10 + i % 50, 10 + i % 50, c,
+                 tdfile_gen._time(i, len(comms)), 10, [1, 1])
+            for i, c in enumerate(comms)]
+    sc = tdfile_gen.Scenario("set=generic", ["cycles", "instructions"], 1, recs)
+    path = os.path.join(tmp, "random.td")
+    sc.write(path)
+    rc, out, err, utf8 = run("--json", "dump", "-i", path)
+    try:
+        got = [r["comm"] for r in json.loads(out)]
+    except ValueError:
+        got = []
+    want = [tdfile_gen.comm_text(c) for c in comms]
+    bad = [(c, g, w) for c, g, w in zip(comms, got, want) if g != w]
+    ok(rc == 0 and utf8 and len(got) == len(want) and not bad,
+       "2000 random comms: dump --json writes each by the rule",
+       "%d/%d differ, e.g. %r" % (len(bad), len(got), bad[:3]))
+    rc, out, err, utf8 = run("dump", "-i", path)
+    rows = out.splitlines()[1:]
+    bad = [w for w, ln in zip(want, rows) if " %-16s " % w not in ln]
+    ok(rc == 0 and utf8 and len(rows) == len(want) and not bad,
+       "... and the plain table, padded to 16 characters", bad[:3])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

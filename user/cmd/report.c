@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl report: the groups of a record file, as stat prints them.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "group/aggregate.h"
+#include "live/collect.h"
+#include "cli/tdctl.h"
+#include "file/tdfile.h"
+
+const struct td_opt report_opts[] = {
+	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)" },
+	{ "by", 0, 'B', TD_ARG_BY, "KEY",
+	  "one row per task, process (default), comm, cgroup or cpu" },
+	TD_OPT_SORT,
+	TD_OPT_FILTERS,
+	TD_OPT_FORCE,
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char report_desc[] =
+	"Read a record file of 'tdctl record' (from any machine or\n"
+	"architecture) and print what it recorded, then one row per group as\n"
+	"'tdctl stat' does: slices, run time, the summed raw counts and the\n"
+	"TopDown breakdown decoded from the sums, sorted by cycles (or the\n"
+	"first event when the set has no cycles event). A damaged or foreign\n"
+	"file is refused with the byte offset of the first problem.\n";
+
+static void format_time(uint64_t realtime_ns, char *buf, size_t n)
+{
+	time_t t = (time_t)(realtime_ns / 1000000000ull);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, n, "?");
+}
+
+static void report_meta_json(const char *path, const struct td_file *f,
+			     const struct td_decoder *dec, uint64_t kept)
+{
+	const struct td_file_meta *m = &f->meta;
+	uint64_t lost = 0;
+
+	jsonw_string_field(json_wtr, "file", path);
+	jsonw_name(json_wtr, "format");
+	jsonw_start_object(json_wtr);
+	jsonw_uint_field(json_wtr, "major", m->version_major);
+	jsonw_uint_field(json_wtr, "minor", m->version_minor);
+	jsonw_end_object(json_wtr);
+	jsonw_string_field(json_wtr, "host", m->host);
+	jsonw_string_field(json_wtr, "arch", m->arch);
+	jsonw_string_field(json_wtr, "kernel", m->kernel);
+	jsonw_string_field(json_wtr, "cpu", m->cpu);
+	jsonw_uint_field(json_wtr, "nr_cpus", m->nr_cpus);
+	jsonw_string_field(json_wtr, "target", m->target);
+	jsonw_string_field(json_wtr, "label", m->cfg.label);
+	if (dec)
+		jsonw_string_field(json_wtr, "set", dec->set);
+	else
+		jsonw_null_field(json_wtr, "set");
+	jsonw_uint_field(json_wtr, "slots", m->slots);
+	jsonw_name(json_wtr, "events");
+	jsonw_start_array(json_wtr);
+	for (uint32_t i = 0; i < m->cfg.nr_events; i++) {
+		const struct topdown_event *e = &m->cfg.events[i];
+
+		jsonw_start_object(json_wtr);
+		json_event_fields(e);
+		jsonw_uint_field(json_wtr, "flags", e->flags);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_uint_field(json_wtr, "start_ns", m->start_ns);
+	jsonw_uint_field(json_wtr, "stop_ns", m->stop_ns);
+	jsonw_uint_field(json_wtr, "duration_ns", m->stop_ns - m->start_ns);
+	jsonw_uint_field(json_wtr, "start_realtime_ns", m->start_realtime_ns);
+	jsonw_uint_field(json_wtr, "records_in_file", f->nr_records);
+	jsonw_uint_field(json_wtr, "records", kept);
+	jsonw_uint_field(json_wtr, "records_read", m->records_read);
+	jsonw_name(json_wtr, "lost_per_cpu");
+	jsonw_start_array(json_wtr);
+	for (uint32_t c = 0; c < m->nr_cpus; c++) {
+		jsonw_uint(json_wtr, m->lost[c]);
+		lost += m->lost[c];
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_uint_field(json_wtr, "lost", lost);
+}
+
+static void report_meta_plain(const char *path, const struct td_file *f,
+			      uint64_t kept)
+{
+	const struct td_file_meta *m = &f->meta;
+	char when[64];
+	uint64_t lost = 0;
+
+	for (uint32_t c = 0; c < m->nr_cpus; c++)
+		lost += m->lost[c];
+	format_time(m->start_realtime_ns, when, sizeof(when));
+	printf("# record file %s (format %u.%u)\n", path, m->version_major,
+	       m->version_minor);
+	printf("# recorded on %s (%s, Linux %s, %u CPUs), %s\n",
+	       *m->host ? m->host : "?", *m->arch ? m->arch : "?",
+	       *m->kernel ? m->kernel : "?", m->nr_cpus, when);
+	if (*m->cpu)
+		printf("# cpu: %s\n", m->cpu);
+	printf("# target: %s\n", *m->target ? m->target : "?");
+	printf("# event set: %s; events:", m->cfg.label);
+	for (uint32_t i = 0; i < m->cfg.nr_events; i++)
+		printf("%s %s", i ? "," : "", m->cfg.events[i].name);
+	printf("\n# %.3f s, %llu records in the file (%llu read), %llu lost; %llu shown\n\n",
+	       (m->stop_ns - m->start_ns) / 1e9,
+	       (unsigned long long)f->nr_records,
+	       (unsigned long long)m->records_read,
+	       (unsigned long long)lost, (unsigned long long)kept);
+}
+
+struct report_ctx {
+	struct td_agg *agg;
+	const struct td_filter *filter;
+	bool filtered;
+};
+
+/* Records first..first+n of the file, just checked: into their groups. */
+static void report_block(const struct td_file *f, uint64_t first, uint64_t n,
+			 void *ctx)
+{
+	const struct topdown_record *recs = td_file_records(f);
+	struct report_ctx *rc = ctx;
+	struct topdown_record r;
+
+	for (uint64_t i = first; i < first + n && !rc->agg->oom; i++) {
+		const struct topdown_record *rp = recs ? &recs[i] : &r;
+
+		if (!recs)
+			td_file_record(f, i, &r);
+		if (rc->filtered && !td_filter_match(rc->filter, rp))
+			continue;
+		td_agg_add(rc->agg, rp);
+	}
+}
+
+int do_report(int argc, char **argv)
+{
+	const char *path = TD_DEFAULT_FILE, *sort = NULL;
+	struct report_ctx rc;
+	struct td_file_image img;
+	enum td_by by = TD_BY_PROCESS;
+	struct td_filter filter;
+	struct td_decoder dec;
+	struct td_getopt g;
+	struct td_view view;
+	struct td_agg agg;
+	struct td_file f;
+	bool can_decode, force = false;
+	int opt, ret = 0;
+
+	td_filter_init(&filter);
+	td_getopt_build(&g, "report", report_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
+		int fr = td_filter_opt(&filter, opt, optarg);
+
+		if (fr < 0)
+			return -1;
+		if (fr)
+			continue;
+		switch (opt) {
+		case 'i':
+			path = optarg;
+			break;
+		case 'B':
+			if (td_by_parse("--by", optarg, &by))
+				return -1;
+			break;
+		case 'S':
+			sort = optarg;
+			break;
+		case 'F':
+			force = true;
+			break;
+		}
+	}
+	opt = td_getopt_end(opt, argc, argv, false);
+	if (opt <= 0)
+		return opt;
+	/* The records are grouped as the file is checked, block by block. */
+	td_agg_init(&agg, by);
+	rc.agg = &agg;
+	rc.filter = &filter;
+	rc.filtered = filter.cpu >= 0 || filter.pid >= 0 || filter.comm;
+	if (td_input_load(path, NULL, &img, &f, report_block, &rc, force)) {
+		td_agg_free(&agg);
+		return -1;
+	}
+	can_decode = td_decoder_for(&f.meta.cfg, &dec);
+	td_view_init(&view, by, &f.meta.cfg, can_decode ? &dec : NULL);
+	if (td_view_sort_by(&view, sort)) {
+		td_agg_free(&agg);
+		td_file_unload(&img, &f);
+		return -1;
+	}
+	for (uint32_t c = 0; c < f.meta.nr_cpus; c++)
+		if (f.meta.lost[c])
+			p_warn("CPU %u: %llu records were lost while recording: the counts are low",
+			       c, (unsigned long long)f.meta.lost[c]);
+	if (agg.oom) {
+		p_err("out of memory grouping the records");
+		ret = -1;
+	} else if (json_output) {
+		jsonw_start_object(json_wtr);
+		report_meta_json(path, &f, can_decode ? &dec : NULL,
+				 agg.total.slices);
+		jsonw_string_field(json_wtr, "by", td_by_names[by]);
+		td_print_json(json_wtr, &view, &agg);
+		jsonw_end_object(json_wtr);
+	} else if (csv_output) {
+		td_print_csv_header(stdout, &view, false);
+		td_print_csv(stdout, &view, &agg, NULL);
+	} else {
+		report_meta_plain(path, &f, agg.total.slices);
+		td_print_header(stdout, &view, NULL);
+		td_print_rows(stdout, &view, &agg, NULL, true);
+	}
+	td_agg_free(&agg);
+	td_file_unload(&img, &f);
+	return ret;
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bytes from the kernel as text (see text.h).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "output/text.h"
+
+int td_utf8_char(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	unsigned char lo = 0x80, hi = 0xbf;
+	int len;
+
+	if (c < 0x80)
+		return c >= 0x20 && c != 0x7f;
+	if (c < 0xc2)
+		return 0;		/* continuation byte, or overlong */
+	if (c < 0xe0) {
+		len = 2;
+		if (c == 0xc2)
+			lo = 0xa0;	/* U+0080..U+009F: C1 controls */
+	} else if (c < 0xf0) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* UTF-16 surrogates */
+	} else if (c < 0xf5) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* beyond U+10FFFF */
+	} else {
+		return 0;
+	}
+	if ((size_t)len > n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (int i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* Bytes written as they are whatever follows: printable ASCII but '\\'. */
+static const bool plain[256] = {
+	[0x20 ... 0x5b] = true,		/* '\\' is 0x5c */
+	[0x5d ... 0x7e] = true,
+};
+
+#define ONES	0x0101010101010101ull
+#define HIGH	0x8080808080808080ull
+
+/* 0x80 in each byte of w that is in plain[], 0 in the others. Bytes are
+ * tested on their low 7 bits, where the additions cannot carry into the
+ * next byte.
+ */
+static inline uint64_t plain8(uint64_t w)
+{
+	uint64_t x = w & ~HIGH;
+	uint64_t ge20 = x + 0x60 * ONES;		/* x >= 0x20 */
+	uint64_t ge7f = x + 0x01 * ONES;		/* x >= 0x7f */
+	uint64_t ne5c = (x ^ 0x5c * ONES) + 0x7f * ONES;	/* x != '\\' */
+
+	return ge20 & ~ge7f & ne5c & ~w & HIGH;
+}
+
+size_t td_text(char *dst, const char *src, size_t len, size_t *cols)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)src;
+	size_t i = 0, extra = 0;	/* UTF-8 bytes beyond one per column */
+	char *p = dst;
+	int k;
+
+	/* the common case: a comm of printable ASCII, 8 bytes at a time */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (i + 8 <= len) {
+		uint64_t w, m;
+
+		memcpy(&w, s + i, 8);
+		memcpy(p, &w, 8);	/* dst has room: only plain bytes count */
+		m = ~plain8(w) & HIGH;
+		if (m) {
+			k = __builtin_ctzll(m) / 8;
+			p += k;
+			i += k;
+			break;
+		}
+		p += 8;
+		i += 8;
+	}
+#endif
+	while (i < len) {
+		if (plain[s[i]]) {
+			*p++ = (char)s[i++];
+			continue;
+		}
+		if (!s[i])
+			break;
+		/* a NUL is never a continuation byte: len - i is safe */
+		k = s[i] == '\\' ? 0 : td_utf8_char(s + i, len - i);
+		if (k) {
+			extra += k - 1;
+			while (k--)
+				*p++ = (char)s[i++];
+		} else {
+			*p++ = '\\';
+			*p++ = 'x';
+			*p++ = hex[s[i] >> 4];
+			*p++ = hex[s[i] & 15];
+			i++;
+		}
+	}
+	*p = '\0';
+	if (cols)
+		*cols = (size_t)(p - dst) - extra;
+	return (size_t)(p - dst);
+}

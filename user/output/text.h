@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Text that comes from the kernel as bytes (a task's comm), written the
+ * same way in every output format. The rule:
+ *   - valid UTF-8 passes through, character by character;
+ *   - every other byte is written as \xNN (two lower-case hex digits):
+ *     bytes that do not form valid UTF-8 (including a character cut by
+ *     the kernel's 15-byte limit), control characters (C0, DEL and C1,
+ *     each byte of them), and the backslash itself, so that the result
+ *     reads back unambiguously.
+ * Plain text, CSV, JSON and the Prometheus labels then quote the result
+ * by their own rules; since it is valid UTF-8 without control
+ * characters, nothing else changes it.
+ */
+#ifndef TDCTL_TEXT_H
+#define TDCTL_TEXT_H
+
+#include <stddef.h>
+
+/* Room for the text of len bytes, with its NUL. */
+#define TD_TEXT_SIZE(len)	(4 * (len) + 1)
+
+/*
+ * The text of src[0..len) (up to a NUL), NUL-terminated in dst, which
+ * holds TD_TEXT_SIZE(len) bytes. Returns its length in bytes; *cols (if
+ * not NULL) gets its length in characters, for padding.
+ */
+size_t td_text(char *dst, const char *src, size_t len, size_t *cols);
+
+/*
+ * The length of the valid UTF-8 character at s (at most n bytes), which
+ * is not a control character: 1..4, or 0. JSON output uses it too.
+ */
+int td_utf8_char(const unsigned char *s, size_t n);
+
+#endif
