@@ -140,6 +140,9 @@ HOST_PKGS=(
     qemu-system-x86 qemu-system-arm
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross
     linux-source-6.1
+    # perf's pmu-events JSON of 6.12 for selftests/host/test_perf_json.py
+    # (6.1's comes from linux-source-6.1); bookworm-security
+    linux-source-6.12
     prometheus  # tdctl serve's scrape test (selftests/host/test_serve.py)
     clang libbpf-dev bpftool  # the BPF backend: program, library, skeleton
 )

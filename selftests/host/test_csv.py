@@ -111,14 +111,20 @@ def test_decode():
             diffs += same(doc["metrics"], r, list(doc["metrics"]))
             if r["flagged"] != " ".join(doc["flagged"]):
                 diffs.append("flagged %r %r" % (r["flagged"], doc["flagged"]))
-            if head != ["set", "label", "lines"] + list(doc["metrics"]) + ["flagged"]:
+            if r.get("formula") != doc.get("formula"):
+                diffs.append("formula %r %r" % (r.get("formula"), doc.get("formula")))
+            if r.get("assumptions") != "; ".join(doc.get("assumptions", [])):
+                diffs.append("assumptions %r %r" % (r.get("assumptions"),
+                                                    doc.get("assumptions")))
+            if head != ["set", "label", "lines"] + list(doc["metrics"]) + \
+                    ["flagged", "formula", "assumptions"]:
                 diffs.append("header %r" % head)
         ok(rc == 0 and not diffs,
            "decode --csv %s: one row equal to --json"
            % " ".join(args[:2] + (["<stdin>"] if stdin else [])),
            "\n".join(diffs) + out + err + err2)
     rc, out, err = run("decode", "--csv", "--set", "generic", "cycles=x")
-    ok(rc == 1 and out == "" and "invalid value 'x'" in err,
+    ok(rc == 1 and out == "" and "count of cycles: 'x' is not a count" in err,
        "decode --csv with a bad count: plain error on stderr, no CSV", out + err)
 
 

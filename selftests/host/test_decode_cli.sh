@@ -59,10 +59,10 @@ run decode --set generic <"$TMP/in"
 [ $rc -eq 0 ] && has "ipc *1.20" && has "2 input lines summed"
 expect "decode: JSON lines on stdin are summed, then decoded" $? "$T/out" "$T/err"
 
-printf '%s\n' '{"cycles": 600, "instructions": 9.5}' >"$TMP/in"
+printf '%s\n' '{"cycles": 600, "instructions": "9.5x"}' >"$TMP/in"
 run decode --set generic <"$TMP/in"
-[ $rc -ne 0 ] && err_has "stdin line 1"
-expect "decode: a non-integer count on stdin is refused with its line" $? "$T/out" "$T/err"
+[ $rc -ne 0 ] && err_has "stdin line 1" && err_has "9.5x"
+expect "decode: a count that is not a number on stdin is refused with its line" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600}' >"$TMP/in"
 run decode --set generic <"$TMP/in"
@@ -120,6 +120,130 @@ run decode --help
 [ $rc -eq 0 ] && has "Usage:" && has "JSON lines"
 expect "decode --help" $? "$T/out" "$T/err"
 
+# ---- perf's names, numbers and output (issue 15) ----------------------
+
+PERF_N2="cpu_cycles=3,922,334,305 op_retired=853,521,883 op_spec=854404256 \
+stall_slot=22679591134 stall_slot_frontend=8492337939 \
+stall_slot_backend=14317243430"
+
+# shellcheck disable=SC2086
+run decode --set arm_neoverse_n2 --revision r0p0 $PERF_N2
+[ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
+	has "frontend_bound *23.3%" && has "backend_bound *73.0%" &&
+	! has "ipc" && has "no count for INST_RETIRED"
+expect "decode: perf's lower-case names and digit groups; INST_RETIRED not required" $? "$T/out" "$T/err"
+
+run decode --set amd_zen4 cycles=1000 de_src_op_disp.all=3000 ex_ret_ops=2400 \
+	de_no_dispatch_per_slot.no_ops_from_frontend=1200 \
+	DE_NO_DISPATCH_PER_SLOT.BACKEND_STALLS=1500 \
+	de_no_dispatch_per_slot.smt_contention=300
+[ $rc -eq 0 ] && has "smt_contention *5.0%" && has "frontend_bound *20.0%"
+expect "decode: perf's amdzen4 names (de_no_dispatch_per_slot.*) and cycles" $? "$T/out" "$T/err"
+
+run decode --set intel_icl cpu-cycles=1000 instructions:u=1500 \
+	topdown.slots_p=5000 IDQ_UOPS_NOT_DELIVERED.CORE=1000 \
+	cpu/uops_retired.slots/=2000 topdown.backend_bound_slots=1500
+[ $rc -eq 0 ] && has "retiring *40.0%" && has "bad_speculation *10.0%" &&
+	has "ipc *1.50"
+expect "decode: cpu-cycles, topdown.slots_p, cpu/EVENT/ and :u modifiers" $? "$T/out" "$T/err"
+
+bad=0
+for c in 2e6 2,000,000 2000000.0 2.0E+6 0x1e8480 1999999.5; do
+	run -j decode --set generic cycles=1000000 "instructions=$c"
+	{ [ $rc -eq 0 ] && has '"ipc":2[,}]'; } || { bad=1; echo "# $c"; }
+done
+expect "decode: counts with exponents, digit groups, fractions, hex" $bad "$T/out" "$T/err"
+
+bad=0
+for c in 1,00,000 1,0000 1e 1.5.2 -5 +5 abc 1e30; do
+	run decode --set generic cycles=1000 "instructions=$c"
+	{ [ $rc -ne 0 ] && err_has "count of instructions"; } || { bad=1; echo "# $c"; }
+done
+expect "decode: malformed counts refused (bad groups, signs, > 64 bits)" $bad "$T/out" "$T/err"
+
+run -j decode --set generic cycles=1.8446744073709551615e19 \
+	instructions=18446744073709551615.000000
+[ $rc -eq 0 ] && has '"ipc":1[,}]'
+expect "decode: 2^64-1 exactly from an exponent and from perf's %f form" $? "$T/out" "$T/err"
+
+run decode --set generic cycles=1 instructions=18446744073709551615.5
+[ $rc -ne 0 ] && err_has "exceeds 64 bits"
+expect "decode: a count rounding past 2^64-1 is refused" $? "$T/out" "$T/err"
+
+run decode --set generic cycles=1000 instructions=2000 --json
+[ $rc -eq 0 ] && has '"ipc":2'
+expect "decode: output options after the counts" $? "$T/out" "$T/err"
+
+run decode cycles=1000 instructions=2000 --set generic -o "$TMP/o.txt"
+[ $rc -eq 0 ] && grep -q "ipc *2.00" "$TMP/o.txt"
+expect "decode: --set and -o after the counts" $? "$T/out" "$T/err"
+
+# shellcheck disable=SC2086
+run decode --set arm_neoverse_n2 $PERF_N2
+[ $rc -eq 0 ] && has "^formula: Arm STALL_SLOT" &&
+	has "^assumes: revision r0p0 assumed, no --revision: erratum correction ON" &&
+	has "\-\-revision r0p3" && has "^assumes: slot width 5, the set's default" &&
+	has "\-\-slots N"
+expect "decode: without --revision the output names the formula, revision and slots assumed" $? "$T/out" "$T/err"
+
+# shellcheck disable=SC2086
+run -j decode --set arm_neoverse_n2 --revision r0p3 --slots 5 $PERF_N2
+[ $rc -eq 0 ] && has '"formula":"Arm STALL_SLOT' &&
+	has '"assumptions":\["slot width 5 (--slots)","revision r0p3: erratum correction off'
+expect "decode --json: formula and assumptions" $? "$T/out" "$T/err"
+
+FX=$TOP/selftests/host/perf-stat
+check_n2() {	# file description [decode options]
+	f=$1 what=$2
+	shift 2
+	run decode --set arm_neoverse_n2 --revision r0p0 "$@" <"$FX/$f"
+	[ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
+		has "frontend_bound *23.3%" && has "backend_bound *73.0%"
+	expect "decode: $what ($f)" $? "$T/out" "$T/err"
+}
+check_n2 n2-seed003.txt "plain perf stat -M output: each event once, cpu_cycles of three groups averaged"
+has "perf scaled some counts"
+expect "decode: perf's multiplexing is named as an assumption" $? "$T/out" "$T/err"
+check_n2 n2-6.1.json "perf 6.1 stat -j lines, other events skipped"
+has "ipc *0.21"
+expect "decode: perf 6.1 -j INST_RETIRED gives the IPC" $? "$T/out" "$T/err"
+check_n2 n2-6.12-percpu.csv "perf 6.12 stat -x, -A: CPUs summed"
+
+run decode --set intel_icl -x ';' <"$FX/icl-6.1-interval.csv"
+[ $rc -eq 0 ] && has "retiring *40.0%" && has "bad_speculation *10.0%" &&
+	has "frontend_bound *20.0%" && has "backend_bound *30.0%" &&
+	has "ipc *1.50" && has "12 input lines summed"
+expect "decode -x ';': perf 6.1 -I intervals summed" $? "$T/out" "$T/err"
+
+run decode --set intel_adl_hybrid <"$FX/adl-6.12-hybrid.json"
+[ $rc -eq 0 ] && has "retiring *33.3%" && has "frontend_bound *20.0%" &&
+	has "backend_bound *36.7%" && has "bad_speculation *10.0%"
+expect "decode: perf 6.12 -j hybrid cpu_core/EVENT/ and cpu_atom/EVENT/ names" $? "$T/out" "$T/err"
+
+sed 's/^CPU1,1922334305,/CPU1,<not counted>,/' "$FX/n2-6.12-percpu.csv" >"$TMP/in"
+run decode --set arm_neoverse_n2 <"$TMP/in"
+[ $rc -ne 0 ] && err_has "stdin line 4" && err_has "no count for CPU_CYCLES"
+expect "decode: perf's <not counted> for a needed event is an error with its line" $? "$T/out" "$T/err"
+
+grep -v cpu_atom "$FX/adl-6.12-hybrid.json" >"$TMP/in"
+grep cpu_atom "$FX/adl-6.12-hybrid.json" |
+	sed 's/"counter-value" : "[0-9.]*"/"counter-value" : "<not counted>"/' >>"$TMP/in"
+run decode --set intel_adl_hybrid <"$TMP/in"
+[ $rc -eq 0 ] && has "retiring *30.0%" && has "frontend_bound *20.0%" &&
+	has "backend_bound *40.0%" && has "bad_speculation *10.0%" &&
+	has "perf did not count atom/TOPDOWN_RETIRING.ALL (<not counted>): taken as 0"
+expect "decode: hybrid events perf did not count (task only on cpu_core) are 0, and said so" $? "$T/out" "$T/err"
+
+printf '     <not counted>      cycles\n' >"$TMP/in"
+run decode --set generic <"$TMP/in"
+[ $rc -ne 0 ] && err_has "perf has no count for cycles ('<not counted>')"
+expect "decode: plain perf stat <not counted> of a non-hybrid event is an error" $? "$T/out" "$T/err"
+
+printf '%s\n' "1.0,1000,,task-clock,1,100.00,," >"$TMP/in"
+run decode --set generic <"$TMP/in"
+[ $rc -ne 0 ] && err_has "no counts of set generic" && err_has "only other events"
+expect "decode: perf output without the set's events is refused" $? "$T/out" "$T/err"
+
 check_list() {	# fixture expected-set
 	run list --root "$TMP/fx/$1"
 	[ $rc -eq 0 ] && has "^Using $2: " && has "^Label: set=$2"
@@ -146,8 +270,16 @@ has "not trusted on unknown cores"
 expect "list: qemu arm64 says why no Neoverse set" $? "$T/out" "$T/err"
 
 run list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_skl
-[ $rc -ne 0 ] && err_has "does not fit" && err_has "arm_neoverse_n2"
-expect "list --events: a set that does not fit is refused with valid ones" $? "$T/out" "$T/err"
+[ $rc -eq 0 ] && has "^Set intel_skl, not usable here" && has "does not fit" &&
+	has "arm_neoverse_n2" && has "INT_MISC.RECOVERY_CYCLES .*umask=0x01" &&
+	has "^Formula: " && has "^Encodings: perf pmu-events x86/skylake"
+expect "list --events: a set that does not fit is shown, with why and the valid ones" $? "$T/out" "$T/err"
+
+run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_icl
+[ $rc -eq 0 ] && has '"set":"intel_icl","fits":false' && has '"label":null' &&
+	has '"name":"TOPDOWN.SLOTS_P","pmu":"core PMU","type":null,"config":420' &&
+	has '"aliases":"TOPDOWN.SLOTS slots"'
+expect "list --json --events: a set that does not fit, from its table" $? "$T/out" "$T/err"
 
 run list --root "$TMP/fx/neoverse_n2_r0p0" --events generic
 [ $rc -eq 0 ] && has "^Using generic: requested"

@@ -192,7 +192,7 @@ static void set_roundtrip(const struct td_cpu_info *ci, const char *root,
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
-	const char *skx, *n2, *adl, *qx86;
+	const char *skx, *n2, *adl, *zen4, *qx86;
 	struct td_cpu_info *ci;
 	struct td_plan p;
 	char err[512], cmd[600];
@@ -346,6 +346,24 @@ int main(void)
 	   p.ev[0].type == 10 && !p.ev[0].all_cpus &&
 	   p.ev[0].cpus[0] == 0xff0000 && p.ev[1].all_cpus,
 	   "cpu_atom/.../ counts on cpu_atom's CPUs (16-23) only");
+	td_cpu_info_free(ci);
+
+	/* ---- Zen 4: perf's names of the set's events ---- */
+	zen4 = make_root(FX_ZEN4);
+	x86_formats(zen4, "cpu");
+	ci = detect(zen4);
+	/* amdzen4/pipeline.json: event 0x1a0 umask 0x1e, bits 8-11 of the
+	 * event in config bits 32-35
+	 */
+	expect_ok(ci, zen4, "de_no_dispatch_per_slot.backend_stalls", 1, 4,
+		  0x100001ea0ull, 0, NULL);
+	ok(!td_plan_events(ci, zen4, "de_no_dispatch_per_slot.smt_contention:u",
+			   &p, err, sizeof(err)) &&
+	   !strcmp(p.ev[0].name, "de_no_dispatch.smt_contention"),
+	   "perf's name longer than 31 bytes: the set's name for the module (%s)",
+	   p.ev[0].name);
+	expect_ok(ci, zen4, "DE_NO_DISPATCH.NO_OPS_FROM_FE:u", 1, 4,
+		  0x1000001a0ull, TOPDOWN_EVENT_EXCLUDE_KERNEL, NULL);
 	td_cpu_info_free(ci);
 
 	/* ---- QEMU x86 TCG: no hardware PMU in sysfs ---- */

@@ -324,7 +324,7 @@ const struct cmd td_cmds[] = {
 	  serve_opts, 0 },
 	{ "list", do_list, "list [--events SET]", list_opts, 0 },
 	{ "decode", do_decode,
-	  "decode --set NAME [--slots N] [--revision rXpY] EVENT=COUNT ...",
+	  "decode --set NAME [--slots N] [--revision rXpY] [-x SEP] [EVENT=COUNT ...]",
 	  decode_opts, 0 },
 	{ "version", do_version, "version", td_help_only_opts, 0 },
 	{ "help", do_help, "help [COMMAND]", td_help_only_opts, TD_CMD_NAMEARG },

@@ -58,6 +58,20 @@ static void on_record(const struct topdown_record *r, void *ctx)
 	}
 }
 
+/*
+ * Once a second the records so far reach the file, so that a recording
+ * killed without its trailer keeps them ('report -i FILE --force').
+ */
+static bool record_flush(void *ctx, uint64_t end_ns)
+{
+	struct record_ctx *c = ctx;
+
+	(void)end_ns;
+	if (!c->write_errno && fflush(c->out))
+		c->write_errno = errno ? errno : EIO;
+	return c->write_errno != 0;
+}
+
 static void fill_meta(struct record_ctx *c, struct td_file_meta *m)
 {
 	const struct td_live *l = &c->live;
@@ -251,7 +265,7 @@ int do_record(int argc, char **argv)
 		goto out;
 	c->live.progress = c->tgt.kind != TD_TGT_CMD && td_want_progress();
 	fill_meta(c, &m);
-	if (td_file_write_header(&c->w, c->out, &m)) {
+	if (td_file_write_header(&c->w, c->out, &m) || fflush(c->out)) {
 		p_err("writing %s: %s", path, strerror(errno));
 		goto out;
 	}
@@ -260,7 +274,8 @@ int do_record(int argc, char **argv)
 		goto out;
 	}
 	td_live_run(&c->live, &(struct td_run){
-		.duration_ns = c->tgt.duration_ns, .key_fd = -1 });
+		.duration_ns = c->tgt.duration_ns, .key_fd = -1,
+		.tick_ns = 1000000000, .tick = record_flush, .ctx = c });
 	m.stop_ns = td_now_ns();
 	m.records_read = c->live.records_read;
 	m.lost = c->live.lost;

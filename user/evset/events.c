@@ -626,13 +626,16 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 		for (int j = 0; j < s->nr_events; j++) {
 			const struct td_ev_tmpl *t = &s->ev[j];
 
+			/* the set's name or perf's (td_ev_tmpl.aliases) */
 			if (t->kind != TD_EV_RAW || t->pmu != TD_PMU_MAIN ||
-			    !mp || strcasecmp(t->name, name))
+			    !mp || td_set_event_index(s, name, strlen(name)) != j)
 				continue;
 			e->type = mp->type;
 			e->config = t->config;
 			e->config1 = 0;
 			e->config2 = 0;
+			/* the name if perf's is too long for the module */
+			snprintf(e->name, sizeof(e->name), "%s", t->name);
 			restrict_cpus(ci, mp, e);
 			return 0;
 		}
@@ -752,6 +755,9 @@ static int parse_event(const struct td_cpu_info *ci, const char *root,
 		memcpy(e->name, ev.name, sizeof(e->name));
 		return 0;
 	}
+	/* perf's longer name of a set's event: the set's name */
+	if (strlen(text) >= TOPDOWN_NAME_LEN && e->name[0])
+		return 0;
 	if (strlen(text) >= TOPDOWN_NAME_LEN) {
 		ERR("event '%s' is longer than the %d bytes the module keeps as its name: name it with the name= term (PMU/...,name=NAME/)",
 		    text, TOPDOWN_NAME_LEN - 1);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <linux/perf_event.h>
 
@@ -42,6 +43,73 @@ const struct td_set *td_set_find(const char *name)
 		if (!strcmp(td_sets[i]->name, name))
 			return td_sets[i];
 	return NULL;
+}
+
+/* Does the space-separated list have the word w (n bytes), ignoring case? */
+static bool has_word(const char *list, const char *w, size_t n)
+{
+	while (list && *list) {
+		size_t len = strcspn(list, " ");
+
+		if (len == n && !strncasecmp(list, w, n))
+			return true;
+		list += len;
+		list += strspn(list, " ");
+	}
+	return false;
+}
+
+/* perf's modifiers after the last ':' ("instructions:u", "cycles:ukG"). */
+static size_t strip_modifiers(const char *name, size_t len)
+{
+	for (size_t i = len; i-- > 0;) {
+		if (name[i] == ':')
+			return i && i + 1 < len ? i : len;
+		if (name[i] == '/' || !strchr("ukhIGHpPSDWeb", name[i]))
+			break;
+	}
+	return len;
+}
+
+int td_set_event_index(const struct td_set *s, const char *name, size_t len)
+{
+	const char *inner = name, *slash;
+	size_t pmu_len = 0, n;
+
+	len = strip_modifiers(name, len);
+	slash = memchr(name, '/', len);
+	n = len;
+	if (slash) {
+		/* "pmu/event/" as perf prints it, or tdctl's "core/EVENT" */
+		pmu_len = slash - name;
+		inner = slash + 1;
+		n = len - pmu_len - 1;
+		if (n && inner[n - 1] == '/')
+			n--;
+		if (!n || memchr(inner, '/', n))
+			return -1;
+		/* perf's hybrid PMUs are tdctl's core/ and atom/ prefixes */
+		if (pmu_len > 4 && !strncmp(name, "cpu_", 4)) {
+			name += 4;
+			pmu_len -= 4;
+		}
+	}
+	for (int i = 0; i < s->nr_events; i++) {
+		const struct td_ev_tmpl *t = &s->ev[i];
+		const char *tn = t->name, *ts = strchr(tn, '/');
+
+		if (ts) {
+			/* a per-PMU event: the PMU must be the same */
+			if (!pmu_len || (size_t)(ts - tn) != pmu_len ||
+			    strncasecmp(tn, name, pmu_len))
+				continue;
+			tn = ts + 1;
+		}
+		if ((strlen(tn) == n && !strncasecmp(tn, inner, n)) ||
+		    has_word(t->aliases, inner, n))
+			return i;
+	}
+	return -1;
 }
 
 bool td_set_exists(const char *name)
@@ -334,9 +402,9 @@ static int parse_slots(const char *v, unsigned int *out)
 	return 0;
 }
 
-int td_decoder_from_label(struct td_decoder *d, const char *label,
-			  const char names[][TOPDOWN_NAME_LEN], int nr,
-			  char *err, size_t errlen)
+static int decoder_build(struct td_decoder *d, const char *label,
+			 const char names[][TOPDOWN_NAME_LEN], int nr,
+			 bool partial, char *err, size_t errlen)
 {
 	bool have_slots = false, have_rev = false;
 	char buf[TOPDOWN_LABEL_LEN], *tok, *save = NULL;
@@ -445,7 +513,7 @@ int td_decoder_from_label(struct td_decoder *d, const char *label,
 				pos = j;
 			}
 		}
-		if (pos < 0) {
+		if (pos < 0 && !(partial && t->optional)) {
 			snprintf(err, errlen,
 				 "event set '%s' needs event %s, not in the config",
 				 s->name, t->name);
@@ -459,6 +527,20 @@ int td_decoder_from_label(struct td_decoder *d, const char *label,
 	d->revision = rev;	/* r0p0 when not given */
 	snprintf(d->set, sizeof(d->set), "%s", s->name);
 	return 0;
+}
+
+int td_decoder_from_label(struct td_decoder *d, const char *label,
+			  const char names[][TOPDOWN_NAME_LEN], int nr,
+			  char *err, size_t errlen)
+{
+	return decoder_build(d, label, names, nr, false, err, errlen);
+}
+
+int td_decoder_partial(struct td_decoder *d, const char *label,
+		       const char names[][TOPDOWN_NAME_LEN], int nr,
+		       char *err, size_t errlen)
+{
+	return decoder_build(d, label, names, nr, true, err, errlen);
 }
 
 void td_decode(const struct td_decoder *d, const uint64_t *counts,

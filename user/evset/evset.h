@@ -108,6 +108,14 @@ int td_decoder_from_label(struct td_decoder *d, const char *label,
 			  const char names[][TOPDOWN_NAME_LEN], int nr,
 			  char *err, size_t errlen);
 
+/* The same for counts given by hand (`tdctl decode`): an event that no
+ * TopDown metric reads (td_ev_tmpl.optional) may be missing from names
+ * (an empty name); the metrics that need it are left out.
+ */
+int td_decoder_partial(struct td_decoder *d, const char *label,
+		       const char names[][TOPDOWN_NAME_LEN], int nr,
+		       char *err, size_t errlen);
+
 /* counts[i] is the (summed) delta of event i. Never fails: metrics that
  * cannot be computed are marked !valid.
  */

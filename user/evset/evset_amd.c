@@ -65,23 +65,31 @@ static const struct td_family fam_zen = {
 	.name = "amd_pipeline_l1", .nr_roles = Z_NR, .decode = decode_zen,
 };
 
-#define ZEV(n, role, ev, umask, enc) \
-	{ n, role, TD_EV_RAW, TD_PMU_MAIN, AMD_RAW(ev, umask), enc }
+/* Aliases: the names of tools/perf/pmu-events/arch/x86/amdzen4 and
+ * amdzen5 (linux 6.12; 6.1 has no Zen 4/5 tables), and perf's generic
+ * cycles, which the kernel maps to event 0x76 (arch/x86/events/amd/core.c).
+ */
+#define ZEV(n, role, ev, umask, enc, al) \
+	{ n, role, TD_EV_RAW, TD_PMU_MAIN, AMD_RAW(ev, umask), enc, al, false }
 
 /* Same encodings on Zen 4 (amdzen4/pipeline.json) and Zen 5 (decode.json);
  * six events for six core counters.
  */
 static const struct td_ev_tmpl zen_ev[] = {
-	ZEV("ls_not_halted_cyc", Z_CYCLES, 0x76, 0x00, "event=0x76"),
+	ZEV("ls_not_halted_cyc", Z_CYCLES, 0x76, 0x00, "event=0x76",
+	    "cycles cpu-cycles"),
 	ZEV("de_src_op_disp.all", Z_DISP, 0xaa, 0x07,
-	    "event=0xaa,umask=0x07"),
-	ZEV("ex_ret_ops", Z_RET_OPS, 0xc1, 0x00, "event=0xc1"),
+	    "event=0xaa,umask=0x07", NULL),
+	ZEV("ex_ret_ops", Z_RET_OPS, 0xc1, 0x00, "event=0xc1", NULL),
 	ZEV("de_no_dispatch.no_ops_from_fe", Z_FE, 0x1a0, 0x01,
-	    "event=0x1a0,umask=0x01"),
+	    "event=0x1a0,umask=0x01",
+	    "de_no_dispatch_per_slot.no_ops_from_frontend"),
 	ZEV("de_no_dispatch.backend_stalls", Z_BE, 0x1a0, 0x1e,
-	    "event=0x1a0,umask=0x1e"),
+	    "event=0x1a0,umask=0x1e",
+	    "de_no_dispatch_per_slot.backend_stalls"),
 	ZEV("de_no_dispatch.smt_contention", Z_SMT, 0x1a0, 0x60,
-	    "event=0x1a0,umask=0x60"),
+	    "event=0x1a0,umask=0x60",
+	    "de_no_dispatch_per_slot.smt_contention"),
 };
 
 static int match_zen(const struct td_set *s, const struct td_cpu_info *ci,
@@ -136,6 +144,11 @@ const struct td_set td_set_amd_zen4 = {
 	.ev = zen_ev,
 	.def_slots = 6,
 	.match = match_zen4,
+	.formula = "AMD PipelineL1 (perf amdzen4 pipeline.json): slots = width * "
+		"ls_not_halted_cyc; each class its de_no_dispatch_per_slot count "
+		"/ slots; bad_speculation = (de_src_op_disp.all - ex_ret_ops) / "
+		"slots; retiring = ex_ret_ops / slots",
+	.source = "perf pmu-events x86/amdzen4, linux 6.12 (6.1 has no Zen 4 tables)",
 };
 
 const struct td_set td_set_amd_zen5 = {
@@ -147,4 +160,9 @@ const struct td_set td_set_amd_zen5 = {
 	.ev = zen_ev,
 	.def_slots = 8,
 	.match = match_zen5,
+	.formula = "AMD PipelineL1 (perf amdzen5 pipeline.json): slots = width * "
+		"ls_not_halted_cyc; each class its de_no_dispatch_per_slot count "
+		"/ slots; bad_speculation = (de_src_op_disp.all - ex_ret_ops) / "
+		"slots; retiring = ex_ret_ops / slots",
+	.source = "perf pmu-events x86/amdzen5, linux 6.12 (6.1 has no Zen 5 tables)",
 };

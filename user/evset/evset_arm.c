@@ -107,7 +107,7 @@ static void decode_stall_slot(const struct td_decoder *d, const uint64_t *c,
 	long double ratio, busy;
 	bool ok;
 
-	if (s->has_rev && d->revision < 0x03) {
+	if (s->has_rev && d->revision < s->rev_fixed) {
 		fe -= cyc;
 		st -= cyc;
 	}
@@ -133,30 +133,40 @@ static const struct td_family fam_stall_slot = {
 	.decode = decode_stall_slot,
 };
 
-#define EV(n, role, cfg) \
-	{ #n, role, TD_EV_RAW, TD_PMU_MAIN, cfg, "event=" #cfg }
+/*
+ * The names are those of the PMUv3 common events, which perf prints as
+ * given ("CPU_CYCLES", "cpu_cycles": matched case-insensitively). al:
+ * perf's generic hardware events that the kernel maps to the same event
+ * number (armv8_pmuv3_perf_map, arch/arm64/kernel/perf_event.c in 6.1,
+ * drivers/perf/arm_pmuv3.c in 6.12). opt: only IPC reads the count.
+ */
+#define EVA(n, role, cfg, al, opt) \
+	{ #n, role, TD_EV_RAW, TD_PMU_MAIN, cfg, "event=" #cfg, al, opt }
+#define EV(n, role, cfg) EVA(n, role, cfg, NULL, false)
+#define EV_CYCLES(role) EVA(CPU_CYCLES, role, 0x11, "cycles cpu-cycles", false)
+#define EV_INST(role) EVA(INST_RETIRED, role, 0x08, "instructions", true)
 
 static const struct td_ev_tmpl n2_ev[] = {
-	EV(CPU_CYCLES, A_CYCLES, 0x11),
+	EV_CYCLES(A_CYCLES),
 	EV(OP_RETIRED, A_OP_RETIRED, 0x3a),
 	EV(OP_SPEC, A_OP_SPEC, 0x3b),
 	EV(STALL_SLOT, A_STALL_SLOT, 0x3f),
 	EV(STALL_SLOT_FRONTEND, A_STALL_SLOT_FE, 0x3e),
 	EV(STALL_SLOT_BACKEND, A_STALL_SLOT_BE, 0x3d),
-	EV(INST_RETIRED, A_INST_RETIRED, 0x08),
+	EV_INST(A_INST_RETIRED),
 };
 
 /* V1 has 6 counters + the cycle counter: BR_MIS_PRED replaces
  * INST_RETIRED, so no IPC.
  */
 static const struct td_ev_tmpl v1_ev[] = {
-	EV(CPU_CYCLES, A_CYCLES, 0x11),
+	EV_CYCLES(A_CYCLES),
 	EV(OP_RETIRED, A_OP_RETIRED, 0x3a),
 	EV(OP_SPEC, A_OP_SPEC, 0x3b),
 	EV(STALL_SLOT, A_STALL_SLOT, 0x3f),
 	EV(STALL_SLOT_FRONTEND, A_STALL_SLOT_FE, 0x3e),
 	EV(STALL_SLOT_BACKEND, A_STALL_SLOT_BE, 0x3d),
-	EV(BR_MIS_PRED, A_BR_MIS_PRED, 0x10),
+	EVA(BR_MIS_PRED, A_BR_MIS_PRED, 0x10, "branch-misses", false),
 };
 
 static bool arm_main_pmu(const struct td_cpu_info *ci, const char **name)
@@ -209,9 +219,9 @@ static int match_slot_set(const struct td_set *s,
 		if (s->has_rev)
 			snprintf(extra, sizeof(extra),
 				 "; erratum correction %s (%s r0p3)",
-				 (ci->variant << 4 | ci->revision) < 0x03 ?
+				 (ci->variant << 4 | ci->revision) < s->rev_fixed ?
 				 "on" : "off",
-				 (ci->variant << 4 | ci->revision) < 0x03 ?
+				 (ci->variant << 4 | ci->revision) < s->rev_fixed ?
 				 "before" : "at or after");
 		snprintf(why, n,
 			 "%s on PMU %s: STALL_SLOT TopDown L1, slots=%u%s%s",
@@ -265,7 +275,19 @@ const struct td_set td_set_arm_neoverse_n2 = {
 	.def_slots = 5,
 	.slots_from_caps = true,
 	.has_rev = true,
+	.rev_fixed = 0x03,
+	.rev_rule = "STALL_SLOT and STALL_SLOT_FRONTEND less CPU_CYCLES before r0p3",
 	.match = match_n2,
+	.formula = "Arm STALL_SLOT TopDown L1 (perf arm64 sbsa.json): slots = width "
+		"* CPU_CYCLES; frontend = STALL_SLOT_FRONTEND / slots; backend = "
+		"STALL_SLOT_BACKEND / slots; retiring = OP_RETIRED / OP_SPEC * "
+		"(1 - STALL_SLOT / slots); bad_speculation = (1 - OP_RETIRED / "
+		"OP_SPEC) * (1 - STALL_SLOT / slots); before r0p3 STALL_SLOT and "
+		"STALL_SLOT_FRONTEND less CPU_CYCLES (erratum); without the "
+		"BR_MIS_PRED terms of perf 6.12",
+	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
+		"common-and-microarch.json, arm/neoverse-n2 in 6.1, "
+		"arm/neoverse-n2-v2 in 6.12)",
 };
 
 const struct td_set td_set_arm_neoverse_v1 = {
@@ -278,6 +300,11 @@ const struct td_set td_set_arm_neoverse_v1 = {
 	.def_slots = 8,
 	.slots_from_caps = true,
 	.match = match_v1,
+	.formula = "Arm STALL_SLOT TopDown L1 with perf neoverse-v1 metrics.json: "
+		"as arm_neoverse_n2 without erratum, 4 * BR_MIS_PRED / "
+		"CPU_CYCLES moved from frontend to bad_speculation",
+	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
+		"common-and-microarch.json, arm/neoverse-v1 in 6.1 and 6.12)",
 };
 
 const struct td_set td_set_arm_neoverse_v2 = {
@@ -290,6 +317,15 @@ const struct td_set td_set_arm_neoverse_v2 = {
 	.def_slots = 8,
 	.slots_from_caps = true,
 	.match = match_v2,
+	.formula = "Arm STALL_SLOT TopDown L1 (perf arm64 sbsa.json): slots = width "
+		"* CPU_CYCLES; frontend = STALL_SLOT_FRONTEND / slots; backend = "
+		"STALL_SLOT_BACKEND / slots; retiring = OP_RETIRED / OP_SPEC * "
+		"(1 - STALL_SLOT / slots); bad_speculation = the rest of the "
+		"busy slots; without the BR_MIS_PRED terms of perf 6.12",
+	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
+		"common-and-microarch.json; arm/neoverse-n2-v2 in 6.12; V3 and "
+		"N3 are in neither 6.1 nor 6.12: Arm PMUv3 architecture, the "
+		"same common event numbers)",
 };
 
 /* ---- cycle-based stall breakdown -------------------------------------- */
@@ -305,7 +341,8 @@ static void decode_stall_cycles(const struct td_decoder *d,
 		     td_cnt(d, c, C_STALL_FE), cyc, true);
 	td_put_ratio(out, "backend_stalled_cycles",
 		     td_cnt(d, c, C_STALL_BE), cyc, true);
-	td_put_ipc(out, td_cnt(d, c, C_INST_RETIRED), cyc);
+	if (td_has(d, C_INST_RETIRED))
+		td_put_ipc(out, td_cnt(d, c, C_INST_RETIRED), cyc);
 }
 
 static const struct td_family fam_stall_cycles = {
@@ -314,10 +351,10 @@ static const struct td_family fam_stall_cycles = {
 };
 
 static const struct td_ev_tmpl cyc_ev[] = {
-	EV(CPU_CYCLES, C_CYCLES, 0x11),
-	EV(STALL_FRONTEND, C_STALL_FE, 0x23),
-	EV(STALL_BACKEND, C_STALL_BE, 0x24),
-	EV(INST_RETIRED, C_INST_RETIRED, 0x08),
+	EV_CYCLES(C_CYCLES),
+	EVA(STALL_FRONTEND, C_STALL_FE, 0x23, "stalled-cycles-frontend", false),
+	EVA(STALL_BACKEND, C_STALL_BE, 0x24, "stalled-cycles-backend", false),
+	EV_INST(C_INST_RETIRED),
 };
 
 /* Arm cores known to lack STALL_SLOT (PMUv3 before 3.4). */
@@ -363,4 +400,10 @@ const struct td_set td_set_arm_stall_cycles = {
 	.nr_events = 4,
 	.ev = cyc_ev,
 	.match = match_stall_cycles,
+	.formula = "not TopDown slots: frontend_stalled_cycles = STALL_FRONTEND / "
+		"CPU_CYCLES; backend_stalled_cycles = STALL_BACKEND / "
+		"CPU_CYCLES; ipc = INST_RETIRED / CPU_CYCLES",
+	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
+		"common-and-microarch.json, arm/cortex-a76-n1 in 6.1, "
+		"arm/neoverse-n1 in 6.12)",
 };

@@ -118,9 +118,11 @@ static const struct td_family fam_none = {
 
 static const struct td_ev_tmpl generic_ev[] = {
 	{ "cycles", G_CYCLES, TD_EV_HW, TD_PMU_ANY,
-	  PERF_COUNT_HW_CPU_CYCLES, "PERF_TYPE_HARDWARE/CPU_CYCLES" },
+	  PERF_COUNT_HW_CPU_CYCLES, "PERF_TYPE_HARDWARE/CPU_CYCLES", "cpu-cycles",
+	  false },
 	{ "instructions", G_INSTRUCTIONS, TD_EV_HW, TD_PMU_ANY,
-	  PERF_COUNT_HW_INSTRUCTIONS, "PERF_TYPE_HARDWARE/INSTRUCTIONS" },
+	  PERF_COUNT_HW_INSTRUCTIONS, "PERF_TYPE_HARDWARE/INSTRUCTIONS", NULL,
+	  false },
 };
 
 const struct td_set td_set_generic = {
@@ -131,11 +133,14 @@ const struct td_set td_set_generic = {
 	.nr_events = 2,
 	.ev = generic_ev,
 	.match = match_generic,
+	.formula = "ipc = instructions / cycles (perf generic hardware events)",
+	.source = "perf generic hardware events (PERF_TYPE_HARDWARE, "
+		"include/uapi/linux/perf_event.h)",
 };
 
 static const struct td_ev_tmpl software_ev[] = {
 	{ "cpu-clock", 0, TD_EV_SW, TD_PMU_ANY, PERF_COUNT_SW_CPU_CLOCK,
-	  "PERF_TYPE_SOFTWARE/CPU_CLOCK" },
+	  "PERF_TYPE_SOFTWARE/CPU_CLOCK", NULL, false },
 };
 
 const struct td_set td_set_software = {
@@ -146,4 +151,6 @@ const struct td_set td_set_software = {
 	.nr_events = 1,
 	.ev = software_ev,
 	.match = match_software,
+	.formula = "none (no TopDown without a PMU)",
+	.source = "perf software event cpu-clock (PERF_TYPE_SOFTWARE)",
 };

@@ -125,45 +125,62 @@ static void decode_4wide(const struct td_decoder *d, const uint64_t *c,
 	td_put_ratio(out, "frontend_bound", idq, S, true);
 	td_put_ratio(out, "backend_bound", (__int128)S - idq - ret - bad, S,
 		     true);
-	td_put_ipc(out, td_cnt(d, c, P_INST), cyc);
+	if (td_has(d, P_INST))
+		td_put_ipc(out, td_cnt(d, c, P_INST), cyc);
 }
 
 static const struct td_family fam_4wide = {
 	.name = "intel_4wide", .nr_roles = P_NR, .decode = decode_4wide,
 };
 
-#define HW(n, role, cfg, enc) { n, role, TD_EV_HW, TD_PMU_ANY, cfg, enc }
-#define RW(n, role, pmu, cfg, enc) { n, role, TD_EV_RAW, pmu, cfg, enc }
+/*
+ * Aliases: perf's names of the same count for the CPUs of the set. The
+ * JSON names are those of tools/perf/pmu-events/arch/x86/CPU/ JSON
+ * (linux 6.1 and 6.12; selftests/host/test_perf_json.py checks them);
+ * cycles/instructions are perf's generic hardware events (and the JSON's
+ * fixed-counter names); topdown-slots-issued, -slots-retired and
+ * -fetch-bubbles are the kernel's sysfs aliases of the same raw events
+ * (arch/x86/events/intel/core.c), printed unscaled by perf stat.
+ * "opt": only IPC reads the count, `tdctl decode` does not require it.
+ */
+#define HW(n, role, cfg, enc, al, opt) \
+	{ n, role, TD_EV_HW, TD_PMU_ANY, cfg, enc, al, opt }
+#define RW(n, role, pmu, cfg, enc, al) \
+	{ n, role, TD_EV_RAW, pmu, cfg, enc, al, false }
+#define CYCLES_ALIASES "cpu-cycles CPU_CLK_UNHALTED.THREAD CPU_CLK_UNHALTED.THREAD_P CPU_CLK_UNHALTED.CORE"
+#define INST_ALIASES "INST_RETIRED.ANY INST_RETIRED.ANY_P"
 
 static const struct td_ev_tmpl snb_ev[] = {
 	HW("cycles", P_CYCLES, PERF_COUNT_HW_CPU_CYCLES,
-	   "PERF_TYPE_HARDWARE/CPU_CYCLES"),
+	   "PERF_TYPE_HARDWARE/CPU_CYCLES", CYCLES_ALIASES, false),
 	HW("instructions", P_INST, PERF_COUNT_HW_INSTRUCTIONS,
-	   "PERF_TYPE_HARDWARE/INSTRUCTIONS"),
+	   "PERF_TYPE_HARDWARE/INSTRUCTIONS", INST_ALIASES, true),
 	RW("IDQ_UOPS_NOT_DELIVERED.CORE", P_IDQ, TD_PMU_MAIN,
-	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01"),
+	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01", "topdown-fetch-bubbles"),
 	RW("UOPS_RETIRED.RETIRE_SLOTS", P_RET_SLOTS, TD_PMU_MAIN,
-	   RAW(0xc2, 0x02, 0), "event=0xc2,umask=0x02"),
+	   RAW(0xc2, 0x02, 0), "event=0xc2,umask=0x02",
+	   "topdown-slots-retired"),
 	RW("UOPS_ISSUED.ANY", P_ISSUED, TD_PMU_MAIN, RAW(0x0e, 0x01, 0),
-	   "event=0x0e,umask=0x01"),
+	   "event=0x0e,umask=0x01", "topdown-slots-issued"),
 	RW("INT_MISC.RECOVERY_CYCLES", P_RECOVERY, TD_PMU_MAIN,
-	   RAW(0x0d, 0x03, 1), "event=0x0d,umask=0x03,cmask=1"),
+	   RAW(0x0d, 0x03, 1), "event=0x0d,umask=0x03,cmask=1", NULL),
 };
 
 /* Skylake moved INT_MISC.RECOVERY_CYCLES to umask 0x01 without cmask. */
 static const struct td_ev_tmpl skl_ev[] = {
 	HW("cycles", P_CYCLES, PERF_COUNT_HW_CPU_CYCLES,
-	   "PERF_TYPE_HARDWARE/CPU_CYCLES"),
+	   "PERF_TYPE_HARDWARE/CPU_CYCLES", CYCLES_ALIASES, false),
 	HW("instructions", P_INST, PERF_COUNT_HW_INSTRUCTIONS,
-	   "PERF_TYPE_HARDWARE/INSTRUCTIONS"),
+	   "PERF_TYPE_HARDWARE/INSTRUCTIONS", INST_ALIASES, true),
 	RW("IDQ_UOPS_NOT_DELIVERED.CORE", P_IDQ, TD_PMU_MAIN,
-	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01"),
+	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01", "topdown-fetch-bubbles"),
 	RW("UOPS_RETIRED.RETIRE_SLOTS", P_RET_SLOTS, TD_PMU_MAIN,
-	   RAW(0xc2, 0x02, 0), "event=0xc2,umask=0x02"),
+	   RAW(0xc2, 0x02, 0), "event=0xc2,umask=0x02",
+	   "topdown-slots-retired"),
 	RW("UOPS_ISSUED.ANY", P_ISSUED, TD_PMU_MAIN, RAW(0x0e, 0x01, 0),
-	   "event=0x0e,umask=0x01"),
+	   "event=0x0e,umask=0x01", "topdown-slots-issued"),
 	RW("INT_MISC.RECOVERY_CYCLES", P_RECOVERY, TD_PMU_MAIN,
-	   RAW(0x0d, 0x01, 0), "event=0x0d,umask=0x01"),
+	   RAW(0x0d, 0x01, 0), "event=0x0d,umask=0x01", NULL),
 };
 
 static const unsigned int snb_models[] = {
@@ -199,6 +216,13 @@ const struct td_set td_set_intel_snb = {
 	.ev = snb_ev,
 	.def_slots = 4,
 	.match = match_snb,
+	.formula = "Intel TopDown L1 before Icelake (perf tma_*, SMT off): slots = "
+		"4 * cycles; frontend = IDQ_UOPS_NOT_DELIVERED.CORE / slots; "
+		"retiring = UOPS_RETIRED.RETIRE_SLOTS / slots; bad_speculation = "
+		"(UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * "
+		"INT_MISC.RECOVERY_CYCLES) / slots; backend_bound = the rest",
+	.source = "perf pmu-events x86/sandybridge, ivybridge, haswell, broadwell "
+		"(+ -x/-ep variants), linux 6.1 and 6.12",
 };
 
 const struct td_set td_set_intel_skl = {
@@ -210,6 +234,13 @@ const struct td_set td_set_intel_skl = {
 	.ev = skl_ev,
 	.def_slots = 4,
 	.match = match_skl,
+	.formula = "Intel TopDown L1 before Icelake (perf tma_*, SMT off): slots = "
+		"4 * cycles; frontend = IDQ_UOPS_NOT_DELIVERED.CORE / slots; "
+		"retiring = UOPS_RETIRED.RETIRE_SLOTS / slots; bad_speculation = "
+		"(UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * "
+		"INT_MISC.RECOVERY_CYCLES) / slots; backend_bound = the rest",
+	.source = "perf pmu-events x86/skylake, skylakex, cascadelakex, linux 6.1 "
+		"and 6.12",
 };
 
 /* ---- Icelake and later: TOPDOWN.SLOTS_P on a general counter ---------- */
@@ -235,7 +266,8 @@ static void decode_slots(const struct td_decoder *d, const uint64_t *c,
 		     slots, true);
 	td_put_ratio(out, "frontend_bound", fe, slots, true);
 	td_put_ratio(out, "backend_bound", be, slots, true);
-	td_put_ipc(out, td_cnt(d, c, S_INST), td_cnt(d, c, S_CYCLES));
+	if (td_has(d, S_INST) && td_has(d, S_CYCLES))
+		td_put_ipc(out, td_cnt(d, c, S_INST), td_cnt(d, c, S_CYCLES));
 }
 
 static const struct td_family fam_slots = {
@@ -244,17 +276,17 @@ static const struct td_family fam_slots = {
 
 static const struct td_ev_tmpl icl_ev[] = {
 	HW("cycles", S_CYCLES, PERF_COUNT_HW_CPU_CYCLES,
-	   "PERF_TYPE_HARDWARE/CPU_CYCLES"),
+	   "PERF_TYPE_HARDWARE/CPU_CYCLES", CYCLES_ALIASES, true),
 	HW("instructions", S_INST, PERF_COUNT_HW_INSTRUCTIONS,
-	   "PERF_TYPE_HARDWARE/INSTRUCTIONS"),
+	   "PERF_TYPE_HARDWARE/INSTRUCTIONS", INST_ALIASES, true),
 	RW("TOPDOWN.SLOTS_P", S_SLOTS, TD_PMU_MAIN, RAW(0xa4, 0x01, 0),
-	   "event=0xa4,umask=0x01"),
+	   "event=0xa4,umask=0x01", "TOPDOWN.SLOTS slots"),
 	RW("IDQ_UOPS_NOT_DELIVERED.CORE", S_IDQ, TD_PMU_MAIN,
-	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01"),
+	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01", "IDQ_BUBBLES.CORE"),
 	RW("UOPS_RETIRED.SLOTS", S_RET, TD_PMU_MAIN, RAW(0xc2, 0x02, 0),
-	   "event=0xc2,umask=0x02"),
+	   "event=0xc2,umask=0x02", NULL),
 	RW("TOPDOWN.BACKEND_BOUND_SLOTS", S_BE, TD_PMU_MAIN,
-	   RAW(0xa4, 0x02, 0), "event=0xa4,umask=0x02"),
+	   RAW(0xa4, 0x02, 0), "event=0xa4,umask=0x02", NULL),
 };
 
 static const unsigned int icl_models[] = {
@@ -286,6 +318,13 @@ const struct td_set td_set_intel_icl = {
 	.nr_events = 6,
 	.ev = icl_ev,
 	.match = match_icl,
+	.formula = "Intel Icelake+ TopDown L1 from general-counter slot events (not "
+		"PERF_METRICS): frontend = IDQ_UOPS_NOT_DELIVERED.CORE / "
+		"TOPDOWN.SLOTS_P; retiring = UOPS_RETIRED.SLOTS / "
+		"TOPDOWN.SLOTS_P; backend = TOPDOWN.BACKEND_BOUND_SLOTS / "
+		"TOPDOWN.SLOTS_P; bad_speculation = the rest",
+	.source = "perf pmu-events x86/icelake, icelakex, tigerlake, rocketlake, "
+		"sapphirerapids, alderlake (cpu_core), linux 6.1 and 6.12",
 };
 
 /* ---- Sapphire Rapids and later: Level 1 + Level 2 ---------------------- */
@@ -335,21 +374,21 @@ static const struct td_family fam_spr = {
 
 static const struct td_ev_tmpl spr_ev[] = {
 	RW("TOPDOWN.SLOTS_P", R_SLOTS, TD_PMU_MAIN, RAW(0xa4, 0x01, 0),
-	   "event=0xa4,umask=0x01"),
+	   "event=0xa4,umask=0x01", "TOPDOWN.SLOTS slots"),
 	RW("IDQ_UOPS_NOT_DELIVERED.CORE", R_IDQ, TD_PMU_MAIN,
-	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01"),
+	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01", "IDQ_BUBBLES.CORE"),
 	RW("UOPS_RETIRED.SLOTS", R_RET, TD_PMU_MAIN, RAW(0xc2, 0x02, 0),
-	   "event=0xc2,umask=0x02"),
+	   "event=0xc2,umask=0x02", NULL),
 	RW("TOPDOWN.BACKEND_BOUND_SLOTS", R_BE, TD_PMU_MAIN,
-	   RAW(0xa4, 0x02, 0), "event=0xa4,umask=0x02"),
+	   RAW(0xa4, 0x02, 0), "event=0xa4,umask=0x02", NULL),
 	RW("TOPDOWN.BAD_SPEC_SLOTS", R_BAD, TD_PMU_MAIN, RAW(0xa4, 0x04, 0),
-	   "event=0xa4,umask=0x04"),
+	   "event=0xa4,umask=0x04", NULL),
 	RW("TOPDOWN.BR_MISPREDICT_SLOTS", R_BRM, TD_PMU_MAIN,
-	   RAW(0xa4, 0x08, 0), "event=0xa4,umask=0x08"),
+	   RAW(0xa4, 0x08, 0), "event=0xa4,umask=0x08", NULL),
 	RW("TOPDOWN.MEMORY_BOUND_SLOTS", R_MEM, TD_PMU_MAIN,
-	   RAW(0xa4, 0x10, 0), "event=0xa4,umask=0x10"),
+	   RAW(0xa4, 0x10, 0), "event=0xa4,umask=0x10", NULL),
 	RW("UOPS_RETIRED.HEAVY", R_HEAVY, TD_PMU_MAIN, RAW(0xc2, 0x01, 0),
-	   "event=0xc2,umask=0x01"),
+	   "event=0xc2,umask=0x01", NULL),
 };
 
 static const unsigned int spr_models[] = { 0x8f, 0xcf, 0xad, 0xae };
@@ -370,6 +409,12 @@ const struct td_set td_set_intel_spr = {
 	.nr_events = 8,
 	.ev = spr_ev,
 	.match = match_spr,
+	.formula = "Intel Sapphire Rapids+ TopDown L1 + L2 from general-counter "
+		"slot events: each class its TOPDOWN.*_SLOTS (or "
+		"UOPS_RETIRED.SLOTS / IDQ_UOPS_NOT_DELIVERED.CORE) count / "
+		"TOPDOWN.SLOTS_P, measured, not forced to sum to 1",
+	.source = "perf pmu-events x86/sapphirerapids, emeraldrapids, "
+		"graniterapids, linux 6.1 and 6.12",
 };
 
 /* ---- hybrid: Golden Cove on cpu_core, Gracemont on cpu_atom ------------ */
@@ -417,21 +462,24 @@ static const struct td_family fam_hybrid = {
 
 static const struct td_ev_tmpl adl_ev[] = {
 	RW("core/TOPDOWN.SLOTS_P", H_C_SLOTS, TD_PMU_CORE,
-	   RAW(0xa4, 0x01, 0), "cpu_core event=0xa4,umask=0x01"),
+	   RAW(0xa4, 0x01, 0), "cpu_core event=0xa4,umask=0x01", "TOPDOWN.SLOTS slots"),
 	RW("core/IDQ_UOPS_NOT_DELIV.CORE", H_C_IDQ, TD_PMU_CORE,
-	   RAW(0x9c, 0x01, 0), "cpu_core event=0x9c,umask=0x01"),
+	   RAW(0x9c, 0x01, 0), "cpu_core event=0x9c,umask=0x01",
+	   "IDQ_UOPS_NOT_DELIVERED.CORE IDQ_BUBBLES.CORE"),
 	RW("core/UOPS_RETIRED.SLOTS", H_C_RET, TD_PMU_CORE,
-	   RAW(0xc2, 0x02, 0), "cpu_core event=0xc2,umask=0x02"),
+	   RAW(0xc2, 0x02, 0), "cpu_core event=0xc2,umask=0x02", NULL),
 	RW("core/TOPDOWN.BE_BOUND_SLOTS", H_C_BE, TD_PMU_CORE,
-	   RAW(0xa4, 0x02, 0), "cpu_core event=0xa4,umask=0x02"),
+	   RAW(0xa4, 0x02, 0), "cpu_core event=0xa4,umask=0x02",
+	   "TOPDOWN.BACKEND_BOUND_SLOTS"),
 	RW("atom/TOPDOWN_FE_BOUND.ALL", H_A_FE, TD_PMU_ATOM,
-	   RAW(0x71, 0x00, 0), "cpu_atom event=0x71,umask=0x00"),
+	   RAW(0x71, 0x00, 0), "cpu_atom event=0x71,umask=0x00", NULL),
 	RW("atom/TOPDOWN_BAD_SPEC.ALL", H_A_BAD, TD_PMU_ATOM,
-	   RAW(0x73, 0x00, 0), "cpu_atom event=0x73,umask=0x00"),
+	   RAW(0x73, 0x00, 0), "cpu_atom event=0x73,umask=0x00",
+	   "TOPDOWN_BAD_SPECULATION.ALL"),
 	RW("atom/TOPDOWN_BE_BOUND.ALL", H_A_BE, TD_PMU_ATOM,
-	   RAW(0x74, 0x00, 0), "cpu_atom event=0x74,umask=0x00"),
+	   RAW(0x74, 0x00, 0), "cpu_atom event=0x74,umask=0x00", NULL),
 	RW("atom/TOPDOWN_RETIRING.ALL", H_A_RET, TD_PMU_ATOM,
-	   RAW(0xc2, 0x00, 0), "cpu_atom event=0xc2,umask=0x00"),
+	   RAW(0xc2, 0x00, 0), "cpu_atom event=0xc2,umask=0x00", "UOPS_RETIRED.ALL"),
 };
 
 static const unsigned int adl_models[] = { 0x97, 0x9a, 0xb7, 0xba, 0xbf };
@@ -474,4 +522,9 @@ const struct td_set td_set_intel_adl_hybrid = {
 	.nr_events = 8,
 	.ev = adl_ev,
 	.match = match_adl,
+	.formula = "Intel hybrid TopDown L1, slot-weighted over both PMUs: cpu_core "
+		"as intel_icl, cpu_atom slots = the sum of its four "
+		"TOPDOWN_*.ALL events",
+	.source = "perf pmu-events x86/alderlake (cpu_core and cpu_atom units), "
+		"linux 6.1 and 6.12",
 };

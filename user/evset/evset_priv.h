@@ -72,6 +72,15 @@ struct td_ev_tmpl {
 	enum td_pmu_sel pmu;
 	uint64_t config;
 	const char *encoding;	/* human-readable, for `tdctl list` */
+	/* Other names of the same count, as perf prints them for the CPUs
+	 * of the set (its pmu-events JSON names and the kernel's generic
+	 * names), space-separated; matched case-insensitively. NULL: none.
+	 */
+	const char *aliases;
+	/* No TopDown metric reads it (only IPC): `tdctl decode` does not
+	 * require its count.
+	 */
+	bool optional;
 };
 
 /* Score of a set on a machine. */
@@ -103,7 +112,13 @@ struct td_set {
 	unsigned int def_slots;	/* 0: the label carries no slots= */
 	bool slots_from_caps;	/* take the width from the PMU's caps/slots */
 	bool has_rev;		/* the label carries rev=rXpY */
+	unsigned int rev_fixed;	/* has_rev: the first revision without the
+				 * erratum the formula corrects
+				 */
+	const char *rev_rule;	/* has_rev: the correction, one phrase */
 	td_match_fn match;
+	const char *formula;	/* one line: the formula and its source */
+	const char *source;	/* where the encodings come from */
 };
 
 /* The table, in order of preference (most specific first). */
@@ -111,6 +126,13 @@ extern const struct td_set *const td_sets[];
 extern const int td_nr_sets;
 
 const struct td_set *td_set_find(const char *name);
+/* The position in s of the event called name (len bytes): its name or
+ * one of its aliases, case-insensitively, also as perf prints it with a
+ * PMU ("cpu_core/TOPDOWN.SLOTS_P/", "armv8_pmuv3_0/cpu_cycles/") and
+ * modifiers (":u"). -1 if none.
+ */
+int td_set_event_index(const struct td_set *s, const char *name,
+		       size_t len);
 int td_set_fit(const struct td_set *s, const struct td_cpu_info *ci,
 	       char *why, size_t n);
 

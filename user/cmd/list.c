@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tdctl list - what this machine is, every event set, the one in use (or
+ * the one asked for with --events, on any machine: a set that does not
+ * fit here is shown from its table with the reason).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include "evset/evset_priv.h"
+#include "cli/tdctl.h"
+
+const struct td_opt list_opts[] = {
+	{ "events", 'e', 'e', TD_ARG_SET, "SET", "show SET" },
+	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR" },
+	TD_OPT_HELP,
+	TD_OPT_END,
+};
+
+static const char list_desc[] =
+	"Show the detected CPU and PMUs, every event set tdctl knows,\n"
+	"and the set it would use (or SET, on any machine) with its events.\n";
+
+static const char *arch_name(enum td_arch a)
+{
+	switch (a) {
+	case TD_ARCH_X86:
+		return "x86_64";
+	case TD_ARCH_ARM64:
+		return "arm64";
+	case TD_ARCH_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+static void cpu_line(const struct td_cpu_info *ci, char *buf, size_t n)
+{
+	char rev[16];
+	const char *name;
+
+	if (ci->arch == TD_ARCH_X86 && ci->has_fms) {
+		name = !strcmp(ci->vendor, "GenuineIntel") && ci->family == 6 ?
+		       td_intel_model_name(ci->model) :
+		       !strcmp(ci->vendor, "AuthenticAMD") ?
+		       td_amd_core_name(ci->family, ci->model) : NULL;
+		snprintf(buf, n, "%s family 0x%x model 0x%x stepping %u%s%s%s",
+			 ci->vendor, ci->family, ci->model, ci->stepping,
+			 name ? " (" : "", name ? name : "", name ? ")" : "");
+	} else if (ci->has_midr) {
+		name = td_arm_part_name(ci->implementer, ci->part);
+		td_format_revision(ci->variant << 4 | ci->revision, rev,
+				   sizeof(rev));
+		snprintf(buf, n,
+			 "implementer 0x%02x part 0x%03x %s%s%s%s, MIDR 0x%08x from %s%s",
+			 ci->implementer, ci->part, rev, name ? " (" : "",
+			 name ? name : "", name ? ")" : "", ci->midr,
+			 ci->midr_src,
+			 ci->midr_mixed ? " (CPUs differ)" : "");
+	} else {
+		snprintf(buf, n, "not identified");
+	}
+}
+
+static const char *fit_name(int fit, bool chosen)
+{
+	if (chosen)
+		return "chosen";
+	return fit >= TD_FIT_MANUAL ? "yes" : "no";
+}
+
+/* Where a template event is counted, for a set shown without a plan. */
+static const char *tmpl_pmu(const struct td_ev_tmpl *t)
+{
+	if (t->kind == TD_EV_HW)
+		return "hardware";
+	if (t->kind == TD_EV_SW)
+		return "software";
+	switch (t->pmu) {
+	case TD_PMU_CORE:
+		return "cpu_core";
+	case TD_PMU_ATOM:
+		return "cpu_atom";
+	case TD_PMU_MAIN:
+	case TD_PMU_ANY:
+		break;
+	}
+	return "core PMU";
+}
+
+/* p is NULL for a set asked for with --events that does not fit this
+ * machine; why says so.
+ */
+static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
+		      const struct td_set *ps, const char *why)
+{
+	char buf[512], rev[16];
+
+	jsonw_start_object(json_wtr);
+	jsonw_name(json_wtr, "detected");
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "arch", arch_name(ci->arch));
+	cpu_line(ci, buf, sizeof(buf));
+	jsonw_string_field(json_wtr, "cpu", buf);
+	if (ci->arch == TD_ARCH_X86) {
+		jsonw_string_field(json_wtr, "vendor", ci->vendor);
+		jsonw_uint_field(json_wtr, "family", ci->family);
+		jsonw_uint_field(json_wtr, "model", ci->model);
+		jsonw_uint_field(json_wtr, "stepping", ci->stepping);
+		jsonw_string_field(json_wtr, "model_name", ci->model_name);
+	}
+	if (ci->has_midr) {
+		jsonw_uint_field(json_wtr, "midr", ci->midr);
+		jsonw_string_field(json_wtr, "midr_source", ci->midr_src);
+		jsonw_uint_field(json_wtr, "implementer", ci->implementer);
+		jsonw_uint_field(json_wtr, "part", ci->part);
+		td_format_revision(ci->variant << 4 | ci->revision, rev,
+				   sizeof(rev));
+		jsonw_string_field(json_wtr, "revision", rev);
+		jsonw_bool_field(json_wtr, "midr_mixed", ci->midr_mixed);
+	}
+	jsonw_uint_field(json_wtr, "nr_cpus", ci->nr_cpus);
+	jsonw_string_field(json_wtr, "cpus",
+			   td_format_cpulist(ci->possible, TD_CPU_WORDS, buf,
+					     sizeof(buf)));
+	jsonw_name(json_wtr, "pmus");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < ci->nr_pmus; i++) {
+		const struct td_pmu *pm = &ci->pmu[i];
+
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "name", pm->name);
+		jsonw_uint_field(json_wtr, "type", pm->type);
+		jsonw_bool_field(json_wtr, "core", pm->core);
+		if (pm->has_cpus)
+			jsonw_string_field(json_wtr, "cpus",
+					   td_format_cpulist(pm->cpus,
+							     TD_CPU_WORDS, buf,
+							     sizeof(buf)));
+		else
+			jsonw_null_field(json_wtr, "cpus");
+		if (pm->has_slots)
+			jsonw_uint_field(json_wtr, "slots", pm->slots);
+		if (pm->pmu_name[0])
+			jsonw_string_field(json_wtr, "pmu_name", pm->pmu_name);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_end_object(json_wtr);
+
+	jsonw_name(json_wtr, "sets");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+		int fit = td_set_fit(s, ci, buf, sizeof(buf));
+
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "name", s->name);
+		jsonw_uint_field(json_wtr, "events", s->nr_events);
+		jsonw_bool_field(json_wtr, "fits", fit >= TD_FIT_MANUAL);
+		jsonw_bool_field(json_wtr, "chosen", s == ps);
+		jsonw_string_field(json_wtr, "title", s->title);
+		jsonw_string_field(json_wtr, "metrics", s->metrics);
+		jsonw_string_field(json_wtr, "reason", buf);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+
+	jsonw_name(json_wtr, "selected");
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "set", ps->name);
+	jsonw_bool_field(json_wtr, "fits", p);
+	jsonw_string_field(json_wtr, "why", p ? p->why : why);
+	if (p)
+		jsonw_string_field(json_wtr, "label", p->label);
+	else
+		jsonw_null_field(json_wtr, "label");
+	jsonw_string_field(json_wtr, "formula", ps->formula);
+	jsonw_string_field(json_wtr, "source", ps->source);
+	jsonw_name(json_wtr, "events");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < ps->nr_events; i++) {
+		const struct td_ev_tmpl *t = &ps->ev[i];
+		const struct td_evsel *e = p ? &p->ev[i] : NULL;
+
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "name", t->name);
+		jsonw_string_field(json_wtr, "pmu", tmpl_pmu(t));
+		if (e)
+			jsonw_uint_field(json_wtr, "type", e->type);
+		else if (t->kind == TD_EV_RAW)
+			jsonw_null_field(json_wtr, "type");
+		else
+			jsonw_uint_field(json_wtr, "type",
+					 t->kind == TD_EV_HW ?
+					 PERF_TYPE_HARDWARE :
+					 PERF_TYPE_SOFTWARE);
+		jsonw_uint_field(json_wtr, "config", t->config);
+		if (e) {
+			jsonw_bool_field(json_wtr, "all_cpus", e->all_cpus);
+			if (!e->all_cpus) {
+				td_format_cpulist(e->cpus, TD_CPU_WORDS, buf,
+						  sizeof(buf));
+				jsonw_string_field(json_wtr, "cpus", buf);
+			}
+		}
+		jsonw_string_field(json_wtr, "encoding", t->encoding);
+		if (t->aliases)
+			jsonw_string_field(json_wtr, "aliases", t->aliases);
+		else
+			jsonw_null_field(json_wtr, "aliases");
+		jsonw_bool_field(json_wtr, "optional", t->optional);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_end_object(json_wtr);
+	jsonw_end_object(json_wtr);
+}
+
+/* CSV: one row per event set, the "sets" of the JSON output; "chosen"
+ * marks the set in use (or --events SET).
+ */
+static void list_csv(const struct td_cpu_info *ci, const struct td_set *ps)
+{
+	static const char *const fields[] = {
+		"name", "events", "fits", "chosen", "title", "metrics",
+		"reason", NULL,
+	};
+	struct csv_writer w;
+	char buf[512];
+
+	csvw_init(&w, stdout);
+	csvw_header(&w, fields);
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+		int fit = td_set_fit(s, ci, buf, sizeof(buf));
+
+		csvw_str(&w, s->name);
+		csvw_uint(&w, s->nr_events);
+		csvw_bool(&w, fit >= TD_FIT_MANUAL);
+		csvw_bool(&w, s == ps);
+		csvw_str(&w, s->title);
+		csvw_str(&w, s->metrics);
+		csvw_str(&w, buf);
+		csvw_end_row(&w);
+	}
+}
+
+static int core_pmus(const struct td_cpu_info *ci)
+{
+	int n = 0;
+
+	for (int i = 0; i < ci->nr_pmus; i++)
+		n += ci->pmu[i].core;
+	return n;
+}
+
+static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
+		       const struct td_set *ps, const char *why)
+{
+	char buf[512], cpus[256];
+
+	printf("Detected\n");
+	printf("  arch:   %s\n", arch_name(ci->arch));
+	cpu_line(ci, buf, sizeof(buf));
+	printf("  cpu:    %s\n", buf);
+	if (ci->model_name[0])
+		printf("  name:   %s\n", ci->model_name);
+	printf("  cpus:   %s (%d possible ids)\n",
+	       td_format_cpulist(ci->possible, TD_CPU_WORDS, cpus,
+				 sizeof(cpus)), ci->nr_cpus);
+	printf("  PMUs:  ");
+	for (int i = 0, n = 0; i < ci->nr_pmus; i++) {
+		const struct td_pmu *pm = &ci->pmu[i];
+
+		if (!pm->core)
+			continue;
+		printf("%s %s type %u", n++ ? "\n         " : "", pm->name,
+		       pm->type);
+		if (pm->has_cpus)
+			printf(" cpus %s", td_format_cpulist(pm->cpus,
+				TD_CPU_WORDS, cpus, sizeof(cpus)));
+		else
+			printf(" all cpus");
+		if (pm->has_slots)
+			printf(" caps/slots %u", pm->slots);
+	}
+	if (!td_has_hw_pmu(ci, NULL))
+		printf(" no hardware core PMU");
+	printf("\n  other:  %d more event sources (software, uncore, ...)\n",
+	       ci->nr_pmus - core_pmus(ci));
+
+	printf("\nEvent sets\n");
+	printf("  %-18s %3s  %-6s  %s\n", "NAME", "EV", "HERE", "WHAT");
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+		int fit = td_set_fit(s, ci, NULL, 0);
+
+		printf("%c %-18s %3d  %-6s  %s\n", s == ps ? '*' : ' ',
+		       s->name, s->nr_events, fit_name(fit, s == ps),
+		       s->title);
+	}
+
+	if (p)
+		printf("\nUsing %s: %s\n", p->set, p->why);
+	else
+		printf("\nSet %s, not usable here: %s\n", ps->name, why);
+	printf("Metrics: %s\n", ps->metrics);
+	printf("Formula: %s\n", ps->formula);
+	printf("Encodings: %s\n", ps->source);
+	if (p)
+		printf("Label: %s\n", p->label);
+	printf("Events:\n");
+	for (int i = 0; i < ps->nr_events; i++) {
+		const struct td_ev_tmpl *t = &ps->ev[i];
+		const struct td_evsel *e = p ? &p->ev[i] : NULL;
+
+		if (e)
+			printf("  %-30s type %-3u config 0x%-10llx %-12s %s",
+			       e->name, e->type,
+			       (unsigned long long)e->config,
+			       e->all_cpus ? "all cpus" :
+			       td_format_cpulist(e->cpus, TD_CPU_WORDS, cpus,
+						 sizeof(cpus)),
+			       t->encoding);
+		else
+			printf("  %-30s %-8s config 0x%-10llx %s", t->name,
+			       tmpl_pmu(t), (unsigned long long)t->config,
+			       t->encoding);
+		if (t->aliases)
+			printf("  (perf: %s)", t->aliases);
+		if (t->optional)
+			printf("  [IPC only]");
+		printf("\n");
+	}
+}
+
+int do_list(int argc, char **argv)
+{
+	const char *root = "", *set = NULL;
+	const struct td_set *ps;
+	struct td_cpu_info *ci;
+	struct td_plan plan, *pp;
+	struct td_getopt g;
+	char err[768];
+	int opt;
+
+	td_getopt_build(&g, "list", list_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
+		switch (opt) {
+		case 'e':
+			set = optarg;
+			break;
+		case 'R':
+			root = optarg;
+			break;
+		}
+	}
+	opt = td_getopt_end(opt, argc, argv, false);
+	if (opt <= 0)
+		return opt;
+	ci = td_detect(root, err, sizeof(err));
+	if (!ci) {
+		p_err("%s", err);
+		return -1;
+	}
+	ps = set ? td_set_find(set) : NULL;
+	if (td_plan_for(ci, set, &plan, err, sizeof(err)) && !ps) {
+		p_err("%s", err);
+		td_cpu_info_free(ci);
+		return -1;
+	}
+	/* A known set that does not fit: shown all the same, with why. */
+	pp = ps && strcmp(plan.set, ps->name) ? NULL : &plan;
+	if (!ps)
+		ps = td_set_find(plan.set);
+	if (json_output)
+		list_json(ci, pp, ps, err);
+	else if (csv_output)
+		list_csv(ci, ps);
+	else
+		list_plain(ci, pp, ps, err);
+	td_cpu_info_free(ci);
+	return 0;
+}
