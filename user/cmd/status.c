@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "evset/counters.h"
+#include "live/backend.h"
+#include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "output/emit.h"
 #include "cli/tdctl.h"
@@ -73,7 +75,7 @@ enum {
 	F_ERROR, F_LABEL, F_RING, F_WATERMARK, F_OVERFLOW, F_CPU, F_ONLINE,
 	F_COUNTING, F_CPU_STATE, F_RECORDS, F_LOST, F_READ_ERRORS,
 	F_PROBE_COUNT, F_PROBE_NS, F_PROBE_MEAN, F_EV_STATES, F_RECOVERIES,
-	F_NR
+	F_BACKEND, F_NR
 };
 
 /* JSON key and CSV column, table title, formats, column, width, decimals */
@@ -113,9 +115,11 @@ static const struct td_field cpu_fields[F_NR] = {
 	[F_EV_STATES] = CSV_FIELD("event_states"),
 	/* JSON too where the module reports counter states */
 	[F_RECOVERIES] = CSV_FIELD("recoveries"),
+	[F_BACKEND] = CSV_FIELD("backend"),
 };
 
-static void cpu_rows(struct td_emit *e, const struct topdown_status *st,
+static void cpu_rows(struct td_emit *e, enum td_backend be,
+		     const struct topdown_status *st,
 		     const struct topdown_config *cfg,
 		     const struct topdown_cpu_stats *stats)
 {
@@ -176,6 +180,7 @@ static void cpu_rows(struct td_emit *e, const struct topdown_status *st,
 		ev_states(st, cfg, s, evs, sizeof(evs));
 		td_emit_str(e, &f[F_EV_STATES], evs, sizeof(evs));
 		td_emit_uint(e, &f[F_RECOVERIES], s->recoveries);
+		td_emit_str(e, &f[F_BACKEND], td_backend_name(be), SIZE_MAX);
 		w = td_emit_json(e);
 		if (w && ev_state) {
 			jsonw_name(w, "events");
@@ -199,13 +204,21 @@ static void cpu_rows(struct td_emit *e, const struct topdown_status *st,
 	td_emit_list_end(e);
 }
 
-static void status_json(const struct topdown_status *st,
+static void status_json(enum td_backend be, const struct topdown_status *st,
 			const struct topdown_config *cfg,
 			const struct topdown_cpu_stats *stats)
 {
 	struct td_emit out;
 
 	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "backend", td_backend_name(be));
+	if (be == TD_BACKEND_BPF) {
+		jsonw_name(json_wtr, "differences");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; td_bpf_differences[i]; i++)
+			jsonw_string(json_wtr, td_bpf_differences[i]);
+		jsonw_end_array(json_wtr);
+	}
 	jsonw_string_field(json_wtr, "state", td_state_name(st->state));
 	jsonw_uint_field(json_wtr, "abi_version", st->abi_version);
 	td_status_versions();
@@ -243,7 +256,7 @@ static void status_json(const struct topdown_status *st,
 		jsonw_end_array(json_wtr);
 	}
 	td_emit_init(&out, stdout);
-	cpu_rows(&out, st, cfg, stats);
+	cpu_rows(&out, be, st, cfg, stats);
 	if (cfg && td_events_without_counter(st, stats, false))
 		jsonw_string_field(json_wtr, "no_counter_reason",
 				   td_no_counter_reason());
@@ -251,12 +264,19 @@ static void status_json(const struct topdown_status *st,
 	jsonw_end_object(json_wtr);
 }
 
-static void status_plain(const struct topdown_status *st,
+static void status_plain(enum td_backend be, const struct topdown_status *st,
 			 const struct topdown_config *cfg,
 			 const struct topdown_cpu_stats *stats)
 {
 	struct td_emit out;
 
+	if (be == TD_BACKEND_BPF) {
+		printf("backend:    bpf (%s), unlike the module:\n", TD_BPF_DIR);
+		for (int i = 0; td_bpf_differences[i]; i++)
+			printf("  - %s\n", td_bpf_differences[i]);
+	} else {
+		printf("backend:    module (%s)\n", TOPDOWN_DEVICE);
+	}
 	printf("state:      %s", td_state_name(st->state));
 	if (st->state == TOPDOWN_STATE_RUNNING && st->start_ns)
 		printf(" for %.3f s", ((double)td_now_ns() - (double)st->start_ns) / 1e9);
@@ -269,11 +289,16 @@ static void status_plain(const struct topdown_status *st,
 		       st->error_cpu, strerror(-st->error_code));
 	if (cfg) {
 		printf("label:      %s\n", cfg->label);
-		printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u bytes\n",
-		       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
-		       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
-		       "overwrite oldest" : "drop new",
-		       cfg->watermark);
+		if (be == TD_BACKEND_BPF)
+			printf("ring:       one BPF ring buffer of %u bytes per CPU (%u records) times the CPUs, drop new when full, wake-up at %u bytes\n",
+			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
+			       cfg->watermark);
+		else
+			printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u bytes\n",
+			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
+			       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
+			       "overwrite oldest" : "drop new",
+			       cfg->watermark);
 		printf("events:\n");
 		for (uint32_t i = 0; i < cfg->nr_events; i++) {
 			const struct topdown_event *e = &cfg->events[i];
@@ -285,7 +310,7 @@ static void status_plain(const struct topdown_status *st,
 	}
 	printf("\n");
 	td_emit_init(&out, stdout);
-	cpu_rows(&out, st, cfg, stats);
+	cpu_rows(&out, be, st, cfg, stats);
 	if (!cfg)
 		return;
 	printf("\n");
@@ -320,32 +345,34 @@ int do_status(int argc, char **argv)
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_config cfg;
 	struct topdown_status st;
+	enum td_backend src_kind;
+	struct td_src src;
 	bool have_cfg;
-	int fd, ret;
+	int ret;
 
 	ret = td_no_options(argc, argv,
 			   "Show the collection's state, configuration and per-CPU statistics\n"
 			   "(records, lost, read errors, time spent in the probe).\n");
 	if (ret <= 0)
 		return ret;
-	fd = td_dev_open(false);
-	if (fd < 0)
+	if (td_src_open(&src, false))
 		return -1;
-	if (td_get_status(fd, &st, &stats)) {
-		close(fd);
+	src_kind = src.kind;
+	if (td_src_status(&src, &st, &stats)) {
+		td_src_close(&src);
 		return -1;
 	}
-	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_get_config(fd, &cfg);
-	close(fd);
+	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_src_config(&src, &cfg);
+	td_src_close(&src);
 	if (json_output) {
-		status_json(&st, have_cfg ? &cfg : NULL, stats);
+		status_json(src_kind, &st, have_cfg ? &cfg : NULL, stats);
 	} else if (csv_output) {
 		struct td_emit out;
 
 		td_emit_init(&out, stdout);
-		cpu_rows(&out, &st, have_cfg ? &cfg : NULL, stats);
+		cpu_rows(&out, src_kind, &st, have_cfg ? &cfg : NULL, stats);
 	} else {
-		status_plain(&st, have_cfg ? &cfg : NULL, stats);
+		status_plain(src_kind, &st, have_cfg ? &cfg : NULL, stats);
 	}
 	free(stats);
 	return 0;

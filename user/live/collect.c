@@ -101,7 +101,7 @@ int td_live_open(struct td_live *l, struct td_target *tgt, td_record_fn fn,
 	l->ctx = ctx;
 	if (td_reader_open(&l->rd))
 		return -1;
-	if (td_get_status(l->rd.fd, &st, &stats))
+	if (td_reader_status(&l->rd, &st, &stats))
 		goto fail;
 	free(stats);
 	if (st.state == TOPDOWN_STATE_CONFIGURED) {
