@@ -144,6 +144,7 @@ HOST_PKGS=(
     # (6.1's comes from linux-source-6.1); bookworm-security
     linux-source-6.12
     prometheus  # tdctl serve's scrape test (selftests/host/test_serve.py)
+    clang libbpf-dev bpftool  # the BPF backend: program, library, skeleton
 )
 # Packaging: make deb (debhelper, dh_dkms, dh_bash-completion, rst2man),
 # lintian, DKMS, and make check-packages (debootstrap, systemd-analyze).
@@ -238,6 +239,7 @@ X86_64_PKGS=("linux-image-$KREL_X86_64:amd64" busybox-static:amd64)
 ARM64_PKGS=(
     "linux-image-$KREL_ARM64:arm64" "linux-headers-$KREL_ARM64:arm64" busybox-static:arm64
     libkmod2:arm64 libkmod-dev:arm64 liblzma5:arm64 libzstd1:arm64 libssl3:arm64
+    libbpf1:arm64 libbpf-dev:arm64 libelf1:arm64 zlib1g:arm64
 )
 RT_PKGS=("linux-image-$KREL_X86_64_RT:amd64")
 ALL_PKGS=("${X86_64_PKGS[@]}" "${ARM64_PKGS[@]}")
@@ -302,6 +304,7 @@ if [ ! -f "$A/sysroot-libs/.stamp" ] || ! cmp -s "$A/.stamp" "$A/sysroot-libs/.s
         done
     done
     [ -e "$A/sysroot-libs/libkmod.so" ] || die "libkmod.so missing from $A/sysroot-libs"
+    [ -e "$A/sysroot-libs/libbpf.so" ] || die "libbpf.so missing from $A/sysroot-libs"
     cp "$A/.stamp" "$A/sysroot-libs/.stamp"
 fi
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/common.h"
 #include "group/aggregate.h"
 #include "file/tdfile.h"
 
@@ -51,12 +52,26 @@ static void use(const struct td_file *f)
 			v.compact = c & 1;
 			v.interval_ns = c & 2 ? 1000000 : 0;
 			v.width = c & 4 ? 40 : 0;
-			td_print_header(devnull, &v, "p ");
-			td_print_rows(devnull, &v, &a, NULL, true);
-			td_print_csv(devnull, &v, &a, c & 1 ? "1.0" : NULL);
+			v.opts.metric_only = c & 8;
+			v.opts.big_num = c & 16;
+			/* The output format is the global one: each in turn. */
+			td_table_print(devnull, &v, &a, &(struct td_table_out){
+				.header = true, .total = true,
+				.time_in = c & 1 ? TD_IN_PLAIN : 0,
+				.time_s = 1.0 });
+			csv_output = true;
+			td_table_print(devnull, &v, &a, &(struct td_table_out){
+				.header = true, .time_in = c & 1 ? TD_IN_CSV : 0,
+				.time_s = 1.0 });
+			csv_output = false;
+			json_output = true;
+			json_wtr = w;
 			jsonw_start_object(w);
-			td_print_json(w, &v, &a);
+			td_table_print(devnull, &v, &a,
+				       &(struct td_table_out){ 0 });
 			jsonw_end_object(w);
+			json_output = false;
+			json_wtr = NULL;
 			jsonw_destroy(&w);
 		}
 		td_agg_free(&a);

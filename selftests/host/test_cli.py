@@ -177,6 +177,15 @@ def test_cli(tmp):
         rc, out, err = run(*args)
         ok(rc == 1 and msg in out + err,
            "'tdctl %s' fails: %s" % (" ".join(args), msg), out + err)
+    for args, msg in ((("load", "--backend", "ebpf"),
+                       "--backend must be module, bpf or auto, not 'ebpf'"),
+                      (("load", "--backend", "bpf", "--module", "x.ko"),
+                       "--module does not apply to --backend bpf"),
+                      (("load", "--backend", "bpf", "--overwrite"),
+                       "--overwrite is not available with the BPF backend")):
+        rc, out, err = run(*args)
+        ok(rc == 1 and msg in out + err and not os.path.exists("/sys/fs/bpf/topdown"),
+           "'tdctl %s' fails, loads nothing: %s" % (" ".join(args), msg), out + err)
     rc, out, err = run("stat", "--", "true")
     ok(rc == 1 and "not loaded" in err,
        "stat without the module: 'not loaded' (before running anything)", err)
@@ -200,7 +209,7 @@ def test_usage_errors():
          + hint % "report"),
         (("dump", "--follow=yes"), "option '--follow' takes no argument"
          + hint % "dump"),
-        (("top", "--b"), "ambiguous option '--b': could be --by, --batch"
+        (("top", "--b"), "ambiguous option '--b': could be --by, --big-num, --batch"
          + hint % "top"),
         (("status", "extra"), "unexpected argument 'extra'" + hint % "status"),
         (("version", "--bogus"), "unknown option '--bogus'" + hint % "version"),
@@ -347,9 +356,11 @@ printf '%s\n' "${COMPREPLY[@]}"
 def test_completion(tmp):
     ok(sorted(complete("st")) == ["stat", "status"], "complete 'st': stat, status",
        complete("st"))
-    ok(complete("stat --b") == ["--by"], "complete 'stat --b': --by", complete("stat --b"))
+    ok(complete("stat --by") == ["--by"], "complete 'stat --by': --by", complete("stat --by"))
     ok(complete("stat --by ") == ["task", "process", "comm", "cgroup", "cpu"],
        "complete 'stat --by ': the groupings", complete("stat --by "))
+    ok(complete("load --backend ") == ["module", "bpf", "auto"],
+       "complete 'load --backend ': the backends", complete("load --backend "))
     ok(complete("load --set gen") == ["generic"],
        "complete event set names", complete("load --set gen"))
     ok(complete("load -e cycles,instr") == ["cycles,instructions"],

@@ -213,6 +213,17 @@ def main():
             ok(rc == 0 and out == want,
                "%s: dump -i %s as printf formats it" % (name, fmt or "(plain)"),
                first_diff(out, want) + err)
+        # --pretty: the same records, indented four spaces a level.
+        rc, out, err = tdctl("--pretty", "dump", "-i", path)
+        try:
+            pretty = json.loads(out)
+        except ValueError:
+            pretty = None
+        ok(rc == 0 and pretty == json.loads(want_json) and
+           out.startswith('[\n    {\n        "seq": ') and
+           '\n            "%s": ' % events[0] in out,
+           "%s: dump -i --pretty: the --json records, indented" % name,
+           out[:400] + err)
     return plan()
 
 

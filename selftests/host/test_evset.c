@@ -18,7 +18,7 @@
 
 #include "evset/evset_priv.h"
 #include "fixtures.h"
-#include "tap.h"
+#include "testlib.h"
 
 static char tmproot[256];
 static char fxroot[FX_NR][512];
@@ -774,6 +774,75 @@ static void test_table(void)
 	   td_nr_sets);
 }
 
+/* td_metric_is_fraction() is the one rule of the printers (percentage or
+ * number); the decoders flag a metric outside 0..1 only when it is a
+ * fraction. They must agree: on random counts, every valid value outside
+ * 0..1 is flagged exactly when the rule says fraction (ipc above 1 is
+ * not flagged, a TopDown class below 0 or above 1 is), and values inside
+ * are never flagged.
+ */
+static void test_metric_kinds(void)
+{
+	static const unsigned int slots[] = { 0, 4, 5, 6, 8 };
+	int sets = 0, bad = 0, ratio_out = 0, share_out = 0;
+
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+		char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN] = { { 0 } };
+		char label[128], err[256];
+		struct td_decoder d;
+		size_t j;
+
+		for (int k = 0; k < s->nr_events; k++)
+			snprintf(names[k], sizeof(names[k]), "%s",
+				 s->ev[k].name);
+		for (j = 0; j < sizeof(slots) / sizeof(slots[0]); j++) {
+			snprintf(label, sizeof(label), slots[j] ?
+				 "set=%s slots=%u" : "set=%s", s->name,
+				 slots[j]);
+			if (!td_decoder_from_label(&d, label,
+						   (const char (*)[32])names,
+						   s->nr_events, err,
+						   sizeof(err)))
+				break;
+		}
+		if (j == sizeof(slots) / sizeof(slots[0])) {
+			diag("%s: no label decodes (%s)", s->name, err);
+			bad++;
+			continue;
+		}
+		sets++;
+		for (int t = 0; t < 2000; t++) {
+			uint64_t c[TOPDOWN_MAX_EVENTS];
+			struct td_metrics m;
+
+			for (int k = 0; k < TOPDOWN_MAX_EVENTS; k++)
+				c[k] = rnd() % 1000000;
+			td_decode(&d, c, &m);
+			for (int k = 0; k < m.n; k++) {
+				const struct td_metric *x = &m.m[k];
+				bool frac = td_metric_is_fraction(x->name);
+				bool out = x->value < 0 || x->value > 1;
+
+				if (!x->valid)
+					continue;
+				if (out)
+					frac ? share_out++ : ratio_out++;
+				if (x->flagged != (out && frac)) {
+					if (bad++ < 5)
+						diag("%s: %s = %g flagged=%d",
+						     s->name, x->name,
+						     x->value, x->flagged);
+				}
+			}
+		}
+	}
+	ok(!bad && sets == td_nr_sets && ratio_out && share_out,
+	   "metric kinds: %d sets, flagged outside 0..1 exactly where "
+	   "td_metric_is_fraction() (%d fractions, %d ratios outside)",
+	   sets, share_out, ratio_out);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -787,6 +856,7 @@ int main(void)
 	test_decode_sets();
 	test_seed003();
 	test_edges();
+	test_metric_kinds();
 	remove_fixtures();
 	return tap_done();
 }

@@ -56,12 +56,12 @@ def csvjson_blocks(lines):
 # twice (CSV, then JSON): its counters move in between; the rest does not.
 STATUS_KEYS = ("state", "abi_version", "record_size", "nr_cpus", "reader",
                "start_ns", "stop_ns", "label", "ring_size", "watermark",
-               "overflow")
+               "overflow", "backend")
 STATUS_CPU_KEYS = ("cpu", "online", "counting")
 
 
 # load's CSV columns, in order (Documentation/man/tdctl-load.rst).
-LOAD_KEYS = ("set", "why", "label", "events", "no_counter")
+LOAD_KEYS = ("set", "why", "label", "events", "no_counter", "backend")
 
 
 def check_csvjson(name, lines):

@@ -285,6 +285,23 @@ def main():
     ok(rc == 0 and len([r for r in rows if r["type"] == "total"]) == 2 and
        sum(int(r["slices"]) for r in rows if r["type"] == "total") == len(sc.records),
        "top -i --batch --csv: a total row per snapshot", out[:500])
+    # -p with -i selects the processes (or threads) in the file, as
+    # report --pid does, whether or not such a process runs here.
+
+    def keep(r):
+        return r.pid == 100 or r.tgid == 100
+    rc, out, err = run("--json", "top", "-i", f, "--batch", "-d", "0.5",
+                       "-p", "100")
+    snaps = [json.loads(ln) for ln in out.splitlines() if ln.strip()] \
+        if rc == 0 else []
+    want_tot = sc.sums("task", keep)[1]
+    ok(rc == 0 and len(snaps) == 4 and
+       all(r["pid"] == 100 for s in snaps for r in s["rows"]) and
+       sum(s["total"]["slices"] for s in snaps) == want_tot["slices"] and
+       sum(s["total"]["counts"]["cycles"] for s in snaps) ==
+       want_tot["counts"][0],
+       "top -i FILE -p 100: only process 100's slices of the file",
+       out[:800] + err)
 
     # ---- output options anywhere and -o -----------------------------
     a = run("--json", "report", "-i", f)

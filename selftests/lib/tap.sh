@@ -6,6 +6,20 @@
 # script sets T (a scratch directory) before using check.
 n=0
 fails=0
+# The backend the suite loads: TD_BACKEND=bpf runs it on the BPF backend
+# (guest_main.sh's second pass), module otherwise.
+TD_BACKEND=${TD_BACKEND:-module}
+
+# is_bpf: the suite runs on the BPF backend
+is_bpf() {
+	[ "$TD_BACKEND" = bpf ]
+}
+
+# skip NAME REASON: a check that does not apply to this backend
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
 
 # ok NAME: a pass
 ok() {

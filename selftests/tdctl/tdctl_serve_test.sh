@@ -25,7 +25,7 @@ if [ ! -d /proc/net ]; then
 	exit
 fi
 ifconfig lo 127.0.0.1 up 2>/dev/null
-check "tdctl load" "$TDCTL" load
+check "tdctl load" "$TDCTL" load --backend "$TD_BACKEND"
 CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 if [ -z "$CG" ]; then
 	CG=/sys/fs/cgroup

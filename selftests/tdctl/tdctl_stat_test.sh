@@ -55,7 +55,7 @@ csv_sum() {
 
 echo "TAP version 13"
 
-if "$TDCTL" load >"$T/out" 2>"$T/err"; then
+if "$TDCTL" load --backend "$TD_BACKEND" >"$T/out" 2>"$T/err"; then
 	ok "load"
 else
 	not_ok "load" "$T/out" "$T/err"

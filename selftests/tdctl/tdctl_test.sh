@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # End-to-end tests of tdctl with the real module, run as root in a guest
 # (busybox sh). Prints TAP. The module must not be loaded at the start.
+# TD_BACKEND=bpf: the same with the BPF backend (tap.sh), which must not
+# be loaded either; what only the module has is skipped.
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
@@ -32,9 +34,10 @@ else
 fi
 
 # 2. Unknown event set refused before anything is loaded.
-if "$TDCTL" load --events no_such_set >"$T/out" 2>"$T/err"; then
+if "$TDCTL" load --backend "$TD_BACKEND" --events no_such_set >"$T/out" 2>"$T/err"; then
 	not_ok "unknown --events refused" "$T/out"
-elif [ ! -e /sys/module/topdown ] && grep -qi "no_such_set" "$T/err"; then
+elif [ ! -e /sys/module/topdown ] && [ ! -e /sys/fs/bpf/topdown ] &&
+	grep -qi "no_such_set" "$T/err"; then
 	ok "unknown --events refused, module not loaded"
 else
 	not_ok "unknown --events refused with its name" "$T/err"
@@ -47,20 +50,29 @@ picked=$(sed -n 's/^Using \([a-z0-9_]*\): .*/\1/p' "$T/out")
 echo "# $(grep '^Using' "$T/out")"
 
 # 4. Load by name through libkmod, default event set.
-check "load" "$TDCTL" load
+check "load" "$TDCTL" load --backend "$TD_BACKEND"
 grep -q "collecting with event set '$picked'" "$T/out" && ok "load uses the set list picked" ||
 	not_ok "load uses the set list picked ($picked)" "$T/out"
-[ -c /dev/topdown ] && ok "/dev/topdown exists" || not_ok "/dev/topdown exists"
-mode=$(stat -c %a /dev/topdown 2>/dev/null)
-[ "$mode" = 600 ] && ok "/dev/topdown mode 0600" || not_ok "/dev/topdown mode is $mode"
-
-# 5. Loading again while running is refused.
-if "$TDCTL" load >"$T/out" 2>"$T/err"; then
-	not_ok "second load refused" "$T/out"
+if is_bpf; then
+	[ -e /sys/fs/bpf/topdown/link ] && [ ! -e /sys/module/topdown ] &&
+		ok "BPF backend pinned in /sys/fs/bpf/topdown, no module" ||
+		not_ok "BPF backend pinned in /sys/fs/bpf/topdown, no module"
+	skip "/dev/topdown mode 0600" "no device with the BPF backend"
 else
-	grep -q "already running" "$T/err" && ok "second load refused: already running" ||
-		not_ok "second load says already running" "$T/err"
+	[ -c /dev/topdown ] && ok "/dev/topdown exists" || not_ok "/dev/topdown exists"
+	mode=$(stat -c %a /dev/topdown 2>/dev/null)
+	[ "$mode" = 600 ] && ok "/dev/topdown mode 0600" || not_ok "/dev/topdown mode is $mode"
 fi
+
+# 5. Loading again while running is refused, with either backend.
+for b in module bpf; do
+	if "$TDCTL" load --backend "$b" >"$T/out" 2>"$T/err"; then
+		not_ok "second load ($b) refused" "$T/out"
+	else
+		grep -q "already running" "$T/err" && ok "second load ($b) refused: already running" ||
+			not_ok "second load ($b) says already running" "$T/err"
+	fi
+done
 
 workload
 
@@ -72,8 +84,29 @@ check "status --json" "$TDCTL" --json status
 grep -q '"state":"running"' "$T/out" && ok "status --json state" ||
 	not_ok "status --json state" "$T/out"
 cp "$T/out" "$T/status.json"
+if is_bpf; then
+	grep -q '"backend":"bpf","differences":\["' "$T/status.json" &&
+		ok "status --json: backend bpf and its differences" ||
+		not_ok "status --json: backend bpf and its differences" "$T/status.json"
+	"$TDCTL" status >"$T/out" 2>&1
+	grep -q "^backend: *bpf" "$T/out" && grep -q "^  - no overwrite mode" "$T/out" &&
+		ok "status: the backend and what it does differently" ||
+		not_ok "status: the backend and what it does differently" "$T/out"
+else
+	grep -q '"backend":"module",' "$T/status.json" &&
+		ok "status --json: backend module" ||
+		not_ok "status --json: backend module" "$T/status.json"
+fi
 # Versions: the module and tdctl come from the same tree, so the module's
 # MODULE_VERSION (sysfs) is tdctl's; --version, version and status show both.
+if is_bpf; then
+	for c in "module version is tdctl's" "--version: the module's version and ABI" \
+		 "version --json: both versions and ABIs" \
+		 "status --json: tdctl_version, tdctl_abi_version, module_version" \
+		 "status: the version line"; do
+		skip "$c" "no module with the BPF backend"
+	done
+else
 modver=$(cat /sys/module/topdown/version 2>/dev/null)
 tdver=$("$TDCTL" --version | sed -n '1s/^tdctl \([^ ]*\) (ABI [0-9]*)$/\1/p')
 [ -n "$modver" ] && [ "$modver" = "$tdver" ] &&
@@ -94,11 +127,12 @@ grep -q "\"tdctl_version\":\"$tdver\",\"tdctl_abi_version\":$abi,\"module_versio
 "$TDCTL" status >"$T/out" 2>&1
 grep -qx "version: *tdctl $tdver (ABI $abi), module $modver" "$T/out" &&
 	ok "status: the version line" || not_ok "status: the version line" "$T/out"
+fi
 check "status --csv" "$TDCTL" --csv status
 cp "$T/out" "$T/status.csv"
 rows=$(tail -n +2 "$T/status.csv" | grep -c '^"running",')
 ncpu=$(grep -o '"cpu":' "$T/status.json" | wc -l)
-head -n 1 "$T/status.csv" | grep -qx 'state,abi_version,record_size,nr_cpus,reader,start_ns,stop_ns,last_error,label,ring_size,watermark,overflow,cpu,online,counting,records,lost,read_errors,probe_count,probe_ns,probe_ns_mean,event_states,recoveries' &&
+head -n 1 "$T/status.csv" | grep -qx 'state,abi_version,record_size,nr_cpus,reader,start_ns,stop_ns,last_error,label,ring_size,watermark,overflow,cpu,online,counting,records,lost,read_errors,probe_count,probe_ns,probe_ns_mean,event_states,recoveries,backend' &&
 	[ "$rows" -ge 1 ] && [ "$rows" -eq "$ncpu" ] &&
 	[ "$(wc -l <"$T/status.csv")" -eq $((rows + 1)) ]
 expect "status --csv: the header, one running row per CPU ($rows, JSON has $ncpu)" $? "$T/status.csv"
@@ -197,23 +231,57 @@ check "unload" "$TDCTL" unload
 	not_ok "module gone after unload"
 [ ! -e /dev/topdown ] && ok "/dev/topdown gone after unload" ||
 	not_ok "/dev/topdown gone after unload"
+[ ! -e /sys/fs/bpf/topdown ] && ok "BPF pins gone after unload" ||
+	not_ok "BPF pins gone after unload"
 # Reload and unload again, twice: nothing left behind blocks it. With
 # --csv, then --json: the same fields.
-check "reload (--csv)" "$TDCTL" --csv load
+check "reload (--csv)" "$TDCTL" --csv load --backend "$TD_BACKEND"
 cp "$T/out" "$T/load.csv"
-head -n 1 "$T/load.csv" | grep -qx 'set,why,label,events,no_counter' &&
-	[ "$(wc -l <"$T/load.csv")" -eq 2 ] && grep -q "^\"$picked\"," "$T/load.csv"
-expect "load --csv: the header and one row with the set ($picked)" $? "$T/load.csv"
+head -n 1 "$T/load.csv" | grep -qx 'set,why,label,events,no_counter,backend' &&
+	[ "$(wc -l <"$T/load.csv")" -eq 2 ] && grep -q "^\"$picked\",.*,\"$TD_BACKEND\"\$" "$T/load.csv"
+expect "load --csv: the header and one row with the set ($picked) and backend ($TD_BACKEND)" $? "$T/load.csv"
 check "unload again (--csv)" "$TDCTL" --csv unload
 cp "$T/out" "$T/unload.csv"
 [ "$(cat "$T/unload.csv")" = "$(printf 'unloaded\ntrue')" ]
 expect "unload --csv: unloaded, true" $? "$T/unload.csv"
-check "reload (--json)" "$TDCTL" --json load
+check "reload (--json)" "$TDCTL" --json load --backend "$TD_BACKEND"
 cp "$T/out" "$T/load.json"
 check "unload again (--json)" "$TDCTL" --json unload
 cp "$T/out" "$T/unload.json"
 csvjson load "$T/load.csv" "$T/load.json"
 csvjson unload "$T/unload.csv" "$T/unload.json"
+
+# 12. Ring space is reused: a record written where older ones were must
+# not carry their bytes (its comm is NUL-padded to 16 bytes, which the
+# record file checks). td_pingpong's round trips switch tens of
+# thousands of times: the ring wraps many times.
+switches() {
+	"$(dirname "$0")/td_pingpong" 10000
+}
+check "load for the wrapping ring" "$TDCTL" load --backend "$TD_BACKEND"
+switches
+switches &
+wpid=$!
+"$TDCTL" record -a --duration 1 -o "$T/wrap.td" >"$T/out" 2>"$T/err"
+expect "record -a for a second after the ring wrapped" $? "$T/err"
+wait $wpid
+"$TDCTL" report -i "$T/wrap.td" >"$T/out" 2>"$T/err"
+expect "its file reads back: every comm NUL-padded" $? "$T/err"
+"$TDCTL" --json status >"$T/out" 2>&1
+# More records published than a ring holds: 2048 in one CPU's ring (the
+# module), 3855 in the BPF backend's ring buffer for all CPUs (512 KiB,
+# 136 bytes a record).
+if is_bpf; then
+	recs=$(grep -o '"records":[0-9]*' "$T/out" | awk -F: '{ s += $2 } END { print s + 0 }')
+	cap=3855
+else
+	recs=$(grep -o '"records":[0-9]*' "$T/out" | awk -F: '$2 > m { m = $2 } END { print m + 0 }')
+	cap=2048
+fi
+[ "$recs" -gt $cap ]
+expect "the ring wrapped: $recs records published (> $cap)" $? "$T/out"
+check "unload the wrapped ring" "$TDCTL" unload
+
 # An error in CSV mode: plain text on stderr, nothing on stdout.
 "$TDCTL" --csv status >"$T/out" 2>"$T/err"
 st=$?

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/topdown.h>
@@ -187,4 +188,12 @@ int td_check_input(const char *in, const char *out)
 	if (!in || !strcmp(in, "-"))
 		return 0;
 	return check_one(in, out) || check_one(in, td_output_path) ? -1 : 0;
+}
+
+uint64_t td_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }

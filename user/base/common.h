@@ -9,6 +9,7 @@
 #define TDCTL_COMMON_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "output/csv_writer.h"
 #include "output/json_writer.h"
@@ -66,6 +67,11 @@ int parse_u64(const char *opt, const char *s, unsigned long long max,
  */
 int parse_seconds(const char *opt, const char *s, unsigned int max_s,
 		  unsigned long long *ns);
+
+/* CLOCK_MONOTONIC in nanoseconds: the one clock of intervals, timeouts
+ * and durations (the module's record times are on the same clock).
+ */
+uint64_t td_now_ns(void);
 
 struct topdown_event;
 /* The fields that name an event in JSON (name, type, config, config1,

@@ -99,6 +99,11 @@ static void arg_values(enum td_arg kind)
 		for (int i = 0; i < TD_BY_NR; i++)
 			cand(td_by_names[i]);
 		break;
+	case TD_ARG_BACKEND:
+		cand("module");
+		cand("bpf");
+		cand("auto");
+		break;
 	case TD_ARG_SORT:
 		for (size_t i = 0; i < sizeof(sort_cols) / sizeof(sort_cols[0]); i++)
 			cand(sort_cols[i]);

@@ -297,7 +297,7 @@ const struct td_opt td_help_only_opts[] = {
 
 const struct cmd td_cmds[] = {
 	{ "load", do_load,
-	  "load [--module PATH] [-s NAME | -e EVENTS] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
+	  "load [--backend module|bpf|auto] [--module PATH] [-s NAME | -e EVENTS] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
 	  load_opts, 0 },
 	{ "unload", do_unload, "unload", td_help_only_opts, 0 },
 	{ "status", do_status, "status", td_help_only_opts, 0 },

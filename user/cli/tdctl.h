@@ -41,6 +41,7 @@ enum td_arg {
 	TD_ARG_EVENTS,	/* perf's event list: completes perf's event names */
 	TD_ARG_BY,	/* a grouping: task, process, comm, cgroup, cpu */
 	TD_ARG_SORT,	/* a column to sort by */
+	TD_ARG_BACKEND,	/* module, bpf or auto */
 };
 
 struct td_opt {
@@ -69,6 +70,11 @@ struct td_opt {
 	  "only slices of tasks with this comm" }
 #define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
 		      "sort by an event or metric name, time, slices, pid or comm" }
+#define TD_OPT_TABLE \
+	{ "metric-only", 0, TD_TABLE_METRIC_ONLY, TD_ARG_NONE, NULL, \
+	  "only the metrics, not the event counts (as perf stat --metric-only)" }, \
+	{ "big-num", 0, TD_TABLE_BIG_NUM, TD_ARG_NONE, NULL, \
+	  "group the digits of counts in tables (1,234,567)" }
 #define TD_OPT_ALL	{ "all-cpus", 'a', TD_TARGET_ALL, TD_ARG_NONE, NULL, \
 			  "every task on every CPU (the default)" }
 #define TD_OPT_PIDS	{ "pid", 'p', TD_TARGET_PIDS, TD_ARG_PIDS, "PID[,PID..]", \

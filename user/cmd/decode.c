@@ -620,11 +620,6 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		     "the ratios assume the events behaved alike while not counted");
 }
 
-static bool is_fraction(const char *name)
-{
-	return strcmp(name, "ipc");
-}
-
 static void decode_json(const struct td_decoder *d, const char *label,
 			const struct td_metrics *m,
 			const struct decode_in *in, const struct notes *nt)
@@ -731,7 +726,7 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		if (!x->valid) {
 			printf("%8s", "n/a");
 			invalid = true;
-		} else if (is_fraction(x->name)) {
+		} else if (td_metric_is_fraction(x->name)) {
 			printf("%7.1f%%", x->value * 100.0);
 		} else {
 			printf("%8.2f", x->value);

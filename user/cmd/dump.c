@@ -142,51 +142,6 @@ static void print_header(const struct dump_ctx *d)
 	printf("\n");
 }
 
-static void print_json(const struct dump_ctx *d, const struct topdown_record *r,
-		       const struct td_metrics *m)
-{
-	const struct topdown_config *cfg = d->cfg;
-	char comm[COMM_TEXT_SIZE];
-
-	comm_str(r, comm, NULL);
-	jsonw_start_object(json_wtr);
-	jsonw_uint_field(json_wtr, "seq", r->seq);
-	jsonw_uint_field(json_wtr, "time_ns", r->time_ns);
-	jsonw_uint_field(json_wtr, "cpu", r->cpu);
-	jsonw_uint_field(json_wtr, "pid", r->tgid);
-	jsonw_uint_field(json_wtr, "tid", r->pid);
-	jsonw_string_field(json_wtr, "comm", comm);
-	jsonw_uint_field(json_wtr, "duration_ns", r->duration_ns);
-	jsonw_uint_field(json_wtr, "cgroup_id", r->cgroup_id);
-	jsonw_bool_field(json_wtr, "preempted", r->flags & TOPDOWN_REC_PREEMPTED);
-	jsonw_bool_field(json_wtr, "first", r->flags & TOPDOWN_REC_FIRST);
-	jsonw_bool_field(json_wtr, "idle", r->flags & TOPDOWN_REC_IDLE);
-	jsonw_name(json_wtr, "counts");
-	jsonw_start_object(json_wtr);
-	for (uint32_t i = 0; i < cfg->nr_events; i++) {
-		if (r->flags & (1u << i))
-			jsonw_null_field(json_wtr, cfg->events[i].name);
-		else
-			jsonw_uint_field(json_wtr, cfg->events[i].name, r->delta[i]);
-	}
-	jsonw_end_object(json_wtr);
-	jsonw_name(json_wtr, "metrics");
-	jsonw_start_object(json_wtr);
-	for (int i = 0; i < m->n; i++) {
-		if (m->m[i].valid)
-			jsonw_float_field(json_wtr, m->m[i].name, m->m[i].value);
-		else
-			jsonw_null_field(json_wtr, m->m[i].name);
-	}
-	jsonw_end_object(json_wtr);
-	jsonw_end_object(json_wtr);
-}
-
-static bool is_fraction(const char *name)
-{
-	return strcmp(name, "ipc") && strcmp(name, "cpi");
-}
-
 /* What is known of metric i by its name; names are constant strings. */
 static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
 {
@@ -194,7 +149,7 @@ static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
 		if (m->m[i].name == d->m_name[i])
 			continue;
 		d->m_name[i] = m->m[i].name;
-		d->m_fraction[i] = is_fraction(m->m[i].name);
+		d->m_fraction[i] = td_metric_is_fraction(m->m[i].name);
 		d->m_json_len[i] = -1;
 		if (strlen(m->m[i].name) > 64)
 			continue;
@@ -306,9 +261,13 @@ static void put_field(struct td_buf *b, const char *name_colon, size_t n,
 
 #define PUT_FIELD(b, lit, v) put_field(b, lit, sizeof(lit) - 1, v)
 
-/* What print_json() writes, compact: sep is jsonw_raw_begin()'s. */
-static void put_json(struct dump_ctx *d, const struct topdown_record *r,
-		     const struct td_metrics *m, const char *sep)
+/* A record as compact JSON, after sep (jsonw_raw_begin()'s separator);
+ * inlined into both of print_record()'s calls: the compact one is the
+ * per-record fast path.
+ */
+static inline __attribute__((always_inline))
+void put_json(struct dump_ctx *d, const struct topdown_record *r,
+	      const struct td_metrics *m, const char *sep)
 {
 	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
@@ -367,6 +326,22 @@ static void put_json(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_mem(b, "}}", 2);
 }
 
+/* Streams (--follow) and pretty output: put_json()'s text, taken back
+ * from the (just emptied) buffer, through the JSON writer. Not inlined:
+ * print_record() stays as small as its fast paths.
+ */
+static __attribute__((noinline))
+void print_json_writer(struct dump_ctx *d, const struct topdown_record *r,
+		       const struct td_metrics *m)
+{
+	td_buf_flush(&d->out);
+	put_json(d, r, m, "");
+	jsonw_raw_value(json_wtr, d->out.buf, d->out.p - d->out.buf);
+	d->out.p = d->out.buf;
+	if (d->follow)	/* one document per line while streaming */
+		jsonw_newline(json_wtr);
+}
+
 static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 {
 	char comm[COMM_TEXT_SIZE], fl[8];
@@ -390,16 +365,11 @@ static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 			put_plain(d, r, &m, comm, len, cols, fl);
 		return;
 	}
-	/* Streams (--follow) and pretty output: the JSON writer. */
 	sep = d->follow ? NULL : jsonw_raw_begin(json_wtr);
-	if (sep) {
+	if (sep)
 		put_json(d, r, &m, sep);
-		return;
-	}
-	td_buf_flush(&d->out);
-	print_json(d, r, &m);
-	if (d->follow)	/* one document per line while streaming */
-		jsonw_newline(json_wtr);
+	else
+		print_json_writer(d, r, &m);
 }
 
 /* Print recs[0..n) in time order (the filter's records only). */
@@ -514,7 +484,7 @@ int do_dump(int argc, char **argv)
 	unsigned long long duration = 0;
 	const char *input = NULL;
 	struct td_getopt g;
-	struct timespec t0, now;
+	uint64_t t0;
 	bool force = false;
 	int opt, ret = 0;
 
@@ -568,7 +538,7 @@ int do_dump(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = td_now_ns();
 	do {
 		td_reader_drain(&d.rd, on_record, on_lost, &d);
 		if (d.oom) {
@@ -579,8 +549,8 @@ int do_dump(int argc, char **argv)
 		flush_batch(&d);
 		if (!d.follow)
 			break;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (duration && (uint64_t)(now.tv_sec - t0.tv_sec) >= duration)
+		if (duration &&
+		    td_now_ns() - t0 >= duration * 1000000000ull)
 			break;
 		td_reader_wait(&d.rd, 200);
 	} while (!stop_flag);

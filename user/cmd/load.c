@@ -5,6 +5,7 @@
  * given in perf's syntax (evset/events.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libkmod.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,33 +13,37 @@
 #include <unistd.h>
 
 #include "evset/counters.h"
+#include "live/backend.h"
+#include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "evset/evset.h"
 #include "cli/tdctl.h"
 
-static int insert_module(const char *path)
+/* soft: say why it failed as information (--backend auto goes on). */
+static int insert_module(const char *path, bool soft)
 {
+	void (*say)(const char *fmt, ...) = soft ? p_info : p_err;
 	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
 	struct kmod_list *list = NULL;
 	struct kmod_module *mod = NULL;
 	int err;
 
 	if (!ctx) {
-		p_err("libkmod: cannot create a context");
+		say("libkmod: cannot create a context");
 		return -1;
 	}
 	if (path) {
 		err = kmod_module_new_from_path(ctx, path, &mod);
 		if (err) {
-			p_err("cannot use module file %s: %s", path, strerror(-err));
+			say("cannot use module file %s: %s", path, strerror(-err));
 			goto out;
 		}
 		err = kmod_module_insert_module(mod, 0, NULL);
 	} else {
 		err = kmod_module_new_from_lookup(ctx, TD_MODULE_NAME, &list);
 		if (err || !list) {
-			p_err("module %s not found in /lib/modules (install it, or use --module PATH)",
-			      TD_MODULE_NAME);
+			say("module %s not found in /lib/modules (install it, or use --module PATH)",
+			    TD_MODULE_NAME);
 			err = err ? err : -ENOENT;
 			goto out;
 		}
@@ -55,7 +60,7 @@ static int insert_module(const char *path)
 			why = "not permitted (needs root, and a kernel that allows modules)";
 		else if (err == -ENOEXEC || err == -EINVAL)
 			why = "the module does not fit this kernel (wrong version or architecture)";
-		p_err("inserting %s: %s", path ? path : TD_MODULE_NAME, why);
+		say("inserting %s: %s", path ? path : TD_MODULE_NAME, why);
 		goto out;
 	}
 	p_info("module %s loaded from %s", TD_MODULE_NAME,
@@ -120,13 +125,14 @@ static void explain_start_error(int fd, const struct topdown_config *cfg, int er
  * CPU started counting: warned about on stderr (reasons, what to do), and
  * returned as a bit mask for the JSON/CSV output.
  */
-static uint32_t start_no_counter(int fd, const struct topdown_config *cfg)
+static uint32_t start_no_counter(const struct td_src *src,
+				 const struct topdown_config *cfg)
 {
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_status st;
 	uint32_t mask;
 
-	if (td_get_status(fd, &st, &stats))
+	if (td_src_status(src, &st, &stats))
 		return 0;
 	mask = td_events_without_counter(&st, stats, true);
 	td_warn_no_counter(&st, stats, cfg, mask, true);
@@ -147,6 +153,22 @@ static bool is_running(int fd)
 	return running;
 }
 
+/* The module is loaded and collecting. */
+static bool module_running(void)
+{
+	bool running = false;
+	int fd;
+
+	if (!td_module_loaded())
+		return false;
+	fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		running = is_running(fd);
+		close(fd);
+	}
+	return running;
+}
+
 const struct td_opt load_opts[] = {
 	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert" },
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name" },
@@ -155,6 +177,8 @@ const struct td_opt load_opts[] = {
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
+	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
+	  "module (default), bpf or auto" },
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -220,8 +244,11 @@ int do_load(int argc, char **argv)
 	char events[4096] = "", desc[768];
 	struct topdown_config cfg;
 	struct td_plan plan;
+	struct td_src src_mod = { .kind = TD_BACKEND_MODULE, .cfg_fd = -1,
+				  .cpu_fd = -1 };
+	enum td_backend backend = TD_BACKEND_MODULE;
 	bool overwrite = false;
-	uint32_t no_counter;
+	uint32_t no_counter = 0;
 	struct td_getopt g;
 	int opt, fd, ret = -1;
 
@@ -255,6 +282,13 @@ int do_load(int argc, char **argv)
 		case 'O':
 			overwrite = true;
 			break;
+		case 'b':
+			if (td_backend_parse(optarg, &backend)) {
+				p_err("--backend must be module, bpf or auto, not '%s'",
+				      optarg);
+				return -1;
+			}
+			break;
 		}
 	}
 	ret = td_getopt_end(opt, argc, argv, false);
@@ -269,12 +303,60 @@ int do_load(int argc, char **argv)
 		p_err("--watermark must not exceed the ring size");
 		return -1;
 	}
+	if (module && backend == TD_BACKEND_BPF) {
+		p_err("--module does not apply to --backend bpf");
+		return -1;
+	}
 
 	/* Choose the events first: a wrong --set or --events changes nothing. */
 	if (choose_plan(set, events, &plan))
 		return -1;
 
-	if (!td_module_loaded() && insert_module(module))
+	build_config(&plan, &cfg);
+	cfg.ring_size = ring;
+	cfg.watermark = wm;
+	if (overwrite)
+		cfg.flags |= TOPDOWN_OVERFLOW_OVERWRITE;
+	if (td_bpf_active()) {
+		p_err("collection is already running with the BPF backend (stop it with '%s unload')",
+		      bin_name);
+		return -1;
+	}
+	if (backend == TD_BACKEND_NONE) {	/* auto */
+		char why[256];
+
+		backend = TD_BACKEND_MODULE;
+		if (!td_module_loaded() && insert_module(module, true)) {
+			if (td_bpf_usable(why, sizeof(why))) {
+				p_err("neither backend can run: the module did not load, and %s",
+				      why);
+				return -1;
+			}
+			backend = TD_BACKEND_BPF;
+		}
+		p_info("--backend auto: using the %s", backend == TD_BACKEND_BPF ?
+		       "BPF backend (the module could not be loaded)" :
+		       "module");
+	}
+	if (backend == TD_BACKEND_BPF) {
+		struct td_src src;
+
+		if (module_running()) {
+			p_err("collection is already running with the module (stop it with '%s unload')",
+			      bin_name);
+			return -1;
+		}
+		if (td_bpf_load(&cfg))
+			return -1;
+		if (!td_src_open(&src, false)) {
+			no_counter = start_no_counter(&src, &cfg);
+			td_src_close(&src);
+		}
+		fd = -1;
+		goto done;
+	}
+
+	if (!td_module_loaded() && insert_module(module, false))
 		return -1;
 	fd = td_dev_open(true);
 	if (fd < 0)
@@ -285,11 +367,6 @@ int do_load(int argc, char **argv)
 		      bin_name);
 		goto out;
 	}
-	build_config(&plan, &cfg);
-	cfg.ring_size = ring;
-	cfg.watermark = wm;
-	if (overwrite)
-		cfg.flags |= TOPDOWN_OVERFLOW_OVERWRITE;
 	if (ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg)) {
 		if (errno == EBUSY)
 			p_err("cannot reconfigure: the collection is running or a reader has the rings mapped");
@@ -307,11 +384,14 @@ int do_load(int argc, char **argv)
 		explain_start_error(fd, &cfg, errno);
 		goto out;
 	}
+	src_mod.fd = fd;
+	no_counter = start_no_counter(&src_mod, &cfg);
+done:
 	ret = 0;
-	no_counter = start_no_counter(fd, &cfg);
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "set", plan.set);
+		jsonw_string_field(json_wtr, "backend", td_backend_name(backend));
 		jsonw_string_field(json_wtr, "why", plan.why);
 		jsonw_string_field(json_wtr, "label", plan.label);
 		jsonw_name(json_wtr, "events");
@@ -331,7 +411,8 @@ int do_load(int argc, char **argv)
 		jsonw_end_object(json_wtr);
 	} else if (csv_output) {
 		static const char *const fields[] = {
-			"set", "why", "label", "events", "no_counter", NULL,
+			"set", "why", "label", "events", "no_counter", "backend",
+			NULL,
 		};
 		struct csv_writer w;
 		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
@@ -352,11 +433,15 @@ int do_load(int argc, char **argv)
 		csvw_str(&w, plan.label);
 		csvw_str(&w, evs);
 		csvw_str(&w, bad);
+		csvw_str(&w, td_backend_name(backend));
 		csvw_end_row(&w);
 	} else {
-		printf("collecting with event set '%s': %s\n", plan.set, plan.why);
+		printf("collecting with event set '%s'%s: %s\n", plan.set,
+		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",
+		       plan.why);
 	}
 out:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return ret;
 }

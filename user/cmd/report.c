@@ -20,6 +20,7 @@ const struct td_opt report_opts[] = {
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
 	  "one row per task, process (default), comm, cgroup or cpu" },
 	TD_OPT_SORT,
+	TD_OPT_TABLE,
 	TD_OPT_FILTERS,
 	TD_OPT_FORCE,
 	TD_OPT_HELP,
@@ -156,6 +157,8 @@ int do_report(int argc, char **argv)
 	enum td_by by = TD_BY_PROCESS;
 	struct td_filter filter;
 	struct td_decoder dec;
+	struct td_table_out table = { .header = true, .total = true };
+	struct td_table_opts topts = { 0 };
 	struct td_getopt g;
 	struct td_view view;
 	struct td_agg agg;
@@ -170,7 +173,7 @@ int do_report(int argc, char **argv)
 
 		if (fr < 0)
 			return -1;
-		if (fr)
+		if (fr || td_table_opt(&topts, opt))
 			continue;
 		switch (opt) {
 		case 'i':
@@ -202,6 +205,7 @@ int do_report(int argc, char **argv)
 	}
 	can_decode = td_decoder_for(&f.meta.cfg, &dec);
 	td_view_init(&view, by, &f.meta.cfg, can_decode ? &dec : NULL);
+	view.opts = topts;
 	if (td_view_sort_by(&view, sort)) {
 		td_agg_free(&agg);
 		td_file_unload(&img, &f);
@@ -219,15 +223,12 @@ int do_report(int argc, char **argv)
 		report_meta_json(path, &f, can_decode ? &dec : NULL,
 				 agg.total.slices);
 		jsonw_string_field(json_wtr, "by", td_by_names[by]);
-		td_print_json(json_wtr, &view, &agg);
+		td_table_print(stdout, &view, &agg, &table);
 		jsonw_end_object(json_wtr);
-	} else if (csv_output) {
-		td_print_csv_header(stdout, &view, false);
-		td_print_csv(stdout, &view, &agg, NULL);
 	} else {
-		report_meta_plain(path, &f, agg.total.slices);
-		td_print_header(stdout, &view, NULL);
-		td_print_rows(stdout, &view, &agg, NULL, true);
+		if (!csv_output)
+			report_meta_plain(path, &f, agg.total.slices);
+		td_table_print(stdout, &view, &agg, &table);
 	}
 	td_agg_free(&agg);
 	td_file_unload(&img, &f);

@@ -318,7 +318,7 @@ static void sv_open(struct sv *s, uint64_t now)
 	/* After a failure, try again only once the module is there (quietly
 	 * otherwise: one error, not one every SV_RETRY_MS).
 	 */
-	if (s->open || now < s->next_open || (s->tried && !td_module_loaded()))
+	if (s->open || now < s->next_open || (s->tried && td_backend_active() == TD_BACKEND_NONE))
 		return;
 	s->next_open = now + SV_RETRY_MS * 1000000ull;
 	s->tried = true;
@@ -438,9 +438,11 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 
 	if (s->open) {
 		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
-		if (!td_get_status(s->rd.fd, &st, &stats))
+		if (!td_reader_status(&s->rd, &st, &stats))
 			state = td_state_name(st.state);
 		free(stats);
+	} else if (td_backend_active() == TD_BACKEND_BPF) {
+		state = "running";	/* loaded is running */
 	} else if (td_module_loaded()) {
 		/* Another reader holds the rings: a read-only file may ask. */
 		int fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);

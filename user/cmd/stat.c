@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "group/aggregate.h"
+#include "live/cgpath.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"
 
@@ -21,6 +22,7 @@ const struct td_opt stat_opts[] = {
 	{ "interval", 'I', 'I', TD_ARG_NUM, "MS",
 	  "print a block every MS milliseconds (at least 10)" },
 	TD_OPT_SORT,
+	TD_OPT_TABLE,
 	TD_OPT_DURATION,
 	TD_OPT_HELP,
 	TD_OPT_END,
@@ -70,24 +72,17 @@ static void print_block(struct stat_ctx *s, uint64_t end_ns)
 {
 	double t = (end_ns - s->live.start_ns) / 1e9;
 	struct td_agg tmp;
-	char prefix[32];
 
-	snprintf(prefix, sizeof(prefix), "%.3f", t);
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_float_field(json_wtr, "time_s", t);
-		td_print_json(json_wtr, &s->view, &s->cur);
+	}
+	td_table_print(stdout, &s->view, &s->cur, &(struct td_table_out){
+		.header = !s->blocks, .total = true,
+		.time_in = TD_IN_PLAIN | TD_IN_CSV, .time_s = t });
+	if (json_output) {
 		jsonw_end_object(json_wtr);
 		jsonw_newline(json_wtr);
-	} else if (csv_output) {
-		if (!s->blocks)
-			td_print_csv_header(stdout, &s->view, true);
-		td_print_csv(stdout, &s->view, &s->cur, prefix);
-	} else {
-		snprintf(prefix, sizeof(prefix), "%10.3f ", t);
-		if (!s->blocks)
-			td_print_header(stdout, &s->view, "    time_s ");
-		td_print_rows(stdout, &s->view, &s->cur, prefix, true);
 	}
 	fflush(stdout);
 	s->blocks++;
@@ -96,6 +91,12 @@ static void print_block(struct stat_ctx *s, uint64_t end_ns)
 	s->cur = s->next;
 	s->next = tmp;
 	td_agg_clear(&s->next);
+}
+
+static void print_table(struct stat_ctx *s)
+{
+	td_table_print(stdout, &s->view, &s->cur,
+		       &(struct td_table_out){ .header = true, .total = true });
 }
 
 static void print_summary(struct stat_ctx *s, uint64_t end_ns)
@@ -116,13 +117,12 @@ static void print_summary(struct stat_ctx *s, uint64_t end_ns)
 		jsonw_uint_field(json_wtr, "records", l->records_kept);
 		jsonw_uint_field(json_wtr, "records_read", l->records_read);
 		jsonw_uint_field(json_wtr, "lost", l->lost_total);
-		td_print_json(json_wtr, &s->view, &s->cur);
+		print_table(s);
 		jsonw_end_object(json_wtr);
 		return;
 	}
 	if (csv_output) {
-		td_print_csv_header(stdout, &s->view, false);
-		td_print_csv(stdout, &s->view, &s->cur, NULL);
+		print_table(s);
 		return;
 	}
 	printf("\n TopDown stats for ");
@@ -136,8 +136,7 @@ static void print_summary(struct stat_ctx *s, uint64_t end_ns)
 	}
 	printf(" (event set %s, by %s):\n\n", set_name(s),
 	       td_by_names[s->view.by]);
-	td_print_header(stdout, &s->view, NULL);
-	td_print_rows(stdout, &s->view, &s->cur, NULL, true);
+	print_table(s);
 	printf("\n %14.9f seconds time elapsed\n", t);
 	printf(" %14llu slices counted of %llu read, %llu lost\n",
 	       (unsigned long long)l->records_kept,
@@ -164,6 +163,7 @@ int do_stat(int argc, char **argv)
 	unsigned long long v;
 	enum td_by by = TD_BY_PROCESS;
 	const char *sort = NULL;
+	struct td_table_opts topts = { 0 };
 	struct td_getopt g;
 	uint64_t end;
 	int opt, r, ret = 0;
@@ -178,7 +178,7 @@ int do_stat(int argc, char **argv)
 		r = td_target_opt(&s->tgt, opt, optarg);
 		if (r < 0)
 			goto err;
-		if (r)
+		if (r || td_table_opt(&topts, opt))
 			continue;
 		switch (opt) {
 		case 'B':
@@ -220,7 +220,8 @@ int do_stat(int argc, char **argv)
 			   td_want_progress();
 	td_view_init(&s->view, by, &s->live.rd.cfg,
 		     s->live.can_decode ? &s->live.dec : NULL);
-	s->view.cgroup_paths = true;	/* live: ids resolve here */
+	s->view.cgroup_path = td_cgroup_path;	/* live: ids resolve here */
+	s->view.opts = topts;
 	if (td_view_sort_by(&s->view, sort)) {
 		ret = -1;
 		goto out;

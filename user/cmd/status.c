@@ -6,16 +6,11 @@
 #include <unistd.h>
 
 #include "evset/counters.h"
+#include "live/backend.h"
+#include "live/bpf/bpf.h"
 #include "live/device.h"
+#include "output/emit.h"
 #include "cli/tdctl.h"
-
-static double mono_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 #define TD_MAX_BUDGETS 8
 
@@ -73,11 +68,158 @@ static void ev_states(const struct topdown_status *st,
 				cfg->events[e].name, td_evstate_name(st, s, e));
 }
 
-static void status_json(const struct topdown_status *st,
+/* The per-CPU rows, in every format: CSV repeats the collection's state
+ * and configuration in each row (empty when idle).
+ */
+enum {
+	F_STATE, F_ABI, F_RECORD_SIZE, F_NR_CPUS, F_READER, F_START, F_STOP,
+	F_ERROR, F_LABEL, F_RING, F_WATERMARK, F_OVERFLOW, F_CPU, F_ONLINE,
+	F_COUNTING, F_CPU_STATE, F_RECORDS, F_LOST, F_READ_ERRORS,
+	F_PROBE_COUNT, F_PROBE_NS, F_PROBE_MEAN, F_EV_STATES, F_RECOVERIES,
+	F_BACKEND, F_NR
+};
+
+/* JSON key and CSV column, table title, formats, column, width, decimals */
+#define FIELD(n_, t_, in_, col_, w_, prec_) \
+	{ .name = n_, .title = t_, .in = in_, .col = col_, .width = w_, \
+	  .prec = prec_ }
+#define CSV_FIELD(n_)	FIELD(n_, NULL, TD_IN_CSV, -1, 0, 0)
+
+static const struct td_field cpu_fields[F_NR] = {
+	[F_STATE] = CSV_FIELD("state"),
+	[F_ABI] = CSV_FIELD("abi_version"),
+	[F_RECORD_SIZE] = CSV_FIELD("record_size"),
+	[F_NR_CPUS] = CSV_FIELD("nr_cpus"),
+	[F_READER] = CSV_FIELD("reader"),
+	[F_START] = CSV_FIELD("start_ns"),
+	[F_STOP] = CSV_FIELD("stop_ns"),
+	[F_ERROR] = CSV_FIELD("last_error"),
+	[F_LABEL] = CSV_FIELD("label"),
+	[F_RING] = CSV_FIELD("ring_size"),
+	[F_WATERMARK] = CSV_FIELD("watermark"),
+	[F_OVERFLOW] = CSV_FIELD("overflow"),
+	[F_CPU] = FIELD("cpu", "CPU", TD_IN_ALL, 0, 4, 0),
+	[F_ONLINE] = FIELD("online", NULL, TD_IN_JSON | TD_IN_CSV, -1, 0,
+			   0),
+	[F_COUNTING] = FIELD("counting", NULL, TD_IN_JSON | TD_IN_CSV, -1, 0,
+			     0),
+	[F_CPU_STATE] = FIELD("state", "STATE", TD_IN_PLAIN, 1, -8, 0),
+	[F_RECORDS] = FIELD("records", "RECORDS", TD_IN_ALL, 2, 12, 0),
+	[F_LOST] = FIELD("lost", "LOST", TD_IN_ALL, 3, 10, 0),
+	[F_READ_ERRORS] = FIELD("read_errors", "ERRORS", TD_IN_ALL, 4, 10,
+				0),
+	[F_PROBE_COUNT] = FIELD("probe_count", "PROBE_CALLS", TD_IN_ALL, 5, 12,
+				0),
+	[F_PROBE_NS] = FIELD("probe_ns", "PROBE_NS", TD_IN_ALL, 6, 14, 0),
+	[F_PROBE_MEAN] = FIELD("probe_ns_mean", "MEAN_NS", TD_IN_ALL, 7, 9,
+			       1),
+	[F_EV_STATES] = CSV_FIELD("event_states"),
+	/* JSON too where the module reports counter states */
+	[F_RECOVERIES] = CSV_FIELD("recoveries"),
+	[F_BACKEND] = CSV_FIELD("backend"),
+};
+
+static void cpu_rows(struct td_emit *e, enum td_backend be,
+		     const struct topdown_status *st,
+		     const struct topdown_config *cfg,
+		     const struct topdown_cpu_stats *stats)
+{
+	struct td_field f[F_NR];
+	char err[160] = "";
+	char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 16)];
+	bool ev_state = cfg && td_stats_have_ev_state(st);
+
+	memcpy(f, cpu_fields, sizeof(f));
+	if (ev_state)
+		f[F_RECOVERIES].in |= TD_IN_JSON;
+	if (st->error_code)
+		snprintf(err, sizeof(err), "event %d on CPU %d: %s",
+			 st->error_event, st->error_cpu,
+			 strerror(-st->error_code));
+	td_emit_header(e, f, F_NR, NULL);
+	td_emit_list_begin(e, "cpus");
+	for (uint32_t i = 0; i < st->nr_stats; i++) {
+		const struct topdown_cpu_stats *s = &stats[i];
+		json_writer_t *w;
+
+		td_emit_begin(e, NULL, NULL);
+		td_emit_str(e, &f[F_STATE], td_state_name(st->state), SIZE_MAX);
+		td_emit_uint(e, &f[F_ABI], st->abi_version);
+		td_emit_uint(e, &f[F_RECORD_SIZE], st->record_size);
+		td_emit_uint(e, &f[F_NR_CPUS], st->nr_cpus);
+		td_emit_bool(e, &f[F_READER], st->reader);
+		td_emit_uint(e, &f[F_START], st->start_ns);
+		td_emit_uint(e, &f[F_STOP], st->stop_ns);
+		td_emit_str(e, &f[F_ERROR], err, SIZE_MAX);
+		if (cfg) {
+			td_emit_str(e, &f[F_LABEL], cfg->label,
+				    sizeof(cfg->label));
+			td_emit_uint(e, &f[F_RING], cfg->ring_size);
+			td_emit_uint(e, &f[F_WATERMARK], cfg->watermark);
+			td_emit_str(e, &f[F_OVERFLOW],
+				    cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
+				    "overwrite" : "drop", SIZE_MAX);
+		} else {
+			for (int k = F_LABEL; k <= F_OVERFLOW; k++)
+				td_emit_skip(e, &f[k]);
+		}
+		td_emit_uint(e, &f[F_CPU], s->cpu);
+		td_emit_bool(e, &f[F_ONLINE], s->flags & TOPDOWN_CPU_ONLINE);
+		td_emit_bool(e, &f[F_COUNTING], s->flags & TOPDOWN_CPU_COUNTING);
+		td_emit_word(e, &f[F_CPU_STATE],
+			     s->flags & TOPDOWN_CPU_COUNTING ? "counting" :
+			     s->flags & TOPDOWN_CPU_ONLINE ? "online" :
+			     "offline");
+		td_emit_uint(e, &f[F_RECORDS], s->records);
+		td_emit_uint(e, &f[F_LOST], s->lost);
+		td_emit_uint(e, &f[F_READ_ERRORS], s->read_errors);
+		td_emit_uint(e, &f[F_PROBE_COUNT], s->probe_count);
+		td_emit_uint(e, &f[F_PROBE_NS], s->probe_ns);
+		td_emit_float(e, &f[F_PROBE_MEAN], s->probe_count ?
+			      (double)s->probe_ns / s->probe_count : 0.0,
+			      true);
+		ev_states(st, cfg, s, evs, sizeof(evs));
+		td_emit_str(e, &f[F_EV_STATES], evs, sizeof(evs));
+		td_emit_uint(e, &f[F_RECOVERIES], s->recoveries);
+		td_emit_str(e, &f[F_BACKEND], td_backend_name(be), SIZE_MAX);
+		w = td_emit_json(e);
+		if (w && ev_state) {
+			jsonw_name(w, "events");
+			jsonw_start_array(w);
+			for (uint32_t k = 0; k < cfg->nr_events; k++) {
+				jsonw_start_object(w);
+				jsonw_string_field(w, "name",
+						   cfg->events[k].name);
+				jsonw_string_field(w, "state",
+						   td_evstate_name(st, s, k));
+				jsonw_bool_field(w, "no_counter_at_start",
+						 s->arm_errors & (1u << k));
+				jsonw_uint_field(w, "error_slices",
+						 s->ev_error_slices[k]);
+				jsonw_end_object(w);
+			}
+			jsonw_end_array(w);
+		}
+		td_emit_end(e);
+	}
+	td_emit_list_end(e);
+}
+
+static void status_json(enum td_backend be, const struct topdown_status *st,
 			const struct topdown_config *cfg,
 			const struct topdown_cpu_stats *stats)
 {
+	struct td_emit out;
+
 	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "backend", td_backend_name(be));
+	if (be == TD_BACKEND_BPF) {
+		jsonw_name(json_wtr, "differences");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; td_bpf_differences[i]; i++)
+			jsonw_string(json_wtr, td_bpf_differences[i]);
+		jsonw_end_array(json_wtr);
+	}
 	jsonw_string_field(json_wtr, "state", td_state_name(st->state));
 	jsonw_uint_field(json_wtr, "abi_version", st->abi_version);
 	td_status_versions();
@@ -114,42 +256,8 @@ static void status_json(const struct topdown_status *st,
 		}
 		jsonw_end_array(json_wtr);
 	}
-	jsonw_name(json_wtr, "cpus");
-	jsonw_start_array(json_wtr);
-	for (uint32_t i = 0; i < st->nr_stats; i++) {
-		const struct topdown_cpu_stats *s = &stats[i];
-
-		jsonw_start_object(json_wtr);
-		jsonw_uint_field(json_wtr, "cpu", s->cpu);
-		jsonw_bool_field(json_wtr, "online", s->flags & TOPDOWN_CPU_ONLINE);
-		jsonw_bool_field(json_wtr, "counting", s->flags & TOPDOWN_CPU_COUNTING);
-		jsonw_uint_field(json_wtr, "records", s->records);
-		jsonw_uint_field(json_wtr, "lost", s->lost);
-		jsonw_uint_field(json_wtr, "read_errors", s->read_errors);
-		jsonw_uint_field(json_wtr, "probe_count", s->probe_count);
-		jsonw_uint_field(json_wtr, "probe_ns", s->probe_ns);
-		jsonw_float_field(json_wtr, "probe_ns_mean", s->probe_count ?
-				  (double)s->probe_ns / s->probe_count : 0.0);
-		if (cfg && td_stats_have_ev_state(st)) {
-			jsonw_uint_field(json_wtr, "recoveries", s->recoveries);
-			jsonw_name(json_wtr, "events");
-			jsonw_start_array(json_wtr);
-			for (uint32_t e = 0; e < cfg->nr_events; e++) {
-				jsonw_start_object(json_wtr);
-				jsonw_string_field(json_wtr, "name", cfg->events[e].name);
-				jsonw_string_field(json_wtr, "state",
-						   td_evstate_name(st, s, e));
-				jsonw_bool_field(json_wtr, "no_counter_at_start",
-						 s->arm_errors & (1u << e));
-				jsonw_uint_field(json_wtr, "error_slices",
-						 s->ev_error_slices[e]);
-				jsonw_end_object(json_wtr);
-			}
-			jsonw_end_array(json_wtr);
-		}
-		jsonw_end_object(json_wtr);
-	}
-	jsonw_end_array(json_wtr);
+	td_emit_init(&out, stdout);
+	cpu_rows(&out, be, st, cfg, stats);
 	if (cfg && td_events_without_counter(st, stats, false))
 		jsonw_string_field(json_wtr, "no_counter_reason",
 				   td_no_counter_reason());
@@ -157,75 +265,22 @@ static void status_json(const struct topdown_status *st,
 	jsonw_end_object(json_wtr);
 }
 
-/* CSV: one row per CPU, each with the collection's state and
- * configuration (empty when idle); the events are in 'tdctl list'.
- */
-static void status_csv(const struct topdown_status *st,
-		       const struct topdown_config *cfg,
-		       const struct topdown_cpu_stats *stats)
-{
-	static const char *const fields[] = {
-		"state", "abi_version", "record_size", "nr_cpus", "reader",
-		"start_ns", "stop_ns", "last_error", "label", "ring_size",
-		"watermark", "overflow", "cpu", "online", "counting", "records",
-		"lost", "read_errors", "probe_count", "probe_ns",
-		"probe_ns_mean", "event_states", "recoveries", NULL,
-	};
-	struct csv_writer w;
-	char err[160] = "";
-	char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 16)];
-
-	if (st->error_code)
-		snprintf(err, sizeof(err), "event %d on CPU %d: %s",
-			 st->error_event, st->error_cpu,
-			 strerror(-st->error_code));
-	csvw_init(&w, stdout);
-	csvw_header(&w, fields);
-	for (uint32_t i = 0; i < st->nr_stats; i++) {
-		const struct topdown_cpu_stats *s = &stats[i];
-
-		csvw_str(&w, td_state_name(st->state));
-		csvw_uint(&w, st->abi_version);
-		csvw_uint(&w, st->record_size);
-		csvw_uint(&w, st->nr_cpus);
-		csvw_bool(&w, st->reader);
-		csvw_uint(&w, st->start_ns);
-		csvw_uint(&w, st->stop_ns);
-		csvw_str(&w, err);
-		if (cfg) {
-			csvw_str(&w, cfg->label);
-			csvw_uint(&w, cfg->ring_size);
-			csvw_uint(&w, cfg->watermark);
-			csvw_str(&w, cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
-				 "overwrite" : "drop");
-		} else {
-			for (int k = 0; k < 4; k++)
-				csvw_empty(&w);
-		}
-		csvw_uint(&w, s->cpu);
-		csvw_bool(&w, s->flags & TOPDOWN_CPU_ONLINE);
-		csvw_bool(&w, s->flags & TOPDOWN_CPU_COUNTING);
-		csvw_uint(&w, s->records);
-		csvw_uint(&w, s->lost);
-		csvw_uint(&w, s->read_errors);
-		csvw_uint(&w, s->probe_count);
-		csvw_uint(&w, s->probe_ns);
-		csvw_float(&w, s->probe_count ?
-			   (double)s->probe_ns / s->probe_count : 0.0);
-		ev_states(st, cfg, s, evs, sizeof(evs));
-		csvw_str(&w, evs);
-		csvw_uint(&w, s->recoveries);
-		csvw_end_row(&w);
-	}
-}
-
-static void status_plain(const struct topdown_status *st,
+static void status_plain(enum td_backend be, const struct topdown_status *st,
 			 const struct topdown_config *cfg,
 			 const struct topdown_cpu_stats *stats)
 {
+	struct td_emit out;
+
+	if (be == TD_BACKEND_BPF) {
+		printf("backend:    bpf (%s), unlike the module:\n", TD_BPF_DIR);
+		for (int i = 0; td_bpf_differences[i]; i++)
+			printf("  - %s\n", td_bpf_differences[i]);
+	} else {
+		printf("backend:    module (%s)\n", TOPDOWN_DEVICE);
+	}
 	printf("state:      %s", td_state_name(st->state));
 	if (st->state == TOPDOWN_STATE_RUNNING && st->start_ns)
-		printf(" for %.3f s", mono_now_s() - st->start_ns / 1e9);
+		printf(" for %.3f s", ((double)td_now_ns() - (double)st->start_ns) / 1e9);
 	printf("\nabi:        %u (record %u bytes)\n", st->abi_version,
 	       st->record_size);
 	td_status_versions();
@@ -235,12 +290,18 @@ static void status_plain(const struct topdown_status *st,
 		       st->error_cpu, strerror(-st->error_code));
 	if (cfg) {
 		printf("label:      %s\n", cfg->label);
-		printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u "
-		       "bytes\n",
-		       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
-		       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
-		       "overwrite oldest" : "drop new",
-		       cfg->watermark);
+		if (be == TD_BACKEND_BPF)
+			printf("ring:       one BPF ring buffer of %u bytes per CPU (%u records) "
+			       "times the CPUs, drop new when full, wake-up at %u bytes\n",
+			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
+			       cfg->watermark);
+		else
+			printf("ring:       %u bytes per CPU (%u records), %s when full, "
+			       "wake-up at %u bytes\n",
+			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
+			       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
+			       "overwrite oldest" : "drop new",
+			       cfg->watermark);
 		printf("events:\n");
 		for (uint32_t i = 0; i < cfg->nr_events; i++) {
 			const struct topdown_event *e = &cfg->events[i];
@@ -250,22 +311,9 @@ static void status_plain(const struct topdown_status *st,
 			       e->cpus_size ? " (some CPUs)" : "");
 		}
 	}
-	printf("\n%4s %-8s %12s %10s %10s %12s %14s %9s\n", "CPU", "STATE",
-	       "RECORDS", "LOST", "ERRORS", "PROBE_CALLS", "PROBE_NS", "MEAN_NS");
-	for (uint32_t i = 0; i < st->nr_stats; i++) {
-		const struct topdown_cpu_stats *s = &stats[i];
-		const char *state = s->flags & TOPDOWN_CPU_COUNTING ? "counting" :
-				    s->flags & TOPDOWN_CPU_ONLINE ? "online" :
-				    "offline";
-
-		printf("%4u %-8s %12llu %10llu %10llu %12llu %14llu %9.1f\n",
-		       s->cpu, state, (unsigned long long)s->records,
-		       (unsigned long long)s->lost,
-		       (unsigned long long)s->read_errors,
-		       (unsigned long long)s->probe_count,
-		       (unsigned long long)s->probe_ns,
-		       s->probe_count ? (double)s->probe_ns / s->probe_count : 0.0);
-	}
+	printf("\n");
+	td_emit_init(&out, stdout);
+	cpu_rows(&out, be, st, cfg, stats);
 	if (!cfg)
 		return;
 	printf("\n");
@@ -300,8 +348,10 @@ int do_status(int argc, char **argv)
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_config cfg;
 	struct topdown_status st;
+	enum td_backend src_kind;
+	struct td_src src;
 	bool have_cfg;
-	int fd, ret;
+	int ret;
 
 	ret = td_no_options(argc, argv,
 			    "Show the collection's state, configuration and per-CPU "
@@ -309,21 +359,25 @@ int do_status(int argc, char **argv)
 			    "(records, lost, read errors, time spent in the probe).\n");
 	if (ret <= 0)
 		return ret;
-	fd = td_dev_open(false);
-	if (fd < 0)
+	if (td_src_open(&src, false))
 		return -1;
-	if (td_get_status(fd, &st, &stats)) {
-		close(fd);
+	src_kind = src.kind;
+	if (td_src_status(&src, &st, &stats)) {
+		td_src_close(&src);
 		return -1;
 	}
-	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_get_config(fd, &cfg);
-	close(fd);
-	if (json_output)
-		status_json(&st, have_cfg ? &cfg : NULL, stats);
-	else if (csv_output)
-		status_csv(&st, have_cfg ? &cfg : NULL, stats);
-	else
-		status_plain(&st, have_cfg ? &cfg : NULL, stats);
+	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_src_config(&src, &cfg);
+	td_src_close(&src);
+	if (json_output) {
+		status_json(src_kind, &st, have_cfg ? &cfg : NULL, stats);
+	} else if (csv_output) {
+		struct td_emit out;
+
+		td_emit_init(&out, stdout);
+		cpu_rows(&out, src_kind, &st, have_cfg ? &cfg : NULL, stats);
+	} else {
+		status_plain(src_kind, &st, have_cfg ? &cfg : NULL, stats);
+	}
 	free(stats);
 	return 0;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "group/aggregate.h"
+#include "live/cgpath.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"
 #include "file/tdfile.h"
@@ -30,6 +31,7 @@ const struct td_opt top_opts[] = {
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
 	  "one row per task (default), process, comm, cgroup or cpu" },
 	TD_OPT_SORT,
+	TD_OPT_TABLE,
 	{ "delay", 'd', 'd', TD_ARG_NUM, "SECS",
 	  "refresh every SECS seconds (default 1, fractions allowed)" },
 	{ "iterations", 'n', 'n', TD_ARG_NUM, "N", "stop after N refreshes" },
@@ -139,19 +141,17 @@ static void draw(struct top_ctx *t)
 		jsonw_float_field(json_wtr, "interval_s", ivl / 1e9);
 		jsonw_uint_field(json_wtr, "records", t->shown_records);
 		jsonw_uint_field(json_wtr, "lost", t->shown_lost);
-		td_print_json(json_wtr, &t->view, &t->shown);
+		td_table_print(stdout, &t->view, &t->shown,
+			       &(struct td_table_out){ 0 });
 		jsonw_end_object(json_wtr);
 		jsonw_newline(json_wtr);
 		return;
 	}
 	if (csv_output) {
-		char ts[32];
-
-		snprintf(ts, sizeof(ts), "%.3f",
-			 (t->shown_end - t->start_ns) / 1e9);
-		if (t->count == 1)
-			td_print_csv_header(stdout, &t->view, true);
-		td_print_csv(stdout, &t->view, &t->shown, ts);
+		td_table_print(stdout, &t->view, &t->shown,
+			       &(struct td_table_out){
+				.header = t->count == 1, .time_in = TD_IN_CSV,
+				.time_s = (t->shown_end - t->start_ns) / 1e9 });
 		fflush(stdout);
 		return;
 	}
@@ -174,8 +174,8 @@ static void draw(struct top_ctx *t)
 		status_line(t, "sort: %s%s (keys: < > column, r reverse, c cycles, t time, q quit)",
 			    sort_name(t), t->view.ascending ? " ascending" : "");
 	status_line(t, "%s", "");
-	td_print_header(stdout, &t->view, NULL);
-	td_print_rows(stdout, &t->view, &t->shown, NULL, false);
+	td_table_print(stdout, &t->view, &t->shown,
+		       &(struct td_table_out){ .header = true });
 	if (t->batch)
 		printf("\n");
 	else
@@ -287,7 +287,7 @@ static int top_live(struct top_ctx *t)
 	t->set = t->live.can_decode ? t->live.dec.set : t->live.rd.cfg.label;
 	td_view_init(&t->view, t->view.by, &t->live.rd.cfg,
 		     t->live.can_decode ? &t->live.dec : NULL);
-	t->view.cgroup_paths = true;	/* live: ids resolve here */
+	t->view.cgroup_path = td_cgroup_path;	/* live: ids resolve here */
 	return 0;
 }
 
@@ -328,7 +328,8 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 	for (end = t->start_ns + delay;; end += delay) {
 		for (; i < f->nr_records && order[i].time_ns <= end; i++) {
 			td_file_record(f, order[i].index, &r);
-			td_agg_add(&t->cur, &r);
+			if (td_target_match(&t->tgt, &r))
+				td_agg_add(&t->cur, &r);
 		}
 		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, 0);
 		if (end >= f->meta.stop_ns || td_signal ||
@@ -352,10 +353,13 @@ int do_top(int argc, char **argv)
 	struct top_ctx *t = calloc(1, sizeof(*t));
 	unsigned long long delay = 1000000000ull, v;
 	const char *input = NULL, *sort = NULL;
+	const char *pid_arg[TD_TARGET_MAX_PIDS];
+	struct td_table_opts topts = { 0 };
+	int nr_pid_args = 0;
 	struct td_file_image img;
 	struct td_file f;
 	struct td_getopt g;
-	int opt, r, ret = -1;
+	int opt, ret = -1;
 
 	if (!t) {
 		p_err("out of memory");
@@ -365,12 +369,18 @@ int do_top(int argc, char **argv)
 	t->view.by = TD_BY_TASK;
 	td_getopt_build(&g, "top", top_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
-		r = opt == 'p' ? td_target_opt(&t->tgt, opt, optarg) : 0;
-		if (r < 0)
-			goto out;
-		if (r)
+		if (td_table_opt(&topts, opt))
 			continue;
 		switch (opt) {
+		case TD_TARGET_PIDS:
+			/* Parsed once -i is known: then the pids are the file's. */
+			if (nr_pid_args == TD_TARGET_MAX_PIDS) {
+				p_err("--pid: at most %d pids",
+				      TD_TARGET_MAX_PIDS);
+				goto out;
+			}
+			pid_arg[nr_pid_args++] = optarg;
+			break;
 		case 'B':
 			if (td_by_parse("--by", optarg, &t->view.by))
 				goto out;
@@ -408,10 +418,10 @@ int do_top(int argc, char **argv)
 	if (ret <= 0)
 		goto out;
 	ret = -1;
-	if (input && t->tgt.kind == TD_TGT_PIDS) {
-		p_err("-p selects live processes; with -i use 'tdctl report --pid'");
-		goto out;
-	}
+	t->tgt.file_pids = input;
+	for (int i = 0; i < nr_pid_args; i++)
+		if (td_target_opt(&t->tgt, TD_TARGET_PIDS, pid_arg[i]) < 0)
+			goto out;
 	if (json_output || csv_output || orig_stdout_fd >= 0 ||
 	    !isatty(STDOUT_FILENO))
 		t->batch = true;
@@ -440,6 +450,7 @@ int do_top(int argc, char **argv)
 	if (td_view_sort_by(&t->view, sort))
 		goto close;
 	t->view.compact = true;
+	t->view.opts = topts;
 	if (t->batch)
 		t->view.limit = t->user_limit;
 	else

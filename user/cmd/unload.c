@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tdctl unload: stop the collection and remove the module through
- * libkmod, refused while a process still has the device open.
+ * libkmod, refused while a process still has the device open; or remove
+ * the BPF backend's pins, whichever backend collects.
  */
 #include <errno.h>
 #include <libkmod.h>
@@ -10,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "cli/tdctl.h"
 
@@ -53,12 +55,19 @@ static long module_refcnt(void)
 
 int do_unload(int argc, char **argv)
 {
+	bool bpf = td_bpf_active();
 	int fd, ret;
 
 	ret = td_no_options(argc, argv,
-			    "Stop the collection and remove the module.\n");
+			    "Stop the collection and remove the module, or the BPF backend's\n"
+			    "program, counters and pins, whichever is active.\n");
 	if (ret <= 0)
 		return ret;
+	if (bpf) {
+		if (td_bpf_unload())
+			return -1;
+		goto done;
+	}
 	if (!td_module_loaded()) {
 		p_err("the topdown module is not loaded");
 		return -1;
@@ -80,6 +89,7 @@ int do_unload(int argc, char **argv)
 	close(fd);
 	if (remove_module())
 		return -1;
+done:
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_bool_field(json_wtr, "unloaded", true);
@@ -93,7 +103,7 @@ int do_unload(int argc, char **argv)
 		csvw_bool(&w, true);
 		csvw_end_row(&w);
 	} else {
-		printf("topdown module unloaded\n");
+		printf("%s unloaded\n", bpf ? "topdown BPF backend" : "topdown module");
 	}
 	return 0;
 }

@@ -140,8 +140,13 @@ static struct td_metric *next_metric(struct td_metrics *out)
 	return &out->m[out->n++];
 }
 
-void td_put_value(struct td_metrics *out, const char *name, long double v,
-		  bool valid, bool fraction)
+/* put_value() and put_ratio() are inlined into td_put_ratio() and
+ * td_put_ipc(): every record's decode goes through them, and ipc's
+ * constant fraction = false drops the range check.
+ */
+static inline __attribute__((always_inline))
+void put_value(struct td_metrics *out, const char *name, long double v,
+	       bool valid, bool fraction)
 {
 	struct td_metric *m = next_metric(out);
 
@@ -153,28 +158,48 @@ void td_put_value(struct td_metrics *out, const char *name, long double v,
 	m->flagged = valid && fraction && (v < 0.0L || v > 1.0L);
 }
 
-void td_put_ratio(struct td_metrics *out, const char *name, __int128 num,
-		  unsigned __int128 den, bool fraction)
+void td_put_value(struct td_metrics *out, const char *name, long double v,
+		  bool valid, bool fraction)
+{
+	put_value(out, name, v, valid, fraction);
+}
+
+static inline __attribute__((always_inline))
+void put_ratio(struct td_metrics *out, const char *name, __int128 num,
+	       unsigned __int128 den, bool fraction)
 {
 	if (!den) {
-		td_put_value(out, name, 0, false, fraction);
+		put_value(out, name, 0, false, fraction);
 		return;
 	}
 	/* Both fit 64 bits nearly always: the same exact conversions to
 	 * long double without libgcc's 128-bit ones.
 	 */
 	if (num == (int64_t)num && !(den >> 64))
-		td_put_value(out, name, (long double)(int64_t)num /
-			     (long double)(uint64_t)den, true, fraction);
+		put_value(out, name, (long double)(int64_t)num /
+			  (long double)(uint64_t)den, true, fraction);
 	else
-		td_put_value(out, name, (long double)num / (long double)den,
-			     true, fraction);
+		put_value(out, name, (long double)num / (long double)den,
+			  true, fraction);
 }
+
+void td_put_ratio(struct td_metrics *out, const char *name, __int128 num,
+		  unsigned __int128 den, bool fraction)
+{
+	put_ratio(out, name, num, den, fraction);
+}
+
+#define IPC_NAME	"ipc"
 
 void td_put_ipc(struct td_metrics *out, uint64_t instructions,
 		uint64_t cycles)
 {
-	td_put_ratio(out, "ipc", instructions, cycles, false);
+	put_ratio(out, IPC_NAME, instructions, cycles, false);
+}
+
+bool td_metric_is_fraction(const char *name)
+{
+	return strcmp(name, IPC_NAME);
 }
 
 /* ---- revision --------------------------------------------------------- */

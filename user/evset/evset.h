@@ -116,6 +116,12 @@ int td_decoder_partial(struct td_decoder *d, const char *label,
 		       const char names[][TOPDOWN_NAME_LEN], int nr,
 		       char *err, size_t errlen);
 
+/* Is the metric a share of slots or cycles (printed as a percentage,
+ * flagged outside 0..1)? Every TopDown class is; ipc, the one ratio the
+ * decoders produce (td_put_ipc), is not.
+ */
+bool td_metric_is_fraction(const char *name);
+
 /* counts[i] is the (summed) delta of event i. Never fails: metrics that
  * cannot be computed are marked !valid.
  */

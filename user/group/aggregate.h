@@ -3,6 +3,11 @@
  * Grouping records (per task, process, comm, cgroup or CPU) and printing
  * the groups as a table, JSON or CSV: what stat, report and top share.
  *
+ *   by.c         --by KEY, the filters of dump and report
+ *   aggregate.c  the groups: a hash table keyed by the grouping's fields
+ *   view.c       the columns of a grouping and the order of the rows
+ *   table.c      the rows through the row emitter (output/emit.h)
+ *
  * A group sums the raw deltas of its records; metrics are decoded from
  * those sums (td_decode), never averaged from per-slice percentages.
  */
@@ -17,7 +22,7 @@
 #include <linux/topdown.h>
 
 #include "evset/evset.h"
-#include "output/json_writer.h"
+#include "output/emit.h"
 
 enum td_by { TD_BY_TASK, TD_BY_PROCESS, TD_BY_COMM, TD_BY_CGROUP, TD_BY_CPU,
 	     TD_BY_NR };
@@ -91,28 +96,48 @@ struct td_col {
 
 #define TD_MAX_COLS	(8 + TOPDOWN_MAX_EVENTS + TD_MAX_METRICS)
 
+/* The ids td_table_opt() takes: --metric-only and --big-num of stat,
+ * report and top (the CLI's TD_OPT_TABLE).
+ */
+enum { TD_TABLE_METRIC_ONLY = 'M', TD_TABLE_BIG_NUM = 'G' };
+
+struct td_table_opts {
+	bool metric_only;	/* no event counts */
+	bool big_num;		/* plain: 1,234,567 */
+};
+
+/* 1 if id was one of those (set in o), 0 if not. */
+int td_table_opt(struct td_table_opts *o, int id);
+
 struct td_view {
 	enum td_by by;
 	const struct topdown_config *cfg;
 	const struct td_decoder *dec;	/* NULL: raw counts only */
 	int nr_metrics;
 	const char *metric_names[TD_MAX_METRICS];
+	int l1[4];		/* the TopDown Level-1 metrics (retiring,
+				 * bad_speculation, frontend_bound,
+				 * backend_bound), -1 where the set has none
+				 */
+	bool metric_fraction[TD_MAX_METRICS];	/* shown as a percentage */
 	struct td_col col[TD_MAX_COLS];
 	int nr_cols;
 	int nr_keys;		/* the first nr_keys columns identify a group */
 	int sort_col;
 	bool ascending;
 	size_t limit;		/* rows to print, 0: all */
-	/* top: numbers scaled (K/M/G), run time as %CPU of interval_ns,
-	 * lines cut at width.
+	/* top: counts in one unit per column (K/M/G), run time as %CPU of
+	 * interval_ns, the Level-1 metrics' short titles, lines cut at
+	 * width.
 	 */
 	bool compact;
 	uint64_t interval_ns;
 	int width;
-	/* --by cgroup on the live system: show the cgroup v2 path of each id
-	 * (cgpath.h) where it resolves; never for a record file.
+	struct td_table_opts opts;
+	/* --by cgroup on the live system: the cgroup v2 path of an id, NULL
+	 * where it does not resolve (live/cgpath.h); NULL for a record file.
 	 */
-	bool cgroup_paths;
+	const char *(*cgroup_path)(uint64_t id);
 };
 
 /* Columns for this grouping, config and decoder (NULL if none); sorted
@@ -136,26 +161,33 @@ int td_view_col(const struct td_view *v, const char *name);
  */
 int td_view_sort_by(struct td_view *v, const char *name);
 
+/* The TopDown Level-1 metric names, in td_view.l1 order. */
+extern const char *const td_l1_names[4];
+
 /* The groups in display order (malloc()ed array of n pointers). */
 const struct td_group **td_view_sort(const struct td_view *v,
 				     const struct td_agg *a, size_t *n);
 
-/* A table: header, the rows, and the total when total is true. Each line
- * starts with prefix (e.g. the time of a -I interval) when non-NULL.
+struct td_table_out {
+	bool header;		/* the header first (plain, CSV) */
+	bool total;		/* plain: the total row (JSON, CSV: always) */
+	unsigned int time_in;	/* TD_IN_* formats with a time_s column */
+	double time_s;
+};
+
+/* The groups in the output format (output/emit.h): a plain table, CSV
+ * ("type,[time_s,]keys...,slices,runtime_ns,read_errors,events...,
+ * metrics...": rows of type "group", then one of type "total"; the
+ * cgroup key is two fields, cgroup_id and cgroup, the path or empty),
+ * or JSON ("rows": [...], "total": {...} in the object being written).
+ *
+ * Plain tables show metrics before the event counts and mark the largest
+ * TopDown Level-1 class of each row with '*', the likely bottleneck (as
+ * toplev marks it); in top (compact), the Level-1 classes have short
+ * titles (RETIRING, BAD_SPEC, FRONTEND, BACKEND) unless an event has that
+ * name, every other column its full name.
  */
-void td_print_header(FILE *f, const struct td_view *v, const char *prefix);
-void td_print_rows(FILE *f, const struct td_view *v, const struct td_agg *a,
-		   const char *prefix, bool total);
-/* CSV: "type,[time_s,]keys...,slices,runtime_ns,read_errors,events...,
- * metrics..."; rows of type "group", then one of type "total". The
- * cgroup key is two fields, cgroup_id and cgroup (the path, empty when
- * it does not resolve), as in the JSON output.
- */
-void td_print_csv_header(FILE *f, const struct td_view *v, bool with_time);
-void td_print_csv(FILE *f, const struct td_view *v, const struct td_agg *a,
-		  const char *time_s);
-/* JSON: "rows": [...], "total": {...} in the object being written. */
-void td_print_json(json_writer_t *w, const struct td_view *v,
-		   const struct td_agg *a);
+void td_table_print(FILE *f, const struct td_view *v, const struct td_agg *a,
+		    const struct td_table_out *o);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/common.h"
 #include "live/cgpath.h"
 
 #define CGROUP_DEFAULT_MOUNT "/sys/fs/cgroup"
@@ -127,21 +128,13 @@ static void sort_unique(size_t old)
 	cg_n = out;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void td_cgroup_paths_refresh(void)
 {
 	char mnt[512];
 	size_t old;
 	bool busy;
 
-	cg_last_walk = now_s();
+	cg_last_walk = td_now_ns() / 1e9;
 	if (!td_cgroup2_mount(mnt, sizeof(mnt), &busy))
 		return;
 	cg_mount_len = strlen(mnt);
@@ -157,7 +150,7 @@ const char *td_cgroup_path(uint64_t id)
 {
 	struct cg_entry *e = find(id);
 
-	if (!e && (cg_last_walk < 0 || now_s() - cg_last_walk >= 1.0)) {
+	if (!e && (cg_last_walk < 0 || td_now_ns() / 1e9 - cg_last_walk >= 1.0)) {
 		td_cgroup_paths_refresh();
 		e = find(id);
 	}

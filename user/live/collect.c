@@ -36,14 +36,6 @@ void td_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-uint64_t td_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static uint64_t realtime_ns(void)
 {
 	struct timespec ts;
@@ -109,7 +101,7 @@ int td_live_open(struct td_live *l, struct td_target *tgt, td_record_fn fn,
 	l->ctx = ctx;
 	if (td_reader_open(&l->rd))
 		return -1;
-	if (td_get_status(l->rd.fd, &st, &stats))
+	if (td_reader_status(&l->rd, &st, &stats))
 		goto fail;
 	free(stats);
 	if (st.state == TOPDOWN_STATE_CONFIGURED) {

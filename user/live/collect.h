@@ -56,7 +56,6 @@ extern volatile sig_atomic_t td_signal;
 
 /* Catch those signals into td_signal (poll() returns with EINTR). */
 void td_catch_signals(void);
-uint64_t td_now_ns(void);
 
 /* Open the rings and start; the caller then starts the target's command
  * (td_target_spawn()), if any. -1 after p_err().

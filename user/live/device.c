@@ -230,17 +230,21 @@ static int map_ring(struct td_reader *r, int cpu, size_t page)
 	return 0;
 }
 
-int td_reader_open(struct td_reader *r)
+int td_dev_reader_open(struct td_reader *r)
 {
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_status st;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	memset(r, 0, sizeof(*r));
+	r->src.fd = -1;
+	r->src.cfg_fd = -1;
+	r->src.cpu_fd = -1;
 	/* Writable: the reader stores its consumer_pos in the ring. */
 	r->fd = td_dev_open(true);
 	if (r->fd < 0)
 		return -1;
+	r->src.kind = TD_BACKEND_MODULE;
 	if (td_get_config(r->fd, &r->cfg) || td_get_status(r->fd, &st, &stats))
 		goto fail;
 	free(stats);
@@ -261,7 +265,7 @@ int td_reader_open(struct td_reader *r)
 	}
 	return 0;
 fail:
-	td_reader_close(r);
+	td_dev_reader_close(r);
 	return -1;
 }
 
@@ -327,8 +331,8 @@ static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
 	ring->cons->lost_seen = lost;
 }
 
-long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
-		     td_lost_fn lost_fn, void *ctx)
+long td_dev_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+			 td_lost_fn lost_fn, void *ctx)
 {
 	long count = 0;
 
@@ -350,7 +354,7 @@ int td_reader_wait(struct td_reader *r, int timeout_ms)
 	return ret > 0 ? 1 : 0;
 }
 
-void td_reader_close(struct td_reader *r)
+void td_dev_reader_close(struct td_reader *r)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 

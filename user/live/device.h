@@ -13,6 +13,8 @@
 
 #include <linux/topdown.h>
 
+#include "live/backend.h"
+
 /* Open the device, for writing (CONFIGURE, START, STOP, reading the
  * rings) or read-only (STATUS, GET_CONFIG), and check that the module
  * speaks tdctl's ABI; on failure p_err() says why (not loaded, no
@@ -40,21 +42,35 @@ struct td_ring {
 	uint64_t size;
 };
 
+/*
+ * The records of the active backend (live/backend.h): the module's rings,
+ * or the BPF backend's ring buffer (@bpf). @fd is what poll() waits on for
+ * data: /dev/topdown, or the ring buffer's epoll file; @src answers
+ * td_reader_status().
+ */
+struct td_bpf_reader;
 struct td_reader {
 	int fd;
 	int nr_cpus;
 	bool overwrite;
 	struct topdown_config cfg;
 	struct td_ring *rings;
+	struct td_src src;
+	struct td_bpf_reader *bpf;
 };
 
-/* Called for every record, in per-CPU order. */
+/* Called for every record, in order within each CPU. */
 typedef void (*td_record_fn)(const struct topdown_record *rec, void *ctx);
 /* Called when records of a CPU were lost: count, and why. */
 typedef void (*td_lost_fn)(int cpu, uint64_t count, const char *why, void *ctx);
 
-/* Open the device as the reader and map every ring. -1 after p_err(). */
+/* Become the reader of the active backend: open the device and map every
+ * ring, or take the BPF ring buffer. -1 after p_err().
+ */
 int td_reader_open(struct td_reader *r);
+/* The status of the reader's backend (td_get_status()). */
+int td_reader_status(struct td_reader *r, struct topdown_status *st,
+		     struct topdown_cpu_stats **stats);
 /* Consume everything unread; returns the number of records delivered. */
 long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
 		     td_lost_fn lost_fn, void *ctx);
@@ -63,5 +79,11 @@ long td_reader_drain(struct td_reader *r, td_record_fn rec_fn,
  */
 int td_reader_wait(struct td_reader *r, int timeout_ms);
 void td_reader_close(struct td_reader *r);
+
+/* The module's half of the above (live/backend.c dispatches). */
+int td_dev_reader_open(struct td_reader *r);
+long td_dev_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+			 td_lost_fn lost_fn, void *ctx);
+void td_dev_reader_close(struct td_reader *r);
 
 #endif

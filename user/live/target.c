@@ -57,7 +57,7 @@ static int parse_pids(struct td_target *t, const char *opt, const char *s)
 			p_err("%s: at most %d pids", opt, TD_TARGET_MAX_PIDS);
 			return -1;
 		}
-		if (kill((pid_t)v, 0) && errno == ESRCH) {
+		if (!t->file_pids && kill((pid_t)v, 0) && errno == ESRCH) {
 			p_err("%s: no process %llu", opt, v);
 			return -1;
 		}

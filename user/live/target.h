@@ -35,6 +35,9 @@ struct td_target {
 	unsigned long long duration_ns;	/* --duration, 0: none */
 	uint32_t pids[TD_TARGET_MAX_PIDS];
 	int nr_pids;
+	bool file_pids;			/* -p names processes of a record
+					 * file: not looked up on this system
+					 */
 	char **argv;			/* TD_TGT_CMD */
 	pid_t child;
 	int pidfd;			/* readable when the child exits, or -1 */

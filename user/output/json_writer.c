@@ -215,6 +215,67 @@ const char *jsonw_raw_begin(json_writer_t *self)
 	return sep;
 }
 
+void jsonw_raw_value(json_writer_t *self, const char *s, size_t len)
+{
+	bool in_str = false, esc = false, in_token = false;
+
+	if (!self->pretty) {
+		begin_item(self);
+		fwrite(s, 1, len, self->out);
+		return;
+	}
+	/* Structure and scalars through the writer's own steps, so the
+	 * layout is what the calls for each name and value would give.
+	 */
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_str) {
+			fputc(c, self->out);
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		switch (c) {
+		case ',':
+			in_token = false;
+			break;
+		case ':':
+			in_token = false;
+			fputs(": ", self->out);
+			self->after_name = true;
+			break;
+		case '{':
+		case '[':
+			in_token = false;
+			open_level(self, c);
+			break;
+		case '}':
+		case ']':
+			in_token = false;
+			close_level(self, c);
+			break;
+		case '"':
+			in_token = false;
+			begin_item(self);
+			fputc(c, self->out);
+			in_str = true;
+			break;
+		default:
+			if (!in_token) {
+				begin_item(self);
+				in_token = true;
+			}
+			fputc(c, self->out);
+			break;
+		}
+	}
+}
+
 void jsonw_name(json_writer_t *self, const char *name)
 {
 	begin_item(self);

@@ -44,6 +44,10 @@ void jsonw_null(json_writer_t *self);
  * write before the value ("", "," or "\n"); the value counts as written.
  */
 const char *jsonw_raw_begin(json_writer_t *self);
+/* One compact JSON value s[0..len) (as a fast path writes it) as the
+ * next value: as it is, or re-indented when the output is pretty.
+ */
+void jsonw_raw_value(json_writer_t *self, const char *s, size_t len);
 /* s[0..len) as a JSON string with its quotes, into dst (room for
  * 6 * len + 2 bytes); returns the length.
  */

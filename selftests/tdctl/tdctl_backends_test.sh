@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The two backends attribute the same counts to a task: one workload of
+# known size, counted by tdctl stat once with the module and once with the
+# BPF backend (tdctl load --backend bpf), in the same guest boot. Exact
+# only where instructions count exactly: the arm64 guest under -icount
+# (generic set); elsewhere SKIP. Runs as root (busybox sh), prints TAP.
+# Neither backend may be loaded at the start.
+#
+# Tolerance. A slice's count includes the switch path on both sides of
+# the counter read: from the start of __schedule() to the read when the
+# task leaves, from the read to the task's own code when it comes back.
+# The backends read at different points of different code (the module's
+# probe, the BPF trampoline and program), so a slice may differ by at most
+# the instructions of both switch paths: per slice, the probe's own
+# instructions as status reports them (probe_ns: under -icount one
+# nanosecond is one instruction) of each backend, plus the BPF
+# trampoline's, bounded here by the program's own count again.
+# Interrupts: the generic set counts kernel mode too, so every interrupt
+# taken while the task runs is in its slice, and the handlers' lengths
+# vary from run to run (softirqs, RCU): three runs of each backend spread
+# by up to 103000 instructions with about 130 interrupts each (about 800
+# per interrupt), as much within a backend as between them. Allowed: 1000
+# instructions per interrupt of either run (/proc/stat intr, all CPUs).
+TDCTL=${TDCTL:-tdctl}
+T=$(mktemp -d)
+# ok, not_ok, check, expect, skip, tap_done
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "$0")/tap.sh"
+
+N=20000
+# shellcheck disable=SC2016 # the workload's own shell expands $$ and $i
+WORK='printf td_cmp >/proc/$$/comm
+i=0; while [ $i -lt '$N' ]; do i=$((i + 1)); done; :'
+
+# col FILE COMM COLUMN: a column of COMM's group row in stat's CSV
+col() {
+	awk -F, -v comm="\"$2\"" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$1 == "group" && $2 == comm { print $c; found = 1 }
+		END { if (!found) print 0 }' "$1"
+}
+
+# probe_mean: the mean probe_ns over all CPUs (integer), from status --json
+probe_mean() {
+	"$TDCTL" --json status | tr '{' '\n' | awk -F'"probe_count":|,"probe_ns":|,"probe_ns_mean"' '
+		NF >= 3 { c += $2; s += $3 } END { if (c) printf "%d\n", s / c; else print 0 }'
+}
+
+echo "TAP version 13"
+
+# measure BACKEND: td_cmp's instructions and slices, the probe's mean
+measure() {
+	if ! "$TDCTL" load --backend "$1" >"$T/out" 2>"$T/err"; then
+		not_ok "load --backend $1" "$T/out" "$T/err"
+		return 1
+	fi
+	ok "load --backend $1"
+	set=$(sed -n "s/.*event set '\([a-z_0-9]*\)'.*/\1/p" "$T/out")
+	i0=$(awk '/^intr/ { print $2 }' /proc/stat)
+	"$TDCTL" --csv stat --by comm -- sh -c "$WORK" >"$T/$1.csv" 2>"$T/err"
+	expect "stat -- the workload ($1)" $? "$T/err"
+	i1=$(awk '/^intr/ { print $2 }' /proc/stat)
+	eval "irq_$1=$((i1 - i0))"
+	eval "ins_$1=$(col "$T/$1.csv" td_cmp instructions)"
+	eval "sl_$1=$(col "$T/$1.csv" td_cmp slices)"
+	eval "probe_$1=$(probe_mean)"
+	check "unload ($1)" "$TDCTL" unload
+}
+
+ins_module=0 ins_bpf=0 sl_module=0 sl_bpf=0 probe_module=0 probe_bpf=0
+irq_module=0 irq_bpf=0
+measure module
+measure bpf
+if [ "$set" != generic ]; then
+	skip "same instructions for td_cmp on both backends" \
+		"event set '$set': no exact instruction count (needs the arm64 guest with -icount)"
+	rm -rf "$T"
+	tap_done
+	exit
+fi
+echo "# module: $ins_module instructions in $sl_module slices, probe $probe_module insns/switch, $irq_module interrupts"
+echo "# bpf:    $ins_bpf instructions in $sl_bpf slices, probe $probe_bpf insns/switch, $irq_bpf interrupts"
+[ "$ins_module" -gt $((N * 200)) ] && [ "$ins_bpf" -gt $((N * 200)) ]
+expect "td_cmp counted by both backends ($ins_module, $ins_bpf > $((N * 200)))" $? \
+	"$T/module.csv" "$T/bpf.csv"
+slices=$sl_module
+[ "$sl_bpf" -gt "$slices" ] && slices=$sl_bpf
+sw=$((slices * (probe_module + 2 * probe_bpf)))
+irq=$(((irq_module + irq_bpf) * 1000))
+tol=$((sw + irq))
+diff=$((ins_module - ins_bpf))
+[ $diff -lt 0 ] && diff=$((-diff))
+[ "$probe_module" -gt 0 ] && [ "$probe_bpf" -gt 0 ] && [ $diff -le $tol ]
+expect "same instructions within switch paths and interrupts: |$ins_module - $ins_bpf| = $diff <= $tol ($slices slices x ($probe_module + 2 x $probe_bpf) + ($irq_module + $irq_bpf) interrupts x 1000)" $? \
+	"$T/module.csv" "$T/bpf.csv"
+rm -rf "$T"
+tap_done

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The groups of a view through the row emitter: one description of the
+ * fields, one writer of each row, for plain tables, JSON and CSV. See
+ * aggregate.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "group/aggregate.h"
+
+/* Plain columns, left to right: time, keys, slices, run time, metrics,
+ * event counts.
+ */
+enum { COL_TIME, COL_KEY };
+
+struct table {
+	struct td_field f[TD_MAX_COLS + 8];
+	int n;
+	/* fields by role */
+	int type, time, cgroup_path, cgroup, read_errors, run_ns, run_plain;
+	struct td_field label;		/* plain: "total" over the keys */
+	int col_field[TD_MAX_COLS];	/* view column -> field */
+	int key_width;			/* plain: the keys and their spaces */
+};
+
+static struct td_field *add(struct table *t, const char *name,
+			    const char *title, unsigned int in, int col,
+			    int width)
+{
+	struct td_field *f = &t->f[t->n++];
+
+	*f = (struct td_field){ .name = name, .title = title, .in = in,
+				.col = col, .width = width };
+	return f;
+}
+
+/* The short titles of top's Level-1 columns (td_l1_names order). */
+static const char *const l1_short[4] = {
+	"RETIRING", "BAD_SPEC", "FRONTEND", "BACKEND",
+};
+
+static const char *metric_title(const struct td_view *v, int idx)
+{
+	if (!v->compact)
+		return v->metric_names[idx];
+	if (!strcmp(v->metric_names[idx], "ipc"))
+		return "IPC";
+	for (int k = 0; k < 4; k++) {
+		if (v->l1[k] != idx)
+			continue;
+		/* Never the same title as an event's. */
+		for (uint32_t e = 0; e < v->cfg->nr_events; e++)
+			if (!strcmp(v->cfg->events[e].name, l1_short[k]))
+				return v->metric_names[idx];
+		return l1_short[k];
+	}
+	return v->metric_names[idx];
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void build(struct table *t, const struct td_view *v,
+		  const struct td_table_out *o)
+{
+	int nr_keys = 0, mcol, ecol;
+	struct td_field *f;
+
+	memset(t, 0, sizeof(*t));
+	t->time = -1;
+	t->cgroup_path = -1;
+	t->cgroup = -1;
+	t->type = t->n;
+	add(t, "type", NULL, TD_IN_CSV, -1, 0);
+	if (o->time_in) {
+		t->time = t->n;
+		add(t, "time_s", NULL, o->time_in & (TD_IN_CSV | TD_IN_PLAIN),
+		    COL_TIME, 10);
+	}
+	for (int i = 0; i < v->nr_cols; i++)
+		t->col_field[i] = -1;
+	for (int i = 0; i < v->nr_keys; i++) {
+		const struct td_col *c = &v->col[i];
+		int col = COL_KEY + nr_keys++;
+
+		t->col_field[i] = t->n;
+		switch (c->kind) {
+		case TD_COL_PID:
+			add(t, c->name, "PID", TD_IN_ALL, col, 7);
+			break;
+		case TD_COL_TID:
+			add(t, c->name, "TID", TD_IN_ALL, col, 7);
+			break;
+		case TD_COL_COMM:
+			add(t, c->name, "COMM", TD_IN_ALL, col, -16);
+			break;
+		case TD_COL_CGROUP:
+			/* JSON and CSV: the id and the path; a table: the
+			 * path where it resolves, else the id.
+			 */
+			add(t, c->name, "CGROUP", v->cgroup_path ?
+			    TD_IN_JSON | TD_IN_CSV : TD_IN_ALL, col, 10);
+			t->cgroup = t->n;
+			add(t, "cgroup", NULL, TD_IN_JSON | TD_IN_CSV, -1, 0);
+			if (v->cgroup_path) {
+				t->cgroup_path = t->n;
+				add(t, "cgroup", "CGROUP", TD_IN_PLAIN, col, -24);
+			}
+			break;
+		default:
+			/* At least as wide as "total" (the total row). */
+			add(t, c->name, "CPU", TD_IN_ALL, col, 5);
+			break;
+		}
+		/* The key's plain column: the first field, or the path. */
+		t->key_width += (nr_keys > 1) + abs(t->f[t->cgroup_path >= 0 &&
+			c->kind == TD_COL_CGROUP ? t->cgroup_path :
+			t->col_field[i]].width);
+	}
+	t->label = (struct td_field){ .name = "total", .in = TD_IN_PLAIN,
+				      .col = COL_KEY, .width = -t->key_width };
+	mcol = COL_KEY + nr_keys + 2;
+	ecol = mcol + v->nr_metrics;
+	for (int i = v->nr_keys; i < v->nr_cols; i++) {
+		const struct td_col *c = &v->col[i];
+		int w;
+
+		t->col_field[i] = t->n;
+		switch (c->kind) {
+		case TD_COL_SLICES:
+			f = add(t, c->name, "SLICES", TD_IN_ALL,
+				COL_KEY + nr_keys, v->compact ? 6 : 8);
+			f->flags = TD_FIELD_COUNT;
+			if (v->opts.big_num)
+				f->width += 2;
+			/* runtime_ns and read_errors for programs, the run
+			 * time in ms (or %CPU) for people.
+			 */
+			break;
+		case TD_COL_RUNTIME:
+			t->run_ns = t->n;
+			add(t, c->name, NULL, TD_IN_JSON | TD_IN_CSV, -1, 0);
+			t->read_errors = t->n;
+			add(t, "read_errors", NULL, TD_IN_JSON | TD_IN_CSV,
+			    -1, 0);
+			t->run_plain = t->n;
+			t->col_field[i] = t->n;
+			f = add(t, c->name, v->compact && v->interval_ns ?
+				"%CPU" : "RUN_MS", TD_IN_PLAIN,
+				COL_KEY + nr_keys + 1, v->compact ? 6 : 11);
+			f->prec = v->compact && v->interval_ns ? 1 : 3;
+			break;
+		case TD_COL_EVENT:
+			if (v->opts.metric_only) {
+				t->col_field[i] = -1;
+				break;
+			}
+			w = (int)strlen(c->name);
+			f = add(t, c->name, NULL, TD_IN_ALL, ecol + c->idx,
+				max_int(w, v->compact ? 8 :
+					v->opts.big_num ? 17 : 13));
+			f->group = "counts";
+			f->flags = TD_FIELD_COUNT;
+			break;
+		case TD_COL_METRIC:
+			f = add(t, c->name, metric_title(v, c->idx), TD_IN_ALL,
+				mcol + c->idx, 0);
+			w = (int)strlen(f->title);
+			f->width = max_int(w, v->compact ?
+					   (v->metric_fraction[c->idx] ? 7 : 5) :
+					   8);
+			f->group = "metrics";
+			f->prec = v->compact ? 2 : 3;
+			if (v->metric_fraction[c->idx])
+				f->flags = TD_FIELD_PERCENT;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static uint64_t count_of(const struct td_col *c,
+			 const struct td_group *g)
+{
+	return c->kind == TD_COL_SLICES ? g->slices : g->counts[c->idx];
+}
+
+static int digits(uint64_t x, bool grouped)
+{
+	int n = 1;
+
+	while (x >= 10) {
+		x /= 10;
+		n++;
+	}
+	return grouped ? n + (n - 1) / 3 : n;
+}
+
+/* top: one unit per count column, the smallest in which its largest
+ * value fits the column (a count that fits as it is keeps no unit).
+ */
+static void choose_units(struct table *t, const struct td_view *v,
+			 const struct td_group **rows, size_t n,
+			 const struct td_group *total)
+{
+	for (int i = v->nr_keys; i < v->nr_cols; i++) {
+		const struct td_col *c = &v->col[i];
+		struct td_field *f;
+		uint64_t max = total ? count_of(c, total) : 0;
+		double d;
+		int unit = 0;
+
+		if (t->col_field[i] < 0 ||
+		    (c->kind != TD_COL_SLICES && c->kind != TD_COL_EVENT))
+			continue;
+		f = &t->f[t->col_field[i]];
+		for (size_t r = 0; r < n; r++)
+			if (count_of(c, rows[r]) > max)
+				max = count_of(c, rows[r]);
+		if (digits(max, v->opts.big_num) <= f->width)
+			continue;
+		/* "%.1f" and the unit letter: int part < 10^(width - 3) */
+		d = (double)max;
+		do {
+			d /= 1000;
+			unit++;
+		} while (unit < 6 && digits((uint64_t)(d + 0.05), false) >
+			 f->width - 3);
+		f->unit = unit;
+	}
+}
+
+/* The index of the largest Level-1 class, -1 if the set has none. */
+static int bottleneck(const struct td_view *v, const struct td_metrics *m)
+{
+	int best = -1;
+
+	for (int k = 0; k < 4; k++) {
+		int i = v->l1[k];
+
+		if (i < 0 || i >= m->n || !m->m[i].valid)
+			continue;
+		if (best < 0 || m->m[i].value > m->m[best].value)
+			best = i;
+	}
+	return best;
+}
+
+static void row(struct td_emit *e, const struct table *t,
+		const struct td_view *v, const struct td_group *g,
+		const struct td_table_out *o, bool is_total)
+{
+	const struct td_field *f = t->f;
+	struct td_metrics m = { 0 };
+	char s[32];
+	int mark;
+
+	td_emit_begin(e, is_total ? "total" : NULL, NULL);
+	td_emit_word(e, &f[t->type], is_total ? "total" : "group");
+	if (t->time >= 0) {
+		snprintf(s, sizeof(s), "%.3f", o->time_s);
+		td_emit_word(e, &f[t->time], s);
+	}
+	for (int i = 0; i < v->nr_keys; i++) {
+		const struct td_field *k = &f[t->col_field[i]];
+		const char *path;
+
+		if (is_total) {
+			/* CSV: empty keys; JSON: none; a table: "total". */
+			td_emit_skip(e, k);
+			if (v->col[i].kind == TD_COL_CGROUP)
+				td_emit_skip(e, &f[t->cgroup]);
+			continue;
+		}
+		switch (v->col[i].kind) {
+		case TD_COL_PID:
+			td_emit_uint(e, k, g->pid);
+			break;
+		case TD_COL_TID:
+			td_emit_uint(e, k, g->tid);
+			break;
+		case TD_COL_COMM:
+			td_emit_text(e, k, g->comm, TOPDOWN_COMM_LEN);
+			break;
+		case TD_COL_CGROUP:
+			td_emit_uint(e, k, g->cgroup_id);
+			path = v->cgroup_path ? v->cgroup_path(g->cgroup_id) :
+			       NULL;
+			if (path)
+				td_emit_str(e, &f[t->cgroup], path, SIZE_MAX);
+			else
+				td_emit_null(e, &f[t->cgroup]);
+			if (t->cgroup_path < 0)
+				break;
+			if (path) {
+				td_emit_str(e, &f[t->cgroup_path], path,
+					    SIZE_MAX);
+			} else {
+				snprintf(s, sizeof(s), "%llu",
+					 (unsigned long long)g->cgroup_id);
+				td_emit_word(e, &f[t->cgroup_path], s);
+			}
+			break;
+		default:
+			td_emit_uint(e, k, g->cpu);
+			break;
+		}
+	}
+	if (is_total)
+		td_emit_word(e, &t->label, "total");
+	if (v->dec)
+		td_decode(v->dec, g->counts, &m);
+	mark = bottleneck(v, &m);
+	for (int i = v->nr_keys; i < v->nr_cols; i++) {
+		const struct td_col *c = &v->col[i];
+		int fi = t->col_field[i];
+
+		switch (c->kind) {
+		case TD_COL_SLICES:
+			td_emit_uint(e, &f[fi], g->slices);
+			break;
+		case TD_COL_RUNTIME:
+			td_emit_uint(e, &f[t->run_ns], g->runtime_ns);
+			td_emit_uint(e, &f[t->read_errors], g->read_errors);
+			td_emit_float(e, &f[t->run_plain],
+				      v->compact && v->interval_ns ?
+				      100.0 * g->runtime_ns / v->interval_ns :
+				      g->runtime_ns / 1e6, true);
+			break;
+		case TD_COL_EVENT:
+			if (fi < 0)
+				break;
+			if (c->idx == 0)
+				td_emit_group(e, "counts");
+			td_emit_uint(e, &f[fi], g->counts[c->idx]);
+			break;
+		case TD_COL_METRIC:
+			if (c->idx == 0)
+				td_emit_group(e, "metrics");
+			if (c->idx == mark)
+				td_emit_mark(e, '*');
+			td_emit_float(e, &f[fi], c->idx < m.n ?
+				      m.m[c->idx].value : 0,
+				      c->idx < m.n && m.m[c->idx].valid);
+			break;
+		default:
+			break;
+		}
+	}
+	/* JSON: "metrics" is there (maybe empty) even without a decoder. */
+	if (!v->nr_metrics)
+		td_emit_group(e, "metrics");
+	td_emit_end(e);
+}
+
+void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
+		    const struct td_table_out *o)
+{
+	const struct td_group **rows;
+	struct table *t = malloc(sizeof(*t));
+	struct td_emit e;
+	size_t n = 0;
+
+	if (!t)
+		return;
+	build(t, v, o);
+	td_emit_init(&e, out);
+	e.width = v->width;
+	e.big_num = v->opts.big_num;
+	rows = td_view_sort(v, a, &n);
+	if (v->compact)
+		choose_units(t, v, rows, n, o->total ? &a->total : NULL);
+	if (o->header)
+		td_emit_header(&e, t->f, t->n, NULL);
+	td_emit_list_begin(&e, "rows");
+	for (size_t i = 0; rows && i < n; i++)
+		row(&e, t, v, rows[i], o, false);
+	td_emit_list_end(&e);
+	free(rows);
+	if (o->total || e.fmt != TD_EMIT_PLAIN)
+		row(&e, t, v, &a->total, o, true);
+	free(t);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF backend: tdctl load --backend bpf loads topdown.bpf.c (libbpf,
+ * CO-RE against the running kernel's BTF), creates the pinned per-CPU
+ * perf events, attaches the program to sched_switch and pins the link and
+ * the maps under TD_BPF_DIR, so that collection goes on after tdctl exits
+ * and every later tdctl reads it (live/backend.h). tdctl unload removes
+ * the pins, which detaches the program and frees the counters.
+ */
+#ifndef TDCTL_BPF_H
+#define TDCTL_BPF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "live/backend.h"
+#include "live/bpf/td_bpf.h"
+#include "live/device.h"
+
+/* Is the BPF backend collecting (its link is pinned)? */
+bool td_bpf_active(void);
+/* Why the BPF backend cannot run here (no BTF, no bpf(), ...), in err;
+ * 0 if it can be tried.
+ */
+int td_bpf_usable(char *err, size_t len);
+
+/* Load and start with cfg (as for TOPDOWN_IOC_CONFIGURE; overwrite mode
+ * is refused). -1 after p_err(), with nothing left behind.
+ */
+int td_bpf_load(const struct topdown_config *cfg);
+/* Stop and remove the pins; refused while a reader runs. */
+int td_bpf_unload(void);
+
+int td_bpf_src_open(struct td_src *s);
+/* The configuration; start_ns (may be NULL): when counting started. */
+int td_bpf_get_config(const struct td_src *s, struct topdown_config *cfg,
+		      uint64_t *start_ns);
+int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
+		      struct topdown_cpu_stats **stats);
+
+int td_bpf_reader_open(struct td_reader *r);
+long td_bpf_reader_drain(struct td_reader *r, td_record_fn rec_fn,
+			 td_lost_fn lost_fn, void *ctx);
+void td_bpf_reader_close(struct td_reader *r);
+
+/* What the BPF backend does differently from the module, one line each,
+ * NULL-terminated (tdctl status, Documentation/design.rst).
+ */
+extern const char *const td_bpf_differences[];
+
+#endif
