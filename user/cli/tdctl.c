@@ -322,7 +322,7 @@ const struct cmd td_cmds[] = {
 	{ "serve", do_serve,
 	  "serve [--listen ADDR:PORT] [--by cgroup|process|comm] [--max-series N]",
 	  serve_opts, 0 },
-	{ "list", do_list, "list [--events SET]", list_opts, 0 },
+	{ "list", do_list, "list [-s SET]", list_opts, 0 },
 	{ "decode", do_decode,
 	  "decode --set NAME [--slots N] [--revision rXpY] [-x SEP] [EVENT=COUNT ...]",
 	  decode_opts, 0 },

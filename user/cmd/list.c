@@ -19,7 +19,9 @@
 #include "cli/tdctl.h"
 
 const struct td_opt list_opts[] = {
-	{ "events", 'e', 'e', TD_ARG_SET, "SET", "show SET" },
+	{ "set", 's', 's', TD_ARG_SET, "SET", "show SET" },
+	{ "events", 'e', 'e', TD_ARG_SET, "SET",
+	  "the same as --set (load -e also takes a set's name)" },
 	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR" },
 	TD_OPT_HELP,
 	TD_OPT_END,
@@ -356,6 +358,7 @@ int do_list(int argc, char **argv)
 	td_getopt_build(&g, "list", list_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
+		case 's':
 		case 'e':
 			set = optarg;
 			break;

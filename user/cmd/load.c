@@ -74,29 +74,6 @@ out:
 	return err ? -1 : 0;
 }
 
-static void build_config(const struct td_plan *plan, struct topdown_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
-	cfg->nr_events = plan->nr_events;
-	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
-	for (int i = 0; i < plan->nr_events; i++) {
-		const struct td_evsel *ev = &plan->ev[i];
-		struct topdown_event *e = &cfg->events[i];
-
-		e->type = ev->type;
-		e->flags = ev->flags;
-		e->config = ev->config;
-		e->config1 = ev->config1;
-		e->config2 = ev->config2;
-		snprintf(e->name, sizeof(e->name), "%s", ev->name);
-		if (!ev->all_cpus) {
-			e->cpus_ptr = (uintptr_t)ev->cpus;
-			e->cpus_size = sizeof(ev->cpus);
-		}
-	}
-}
-
 static void explain_start_error(int fd, const struct topdown_config *cfg, int err)
 {
 	struct topdown_cpu_stats *stats = NULL;
@@ -312,7 +289,7 @@ int do_load(int argc, char **argv)
 	if (choose_plan(set, events, &plan))
 		return -1;
 
-	build_config(&plan, &cfg);
+	td_config_from_plan(&plan, &cfg);
 	cfg.ring_size = ring;
 	cfg.watermark = wm;
 	if (overwrite)

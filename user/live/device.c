@@ -12,6 +12,7 @@
 
 #include "live/device.h"
 #include "base/common.h"
+#include "evset/evset.h"
 
 bool td_module_loaded(void)
 {
@@ -369,4 +370,28 @@ void td_dev_reader_close(struct td_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
+}
+
+void td_config_from_plan(const struct td_plan *plan,
+			 struct topdown_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->nr_events = plan->nr_events;
+	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
+	for (int i = 0; i < plan->nr_events; i++) {
+		const struct td_evsel *ev = &plan->ev[i];
+		struct topdown_event *e = &cfg->events[i];
+
+		e->type = ev->type;
+		e->flags = ev->flags;
+		e->config = ev->config;
+		e->config1 = ev->config1;
+		e->config2 = ev->config2;
+		snprintf(e->name, sizeof(e->name), "%s", ev->name);
+		if (!ev->all_cpus) {
+			e->cpus_ptr = (uintptr_t)ev->cpus;
+			e->cpus_size = sizeof(ev->cpus);
+		}
+	}
 }

@@ -57,6 +57,7 @@
 
 #include "evset/evset.h"
 #include "file/tdfile.h"
+#include "live/device.h"
 
 #define RDBENCH_USAGE \
 	"usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K]" \
@@ -299,26 +300,6 @@ int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 	return 0;
 }
 
-/* Same as cmd_load.c's build_config (static there). */
-static void build_config(const struct td_plan *plan, struct topdown_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
-	cfg->nr_events = (uint32_t)plan->nr_events;
-	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
-	for (int i = 0; i < plan->nr_events; i++) {
-		const struct td_evsel *ev = &plan->ev[i];
-		struct topdown_event *e = &cfg->events[i];
-
-		e->type = ev->type;
-		e->flags = ev->flags;
-		e->config = ev->config;
-		e->config1 = ev->config1;
-		e->config2 = ev->config2;
-		snprintf(e->name, sizeof(e->name), "%s", ev->name);
-	}
-}
-
 static uint64_t rng_state = 88172645463325252ull;
 
 static uint64_t rnd(void)
@@ -536,7 +517,7 @@ int main(int argc, char **argv)
 	if (td_plan_for(ci, set, &plan, err, sizeof(err)))
 		die("plan: %s", err);
 	td_cpu_info_free(ci);
-	build_config(&plan, &fake.cfg);
+	td_config_from_plan(&plan, &fake.cfg);
 
 	per_cpu = ((uint64_t)records + fake.nr_cpus - 1) / fake.nr_cpus;
 	fake.per_cpu = per_cpu;
