@@ -185,7 +185,8 @@ static void set_roundtrip(const struct td_cpu_info *ci, const char *root,
 				ms.m[k].valid == me.m[k].valid &&
 				ms.m[k].value == me.m[k].value;
 	}
-	ok(same, "set %s: the collection decodes like the set (%d metrics, %d random count vectors)",
+	ok(same, "set %s: the collection decodes like the set (%d metrics, %d random count "
+		 "vectors)",
 	   name, ms.n, nchecks);
 }
 
@@ -407,7 +408,7 @@ int main(void)
 						      labels[i].nr, err,
 						      sizeof(err));
 
-			if (!ok((r == 0) == labels[i].good,
+			if (!ok(!r == labels[i].good,
 				"label '%s' with %d events %s",
 				labels[i].label, labels[i].nr,
 				labels[i].good ? "decodes" : "is refused"))

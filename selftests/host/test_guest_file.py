@@ -25,15 +25,18 @@ import trace_check  # noqa: E402
 
 
 def between(lines, begin, end):
-    out, inside = [], False
+    """The comment lines of each begin ... end block: one list per block."""
+    blocks, cur = [], None
     for ln in lines:
         if ln.startswith("# " + begin):
-            inside = True
+            cur = []
         elif ln.startswith("# " + end):
-            inside = False
-        elif inside and ln.startswith("# "):
-            out.append(ln[2:])
-    return out
+            if cur is not None:
+                blocks.append(cur)
+            cur = None
+        elif cur is not None and ln.startswith("# "):
+            cur.append(ln[2:])
+    return blocks
 
 
 def csvjson_blocks(lines):
@@ -109,40 +112,46 @@ def main():
         except OSError:
             lines = []
         check_csvjson(name, lines)
-        b64 = between(lines, "tdfile-begin", "tdfile-end")
-        rep = between(lines, "tdfile-report-begin", "tdfile-report-end")
-        if not ok(b64 and rep, "%s: the guest printed a record file and its report" % name):
+        # One record file per backend the guest's suites ran with.
+        files = between(lines, "tdfile-begin", "tdfile-end")
+        reps = between(lines, "tdfile-report-begin", "tdfile-report-end")
+        if not ok(files and len(files) == len(reps),
+                  "%s: the guest printed %d record files and %d reports"
+                  % (name, len(files), len(reps))):
             continue
-        path = os.path.join(tmp, name + ".td")
-        with open(path, "wb") as fh:
-            fh.write(base64.b64decode("".join(b64)))
-        p = subprocess.run([TDCTL, "--json", "report", "-i", path, "--by", "comm"],
-                           capture_output=True, text=True)
-        try:
-            host = json.loads(p.stdout)
-            guest = json.loads("".join(rep))
-        except ValueError as e:
-            host, guest = {"error": str(e)}, {}
-        for d in (host, guest):
-            d.pop("file", None)
-        ok(p.returncode == 0 and host == guest and host.get("rows"),
-           "%s: the host (%s) reads the guest's (%s) record file as the guest does"
-           % (name, os.uname().machine, host.get("arch", "?")),
-           "host: %s\nguest: %s\n%s" % (json.dumps(host)[:600],
-                                        json.dumps(guest)[:600], p.stderr))
-        # The same file as a Perfetto trace: valid, one slice per record.
-        trace = os.path.join(tmp, name + ".json")
-        p = subprocess.run([TDCTL, "timeline", "-i", path, "-o", trace],
-                           capture_output=True, text=True)
-        probs = ["exit %d: %s" % (p.returncode, p.stderr)]
-        if p.returncode == 0:
-            t = trace_check.load(trace)
-            slices = sum(1 for e in t["traceEvents"] if e["ph"] == "X")
-            probs = trace_check.problems(t)
-            if slices != host.get("records_in_file"):
-                probs.append("%d slices, %r records" % (slices, host.get("records_in_file")))
-        ok(not probs, "%s: tdctl timeline of the guest's record file is a valid "
-           "trace with a slice per record" % name, "\n".join(probs))
+        for i, (b64, rep) in enumerate(zip(files, reps)):
+            if i:
+                name = "%s#%d" % (os.path.basename(log), i + 1)
+            path = os.path.join(tmp, name + ".td")
+            with open(path, "wb") as fh:
+                fh.write(base64.b64decode("".join(b64)))
+            p = subprocess.run([TDCTL, "--json", "report", "-i", path, "--by", "comm"],
+                               capture_output=True, text=True)
+            try:
+                host = json.loads(p.stdout)
+                guest = json.loads("".join(rep))
+            except ValueError as e:
+                host, guest = {"error": str(e)}, {}
+            for d in (host, guest):
+                d.pop("file", None)
+            ok(p.returncode == 0 and host == guest and host.get("rows"),
+               "%s: the host (%s) reads the guest's (%s) record file as the guest does"
+               % (name, os.uname().machine, host.get("arch", "?")),
+               "host: %s\nguest: %s\n%s" % (json.dumps(host)[:600],
+                                            json.dumps(guest)[:600], p.stderr))
+            # The same file as a Perfetto trace: valid, one slice per record.
+            trace = os.path.join(tmp, name + ".json")
+            p = subprocess.run([TDCTL, "timeline", "-i", path, "-o", trace],
+                               capture_output=True, text=True)
+            probs = ["exit %d: %s" % (p.returncode, p.stderr)]
+            if p.returncode == 0:
+                t = trace_check.load(trace)
+                slices = sum(1 for e in t["traceEvents"] if e["ph"] == "X")
+                probs = trace_check.problems(t)
+                if slices != host.get("records_in_file"):
+                    probs.append("%d slices, %r records" % (slices, host.get("records_in_file")))
+            ok(not probs, "%s: tdctl timeline of the guest's record file is a valid "
+               "trace with a slice per record" % name, "\n".join(probs))
     return plan()
 
 

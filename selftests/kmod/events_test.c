@@ -78,7 +78,7 @@ static bool output_has(const char *s)
 	if (f)
 		fclose(f);
 	buf[n] = '\0';
-	return strstr(buf, s) != NULL;
+	return strstr(buf, s);
 }
 
 static void unload(void)
@@ -397,8 +397,7 @@ static void exact(struct __test_metadata *_metadata, const char *event,
 			  read(done[i][0], &done_ns[i], sizeof(done_ns[i])));
 		ASSERT_EQ(0, wait_blocked(&rs, rs.pid[i], done_ns[i]))
 			TH_LOG("child %d never blocked again", rs.pid[i]);
-		ASSERT_EQ(sizeof(want[i]), read(pfd[i], &want[i],
-						 sizeof(want[i])));
+		ASSERT_EQ(sizeof(want[i]), read(pfd[i], &want[i], sizeof(want[i])));
 		close(pfd[i]);
 	}
 	for (int i = 0; i < NCHILD; i++) {
@@ -436,7 +435,8 @@ static void exact(struct __test_metadata *_metadata, const char *event,
 TEST(instructions_u_per_task_equals_perf)
 {
 	if (!getenv("TD_ICOUNT"))
-		SKIP(return, "needs a guest with -icount (TD_ICOUNT=1): INST_RETIRED is exact only there");
+		SKIP(return, "needs a guest with -icount (TD_ICOUNT=1): INST_RETIRED is exact "
+			     "only there");
 	exact(_metadata, "instructions:u", PERF_TYPE_HARDWARE,
 	      PERF_COUNT_HW_INSTRUCTIONS);
 }

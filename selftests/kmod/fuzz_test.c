@@ -40,6 +40,7 @@
 #include <linux/topdown.h>
 
 #include "td_common.h"
+#include "tap.h"
 
 enum {
 	OP_OPEN, OP_CLOSE, OP_DUP, OP_CONFIGURE, OP_CONFIGURE_GARBAGE,
@@ -616,14 +617,14 @@ int main(int argc, char **argv)
 	struct topdown_config c;
 	struct topdown_status st;
 	uint64_t t0, gen = 0, kseed;
-	int fd, fails = 0;
+	int fd;
 	ssize_t n;
 
 	if (argc > 1 && !strcmp(argv[1], "--exit"))
 		return 0;
 	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
 	if (n <= 0) {
-		printf("not ok 1 - fuzz: no /proc/self/exe\n");
+		tap(false, "fuzz: no /proc/self/exe");
 		return 1;
 	}
 	self_exe[n] = 0;
@@ -638,7 +639,7 @@ int main(int argc, char **argv)
 
 	fd = open(TOPDOWN_DEVICE, O_RDWR);
 	if (fd < 0) {
-		printf("not ok 1 - fuzz: open %s: %s\n", TOPDOWN_DEVICE, strerror(errno));
+		tap(false, "fuzz: open %s: %s", TOPDOWN_DEVICE, strerror(errno));
 		return 1;
 	}
 	ncpu = td_nr_cpus(fd);
@@ -683,12 +684,11 @@ int main(int argc, char **argv)
 	td_count("fuzz_execs", atomic_load(&sh->execs));
 	td_count("fuzz_kills", atomic_load(&sh->kills));
 	if (atomic_load(&sh->violations)) {
-		printf("not ok 1 - fuzz: %lu ABI violations, first: %s\n",
-		       atomic_load(&sh->violations), sh->violation);
-		fails++;
+		tap(false, "fuzz: %lu ABI violations, first: %s",
+		    atomic_load(&sh->violations), sh->violation);
 	} else {
-		printf("ok 1 - fuzz: %lu operations, no ABI violation (seed %llu)\n",
-		       atomic_load(&sh->ops), (unsigned long long)seed);
+		tap(true, "fuzz: %lu operations, no ABI violation (seed %llu)",
+		    atomic_load(&sh->ops), (unsigned long long)seed);
 	}
 
 	/* Whatever happened, the collection must still work. */
@@ -698,13 +698,12 @@ int main(int argc, char **argv)
 	if (fd < 0 || ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) ||
 	    ioctl(fd, TOPDOWN_IOC_START) || (usleep(10000), ioctl(fd, TOPDOWN_IOC_STOP)) ||
 	    td_status(fd, &st, NULL, 0) || st.state != TOPDOWN_STATE_CONFIGURED || st.reader) {
-		printf("not ok 2 - after the fuzz: configure/start/stop: %s (state %u reader %u)\n",
-		       strerror(errno), st.state, st.reader);
-		fails++;
+		tap(false, "after the fuzz: configure/start/stop: %s (state %u reader %u)",
+		    strerror(errno), st.state, st.reader);
 	} else {
-		printf("ok 2 - after the fuzz: nothing mapped, no reader, configure/start/stop "
-		       "work\n");
+		tap(true, "after the fuzz: nothing mapped, no reader, configure/start/stop "
+		    "work");
 	}
 	close(fd);
-	return fails ? 1 : 0;
+	return tap_failed ? 1 : 0;
 }

@@ -53,29 +53,17 @@
 #include <linux/topdown.h>
 
 #include "td_common.h"
+#include "tap.h"
 
 #define MAXCPU	16
 #define RING	(1u << 18)
 
-static int fd, ncpu, tap_n, fails;
+static int fd, ncpu;
 static long arm_ms;
 static uint64_t arm_wait_max_ns;
 static struct td_ring rings[MAXCPU];
 static uint64_t next_seq[MAXCPU], gaps[MAXCPU], foreign[MAXCPU];
 static atomic_int stop_load;
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		fails++;
-}
 
 static int set_online(int cpu, int on)
 {
@@ -322,8 +310,8 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	bool ok = true;
 
 	if (id < 0) {
-		printf("ok %d # SKIP no sched:sched_switch trace event (tracefs)\n", ++tap_n);
-		printf("ok %d # SKIP no sched:sched_switch trace event (tracefs)\n", ++tap_n);
+		tap_skip("no sched:sched_switch trace event (tracefs)");
+		tap_skip("no sched:sched_switch trace event (tracefs)");
 		return;
 	}
 	/*
@@ -420,7 +408,8 @@ int main(void)
 	printf("TAP version 13\n");
 	fd = open(TOPDOWN_DEVICE, O_RDWR);
 	if (fd < 0) {
-		printf("1..1\nnot ok 1 - hotplug: open: %s\n", strerror(errno));
+		printf("1..1\n");
+		tap(false, "hotplug: open: %s", strerror(errno));
 		return 1;
 	}
 	ioctl(fd, TOPDOWN_IOC_STOP);
@@ -434,7 +423,7 @@ int main(void)
 	printf("1..8\n");
 	if (!nhp) {
 		for (int i = 0; i < 8; i++)
-			printf("ok %d # SKIP no CPU can go offline here (%d CPUs)\n", i + 1, ncpu);
+			tap_skip("no CPU can go offline here (%d CPUs)", ncpu);
 		return 0;
 	}
 	printf("# %d CPUs, %d can go offline, at most %ld cycles / %ld s\n",
@@ -442,12 +431,12 @@ int main(void)
 
 	td_cfg_sw(&c, RING);
 	if (ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c)) {
-		printf("not ok 1 - configure: %s\n", strerror(errno));
+		tap(false, "configure: %s", strerror(errno));
 		return 1;
 	}
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		if (td_ring_map(fd, cpu, RING, &rings[cpu])) {
-			printf("not ok 1 - map cpu %d: %s\n", cpu, strerror(errno));
+			tap(false, "map cpu %d: %s", cpu, strerror(errno));
 			return 1;
 		}
 	for (int i = 0; i < 4; i++)
@@ -455,7 +444,7 @@ int main(void)
 
 	/* 1. Offline and online during collection. */
 	if (ioctl(fd, TOPDOWN_IOC_START)) {
-		printf("not ok 1 - start: %s\n", strerror(errno));
+		tap(false, "start: %s", strerror(errno));
 		return 1;
 	}
 	t0 = td_now_ns();
@@ -592,5 +581,5 @@ int main(void)
 	td_count("hotplug_race_start_stop", atomic_load(&race_start_stop));
 	td_count("hotplug_arm_wait_ms_max", arm_wait_max_ns / 1000000);
 	td_count("hotplug_tp_slices", tp_slices);
-	return fails ? 1 : 0;
+	return tap_failed ? 1 : 0;
 }

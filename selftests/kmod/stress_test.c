@@ -49,6 +49,7 @@
 #include <linux/topdown.h>
 
 #include "td_common.h"
+#include "tap.h"
 
 #define MAXCPU 64
 
@@ -420,7 +421,7 @@ int main(void)
 	struct phase_result base, a, b;
 	pthread_t hb;
 	uint64_t ctxt0, ctxt1, t_end;
-	int fails = 0, made;
+	int made;
 
 	stop_fifo = td_env_long("TD_STORM_STOP_FIFO", 0);
 	if (getenv("TD_STORM_READER"))
@@ -430,7 +431,7 @@ int main(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 	devfd = open(TOPDOWN_DEVICE, O_RDWR);
 	if (devfd < 0) {
-		printf("not ok 1 - storm: open: %s\n", strerror(errno));
+		tap(false, "storm: open: %s", strerror(errno));
 		return 1;
 	}
 	ioctl(devfd, TOPDOWN_IOC_STOP);
@@ -446,24 +447,22 @@ int main(void)
 	/* 1. The reader keeps up. */
 	made = run_phase("keeps up", 2u << 20, 0, pairs, secs, &a);
 	if (made <= 0) {
-		printf("not ok 1 - storm, reader keeps up: setup failed\n");
-		fails++;
+		tap(false, "storm, reader keeps up: setup failed");
 	} else if (strcmp(reader_mode, "fifo")) {
-		printf("ok 1 # SKIP reader '%s' (diagnostic): %llu switches, %llu lost, worst "
-		       "oversleep %llu ms\n",
-		       reader_mode, (unsigned long long)a.switches,
-		       (unsigned long long)a.lost_kernel,
-		       (unsigned long long)a.worst_delay_ms);
+		tap_skip("reader '%s' (diagnostic): %llu switches, %llu lost, worst "
+			 "oversleep %llu ms",
+			 reader_mode, (unsigned long long)a.switches,
+			 (unsigned long long)a.lost_kernel,
+			 (unsigned long long)a.worst_delay_ms);
 	} else if (a.gaps || a.lost_kernel || a.bad || a.seen != a.records) {
-		printf("not ok 1 - storm, reader keeps up: %llu gaps, %llu lost, "
-		       "%llu bad, %llu read of %llu\n", (unsigned long long)a.gaps,
-		       (unsigned long long)a.lost_kernel, (unsigned long long)a.bad,
-		       (unsigned long long)a.seen, (unsigned long long)a.records);
-		fails++;
+		tap(false, "storm, reader keeps up: %llu gaps, %llu lost, "
+		    "%llu bad, %llu read of %llu", (unsigned long long)a.gaps,
+		    (unsigned long long)a.lost_kernel, (unsigned long long)a.bad,
+		    (unsigned long long)a.seen, (unsigned long long)a.records);
 	} else {
-		printf("ok 1 - storm, reader keeps up: %d tasks, %llu switches, "
-		       "0 sequence gaps, 0 lost\n", 2 * made,
-		       (unsigned long long)a.switches);
+		tap(true, "storm, reader keeps up: %d tasks, %llu switches, "
+		    "0 sequence gaps, 0 lost", 2 * made,
+		    (unsigned long long)a.switches);
 	}
 
 	/* 2. The reader cannot keep up: the losses are counted exactly. */
@@ -471,24 +470,22 @@ int main(void)
 	made = td_env_long("TD_STORM_PHASES", 3) & 2 ?
 	       run_phase("stalled reader", 4096, 200, pairs, secs, &b) : 0;
 	if (!(td_env_long("TD_STORM_PHASES", 3) & 2)) {
-		printf("ok 2 # SKIP TD_STORM_PHASES (diagnostic)\n");
+		tap_skip("TD_STORM_PHASES (diagnostic)");
 	} else if (made <= 0) {
-		printf("not ok 2 - storm, stalled reader: setup failed\n");
-		fails++;
+		tap(false, "storm, stalled reader: setup failed");
 	} else if (!b.lost_kernel || b.lost_seen != b.lost_kernel ||
 		   b.lost_prod != b.lost_kernel || b.bad || b.seen != b.records) {
-		printf("not ok 2 - storm, stalled reader: kernel lost %llu, "
-		       "producer page %llu, reader saw %llu missing, %llu bad, "
-		       "%llu read of %llu\n", (unsigned long long)b.lost_kernel,
-		       (unsigned long long)b.lost_prod, (unsigned long long)b.lost_seen,
-		       (unsigned long long)b.bad, (unsigned long long)b.seen,
-		       (unsigned long long)b.records);
-		fails++;
+		tap(false, "storm, stalled reader: kernel lost %llu, "
+		    "producer page %llu, reader saw %llu missing, %llu bad, "
+		    "%llu read of %llu", (unsigned long long)b.lost_kernel,
+		    (unsigned long long)b.lost_prod, (unsigned long long)b.lost_seen,
+		    (unsigned long long)b.bad, (unsigned long long)b.seen,
+		    (unsigned long long)b.records);
 	} else {
-		printf("ok 2 - storm, stalled reader: %llu switches, %llu lost, "
-		       "exactly the %llu missing sequence numbers\n",
-		       (unsigned long long)b.switches, (unsigned long long)b.lost_kernel,
-		       (unsigned long long)b.lost_seen);
+		tap(true, "storm, stalled reader: %llu switches, %llu lost, "
+		    "exactly the %llu missing sequence numbers",
+		    (unsigned long long)b.switches, (unsigned long long)b.lost_kernel,
+		    (unsigned long long)b.lost_seen);
 	}
 
 	/* 3. Responsive throughout: no lock-up, within a bound of the baseline. */
@@ -505,22 +502,17 @@ int main(void)
 
 		if (stopw > worst)
 			worst = stopw;
-		printf("%sok 3 - guest responsive: worst oversleep of a 10 ms sleeper "
-		       "%llu ms collecting, %llu ms during STOP, %llu ms not collecting "
-		       "(bound %ld ms)\n", worst > (uint64_t)max_delay_ms ? "not " : "",
-		       (unsigned long long)(a.worst_delay_ms > b.worst_delay_ms ?
-					    a.worst_delay_ms : b.worst_delay_ms),
-		       (unsigned long long)stopw,
-		       (unsigned long long)base.worst_delay_ms, max_delay_ms);
-		fails += worst > (uint64_t)max_delay_ms;
+		tap(worst <= (uint64_t)max_delay_ms,
+		    "guest responsive: worst oversleep of a 10 ms sleeper "
+		    "%llu ms collecting, %llu ms during STOP, %llu ms not collecting "
+		    "(bound %ld ms)",
+		    (unsigned long long)(a.worst_delay_ms > b.worst_delay_ms ?
+					 a.worst_delay_ms : b.worst_delay_ms),
+		    (unsigned long long)stopw,
+		    (unsigned long long)base.worst_delay_ms, max_delay_ms);
 	}
 	/* 4. The storm ended when told (threads joined promptly). */
-	if ((td_now_ns() - t_end) / 1000000000ull > 10) {
-		printf("not ok 4 - storm ended on time\n");
-		fails++;
-	} else {
-		printf("ok 4 - storm ended on time\n");
-	}
+	tap((td_now_ns() - t_end) / 1000000000ull <= 10, "storm ended on time");
 	printf("# /proc/stat: %llu context switches in the guest during the storm\n",
 	       (unsigned long long)(ctxt1 - ctxt0));
 	td_count("storm_tasks", 2ull * pairs);
@@ -541,5 +533,5 @@ int main(void)
 	td_count("storm_worst_delay_ms_during_stop",
 		 a.stop_delay_ms > b.stop_delay_ms ? a.stop_delay_ms : b.stop_delay_ms);
 	close(devfd);
-	return fails ? 1 : 0;
+	return tap_failed ? 1 : 0;
 }

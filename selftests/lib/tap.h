@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * TAP for the C host tests: ok() prints one "ok N - ..." or
- * "not ok N - ..." line and counts it; tap_done() prints the plan and
- * returns the exit status. Header-only: each test is one program.
+ * TAP for the C tests that are not kselftest-harness tests (the host
+ * tests, and the guest's fuzz, stress and hotplug tests): ok() (or tap(),
+ * its name for programs that have a variable named ok) prints one
+ * "ok N - ..." or "not ok N - ..." line and counts it, tap_skip() an
+ * "ok N # SKIP ..." line. tap_done() prints the plan and a summary and
+ * returns the exit status; a program that knows its count beforehand
+ * prints "1..N" first instead and returns tap_failed ? 1 : 0.
+ * Header-only: each test is one program.
  */
-#ifndef TD_HOST_TAP_H
-#define TD_HOST_TAP_H
+#ifndef TD_TAP_H
+#define TD_TAP_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,19 +18,49 @@
 
 static int tap_n, tap_failed;
 
+static inline bool tap_v(bool cond, const char *fmt, va_list ap)
+{
+	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
+	vprintf(fmt, ap);
+	putchar('\n');
+	if (!cond)
+		tap_failed++;
+	return cond;
+}
+
 static inline __attribute__((format(printf, 2, 3)))
 bool ok(bool cond, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
+	va_start(ap, fmt);
+	cond = tap_v(cond, fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+static inline __attribute__((format(printf, 2, 3)))
+bool tap(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cond = tap_v(cond, fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+/* A test that cannot run here, and why. */
+static inline __attribute__((format(printf, 1, 2)))
+void tap_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d # SKIP ", ++tap_n);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
-	if (!cond)
-		tap_failed++;
-	return cond;
 }
 
 /* A comment line ("# ..."). */
@@ -49,4 +84,4 @@ static inline int tap_done(void)
 	return tap_failed ? 1 : 0;
 }
 
-#endif
+#endif /* TD_TAP_H */

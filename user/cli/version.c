@@ -117,7 +117,8 @@ int do_version(int argc, char **argv)
 	int ret;
 
 	ret = td_no_options(argc, argv,
-			   "Print tdctl's version and ABI, and those of the loaded module.\n");
+			    "Print tdctl's version and ABI, and those of the loaded "
+			    "module.\n");
 	if (ret <= 0)
 		return ret;
 	if (!json_output && !csv_output) {

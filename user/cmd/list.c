@@ -288,8 +288,8 @@ static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
 		printf("%s %s type %u", n++ ? "\n         " : "", pm->name,
 		       pm->type);
 		if (pm->has_cpus)
-			printf(" cpus %s", td_format_cpulist(pm->cpus,
-				TD_CPU_WORDS, cpus, sizeof(cpus)));
+			printf(" cpus %s", td_format_cpulist(pm->cpus, TD_CPU_WORDS,
+							     cpus, sizeof(cpus)));
 		else
 			printf(" all cpus");
 		if (pm->has_slots)

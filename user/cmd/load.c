@@ -42,8 +42,8 @@ static int insert_module(const char *path, bool soft)
 	} else {
 		err = kmod_module_new_from_lookup(ctx, TD_MODULE_NAME, &list);
 		if (err || !list) {
-			say("module %s not found in /lib/modules (install it, or use --module PATH)",
-			    TD_MODULE_NAME);
+			say("module %s not found in /lib/modules "
+			    "(install it, or use --module PATH)", TD_MODULE_NAME);
 			err = err ? err : -ENOENT;
 			goto out;
 		}

@@ -120,7 +120,8 @@ struct sv {
 
 /* ---- label values --------------------------------------------------------- */
 
-/* A label value: \\ \" \n escaped as the formats require; valid UTF-8
+/* A label value: backslash, double quote and newline escaped as the
+ * formats require; valid UTF-8
  * as it is; other bytes that are not printable ASCII as \\xHH, so the
  * text is always valid UTF-8.
  */
@@ -218,7 +219,8 @@ static uint32_t sv_group_of(struct sv *s, const char *labels)
 		return 0;
 	memset(&s->g[s->n], 0, sizeof(s->g[s->n]));
 	snprintf(s->g[s->n].labels, SV_LABEL_MAX, "%s", labels);
-	s->lslot[i] = (uint32_t)++s->n;
+	s->n++;
+	s->lslot[i] = (uint32_t)s->n;
 	return (uint32_t)(s->n - 1);
 }
 

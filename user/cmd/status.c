@@ -45,7 +45,8 @@ static void plain_budgets(const struct topdown_config *cfg)
 
 	for (int i = 0; i < n; i++) {
 		if (b[i].gp >= 0)
-			printf("counters:   %s: %d general-purpose + %d fixed (%s), the event set uses %d\n",
+			printf("counters:   %s: %d general-purpose + %d fixed (%s), the event set "
+			       "uses %d\n",
 			       b[i].pmu, b[i].gp, b[i].fixed, b[i].source,
 			       b[i].used);
 		else
@@ -290,11 +291,13 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 	if (cfg) {
 		printf("label:      %s\n", cfg->label);
 		if (be == TD_BACKEND_BPF)
-			printf("ring:       one BPF ring buffer of %u bytes per CPU (%u records) times the CPUs, drop new when full, wake-up at %u bytes\n",
+			printf("ring:       one BPF ring buffer of %u bytes per CPU (%u records) "
+			       "times the CPUs, drop new when full, wake-up at %u bytes\n",
 			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
 			       cfg->watermark);
 		else
-			printf("ring:       %u bytes per CPU (%u records), %s when full, wake-up at %u bytes\n",
+			printf("ring:       %u bytes per CPU (%u records), %s when full, "
+			       "wake-up at %u bytes\n",
 			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
 			       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
 			       "overwrite oldest" : "drop new",
@@ -351,8 +354,9 @@ int do_status(int argc, char **argv)
 	int ret;
 
 	ret = td_no_options(argc, argv,
-			   "Show the collection's state, configuration and per-CPU statistics\n"
-			   "(records, lost, read errors, time spent in the probe).\n");
+			    "Show the collection's state, configuration and per-CPU "
+			    "statistics\n"
+			    "(records, lost, read errors, time spent in the probe).\n");
 	if (ret <= 0)
 		return ret;
 	if (td_src_open(&src, false))

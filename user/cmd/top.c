@@ -281,7 +281,8 @@ static int top_live(struct top_ctx *t)
 {
 	if (td_live_open(&t->live, &t->tgt, on_record, t))
 		return -1;
-	t->start_ns = t->prev_end = t->live.start_ns;
+	t->start_ns = t->live.start_ns;
+	t->prev_end = t->live.start_ns;
 	t->nr_cpus = t->live.rd.nr_cpus;
 	t->set = t->live.can_decode ? t->live.dec.set : t->live.rd.cfg.label;
 	td_view_init(&t->view, t->view.by, &t->live.rd.cfg,
@@ -431,7 +432,8 @@ int do_top(int argc, char **argv)
 		if (td_input_load(input, NULL, &img, &f, NULL, NULL, false))
 			goto out;
 		t->source = input;
-		t->start_ns = t->prev_end = f.meta.start_ns;
+		t->start_ns = f.meta.start_ns;
+		t->prev_end = f.meta.start_ns;
 		t->nr_cpus = f.meta.nr_cpus;
 		t->set = f.meta.cfg.label;
 		if (td_decoder_for(&f.meta.cfg, &t->live.dec)) {

@@ -126,10 +126,14 @@ static bool in_vm(void)
 const char *td_no_counter_reason(void)
 {
 	if (nmi_watchdog_on())
-		return "the NMI watchdog holds a counter on every CPU (/proc/sys/kernel/nmi_watchdog is 1); or another pinned perf user; or a hypervisor exposing fewer counters";
+		return "the NMI watchdog holds a counter on every CPU "
+		       "(/proc/sys/kernel/nmi_watchdog is 1); or another pinned perf user; "
+		       "or a hypervisor exposing fewer counters";
 	if (in_vm())
-		return "another pinned perf user holds counters, or the hypervisor exposes fewer counters than the event set needs";
-	return "another pinned perf user (perf stat -a with :D, a KVM guest's vPMU, another profiler) holds the counters";
+		return "another pinned perf user holds counters, or the hypervisor exposes "
+		       "fewer counters than the event set needs";
+	return "another pinned perf user (perf stat -a with :D, a KVM guest's vPMU, "
+	       "another profiler) holds the counters";
 }
 
 void td_warn_no_counter(const struct topdown_status *st,
@@ -325,7 +329,8 @@ int td_counter_budgets(const struct topdown_config *cfg, struct td_budget *b,
 			continue;
 		memset(d, 0, sizeof(*d));
 		snprintf(d->pmu, sizeof(d->pmu), "%s", p->name);
-		d->gp = d->fixed = -1;
+		d->gp = -1;
+		d->fixed = -1;
 		d->source = "not exposed to user space on this machine";
 		for (int k = 0; p->has_cpus && k < TD_CPU_WORDS * 64; k++) {
 			if (p->cpus[k / 64] >> (k % 64) & 1) {
@@ -334,12 +339,15 @@ int td_counter_budgets(const struct topdown_config *cfg, struct td_budget *b,
 			}
 		}
 #if defined(__x86_64__) || defined(__i386__)
-		if (x86_counters(cpu, &d->gp, &d->fixed, &d->source))
-			d->gp = d->fixed = -1;
+		if (x86_counters(cpu, &d->gp, &d->fixed, &d->source)) {
+			d->gp = -1;
+			d->fixed = -1;
+		}
 #else
 		(void)cpu;
 		if (arm_counters(p->name, &d->gp, &d->fixed, &d->source)) {
-			d->gp = d->fixed = -1;
+			d->gp = -1;
+			d->fixed = -1;
 			d->source = "not in sysfs; the driver's kernel log line is gone";
 		}
 #endif

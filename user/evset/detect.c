@@ -212,7 +212,8 @@ static void read_cpuinfo(const char *root, struct td_cpu_info *ci,
 		unsigned long long v;
 		const char *val;
 
-		if ((val = cpuinfo_value(line, "processor"))) {
+		val = cpuinfo_value(line, "processor");
+		if (val) {
 			if (*nr_processors > 0)
 				in_first = false;
 			(*nr_processors)++;
@@ -233,22 +234,24 @@ static void read_cpuinfo(const char *root, struct td_cpu_info *ci,
 		}
 		if (x86_done)
 			continue;
-		if ((val = cpuinfo_value(line, "vendor_id"))) {
+		/* A line has one key ("model" does not match "model name"). */
+		val = cpuinfo_value(line, "vendor_id");
+		if (val)
 			copy_str(ci->vendor, sizeof(ci->vendor), val);
-		} else if ((val = cpuinfo_value(line, "cpu family"))) {
-			if (!parse_num(val, 10, 0xffff, &v)) {
-				ci->family = v;
-				ci->has_fms = true;
-			}
-		} else if ((val = cpuinfo_value(line, "model"))) {
-			if (!parse_num(val, 10, 0xffff, &v))
-				ci->model = v;
-		} else if ((val = cpuinfo_value(line, "stepping"))) {
-			if (!parse_num(val, 10, 0xffff, &v))
-				ci->stepping = v;
-		} else if ((val = cpuinfo_value(line, "model name"))) {
-			copy_str(ci->model_name, sizeof(ci->model_name), val);
+		val = cpuinfo_value(line, "cpu family");
+		if (val && !parse_num(val, 10, 0xffff, &v)) {
+			ci->family = v;
+			ci->has_fms = true;
 		}
+		val = cpuinfo_value(line, "model");
+		if (val && !parse_num(val, 10, 0xffff, &v))
+			ci->model = v;
+		val = cpuinfo_value(line, "stepping");
+		if (val && !parse_num(val, 10, 0xffff, &v))
+			ci->stepping = v;
+		val = cpuinfo_value(line, "model name");
+		if (val)
+			copy_str(ci->model_name, sizeof(ci->model_name), val);
 	}
 	fclose(f);
 
@@ -413,7 +416,9 @@ struct td_cpu_info *td_detect(const char *root, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	ci->main_pmu = ci->core_pmu = ci->atom_pmu = -1;
+	ci->main_pmu = -1;
+	ci->core_pmu = -1;
+	ci->atom_pmu = -1;
 
 	read_cpuinfo(root, ci, &nproc);
 

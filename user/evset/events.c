@@ -373,7 +373,8 @@ static int parse_term(struct ev *ev, const char *root, const char *pmu,
 	}
 	for (int i = 0; sampling_terms[i]; i++) {
 		if (!strcmp(term, sampling_terms[i])) {
-			ERR("%s: term '%s' is not supported: topdown counts each event per CPU, it does not sample or record",
+			ERR("%s: term '%s' is not supported: topdown counts each event per CPU, "
+			    "it does not sample or record",
 			    ev->text, term);
 			return -1;
 		}
@@ -422,7 +423,8 @@ static int parse_term(struct ev *ev, const char *root, const char *pmu,
 		return parse_terms(ev, root, pmu, buf, depth + 1, err, errlen);
 	}
 	list_formats(root, pmu, buf, sizeof(buf));
-	ERR("%s: PMU %s has no term '%s' (its format terms: %s; also config, config1, config2, name=, and its events/ aliases)",
+	ERR("%s: PMU %s has no term '%s' (its format terms: %s; also config, config1, config2, "
+	    "name=, and its events/ aliases)",
 	    ev->text, pmu, term, *buf ? buf : "none");
 	return -1;
 }
@@ -469,7 +471,8 @@ static int parse_mods(struct ev *ev, const char *mods, char *err,
 		case 'h':
 		case 'G':
 		case 'H':
-			ERR("%s: modifier '%c' is not supported: topdown counts user (u) and kernel (k) mode of the host",
+			ERR("%s: modifier '%c' is not supported: topdown counts user (u) and "
+			    "kernel (k) mode of the host",
 			    ev->text, *m);
 			return -1;
 		case 'p':
@@ -481,7 +484,8 @@ static int parse_mods(struct ev *ev, const char *mods, char *err,
 		case 'e':
 		case 'b':
 		case 'R':
-			ERR("%s: modifier '%c' is not supported: topdown counts each event per CPU, it does not sample, pin, group or record",
+			ERR("%s: modifier '%c' is not supported: topdown counts each event per "
+			    "CPU, it does not sample, pin, group or record",
 			    ev->text, *m);
 			return -1;
 		default:
@@ -599,7 +603,9 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 					   &e->config2 },
 			};
 
-			if (!p->core || !pass != (p == mp) ||
+			bool is_main = p == mp;
+
+			if (!p->core || !pass != is_main ||
 			    find_pmu_entry(root, p->name, "events", name, real,
 					   sizeof(real)))
 				continue;
@@ -640,7 +646,8 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 			return 0;
 		}
 	}
-	ERR("unknown event '%s' (not a perf hardware, software or cache event name, rNNNN, PMU/terms/, nor an event of this CPU's PMUs or event sets)",
+	ERR("unknown event '%s' (not a perf hardware, software or cache event name, rNNNN, "
+	    "PMU/terms/, nor an event of this CPU's PMUs or event sets)",
 	    name);
 	return -1;
 }
@@ -672,7 +679,8 @@ static int parse_pmu_event(struct ev *ev, const struct td_cpu_info *ci,
 	}
 	if (!p->core) {
 		core_pmu_names(ci, list, sizeof(list));
-		ERR("%s: PMU '%s' is not a core CPU PMU: topdown counts core PMU events (%s) and software events only",
+		ERR("%s: PMU '%s' is not a core CPU PMU: topdown counts core PMU events (%s) and "
+		    "software events only",
 		    ev->text, tok, list);
 		return -1;
 	}
@@ -695,12 +703,14 @@ static int parse_named_event(struct ev *ev, const struct td_cpu_info *ci,
 		*colon = '\0';
 		mods = colon + 1;
 		if (!strcmp(tok, "mem")) {
-			ERR("%s: breakpoints are not counted: topdown counts core PMU and software events",
+			ERR("%s: breakpoints are not counted: topdown counts core PMU and "
+			    "software events",
 			    ev->text);
 			return -1;
 		}
 		if (!is_mods(mods)) {
-			ERR("%s: '%s:%s' looks like a tracepoint, which topdown does not count (core PMU and software events only)",
+			ERR("%s: '%s:%s' looks like a tracepoint, which topdown does not count "
+			    "(core PMU and software events only)",
 			    ev->text, tok, mods);
 			return -1;
 		}
@@ -759,7 +769,8 @@ static int parse_event(const struct td_cpu_info *ci, const char *root,
 	if (strlen(text) >= TOPDOWN_NAME_LEN && e->name[0])
 		return 0;
 	if (strlen(text) >= TOPDOWN_NAME_LEN) {
-		ERR("event '%s' is longer than the %d bytes the module keeps as its name: name it with the name= term (PMU/...,name=NAME/)",
+		ERR("event '%s' is longer than the %d bytes the module keeps as its name: name it "
+		    "with the name= term (PMU/...,name=NAME/)",
 		    text, TOPDOWN_NAME_LEN - 1);
 		return -1;
 	}
@@ -918,7 +929,8 @@ int td_plan_events(const struct td_cpu_info *ci, const char *root,
 		return -1;
 	}
 	if (strpbrk(spec, "{}")) {
-		ERR("event groups ({...}) are not supported: the module counts each event on its own (the in-kernel perf API cannot create groups)");
+		ERR("event groups ({...}) are not supported: the module counts each event on its "
+		    "own (the in-kernel perf API cannot create groups)");
 		return -1;
 	}
 	while (*p) {

@@ -35,6 +35,7 @@ const struct td_set *const td_sets[] = {
 	&td_set_generic,
 	&td_set_software,
 };
+
 const int td_nr_sets = sizeof(td_sets) / sizeof(td_sets[0]);
 
 const struct td_set *td_set_find(const char *name)
@@ -114,7 +115,7 @@ int td_set_event_index(const struct td_set *s, const char *name, size_t len)
 
 bool td_set_exists(const char *name)
 {
-	return td_set_find(name) != NULL;
+	return td_set_find(name);
 }
 
 int td_set_fit(const struct td_set *s, const struct td_cpu_info *ci,

@@ -99,6 +99,7 @@ struct td_file_image {
 	size_t len;
 	bool mapped;
 };
+
 int td_file_load(const char *path, struct td_file_image *img,
 		 struct td_file *f, char *err, size_t errlen);
 /*
@@ -137,6 +138,7 @@ struct td_file_writer {
 	uint32_t nr_cpus;
 	uint64_t nr_records;
 };
+
 int td_file_write_header(struct td_file_writer *w, FILE *out,
 			 const struct td_file_meta *m);
 int td_file_write_record(struct td_file_writer *w,

@@ -88,8 +88,7 @@ static void group_key(enum td_by by, const struct td_group *g, struct key *k)
 }
 
 static inline __attribute__((always_inline))
-bool matches(enum td_by by, const struct td_group *g,
-		    const struct key *k)
+bool matches(enum td_by by, const struct td_group *g, const struct key *k)
 {
 	switch (by) {
 	case TD_BY_TASK:
@@ -176,8 +175,7 @@ struct td_group *lookup(struct td_agg *a, const struct key *k, bool *is_new)
 }
 
 static inline __attribute__((always_inline))
-void add_to(struct td_group *restrict g,
-		   const struct topdown_record *restrict r)
+void add_to(struct td_group *restrict g, const struct topdown_record *restrict r)
 {
 	g->slices++;
 	g->runtime_ns += r->duration_ns;
@@ -271,7 +269,9 @@ bool td_agg_merge(struct td_agg *dst, const struct td_agg *src)
 		if (is_new) {
 			/* The key only: a new group starts from zero. */
 			*g = *sg;
-			g->slices = g->runtime_ns = g->read_errors = 0;
+			g->slices = 0;
+			g->runtime_ns = 0;
+			g->read_errors = 0;
 			memset(g->counts, 0, sizeof(g->counts));
 		}
 		if (sg->comm_main || !g->comm_main) {

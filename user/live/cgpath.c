@@ -163,6 +163,7 @@ void td_cgroup_paths_free(void)
 		free(cg_map[i].path);
 	free(cg_map);
 	cg_map = NULL;
-	cg_n = cg_cap = 0;
+	cg_n = 0;
+	cg_cap = 0;
 	cg_last_walk = -1;
 }

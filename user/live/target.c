@@ -239,7 +239,8 @@ void td_target_cleanup(struct td_target *t)
 out:
 	free(t->known);
 	t->known = NULL;
-	t->nknown = t->capknown = 0;
+	t->nknown = 0;
+	t->capknown = 0;
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	t->pidfd = -1;

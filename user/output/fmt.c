@@ -298,7 +298,9 @@ int td_buf_close(struct td_buf *b)
 	if (b->buf)
 		ret = td_buf_flush(b);
 	free(b->buf);
-	b->buf = b->p = b->end = NULL;
+	b->buf = NULL;
+	b->p = NULL;
+	b->end = NULL;
 	return ret;
 }
 
