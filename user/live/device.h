@@ -30,13 +30,13 @@ int td_abi_check(const struct topdown_status *st, char *err, size_t len);
 bool td_module_loaded(void);
 
 int td_get_config(int fd, struct topdown_config *cfg);
-/* *stats is malloc()ed, st->nr_stats entries. */
 struct td_plan;
 
 /* The CONFIGURE argument for an event set's plan (evset/evset.h). */
 void td_config_from_plan(const struct td_plan *plan,
 			 struct topdown_config *cfg);
 
+/* *stats is malloc()ed, st->nr_stats entries. */
 int td_get_status(int fd, struct topdown_status *st,
 		  struct topdown_cpu_stats **stats);
 const char *td_state_name(uint32_t state);
