@@ -166,6 +166,80 @@ int td_open_tmp(const char *path, char **tmp)
 	return -1;
 }
 
+int td_outfile_open(struct td_outfile *o, const char *path)
+{
+	struct stat st;
+	int e;
+
+	o->final = NULL;
+	o->tmp = NULL;
+	o->fd = -1;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		/* A device, FIFO or socket: never replaced. */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC);
+		return o->fd < 0 ? -1 : 0;
+	}
+	o->final = realpath(path, NULL);
+	if (!o->final)
+		o->final = strdup(path);
+	if (!o->final) {
+		errno = ENOMEM;
+		return -1;
+	}
+	o->fd = td_open_tmp(o->final, &o->tmp);
+	if (o->fd >= 0)
+		return 0;
+	e = errno;
+	free(o->final);
+	o->final = NULL;
+	errno = e;
+	return -1;
+}
+
+bool td_outfile_in_place(const struct td_outfile *o)
+{
+	return !o->tmp;
+}
+
+int td_outfile_commit(struct td_outfile *o, bool keep_fd)
+{
+	int ret = 0, e = 0;
+
+	if (o->tmp && o->fd >= 0 && fsync(o->fd))
+		ret = -1, e = errno;
+	if (!keep_fd && o->fd >= 0 && close(o->fd) && !ret)
+		ret = -1, e = errno;
+	if (!keep_fd)
+		o->fd = -1;
+	if (o->tmp && !ret && rename(o->tmp, o->final))
+		ret = -1, e = errno;
+	if (o->tmp && ret)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->final);
+	o->tmp = NULL;
+	o->final = NULL;
+	errno = e;
+	return ret;
+}
+
+void td_outfile_abort(struct td_outfile *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->final);
+	o->tmp = NULL;
+	o->final = NULL;
+}
+
 bool td_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;

@@ -37,6 +37,36 @@ extern const char *td_output_path;
  * temporary name (malloc()ed) in *tmp, or -1 with errno set.
  */
 int td_open_tmp(const char *path, char **tmp);
+
+/*
+ * The one way a command writes a file named by the user (-o FILE, the
+ * global one and those of record and timeline): a regular file (or a new
+ * one) through a temporary file next to it (next to the file a symlink
+ * names), renamed over it by td_outfile_commit() when complete and removed
+ * by td_outfile_abort(); anything else that exists (a character device
+ * such as /dev/null, a FIFO, a socket) is opened and written in place,
+ * never replaced.
+ */
+struct td_outfile {
+	char *final;		/* what the temporary file becomes */
+	char *tmp;		/* NULL: written in place */
+	int fd;			/* -1: closed */
+};
+
+/* 0 with o->fd open for writing (close-on-exec), or -1 with errno set. */
+int td_outfile_open(struct td_outfile *o, const char *path);
+/* Is it written in place (not a regular file)? */
+bool td_outfile_in_place(const struct td_outfile *o);
+/* The data reached the disk (fsync) and the temporary file is now the
+ * file; o->fd is closed unless keep_fd. 0, or -1 with errno set (the
+ * temporary file is then removed).
+ */
+int td_outfile_commit(struct td_outfile *o, bool keep_fd);
+/* Drop what was written: the temporary file is removed (a device or FIFO
+ * keeps what reached it), o->fd closed.
+ */
+void td_outfile_abort(struct td_outfile *o);
+
 /* Do a and b name the same existing file? */
 bool td_same_file(const char *a, const char *b);
 /* An input file that is also the global -o FILE, or out (a command's own

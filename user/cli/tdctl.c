@@ -643,39 +643,28 @@ static int take_output_opts(const struct cmd *c, int argc, char **argv)
 }
 
 /*
- * -o FILE: stdout goes to a temporary file next to FILE (next to the file
- * a symlink names), renamed over it when the command succeeded and
- * removed when it failed, so FILE is either the whole new output or left
- * as it was. A device, FIFO or socket (-o /dev/null) is written in place.
+ * -o FILE: stdout goes to FILE through the one output helper of base/
+ * (td_outfile_open(): a temporary file renamed over FILE when the command
+ * succeeded and removed when it failed, so FILE is either the whole new
+ * output or left as it was; a device, FIFO or socket is written in place).
  */
-static char *output_tmp;
-static char *output_final;
+static struct td_outfile output_file = { .fd = -1 };
 
 static int redirect_stdout(const char *path)
 {
-	struct stat st;
-	int fd;
-
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-	} else {
-		output_final = realpath(path, NULL);
-		if (!output_final)
-			output_final = strdup(path);
-		fd = output_final ? td_open_tmp(output_final, &output_tmp) : -1;
-	}
-	if (fd < 0) {
+	if (td_outfile_open(&output_file, path)) {
 		p_err("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
 	orig_stdout_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (dup2(fd, STDOUT_FILENO) < 0) {
+	if (dup2(output_file.fd, STDOUT_FILENO) < 0) {
 		p_err("redirecting to %s: %s", path, strerror(errno));
-		close(fd);
+		td_outfile_abort(&output_file);
 		return -1;
 	}
-	close(fd);
+	close(output_file.fd);
+	output_file.fd = STDOUT_FILENO;
 	return 0;
 }
 
@@ -684,33 +673,32 @@ static int redirect_stdout(const char *path)
  */
 static int finish_output(bool keep)
 {
+	bool in_place = td_outfile_in_place(&output_file);
 	int ret = 0;
 
-	if (!output_tmp)
+	if (output_file.fd < 0)
 		return 0;
-	if (keep && rename(output_tmp, output_final)) {
-		p_err("renaming %s to %s: %s", output_tmp, output_final,
-		      strerror(errno));
+	if (keep && td_outfile_commit(&output_file, true)) {
+		p_err("writing %s: %s", td_output_path, strerror(errno));
 		ret = -1;
 	}
-	if (!keep || ret) {
-		unlink(output_tmp);
-		if (json_output && orig_stdout_fd >= 0 &&
-		    dup2(orig_stdout_fd, STDOUT_FILENO) >= 0) {
-			json_writer_t *w = jsonw_new(stdout);
-
-			if (w) {
-				jsonw_start_object(w);
-				jsonw_string_field(w, "error", p_last_error());
-				jsonw_end_object(w);
-				jsonw_destroy(&w);
-			}
-			fflush(stdout);
-		}
+	if (!keep) {
+		output_file.fd = -1;	/* stdout stays open */
+		td_outfile_abort(&output_file);
 	}
-	free(output_tmp);
-	free(output_final);
-	output_tmp = NULL;
+	output_file.fd = -1;
+	if ((!keep || ret) && !in_place && json_output &&
+	    orig_stdout_fd >= 0 && dup2(orig_stdout_fd, STDOUT_FILENO) >= 0) {
+		json_writer_t *w = jsonw_new(stdout);
+
+		if (w) {
+			jsonw_start_object(w);
+			jsonw_string_field(w, "error", p_last_error());
+			jsonw_end_object(w);
+			jsonw_destroy(&w);
+		}
+		fflush(stdout);
+	}
 	return ret;
 }
 

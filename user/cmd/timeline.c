@@ -18,8 +18,10 @@
  * recording's start), written with all nine decimal digits of the
  * nanosecond values as three decimals.
  *
- * The output goes to a temporary file next to -o FILE and is renamed over
- * it at the end, so a failure never leaves a half-written FILE behind.
+ * -o FILE is written through base/'s output helper (td_outfile_open()):
+ * a regular file by a temporary file renamed over it at the end, so a
+ * failure never leaves a half-written FILE behind; a device or FIFO in
+ * place.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -607,26 +609,6 @@ static void tl_on_record(const struct topdown_record *r, void *ctx)
 	c->recs[c->n++] = *r;
 }
 
-/* ---- the output file ------------------------------------------------------ */
-
-/* A temporary file next to path (td_open_tmp()), as a stream. */
-static FILE *open_tmp(const char *path, char **tmp)
-{
-	int fd = td_open_tmp(path, tmp);
-	FILE *f;
-
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return f;
-}
-
 int do_timeline(int argc, char **argv)
 {
 	const char *in = NULL, *out_path = "-";
@@ -637,8 +619,8 @@ int do_timeline(int argc, char **argv)
 	struct tl_src src = { 0 };
 	unsigned long long v, dur = 0;
 	bool loaded = false, to_stdout;
+	struct td_outfile of = { .fd = -1 };
 	struct td_getopt g;
-	char *tmp = NULL;
 	FILE *out = NULL;
 	int o, ret = -1;
 
@@ -740,41 +722,39 @@ int do_timeline(int argc, char **argv)
 	/* ^C from here on: remove the temporary file, keep any old trace. */
 	td_signal = 0;
 	td_catch_signals();
-	out = to_stdout ? stdout : open_tmp(out_path, &tmp);
-	if (!out) {
-		p_err("cannot write next to %s: %s", out_path, strerror(errno));
-		goto out;
+	if (!to_stdout) {
+		if (td_outfile_open(&of, out_path)) {
+			p_err("cannot write %s: %s", out_path, strerror(errno));
+			goto out;
+		}
+		out = fdopen(of.fd, "w");
+		if (!out) {
+			p_err("cannot write %s: %s", out_path, strerror(errno));
+			goto out;
+		}
 	}
-	if (write_trace(out, &src, loaded ? &f.meta : NULL, &opt))
+	if (write_trace(to_stdout ? stdout : out, &src,
+			loaded ? &f.meta : NULL, &opt))
 		goto out;
 	if (to_stdout) {
 		ret = 0;
 		goto out;
 	}
-	if (fflush(out) || fsync(fileno(out))) {
-		p_err("writing %s: %s", tmp, strerror(errno));
+	if (fflush(out)) {
+		p_err("writing %s: %s", out_path, strerror(errno));
 		goto out;
 	}
-	if (fclose(out)) {
-		out = NULL;
-		p_err("writing %s: %s", tmp, strerror(errno));
+	if (td_outfile_commit(&of, true)) {
+		p_err("writing %s: %s", out_path, strerror(errno));
 		goto out;
 	}
-	out = NULL;
-	if (rename(tmp, out_path)) {
-		p_err("renaming %s to %s: %s", tmp, out_path, strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
 	ret = 0;
 out:
-	if (out && !to_stdout)
-		fclose(out);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
+	if (out) {
+		fclose(out);	/* and of.fd, its descriptor */
+		of.fd = -1;
 	}
+	td_outfile_abort(&of);
 	if (loaded)
 		td_file_unload(&img, &f);
 	if (lv) {
