@@ -155,7 +155,7 @@ csvjson status "$T/status.csv" "$T/status.json"
 # 7. dump: the workload's slices are there, with names and metrics.
 check "dump" "$TDCTL" dump
 cp "$T/out" "$T/dump1"
-head -n 1 "$T/dump1" | grep -q "^TIME .*COMM.*SLICE_US" && ok "dump header" ||
+head -n 1 "$T/dump1" | grep -Eq "^ *TIME_S .*COMM.*SLICE_US" && ok "dump header" ||
 	not_ok "dump header" "$T/dump1"
 c=$(grep -c " td_work " "$T/dump1")
 [ "$c" -ge 20 ] && ok "dump shows >= 20 td_work slices ($c)" ||

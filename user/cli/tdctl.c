@@ -19,6 +19,7 @@
 
 #include "cli/tdctl.h"
 #include "file/tdfile.h"
+#include "output/vocab.h"
 
 static bool pretty_output;
 static const char *output_path;
@@ -442,6 +443,49 @@ static void help_opt_row(struct csv_writer *w, const struct cmd *c,
 	jsonw_end_object(json_wtr);
 }
 
+/* help --json: the vocabulary (output/vocab.h), every column's names. */
+static void help_columns(void)
+{
+	static const char *const kinds[] = {
+		[TD_VOC_KEY] = "key", [TD_VOC_TIME] = "time",
+		[TD_VOC_COUNT] = "count", [TD_VOC_METRIC] = "metric",
+		[TD_VOC_INFO] = "info",
+	};
+
+	jsonw_name(json_wtr, "columns");
+	jsonw_start_array(json_wtr);
+	for (size_t i = 0; i < td_vocab_len; i++) {
+		const struct td_voc *v = &td_vocab[i];
+		char names[3][48], titles[3][48];
+		int n = td_voc_expand(v, names, titles, 3);
+
+		for (int k = 0; k < n; k++) {
+			jsonw_start_object(json_wtr);
+			jsonw_string_field(json_wtr, "name", names[k]);
+			if (v->title)
+				jsonw_string_field(json_wtr, "title", titles[k]);
+			else
+				jsonw_null_field(json_wtr, "title");
+			jsonw_string_field(json_wtr, "kind", kinds[v->kind]);
+			jsonw_bool_field(json_wtr, "percent",
+					 v->flags & TD_VOC_FRACTION);
+			jsonw_bool_field(json_wtr, "bottleneck",
+					 v->flags & TD_VOC_BOTTLENECK);
+			jsonw_int_field(json_wtr, "decimals", v->prec);
+			jsonw_int_field(json_wtr, "level", v->level);
+			if (v->parent)
+				jsonw_string_field(json_wtr, "parent",
+						   v->parent);
+			else
+				jsonw_null_field(json_wtr, "parent");
+			jsonw_string_field(json_wtr, "commands", v->commands);
+			jsonw_string_field(json_wtr, "description", v->what);
+			jsonw_end_object(json_wtr);
+		}
+	}
+	jsonw_end_array(json_wtr);
+}
+
 static void help_structured(const struct cmd *one)
 {
 	struct csv_writer w;
@@ -471,6 +515,7 @@ static void help_structured(const struct cmd *one)
 		}
 		if (!csv_output) {
 			jsonw_end_array(json_wtr);
+			help_columns();
 			jsonw_end_object(json_wtr);
 		}
 		return;

@@ -30,6 +30,7 @@
 #include "base/json_read.h"
 #include "cli/tdctl.h"
 #include "evset/evset_priv.h"
+#include "output/vocab.h"
 
 const struct td_opt decode_opts[] = {
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
@@ -703,11 +704,17 @@ static void decode_csv(const struct td_decoder *d, const char *label,
 	csvw_end_row(&w);
 }
 
+/* The metrics one per line, by name (as perf stat prints its metrics),
+ * with the vocabulary's decimals (output/vocab.h); after the value '!'
+ * for a fraction outside 0..100% and '*' for the largest Level-1 class,
+ * and the legend of the marks, as under every table.
+ */
 static void decode_plain(const struct td_decoder *d, const char *label,
 			 const struct td_metrics *m,
 			 const struct decode_in *in, const struct notes *nt)
 {
 	bool flagged = false, invalid = false;
+	int best = -1;
 
 	printf("set %s (%s)", d->set, label);
 	if (in->lines)
@@ -720,6 +727,13 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 	if (!m->n)
 		printf("  no TopDown metrics for this set\n");
 	for (int i = 0; i < m->n; i++) {
+		const struct td_voc *v = td_voc_find(m->m[i].name);
+
+		if (v && (v->flags & TD_VOC_BOTTLENECK) && m->m[i].valid &&
+		    (best < 0 || m->m[i].value > m->m[best].value))
+			best = i;
+	}
+	for (int i = 0; i < m->n; i++) {
 		const struct td_metric *x = &m->m[i];
 
 		printf("  %-24s ", x->name);
@@ -729,16 +743,20 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		} else if (td_metric_is_fraction(x->name)) {
 			printf("%7.1f%%", x->value * 100.0);
 		} else {
-			printf("%8.2f", x->value);
+			printf("%8.*f", td_voc_prec(x->name), x->value);
 		}
 		if (x->flagged) {
 			printf("  !");
 			flagged = true;
 		}
+		if (i == best)
+			printf("  *");
 		printf("\n");
 	}
+	if (best >= 0)
+		printf("%s\n", TD_VOC_LEGEND_MARK);
 	if (flagged)
-		printf("! outside 0..100%% (counting skid): shown as computed, not clamped\n");
+		printf("%s\n", TD_VOC_LEGEND_FLAG);
 	if (invalid)
 		printf("n/a: not computable from these counts (zero denominator)\n");
 	printf("formula: %s\n", in->s->formula);
