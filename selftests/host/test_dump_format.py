@@ -210,7 +210,12 @@ def expected(sc, metric_names, metrics, voc):
 
 def json_num(v):
     """The shortest text that reads back as v (what bpftool's and perf's
-    JSON readers expect): C's %.{1..17}g, the first that round-trips."""
+    JSON readers expect): %.15g, %.16g or %.17g, the first that reads
+    back as v (test_fmt.c checks that no fewer digits would)."""
+    for p in range(15 if abs(v) >= 2.2250738585072014e-308 else 1, 18):
+        t = "%.*g" % (p, v)
+        if float(t) == v:
+            return t
     return "%.17g" % v
 
 

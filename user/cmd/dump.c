@@ -407,7 +407,7 @@ void put_json(struct dump_ctx *d, const struct topdown_record *r,
 			*b->p++ = ':';
 		}
 		if (m->m[i].valid && isfinite(m->m[i].value))
-			td_buf_g17(b, m->m[i].value);
+			td_buf_shortest(b, m->m[i].value);
 		else
 			td_buf_mem(b, "null", 4);
 	}

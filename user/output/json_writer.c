@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/fmt.h"
 #include "output/json_writer.h"
 #include "output/text.h"
 
@@ -313,9 +314,11 @@ void jsonw_int(json_writer_t *self, int64_t value)
 
 void jsonw_float(json_writer_t *self, double value)
 {
+	char buf[TD_FMT_MAX + 1];
+
 	begin_item(self);
 	if (isfinite(value))
-		fprintf(self->out, "%.17g", value);
+		fwrite(buf, 1, (size_t)td_fmt_shortest(buf, value), self->out);
 	else
 		fputs("null", self->out);
 }
