@@ -167,25 +167,44 @@ def test_cli(tmp):
     ok(rc == 2 and "--json and --csv exclude each other" in err,
        "--csv with --json is refused", err)
     test_usage_errors()
+    # A bad value or a combination that cannot be: usage errors (exit 2,
+    # the hint), whether getopt or the command found them.
+    path = os.path.join(tmp, "g.td")
     for args, msg in ((("stat", "-I", "5"), "at least 10"),
                       (("stat", "--by", "thread"), "expected task, process, comm, cgroup or cpu"),
                       (("stat", "--duration", "1.5s"), "expected seconds"),
                       (("stat", "-p", "1,,2"), "PID[,PID..]"),
                       (("stat", "-p", "1", "--", "true"), "either -p PID or a COMMAND"),
                       (("top", "-d", "0"), "at least 0.01"),
-                      (("record", "-o", "-", "--json"), "no room for --json")):
+                      (("top", "-d", "-1"), "expected seconds"),
+                      (("record", "-o", "-", "--json"), "no room for --json"),
+                      (("report", "-i", path, "--by", "bogus"), "invalid value 'bogus' for --by"),
+                      (("report", "-i", path, "--cpu", "x"), "invalid value 'x' for --cpu"),
+                      (("report", "-i", path, "--sort", "bogus"), "cannot sort by 'bogus'"),
+                      (("decode", "cycles=1", "instructions=2"), "--set NAME is required"),
+                      (("decode", "--set", "generic", "cyc=1"), "unknown event 'cyc'"),
+                      (("dump", "-i", path, "--follow"), "not a file (-i)"),
+                      (("timeline", "-i", path, "--duration", "1"), "exclude each other"),
+                      (("timeline", "-i", path, "--from", "1.5", "--to", "0.5"),
+                       "--to must be later than --from")):
         rc, out, err = run(*args)
-        ok(rc == 1 and msg in out + err,
-           "'tdctl %s' fails: %s" % (" ".join(args), msg), out + err)
+        hint = "; see 'tdctl %s --help'\n" % args[0]
+        if "--json" in args:        # the error is JSON, on stdout
+            err = json.loads(out)["error"] + "\n" if out.startswith("{") else err
+        ok(rc == 2 and msg in err and err.endswith(hint) and err.count("\n") == 1,
+           "'tdctl %s': usage error, exit 2 with the hint: %s" % (" ".join(args), msg),
+           "rc %d\n%s%s" % (rc, out, err))
     for args, msg in ((("load", "--backend", "ebpf"),
                        "--backend must be module, bpf or auto, not 'ebpf'"),
                       (("load", "--backend", "bpf", "--module", "x.ko"),
                        "--module does not apply to --backend bpf"),
                       (("load", "--backend", "bpf", "--overwrite"),
-                       "--overwrite is not available with the BPF backend")):
+                       "--overwrite is not available with the BPF backend"),
+                      (("load", "--set", "bogus"), "unknown event set 'bogus'")):
         rc, out, err = run(*args)
-        ok(rc == 1 and msg in out + err and not os.path.exists("/sys/fs/bpf/topdown"),
-           "'tdctl %s' fails, loads nothing: %s" % (" ".join(args), msg), out + err)
+        ok(rc == 2 and msg in out + err and "see 'tdctl load --help'" in err and
+           not os.path.exists("/sys/fs/bpf/topdown"),
+           "'tdctl %s': exit 2, loads nothing: %s" % (" ".join(args), msg), out + err)
     rc, out, err = run("stat", "--", "true")
     ok(rc == 1 and "not loaded" in err,
        "stat without the module: 'not loaded' (before running anything)", err)
@@ -248,6 +267,64 @@ def test_usage_errors():
     rc, out, err = run("--pretty", "help")
     ok(rc == 0 and out.startswith('{\n    "commands": ['),
        "--pretty still indents the JSON", out[:80])
+
+
+# A value no option of its kind takes.
+BAD_VALUE = {"number": "x!", "cpu": "x!", "pid": "x!", "pids": "1,,x",
+             "by": "bogus", "backend": "bogus", "set": "bogus", "sort": "bogus"}
+
+
+def test_walk(tmp):
+    """Every command x every option: named by its --help, its man page and
+    completion; a bad value of a checked kind, or a value given to a flag,
+    is a usage error: exit 2, one line, the hint to the command's --help."""
+    path = os.path.join(tmp, "walk.td")
+    tdfile_gen.generic().write(path)
+    _, out, _ = run("help", "--json")
+    tried = 0
+    for c in json.loads(out)["commands"]:
+        cmd = c["command"]
+        _, o, _ = run("help", cmd, "--json")
+        _, helptext, _ = run(cmd, "--help")
+        comp = completion_options(cmd)
+        man = man_options(cmd)
+        bad = []
+        for opt in json.loads(o)["options"]:
+            name = opt["option"]
+            if name[2:] not in comp or name[2:] not in man or \
+                    not re.search(r"(^|[ ,])%s\b" % re.escape(name), helptext, re.M):
+                bad.append("%s: not in --help, man page or completion" % name)
+            value = opt["value"]
+            # Sets are checked where one is chosen (list -s shows any).
+            if value in BAD_VALUE and not (cmd == "list" and value == "set"):
+                line = [cmd, name, BAD_VALUE[value]]
+                if value == "sort":
+                    if cmd not in ("report", "top"):
+                        continue
+                    line += ["-i", path]
+            elif value is None and opt["kind"] == "command" and name != "--help":
+                line = [cmd, name + "=x"]
+            else:
+                continue
+            rc, out_, err = run(*line)
+            tried += 1
+            hint = "; see 'tdctl %s --help'\n" % cmd
+            if rc != 2 or not err.endswith(hint) or err.count("\n") != 1 or out_:
+                bad.append("%s: rc %d, %r" % (" ".join(line), rc, err))
+        ok(not bad, "%s: every option documented three times; bad values exit 2 "
+           "with the hint" % cmd, "\n".join(bad))
+    ok(tried > 40, "the walk tried %d bad values" % tried)
+    nostatus = []
+    for f in sorted(os.listdir(MANDIR)):
+        if not f.endswith(".rst") or not f.startswith("tdctl"):
+            continue
+        with open(os.path.join(MANDIR, f)) as fh:
+            text = fh.read()
+        sec = text.split("\nEXIT STATUS\n")[1].split("\nSEE ALSO\n")[0] \
+            if "\nEXIT STATUS\n" in text else ""
+        if not all(re.search(r"\b%s\b" % c, sec) for c in "012") or "usage" not in sec:
+            nostatus.append(f)
+    ok(not nostatus, "every man page says the exit codes (0, 1, 2 usage)", nostatus)
 
 
 def test_letters():
@@ -479,6 +556,7 @@ def main():
     test_grammar()
     test_cli(tmp)
     test_letters()
+    test_walk(tmp)
     test_anywhere(tmp)
     test_tables()
     test_completion(tmp)

@@ -186,7 +186,7 @@ def main():
     pids = [r["pid"] for r in doc["rows"]]
     ok(rc == 0 and pids == sorted(pids), "report --sort pid: ascending", out)
     rc, out, err = run("report", "-i", f, "--sort", "nope")
-    ok(rc == 1 and "cannot sort by 'nope'" in err and "instructions" in err,
+    ok(rc == 2 and "cannot sort by 'nope'" in err and "instructions" in err,
        "report --sort with an unknown column lists the columns", err)
 
     # ---- filters -----------------------------------------------------
@@ -221,7 +221,7 @@ def main():
        len(body) == sum(1 for r in sc.records if r.comm == "alpha"),
        "dump -i (plain) --comm alpha: header and one line per slice", out)
     rc, out, err = run("dump", "-i", f, "--follow")
-    ok(rc == 1 and "--follow" in err, "dump -i with --follow is refused", err)
+    ok(rc == 2 and "--follow" in err, "dump -i with --follow is refused (usage, exit 2)", err)
 
     # ---- dump -i order: equal times across CPUs, a clock going back ---
     # The order is a stable sort by (time, cpu): here by Python's sorted().

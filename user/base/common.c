@@ -27,6 +27,9 @@ const char *bin_name = "tdctl";
 int orig_stdout_fd = -1;
 const char *td_output_path;
 static char last_error[1024];
+const char *td_cmd_name;
+bool td_parsing_options;
+bool td_usage_failed;
 
 const char *p_last_error(void)
 {
@@ -41,13 +44,9 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void p_err(const char *fmt, ...)
+/* The error in last_error: a JSON object in JSON mode, else a line. */
+static void put_error(void)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
 	if (json_output && json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "error", last_error);
@@ -55,6 +54,43 @@ void p_err(const char *fmt, ...)
 	} else {
 		fprintf(stderr, "%s: Error: %s\n", bin_name, last_error);
 	}
+}
+
+/* The hint after a usage error. */
+static void add_hint(const char *cmd)
+{
+	size_t n = strlen(last_error);
+
+	if (cmd)
+		snprintf(last_error + n, sizeof(last_error) - n,
+			 "; see '%s %s --help'", bin_name, cmd);
+	else
+		snprintf(last_error + n, sizeof(last_error) - n,
+			 "; see '%s --help'", bin_name);
+	td_usage_failed = true;
+}
+
+void p_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	if (td_parsing_options)
+		add_hint(td_cmd_name);
+	put_error();
+}
+
+void p_usage_cmd(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	add_hint(cmd);
+	put_error();
 }
 
 void p_info(const char *fmt, ...)

@@ -80,6 +80,25 @@ int td_check_input(const char *in, const char *out);
  * plain text on stderr. Commands return -1 after it.
  */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Usage errors: the command line does not parse or asks for something
+ * that cannot be (a bad option value, options that exclude each other).
+ * tdctl exits with status 2 (TD_EXIT_USAGE) after one, 1 after any other
+ * error. The CLI sets td_cmd_name once the command is known, and
+ * td_parsing_options while its options are read: a p_err() then is a
+ * usage error too (a parser of an option's value reports it). Every usage
+ * error ends with the hint "; see 'tdctl CMD --help'".
+ */
+#define TD_EXIT_USAGE	2
+extern const char *td_cmd_name;
+extern bool td_parsing_options;
+extern bool td_usage_failed;
+/* A usage error of command cmd (its full name; NULL: tdctl's own). */
+void p_usage_cmd(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A usage error of the command being run (td_cmd_name). */
+#define p_usage_error(...)	p_usage_cmd(td_cmd_name, __VA_ARGS__)
+
 /* The last p_err() message ("" if none). */
 const char *p_last_error(void);
 /* Informational line on stderr; silent in JSON mode. */

@@ -23,7 +23,6 @@
 
 static bool pretty_output;
 static const char *output_path;
-bool td_usage_failed;
 /* main()'s arguments, for errors before the command's grammar is known. */
 static int main_argc;
 static char **main_argv;
@@ -100,15 +99,13 @@ void p_usage(const char *cmd, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	json_for_early_error();
-	td_usage_failed = true;
-	if (c)
-		p_err("%s; see '%s %s --help'", msg, bin_name, c->name);
-	else
-		p_err("%s; see '%s --help'", msg, bin_name);
+	p_usage_cmd(c ? c->name : NULL, "%s", msg);
 }
 
 int td_getopt_end(int opt, int argc, char **argv, bool operands)
 {
+	/* The options are read: errors from here on are the command's. */
+	td_parsing_options = false;
 	if (opt != TD_GETOPT_END)
 		return opt == TD_GETOPT_HELP ? 0 : -1;
 	if (!operands && optind < argc) {
@@ -144,6 +141,8 @@ void td_getopt_build(struct td_getopt *g, const char *cmd, const char *desc)
 
 	g->cmd = cmd;
 	g->desc = desc;
+	/* Until td_getopt_end(), a bad option value is a usage error. */
+	td_parsing_options = true;
 
 	/*
 	 * Before the command, and for a command that runs a COMMAND, stop at
@@ -404,6 +403,15 @@ static const char *const help_opt_fields[] = {
 	"command", "option", "short", "argument", "kind", "description", NULL,
 };
 
+/* What an option's argument is (help --json "value"). */
+static const char *const arg_kinds[] = {
+	[TD_ARG_NONE] = "none", [TD_ARG_NUM] = "number",
+	[TD_ARG_WORD] = "word", [TD_ARG_FILE] = "file", [TD_ARG_DIR] = "dir",
+	[TD_ARG_PID] = "pid", [TD_ARG_PIDS] = "pids", [TD_ARG_CPU] = "cpu",
+	[TD_ARG_SET] = "set", [TD_ARG_EVENTS] = "events", [TD_ARG_BY] = "by",
+	[TD_ARG_SORT] = "sort", [TD_ARG_BACKEND] = "backend",
+};
+
 static void help_opt_row(struct csv_writer *w, const struct cmd *c,
 			 const struct td_opt *o, const char *kind)
 {
@@ -439,6 +447,10 @@ static void help_opt_row(struct csv_writer *w, const struct cmd *c,
 	else
 		jsonw_null_field(json_wtr, "argument");
 	jsonw_string_field(json_wtr, "kind", kind);
+	if (o->arg)
+		jsonw_string_field(json_wtr, "value", arg_kinds[o->arg]);
+	else
+		jsonw_null_field(json_wtr, "value");
 	jsonw_string_field(json_wtr, "description", o->help);
 	jsonw_end_object(json_wtr);
 }
@@ -824,6 +836,7 @@ int main(int argc, char **argv)
 	}
 	if (opt == TD_GETOPT_ERROR)
 		return finish(-1);
+	td_parsing_options = false;
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
@@ -835,6 +848,7 @@ int main(int argc, char **argv)
 		no_such_cmd(td_cmds, argv[0], nmatch, "command");
 		return finish(-1);
 	}
+	td_cmd_name = c->name;
 	argc = take_output_opts(c, argc, argv);
 	if (argc < 0)
 		return finish(-1);

@@ -124,16 +124,15 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
 void td_cmd_usage(FILE *f, const char *name, const char *description);
 
 /*
- * A usage error: the command line does not parse (unknown command or
- * option, missing or unexpected argument, options that exclude each
- * other). Reported as every other error (p_err(): plain text on stderr,
- * a JSON object with --json), with a one-line hint naming the --help to
- * read (cmd NULL: tdctl's own), and tdctl exits with status 2.
+ * A usage error (base/common.h): the command line does not parse
+ * (unknown command or option, missing or unexpected argument, options
+ * that exclude each other, a bad value). Reported as every other error
+ * (p_err(): plain text on stderr, a JSON object with --json), with a
+ * one-line hint naming the --help to read (cmd: a command's name or
+ * unique prefix; NULL: tdctl's own), and tdctl exits with status 2.
  */
 void p_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-extern bool td_usage_failed;
-#define TD_EXIT_USAGE	2
 
 /* getopt_long() over a table-driven command's options. */
 #define TD_GETOPT_MAX	32

@@ -801,6 +801,11 @@ int do_decode(int argc, char **argv)
 	opt = td_getopt_end(opt, argc, argv, true);
 	if (opt <= 0)
 		return opt;
+	/* The set, its label and the EVENT=COUNT operands are the command
+	 * line: what is wrong with them is a usage error (stdin's lines are
+	 * input, checked below).
+	 */
+	td_parsing_options = true;
 	if (!setname) {
 		all_set_names(err, sizeof(err));
 		p_err("decode: --set NAME is required (one of: %s)", err);
@@ -832,8 +837,10 @@ int do_decode(int argc, char **argv)
 		return -1;
 	}
 
-	if (optind < argc ? args(&in, argc - optind, argv + optind) :
-	    read_stdin(&in))
+	if (optind < argc && args(&in, argc - optind, argv + optind))
+		return -1;
+	td_parsing_options = false;
+	if (optind >= argc && read_stdin(&in))
 		return -1;
 
 	/* Only what the formula reads is required. */

@@ -614,13 +614,13 @@ int do_dump(int argc, char **argv)
 	if (opt <= 0)
 		return opt;
 	if (input && d.follow) {
-		p_err("--follow and --duration read the rings, not a file (-i)");
+		p_usage_error("--follow and --duration read the rings, not a file (-i)");
 		return -1;
 	}
 	if (input)
 		return dump_file(&d, input, force);
 	if (force) {
-		p_usage("dump", "--force reads a record file (-i FILE)");
+		p_usage_error("--force reads a record file (-i FILE)");
 		return -1;
 	}
 	if (td_reader_open(&d.rd))

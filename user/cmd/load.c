@@ -238,6 +238,11 @@ int do_load(int argc, char **argv)
 			break;
 		case 's':
 			set = optarg;
+			if (!td_set_exists(set)) {
+				p_err("unknown event set '%s' ('%s list' names them)",
+				      set, bin_name);
+				return -1;
+			}
 			break;
 		case 'e':
 			if (add_events(events, sizeof(events), optarg))
@@ -273,15 +278,19 @@ int do_load(int argc, char **argv)
 		return ret;
 	ret = -1;
 	if (set && *events) {
-		p_err("--set and --events exclude each other: a set names its own events");
+		p_usage_error("--set and --events exclude each other: a set names its own events");
 		return -1;
 	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
-		p_err("--watermark must not exceed the ring size");
+		p_usage_error("--watermark must not exceed the ring size");
+		return -1;
+	}
+	if (overwrite && backend == TD_BACKEND_BPF) {
+		p_usage_error("--overwrite is not available with the BPF backend: the BPF ring buffer only drops new records");
 		return -1;
 	}
 	if (module && backend == TD_BACKEND_BPF) {
-		p_err("--module does not apply to --backend bpf");
+		p_usage_error("--module does not apply to --backend bpf");
 		return -1;
 	}
 

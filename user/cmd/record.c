@@ -238,16 +238,20 @@ int do_record(int argc, char **argv)
 	if (ret <= 0)
 		goto out_free;
 	ret = -1;
-	if (td_target_set_command(&c->tgt, argc - optind, argv + optind))
+	/* COMMAND or -p, not both: a usage error */
+	td_parsing_options = true;
+	r = td_target_set_command(&c->tgt, argc - optind, argv + optind);
+	td_parsing_options = false;
+	if (r)
 		goto out_free;
 	path = rf.path;
 	to_stdout = !strcmp(path, "-");
 	if (to_stdout && (json_output || csv_output)) {
-		p_err("-o - writes the record file to stdout: no room for --json or --csv");
+		p_usage_error("-o - writes the record file to stdout: no room for --json or --csv");
 		goto out_free;
 	}
 	if (to_stdout && isatty(STDOUT_FILENO)) {
-		p_err("not writing a binary record file to a terminal (-o FILE)");
+		p_usage_error("not writing a binary record file to a terminal (-o FILE)");
 		goto out_free;
 	}
 	c->out = to_stdout ? stdout : record_file_open(&rf);

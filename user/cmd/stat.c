@@ -205,7 +205,11 @@ int do_stat(int argc, char **argv)
 		return ret;
 	}
 	ret = 0;
-	if (td_target_set_command(&s->tgt, argc - optind, argv + optind))
+	/* COMMAND or -p, not both: a usage error */
+	td_parsing_options = true;
+	r = td_target_set_command(&s->tgt, argc - optind, argv + optind);
+	td_parsing_options = false;
+	if (r)
 		goto err;
 	td_target_describe(&s->tgt, s->what, sizeof(s->what));
 	td_agg_init(&s->cur, by);

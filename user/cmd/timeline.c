@@ -663,11 +663,11 @@ int do_timeline(int argc, char **argv)
 	if (o <= 0)
 		return o;
 	if (in && dur) {
-		p_err("-i FILE and --duration exclude each other");
+		p_usage_error("-i FILE and --duration exclude each other");
 		return -1;
 	}
 	if (opt.to_set && opt.to_ns <= opt.from_ns) {
-		p_err("--to must be later than --from");
+		p_usage_error("--to must be later than --from");
 		return -1;
 	}
 	if (!in && !dur)

@@ -419,9 +419,11 @@ int do_top(int argc, char **argv)
 		goto out;
 	ret = -1;
 	t->tgt.file_pids = input;
+	td_parsing_options = true;	/* a bad -p is a usage error */
 	for (int i = 0; i < nr_pid_args; i++)
 		if (td_target_opt(&t->tgt, TD_TARGET_PIDS, pid_arg[i]) < 0)
 			goto out;
+	td_parsing_options = false;
 	if (json_output || csv_output || orig_stdout_fd >= 0 ||
 	    !isatty(STDOUT_FILENO))
 		t->batch = true;
