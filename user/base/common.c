@@ -113,6 +113,43 @@ void p_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *td_records(uint64_t n)
+{
+	return n == 1 ? "record" : "records";
+}
+
+void td_lost_set(struct td_lost *l, const uint64_t *per_cpu,
+		 uint32_t nr_cpus)
+{
+	l->known = per_cpu != NULL;
+	l->nr_cpus = nr_cpus;
+	l->per_cpu = per_cpu;
+	l->total = 0;
+	for (uint32_t c = 0; per_cpu && c < nr_cpus; c++)
+		l->total += per_cpu[c];
+}
+
+void td_lost_warn(const struct td_lost *l, const char *when)
+{
+	/* Unknown: the file's loader said so (td_input_load()). */
+	if (!l->known)
+		return;
+	for (uint32_t c = 0; c < l->nr_cpus; c++)
+		if (l->per_cpu[c])
+			p_warn("CPU %u: %llu %s lost %s: the counts are low", c,
+			       (unsigned long long)l->per_cpu[c],
+			       td_records(l->per_cpu[c]), when);
+}
+
+const char *td_lost_text(const struct td_lost *l, char *buf, size_t n)
+{
+	if (l->known)
+		snprintf(buf, n, "%llu lost", (unsigned long long)l->total);
+	else
+		snprintf(buf, n, "lost unknown");
+	return buf;
+}
+
 int parse_u64(const char *opt, const char *s, unsigned long long max,
 	      unsigned long long *out)
 {

@@ -106,6 +106,32 @@ void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Warning on stderr in every mode: lost data is never hidden. */
 void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Records lost (a full ring): the one description every reader reports
+ * from (report, dump, top, timeline, stat, record), the same way: a
+ * count per CPU and their total, or unknown (a record file read without
+ * its trailer), which JSON gives as null and text as "unknown", never 0.
+ */
+struct td_lost {
+	bool known;
+	uint32_t nr_cpus;
+	const uint64_t *per_cpu;	/* nr_cpus counts; NULL: unknown */
+	uint64_t total;
+};
+
+/* per_cpu NULL: unknown. */
+void td_lost_set(struct td_lost *l, const uint64_t *per_cpu,
+		 uint32_t nr_cpus);
+/* A warning per CPU that lost records ("CPU 1: 3 records lost while
+ * recording: the counts are low"); nothing when unknown (the loader of
+ * the file warned).
+ */
+void td_lost_warn(const struct td_lost *l, const char *when);
+/* "3 lost", "1 lost", "lost unknown" into buf. */
+const char *td_lost_text(const struct td_lost *l, char *buf, size_t n);
+/* "record" or "records" after n. */
+const char *td_records(uint64_t n);
+
 /* Parse a non-negative integer argument strictly (whole string, decimal or
  * 0x hex, no overflow). Returns 0 or -1 after p_err() naming the option.
  */

@@ -21,6 +21,7 @@
 #include "output/vocab.h"
 #include "file/order.h"
 #include "cli/tdctl.h"
+#include "file/lost.h"
 #include "file/tdfile.h"
 
 const struct td_opt dump_opts[] = {
@@ -97,8 +98,8 @@ static void on_lost(int cpu, uint64_t count, const char *why, void *ctx)
 	struct dump_ctx *d = ctx;
 
 	d->lost += count;
-	p_warn("CPU %d: %llu records lost (%s)", cpu,
-	       (unsigned long long)count, why);
+	p_warn("CPU %d: %llu %s lost (%s)", cpu, (unsigned long long)count,
+	       td_records(count), why);
 }
 
 static void flags_str(uint32_t f, char *buf)
@@ -533,6 +534,7 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 {
 	const struct topdown_record *recs;
 	struct td_file_image img;
+	struct td_lost lost;
 	struct td_file f;
 
 	if (td_input_load(path, NULL, &img, &f, NULL, NULL, force))
@@ -540,9 +542,8 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 	d->cfg = &f.meta.cfg;
 	d->base_ns = f.meta.start_ns;
 	d->can_decode = td_decoder_for(d->cfg, &d->dec);
-	for (uint32_t cpu = 0; cpu < f.meta.nr_cpus; cpu++)
-		if (f.meta.lost[cpu])
-			on_lost(cpu, f.meta.lost[cpu], "while recording", d);
+	td_file_lost(&f, &lost);
+	td_lost_warn(&lost, "while recording");
 	/* The records in place, or converted to the host's byte order. */
 	recs = td_file_records(&f);
 	if (!recs) {

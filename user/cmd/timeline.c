@@ -41,6 +41,7 @@
 #include "output/fmt.h"
 #include "output/text.h"
 #include "cli/tdctl.h"
+#include "file/lost.h"
 #include "file/tdfile.h"
 
 #define TL_CPU_PID	(1u << 22)	/* PID_MAX_LIMIT: above any real pid */
@@ -228,7 +229,8 @@ static void put_lost(struct tl_out *o, uint32_t cpu, uint64_t ns,
 	put_us(o, ns);
 	put_str(b, ",\"name\":\"lost ");
 	td_buf_u64(b, count, 0);
-	put_str(b, " records\",\"cat\":\"lost\",\"args\":{\"lost\":");
+	put_str(b, count == 1 ? " record" : " records");
+	put_str(b, "\",\"cat\":\"lost\",\"args\":{\"lost\":");
 	td_buf_u64(b, count, 0);
 	put_str(b, ",\"why\":\"");
 	put_str(b, why);
@@ -395,16 +397,16 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	struct td_decoder dec;
 	bool can_decode = td_decoder_for(s->cfg, &dec);
 	uint64_t *last_end = calloc(s->nr_cpus + 1, sizeof(uint64_t));
-	uint64_t *next_seq = calloc(s->nr_cpus + 1, sizeof(uint64_t));
-	uint64_t *gaps = calloc(s->nr_cpus + 1, sizeof(uint64_t));
 	bool *used = calloc(s->nr_cpus + 1, sizeof(bool));
+	struct td_gaps gaps = { 0 };
 	struct tl_threads th = { 0 }, named = { 0 };
 	struct topdown_record tmp;
 	uint64_t from, to;
 	struct tl_out *o = calloc(1, sizeof(*o));
 	int ret = -1;
 
-	if (!last_end || !next_seq || !gaps || !used || !o ||
+	if (!last_end || !used || !o ||
+	    td_gaps_init(&gaps, s->nr_cpus, s->lost, s->all_tasks) ||
 	    td_buf_init(&o->b, out)) {
 		p_err("out of memory");
 		goto out;
@@ -440,7 +442,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		const struct topdown_record *r = tl_rec(s, i, &tmp);
 		uint32_t c = r->cpu;
 		uint64_t start = r->duration_ns > r->time_ns ? 0 :
-				 r->time_ns - r->duration_ns;
+				 r->time_ns - r->duration_ns, gap;
 
 		if (!(i & 0xffff) && td_signal) {
 			p_err("interrupted: no trace written");
@@ -450,23 +452,10 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		if (c >= s->nr_cpus)
 			continue;	/* the file parser refuses these */
 		used[c] = true;
-		/* A gap in a CPU's sequence numbers: records lost there. */
-		/* A gap in a CPU's sequence numbers is where records were
-		 * lost when every task was recorded (with a selection, the
-		 * other tasks' records make gaps too); at most what the
-		 * trailer counts for the CPU.
-		 */
-		if (s->all_tasks && s->lost && next_seq[c] &&
-		    r->seq > next_seq[c] && s->lost[c] > gaps[c]) {
-			uint64_t gap = r->seq - next_seq[c];
-
-			if (gap > s->lost[c] - gaps[c])
-				gap = s->lost[c] - gaps[c];
-			gaps[c] += gap;
-			if (start >= from && start < to)
-				put_lost(o, c, start, gap, "ring full");
-		}
-		next_seq[c] = r->seq + 1;
+		/* Records lost in a gap of the CPU's sequence (file/lost.h). */
+		gap = td_gaps_before(&gaps, r);
+		if (gap && start >= from && start < to)
+			put_lost(o, c, start, gap, "ring full");
 		if (r->time_ns <= from || start >= to) {
 			o->outside++;
 			continue;
@@ -500,10 +489,10 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		goto out;
 	}
 	/* What the trailer counts beyond the gaps: lost, at the end. */
-	for (uint32_t c = 0; s->lost && c < s->nr_cpus; c++)
-		if (s->lost[c] > gaps[c]) {
+	for (uint32_t c = 0; c < s->nr_cpus; c++)
+		if (td_gaps_rest(&gaps, c)) {
 			put_lost(o, c, s->stop_ns > o->base ? s->stop_ns : o->base,
-				 s->lost[c] - gaps[c], "time unknown");
+				 td_gaps_rest(&gaps, c), "time unknown");
 			used[c] = true;	/* its track needs its name */
 		}
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
@@ -571,8 +560,7 @@ out_nobuf:
 	free(th.t);
 	free(named.t);
 	free(last_end);
-	free(next_seq);
-	free(gaps);
+	td_gaps_free(&gaps);
 	free(used);
 	free(o);
 	return ret;
@@ -617,6 +605,7 @@ int do_timeline(int argc, char **argv)
 	struct td_file_image img = { 0 };
 	struct td_file f = { 0 };
 	struct tl_src src = { 0 };
+	struct td_lost lost;
 	unsigned long long v, dur = 0;
 	bool loaded = false, to_stdout;
 	struct td_outfile of = { .fd = -1 };
@@ -680,7 +669,9 @@ int do_timeline(int argc, char **argv)
 		loaded = true;
 		src.cfg = &f.meta.cfg;
 		src.nr_cpus = f.meta.nr_cpus;
-		src.lost = f.meta.lost;
+		src.lost = f.interrupted ? NULL : f.meta.lost;
+		td_file_lost(&f, &lost);
+		td_lost_warn(&lost, "while recording");
 		src.start_ns = f.meta.start_ns;
 		src.stop_ns = f.meta.stop_ns;
 		src.start_realtime_ns = f.meta.start_realtime_ns;

@@ -25,6 +25,7 @@
 #include "live/cgpath.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"
+#include "file/lost.h"
 #include "file/tdfile.h"
 
 const struct td_opt top_opts[] = {
@@ -70,6 +71,7 @@ struct top_ctx {
 	uint64_t shown_end;
 	uint64_t shown_records, shown_lost;
 	uint64_t prev_lost;
+	bool lost_unknown;	/* a file that does not say (never live) */
 	unsigned long long iterations, count;
 	size_t user_limit;
 	bool batch;
@@ -133,6 +135,7 @@ static void draw(struct top_ctx *t)
 {
 	uint64_t ivl = t->view.interval_ns;
 	int rows = 0, cols = 0;
+	char lost[32];
 
 	if (json_output) {
 		jsonw_start_object(json_wtr);
@@ -140,7 +143,10 @@ static void draw(struct top_ctx *t)
 				  (t->shown_end - t->start_ns) / 1e9);
 		jsonw_float_field(json_wtr, "interval_s", ivl / 1e9);
 		jsonw_uint_field(json_wtr, "records", t->shown_records);
-		jsonw_uint_field(json_wtr, "lost", t->shown_lost);
+		if (t->lost_unknown)
+			jsonw_null_field(json_wtr, "lost");
+		else
+			jsonw_uint_field(json_wtr, "lost", t->shown_lost);
 		td_table_print(stdout, &t->view, &t->shown,
 			       &(struct td_table_out){ 0 });
 		jsonw_end_object(json_wtr);
@@ -166,9 +172,13 @@ static void draw(struct top_ctx *t)
 	status_line(t, "tdctl top - %s, %.1f s, set %s, by %s, %u CPUs, interval %.3f s",
 		    t->source, (t->shown_end - t->start_ns) / 1e9, t->set,
 		    td_by_names[t->view.by], t->nr_cpus, ivl / 1e9);
-	status_line(t, "%llu slices, %llu lost, %zu %ss",
-		    (unsigned long long)t->shown_records,
-		    (unsigned long long)t->shown_lost, t->shown.n,
+	if (t->lost_unknown)
+		snprintf(lost, sizeof(lost), "lost unknown");
+	else
+		snprintf(lost, sizeof(lost), "%llu lost",
+			 (unsigned long long)t->shown_lost);
+	status_line(t, "%llu slices, %s, %zu %ss",
+		    (unsigned long long)t->shown_records, lost, t->shown.n,
 		    td_by_names[t->view.by]);
 	if (!t->batch)
 		status_line(t, "sort: %s%s (keys: < > column, r reverse, c cycles, t time, q quit)",
@@ -305,19 +315,26 @@ static int by_stamp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Replay a file: intervals of `delay` in the records' own time. */
+/*
+ * Replay a file: intervals of `delay` in the records' own time. Records
+ * lost while recording are counted in the interval of their gap in the
+ * CPU's sequence numbers, the rest in the last one (file/lost.h).
+ */
 static int top_replay(struct top_ctx *t, const struct td_file *f,
 		      uint64_t delay)
 {
 	struct topdown_record r;
 	struct stamp *order;
-	uint64_t end, i = 0;
+	struct td_gaps gaps;
+	uint64_t end, i = 0, lost = 0;
 
 	order = malloc((f->nr_records ? f->nr_records : 1) * sizeof(*order));
-	if (!order) {
+	if (!order || td_gaps_init_file(&gaps, f)) {
+		free(order);
 		p_err("out of memory");
 		return -1;
 	}
+	t->lost_unknown = !gaps.lost;
 	/* Records are stored per CPU in drain order: sort by time. */
 	for (uint64_t k = 0; k < f->nr_records; k++) {
 		td_file_record(f, k, &r);
@@ -328,10 +345,14 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 	for (end = t->start_ns + delay;; end += delay) {
 		for (; i < f->nr_records && order[i].time_ns <= end; i++) {
 			td_file_record(f, order[i].index, &r);
+			lost += td_gaps_before(&gaps, &r);
 			if (td_target_match(&t->tgt, &r))
 				td_agg_add(&t->cur, &r);
 		}
-		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, 0);
+		if (end >= f->meta.stop_ns)
+			for (uint32_t c = 0; c < f->meta.nr_cpus; c++)
+				lost += td_gaps_rest(&gaps, c);
+		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, lost);
 		if (end >= f->meta.stop_ns || td_signal ||
 		    (t->iterations && t->count >= t->iterations))
 			break;
@@ -345,6 +366,7 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 		}
 	}
 	free(order);
+	td_gaps_free(&gaps);
 	return 0;
 }
 
@@ -357,6 +379,7 @@ int do_top(int argc, char **argv)
 	struct td_table_opts topts = { 0 };
 	int nr_pid_args = 0;
 	struct td_file_image img;
+	struct td_lost lost;
 	struct td_file f;
 	struct td_getopt g;
 	int opt, ret = -1;
@@ -433,6 +456,8 @@ int do_top(int argc, char **argv)
 	if (input) {
 		if (td_input_load(input, NULL, &img, &f, NULL, NULL, false))
 			goto out;
+		td_file_lost(&f, &lost);
+		td_lost_warn(&lost, "while recording");
 		t->source = input;
 		t->start_ns = f.meta.start_ns;
 		t->prev_end = f.meta.start_ns;

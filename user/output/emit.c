@@ -401,6 +401,23 @@ json_writer_t *td_emit_json(struct td_emit *e)
 	return e->jw;
 }
 
+void td_json_lost(json_writer_t *w, const struct td_lost *l, bool per_cpu)
+{
+	if (per_cpu && l->known) {
+		jsonw_name(w, "lost_per_cpu");
+		jsonw_start_array(w);
+		for (uint32_t c = 0; c < l->nr_cpus; c++)
+			jsonw_uint(w, l->per_cpu[c]);
+		jsonw_end_array(w);
+	} else if (per_cpu) {
+		jsonw_null_field(w, "lost_per_cpu");
+	}
+	if (l->known)
+		jsonw_uint_field(w, "lost", l->total);
+	else
+		jsonw_null_field(w, "lost");
+}
+
 void td_emit_mark(struct td_emit *e, char c)
 {
 	if (e->fmt == TD_EMIT_PLAIN)

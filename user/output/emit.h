@@ -125,6 +125,12 @@ json_writer_t *td_emit_json(struct td_emit *e);
 /* Plain: put c before the next cell (the toplev-style bottleneck mark). */
 void td_emit_mark(struct td_emit *e, char c);
 
+/* JSON: "lost": N, or null when not known (base/common.h's td_lost);
+ * with per_cpu also "lost_per_cpu": [N, ...] or null.
+ */
+struct td_lost;
+void td_json_lost(json_writer_t *w, const struct td_lost *l, bool per_cpu);
+
 /* "1234567" as "1,234,567" into dst (room for 27 bytes); the length. */
 int td_group_digits(char *dst, uint64_t v);
 
