@@ -159,9 +159,11 @@ def test_cli(tmp):
         ok(rc == 0 and out.startswith("Usage: tdctl " + cmd) and
            "Options:" in out and "--json" in out,
            "tdctl help %s: usage, options and the output options" % cmd, out + err)
-    rc, out, err = run("status", "--csv")
-    ok(rc == 1 and out == "" and
-       err == "tdctl: Error: the topdown module is not loaded (run 'tdctl load')\n",
+    rc, out, err = run("dump", "--csv")
+    ok(rc == 1 and out == "" and err.startswith(
+        "tdctl: Error: the topdown module is not loaded and the BPF backend is not "
+        "running (run 'tdctl load', or 'tdctl load --backend bpf|auto'") and
+       err.count("\n") == 1,
        "an error in CSV mode: plain text on stderr, nothing on stdout", out + err)
     rc, out, err = run("--csv", "--json", "help")
     ok(rc == 2 and "--json and --csv exclude each other" in err,
@@ -214,6 +216,47 @@ def test_cli(tmp):
         content = fh.read()
     ok(rc == 0 and out == "" and content.startswith("{"),
        "-o FILE after a command that does not know it (help)", content[:200] + err)
+
+
+def test_not_running(tmp):
+    """Without the module: status and load say what would run and how,
+    exit 3; serve exits non-zero."""
+    if os.path.exists("/sys/module/topdown") or os.path.exists("/sys/fs/bpf/topdown"):
+        ok(True, "# SKIP a backend runs on this host")
+        return
+    rc, out, err = run("status")
+    ok(rc == 3 and "state:      not running" in out and "cpu:" in out and
+       "event set:" in out and "module:" in out and "bpf:" in out and
+       "--backend" in out,
+       "status without a backend: the CPU, the set, the backends, exit 3", out + err)
+    rc, out, err = run("status", "--json")
+    doc = json.loads(out) if out.startswith("{") else {}
+    ok(rc == 3 and doc.get("state") == "not running" and doc.get("error", 0) is None and
+       all(doc.get(k) for k in ("cpu", "set", "module", "bpf", "run")),
+       "status --json without a backend: one object, exit 3", out + err)
+    rc, out, err = run("load")
+    ok(rc == 3 and "not found in /lib/modules" in err and "--backend" in out and
+       "event set:" in out,
+       "load without the module: what would run (--backend bpf|auto), exit 3",
+       out + err)
+    rc, out, err = run("load", "--json")
+    doc = json.loads(out) if out.startswith("{") else {}
+    ok(rc == 3 and "not found" in (doc.get("error") or "") and doc.get("run"),
+       "load --json without the module: the error and what would run", out + err)
+    port = "127.0.0.1:%d" % (30000 + os.getpid() % 20000)
+    rc, out, err = run("serve", "--duration", "0.3", "--listen", port)
+    ok(rc == 1 and "nothing was collected" in err,
+       "serve without a backend exits 1", err)
+    outf = os.path.join(tmp, "serve.json")
+    with open(outf, "w") as fh:
+        fh.write("old\n")
+    rc, out, err = run("serve", "--duration", "0.3", "--listen", port, "--json",
+                       "-o", outf)
+    with open(outf) as fh:
+        kept = fh.read()
+    ok(rc == 1 and "nothing was collected" in out and kept == "old\n",
+       "serve --json -o FILE without a backend: exit 1, the error as JSON, FILE kept",
+       out + err + kept)
 
 
 def test_usage_errors():
@@ -309,7 +352,8 @@ def test_walk(tmp):
             rc, out_, err = run(*line)
             tried += 1
             hint = "; see 'tdctl %s --help'\n" % cmd
-            if rc != 2 or not err.endswith(hint) or err.count("\n") != 1 or out_:
+            # One error line (a file's warnings may come before it).
+            if rc != 2 or not err.endswith(hint) or err.count("Error:") != 1 or out_:
                 bad.append("%s: rc %d, %r" % (" ".join(line), rc, err))
         ok(not bad, "%s: every option documented three times; bad values exit 2 "
            "with the hint" % cmd, "\n".join(bad))
@@ -556,6 +600,7 @@ def main():
     test_grammar()
     test_cli(tmp)
     test_letters()
+    test_not_running(tmp)
     test_walk(tmp)
     test_anywhere(tmp)
     test_tables()

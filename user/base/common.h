@@ -90,6 +90,14 @@ void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * error ends with the hint "; see 'tdctl CMD --help'".
  */
 #define TD_EXIT_USAGE	2
+/*
+ * status and load when nothing can collect or nothing collects (no module
+ * loaded or installed, no BPF backend running): they say what would run
+ * and how, and exit with this status, which a script tells apart from a
+ * failure (1) and a usage error (2), as systemctl status says 3 for a
+ * unit that is not running.
+ */
+#define TD_EXIT_NOT_RUNNING	3
 extern const char *td_cmd_name;
 extern bool td_parsing_options;
 extern bool td_usage_failed;

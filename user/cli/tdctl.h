@@ -175,6 +175,15 @@ int td_input_load(const char *path, const char *out,
 #define TD_OPT_FORCE { "force", 0, 'F', TD_ARG_NONE, NULL, \
 		       "read an interrupted recording up to its last good record" }
 
+/*
+ * Nothing collects (status) or the module cannot be had (load): what
+ * 'tdctl load' would run on this machine and how, the CPU, the event set
+ * it would choose, each backend and whether it can run, in the output
+ * format; error (NULL: none) is the reason load stopped. Returns
+ * TD_EXIT_NOT_RUNNING (cmd/load.c).
+ */
+int td_explain_not_running(const char *error);
+
 /* Commands. */
 int do_load(int argc, char **argv);
 int do_unload(int argc, char **argv);

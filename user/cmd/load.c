@@ -17,9 +17,112 @@
 #include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "evset/evset.h"
+#include "live/collect.h"
+#include "output/emit.h"
 #include "cli/tdctl.h"
 
-/* soft: say why it failed as information (--backend auto goes on). */
+#define NOT_FOUND	(-2)
+
+/* The installed module's file (libkmod's lookup by name), into path. */
+static bool module_installed(char *path, size_t n)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_list *list = NULL;
+	struct kmod_module *mod;
+	bool found = false;
+
+	if (!ctx)
+		return false;
+	if (!kmod_module_new_from_lookup(ctx, TD_MODULE_NAME, &list) && list) {
+		mod = kmod_module_get_module(list);
+		snprintf(path, n, "%s", mod && kmod_module_get_path(mod) ?
+			 kmod_module_get_path(mod) : "built in");
+		found = mod != NULL;
+		if (mod)
+			kmod_module_unref(mod);
+		kmod_module_unref_list(list);
+	}
+	kmod_unref(ctx);
+	return found;
+}
+
+int td_explain_not_running(const char *error)
+{
+	static const struct td_field f[] = {
+		{ .name = "state", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "error", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "cpu", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "why", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "module", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "bpf", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "run", .in = TD_IN_JSON | TD_IN_CSV },
+	};
+	char cpu[128], mod[320], bpf[300], why[256], err[512], run[160];
+	struct td_cpu_info *ci;
+	struct td_plan plan;
+	bool have_plan = false, mod_ok, bpf_ok;
+	struct td_emit e;
+
+	td_cpu_description(cpu, sizeof(cpu));
+	ci = td_detect("", err, sizeof(err));
+	if (ci) {
+		have_plan = !td_plan_for(ci, NULL, &plan, err, sizeof(err));
+		td_cpu_info_free(ci);
+	}
+	mod_ok = module_installed(why, sizeof(why));
+	if (mod_ok)
+		snprintf(mod, sizeof(mod), "installed (%s)", why);
+	else
+		snprintf(mod, sizeof(mod),
+			 "not installed in /lib/modules/$(uname -r) (make install, the topdown-dkms package, or load --module PATH)");
+	bpf_ok = !td_bpf_usable(why, sizeof(why));
+	if (bpf_ok)
+		snprintf(bpf, sizeof(bpf), "can run (kernel BTF, libbpf)");
+	else
+		snprintf(bpf, sizeof(bpf), "cannot run: %s", why);
+	snprintf(run, sizeof(run), "%s load%s", bin_name,
+		 mod_ok ? "" : bpf_ok ? " --backend bpf" : " --module PATH");
+	if (json_output || csv_output) {
+		td_emit_init(&e, stdout);
+		td_emit_header(&e, f, 8, NULL);
+		td_emit_begin(&e, NULL, NULL);
+		td_emit_word(&e, &f[0], "not running");
+		if (error)
+			td_emit_str(&e, &f[1], error, SIZE_MAX);
+		else
+			td_emit_null(&e, &f[1]);
+		td_emit_str(&e, &f[2], cpu, SIZE_MAX);
+		td_emit_str(&e, &f[3], have_plan ? plan.set : "", SIZE_MAX);
+		td_emit_str(&e, &f[4], have_plan ? plan.why : err, SIZE_MAX);
+		td_emit_str(&e, &f[5], mod, SIZE_MAX);
+		td_emit_str(&e, &f[6], bpf, SIZE_MAX);
+		td_emit_str(&e, &f[7], run, SIZE_MAX);
+		td_emit_end(&e);
+		return TD_EXIT_NOT_RUNNING;
+	}
+	if (error)
+		fprintf(stderr, "%s: %s\n", bin_name, error);
+	printf("state:      not running: neither the topdown module nor the BPF backend collects\n");
+	printf("cpu:        %s\n", cpu);
+	if (have_plan) {
+		printf("event set:  %s (%s); events:", plan.set, plan.why);
+		for (int i = 0; i < plan.nr_events; i++)
+			printf("%s %s", i ? "," : "", plan.ev[i].name);
+		printf("\n");
+	} else {
+		printf("event set:  none fits: %s\n", err);
+	}
+	printf("backends:   module: %s\n", mod);
+	printf("            bpf: %s\n", bpf);
+	printf("run:        %s  (--backend module|bpf|auto: auto takes the module if it loads, else BPF)\n",
+	       run);
+	return TD_EXIT_NOT_RUNNING;
+}
+
+/* soft: say why it failed as information (--backend auto goes on).
+ * NOT_FOUND: no module of that name is installed (and no path given).
+ */
 static int insert_module(const char *path, bool soft)
 {
 	void (*say)(const char *fmt, ...) = soft ? p_info : p_err;
@@ -42,9 +145,10 @@ static int insert_module(const char *path, bool soft)
 	} else {
 		err = kmod_module_new_from_lookup(ctx, TD_MODULE_NAME, &list);
 		if (err || !list) {
-			say("module %s not found in /lib/modules "
-			    "(install it, or use --module PATH)", TD_MODULE_NAME);
-			err = err ? err : -ENOENT;
+			if (soft)
+				say("module %s not found in /lib/modules",
+				    TD_MODULE_NAME);
+			err = NOT_FOUND;
 			goto out;
 		}
 		mod = kmod_module_get_module(list);
@@ -71,7 +175,7 @@ out:
 	if (list)
 		kmod_module_unref_list(list);
 	kmod_unref(ctx);
-	return err ? -1 : 0;
+	return err == NOT_FOUND ? NOT_FOUND : err ? -1 : 0;
 }
 
 static void explain_start_error(int fd, const struct topdown_config *cfg, int err)
@@ -313,11 +417,9 @@ int do_load(int argc, char **argv)
 
 		backend = TD_BACKEND_MODULE;
 		if (!td_module_loaded() && insert_module(module, true)) {
-			if (td_bpf_usable(why, sizeof(why))) {
-				p_err("neither backend can run: the module did not load, and %s",
-				      why);
-				return -1;
-			}
+			if (td_bpf_usable(why, sizeof(why)))
+				return td_explain_not_running(
+					"--backend auto: neither backend can run");
 			backend = TD_BACKEND_BPF;
 		}
 		p_info("--backend auto: using the %s", backend == TD_BACKEND_BPF ?
@@ -342,8 +444,15 @@ int do_load(int argc, char **argv)
 		goto done;
 	}
 
-	if (!td_module_loaded() && insert_module(module, false))
-		return -1;
+	if (!td_module_loaded()) {
+		ret = insert_module(module, false);
+		if (ret == NOT_FOUND)
+			return td_explain_not_running("module " TD_MODULE_NAME
+				" not found in /lib/modules: nothing loaded");
+		if (ret)
+			return -1;
+		ret = -1;
+	}
 	fd = td_dev_open(true);
 	if (fd < 0)
 		return -1;

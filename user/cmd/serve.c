@@ -868,6 +868,12 @@ int do_serve(int argc, char **argv)
 			sv_accept(s);
 	}
 	ret = 0;
+	/* An exporter that never had a backend to read exported nothing. */
+	if (!s->opens) {
+		p_err("no backend ran while serving: nothing was collected (run '%s load', or '%s load --backend bpf|auto')",
+		      bin_name, bin_name);
+		ret = -1;
+	}
 out:
 	for (int i = 0; i < SV_CLIENTS; i++)
 		if (s->cl[i].fd > 0)

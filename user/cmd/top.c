@@ -456,8 +456,12 @@ int do_top(int argc, char **argv)
 	if (input) {
 		if (td_input_load(input, NULL, &img, &f, NULL, NULL, false))
 			goto out;
+		/* On a terminal the screen shows them (and would wipe a
+		 * warning): the status line counts them per interval.
+		 */
 		td_file_lost(&f, &lost);
-		td_lost_warn(&lost, "while recording");
+		if (t->batch)
+			td_lost_warn(&lost, "while recording");
 		t->source = input;
 		t->start_ns = f.meta.start_ns;
 		t->prev_end = f.meta.start_ns;
