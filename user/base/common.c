@@ -170,6 +170,39 @@ bad:
 	return -1;
 }
 
+int parse_id_list(const char *opt, const char *meta, const char *s,
+		  unsigned long long max, uint64_t *ids, int cap, int *n)
+{
+	const char *p = s;
+	char buf[24];
+
+	if (!*p)
+		goto bad;
+	while (*p) {
+		unsigned long long v;
+		size_t len = strcspn(p, ",");
+
+		if (!len || len >= sizeof(buf))
+			goto bad;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (parse_u64(opt, buf, max, &v))
+			return -1;
+		if (*n == cap) {
+			p_err("%s: at most %d values", opt, cap);
+			return -1;
+		}
+		ids[(*n)++] = v;
+		p += len;
+		if (*p == ',' && !*++p)
+			goto bad;
+	}
+	return 0;
+bad:
+	p_err("invalid value '%s' for %s (expected %s)", s, opt, meta);
+	return -1;
+}
+
 int parse_seconds(const char *opt, const char *s, unsigned int max_s,
 		  unsigned long long *ns)
 {

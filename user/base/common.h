@@ -145,6 +145,12 @@ const char *td_records(uint64_t n);
  */
 int parse_u64(const char *opt, const char *s, unsigned long long max,
 	      unsigned long long *out);
+/* A list ID[,ID..] of integers 0..max, appended to ids (at most cap in
+ * all, *n of them there already). 0, or -1 after p_err() naming opt and
+ * what was expected (meta, e.g. "PID[,PID..]").
+ */
+int parse_id_list(const char *opt, const char *meta, const char *s,
+		  unsigned long long max, uint64_t *ids, int cap, int *n);
 /* Seconds with an optional fraction ("2", "0.5", "1.25") as nanoseconds,
  * at most max_s seconds. 0 or -1 after p_err().
  */

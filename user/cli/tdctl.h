@@ -62,12 +62,27 @@ struct td_opt {
  * td_view_sort_by()). One letter means one thing on every command line:
  * -p is always a PID (as in perf), so --pretty has no short form.
  */
-#define TD_OPT_FILTERS \
-	{ "cpu", 0, TD_FILTER_CPU, TD_ARG_CPU, "N", "only slices on CPU N" }, \
-	{ "pid", 0, TD_FILTER_PID, TD_ARG_PID, "PID", \
-	  "only slices of this process or thread id" }, \
+/* The one filter set (group/aggregate.h's td_filter): every command
+ * that reads records takes all of it; stat, whose -p is its target (the
+ * processes it counts until they exit), takes the rest.
+ */
+#define TD_OPT_FILTERS_NOPID \
+	{ "tid", 0, TD_FILTER_TID, TD_ARG_PIDS, "TID[,TID..]", \
+	  "only slices of these threads" }, \
+	{ "cpu", 0, TD_FILTER_CPU, TD_ARG_CPU, "CPU[,CPU..]", \
+	  "only slices on these CPUs" }, \
+	{ "cgroup", 0, TD_FILTER_CGROUP, TD_ARG_WORD, "ID[,ID..]|PATH", \
+	  "only slices of these cgroups (ids, or a cgroup v2 path here)" }, \
 	{ "comm", 0, TD_FILTER_COMM, TD_ARG_WORD, "NAME", \
 	  "only slices of tasks with this comm" }
+#define TD_OPT_FILTERS \
+	{ "pid", 'p', TD_FILTER_PID, TD_ARG_PIDS, "PID[,PID..]", \
+	  "only slices of these processes (or threads)" }, \
+	TD_OPT_FILTERS_NOPID, \
+	{ "from", 0, TD_FILTER_FROM, TD_ARG_NUM, "S", \
+	  "only slices that end after S seconds into the recording" }, \
+	{ "to", 0, TD_FILTER_TO, TD_ARG_NUM, "S", \
+	  "only slices that start before S seconds into the recording" }
 #define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
 		      "sort by an event or metric name, time, slices, pid or comm" }
 #define TD_OPT_TABLE \

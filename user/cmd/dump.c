@@ -541,6 +541,7 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 		return -1;
 	d->cfg = &f.meta.cfg;
 	d->base_ns = f.meta.start_ns;
+	d->filter.base_ns = d->base_ns;
 	d->can_decode = td_decoder_for(d->cfg, &d->dec);
 	td_file_lost(&f, &lost);
 	td_lost_warn(&lost, "while recording");
@@ -563,7 +564,8 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 		free(d->batch);
 		return -1;
 	}
-	print_ordered(d, recs, f.nr_records, f.meta.nr_cpus, &d->filter);
+	print_ordered(d, recs, f.nr_records, f.meta.nr_cpus,
+		      d->filter.any ? &d->filter : NULL);
 	dump_end(d);
 	td_file_unload(&img, &f);
 	if (d->oom) {
@@ -614,6 +616,8 @@ int do_dump(int argc, char **argv)
 	opt = td_getopt_end(opt, argc, argv, false);
 	if (opt <= 0)
 		return opt;
+	if (td_filter_check(&d.filter))
+		return -1;
 	if (input && d.follow) {
 		p_usage_error("--follow and --duration read the rings, not a file (-i)");
 		return -1;
@@ -631,6 +635,7 @@ int do_dump(int argc, char **argv)
 	/* time_s counts from the collection's start. */
 	if (!td_reader_status(&d.rd, &st, &stats))
 		d.base_ns = st.start_ns;
+	d.filter.base_ns = d.base_ns;
 	free(stats);
 	if (dump_begin(&d)) {
 		td_reader_close(&d.rd);

@@ -121,7 +121,7 @@ static void report_meta_plain(const char *path, const struct td_file *f,
 
 struct report_ctx {
 	struct td_agg *agg;
-	const struct td_filter *filter;
+	struct td_filter *filter;
 	bool filtered;
 };
 
@@ -133,6 +133,7 @@ static void report_block(const struct td_file *f, uint64_t first, uint64_t n,
 	struct report_ctx *rc = ctx;
 	struct topdown_record r;
 
+	rc->filter->base_ns = f->meta.start_ns;	/* --from/--to */
 	for (uint64_t i = first; i < first + n && !rc->agg->oom; i++) {
 		const struct topdown_record *rp = recs ? &recs[i] : &r;
 
@@ -190,11 +191,13 @@ int do_report(int argc, char **argv)
 	opt = td_getopt_end(opt, argc, argv, false);
 	if (opt <= 0)
 		return opt;
+	if (td_filter_check(&filter))
+		return -1;
 	/* The records are grouped as the file is checked, block by block. */
 	td_agg_init(&agg, by);
 	rc.agg = &agg;
 	rc.filter = &filter;
-	rc.filtered = filter.cpu >= 0 || filter.pid >= 0 || filter.comm;
+	rc.filtered = filter.any;
 	if (td_input_load(path, NULL, &img, &f, report_block, &rc, force)) {
 		td_agg_free(&agg);
 		return -1;

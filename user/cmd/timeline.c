@@ -38,6 +38,7 @@
 #include "live/cgpath.h"
 #include "live/collect.h"
 #include "evset/evset.h"
+#include "group/aggregate.h"
 #include "output/fmt.h"
 #include "output/text.h"
 #include "cli/tdctl.h"
@@ -53,10 +54,7 @@ const struct td_opt timeline_opts[] = {
 	  "the trace file (default: stdout)" },
 	{ "min-slice", 0, 'm', TD_ARG_NUM, "US",
 	  "leave out slices shorter than US microseconds" },
-	{ "from", 0, 'F', TD_ARG_NUM, "S",
-	  "only slices that end after S seconds into the recording" },
-	{ "to", 0, 'T', TD_ARG_NUM, "S",
-	  "only slices that start before S seconds into the recording" },
+	TD_OPT_FILTERS,
 	{ "duration", 0, 'D', TD_ARG_NUM, "S",
 	  "record every task live for S seconds instead of reading a file" },
 	TD_OPT_HELP,
@@ -156,8 +154,7 @@ static const struct tl_thread *tl_find(const struct tl_threads *h,
 
 struct tl_opts {
 	uint64_t min_ns;
-	uint64_t from_ns, to_ns;	/* relative to the start; to 0: none */
-	bool to_set;
+	struct td_filter filter;	/* --from/--to too */
 };
 
 struct tl_out {
@@ -401,6 +398,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	struct td_gaps gaps = { 0 };
 	struct tl_threads th = { 0 }, named = { 0 };
 	struct topdown_record tmp;
+	struct td_filter filter;
 	uint64_t from, to;
 	struct tl_out *o = calloc(1, sizeof(*o));
 	int ret = -1;
@@ -428,8 +426,10 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		if (st < o->base)
 			o->base = st;
 	}
-	from = s->start_ns + opt->from_ns;
-	to = opt->to_set ? s->start_ns + opt->to_ns : UINT64_MAX;
+	/* The filters, --from and --to in seconds into the recording. */
+	filter = opt->filter;
+	filter.base_ns = s->start_ns;
+	td_filter_window(&filter, &from, &to);
 	put_other(o, s, meta, s->n);
 
 	put_str(&o->b, "{\"ph\":\"M\",\"pid\":");
@@ -456,7 +456,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		gap = td_gaps_before(&gaps, r);
 		if (gap && start >= from && start < to)
 			put_lost(o, c, start, gap, "ring full");
-		if (r->time_ns <= from || start >= to) {
+		if (!td_filter_match(&filter, r)) {
 			o->outside++;
 			continue;
 		}
@@ -613,8 +613,15 @@ int do_timeline(int argc, char **argv)
 	FILE *out = NULL;
 	int o, ret = -1;
 
+	td_filter_init(&opt.filter);
 	td_getopt_build(&g, "timeline", timeline_desc);
 	while ((o = td_getopt_next(&g, argc, argv)) >= 0) {
+		int r = td_filter_opt(&opt.filter, o, optarg);
+
+		if (r < 0)
+			return -1;
+		if (r)
+			continue;
 		switch (o) {
 		case 'i':
 			in = optarg;
@@ -626,17 +633,6 @@ int do_timeline(int argc, char **argv)
 			if (parse_u64("--min-slice", optarg, 1000000000ull, &v))
 				return -1;
 			opt.min_ns = v * 1000;
-			break;
-		case 'F':
-			if (parse_seconds("--from", optarg, 1000000, &v))
-				return -1;
-			opt.from_ns = v;
-			break;
-		case 'T':
-			if (parse_seconds("--to", optarg, 1000000, &v))
-				return -1;
-			opt.to_ns = v;
-			opt.to_set = true;
 			break;
 		case 'D':
 			if (parse_seconds("--duration", optarg, 86400, &dur))
@@ -655,10 +651,8 @@ int do_timeline(int argc, char **argv)
 		p_usage_error("-i FILE and --duration exclude each other");
 		return -1;
 	}
-	if (opt.to_set && opt.to_ns <= opt.from_ns) {
-		p_usage_error("--to must be later than --from");
+	if (td_filter_check(&opt.filter))
 		return -1;
-	}
 	if (!in && !dur)
 		in = TD_DEFAULT_FILE;
 	to_stdout = !strcmp(out_path, "-");

@@ -40,7 +40,7 @@ const struct td_opt top_opts[] = {
 	  "print snapshots one after the other, no terminal control, no keys" },
 	{ "limit", 0, 'L', TD_ARG_NUM, "N",
 	  "at most N rows (default: what fits the screen; all in batch mode)" },
-	TD_OPT_PIDS,
+	TD_OPT_FILTERS,
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
 	  "replay a record file instead of the live collection" },
 	TD_OPT_HELP,
@@ -61,6 +61,7 @@ static const char top_desc[] =
 struct top_ctx {
 	struct td_live live;
 	struct td_target tgt;
+	struct td_filter filter;
 	struct td_view view;
 	struct td_agg cur, next, shown;
 	const char *source;	/* "live" or the replayed file */
@@ -83,7 +84,9 @@ static void on_record(const struct topdown_record *r, void *ctx)
 {
 	struct top_ctx *t = ctx;
 
-	td_agg_add(r->time_ns > t->live.tick_end ? &t->next : &t->cur, r);
+	if (td_filter_match(&t->filter, r))
+		td_agg_add(r->time_ns > t->live.tick_end ? &t->next : &t->cur,
+			   r);
 }
 
 /* The terminal's size, for a serial console from LINES/COLUMNS. */
@@ -292,6 +295,7 @@ static int top_live(struct top_ctx *t)
 	if (td_live_open(&t->live, &t->tgt, on_record, t))
 		return -1;
 	t->start_ns = t->live.start_ns;
+	t->filter.base_ns = t->start_ns;
 	t->prev_end = t->live.start_ns;
 	t->nr_cpus = t->live.rd.nr_cpus;
 	t->set = t->live.can_decode ? t->live.dec.set : t->live.rd.cfg.label;
@@ -346,7 +350,7 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 		for (; i < f->nr_records && order[i].time_ns <= end; i++) {
 			td_file_record(f, order[i].index, &r);
 			lost += td_gaps_before(&gaps, &r);
-			if (td_target_match(&t->tgt, &r))
+			if (td_filter_match(&t->filter, &r))
 				td_agg_add(&t->cur, &r);
 		}
 		if (end >= f->meta.stop_ns)
@@ -375,9 +379,7 @@ int do_top(int argc, char **argv)
 	struct top_ctx *t = calloc(1, sizeof(*t));
 	unsigned long long delay = 1000000000ull, v;
 	const char *input = NULL, *sort = NULL;
-	const char *pid_arg[TD_TARGET_MAX_PIDS];
 	struct td_table_opts topts = { 0 };
-	int nr_pid_args = 0;
 	struct td_file_image img;
 	struct td_lost lost;
 	struct td_file f;
@@ -389,21 +391,17 @@ int do_top(int argc, char **argv)
 		return -1;
 	}
 	td_target_init(&t->tgt);
+	td_filter_init(&t->filter);
 	t->view.by = TD_BY_TASK;
 	td_getopt_build(&g, "top", top_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
-		if (td_table_opt(&topts, opt))
+		int r = td_filter_opt(&t->filter, opt, optarg);
+
+		if (r < 0)
+			goto out;
+		if (r || td_table_opt(&topts, opt))
 			continue;
 		switch (opt) {
-		case TD_TARGET_PIDS:
-			/* Parsed once -i is known: then the pids are the file's. */
-			if (nr_pid_args == TD_TARGET_MAX_PIDS) {
-				p_err("--pid: at most %d pids",
-				      TD_TARGET_MAX_PIDS);
-				goto out;
-			}
-			pid_arg[nr_pid_args++] = optarg;
-			break;
 		case 'B':
 			if (td_by_parse("--by", optarg, &t->view.by))
 				goto out;
@@ -441,12 +439,8 @@ int do_top(int argc, char **argv)
 	if (ret <= 0)
 		goto out;
 	ret = -1;
-	t->tgt.file_pids = input;
-	td_parsing_options = true;	/* a bad -p is a usage error */
-	for (int i = 0; i < nr_pid_args; i++)
-		if (td_target_opt(&t->tgt, TD_TARGET_PIDS, pid_arg[i]) < 0)
-			goto out;
-	td_parsing_options = false;
+	if (td_filter_check(&t->filter))
+		goto out;
 	if (json_output || csv_output || orig_stdout_fd >= 0 ||
 	    !isatty(STDOUT_FILENO))
 		t->batch = true;
@@ -464,6 +458,7 @@ int do_top(int argc, char **argv)
 			td_lost_warn(&lost, "while recording");
 		t->source = input;
 		t->start_ns = f.meta.start_ns;
+		t->filter.base_ns = t->start_ns;
 		t->prev_end = f.meta.start_ns;
 		t->nr_cpus = f.meta.nr_cpus;
 		t->set = f.meta.cfg.label;
