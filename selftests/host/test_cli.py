@@ -96,17 +96,22 @@ def test_grammar():
        "help %s\ncompletion %s\nman files %s\ntdctl.rst %s" % (
            sorted(cmds_help), sorted(cmds_comp), sorted(files), sorted(listed)))
     for cmd in sorted(cmds_help):
-        # record's --output is its own option: the record file.
+        # record's and timeline's --output are their own: the files.
         strip = OUTPUT_OPTS - ({"output"} if cmd == "record" else set())
         h = help_options(cmd) - strip - {"help"}
         c = completion_options(cmd)
         m = man_options(cmd)
         own = c - strip - {"help"}
-        # The output options too: every command takes --csv, and its
-        # --help, completion and man page all say so.
+        # The output options too: those of the command's table (every
+        # command takes --csv, but for timeline and serve, which say why
+        # not), and its --help, completion and man page all say so.
         out_opts = help_options(cmd) & strip
+        _, o, _ = run("help", cmd, "--json")
+        table = {x["option"][2:] for x in json.loads(o)["options"]
+                 if x["kind"] == "output"}
         ok(h == own == (m - strip - {"help"}) and
-           c & strip == m & strip == out_opts and "csv" in out_opts and
+           c & strip == m & strip == out_opts == table and
+           ("csv" in out_opts) == (cmd not in ("timeline", "serve")) and
            "help" in c and "help" in m,
            "%s: --help, completion and man page name the same options (%s)"
            % (cmd, " ".join(sorted(own)) or "none"),
@@ -358,6 +363,24 @@ def test_walk(tmp):
         ok(not bad, "%s: every option documented three times; bad values exit 2 "
            "with the hint" % cmd, "\n".join(bad))
     ok(tried > 40, "the walk tried %d bad values" % tried)
+    # An output option a command cannot honour is refused, before the
+    # command or after it (it was accepted and ignored: timeline --csv).
+    refused = []
+    for c in json.loads(out)["commands"]:
+        cmd = c["command"]
+        _, o, _ = run("help", cmd, "--json")
+        table = {x["option"] for x in json.loads(o)["options"]}
+        for opt in ("--json", "--pretty", "--csv"):
+            if opt in table:
+                continue
+            for line in ([cmd, opt], [opt, cmd]):
+                rc, out_, err = run(*line)
+                if rc != 2 or "does not apply to %s" % cmd not in out_ + err:
+                    refused.append("%s: rc %d %s" % (" ".join(line), rc, out_ + err))
+            refused.append(None)
+    ok(refused.count(None) == 4 and not [r for r in refused if r],
+       "timeline --csv/--pretty, serve --csv/--pretty: refused, exit 2",
+       "\n".join(r for r in refused if r))
     nostatus = []
     for f in sorted(os.listdir(MANDIR)):
         if not f.endswith(".rst") or not f.startswith("tdctl"):

@@ -51,7 +51,8 @@ def test_help():
         missing = [r["option"] for r in rows if r and r["option"] not in usage]
         ok(rc == 0 and head == ["command", "option", "short", "argument", "kind",
                                 "description"] and
-           any(r and r["option"] == "--csv" and r["kind"] == "output" for r in rows) and
+           (any(r and r["option"] == "--csv" and r["kind"] == "output" for r in rows)
+            or cmd in ("timeline", "serve")) and
            not diffs and not missing,
            "help %s --csv: its options as JSON has them and --help lists them" % cmd,
            "\n".join(diffs) + " missing %s\n" % missing + out + err)

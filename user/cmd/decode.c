@@ -33,11 +33,12 @@
 #include "output/vocab.h"
 
 const struct td_opt decode_opts[] = {
-	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
-	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width" },
-	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision" },
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set", 0 },
+	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width", 0 },
+	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision", 0 },
 	{ "field-separator", 'x', 'x', TD_ARG_WORD, "SEP",
-	  "stdin is perf stat -x SEP output (default ,)" },
+	  "stdin is perf stat -x SEP output (default ,)", 0 },
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };

@@ -26,13 +26,14 @@
 
 const struct td_opt dump_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "read a record file of 'tdctl record' instead of the rings" },
+	  "read a record file of 'tdctl record' instead of the rings", 0 },
 	{ "follow", 'f', 'f', TD_ARG_NONE, NULL,
-	  "keep reading until interrupted (or --duration)" },
+	  "keep reading until interrupted (or --duration)", 0 },
 	{ "duration", 0, 'd', TD_ARG_NUM, "S",
-	  "stop following after S seconds (implies --follow)" },
+	  "stop following after S seconds (implies --follow)", 0 },
 	TD_OPT_FILTERS,
 	TD_OPT_FORCE,
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };

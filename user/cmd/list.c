@@ -19,10 +19,11 @@
 #include "cli/tdctl.h"
 
 const struct td_opt list_opts[] = {
-	{ "set", 's', 's', TD_ARG_SET, "SET", "show SET" },
+	{ "set", 's', 's', TD_ARG_SET, "SET", "show SET", 0 },
 	{ "events", 'e', 'e', TD_ARG_SET, "SET",
-	  "the same as --set (load -e also takes a set's name)" },
-	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR" },
+	  "the same as --set (load -e also takes a set's name)", 0 },
+	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR", 0 },
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };

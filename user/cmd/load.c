@@ -251,15 +251,16 @@ static bool module_running(void)
 }
 
 const struct td_opt load_opts[] = {
-	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert" },
-	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name" },
+	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert", 0 },
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name", 0 },
 	{ "events", 'e', 'e', TD_ARG_EVENTS, "EVENTS",
-	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)" },
-	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
-	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
-	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
+	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)", 0 },
+	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring", 0 },
+	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader", 0 },
+	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records", 0 },
 	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
-	  "module (default), bpf or auto" },
+	  "module (default), bpf or auto", 0 },
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };

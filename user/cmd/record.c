@@ -22,10 +22,11 @@
 
 const struct td_opt record_opts[] = {
 	{ "output", 'o', 'o', TD_ARG_FILE, "FILE",
-	  "the record file (default " TD_DEFAULT_FILE "; - for stdout)" },
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdout)", 0 },
 	TD_OPT_ALL,
 	TD_OPT_PIDS,
 	TD_OPT_DURATION,
+	TD_OPT_OUTPUT_NO_FILE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };

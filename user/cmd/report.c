@@ -17,13 +17,14 @@
 
 const struct td_opt report_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)" },
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)", 0 },
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
-	  "one row per task, process (default), comm, cgroup or cpu" },
+	  "one row per task, process (default), comm, cgroup or cpu", 0 },
 	TD_OPT_SORT,
 	TD_OPT_TABLE,
 	TD_OPT_FILTERS,
 	TD_OPT_FORCE,
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };

@@ -53,13 +53,15 @@
 
 const struct td_opt serve_opts[] = {
 	{ "listen", 'l', 'l', TD_ARG_WORD, "ADDR:PORT",
-	  "listen there (default 127.0.0.1:" SV_DEFAULT_PORT ")" },
+	  "listen there (default 127.0.0.1:" SV_DEFAULT_PORT ")", 0 },
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
-	  "series per cgroup (default), process or comm" },
+	  "series per cgroup (default), process or comm", 0 },
 	{ "max-series", 0, 'N', TD_ARG_NUM, "N",
-	  "at most N groups, the rest summed as 'other' (default 1000)" },
+	  "at most N groups, the rest summed as 'other' (default 1000)", 0 },
 	{ "duration", 0, 'D', TD_ARG_NUM, "S",
-	  "exit after S seconds (default: until SIGINT or SIGTERM)" },
+	  "exit after S seconds (default: until SIGINT or SIGTERM)", 0 },
+	TD_OPT_OUT_JSON,
+	TD_OPT_OUT_FILE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };

@@ -18,10 +18,10 @@
  * recording's start), written with all nine decimal digits of the
  * nanosecond values as three decimals.
  *
- * -o FILE is written through base/'s output helper (td_outfile_open()):
- * a regular file by a temporary file renamed over it at the end, so a
- * failure never leaves a half-written FILE behind; a device or FIFO in
- * place.
+ * The trace goes to standard output, and so through every command's -o
+ * FILE (base/'s output helper, td_outfile_open(): a regular file by a
+ * temporary file renamed over it at the end, so a failure never leaves a
+ * half-written FILE behind; a device or FIFO in place).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -49,14 +49,14 @@
 
 const struct td_opt timeline_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)" },
-	{ "output", 'o', 'o', TD_ARG_FILE, "FILE",
-	  "the trace file (default: stdout)" },
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)", 0 },
 	{ "min-slice", 0, 'm', TD_ARG_NUM, "US",
-	  "leave out slices shorter than US microseconds" },
+	  "leave out slices shorter than US microseconds", 0 },
 	TD_OPT_FILTERS,
 	{ "duration", 0, 'D', TD_ARG_NUM, "S",
-	  "record every task live for S seconds instead of reading a file" },
+	  "record every task live for S seconds instead of reading a file", 0 },
+	TD_OPT_OUT_JSON,
+	TD_OPT_OUT_FILE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -599,7 +599,7 @@ static void tl_on_record(const struct topdown_record *r, void *ctx)
 
 int do_timeline(int argc, char **argv)
 {
-	const char *in = NULL, *out_path = "-";
+	const char *in = NULL;
 	struct tl_opts opt = { 0 };
 	struct tl_live *lv = NULL;
 	struct td_file_image img = { 0 };
@@ -607,10 +607,8 @@ int do_timeline(int argc, char **argv)
 	struct tl_src src = { 0 };
 	struct td_lost lost;
 	unsigned long long v, dur = 0;
-	bool loaded = false, to_stdout;
-	struct td_outfile of = { .fd = -1 };
+	bool loaded = false;
 	struct td_getopt g;
-	FILE *out = NULL;
 	int o, ret = -1;
 
 	td_filter_init(&opt.filter);
@@ -625,9 +623,6 @@ int do_timeline(int argc, char **argv)
 		switch (o) {
 		case 'i':
 			in = optarg;
-			break;
-		case 'o':
-			out_path = optarg;
 			break;
 		case 'm':
 			if (parse_u64("--min-slice", optarg, 1000000000ull, &v))
@@ -655,10 +650,9 @@ int do_timeline(int argc, char **argv)
 		return -1;
 	if (!in && !dur)
 		in = TD_DEFAULT_FILE;
-	to_stdout = !strcmp(out_path, "-");
 
 	if (in) {
-		if (td_input_load(in, out_path, &img, &f, NULL, NULL, false))
+		if (td_input_load(in, NULL, &img, &f, NULL, NULL, false))
 			return -1;
 		loaded = true;
 		src.cfg = &f.meta.cfg;
@@ -704,42 +698,15 @@ int do_timeline(int argc, char **argv)
 		src.what = "live";
 	}
 
-	/* ^C from here on: remove the temporary file, keep any old trace. */
+	/* ^C from here on: no trace, the temporary file of -o removed, any
+	 * old trace kept.
+	 */
 	td_signal = 0;
 	td_catch_signals();
-	if (!to_stdout) {
-		if (td_outfile_open(&of, out_path)) {
-			p_err("cannot write %s: %s", out_path, strerror(errno));
-			goto out;
-		}
-		out = fdopen(of.fd, "w");
-		if (!out) {
-			p_err("cannot write %s: %s", out_path, strerror(errno));
-			goto out;
-		}
-	}
-	if (write_trace(to_stdout ? stdout : out, &src,
-			loaded ? &f.meta : NULL, &opt))
+	if (write_trace(stdout, &src, loaded ? &f.meta : NULL, &opt))
 		goto out;
-	if (to_stdout) {
-		ret = 0;
-		goto out;
-	}
-	if (fflush(out)) {
-		p_err("writing %s: %s", out_path, strerror(errno));
-		goto out;
-	}
-	if (td_outfile_commit(&of, true)) {
-		p_err("writing %s: %s", out_path, strerror(errno));
-		goto out;
-	}
 	ret = 0;
 out:
-	if (out) {
-		fclose(out);	/* and of.fd, its descriptor */
-		of.fd = -1;
-	}
-	td_outfile_abort(&of);
 	if (loaded)
 		td_file_unload(&img, &f);
 	if (lv) {
