@@ -125,8 +125,9 @@ def test_decode():
            % " ".join(args[:2] + (["<stdin>"] if stdin else [])),
            "\n".join(diffs) + out + err + err2)
     rc, out, err = run("decode", "--csv", "--set", "generic", "cycles=x")
-    ok(rc == 1 and out == "" and "count of cycles: 'x' is not a count" in err,
-       "decode --csv with a bad count: plain error on stderr, no CSV", out + err)
+    ok(rc == 2 and out == "" and "count of cycles: 'x' is not a count" in err,
+       "decode --csv with a bad count (an operand: usage, exit 2): plain error "
+       "on stderr, no CSV", out + err)
 
 
 def test_report_cgroup(tmp):

@@ -8,6 +8,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@
 
 bool json_output;
 bool csv_output;
-json_writer_t *json_wtr;
+struct json_writer *json_wtr;
+void (*td_json_error)(const char *msg);
 const char *bin_name = "tdctl";
 int orig_stdout_fd = -1;
 const char *td_output_path;
@@ -47,10 +49,8 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 /* The error in last_error: a JSON object in JSON mode, else a line. */
 static void put_error(void)
 {
-	if (json_output && json_wtr) {
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "error", last_error);
-		jsonw_end_object(json_wtr);
+	if (json_output && json_wtr && td_json_error) {
+		td_json_error(last_error);
 	} else {
 		fprintf(stderr, "%s: Error: %s\n", bin_name, last_error);
 	}
@@ -236,15 +236,6 @@ bad:
 	return -1;
 }
 
-void json_event_fields(const struct topdown_event *e)
-{
-	jsonw_string_field(json_wtr, "name", e->name);
-	jsonw_uint_field(json_wtr, "type", e->type);
-	jsonw_uint_field(json_wtr, "config", e->config);
-	jsonw_uint_field(json_wtr, "config1", e->config1);
-	jsonw_uint_field(json_wtr, "config2", e->config2);
-}
-
 int td_open_tmp(const char *path, char **tmp)
 {
 	mode_t mask = umask(0), mode;
@@ -306,6 +297,35 @@ int td_outfile_open(struct td_outfile *o, const char *path)
 	return -1;
 }
 
+/* The temporary file of the output, for a signal that ends tdctl before
+ * the command catches it (its own handler takes over then).
+ */
+static char *volatile signal_tmp;
+
+static void remove_tmp_and_die(int sig)
+{
+	if (signal_tmp)
+		unlink(signal_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void td_outfile_guard(const struct td_outfile *o)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	signal_tmp = o->tmp;
+	if (!o->tmp)
+		return;
+	/* Not over a handler the command installed already. */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa;
+
+		if (!sigaction(sigs[i], NULL, &sa) && sa.sa_handler == SIG_DFL)
+			signal(sigs[i], remove_tmp_and_die);
+	}
+}
+
 bool td_outfile_in_place(const struct td_outfile *o)
 {
 	return !o->tmp;
@@ -325,6 +345,7 @@ int td_outfile_commit(struct td_outfile *o, bool keep_fd)
 		ret = -1, e = errno;
 	if (o->tmp && ret)
 		unlink(o->tmp);
+	signal_tmp = NULL;
 	free(o->tmp);
 	free(o->final);
 	o->tmp = NULL;
@@ -340,6 +361,7 @@ void td_outfile_abort(struct td_outfile *o)
 	o->fd = -1;
 	if (o->tmp)
 		unlink(o->tmp);
+	signal_tmp = NULL;
 	free(o->tmp);
 	free(o->final);
 	o->tmp = NULL;

@@ -9,18 +9,23 @@
 #define TDCTL_COMMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "output/csv_writer.h"
-#include "output/json_writer.h"
-
-/* Global output options, set by main() from -j/--json, --pretty, --csv
+/* Global output options, set by the CLI from -j/--json, --pretty, --csv
  * and -o/--output, given before the command or among its options, before
- * the command runs.
+ * the command's output starts. base/ is the bottom layer: the JSON writer
+ * (output/json_writer.h) is only named here.
  */
 extern bool json_output;
 extern bool csv_output;
-extern json_writer_t *json_wtr;	/* non-NULL iff json_output */
+struct json_writer;
+extern struct json_writer *json_wtr;	/* non-NULL iff json_output */
+/* How p_err() writes an error in JSON mode (as {"error": "..."} on the
+ * JSON stream): set by the CLI with the writer; NULL: plain text.
+ */
+extern void (*td_json_error)(const char *msg);
 extern const char *bin_name;
 /* With -o FILE, stdout is FILE and this is a duplicate of the original
  * stdout (close-on-exec), for a command run by tdctl; -1 otherwise.
@@ -55,6 +60,10 @@ struct td_outfile {
 
 /* 0 with o->fd open for writing (close-on-exec), or -1 with errno set. */
 int td_outfile_open(struct td_outfile *o, const char *path);
+/* Until the command catches SIGINT, SIGTERM and SIGHUP itself, they
+ * remove the temporary file (and end tdctl as they would).
+ */
+void td_outfile_guard(const struct td_outfile *o);
 /* Is it written in place (not a regular file)? */
 bool td_outfile_in_place(const struct td_outfile *o);
 /* The data reached the disk (fsync) and the temporary file is now the
@@ -162,10 +171,5 @@ int parse_seconds(const char *opt, const char *s, unsigned int max_s,
  */
 uint64_t td_now_ns(void);
 
-struct topdown_event;
-/* The fields that name an event in JSON (name, type, config, config1,
- * config2), into the object the caller has opened.
- */
-void json_event_fields(const struct topdown_event *e);
 
 #endif

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "group/aggregate.h"
-#include "evset/evset_priv.h"
+#include "evset/sets.h"
 #include "cli/tdctl.h"
 
 static const char *cur_prefix;

@@ -713,6 +713,7 @@ static int redirect_stdout(const char *path)
 	}
 	close(output_file.fd);
 	output_file.fd = STDOUT_FILENO;
+	td_outfile_guard(&output_file);
 	return 0;
 }
 
@@ -762,8 +763,17 @@ static bool wants_json(int argc, char **argv)
 	return false;
 }
 
+/* p_err() in JSON mode: an object on the JSON stream. */
+static void json_error(const char *msg)
+{
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "error", msg);
+	jsonw_end_object(json_wtr);
+}
+
 static int json_start(void)
 {
+	td_json_error = json_error;
 	json_wtr = jsonw_new(stdout);
 	if (!json_wtr) {
 		fprintf(stderr, "%s: Error: out of memory\n", bin_name);

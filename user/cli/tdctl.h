@@ -10,6 +10,8 @@
 #include <linux/topdown.h>
 
 #include "base/common.h"
+#include "output/csv_writer.h"
+#include "output/json_writer.h"
 
 /* user/cli/version.c: TDCTL_VERSION as given by user/Makefile. */
 extern const char tdctl_version[];

@@ -29,7 +29,7 @@
 #include "base/count.h"
 #include "base/json_read.h"
 #include "cli/tdctl.h"
-#include "evset/evset_priv.h"
+#include "evset/sets.h"
 #include "output/vocab.h"
 
 const struct td_opt decode_opts[] = {

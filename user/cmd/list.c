@@ -15,7 +15,7 @@
 
 #include <linux/perf_event.h>
 
-#include "evset/evset_priv.h"
+#include "evset/sets.h"
 #include "cli/tdctl.h"
 
 const struct td_opt list_opts[] = {

@@ -77,7 +77,7 @@ static void report_meta_json(const char *path, const struct td_file *f,
 		const struct topdown_event *e = &m->cfg.events[i];
 
 		jsonw_start_object(json_wtr);
-		json_event_fields(e);
+		jsonw_event_fields(json_wtr, e);
 		jsonw_uint_field(json_wtr, "flags", e->flags);
 		jsonw_end_object(json_wtr);
 	}

@@ -250,7 +250,7 @@ static void status_json(enum td_backend be, const struct topdown_status *st,
 			const struct topdown_event *e = &cfg->events[i];
 
 			jsonw_start_object(json_wtr);
-			json_event_fields(e);
+			jsonw_event_fields(json_wtr, e);
 			jsonw_bool_field(json_wtr, "all_cpus", !e->cpus_size);
 			jsonw_end_object(json_wtr);
 		}

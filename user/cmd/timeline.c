@@ -611,6 +611,11 @@ int do_timeline(int argc, char **argv)
 	struct td_getopt g;
 	int o, ret = -1;
 
+	/* ^C from the start (-o's temporary file exists once the options
+	 * are read): no trace, the temporary file removed, any old trace
+	 * kept.
+	 */
+	td_catch_signals();
 	td_filter_init(&opt.filter);
 	td_getopt_build(&g, "timeline", timeline_desc);
 	while ((o = td_getopt_next(&g, argc, argv)) >= 0) {
@@ -698,11 +703,11 @@ int do_timeline(int argc, char **argv)
 		src.what = "live";
 	}
 
-	/* ^C from here on: no trace, the temporary file of -o removed, any
-	 * old trace kept.
+	/* A live collection ended at the first ^C: a second one stops the
+	 * writing.
 	 */
-	td_signal = 0;
-	td_catch_signals();
+	if (lv)
+		td_signal = 0;
 	if (write_trace(stdout, &src, loaded ? &f.meta : NULL, &opt))
 		goto out;
 	ret = 0;
