@@ -144,9 +144,10 @@ def expected(sc, metric_names, metrics, voc):
         r = sc.records[k]
         fl = flags_str(r.flags)
         ts = time_s(r.time_ns, sc.start_ns, 9)
-        line = "%12s %3d %7d %7d %-16s %10.3f %-4s" % (
+        line = "%12s %3d %7d %7d %s %10.3f %-4s" % (
             time_s(r.time_ns, sc.start_ns, 6), r.cpu, r.tgid,
-            r.pid, tdfile_gen.comm_text(r.comm), r.duration_ns / 1e3, fl)
+            r.pid, tdfile_gen.pad(tdfile_gen.comm_text(r.comm), 16),
+            r.duration_ns / 1e3, fl)
         c = "%d,%d,%s,%d,%d,%d,\"%s\",%d,%d,%s" % (
             r.seq, r.time_ns, ts, r.cpu, r.tgid, r.pid,
             tdfile_gen.comm_text(r.comm).replace('"', '""'), r.duration_ns,

@@ -238,15 +238,15 @@ int do_unload(int argc, char **argv);
 int do_status(int argc, char **argv);
 int do_version(int argc, char **argv);
 int do_dump(int argc, char **argv);
-int do_list(int argc, char **argv);	/* evset_cmd.c */
-int do_decode(int argc, char **argv);	/* evset_cmd.c */
-int do_stat(int argc, char **argv);	/* cmd_stat.c */
-int do_top(int argc, char **argv);	/* cmd_top.c */
-int do_record(int argc, char **argv);	/* cmd_record.c */
-int do_report(int argc, char **argv);	/* cmd_record.c */
-int do_complete(int argc, char **argv);	/* completion.c */
-int do_timeline(int argc, char **argv);	/* cmd_timeline.c */
-int do_serve(int argc, char **argv);	/* cmd_serve.c */
+int do_list(int argc, char **argv);	/* cmd/list.c */
+int do_decode(int argc, char **argv);	/* cmd/decode.c */
+int do_stat(int argc, char **argv);	/* cmd/stat.c */
+int do_top(int argc, char **argv);	/* cmd/top.c */
+int do_record(int argc, char **argv);	/* cmd/record.c */
+int do_report(int argc, char **argv);	/* cmd/report.c */
+int do_complete(int argc, char **argv);	/* cli/completion.c */
+int do_timeline(int argc, char **argv);	/* cmd/timeline.c */
+int do_serve(int argc, char **argv);	/* cmd/serve.c */
 
 /* Option tables of the commands, next to their code. */
 extern const struct td_opt dump_opts[], stat_opts[], top_opts[],

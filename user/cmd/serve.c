@@ -165,12 +165,13 @@ static size_t esc_label(char *dst, size_t cap, const char *s, size_t n)
 
 /* ---- groups ----------------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s)
+/* FNV-1a of s, up to a NUL or n bytes: the label text and comm keys. */
+static uint64_t fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	for (size_t i = 0; i < n && s[i]; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
 	return h;
 }
 
@@ -210,7 +211,7 @@ static bool sv_labels(struct sv *s, const struct topdown_record *r,
 /* The group of these labels; "other" (0) when the table is full. */
 static uint32_t sv_group_of(struct sv *s, const char *labels)
 {
-	size_t i = hash_str(labels) & (s->lcap - 1);
+	size_t i = fnv1a(labels, SIZE_MAX) & (s->lcap - 1);
 
 	while (s->lslot[i]) {
 		if (!strcmp(s->g[s->lslot[i] - 1].labels, labels))
@@ -228,16 +229,11 @@ static uint32_t sv_group_of(struct sv *s, const char *labels)
 
 static uint64_t sv_key(const struct sv *s, const struct topdown_record *r)
 {
-	uint64_t k;
-
 	switch (s->by) {
 	case TD_BY_PROCESS:
 		return (uint64_t)r->tgid + 1;
 	case TD_BY_COMM:
-		k = 1469598103934665603ull;
-		for (int i = 0; i < TOPDOWN_COMM_LEN && r->comm[i]; i++)
-			k = (k ^ (unsigned char)r->comm[i]) * 1099511628211ull;
-		return k | 1;
+		return fnv1a(r->comm, TOPDOWN_COMM_LEN) | 1;
 	default:
 		return r->cgroup_id + 1;
 	}
