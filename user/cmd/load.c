@@ -319,6 +319,65 @@ static int choose_plan(const char *set, const char *events,
 	return ret;
 }
 
+/* What load started, in JSON or CSV through the row emitter: JSON lists
+ * the events and those without a counter as arrays, CSV as one field of
+ * space-separated names.
+ */
+static void load_result(const struct td_plan *plan, enum td_backend backend,
+			uint32_t no_counter)
+{
+	enum { F_SET, F_WHY, F_LABEL, F_EVENTS, F_NO_COUNTER, F_BACKEND,
+	       F_REASON, F_NR };
+	static const struct td_field f[F_NR] = {
+		[F_SET] = { .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
+		[F_WHY] = { .name = "why", .in = TD_IN_JSON | TD_IN_CSV },
+		[F_LABEL] = { .name = "label", .in = TD_IN_JSON | TD_IN_CSV },
+		[F_EVENTS] = { .name = "events", .in = TD_IN_CSV },
+		[F_NO_COUNTER] = { .name = "no_counter", .in = TD_IN_CSV },
+		[F_BACKEND] = { .name = "backend", .in = TD_IN_JSON | TD_IN_CSV },
+		[F_REASON] = { .name = "no_counter_reason", .in = TD_IN_JSON },
+	};
+	char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+	char bad[sizeof(evs)] = "";
+	json_writer_t *w;
+	struct td_emit e;
+
+	for (int i = 0; i < plan->nr_events; i++) {
+		snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs), "%s%s",
+			 i ? " " : "", plan->ev[i].name);
+		if (no_counter & (1u << i))
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+				 "%s%s", *bad ? " " : "", plan->ev[i].name);
+	}
+	td_emit_init(&e, stdout);
+	td_emit_header(&e, f, F_NR, NULL);
+	td_emit_begin(&e, NULL, NULL);
+	td_emit_str(&e, &f[F_SET], plan->set, SIZE_MAX);
+	td_emit_str(&e, &f[F_WHY], plan->why, SIZE_MAX);
+	td_emit_str(&e, &f[F_LABEL], plan->label, SIZE_MAX);
+	td_emit_str(&e, &f[F_EVENTS], evs, SIZE_MAX);
+	td_emit_str(&e, &f[F_NO_COUNTER], bad, SIZE_MAX);
+	td_emit_str(&e, &f[F_BACKEND], td_backend_name(backend), SIZE_MAX);
+	if (no_counter)
+		td_emit_str(&e, &f[F_REASON], td_no_counter_reason(),
+			    SIZE_MAX);
+	w = td_emit_json(&e);
+	if (w) {
+		jsonw_name(w, "events");
+		jsonw_start_array(w);
+		for (int i = 0; i < plan->nr_events; i++)
+			jsonw_string(w, plan->ev[i].name);
+		jsonw_end_array(w);
+		jsonw_name(w, "no_counter");
+		jsonw_start_array(w);
+		for (int i = 0; i < plan->nr_events; i++)
+			if (no_counter & (1u << i))
+				jsonw_string(w, plan->ev[i].name);
+		jsonw_end_array(w);
+	}
+	td_emit_end(&e);
+}
+
 int do_load(int argc, char **argv)
 {
 	const char *module = NULL, *set = NULL;
@@ -484,53 +543,8 @@ int do_load(int argc, char **argv)
 	no_counter = start_no_counter(&src_mod, &cfg);
 done:
 	ret = 0;
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "set", plan.set);
-		jsonw_string_field(json_wtr, "backend", td_backend_name(backend));
-		jsonw_string_field(json_wtr, "why", plan.why);
-		jsonw_string_field(json_wtr, "label", plan.label);
-		jsonw_name(json_wtr, "events");
-		jsonw_start_array(json_wtr);
-		for (int i = 0; i < plan.nr_events; i++)
-			jsonw_string(json_wtr, plan.ev[i].name);
-		jsonw_end_array(json_wtr);
-		jsonw_name(json_wtr, "no_counter");
-		jsonw_start_array(json_wtr);
-		for (int i = 0; i < plan.nr_events; i++)
-			if (no_counter & (1u << i))
-				jsonw_string(json_wtr, plan.ev[i].name);
-		jsonw_end_array(json_wtr);
-		if (no_counter)
-			jsonw_string_field(json_wtr, "no_counter_reason",
-					   td_no_counter_reason());
-		jsonw_end_object(json_wtr);
-	} else if (csv_output) {
-		static const char *const fields[] = {
-			"set", "why", "label", "events", "no_counter", "backend",
-			NULL,
-		};
-		struct csv_writer w;
-		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
-		char bad[sizeof(evs)] = "";
-
-		/* The events, space-separated, in one field. */
-		for (int i = 0; i < plan.nr_events; i++) {
-			snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs),
-				 "%s%s", i ? " " : "", plan.ev[i].name);
-			if (no_counter & (1u << i))
-				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
-					 "%s%s", *bad ? " " : "", plan.ev[i].name);
-		}
-		csvw_init(&w, stdout);
-		csvw_header(&w, fields);
-		csvw_str(&w, plan.set);
-		csvw_str(&w, plan.why);
-		csvw_str(&w, plan.label);
-		csvw_str(&w, evs);
-		csvw_str(&w, bad);
-		csvw_str(&w, td_backend_name(backend));
-		csvw_end_row(&w);
+	if (json_output || csv_output) {
+		load_result(&plan, backend, no_counter);
 	} else {
 		printf("collecting with event set '%s'%s: %s\n", plan.set,
 		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",

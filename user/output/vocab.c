@@ -107,6 +107,7 @@ const struct td_voc td_vocab[] = {
 	TIME("probe_ns_mean", "MEAN_NS", 1, "status", "mean time per probe call"),
 	/* decode's */
 	COUNT("lines", NULL, "decode", "input lines that gave counts"),
+	COUNT("skipped_lines", NULL, "decode", "input lines of other events"),
 	INFO("flagged", NULL, "decode", "metrics outside 0..100%"),
 	INFO("formula", NULL, "decode", "the formula of the set"),
 	INFO("assumptions", NULL, "decode", "what the numbers assume"),
