@@ -120,9 +120,11 @@ def main():
        and "RETIRING" in metric_titles["dump"],
        "report, top and dump: the same metric titles (%s)"
        % " ".join(metric_titles["dump"]), repr(metric_titles))
-    rc, out, _ = run("dump", "-i", n2)
-    ok("%!" in out and FLAG_LEGEND in out,
-       "dump: a fraction outside 0..100% is flagged '!', with the legend", out[-400:])
+    for cmd in (["dump", "-i", n2], ["report", "-i", n2, "--by", "cpu"]):
+        rc, out, _ = run(*cmd)
+        ok("%!" in out and FLAG_LEGEND in out,
+           "%s: a fraction outside 0..100%% is flagged '!', with the legend" % cmd[0],
+           out[-400:])
     rc, out, _ = run("decode", "--set", "arm_neoverse_n2", "--slots", "5",
                      "CPU_CYCLES=1000000", "OP_RETIRED=3000000", "OP_SPEC=3100000",
                      "STALL_SLOT=1500000", "STALL_SLOT_FRONTEND=500000",

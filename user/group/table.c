@@ -246,15 +246,15 @@ static int bottleneck(const struct td_view *v, const struct td_metrics *m)
 	return best;
 }
 
-/* Returns whether a class was marked '*'. */
-static bool row(struct td_emit *e, const struct table *t,
+/* Returns the marks shown: 1 a class marked '*', 2 a fraction '!'. */
+static int row(struct td_emit *e, const struct table *t,
 		const struct td_view *v, const struct td_group *g,
 		const struct td_table_out *o, bool is_total)
 {
 	const struct td_field *f = t->f;
 	struct td_metrics m = { 0 };
 	char s[32];
-	int mark;
+	int mark, shown = 0;
 
 	td_emit_begin(e, is_total ? "total" : NULL, NULL);
 	td_emit_word(e, &f[t->type], is_total ? "total" : "group");
@@ -340,6 +340,10 @@ static bool row(struct td_emit *e, const struct table *t,
 				td_emit_group(e, "metrics");
 			if (c->idx == mark)
 				td_emit_mark(e, '*');
+			if (c->idx < m.n && m.m[c->idx].flagged) {
+				td_emit_flag(e, '!');
+				shown |= 2;
+			}
 			td_emit_float(e, &f[fi], c->idx < m.n ?
 				      m.m[c->idx].value : 0,
 				      c->idx < m.n && m.m[c->idx].valid);
@@ -352,7 +356,7 @@ static bool row(struct td_emit *e, const struct table *t,
 	if (!v->nr_metrics)
 		td_emit_group(e, "metrics");
 	td_emit_end(e);
-	return mark >= 0;
+	return shown | (mark >= 0);
 }
 
 void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
@@ -361,7 +365,7 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 	const struct td_group **rows;
 	struct table *t = malloc(sizeof(*t));
 	struct td_emit e;
-	bool marked = false;
+	int marked = 0;
 	size_t n = 0;
 
 	if (!t)
@@ -386,6 +390,9 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 	 * room for it: its man page says it).
 	 */
 	if (marked && o->total && e.fmt == TD_EMIT_PLAIN && !v->compact)
-		fprintf(out, "\n%s\n", TD_VOC_LEGEND_MARK);
+		fprintf(out, "\n%s%s%s\n",
+			marked & 1 ? TD_VOC_LEGEND_MARK : "",
+			marked == 3 ? "\n" : "",
+			marked & 2 ? TD_VOC_LEGEND_FLAG : "");
 	free(t);
 }

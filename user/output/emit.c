@@ -61,10 +61,12 @@ static void set_cell_w(struct td_emit *e, const struct td_field *f,
 
 	if (f->col < 0 || f->col >= TD_EMIT_MAX_COLS)
 		return;
-	if (e->mark) {
-		snprintf(marked, sizeof(marked), "%c%s", e->mark, text);
+	if (e->mark || e->flag) {
+		snprintf(marked, sizeof(marked), "%.1s%s%.1s", &e->mark, text,
+			 &e->flag);
 		text = marked;
 		e->mark = 0;
+		e->flag = 0;
 	}
 	snprintf(e->cell[f->col], TD_EMIT_CELL, "%*s",
 		 f->width < 0 ? -w : w, text);
@@ -152,6 +154,7 @@ void td_emit_begin(struct td_emit *e, const char *name, const char *prefix)
 {
 	e->group = NULL;
 	e->mark = 0;
+	e->flag = 0;
 	switch (e->fmt) {
 	case TD_EMIT_PLAIN:
 		e->prefix = prefix;
@@ -422,4 +425,10 @@ void td_emit_mark(struct td_emit *e, char c)
 {
 	if (e->fmt == TD_EMIT_PLAIN)
 		e->mark = c;
+}
+
+void td_emit_flag(struct td_emit *e, char c)
+{
+	if (e->fmt == TD_EMIT_PLAIN)
+		e->flag = c;
 }
