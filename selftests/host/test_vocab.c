@@ -98,16 +98,17 @@ int main(void)
 			TD_VOC_FRACTION | TD_VOC_COVERAGE, 1, 2,
 			"frontend_bound", "report", "a Level-2 metric",
 		};
-		char n[3][48], t[3][48];
-		int k = td_voc_expand(&l2, n, t, 3);
+		struct td_voc_col c[3];
+		int k = td_voc_expand(&l2, c, 3);
 
-		ok(k == 3 && !strcmp(n[1], "fetch_latency_coverage") &&
-		   !strcmp(n[2], "fetch_latency_error") &&
-		   !strcmp(t[1], "FE_LAT_COV") && !strcmp(t[2], "FE_LAT_ERR"),
+		ok(k == 3 && !strcmp(c[1].name, "fetch_latency_coverage") &&
+		   !strcmp(c[2].name, "fetch_latency_error") &&
+		   !strcmp(c[1].title, "FE_LAT_COV") &&
+		   !strcmp(c[2].title, "FE_LAT_ERR"),
 		   "one entry with coverage gives NAME, NAME_coverage, NAME_error (%d)",
 		   k);
-		k = td_voc_expand(td_voc_find("retiring"), n, t, 3);
-		ok(k == 1 && !strcmp(t[0], "RETIRING"),
+		k = td_voc_expand(td_voc_find("retiring"), c, 3);
+		ok(k == 1 && !strcmp(c[0].title, "RETIRING"),
 		   "an entry without coverage gives one column");
 	}
 	return tap_done();

@@ -114,8 +114,8 @@ def main():
         # top has no room for the legend: tdctl-top(8) has it
         ok(rc == 0 and any("*" in r for r in rows) and
            (MARK_LEGEND in out or cmd == "top"),
-           "%s: the bottleneck '*'%s" % (cmd, "" if cmd == "top" else
-                                          " and its legend"), out)
+           "%s: the bottleneck '*'%s"
+           % (cmd, "" if cmd == "top" else " and its legend"), out)
     ok(metric_titles["report"] == metric_titles["top"] == metric_titles["dump"]
        and "RETIRING" in metric_titles["dump"],
        "report, top and dump: the same metric titles (%s)"

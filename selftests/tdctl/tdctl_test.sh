@@ -175,9 +175,9 @@ o=$(grep -o '"comm":"' "$T/out" | wc -l)
 
 workload
 check "dump --csv" "$TDCTL" --csv dump --cpu 0
-head -n 1 "$T/out" | grep -q "^seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags" &&
+head -n 1 "$T/out" | grep -q "^seq,time_ns,time_s,cpu,pid,tid,comm,duration_ns,cgroup_id,flags" &&
 	ok "dump --csv header" || not_ok "dump --csv header" "$T/out"
-bad=$(tail -n +2 "$T/out" | awk -F, '$3 != 0' | wc -l)
+bad=$(tail -n +2 "$T/out" | awk -F, '$4 != 0' | wc -l)
 rows=$(tail -n +2 "$T/out" | wc -l)
 [ "$rows" -gt 0 ] && [ "$bad" -eq 0 ] && ok "dump --csv --cpu 0 filters ($rows rows)" ||
 	not_ok "dump --csv --cpu 0 filters ($bad of $rows on other CPUs)" "$T/out"

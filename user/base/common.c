@@ -49,11 +49,10 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 /* The error in last_error: a JSON object in JSON mode, else a line. */
 static void put_error(void)
 {
-	if (json_output && json_wtr && td_json_error) {
+	if (json_output && json_wtr && td_json_error)
 		td_json_error(last_error);
-	} else {
+	else
 		fprintf(stderr, "%s: Error: %s\n", bin_name, last_error);
-	}
 }
 
 /* The hint after a usage error. */
@@ -121,7 +120,7 @@ const char *td_records(uint64_t n)
 void td_lost_set(struct td_lost *l, const uint64_t *per_cpu,
 		 uint32_t nr_cpus)
 {
-	l->known = per_cpu != NULL;
+	l->known = !!per_cpu;
 	l->nr_cpus = nr_cpus;
 	l->per_cpu = per_cpu;
 	l->total = 0;

@@ -171,5 +171,4 @@ int parse_seconds(const char *opt, const char *s, unsigned int max_s,
  */
 uint64_t td_now_ns(void);
 
-
 #endif

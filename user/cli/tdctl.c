@@ -531,14 +531,15 @@ static void help_columns(void)
 	jsonw_start_array(json_wtr);
 	for (size_t i = 0; i < td_vocab_len; i++) {
 		const struct td_voc *v = &td_vocab[i];
-		char names[3][48], titles[3][48];
-		int n = td_voc_expand(v, names, titles, 3);
+		struct td_voc_col col[3];
+		int n = td_voc_expand(v, col, 3);
 
 		for (int k = 0; k < n; k++) {
 			jsonw_start_object(json_wtr);
-			jsonw_string_field(json_wtr, "name", names[k]);
+			jsonw_string_field(json_wtr, "name", col[k].name);
 			if (v->title)
-				jsonw_string_field(json_wtr, "title", titles[k]);
+				jsonw_string_field(json_wtr, "title",
+						   col[k].title);
 			else
 				jsonw_null_field(json_wtr, "title");
 			jsonw_string_field(json_wtr, "kind", kinds[v->kind]);

@@ -631,8 +631,10 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
  * "; "-separated). JSON also says how many lines of other events were
  * skipped.
  */
-enum { DF_SET, DF_LABEL, DF_LINES, DF_FLAGGED, DF_FORMULA, DF_ASSUME,
-       DF_SKIPPED, DF_NR };
+enum {
+	DF_SET, DF_LABEL, DF_LINES, DF_FLAGGED, DF_FORMULA, DF_ASSUME,
+	DF_SKIPPED, DF_NR
+};
 
 static void decode_rows(const struct td_decoder *d, const char *label,
 			const struct td_metrics *m,

@@ -37,7 +37,7 @@ static bool module_installed(char *path, size_t n)
 		mod = kmod_module_get_module(list);
 		snprintf(path, n, "%s", mod && kmod_module_get_path(mod) ?
 			 kmod_module_get_path(mod) : "built in");
-		found = mod != NULL;
+		found = !!mod;
 		if (mod)
 			kmod_module_unref(mod);
 		kmod_module_unref_list(list);
@@ -103,7 +103,8 @@ int td_explain_not_running(const char *error)
 	}
 	if (error)
 		fprintf(stderr, "%s: %s\n", bin_name, error);
-	printf("state:      not running: neither the topdown module nor the BPF backend collects\n");
+	printf("state:      not running: neither the topdown module nor the "
+	       "BPF backend collects\n");
 	printf("cpu:        %s\n", cpu);
 	if (have_plan) {
 		printf("event set:  %s (%s); events:", plan.set, plan.why);
@@ -115,8 +116,8 @@ int td_explain_not_running(const char *error)
 	}
 	printf("backends:   module: %s\n", mod);
 	printf("            bpf: %s\n", bpf);
-	printf("run:        %s  (--backend module|bpf|auto: auto takes the module if it loads, else BPF)\n",
-	       run);
+	printf("run:        %s  (--backend module|bpf|auto: auto takes the "
+	       "module if it loads, else BPF)\n", run);
 	return TD_EXIT_NOT_RUNNING;
 }
 
@@ -450,7 +451,8 @@ int do_load(int argc, char **argv)
 		return -1;
 	}
 	if (overwrite && backend == TD_BACKEND_BPF) {
-		p_usage_error("--overwrite is not available with the BPF backend: the BPF ring buffer only drops new records");
+		p_usage_error("--overwrite is not available with the BPF backend: "
+			      "the BPF ring buffer only drops new records");
 		return -1;
 	}
 	if (module && backend == TD_BACKEND_BPF) {
@@ -477,9 +479,11 @@ int do_load(int argc, char **argv)
 
 		backend = TD_BACKEND_MODULE;
 		if (!td_module_loaded() && insert_module(module, true)) {
+			static const char none[] =
+				"--backend auto: neither backend can run";
+
 			if (td_bpf_usable(why, sizeof(why)))
-				return td_explain_not_running(
-					"--backend auto: neither backend can run");
+				return td_explain_not_running(none);
 			backend = TD_BACKEND_BPF;
 		}
 		p_info("--backend auto: using the %s", backend == TD_BACKEND_BPF ?

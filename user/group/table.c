@@ -248,8 +248,8 @@ static int bottleneck(const struct td_view *v, const struct td_metrics *m)
 
 /* Returns the marks shown: 1 a class marked '*', 2 a fraction '!'. */
 static int row(struct td_emit *e, const struct table *t,
-		const struct td_view *v, const struct td_group *g,
-		const struct td_table_out *o, bool is_total)
+	       const struct td_view *v, const struct td_group *g,
+	       const struct td_table_out *o, bool is_total)
 {
 	const struct td_field *f = t->f;
 	struct td_metrics m = { 0 };

@@ -137,8 +137,7 @@ int td_voc_prec(const char *name)
 	return v ? v->prec : 2;
 }
 
-int td_voc_expand(const struct td_voc *v, char (*names)[48],
-		  char (*titles)[48], int n)
+int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n)
 {
 	static const char *const sfx[][2] = {
 		{ "", "" }, { "_coverage", "_COV" }, { "_error", "_ERR" },
@@ -148,9 +147,10 @@ int td_voc_expand(const struct td_voc *v, char (*names)[48],
 	if (k > n)
 		k = n;
 	for (int i = 0; i < k; i++) {
-		snprintf(names[i], 48, "%s%s", v->name, sfx[i][0]);
-		snprintf(titles[i], 48, "%s%s", v->title ? v->title : v->name,
-			 sfx[i][1]);
+		snprintf(cols[i].name, sizeof(cols[i].name), "%s%s", v->name,
+			 sfx[i][0]);
+		snprintf(cols[i].title, sizeof(cols[i].title), "%s%s",
+			 v->title ? v->title : v->name, sfx[i][1]);
 	}
 	return k;
 }

@@ -59,13 +59,18 @@ const char *td_voc_title(const char *name);
 /* Decimals of a metric in tables: the table's, else 2. */
 int td_voc_prec(const char *name);
 
+/* One column of an entry (td_voc_expand()). */
+struct td_voc_col {
+	char name[48];
+	char title[48];
+};
+
 /*
  * The columns of one entry: the entry itself, then for TD_VOC_COVERAGE
- * its coverage and error columns, each as (name, title) into the caller's
- * buffers (n of them, each len bytes). The number of columns.
+ * its coverage and error columns, into cols (room for n). The number of
+ * columns.
  */
-int td_voc_expand(const struct td_voc *v, char (*names)[48],
-		  char (*titles)[48], int n);
+int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n);
 
 /* The legend line of the marks a plain table may show ('*', '!'). */
 #define TD_VOC_LEGEND_MARK \
