@@ -43,6 +43,13 @@ bench-reader:
 check-debug:
 	scripts/check-debug.sh
 
+# The ring protocol's litmus tests (selftests/litmus) under the Linux
+# kernel memory model, with herd7 in a sid root made once by debootstrap
+# (cached in /var/cache/topdown-litmus); make check runs them only when
+# that root exists.
+check-litmus:
+	scripts/check-litmus.sh
+
 # Install on this machine (scripts/install.sh says what goes where):
 # tdctl, man pages, bash completion under $(PREFIX), and the module for the
 # running kernel (KVER=, KDIR= for another) into
@@ -95,4 +102,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check check-kernels check-debug demo bench bench-reader checkpatch lint clean distclean
+.PHONY: all deps build check check-kernels check-debug check-litmus demo bench bench-reader checkpatch lint clean distclean
