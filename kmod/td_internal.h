@@ -152,7 +152,8 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	u64 cons;
 
 	rec->seq = c->seq++;
-	c->pos = pos;
+	/* poll() and STATUS load it concurrently (READ_ONCE). */
+	WRITE_ONCE(c->pos, pos);
 	c->records++;
 	/* Pairs with the reader's load-acquire of producer_pos. */
 	smp_store_release(&c->prod->producer_pos, pos);
