@@ -37,9 +37,9 @@ bench-reader:
 	scripts/bench.sh --reader
 
 # The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
-# kernels from linux-source-6.1 and -6.12 (each built once into
-# /var/cache/topdown-debug-kernel), whole guest suite on each, kmemleak
-# scan; ends "N passed, N failed".
+# kernels from linux-source-6.1 and -6.12, and a KCSAN kernel from -6.12
+# (each built once into /var/cache/topdown-debug-kernel), whole guest suite
+# on each, kmemleak scan or KCSAN reports; ends "N passed, N failed".
 check-debug:
 	scripts/check-debug.sh
 
