@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # scripts/lib.sh: the counting of scripts/check.sh, scripts/check-debug.sh
-# and scripts/check-litmus.sh (sourced). The caller sets ROOT (the repository) and LOGS (where each
-# step's log goes) before using step.
+# and scripts/check-litmus.sh (sourced). The caller sets ROOT (the
+# repository) and LOGS (where each step's log goes) before using step.
 PASS=0 FAIL=0 SKIP=0
 
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
