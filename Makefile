@@ -51,11 +51,18 @@ bench-reader:
 	scripts/bench.sh --reader
 
 # The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
-# kernels from linux-source-6.1 and -6.12 (each built once into
-# /var/cache/topdown-debug-kernel), whole guest suite on each, kmemleak
-# scan; ends "N passed, N failed".
+# kernels from linux-source-6.1 and -6.12, and a KCSAN kernel from -6.12
+# (each built once into /var/cache/topdown-debug-kernel), whole guest suite
+# on each, kmemleak scan or KCSAN reports; ends "N passed, N failed".
 check-debug:
 	scripts/check-debug.sh
+
+# The ring protocol's litmus tests (selftests/litmus) under the Linux
+# kernel memory model, with herd7 in a sid root made once by debootstrap
+# (cached in /var/cache/topdown-litmus); make check runs them only when
+# that root exists.
+check-litmus:
+	scripts/check-litmus.sh
 
 # Install on this machine (scripts/install.sh says what goes where):
 # tdctl, man pages, bash completion under $(PREFIX), and the module for the
@@ -109,4 +116,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build test check check-kernels check-debug demo bench bench-reader checkpatch lint clean distclean
+.PHONY: all deps build test check check-kernels check-debug check-litmus demo bench bench-reader checkpatch lint clean distclean

@@ -178,7 +178,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	td_probe_read(c, scratch, &errors);
 	/* Counters not active yet are re-based on their first good read. */
 	c->resync = errors;
-	c->arm_errors = errors;
+	WRITE_ONCE(c->arm_errors, errors);	/* STATUS reads it racily */
 	c->last_ns = ktime_get_mono_fast_ns();
 	c->first = true;
 	WRITE_ONCE(c->active, true);

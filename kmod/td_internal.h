@@ -48,7 +48,10 @@ struct td_cpu {
 	u64 pos;		/* private producer position */
 	u64 seq;
 
-	/* Statistics, probe-owned, read racily by STATUS. */
+	/*
+	 * Statistics, probe-owned (td_stat_add(); arm_errors by the arm
+	 * step), read racily by STATUS with READ_ONCE().
+	 */
 	u64 records;
 	u64 lost;
 	u64 read_errors;
@@ -112,6 +115,16 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 		  unsigned long cpu, unsigned long page);
 
 /*
+ * Probe context: add @n to a statistic of this CPU. The probe is its only
+ * writer, so the load needs no marking; the store does, as STATUS loads
+ * the statistic concurrently from another CPU.
+ */
+static inline void td_stat_add(u64 *stat, u64 n)
+{
+	WRITE_ONCE(*stat, *stat + n);
+}
+
+/*
  * Probe context (IRQs off, this CPU). Returns the slot for the next record,
  * or NULL when the ring is full in drop mode; the dropped record still
  * consumes a sequence number so readers see the gap. Inline: it runs at
@@ -126,7 +139,7 @@ static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
 		u64 cons = smp_load_acquire(&c->cons->consumer_pos);
 
 		if (unlikely(pos - cons > td.ring_size - TOPDOWN_RECORD_SIZE)) {
-			c->lost++;
+			td_stat_add(&c->lost, 1);
 			c->seq++;
 			WRITE_ONCE(c->prod->lost, c->lost);
 			return NULL;
@@ -152,8 +165,9 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	u64 cons;
 
 	rec->seq = c->seq++;
-	c->pos = pos;
-	c->records++;
+	/* poll() and STATUS load it concurrently (READ_ONCE). */
+	WRITE_ONCE(c->pos, pos);
+	td_stat_add(&c->records, 1);
 	/* Pairs with the reader's load-acquire of producer_pos. */
 	smp_store_release(&c->prod->producer_pos, pos);
 

@@ -100,10 +100,10 @@ static noinline void td_count_errors(struct td_cpu *c, u32 errors)
 {
 	u32 i;
 
-	c->read_errors++;
+	td_stat_add(&c->read_errors, 1);
 	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		if (errors & BIT(i))
-			c->ev_err[i]++;
+			td_stat_add(&c->ev_err[i], 1);
 }
 
 /*
@@ -193,9 +193,9 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 out:
 	c->first = false;
 	c->last_ns = now;
-	c->probe_count++;
+	td_stat_add(&c->probe_count, 1);
 	if (READ_ONCE(probe_time))
-		c->probe_ns += ktime_get_mono_fast_ns() - now;
+		td_stat_add(&c->probe_ns, ktime_get_mono_fast_ns() - now);
 }
 
 static void td_find_tp(struct tracepoint *tp, void *priv)

@@ -10,6 +10,11 @@
 #              a DESTDIR; make deb and lintian
 #   style      make lint: checkpatch.pl --strict on all C, shellcheck on
 #              all shell, pyflakes3 and pycodestyle on all Python
+#   litmus     the ring protocol's litmus tests under the kernel memory
+#              model (make check-litmus), only when its cached sid root
+#              with herd7 exists: making it (debootstrap) takes minutes,
+#              so make check skips the tier, saying so, until
+#              make check-litmus has run once on the machine
 #   host       host unit tests (TAP), the fuzz corpus of the record file
 #              reader under ASan/UBSan
 #   guest      inside QEMU, the guest suites (tdctl end to end tests and
@@ -93,6 +98,12 @@ echo "== style (make lint)"
 step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/lint.sh c
 step "shell: shellcheck clean" scripts/lint.sh shell
 step "Python: pyflakes3 and pycodestyle clean" scripts/lint.sh python
+
+echo "== litmus tests (herd7, kernel memory model; make check-litmus)"
+scripts/check-litmus.sh --if-cached >"$LOGS/litmus.log" 2>&1
+tally "litmus" "$LOGS/litmus.log"
+grep -qE '^(PASS|FAIL|SKIP): ' "$LOGS/litmus.log" ||
+    fail "litmus: no result (log: build/check/litmus.log)"
 
 echo "== host tests"
 if [ -f selftests/host/Makefile ]; then
