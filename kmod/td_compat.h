@@ -97,9 +97,11 @@ static inline int td_perf_allow_kernel(void)
  *
  * bitmap_from_arr64() and bitmap_to_arr64(): added in 5.19. On a 64-bit
  * kernel (the only ones built here) a bitmap is an array of u64, and the
- * later kernel's definitions are the same bitmap_copy_clear_tail().
+ * later kernel's definitions are these macros of bitmap_copy_clear_tail().
+ * Tested as the macros themselves, not the version: distribution kernels
+ * older than 5.19 may have them backported.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 19, 0)
+#ifndef bitmap_from_arr64
 #if BITS_PER_LONG != 64
 #error "topdown on kernels before 5.19 needs a 64-bit kernel"
 #endif
@@ -114,9 +116,10 @@ static inline int td_perf_allow_kernel(void)
 /*
  * irq_work_is_busy(): added in 5.11 (the irq_work cleanup that moved the
  * flags into ->node.a_flags); 5.10 keeps them in ->flags, which its own
- * irq_work_sync() tests the same way.
+ * irq_work_sync() tests the same way. 5.10's PREEMPT_RT patches add it
+ * too, so kmod/Kbuild tests for it (TD_HAVE_IRQ_WORK_IS_BUSY).
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+#ifndef TD_HAVE_IRQ_WORK_IS_BUSY
 static inline bool irq_work_is_busy(struct irq_work *work)
 {
 	return atomic_read(&work->flags) & IRQ_WORK_BUSY;
@@ -134,10 +137,11 @@ static inline bool irq_work_is_busy(struct irq_work *work)
 #endif
 
 /*
- * task_is_running(): added in 5.14, when task_struct.state became
- * __state; before, the same test on ->state.
+ * task_is_running(): a macro added in 5.14, when task_struct.state became
+ * __state; before, the same test on ->state. Tested as the macro, for
+ * backports as above.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 14, 0)
+#ifndef task_is_running
 #define task_is_running(task) (READ_ONCE((task)->state) == TASK_RUNNING)
 #endif
 
