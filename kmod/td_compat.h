@@ -8,6 +8,7 @@
 
 #include <linux/version.h>
 #include <linux/bitmap.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
@@ -161,6 +162,25 @@ static inline struct workqueue_struct *td_wq(void)
 	return system_dfl_wq;
 #else
 	return system_unbound_wq;
+#endif
+}
+
+/*
+ * td_hrtimer_setup(): hrtimer_setup() (6.13) sets the callback with the
+ * rest and replaced hrtimer_init(), which 7.x no longer has. Used by the
+ * selftests' simulated PMU module (selftests/pmusim), whose Kbuild
+ * defines TD_HAVE_HRTIMER_SETUP when the kernel's linux/hrtimer.h
+ * declares it (Debian's 6.12 does not, 7.3 does).
+ */
+static inline void td_hrtimer_setup(struct hrtimer *t,
+				    enum hrtimer_restart (*fn)(struct hrtimer *),
+				    clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef TD_HAVE_HRTIMER_SETUP
+	hrtimer_setup(t, fn, clock, mode);
+#else
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
 #endif
 }
 

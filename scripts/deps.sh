@@ -487,6 +487,8 @@ suite_update() {
     log "apt-get update of the $SUITE_NAME lists (build/deps/apt/$SUITE_NAME)"
     apt-get -q "${APT_OPTS[@]}" update >&2 || die "apt-get update of the $SUITE_NAME lists failed"
     touch "$DEPS/apt/$SUITE_NAME/.updated"
+    # New lists: try again what did not download with the old ones.
+    rm -f "$DEPS/apt/$SUITE_NAME/unavailable"
     SUITE_UPDATED=1
 }
 # deps_of PKG...: "package dependency" lines (architecture qualifiers and
@@ -569,6 +571,8 @@ suite_series() {
                 sed -n 's/^Depends:.*\(linux-image-[^ ,]*-'"$f-$a"'\).*/\1/p' | head -n 1)
             krel=${krel#linux-image-}
             [ -n "$krel" ] || continue
+            # Known not to download with these lists (see below).
+            grep -qxF "$krel" "$DEPS/apt/$SUITE_NAME/unavailable" 2>/dev/null && continue
             case $krel in
             "${S%%-*}".* | "${S%%-*}"-*) ;;
             *) die "series $S: $SUITE_NAME now ships $krel; rename the series in scripts/series.sh" ;;
@@ -578,6 +582,7 @@ suite_series() {
                 break
             fi
             log "series $S: the packages of $krel do not download; trying an older version"
+            printf '%s\n' "$krel" >>"$DEPS/apt/$SUITE_NAME/unavailable"
         done
         [ $done_ = 1 ] || die "series $S: no version of linux-image-$f-$a in the $SUITE_NAME lists downloads"
         G=${g^^}

@@ -10,8 +10,9 @@
 # trixie's gcc-14 and pahole 1.30) in a chroot of it. The kernel headers
 # stay in build/deps/ (bind-mounted by kbuild.sh).
 #
-# Made again only when the package list below changes (the root's
-# .packages file); concurrent runs wait for each other (flock). Prints
+# When the package list below changes (the root's .packages file), the
+# root gets the new packages with apt (made again if that fails);
+# concurrent runs wait for each other (flock). Prints
 # the root's path. Needs root (debootstrap, chroot). About 3 minutes a
 # root on 2 cores, mostly downloads and dpkg.
 set -euo pipefail
@@ -30,8 +31,9 @@ trixie) LIBS=libelf1t64,libssl3t64 ;;
 esac
 # What kbuild needs besides the compiler: libelf and libssl for the
 # kbuild package's programs (objtool, sign-file), pahole for modules'
-# BTF.
-PKGS=gcc,make,libc6-dev,gcc-aarch64-linux-gnu,dwarves,$LIBS
+# BTF, perl for W=1's kernel-doc (6.12's needs Pod::Usage, not in
+# perl-base).
+PKGS=gcc,make,libc6-dev,gcc-aarch64-linux-gnu,dwarves,perl,$LIBS
 CACHE=${TD_ROOTS_CACHE:-/var/cache/topdown-roots}
 DIR=$CACHE/$SUITE
 if [ "$PRINT_ONLY" = 1 ]; then
@@ -46,6 +48,19 @@ flock 9
 if [ -f "$DIR/.packages" ] && [ "$(cat "$DIR/.packages")" = "$PKGS" ]; then
     printf '%s\n' "$DIR"
     exit 0
+fi
+if [ -f "$DIR/.packages" ]; then
+    printf 'suite-root: %s: installing %s\n' "$DIR" "$PKGS" >&2
+    IFS=, read -ra list <<<"$PKGS"
+    if chroot "$DIR" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive apt-get -q update >&2 &&
+        chroot "$DIR" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+            apt-get -q -y install --no-install-recommends "${list[@]}" >&2; then
+        chroot "$DIR" apt-get clean
+        printf '%s\n' "$PKGS" >"$DIR/.packages"
+        printf '%s\n' "$DIR"
+        exit 0
+    fi
+    printf 'suite-root: apt-get in %s failed; making it again\n' "$DIR" >&2
 fi
 MIRROR=$(td_mirror main)
 printf 'suite-root: debootstrap %s into %s (%s)\n' "$SUITE" "$DIR" "$PKGS" >&2

@@ -39,7 +39,13 @@ WORK=$ROOT/build/$GUEST/pmusim
 # guest gets OUTDIR).
 [ -z "$KDIR" ] || WORK=$(dirname "$OUT")/pmusim
 rm -f "$OUT/td_pmusim.ko"
-TD_KDIR=$KDIR TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=/nonexistent TD_OUT=$WORK \
+# The module's kmod/td_compat.h (td_hrtimer_setup()) and its feature
+# tests (td_compat.mk), as include/.
+INC=$WORK-include
+rm -rf "$INC"
+mkdir -p "$INC"
+cp "$ROOT/kmod/td_compat.h" "$ROOT/kmod/td_compat.mk" "$INC/"
+TD_KDIR=$KDIR TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=$INC TD_OUT=$WORK \
     "$ROOT/scripts/kbuild.sh" --kernel "$SERIES" "$ARCH" "$FLAVOR"
 mkdir -p "$OUT"
 cp "$WORK/td_pmusim.ko" "$OUT/td_pmusim.ko"
