@@ -31,22 +31,34 @@
 #              instructions only so); x86-64 has no PMU (software events).
 #              A guest whose console shows a kernel splat fails; then the
 #              record files the guests wrote are read back on the host.
+# and ends with "N passed, N failed, N skipped". Logs: build/check/
+# (times in build/check/times and guest-times).
 #
-# Why these guests in make check: a guest suite takes 3 to 5 minutes
-# (measured, see the README), so make check (under 30 minutes on 2 cores
-# from a fresh machine, installs included) keeps as many guests as
-# before, chosen so that every series boots once and each axis is
-# crossed somewhere: the oldest (5.10, the compatibility shims of
-# kmod/td_compat.h) and the newest (7.3: system_dfl_wq, the 7.x package
-# layout) kernels; both compilers of 6.12; PREEMPT_RT on 6.12 and 7.3
+# Why these guests in make check: make check must stay under 30 minutes
+# on 2 cores from a fresh machine, installs included, and a guest suite
+# is the most expensive part (x86_64 6.1: 317 s on the shared 2-core
+# build machine at load 10). So make check keeps 8 guests, as many as it
+# ran before on 6.1 and 6.12 alone, chosen so that every series boots
+# and each axis is crossed somewhere: the oldest kernel (5.10, the shims
+# of kmod/td_compat.h) and the newest (7.3: system_dfl_wq, the 7.x
+# package layout); both compilers of 6.12; PREEMPT_RT on 6.12 and 7.3
 # (one x86_64, one arm64); the arm64 PMU (-icount) on 6.1, 6.12 and 7.3;
-# the load suite on the default kernel. That is 8 guests, as many as
-# make check ran before on 6.1 and 6.12 alone (the 6.1 rt guest moved to
-# check-kernels). The other 13 kernels' guests and builds and 4 load
-# suites (an hour or more) are make check-kernels'. The two build roots (bullseye,
-# trixie) and the other suites' kernels download in the background while
-# the host parts build and run.
-# and ends with "N passed, N failed, N skipped". Logs: build/check/.
+# the load suite on the default kernel (the 6.1 rt guest moved to
+# check-kernels). The other 13 kernels' builds and guests and 4 load
+# suites are make check-kernels' (an hour or more).
+# What the other suites add to make check, measured from empty caches
+# on the shared build machine (load 10 to 21 on its 2 cores from other
+# engineers' builds and guests, so wall times are several times an idle
+# machine's; CPU times do not depend on the load):
+#   the build roots (scripts/suite-root.sh, both debootstraps at once)
+#     bullseye 347 s, trixie 284 s wall, downloads included
+#   scripts/deps.sh --suites (3 suites' apt lists, 12 kernels' images and
+#     headers downloaded and unpacked)   849 s wall, 220 s CPU
+#   a module build in a build root      25 to 146 s wall, 5 to 13 s CPU
+#   make deb's arm64 tdctl and lintian of it: about 25 s CPU
+# The roots and the downloads run in the background (deps.sh --suites)
+# while the host parts build and run (the first build that needs them
+# waits), so what make check adds is mostly CPU contention.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
