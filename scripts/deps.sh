@@ -478,8 +478,12 @@ suite_apt() {
         mv "$d/sources.list.tmp" "$d/sources.list"
         rm -f "$d/.updated"
     fi
+    # With a package cache of their own: this system's apt keeps none
+    # (Dir::Cache::pkgcache ""), and without one each apt-cache call
+    # parses the whole lists again (seconds each, minutes on a busy host).
     APT_OPTS=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
-        -o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o Acquire::Languages=none)
+        -o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o Acquire::Languages=none
+        -o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=srcpkgcache.bin)
     SUITE_NAME=$name SUITE_UPDATED=0
     [ -n "$(find "$d/.updated" -mmin -1440 2>/dev/null)" ] || suite_update
 }
@@ -565,6 +569,15 @@ suite_series() {
         case $g in x86_64*) a=amd64 ;; *) a=arm64 ;; esac
         case $g in *-rt) f=rt ;; *) f=cloud ;; esac
         done_=0
+        # What a run with the same lists found (apt-cache is slow here:
+        # a dozen calls a guest); looked up again once the lists change.
+        local vf=$DEPS/k$S/.vars-$g
+        if [ -f "$vf" ] && [ "$vf" -nt "$DEPS/apt/$SUITE_NAME/.updated" ]; then
+            mapfile -t SG_VARS <"$vf"
+            [ ${#SG_VARS[@]} = 4 ] && [ -f "${SG_VARS[2]}" ] && [ -f "${SG_VARS[1]}/Makefile" ] &&
+                [ -f "${SG_VARS[3]}/modules.builtin" ] && done_=1 && krel=${SG_VARS[0]}
+        fi
+        [ $done_ = 1 ] ||
         for mv in $(apt-cache "${APT_OPTS[@]}" madison "linux-image-$f-$a:$a" 2>/dev/null |
             awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u -r -V | head -n 3); do
             krel=$(apt-cache "${APT_OPTS[@]}" show "linux-image-$f-$a:$a=$mv" 2>/dev/null |
@@ -585,6 +598,7 @@ suite_series() {
             printf '%s\n' "$krel" >>"$DEPS/apt/$SUITE_NAME/unavailable"
         done
         [ $done_ = 1 ] || die "series $S: no version of linux-image-$f-$a in the $SUITE_NAME lists downloads"
+        printf '%s\n' "${SG_VARS[@]}" >"$vf"
         G=${g^^}
         G=${G//-/_}$tag
         SUITE_VARS+=("KREL_$G" "${SG_VARS[0]}" "KDIR_$G" "${SG_VARS[1]}" "VMLINUZ_$G" "${SG_VARS[2]}"
