@@ -75,9 +75,11 @@ deb:
 .PHONY: deb
 
 # The packages as a user gets them (slow tier, not part of check): in a
-# Debian 12 root made by debootstrap (cached in /var/cache/topdown-packages),
-# apt install of make deb's packages, DKMS builds for 6.1 and 6.12, then
-# both kernels boot in QEMU with the DKMS-built module (smoke suite).
+# Debian 12 and a Debian 13 root made by debootstrap (cached in
+# /var/cache/topdown-packages), apt install of make deb's packages, DKMS
+# builds for 6.1 and 6.12 (Debian 12) and 6.12 and 7.3 (Debian 13 and its
+# backports), then each kernel boots in QEMU with the DKMS-built module
+# (smoke suite).
 check-packages:
 	scripts/check-packages.sh
 .PHONY: check-packages
