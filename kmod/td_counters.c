@@ -60,6 +60,7 @@
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 
+#include "td_compat.h"
 #include "td_internal.h"
 
 /* Nests inside td.lock; perf and tracepoint locks nest inside it. */
@@ -94,7 +95,7 @@ static DECLARE_DELAYED_WORK(td_retry_work, td_retry_work_fn);
 
 static void td_retry_queue(void)
 {
-	queue_delayed_work(system_unbound_wq, &td_retry_work,
+	queue_delayed_work(td_wq(), &td_retry_work,
 			   msecs_to_jiffies(max(READ_ONCE(retry_ms), 10U)));
 }
 
@@ -301,7 +302,7 @@ static int td_cpu_online(unsigned int cpu)
 	/* Odd: up. Pairs with td_cpu_sync()'s load-acquire. */
 	smp_store_release(&c->hp_gen, (c->hp_gen + 1) | 1);
 	cpumask_set_cpu(cpu, &td_pending);
-	queue_work(system_unbound_wq, &td_cpus_work);
+	queue_work(td_wq(), &td_cpus_work);
 	return 0;
 }
 
@@ -316,7 +317,7 @@ static int td_cpu_offline(unsigned int cpu)
 	/* After the disarm: whoever sees the new hp_gen may free counters. */
 	smp_store_release(&c->hp_gen, (c->hp_gen | 1) + 1);
 	cpumask_set_cpu(cpu, &td_pending);
-	queue_work(system_unbound_wq, &td_cpus_work);
+	queue_work(td_wq(), &td_cpus_work);
 	return 0;
 }
 
@@ -508,5 +509,5 @@ int td_counters_start(void)
 void td_counters_stop(void)
 {
 	td_counters_disarm();
-	queue_work(system_unbound_wq, &td_release_work);
+	queue_work(td_wq(), &td_release_work);
 }

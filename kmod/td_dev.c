@@ -23,6 +23,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "td_compat.h"
 #include "td_internal.h"
 
 /*

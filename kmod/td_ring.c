@@ -268,7 +268,7 @@ static int td_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 static const struct vm_operations_struct td_vm_ops = {
 	.open = td_vm_open,
 	.close = td_vm_close,
-	.may_split = td_vm_may_split,
+	.TD_VM_MAY_SPLIT = td_vm_may_split,
 };
 
 /*

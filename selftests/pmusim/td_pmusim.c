@@ -75,6 +75,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "td_compat.h"
+
 #define SIM_NR_COUNTERS		8
 #define SIM_NR_PROFILES		8
 #define SIM_MAX_UNITS		1000000000ULL
@@ -850,10 +852,8 @@ static int __init sim_init(void)
 	int cpu, ret;
 
 	for_each_possible_cpu(cpu)
-		hrtimer_init(&per_cpu_ptr(&sim_cpus, cpu)->timer,
-			     CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	for_each_possible_cpu(cpu)
-		per_cpu_ptr(&sim_cpus, cpu)->timer.function = sim_tick;
+		td_hrtimer_setup(&per_cpu_ptr(&sim_cpus, cpu)->timer, sim_tick,
+				 CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 
 	ret = perf_pmu_register(&sim_pmu, "td_pmusim", -1);
 	if (ret)
