@@ -152,12 +152,23 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	u64 cons;
 
 	rec->seq = c->seq++;
-	c->pos = pos;
+	WRITE_ONCE(c->pos, pos);	/* poll() reads it: td_rings_readable() */
 	c->records++;
 	/* Pairs with the reader's load-acquire of producer_pos. */
 	smp_store_release(&c->prod->producer_pos, pos);
 
-	/* Wake a poller only when unread data crosses the watermark. */
+	/*
+	 * Wake a poller only when unread data crosses the watermark. A
+	 * store (the position) then a load (consumer_pos), against the
+	 * reader's store of consumer_pos then poll()'s load of the position:
+	 * without a full barrier on both sides each can miss the other's
+	 * store, and the reader sleeps above the watermark with no wake-up
+	 * queued. Pairs with the smp_mb() in td_rings_poll() (between
+	 * poll_wait() and its loads of the positions): either this load sees
+	 * the reader's consumer_pos and the crossing queues the wake-up, or
+	 * that poll() sees this position.
+	 */
+	smp_mb();
 	cons = READ_ONCE(c->cons->consumer_pos);
 	if (unlikely(old - cons < td.watermark && pos - cons >= td.watermark))
 		irq_work_queue(&c->wake_work);

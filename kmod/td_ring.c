@@ -220,6 +220,16 @@ __poll_t td_rings_poll(void)
 	__poll_t mask = 0;
 	u32 state;
 
+	/*
+	 * The caller registered on td.wq (poll_wait()) and the reader
+	 * store-released its consumer_pos before calling poll(); the loads of
+	 * the positions below must not be satisfied before either. Pairs with
+	 * the smp_mb() in td_ring_write() (between its publication of the
+	 * position and its load of consumer_pos): a record that brings a ring
+	 * to the watermark is seen here, or its wake-up is queued and finds
+	 * the caller on td.wq.
+	 */
+	smp_mb();
 	mutex_lock(&td_rings_lock);
 	state = READ_ONCE(td.state);
 	/*

@@ -87,12 +87,23 @@
  * the CPU produced since CONFIGURE, including dropped ones, so a gap in
  * sequence numbers always equals the number of records lost.
  *
- * poll() on the reader's file reports EPOLLIN while collecting when some
- * ring holds at least `watermark` bytes of unread data, and once stopped
- * when some ring holds any unread data; stopped with every ring drained
- * (nothing more can arrive until a START) it reports EPOLLHUP. The
- * wake-ups while collecting are deferred through irq_work; the scheduler
- * path itself never wakes anybody. STOP wakes every poller.
+ * poll() on any open file of the device, the reader's or another (the
+ * unread data is the rings', whoever consumes them), reports EPOLLIN while
+ * collecting when some ring holds at least `watermark` bytes of unread
+ * data, and once stopped when some ring holds any unread data; stopped
+ * with every ring drained (nothing more can arrive until a START) it
+ * reports EPOLLHUP. The wake-ups while collecting are deferred through
+ * irq_work; the scheduler path itself never wakes anybody. STOP wakes
+ * every poller.
+ *
+ * No wake-up is lost if the reader store-releases consumer_pos (as above)
+ * before it calls poll(), in program order; nothing more is needed on the
+ * reader's side. The kernel issues a full barrier between its publication
+ * of producer_pos and its load of consumer_pos (the watermark test), and
+ * poll() issues one after it has registered the caller and before it
+ * loads the positions; so either the kernel sees the new consumer_pos and
+ * wakes the caller when the ring reaches the watermark again, or poll()
+ * sees the record that reached it and returns EPOLLIN at once.
  *
  * Permissions
  * -----------
