@@ -91,10 +91,30 @@ static int td_copy_cpus(const struct topdown_event *e, struct cpumask *mask)
 	return ret;
 }
 
+#ifdef TD_TEST_HOOKS
+/*
+ * Test builds only (kmod/Kbuild, TD_TEST_HOOKS): one more PMU type that
+ * td_check_pmu() accepts without asking perf, for the selftests' simulated
+ * PMU (which has no hardware context) and their tracepoint event. Never in
+ * a shipped module: it switches the PMU policy off for that type.
+ */
 static int test_pmu_type = -1;
 module_param(test_pmu_type, int, 0644);
 MODULE_PARM_DESC(test_pmu_type,
-		 "test only: also accept events of this PMU type (the selftests' simulated PMU, their tracepoint event); default -1, none");
+		 "test build only: also accept events of this PMU type (the selftests' simulated PMU, their tracepoint event); default -1, none");
+
+static bool td_test_pmu(u32 type)
+{
+	int t = READ_ONCE(test_pmu_type);
+
+	return t >= 0 && type == (u32)t;
+}
+#else
+static bool td_test_pmu(u32 type)
+{
+	return false;
+}
+#endif
 
 /*
  * Only core CPU PMUs and software events are counted: the probe reads
@@ -123,7 +143,7 @@ static int td_check_pmu(const struct topdown_event *e, const struct cpumask *cpu
 	unsigned int cpu;
 	bool core;
 
-	if (e->type == READ_ONCE(test_pmu_type))
+	if (td_test_pmu(e->type))
 		return 0;
 	switch (e->type) {
 	case PERF_TYPE_HARDWARE:

@@ -451,6 +451,20 @@ TEST_F(t, only_core_and_software_pmus_accepted)
 	EXPECT_LT(0, others);
 }
 
+/*
+ * "a dynamic type no PMU has [is refused] with ENOENT": 0xffffffff too, and
+ * nothing switches the policy off in the module shipped (a test-only
+ * parameter of -1 once let exactly that type through). Run on the shipped
+ * module, not on the selftests' test build.
+ */
+TEST_F(t, pmu_type_all_ones_is_enoent)
+{
+	EXPECT_EQ(ENOENT, configure_one(self->fd, 0xffffffffu, 0, 0));
+	EXPECT_EQ(ENOENT, configure_one(self->fd, 0xfffffffeu, 0, 0));
+	EXPECT_NE(0, access("/sys/module/topdown/parameters/test_pmu_type", F_OK))
+		TH_LOG("the module loaded here is a test build (test_pmu_type)");
+}
+
 /* ---- poll() after STOP --------------------------------------------------- */
 
 /* Context switches on every CPU for ms milliseconds. */
