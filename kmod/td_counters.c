@@ -15,8 +15,10 @@
  * td_cpus_lock serialises every creation, release, arm and the
  * td_collecting flag. START registers a dynamic cpuhp state without
  * calling it, marks the CPUs online at that moment as pending (under
- * cpus_read_lock, so the set is exact) and syncs them itself, reporting
- * the first failure. Afterwards:
+ * cpus_read_lock, so the set is exact) and syncs them itself: it creates
+ * the counters of every pending CPU first and arms them only if all were
+ * created, so a START that fails (reporting the first failure) has armed
+ * no CPU and left nothing in any ring. Afterwards:
  *
  *   online callback   (the CPU's hotplug thread, cpu_hotplug_lock held)
  *                     bump td_cpu.hp_gen to odd, mark the CPU pending,
@@ -66,6 +68,7 @@
 static DEFINE_MUTEX(td_cpus_lock);
 static bool td_collecting;		/* td_cpus_lock */
 static struct cpumask td_pending;	/* atomic bitops */
+static struct cpumask td_start_arm;	/* START's CPUs to arm; td_cpus_lock */
 
 static void td_cpus_work_fn(struct work_struct *work);
 static DECLARE_WORK(td_cpus_work, td_cpus_work_fn);
@@ -225,19 +228,21 @@ static void td_cpu_put(unsigned int cpu)
 }
 
 /*
- * Bring @cpu's counters up to date with its hotplug state: release the old
- * ones, and if the CPU is up create new ones and arm it. Returns 0, or the
- * error of the first counter perf refused while the CPU stayed up (then
- * *@err_event is its index and the CPU is left disarmed, without counters).
+ * First half of a CPU's sync: release @cpu's old counters, and if the CPU
+ * is up create new ones, leaving it disarmed. Returns 0, or the error of
+ * the first counter perf refused while the CPU stayed up (then *@err_event
+ * is its index and the CPU is left without counters). *@arm tells whether
+ * td_cpu_sync_arm() is to arm it: the CPU was up, with the hotplug
+ * generation sampled in td_cpu.sync_gen.
  */
-static int td_cpu_sync(unsigned int cpu, int *err_event)
+static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
-	unsigned int gen, want;
-	int ret;
+	unsigned int gen;
 	u32 i;
 
 	lockdep_assert_held(&td_cpus_lock);
+	*arm = false;
 	td_cpu_put(cpu);
 	/* Pairs with the callbacks' store-release. */
 	gen = smp_load_acquire(&c->hp_gen);
@@ -261,13 +266,41 @@ static int td_cpu_sync(unsigned int cpu, int *err_event)
 		}
 		c->ev[i] = ev;
 	}
-	want = gen;
+	c->sync_gen = gen;
+	*arm = true;
+	return 0;
+}
+
+/* Second half: arm @cpu, whose counters td_cpu_sync_create() made. */
+static void td_cpu_sync_arm(unsigned int cpu)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	unsigned int gen = c->sync_gen;
+	int ret;
+
+	lockdep_assert_held(&td_cpus_lock);
 	cpus_read_lock();
 	ret = smp_call_function_single(cpu, td_cpu_arm_ipi, &gen, 1);
 	cpus_read_unlock();
-	if (ret || gen != want)
+	if (ret || gen != c->sync_gen)
 		td_counters_release(c);	/* went down: pending again if back */
-	return 0;
+}
+
+/*
+ * Bring @cpu's counters up to date with its hotplug state: release the old
+ * ones, and if the CPU is up create new ones and arm it. Returns 0, or the
+ * error of the first counter perf refused while the CPU stayed up (then
+ * *@err_event is its index and the CPU is left disarmed, without counters).
+ */
+static int td_cpu_sync(unsigned int cpu, int *err_event)
+{
+	bool arm;
+	int ret;
+
+	ret = td_cpu_sync_create(cpu, err_event, &arm);
+	if (!ret && arm)
+		td_cpu_sync_arm(cpu);
+	return ret;
 }
 
 /* Sync every pending CPU. */
@@ -476,21 +509,33 @@ int td_counters_start(void)
 	td.hp_state = ret;
 	WRITE_ONCE(td_collecting, true);
 	ret = 0;
+	/*
+	 * Every CPU's counters first, then the arming: a START that fails
+	 * on some CPU has armed none, so it leaves no record, sequence
+	 * number or statistic behind in any ring.
+	 */
+	cpumask_clear(&td_start_arm);
 	for_each_possible_cpu(cpu) {
 		int err_event;
+		bool arm;
 
 		if (!cpumask_test_and_clear_cpu(cpu, &td_pending))
 			continue;
-		ret = td_cpu_sync(cpu, &err_event);
+		ret = td_cpu_sync_create(cpu, &err_event, &arm);
 		if (ret) {
 			td.err_code = ret;
 			td.err_event = err_event;
 			td.err_cpu = cpu;
 			break;
 		}
+		if (arm)
+			cpumask_set_cpu(cpu, &td_start_arm);
 	}
-	if (!ret)
+	if (!ret) {
+		for_each_cpu(cpu, &td_start_arm)
+			td_cpu_sync_arm(cpu);
 		td_retry_queue();
+	}
 	mutex_unlock(&td_cpus_lock);
 	if (ret) {
 		td_counters_disarm();

@@ -34,6 +34,8 @@ struct td_cpu {
 	 * cpu_online() at START; see td_counters.c.
 	 */
 	unsigned int hp_gen;
+	/* hp_gen when its counters were created; process context, td_cpus_lock */
+	unsigned int sync_gen;
 	bool first;
 	u8 resync;		/* events whose baseline must be re-read */
 	struct perf_event *ev[TOPDOWN_MAX_EVENTS];

@@ -356,6 +356,89 @@ TEST_F(dev, status_stats_sizes)
 	free(buf);
 }
 
+/* ---- a failed START, a START into a full ring ----------------------- */
+
+static volatile int busy_stop;
+
+/* Runnable all the time on the CPU it is pinned to: switches there. */
+static void *busy(void *arg)
+{
+	td_pin_cpu((int)(intptr_t)arg);
+	while (!busy_stop)
+		sched_yield();
+	return NULL;
+}
+
+static int online_cpus(void)
+{
+	int n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > MAX_CPUS ? MAX_CPUS : n;
+}
+
+/*
+ * "A START that fails ... leaves nothing behind": perf refuses the last
+ * event on the last CPU only, after the other CPUs' counters were made,
+ * while CPU 0 switches all the time. No ring may get a record, a lost one
+ * or a sequence number, no CPU a statistic.
+ */
+TEST_F_TIMEOUT(dev, failed_start_leaves_nothing_behind, 120)
+{
+	uint64_t mask[TOPDOWN_CPUMASK_MAX_BYTES / 8] = { 0 };
+	struct topdown_cpu_stats stats[MAX_CPUS];
+	struct td_ring r[MAX_CPUS] = { 0 };
+	int n = online_cpus(), last = n - 1, tries = 20, refused = 0;
+	struct topdown_config cfg;
+	struct topdown_status st;
+	pthread_t th;
+
+	if (n < 2)
+		SKIP(return, "one CPU online: the failure needs a CPU after another");
+	td_cfg_sw(&cfg, RING);
+	/* Six more counters on the last CPU before the one perf refuses. */
+	cfg.nr_events = TOPDOWN_MAX_EVENTS;
+	mask[last / 64] = 1ull << (last % 64);
+	for (int i = 1; i < TOPDOWN_MAX_EVENTS; i++) {
+		cfg.events[i] = cfg.events[0];
+		cfg.events[i].cpus_ptr = (uintptr_t)mask;
+		cfg.events[i].cpus_size = sizeof(mask);
+	}
+	/* A software config perf does not have: refused by perf at START. */
+	cfg.events[TOPDOWN_MAX_EVENTS - 1].config = 0x7fff;
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	for (int cpu = 0; cpu < n; cpu++)
+		ASSERT_EQ(0, td_ring_map(self->fd, cpu, RING, &r[cpu]));
+	ASSERT_EQ(0, td_pin_cpu(0));
+	busy_stop = 0;
+	ASSERT_EQ(0, pthread_create(&th, NULL, busy, (void *)0));
+	for (int i = 0; i < tries; i++) {
+		if (ioctl(self->fd, TOPDOWN_IOC_START) == 0) {
+			ioctl(self->fd, TOPDOWN_IOC_STOP);
+			break;
+		}
+		refused++;
+	}
+	busy_stop = 1;
+	pthread_join(th, NULL);
+	ASSERT_EQ(tries, refused) TH_LOG("perf accepted software config 0x7fff");
+	ASSERT_EQ(0, td_status(self->fd, &st, stats, MAX_CPUS));
+	EXPECT_EQ(TOPDOWN_STATE_CONFIGURED, st.state);
+	EXPECT_EQ(last, st.error_cpu);
+	EXPECT_EQ(TOPDOWN_MAX_EVENTS - 1, st.error_event);
+	for (int cpu = 0; cpu < n; cpu++) {
+		EXPECT_EQ(0, r[cpu].prod->producer_pos) TH_LOG("CPU %d's ring", cpu);
+		EXPECT_EQ(0, r[cpu].prod->lost) TH_LOG("CPU %d's ring", cpu);
+		EXPECT_EQ(0, stats[cpu].records) TH_LOG("CPU %d", cpu);
+		EXPECT_EQ(0, stats[cpu].probe_count) TH_LOG("CPU %d", cpu);
+		EXPECT_FALSE(stats[cpu].flags & TOPDOWN_CPU_COUNTING);
+	}
+	TH_LOG("%d failed STARTs: CPU 0's ring at %llu, %llu probe calls", refused,
+	       (unsigned long long)r[0].prod->producer_pos,
+	       (unsigned long long)stats[0].probe_count);
+	for (int cpu = 0; cpu < n; cpu++)
+		td_ring_unmap(&r[cpu]);
+}
+
 /* ---- PREEMPTED with a signal pending ---------------------------------- */
 
 #define SIGSLEEP	"/sys/kernel/debug/td_pmusim/sigsleep"

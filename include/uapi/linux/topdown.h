@@ -24,7 +24,10 @@
  *   2. TOPDOWN_IOC_START: creates one pinned per-CPU counter per event on
  *      every online CPU (and on CPUs that come online later) and attaches
  *      the sched_switch probe. From then on, every context switch writes
- *      one struct topdown_record for the task that leaves the CPU.
+ *      one struct topdown_record for the task that leaves the CPU. A
+ *      START that fails (perf refused a counter on some CPU: STATUS
+ *      error_code, error_event, error_cpu) leaves nothing behind: no CPU
+ *      counted, and no ring got a record, sequence number or statistic.
  *      A counter that perf creates but cannot put on a hardware counter
  *      (every counter taken by other pinned users) does not fail START:
  *      its deltas read 0 with the event's error bit, STATUS reports it
