@@ -439,6 +439,74 @@ TEST_F_TIMEOUT(dev, failed_start_leaves_nothing_behind, 120)
 		td_ring_unmap(&r[cpu]);
 }
 
+/*
+ * TOPDOWN_REC_FIRST survives a full ring: START into a ring that is full
+ * (drop mode, nobody reading) drops the first slices; the first record
+ * written afterwards must carry the flag, right after the gap in seq.
+ */
+TEST_F_TIMEOUT(dev, first_flag_survives_a_full_ring, 120)
+{
+	const uint32_t small = 4096;	/* 32 records */
+	struct topdown_record *recs = calloc(small / TOPDOWN_RECORD_SIZE, sizeof(*recs));
+	struct topdown_config cfg;
+	uint64_t lost0, last_seq = 0, first_new = ~0ull;
+	struct td_ring ring;
+	int n, nnew = 0, flagged = 0;
+
+	ASSERT_NE(NULL, recs);
+	if ((size_t)sysconf(_SC_PAGESIZE) > small)
+		SKIP(return, "pages larger than the smallest ring");
+	ASSERT_EQ(0, td_pin_cpu(0));
+	td_cfg_sw(&cfg, small);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, td_ring_map(self->fd, 0, small, &ring));
+
+	/* Fill CPU 0's ring until it drops. */
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+	for (int i = 0; i < 2000 && !ring.prod->lost; i++)
+		switch_some(1);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
+	ASSERT_LT(0, ring.prod->lost);
+	lost0 = ring.prod->lost;
+
+	/* START into the full ring: its first slices are dropped. */
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+	for (int i = 0; i < 2000 && ring.prod->lost == lost0; i++)
+		switch_some(1);
+	ASSERT_LT(lost0, ring.prod->lost) TH_LOG("nothing dropped after the second START");
+	/* Read the first session's records, then let new ones in. */
+	n = td_ring_drain(&ring, recs, small / TOPDOWN_RECORD_SIZE);
+	for (int i = 0; i < n; i++)
+		if (recs[i].seq > last_seq)
+			last_seq = recs[i].seq;
+	switch_some(10);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
+	n = td_ring_drain(&ring, recs, small / TOPDOWN_RECORD_SIZE);
+	for (int i = 0; i < n; i++) {
+		if (recs[i].seq <= last_seq)
+			continue;
+		nnew++;
+		if (recs[i].seq < first_new)
+			first_new = recs[i].seq;
+		if (recs[i].flags & TOPDOWN_REC_FIRST) {
+			flagged++;
+			EXPECT_EQ(first_new, recs[i].seq)
+				TH_LOG("FIRST on seq %llu, not on the first record",
+				       (unsigned long long)recs[i].seq);
+		}
+	}
+	td_ring_unmap(&ring);
+	ASSERT_LT(0, nnew);
+	TH_LOG("first session up to seq %llu, %llu dropped in the second before its first "
+	       "record (seq %llu), %d records after, %d flagged FIRST",
+	       (unsigned long long)last_seq, (unsigned long long)(first_new - last_seq - 1),
+	       (unsigned long long)first_new, nnew, flagged);
+	/* A gap: the dropped first slices. */
+	EXPECT_LT(last_seq + 1, first_new);
+	EXPECT_EQ(1, flagged);
+	free(recs);
+}
+
 /* ---- PREEMPTED with a signal pending ---------------------------------- */
 
 #define SIGSLEEP	"/sys/kernel/debug/td_pmusim/sigsleep"

@@ -244,8 +244,8 @@ struct topdown_config {
  * @seq:	per-CPU sequence number, from 0 at CONFIGURE, counting
  *		dropped records too
  * @time_ns:	end of the slice, CLOCK_MONOTONIC nanoseconds
- * @duration_ns: length of the slice; for a TOPDOWN_REC_FIRST record the
- *		time since counting started on this CPU
+ * @duration_ns: length of the slice; for the first slice after counting
+ *		started on this CPU, the time since it started
  * @cgroup_id:	cgroup v2 id of the task (0 without cgroups)
  * @cpu:	the CPU
  * @pid:	thread id of the task that left the CPU (0: idle)
@@ -272,6 +272,13 @@ struct topdown_record {
 #define TOPDOWN_RECORD_SIZE		128
 #define TOPDOWN_REC_ERROR_MASK		0xffu	/* per-event read errors */
 #define TOPDOWN_REC_PREEMPTED		(1u << 8)	/* still runnable */
+/*
+ * TOPDOWN_REC_FIRST: the first record written since counting (re)started
+ * on this CPU (START, or the CPU coming online): the counts before it do
+ * not continue into it. If the ring was full then, the first slices were
+ * dropped: they are the gap in seq just before this record, which carries
+ * the flag all the same.
+ */
 #define TOPDOWN_REC_FIRST		(1u << 9)	/* first after start */
 #define TOPDOWN_REC_IDLE		(1u << 10)	/* the idle task */
 
