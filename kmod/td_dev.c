@@ -160,8 +160,17 @@ static int td_check_pmu(const struct topdown_event *e, const struct cpumask *cpu
 	if (cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
-	if (IS_ERR(ev))
-		return PTR_ERR(ev) == -ENOENT ? -ENOENT : -EOPNOTSUPP;
+	if (IS_ERR(ev)) {
+		switch (PTR_ERR(ev)) {
+		case -ENOENT:		/* no PMU takes this type */
+			return -ENOENT;
+		case -EINVAL:		/* its PMU refused the event */
+		case -EOPNOTSUPP:
+			return -EOPNOTSUPP;
+		}
+		/* Not about the PMU: ENOMEM, EBUSY, a security module's EACCES. */
+		return PTR_ERR(ev);
+	}
 	core = ev->pmu->task_ctx_nr == perf_hw_context;
 	perf_event_release_kernel(ev);
 	return core ? 0 : -EOPNOTSUPP;
@@ -182,7 +191,7 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 {
 	struct topdown_config *cfg;
 	struct cpumask *masks = NULL;
-	bool all[TOPDOWN_MAX_EVENTS];
+	bool all[TOPDOWN_MAX_EVENTS] = { };	/* copied whole by td_configure() */
 	u32 usize, ring, wm, i;
 	int ret;
 
@@ -280,6 +289,8 @@ static int td_ioctl_get_config(struct topdown_config __user *uarg)
 		return -EFAULT;
 	if (usize < TOPDOWN_CONFIG_SIZE_VER0)
 		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
 	in = kzalloc(sizeof(*in), GFP_KERNEL);
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
 	arrs = kcalloc(TOPDOWN_MAX_EVENTS * words, sizeof(u64), GFP_KERNEL);
@@ -334,6 +345,20 @@ free:
 	return ret;
 }
 
+/*
+ * td.lock held, configured but not running (never started, or stopped):
+ * no counter exists; each event configured for @cpu reads
+ * TOPDOWN_EVSTATE_OFF, the others TOPDOWN_EVSTATE_NONE.
+ */
+static void td_fill_stopped_states(int cpu, u8 *state)
+{
+	u32 i;
+
+	for (i = 0; i < td.nr_events; i++)
+		state[i] = td.ev_all_cpus[i] || cpumask_test_cpu(cpu, td.ev_cpus[i]) ?
+			   TOPDOWN_EVSTATE_OFF : TOPDOWN_EVSTATE_NONE;
+}
+
 static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
@@ -349,6 +374,8 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 		s->flags |= TOPDOWN_CPU_COUNTING;
 	if (td.state == TOPDOWN_STATE_RUNNING)
 		td_counters_ev_state(cpu, s->ev_state);
+	else if (td.state == TOPDOWN_STATE_CONFIGURED)
+		td_fill_stopped_states(cpu, s->ev_state);
 	if (!c->ring)
 		return;
 	s->records = READ_ONCE(c->records);

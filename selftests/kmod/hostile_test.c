@@ -183,6 +183,8 @@ static int expect_get_config(uint32_t size, size_t avail, bool writable)
 		return EFAULT;
 	if (size < TOPDOWN_CONFIG_SIZE_VER0)
 		return EINVAL;
+	if (size > PAGE)
+		return E2BIG;
 	if (avail < sizeof(struct topdown_config))
 		return EFAULT;
 	if (!writable)

@@ -20,7 +20,11 @@
  *      _HW_CACHE, _RAW and _SOFTWARE, and a dynamic PMU type that perf
  *      schedules like a core PMU (in its hardware context). Tracepoint,
  *      breakpoint, kprobe, uprobe, uncore and other PMUs are refused with
- *      EOPNOTSUPP, a dynamic type no PMU has with ENOENT.
+ *      EOPNOTSUPP (so is an event perf refuses for a dynamic type's PMU
+ *      with EINVAL or EOPNOTSUPP), a dynamic type no PMU has with ENOENT.
+ *      Another error of perf's while checking a dynamic type, one that is
+ *      not about the PMU (ENOMEM, EBUSY, a security module's EACCES or
+ *      EPERM), is returned as perf gave it.
  *   2. TOPDOWN_IOC_START: creates one pinned per-CPU counter per event on
  *      every online CPU (and on CPUs that come online later) and attaches
  *      the sched_switch probe. From then on, every context switch writes
@@ -246,7 +250,11 @@ struct topdown_config {
  * @time_ns:	end of the slice, CLOCK_MONOTONIC nanoseconds
  * @duration_ns: length of the slice; for the first slice after counting
  *		started on this CPU, the time since it started
- * @cgroup_id:	cgroup v2 id of the task (0 without cgroups)
+ * @cgroup_id:	id of the task's cgroup in the cgroup v2 hierarchy: what
+ *		name_to_handle_at() gives for its directory, 1 for the root
+ *		cgroup, which is also every task's cgroup while no cgroup v2
+ *		file system is mounted; 0 only from a kernel built without
+ *		cgroups
  * @cpu:	the CPU
  * @pid:	thread id of the task that left the CPU (0: idle)
  * @tgid:	its thread group (process) id
@@ -369,12 +377,19 @@ struct topdown_cpu_stats {
 #define TOPDOWN_CPU_ONLINE		(1u << 0)
 #define TOPDOWN_CPU_COUNTING		(1u << 1)
 
-/* topdown_cpu_stats.ev_state: what perf did with the event's counter. */
+/*
+ * topdown_cpu_stats.ev_state: what perf did with the event's counter.
+ * While running, NONE means the event is not configured for this CPU or
+ * the CPU has no counters now (offline, or just back online and not
+ * armed yet). While stopped (STATE_CONFIGURED, before the first START or
+ * after STOP), every event configured for the CPU reads OFF (no counter
+ * exists), the others NONE; not configured (STATE_IDLE), all read NONE.
+ */
 #define TOPDOWN_EVSTATE_NONE		0	/* no counter on this CPU */
 #define TOPDOWN_EVSTATE_COUNTING	1	/* on a hardware counter */
 #define TOPDOWN_EVSTATE_ERROR		2	/* pinned, no counter free */
 #define TOPDOWN_EVSTATE_MULTIPLEXED	3	/* enabled, off a counter now */
-#define TOPDOWN_EVSTATE_OFF		4	/* disabled or detached */
+#define TOPDOWN_EVSTATE_OFF		4	/* stopped, disabled or detached */
 
 /**
  * struct topdown_status - state of the collection
