@@ -80,50 +80,135 @@ static DECLARE_WORK(td_cpus_work, td_cpus_work_fn);
  * 6.1 as on 6.12, and perf never schedules it again by itself: only
  * perf_event_enable() clears the error and reschedules it (which puts it
  * back in error if the counters are still taken). The probe must not call
- * it (it takes perf's context mutex), so td_retry_work does, every
- * retry_ms while collection runs, for each counter it finds in error; the
- * probe sees the counter come back and re-reads its baseline (td_read()),
- * so the first slice after the recovery reports 0 with the error bit. A
- * scan with nothing in error only reads two words per counter; a retry
- * costs one IPI to the counter's CPU.
+ * it (it takes perf's context mutex), so td_retry_work does, for each
+ * counter it finds in error. A scan with nothing in error only reads two
+ * words per counter.
+ *
+ * Every ERROR -> ACTIVE transition of our counters is such a
+ * perf_event_enable(): before it, an IPI marks the events for a resync on
+ * their CPU (td_cpu.resync), so the probe re-reads their baselines at the
+ * next switch and reports that slice with the error bit (td_read()). The
+ * probe alone would miss a counter that went to ERROR and came back
+ * between two switches of its CPU (an older pinned event enabled and
+ * closed again while the CPU idles), and report a delta across the gap.
+ *
+ * Each retry reschedules the whole perf context of that CPU, other users'
+ * events included, and costs an IPI: a CPU whose counters stay in error
+ * (a hypervisor that exposes fewer counters) backs off. Its first
+ * TD_RETRY_STEADY retries come every retry_ms (a perf stat -a that held
+ * the counters for a few seconds is over by then); after that, each
+ * retry that leaves a counter in error doubles the wait, up to
+ * retry_max_ms. A recovery, or nothing in error, resets it. STATUS
+ * reports the retries and the current wait (topdown_cpu_stats.retries,
+ * .retry_delay_ms).
  */
+#define TD_RETRY_STEADY		8
 static unsigned int retry_ms = 1000;
 module_param(retry_ms, uint, 0644);
 MODULE_PARM_DESC(retry_ms,
 		 "period in ms of the retry of counters perf could not schedule (default 1000, min 10)");
 
+static unsigned int retry_max_ms = 60000;
+module_param(retry_max_ms, uint, 0644);
+MODULE_PARM_DESC(retry_max_ms,
+		 "longest wait in ms between retries of a CPU's counters that stay in error (default 60000, at least retry_ms)");
+
 static void td_retry_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(td_retry_work, td_retry_work_fn);
+
+static unsigned int td_retry_period(void)
+{
+	return max(READ_ONCE(retry_ms), 10U);
+}
 
 static void td_retry_queue(void)
 {
 	queue_delayed_work(system_unbound_wq, &td_retry_work,
-			   msecs_to_jiffies(max(READ_ONCE(retry_ms), 10U)));
+			   msecs_to_jiffies(td_retry_period()));
 }
 
-/* Re-enable every counter in error; requeue while collecting. */
+/* IPI: the next switch on this CPU re-reads these events' baselines. */
+static void td_cpu_resync_ipi(void *info)
+{
+	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	u32 *events = info;
+
+	c->resync |= *events;
+}
+
+/* Events of @c in PERF_EVENT_STATE_ERROR. */
+static u32 td_cpu_errors(struct td_cpu *c)
+{
+	u32 i, errors = 0;
+
+	for (i = 0; i < td.nr_events; i++)
+		if (c->ev[i] && READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ERROR)
+			errors |= BIT(i);
+	return errors;
+}
+
+/* The wait after @fails retries in a row left a counter in error. */
+static unsigned int td_retry_wait(unsigned int fails)
+{
+	unsigned int period = td_retry_period();
+	unsigned int most = max(READ_ONCE(retry_max_ms), period);
+
+	if (fails <= TD_RETRY_STEADY)
+		return period;
+	fails -= TD_RETRY_STEADY;
+	if (fails >= 31 || period > most >> fails)
+		return most;
+	return period << fails;
+}
+
+/* td_cpus_lock held: re-enable @cpu's counters in error, or back off. */
+static void td_cpu_retry(unsigned int cpu)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	u32 errors = td_cpu_errors(c), i;
+	unsigned int wait;
+
+	if (!errors) {
+		c->retry_fails = 0;
+		WRITE_ONCE(c->retry_delay_ms, 0);
+		return;
+	}
+	if (c->retry_fails > TD_RETRY_STEADY && time_before(jiffies, c->retry_at))
+		return;
+	/* Harmless on a CPU going down: nothing to resync, perf skips it. */
+	cpus_read_lock();
+	smp_call_function_single(cpu, td_cpu_resync_ipi, &errors, 1);
+	cpus_read_unlock();
+	for (i = 0; i < td.nr_events; i++) {
+		if (!(errors & BIT(i)))
+			continue;
+		perf_event_enable(c->ev[i]);
+		WRITE_ONCE(c->retries, c->retries + 1);
+		if (READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ACTIVE)
+			WRITE_ONCE(c->recoveries, c->recoveries + 1);
+	}
+	if (!td_cpu_errors(c)) {
+		c->retry_fails = 0;
+		WRITE_ONCE(c->retry_delay_ms, 0);
+		return;
+	}
+	if (c->retry_fails < UINT_MAX)
+		c->retry_fails++;
+	wait = td_retry_wait(c->retry_fails);
+	WRITE_ONCE(c->retry_delay_ms, wait);
+	c->retry_at = jiffies + msecs_to_jiffies(wait);
+}
+
+/* Retry every CPU's counters in error when due; requeue while collecting. */
 static void td_retry_work_fn(struct work_struct *work)
 {
 	unsigned int cpu;
-	u32 i;
 
 	mutex_lock(&td_cpus_lock);
 	if (!td_collecting)
 		goto out;
-	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
-
-		for (i = 0; i < td.nr_events; i++) {
-			struct perf_event *ev = c->ev[i];
-
-			if (!ev || READ_ONCE(ev->state) != PERF_EVENT_STATE_ERROR)
-				continue;
-			/* Harmless on a CPU going down: perf skips it. */
-			perf_event_enable(ev);
-			if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
-				WRITE_ONCE(c->recoveries, c->recoveries + 1);
-		}
-	}
+	for_each_possible_cpu(cpu)
+		td_cpu_retry(cpu);
 	td_retry_queue();
 out:
 	mutex_unlock(&td_cpus_lock);
@@ -244,6 +329,8 @@ static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 	lockdep_assert_held(&td_cpus_lock);
 	*arm = false;
 	td_cpu_put(cpu);
+	c->retry_fails = 0;
+	WRITE_ONCE(c->retry_delay_ms, 0);
 	/* Pairs with the callbacks' store-release. */
 	gen = smp_load_acquire(&c->hp_gen);
 	if (!(gen & 1))

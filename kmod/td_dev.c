@@ -386,14 +386,17 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 	s->producer_pos = READ_ONCE(c->pos);
 	s->arm_errors = READ_ONCE(c->arm_errors);
 	s->recoveries = READ_ONCE(c->recoveries);
+	s->retries = READ_ONCE(c->retries);
+	if (td.state == TOPDOWN_STATE_RUNNING)
+		s->retry_delay_ms = READ_ONCE(c->retry_delay_ms);
 	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		s->ev_error_slices[i] = READ_ONCE(c->ev_err[i]);
 }
 
 /*
  * Copy @n stats entries to user space as the caller knows them: @usize
- * (TOPDOWN_CPU_STATS_SIZE_VER0 or _VER1) bytes each, the leading part of
- * struct topdown_cpu_stats.
+ * (TOPDOWN_CPU_STATS_SIZE_VER0, _VER1 or _VER2) bytes each, the leading
+ * part of struct topdown_cpu_stats.
  */
 static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
 			 u32 n, u32 usize)
@@ -427,7 +430,8 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	if (ret)
 		return ret;
 	if (st.stats_ptr && st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1)
+	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1 &&
+	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER2)
 		return -EINVAL;
 	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
 	if (n) {
@@ -473,6 +477,10 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 static_assert(offsetofend(struct topdown_config, events) == TOPDOWN_CONFIG_SIZE_VER0);
 static_assert(sizeof(struct topdown_config) >= TOPDOWN_CONFIG_SIZE_VER0);
 static_assert(offsetofend(struct topdown_status, __reserved) == TOPDOWN_STATUS_SIZE_VER0);
+static_assert(offsetofend(struct topdown_cpu_stats, producer_pos) == TOPDOWN_CPU_STATS_SIZE_VER0);
+static_assert(offsetofend(struct topdown_cpu_stats, ev_error_slices) ==
+	      TOPDOWN_CPU_STATS_SIZE_VER1);
+static_assert(sizeof(struct topdown_cpu_stats) == TOPDOWN_CPU_STATS_SIZE_VER2);
 static_assert(sizeof(struct topdown_status) >= TOPDOWN_STATUS_SIZE_VER0);
 
 /*

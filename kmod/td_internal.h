@@ -61,6 +61,10 @@ struct td_cpu {
 
 	/* Written by the retry work under td_cpus_lock, read racily. */
 	u64 recoveries;
+	u64 retries;		/* perf_event_enable() of counters in error */
+	unsigned int retry_delay_ms;	/* wait between retries; 0: no error */
+	unsigned int retry_fails;	/* retries in a row that left an error */
+	unsigned long retry_at;	/* jiffies: next retry while backing off */
 
 	struct irq_work wake_work;
 };

@@ -117,6 +117,7 @@ void td_rings_install(void **rings)
 		memset(c->ev_err, 0, sizeof(c->ev_err));
 		c->arm_errors = 0;
 		c->recoveries = 0;
+		c->retries = 0;
 	}
 	kfree(rings);
 }

@@ -345,13 +345,26 @@ struct topdown_ring_producer {
  * @recoveries:	counters in TOPDOWN_EVSTATE_ERROR that the module re-enabled
  *		and that then got a hardware counter, since CONFIGURE (like
  *		@ev_error_slices and the counts above). The module retries
- *		every counter in error periodically (module parameter
- *		retry_ms, 1000 ms by default) until it gets a counter or
- *		collection stops; the first slice after a recovery reports
- *		0 with the event's error bit set, never a delta spanning the
- *		gap.
+ *		the counters in error until they get a counter or collection
+ *		stops: every retry_ms (module parameter, 1000 ms by default)
+ *		for the first 8 retries, then, for a CPU whose counters stay
+ *		in error, twice as long after each retry, up to retry_max_ms
+ *		(60000 ms by default; see @retries). The slice in which a
+ *		counter came back reports 0 with the event's error bit set,
+ *		never a delta spanning the gap, also when the CPU did not
+ *		switch while the counter was in error.
  * @ev_error_slices: per event, slices (records written or dropped) in
  *		which it could not be read
+ *
+ * Fields below were appended in TOPDOWN_CPU_STATS_SIZE_VER2.
+ *
+ * @retries:	re-enables of counters in error on this CPU since CONFIGURE,
+ *		successful or not (each one reschedules every perf event of
+ *		the CPU, other users' too)
+ * @retry_delay_ms: while collecting, how long this CPU now waits between
+ *		retries of its counters in error (retry_ms, or more when it
+ *		backs off); 0 when none is in error
+ * @__reserved2: written as zero
  */
 struct topdown_cpu_stats {
 	__u32 cpu;
@@ -368,11 +381,16 @@ struct topdown_cpu_stats {
 	__u8 __reserved[7];
 	__u64 recoveries;
 	__u64 ev_error_slices[TOPDOWN_MAX_EVENTS];
+	/* TOPDOWN_CPU_STATS_SIZE_VER2 */
+	__u64 retries;
+	__u32 retry_delay_ms;
+	__u32 __reserved2;
 };
 
 /* Sizes of struct topdown_cpu_stats that the kernel accepts in stats_size. */
 #define TOPDOWN_CPU_STATS_SIZE_VER0	56	/* up to producer_pos */
 #define TOPDOWN_CPU_STATS_SIZE_VER1	144	/* up to ev_error_slices */
+#define TOPDOWN_CPU_STATS_SIZE_VER2	160	/* up to __reserved2 */
 
 #define TOPDOWN_CPU_ONLINE		(1u << 0)
 #define TOPDOWN_CPU_COUNTING		(1u << 1)
@@ -402,10 +420,11 @@ struct topdown_cpu_stats {
  *		written (out), min(capacity, nr_cpus)
  * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0
  *		(the entries are that far apart and hold the fields up to
- *		producer_pos) or TOPDOWN_CPU_STATS_SIZE_VER1; any other size
- *		gets EINVAL, so a caller built with a larger struct retries
- *		with a smaller known size on an older kernel. Out: the size
- *		used, or sizeof(struct topdown_cpu_stats) without stats_ptr
+ *		producer_pos), TOPDOWN_CPU_STATS_SIZE_VER1 or _VER2; any
+ *		other size gets EINVAL, so a caller built with a larger
+ *		struct retries with a smaller known size on an older kernel.
+ *		Out: the size used, or sizeof(struct topdown_cpu_stats)
+ *		without stats_ptr
  * @stats_ptr:	user pointer to the stats array, or 0 (in)
  * @record_size: TOPDOWN_RECORD_SIZE (out)
  * @reader:	1 if a reader holds the rings (out)
