@@ -23,8 +23,9 @@
  *   online callback   (the CPU's hotplug thread, cpu_hotplug_lock held)
  *                     bump td_cpu.hp_gen to odd, mark the CPU pending,
  *                     queue td_cpus_work; takes no lock of ours
- *   offline callback  (same) disarm, bump hp_gen to even, mark pending,
- *                     queue td_cpus_work
+ *   offline callback  (same) disarm, wait for the CPU's wake-up work if
+ *                     queued (td_rings_sync_wakeup()), bump hp_gen to
+ *                     even, mark pending, queue td_cpus_work
  *   td_cpus_work      (process context) for each pending CPU: disarm and
  *                     release its old counters, and if it is up, create new
  *                     ones and arm it; a failure leaves the CPU idle
@@ -45,8 +46,9 @@
  * CPU that is down ran its offline callback, which disarmed it.
  *
  * STOP clears td_collecting (no work arms anything afterwards), disarms
- * every online CPU with one IPI each and removes the cpuhp state without
- * calling it. Releasing the counters and detaching the probe are left to
+ * every online CPU with one IPI each, waits for the wake-up work of those
+ * whose is still queued (none may stay queued on a CPU that goes offline
+ * without our callback) and removes the cpuhp state without calling it. Releasing the counters and detaching the probe are left to
  * td_release_work, which START, CONFIGURE and module exit flush first.
  * Nothing waits for an RCU grace period there: a probe call still running
  * after the disarm sees td_cpu.active clear and touches nothing else (see
@@ -433,6 +435,8 @@ static int td_cpu_offline(unsigned int cpu)
 		smp_call_function_single(cpu, td_cpu_disarm_ipi, NULL, 1);
 	else
 		td_cpu_disarm_ipi(NULL);
+	/* No wake-up left queued while the CPU (its irq_work thread) is down. */
+	td_rings_sync_wakeup(cpu);
 	/* After the disarm: whoever sees the new hp_gen may free counters. */
 	smp_store_release(&c->hp_gen, (c->hp_gen | 1) + 1);
 	cpumask_set_cpu(cpu, &td_pending);
@@ -526,6 +530,8 @@ static DECLARE_WORK(td_release_work, td_release_work_fn);
  */
 static void td_counters_disarm(void)
 {
+	unsigned int cpu;
+
 	lockdep_assert_held(&td.lock);
 	mutex_lock(&td_cpus_lock);
 	WRITE_ONCE(td_collecting, false);	/* nothing is armed from now on */
@@ -537,9 +543,13 @@ static void td_counters_disarm(void)
 	 * Offline CPUs were disarmed by their offline callback. With the
 	 * hotplug lock held no CPU is half-way: the IPIs reach every CPU
 	 * that may be armed, and none is left pending in a CPU going down.
+	 * Nor is a wake-up: each online CPU's is waited for (if queued)
+	 * before any of them can go offline without our callback.
 	 */
 	cpus_read_lock();
 	on_each_cpu(td_cpu_disarm_ipi, NULL, 1);
+	for_each_online_cpu(cpu)
+		td_rings_sync_wakeup(cpu);
 	cpuhp_remove_state_nocalls_cpuslocked(td.hp_state);
 	cpus_read_unlock();
 	td.hp_state = 0;

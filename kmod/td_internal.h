@@ -111,6 +111,7 @@ void td_rings_discard(void **rings);
 void td_rings_install(void **rings);
 void td_rings_free(void);
 void td_rings_init(void);
+void td_rings_sync_wakeup(unsigned int cpu);
 void td_rings_sync_wakeups(void);
 __poll_t td_rings_poll(void);
 void td_rings_forget_reader(struct file *file);

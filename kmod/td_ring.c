@@ -150,8 +150,9 @@ void td_rings_free(void)
  * Module init: the wake-up work of every possible CPU. Initialised once,
  * never while it may be queued: the work, td_wake_fn() and td.wq are the
  * module's own and never freed, and td_wake_fn() touches no ring, so
- * neither STOP nor CONFIGURE has to wait for a wake-up in flight; only
- * module exit does (td_rings_sync_wakeups()).
+ * neither STOP nor CONFIGURE has to wait for a wake-up in flight; module
+ * exit does (td_rings_sync_wakeups()), and nothing may stay queued on a
+ * CPU that goes offline (td_rings_sync_wakeup()).
  */
 void td_rings_init(void)
 {
@@ -163,32 +164,54 @@ void td_rings_init(void)
 }
 
 /*
+ * Process context, @cpu disarmed (nothing queues its wake-up any more)
+ * and unable to go offline meanwhile (its own offline callback, or
+ * cpus_read_lock() held): wait for its wake-up work if it is queued or
+ * running. On PREEMPT_RT the work runs in the CPU's irq_work thread,
+ * which is parked while the CPU is offline: a work left queued then would
+ * stay busy until the CPU returns, and module exit's irq_work_sync()
+ * would sleep that long. Only for a busy work: irq_work_sync() of a
+ * thread-run work also waits for an RCU grace period (see
+ * td_rings_sync_wakeups()).
+ */
+void td_rings_sync_wakeup(unsigned int cpu)
+{
+	struct irq_work *w = &per_cpu_ptr(&td_cpus, cpu)->wake_work;
+
+	if (irq_work_is_busy(w))
+		irq_work_sync(w);
+}
+
+/*
  * Module exit, every CPU disarmed and the probe synced (nothing queues a
  * wake-up any more): wait until no CPU's wake-up work is queued or
- * running. irq_work_sync() busy-waits where irq_work runs in hard
- * interrupt context, but on PREEMPT_RT (ours runs in the per-CPU irq_work
- * thread there: it wakes a wait queue, whose lock sleeps on RT) and on
- * architectures without an irq_work interrupt it also waits for an RCU
- * grace period, as irq_work_single() may touch the work after clearing
- * its busy bit. So irq_work_sync() only for a busy work, and otherwise
- * one grace period for all CPUs where that applies, not one per CPU.
+ * running. None is queued on an offline CPU: a CPU going offline while
+ * collecting syncs its own (td_cpu_offline()), STOP syncs those of the
+ * CPUs online then (td_counters_disarm()), and nothing queues one
+ * afterwards.
+ *
+ * irq_work_sync() busy-waits where the work runs in hard interrupt
+ * context. On PREEMPT_RT (ours runs in the per-CPU irq_work thread there:
+ * it wakes a wait queue, whose lock sleeps on RT) and on architectures
+ * without an irq_work interrupt it sleeps until the busy bit clears and
+ * then, since commit 91840be8f710 ("irq_work: Fix use-after-free in
+ * irq_work_single() on PREEMPT_RT", in the stable 6.1 and 6.12 series;
+ * the guests' 6.1.192 and 6.12.117 have it), waits for an RCU grace
+ * period, because irq_work_single() still touches the work after
+ * clearing that bit, now inside an RCU read-side section. A work that
+ * was not busy here may have just run too: what covers that is module
+ * unload's own grace period (free_module() calls synchronize_rcu() before
+ * it frees the module's per-CPU data, where the works are), so no grace
+ * period is waited for here. Before that commit, irq_work_single() touched
+ * the work outside any RCU read-side section, a window of a few
+ * instructions that no caller could close.
  */
 void td_rings_sync_wakeups(void)
 {
-	bool synced = false;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct irq_work *w = &per_cpu_ptr(&td_cpus, cpu)->wake_work;
-
-		if (irq_work_is_busy(w)) {
-			irq_work_sync(w);
-			synced = true;
-		}
-	}
-	if (!synced && (IS_ENABLED(CONFIG_PREEMPT_RT) ||
-			!arch_irq_work_has_interrupt()))
-		synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		td_rings_sync_wakeup(cpu);
 }
 
 /* Process context, td_rings_lock held: does some ring hold min_unread bytes? */
