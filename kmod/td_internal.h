@@ -43,7 +43,7 @@ struct td_cpu {
 	u64 last_ns;
 
 	/* Ring: allocated at configure time, for every possible CPU. */
-	void *ring;		/* vmalloc_user(): consumer, producer, data */
+	void *ring;		/* vmalloc(): consumer, producer, data */
 	struct topdown_ring_consumer *cons;
 	struct topdown_ring_producer *prod;
 	u8 *data;

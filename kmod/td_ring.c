@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU record rings. Each ring is one vmalloc_user() area:
+ * Per-CPU record rings. Each ring is one zeroed vmalloc() area:
  *
  *   page 0   struct topdown_ring_consumer   written by the reader only
  *   page 1   struct topdown_ring_producer   written by the probe only
@@ -65,7 +65,18 @@ void **td_rings_alloc(u32 ring_size)
 	if (!rings)
 		return ERR_PTR(-ENOMEM);
 	for_each_possible_cpu(cpu) {
-		rings[cpu] = vmalloc_user(td_ring_bytes(ring_size));
+		/*
+		 * Zeroed (mapped to user space). A shortage fails CONFIGURE
+		 * with ENOMEM instead of invoking the OOM killer: vmalloc
+		 * allocates the pages with these flags (kvmalloc_node()
+		 * documents __GFP_RETRY_MAYFAIL as supported). Not
+		 * vmalloc_user(), which takes no flags; the pages are mapped
+		 * one by one (td_ring_remap()), as remap_vmalloc_range()
+		 * would.
+		 */
+		rings[cpu] = __vmalloc(td_ring_bytes(ring_size),
+				       GFP_KERNEL | __GFP_ZERO |
+				       __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 		if (!rings[cpu]) {
 			td_rings_discard(rings);
 			return ERR_PTR(-ENOMEM);
@@ -306,6 +317,26 @@ static const struct vm_operations_struct td_vm_ops = {
 };
 
 /*
+ * Map @ring's pages from @page on into all of @vma (its length checked),
+ * as remap_vmalloc_range() does for a vmalloc_user() area.
+ */
+static int td_ring_remap(struct vm_area_struct *vma, void *ring,
+			 unsigned long page)
+{
+	void *kaddr = ring + (page << PAGE_SHIFT);
+	unsigned long addr;
+	int ret;
+
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, addr, vmalloc_to_page(kaddr));
+		if (ret)
+			return ret;
+		kaddr += PAGE_SIZE;
+	}
+	return 0;
+}
+
+/*
  * mmap() of pages @page.. of @cpu's ring (a possible CPU; the caller
  * checked the mapping's sharing and exec flags): the consumer page alone
  * may be writable, and by one file only, the reader.
@@ -343,7 +374,7 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 		td_vm_flags_clear(vma, VM_MAYWRITE);
 	}
 	td_vm_flags_clear(vma, VM_MAYEXEC);
-	ret = remap_vmalloc_range(vma, c->ring, page);
+	ret = td_ring_remap(vma, c->ring, page);
 	if (ret)
 		goto unlock;
 	td_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);

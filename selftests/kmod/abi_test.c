@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -772,6 +773,100 @@ TEST_F_TIMEOUT(t, poll_after_stop_reports_tail_then_hup, 60)
 }
 
 /* ---- a refused CONFIGURE changes nothing ---------------------------------- */
+
+/* A field of /proc/meminfo in KiB, or -1. */
+static long meminfo_kb(const char *field)
+{
+	char *s = td_read_file("/proc/meminfo"), *p;
+	long v = -1;
+
+	p = s ? strstr(s, field) : NULL;
+	if (p)
+		v = strtol(p + strlen(field) + 1, NULL, 10);
+	free(s);
+	return v;
+}
+
+/*
+ * Child: take anonymous memory until less than @left_kb is available,
+ * first in line for the OOM killer; tell the parent, then sleep.
+ */
+static void hog(int ready, long left_kb)
+{
+	const size_t chunk = 1 << 20;
+	char c = 1;
+
+	td_write_file("/proc/self/oom_score_adj", "1000");
+	while (meminfo_kb("MemAvailable:") > left_kb) {
+		char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		memset(p, 1, chunk);
+	}
+	if (write(ready, &c, 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * "a shortage fails it with ENOMEM (the kernel does not invoke the OOM
+ * killer for them)": with a process holding all but 8 MiB of the memory,
+ * a CONFIGURE of rings that fit the module's limit (an eighth of the
+ * memory) but not what is left fails with ENOMEM, changes nothing, and
+ * the OOM killer kills nobody.
+ */
+TEST_F_TIMEOUT(t, configure_under_memory_pressure_kills_nobody, 300)
+{
+	long total = meminfo_kb("MemTotal:"), left = 8 << 10;
+	struct topdown_config cfg, big;
+	uint32_t ring = 16u << 20;
+	int pfd[2], status, err;
+	pid_t pid;
+	char c;
+
+	ASSERT_LT(0, total);
+	/* The largest ring the module's limit lets through on every CPU. */
+	while (ring > (16u << 20) && ((uint64_t)ring + 2 * TD_PAGE) * self->ncpu > total * 1024ull / 8)
+		ring /= 2;
+	while ((uint64_t)ring * 2 <= TOPDOWN_RING_MAX_SIZE &&
+	       ((uint64_t)ring * 2 + 2 * TD_PAGE) * self->ncpu <= total * 1024ull / 8)
+		ring *= 2;
+	if (((uint64_t)ring + 2 * TD_PAGE) * self->ncpu > total * 1024ull / 8 ||
+	    ring / 1024 < 2 * left)
+		SKIP(return, "too little memory for a ring larger than what is left free");
+	td_cfg_sw(&cfg, 16384);
+	strcpy(cfg.label, "set=keep-me");
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pfd[0]);
+		hog(pfd[1], left);
+	}
+	close(pfd[1]);
+	/* 0: the hog died taking the memory (the OOM killer, on its own). */
+	ASSERT_EQ(1, read(pfd[0], &c, 1));
+	TH_LOG("%ld KiB available of %ld, rings of %u KiB on %d CPUs",
+	       meminfo_kb("MemAvailable:"), total, ring >> 10, self->ncpu);
+	td_cfg_sw(&big, ring);
+	err = xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &big);
+	/* Did the OOM killer take the hog? */
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG))
+		TH_LOG("the OOM killer killed the process holding the memory");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(pfd[0]);
+	EXPECT_EQ(ENOMEM, err) TH_LOG("CONFIGURE: %s", err ? strerror(err) : "succeeded");
+	if (!err)
+		return;
+	EXPECT_EQ(16384, cur_ring_size(self->fd));
+}
+
+
 
 TEST_F_TIMEOUT(t, configure_enomem_keeps_everything, 60)
 {

@@ -60,6 +60,16 @@
  * PROT_WRITE). A mapping may not extend past its ring, cannot be grown
  * with mremap() and cannot be split by a partial munmap().
  *
+ * Rings exist for every possible CPU, not only the online or present
+ * ones: a reader maps a fixed set once, and a CPU that comes online (or
+ * is hot-added) counts from its first switch, with no allocation in the
+ * hotplug path that could fail or wait. The cost is nr_cpus (STATUS: the
+ * possible CPU ids; a virtual machine that allows CPU hot-add may have
+ * several times more than it runs) times ring_size plus two pages:
+ * choose ring_size for it. CONFIGURE refuses rings that would take more
+ * than an eighth of the memory, and a shortage fails it with ENOMEM (the
+ * kernel does not invoke the OOM killer for them), changing nothing.
+ *
  * Positions are byte counts that only grow; the byte at position p lives
  * at data offset (p & (data_size - 1)). Records are TOPDOWN_RECORD_SIZE
  * bytes and never straddle the end of the data area.
