@@ -28,7 +28,10 @@
 /*
  * The records carry host pids and tgids in memory shared by every reader,
  * so they cannot be translated per reader: a process that sees another
- * pid namespace than the initial one gets no access at all.
+ * pid namespace than the initial one gets no access at all. Checked where
+ * access is obtained, open() and mmap(); the mappings are not inherited
+ * across fork() (VM_DONTCOPY, td_rings_mmap()), so a child in a new pid
+ * namespace has to map the rings itself, and is refused then.
  */
 static bool td_pid_ns_ok(void)
 {
@@ -558,6 +561,13 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 	/* A descriptor passed into another pid namespace: see td_open(). */
 	if (!td_pid_ns_ok())
 		return -EACCES;
+	/*
+	 * Mapping needs a file opened for writing, as CONFIGURE, START and
+	 * STOP do: a mapping keeps CONFIGURE out (EBUSY), which a read-only
+	 * descriptor must not be able to do.
+	 */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 

@@ -377,7 +377,8 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 	ret = td_ring_remap(vma, c->ring, page);
 	if (ret)
 		goto unlock;
-	td_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	/* Not inherited by fork(): a child maps (and is checked) itself. */
+	td_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	if (vma->vm_flags & VM_WRITE)
 		td.reader = file;
 	vma->vm_ops = &td_vm_ops;

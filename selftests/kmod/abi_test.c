@@ -366,6 +366,89 @@ TEST_F(t, other_pid_namespace_refused)
 		       WEXITSTATUS(status));
 }
 
+/* Fork a child that reads @p: its exit status, or 128 + signal. */
+static int child_reads(const volatile uint8_t *p)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(p[0] == 0xff ? 1 : 0);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/*
+ * "Only a file opened for writing can map the rings", "A mapping is not
+ * inherited across fork() ... and CONFIGURE is refused with EBUSY while
+ * any exists": a read-only descriptor maps nothing (so it cannot keep
+ * CONFIGURE out), a child has no copy of its parent's mapping (also one
+ * forked into a new pid namespace), and CONFIGURE works again as soon as
+ * the process that mapped unmaps, whatever its children do.
+ */
+TEST_F(t, mappings_stay_with_writable_files_and_their_process)
+{
+	const size_t ring = 16384;
+	struct topdown_config cfg;
+	int ro = open(TOPDOWN_DEVICE, O_RDONLY), pfd[2], status;
+	uint8_t *p;
+	pid_t pid;
+	char c;
+
+	ASSERT_LE(0, ro);
+	td_cfg_sw(&cfg, ring);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, ro, TD_RING_OFF(0, 1));
+	EXPECT_EQ(MAP_FAILED, p) TH_LOG("a read-only descriptor mapped a ring");
+	EXPECT_EQ(EBADF, errno);
+	if (p != MAP_FAILED)
+		munmap(p, TD_PAGE);
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	close(ro);
+
+	/* Mapped by this process: a child sees no copy of it. */
+	p = mmap(NULL, TD_PAGE + ring, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 1));
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(128 + SIGSEGV, child_reads(p)) TH_LOG("a child read its parent's mapping");
+
+	/* A child that lives on does not keep CONFIGURE out after munmap. */
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) < 0);
+	}
+	close(pfd[0]);
+	EXPECT_EQ(EBUSY, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	munmap(p, TD_PAGE + ring);
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg))
+		TH_LOG("a child holds the rings after its parent unmapped them");
+	close(pfd[1]);
+	waitpid(pid, &status, 0);
+
+	/* Nor into a new pid namespace (its mmap() is refused: see above). */
+	if (access("/proc/self/ns/pid", F_OK))
+		return;
+	p = mmap(NULL, TD_PAGE + ring, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 1));
+	ASSERT_NE(MAP_FAILED, p);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (unshare(CLONE_NEWPID))
+			_exit(100);
+		_exit(child_reads(p));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(128 + SIGSEGV, WEXITSTATUS(status))
+		TH_LOG("a child in a new pid namespace read the mapping (status %d)",
+		       WEXITSTATUS(status));
+	munmap(p, TD_PAGE + ring);
+}
+
 /* ---- which PMUs ------------------------------------------------------------ */
 
 static int sysfs_pmu_type(const char *name)
@@ -865,7 +948,6 @@ TEST_F_TIMEOUT(t, configure_under_memory_pressure_kills_nobody, 300)
 		return;
 	EXPECT_EQ(16384, cur_ring_size(self->fd));
 }
-
 
 
 TEST_F_TIMEOUT(t, configure_enomem_keeps_everything, 60)

@@ -52,13 +52,17 @@
  *   page 1                  struct topdown_ring_producer   (read-only)
  *   pages 2 .. 2+data/PAGE  record data, data_size bytes   (read-only)
  *
- * The consumer page may only be mapped writable on its own (offset of the
+ * Only a file opened for writing can map the rings (EBADF otherwise). The
+ * consumer page may only be mapped writable on its own (offset of the
  * ring, length one page) and only by the single reader: the first file to
  * map a consumer page writable becomes the reader; any other file gets
  * EBUSY until the reader's file is closed and unmapped. Everything else is
  * mapped read-only (MAP_SHARED, PROT_READ; mprotect() cannot add
  * PROT_WRITE). A mapping may not extend past its ring, cannot be grown
- * with mremap() and cannot be split by a partial munmap().
+ * with mremap() and cannot be split by a partial munmap(). A mapping is
+ * not inherited across fork() (as with MADV_DONTFORK): it stays in the
+ * process that made it until munmap() or exit, and CONFIGURE is refused
+ * with EBUSY while any exists.
  *
  * Rings exist for every possible CPU, not only the online or present
  * ones: a reader maps a fixed set once, and a CPU that comes online (or
@@ -124,14 +128,19 @@
  *
  * Permissions
  * -----------
- * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). Reading (STATUS,
- * GET_CONFIG, read-only mappings) works on any open file. CONFIGURE,
- * START and STOP need a file opened for writing (EBADF otherwise), and
- * CONFIGURE and START also need the calling process itself to hold
- * CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise), so a descriptor passed
- * to an unprivileged process cannot start counting. The rings hold host
- * pids: open() from a process outside the initial pid namespace is
- * refused with EACCES.
+ * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). STATUS, GET_CONFIG and
+ * poll() work on any open file. Mapping the rings, CONFIGURE, START and
+ * STOP need a file opened for writing (EBADF otherwise), so a read-only
+ * descriptor reads no record and cannot keep CONFIGURE out. CONFIGURE and
+ * START also need the calling process itself to hold CAP_PERFMON or
+ * CAP_SYS_ADMIN (EPERM otherwise), so a descriptor passed to an
+ * unprivileged process cannot start counting. The rings hold host pids:
+ * open() and mmap() from a process outside the initial pid namespace are
+ * refused with EACCES. That is checked where access is obtained: a
+ * descriptor already open stays usable in a child created in a new pid
+ * namespace (mapping through it is refused there), and a mapping is not
+ * inherited by any child; a process that shares its memory (CLONE_VM)
+ * with one in another namespace shares what it mapped, like any memory.
  *
  * ABI growth
  * ----------
