@@ -48,7 +48,8 @@
  * STOP clears td_collecting (no work arms anything afterwards), disarms
  * every online CPU with one IPI each, waits for the wake-up work of those
  * whose is still queued (none may stay queued on a CPU that goes offline
- * without our callback) and removes the cpuhp state without calling it. Releasing the counters and detaching the probe are left to
+ * without our callback) and removes the cpuhp state without calling it.
+ * Releasing the counters and detaching the probe are left to
  * td_release_work, which START, CONFIGURE and module exit flush first.
  * Nothing waits for an RCU grace period there: a probe call still running
  * after the disarm sees td_cpu.active clear and touches nothing else (see

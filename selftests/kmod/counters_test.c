@@ -796,6 +796,10 @@ TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 	const unsigned int w1 = 1000, w2 = 100000, w3 = 10;
 	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
 	struct topdown_record recs[NREC];
+	pthread_attr_t on_cpu0;
+	struct gap_args ga;
+	cpu_set_t cpu0;
+	long switched = 0;
 	struct perf_event_attr a;
 	int attempts = 0, done = 0, work, n;
 	bool flagged = false;
@@ -810,6 +814,11 @@ TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 	a.disabled = 1;
 	work = open(SIM_DIR "/work", O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, work);
+	/* The driver starts on CPU 0: CPU 1 is the spinning task's alone. */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, pthread_attr_init(&on_cpu0));
+	ASSERT_EQ(0, pthread_attr_setaffinity_np(&on_cpu0, sizeof(cpu0), &cpu0));
 	ASSERT_EQ(0, td_pin_cpu(1));
 	while (!done && attempts++ < 10) {
 		int holder = syscall(SYS_perf_event_open, &a, -1, 1, -1, 0);
@@ -822,8 +831,9 @@ TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
 		ASSERT_EQ(0, wait_ev_state(self->fd, 1, TOPDOWN_EVSTATE_COUNTING, 5000));
 		gap_phase = 0;
-		ASSERT_EQ(0, pthread_create(&th, NULL, gap_driver, &(struct gap_args){
-			.fd = self->fd, .holder = holder }));
+		ga.fd = self->fd;
+		ga.holder = holder;
+		ASSERT_EQ(0, pthread_create(&th, &on_cpu0, gap_driver, &ga));
 		prctl(PR_SET_NAME, "td_gap");
 		/* Real-time: no other task (a kworker) preempts it on CPU 1. */
 		ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
@@ -844,8 +854,10 @@ TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 		pthread_join(th, NULL);
 		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
 		n = td_ring_drain(&self->ring, recs, NREC);
-		if (sw1 != sw0)
+		if (sw1 != sw0) {
+			switched += sw1 - sw0;
 			continue;	/* switched: the probe saw the gap */
+		}
 		for (int i = 0; i < n; i++) {
 			if (recs[i].pid != (uint32_t)tid || recs[i].time_ns < t0 ||
 			    strcmp(recs[i].comm, "td_gap"))
@@ -857,7 +869,9 @@ TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 		}
 	}
 	close(work);
-	ASSERT_TRUE(done) TH_LOG("no switch-free attempt in %d", attempts);
+	ASSERT_TRUE(done) TH_LOG("no switch-free attempt in %d (%ld switches)", attempts - 1,
+				 switched);
+	pthread_attr_destroy(&on_cpu0);
 	TH_LOG("attempt %d: the slice of W1 %u + W2 %u (in the gap) + W3 %u units: delta %llu, "
 	       "error bit %s", attempts, w1, w2, w3, (unsigned long long)delta,
 	       flagged ? "set" : "clear");
