@@ -755,11 +755,11 @@ static void *gap_driver(void *arg)
 	td_write_file(SIM_DIR "/capacity", "1 1");
 	ioctl(g->holder, PERF_EVENT_IOC_ENABLE, 0);
 	wait_ev_state(g->fd, 1, TOPDOWN_EVSTATE_ERROR, 5000);
-	close(g->holder);
-	td_write_file(SIM_DIR "/capacity", "1 -1");
-	gap_phase = 2;
+	gap_phase = 2;		/* the task works while ours is in ERROR */
 	while (gap_phase < 3)
 		usleep(100);
+	close(g->holder);
+	td_write_file(SIM_DIR "/capacity", "1 -1");
 	wait_ev_state(g->fd, 1, TOPDOWN_EVSTATE_COUNTING, 5000);
 	gap_phase = 4;
 	return NULL;
@@ -786,7 +786,9 @@ static void wait_phase(int p)
  * stat -a -D does) is enabled on CPU 1, whose PMU has room for one event:
  * it takes the PMU, topdown's goes to ERROR; it is closed, and topdown's
  * retry brings ours back. A task on CPU 1 spins through all of it, doing
- * known work before (W1), during (W2) and after (W3) the gap. Its slice
+ * known work before (W1), during (W2, while the holder is on the PMU) and
+ * after (W3) the gap. Before the fix the slice said W1 + W3 without the
+ * error bit. Its slice
  * must not report a delta that spans the gap: "the slice in which a
  * counter came back reports 0 with the event's error bit set". If the
  * task switched meanwhile (nothing tested), the attempt is repeated.
@@ -843,8 +845,8 @@ TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 		sim_work(work, w1);
 		gap_phase = 1;		/* driver: the holder takes the PMU */
 		wait_phase(2);
-		sim_work(work, w2);	/* ours in ERROR */
-		gap_phase = 3;		/* driver: wait for the retry */
+		sim_work(work, w2);	/* ours in ERROR, the holder on the PMU */
+		gap_phase = 3;		/* driver: close the holder, wait for the retry */
 		wait_phase(4);
 		sim_work(work, w3);
 		sw1 = thread_switches();
