@@ -210,10 +210,10 @@ expect "decode: perf 6.1 -j INST_RETIRED gives the IPC" $? "$T/out" "$T/err"
 check_n2 n2-6.12-percpu.csv "perf 6.12 stat -x, -A: CPUs summed"
 
 run decode --set intel_icl -x ';' <"$FX/icl-6.1-interval.csv"
-[ $rc -eq 0 ] && has "retiring *40.0%" && has "bad_speculation *10.0%" &&
-	has "frontend_bound *20.0%" && has "backend_bound *30.0%" &&
-	has "ipc *1.50" && has "12 input lines summed"
-expect "decode -x ';': perf 6.1 -I intervals summed" $? "$T/out" "$T/err"
+[ $rc -eq 0 ] && has "2 intervals of perf stat -I (12 input lines)" &&
+	has "^ *1.001000000  *40.0%  *10.0%  *20.0%  *30.0%  *1.50$" &&
+	has "^ *2.002000000  *40.0%  *10.0%  *20.0%  *30.0%  *1.50$"
+expect "decode -x ';': perf 6.1 -I, one result per interval" $? "$T/out" "$T/err"
 
 run decode --set intel_adl_hybrid <"$FX/adl-6.12-hybrid.json"
 [ $rc -eq 0 ] && has "retiring *33.3%" && has "frontend_bound *20.0%" &&

@@ -129,7 +129,9 @@ const struct td_set *td_set_find(const char *name);
 /* The position in s of the event called name (len bytes): its name or
  * one of its aliases, case-insensitively, also as perf prints it with a
  * PMU ("cpu_core/TOPDOWN.SLOTS_P/", "armv8_pmuv3_0/cpu_cycles/") and
- * modifiers (":u"). -1 if none.
+ * modifiers (":u"); or its raw encoding as perf prints an event given so
+ * ("r01a4", "raw 0x1a4", "cpu/event=0xa4,umask=0x01/u") or `tdctl list`
+ * shows it ("event=0xa4,umask=0x01"). -1 if none.
  */
 int td_set_event_index(const struct td_set *s, const char *name,
 		       size_t len);
