@@ -294,6 +294,37 @@ run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events bogus
 [ $rc -ne 0 ] && has '"error"'
 expect "list --json: errors come as a JSON error object" $? "$T/out" "$T/err"
 
+# ---- list -s SET shows that set alone (issue 24, point 8) ---------------
+
+run list --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+[ $rc -eq 0 ] && has "^Set intel_icl, not usable here" && has "^Events:" &&
+	! has "^Detected" && ! has "^Event sets" && ! has "chosen"
+expect "list -s SET: only that set, no detection or set table, never 'chosen' where it does not fit" $? "$T/out" "$T/err"
+
+run list --root "$TMP/fx/neoverse_n2_r0p0" -s generic
+[ $rc -eq 0 ] && has "^Using generic: " && has "^Label: set=generic" &&
+	! has "^Detected" && ! has "^Event sets"
+expect "list -s SET that fits: only that set, with its plan" $? "$T/out" "$T/err"
+
+run -j list --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+[ $rc -eq 0 ] && ! has '"detected"' &&
+	has '"sets":\[{"name":"intel_icl","events":6,"fits":false,"chosen":false,' &&
+	has '"selected":{"set":"intel_icl","fits":false'
+expect "list --json -s SET: that set's row (chosen false where it does not fit) and its details" $? "$T/out" "$T/err"
+
+run list --csv --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+[ $rc -eq 0 ] && [ "$(wc -l <"$T/out")" -eq 2 ] && has '^"intel_icl",6,false,false,'
+expect "list --csv -s SET: the header and that set's row, not chosen" $? "$T/out" "$T/err"
+
+run list --root "$TMP/fx/neoverse_n2_r0p0" -s bogus
+bad=$((rc != 1))
+for s in intel_adl_hybrid intel_spr intel_icl intel_skl intel_snb amd_zen5 amd_zen4 \
+	arm_neoverse_n2 arm_neoverse_v1 arm_neoverse_v2 arm_stall_cycles generic software; do
+	err_has "$s" || { bad=1; echo "# $s not named"; }
+done
+err_has "unknown event set 'bogus'" || bad=1
+expect "list -s bogus: an error naming all 13 sets" $bad "$T/out" "$T/err"
+
 run list
 [ $rc -eq 0 ] && has "^Using "
 expect "list on this host names its set" $? "$T/out" "$T/err"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tdctl list - what this machine is, every event set, the one in use (or
- * the one asked for with --events, on any machine: a set that does not
- * fit here is shown from its table with the reason).
+ * tdctl list - what this machine is, every event set, the one in use; or,
+ * with --set, the one asked for alone, on any machine (a set that does
+ * not fit here is shown from its table with the reason).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,7 +29,8 @@ const struct td_opt list_opts[] = {
 
 static const char list_desc[] =
 	"Show the detected CPU and PMUs, every event set tdctl knows,\n"
-	"and the set it would use (or SET, on any machine) with its events.\n";
+	"and the set it would use with its events; with --set, only SET\n"
+	"(any of them, on any machine: whether it fits here, and why).\n";
 
 static const char *arch_name(enum td_arch a)
 {
@@ -98,15 +99,38 @@ static const char *tmpl_pmu(const struct td_ev_tmpl *t)
 	return "core PMU";
 }
 
-/* p is NULL for a set asked for with --events that does not fit this
- * machine; why says so.
+/* One set's entry of "sets": chosen is the set in use (or the set asked
+ * for, if it fits here).
+ */
+static void set_json(const struct td_cpu_info *ci, const struct td_set *s,
+		     bool chosen)
+{
+	char buf[512];
+	int fit = td_set_fit(s, ci, buf, sizeof(buf));
+
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "name", s->name);
+	jsonw_uint_field(json_wtr, "events", s->nr_events);
+	jsonw_bool_field(json_wtr, "fits", fit >= TD_FIT_MANUAL);
+	jsonw_bool_field(json_wtr, "chosen", chosen);
+	jsonw_string_field(json_wtr, "title", s->title);
+	jsonw_string_field(json_wtr, "metrics", s->metrics);
+	jsonw_string_field(json_wtr, "reason", buf);
+	jsonw_end_object(json_wtr);
+}
+
+/* p is NULL for a set asked for with --set that does not fit this
+ * machine; why says so. only: the set asked for alone ("sets" holds its
+ * entry, no "detected").
  */
 static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
-		      const struct td_set *ps, const char *why)
+		      const struct td_set *ps, const char *why, bool only)
 {
 	char buf[512], rev[16];
 
 	jsonw_start_object(json_wtr);
+	if (only)
+		goto sets;
 	jsonw_name(json_wtr, "detected");
 	jsonw_start_object(json_wtr);
 	jsonw_string_field(json_wtr, "arch", arch_name(ci->arch));
@@ -158,22 +182,12 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 	jsonw_end_array(json_wtr);
 	jsonw_end_object(json_wtr);
 
+sets:
 	jsonw_name(json_wtr, "sets");
 	jsonw_start_array(json_wtr);
-	for (int i = 0; i < td_nr_sets; i++) {
-		const struct td_set *s = td_sets[i];
-		int fit = td_set_fit(s, ci, buf, sizeof(buf));
-
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "name", s->name);
-		jsonw_uint_field(json_wtr, "events", s->nr_events);
-		jsonw_bool_field(json_wtr, "fits", fit >= TD_FIT_MANUAL);
-		jsonw_bool_field(json_wtr, "chosen", s == ps);
-		jsonw_string_field(json_wtr, "title", s->title);
-		jsonw_string_field(json_wtr, "metrics", s->metrics);
-		jsonw_string_field(json_wtr, "reason", buf);
-		jsonw_end_object(json_wtr);
-	}
+	for (int i = 0; i < td_nr_sets; i++)
+		if (!only || td_sets[i] == ps)
+			set_json(ci, td_sets[i], p && td_sets[i] == ps);
 	jsonw_end_array(json_wtr);
 
 	jsonw_name(json_wtr, "selected");
@@ -228,9 +242,10 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 }
 
 /* CSV: one row per event set, the "sets" of the JSON output; "chosen"
- * marks the set in use (or --events SET).
+ * marks the set in use (or --set SET where it fits). only: SET's row.
  */
-static void list_csv(const struct td_cpu_info *ci, const struct td_set *ps)
+static void list_csv(const struct td_cpu_info *ci, const struct td_plan *p,
+		     const struct td_set *ps, bool only)
 {
 	static const char *const fields[] = {
 		"name", "events", "fits", "chosen", "title", "metrics",
@@ -245,10 +260,12 @@ static void list_csv(const struct td_cpu_info *ci, const struct td_set *ps)
 		const struct td_set *s = td_sets[i];
 		int fit = td_set_fit(s, ci, buf, sizeof(buf));
 
+		if (only && s != ps)
+			continue;
 		csvw_str(&w, s->name);
 		csvw_uint(&w, s->nr_events);
 		csvw_bool(&w, fit >= TD_FIT_MANUAL);
-		csvw_bool(&w, s == ps);
+		csvw_bool(&w, p && s == ps);
 		csvw_str(&w, s->title);
 		csvw_str(&w, s->metrics);
 		csvw_str(&w, buf);
@@ -266,10 +283,12 @@ static int core_pmus(const struct td_cpu_info *ci)
 }
 
 static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
-		       const struct td_set *ps, const char *why)
+		       const struct td_set *ps, const char *why, bool only)
 {
 	char buf[512], cpus[256];
 
+	if (only)
+		goto set;
 	printf("Detected\n");
 	printf("  arch:   %s\n", arch_name(ci->arch));
 	cpu_line(ci, buf, sizeof(buf));
@@ -310,11 +329,12 @@ static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
 		       s->name, s->nr_events, fit_name(fit, s == ps),
 		       s->title);
 	}
-
+	printf("\n");
+set:
 	if (p)
-		printf("\nUsing %s: %s\n", p->set, p->why);
+		printf("Using %s: %s\n", p->set, p->why);
 	else
-		printf("\nSet %s, not usable here: %s\n", ps->name, why);
+		printf("Set %s, not usable here: %s\n", ps->name, why);
 	printf("Metrics: %s\n", ps->metrics);
 	printf("Formula: %s\n", ps->formula);
 	printf("Encodings: %s\n", ps->source);
@@ -386,11 +406,11 @@ int do_list(int argc, char **argv)
 	if (!ps)
 		ps = td_set_find(plan.set);
 	if (json_output)
-		list_json(ci, pp, ps, err);
+		list_json(ci, pp, ps, err, set);
 	else if (csv_output)
-		list_csv(ci, ps);
+		list_csv(ci, pp, ps, set);
 	else
-		list_plain(ci, pp, ps, err);
+		list_plain(ci, pp, ps, err, set);
 	td_cpu_info_free(ci);
 	return 0;
 }

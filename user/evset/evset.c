@@ -428,6 +428,7 @@ void td_format_revision(unsigned int rev, char *buf, size_t len)
 
 /* ---- plan ------------------------------------------------------------- */
 
+/* The names of the sets that fit ci (NULL: of every set). */
 static void list_valid(const struct td_cpu_info *ci, char *buf, size_t len)
 {
 	size_t pos = 0;
@@ -436,7 +437,7 @@ static void list_valid(const struct td_cpu_info *ci, char *buf, size_t len)
 	for (int i = 0; i < td_nr_sets; i++) {
 		int w;
 
-		if (td_set_fit(td_sets[i], ci, NULL, 0) < TD_FIT_MANUAL)
+		if (ci && td_set_fit(td_sets[i], ci, NULL, 0) < TD_FIT_MANUAL)
 			continue;
 		w = snprintf(buf + pos, len - pos, "%s%s", pos ? ", " : "",
 			     td_sets[i]->name);
@@ -514,7 +515,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 		struct td_plan *plan, char *err, size_t errlen)
 {
 	const struct td_set *s = NULL;
-	char why[256], valid[512];
+	char why[256], valid[512], all[512];
 	int fit = TD_FIT_NO;
 
 	memset(plan, 0, sizeof(*plan));
@@ -522,9 +523,10 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 		s = td_set_find(set_name);
 		if (!s) {
 			list_valid(ci, valid, sizeof(valid));
+			list_valid(NULL, all, sizeof(all));
 			snprintf(err, errlen,
-				 "unknown event set '%s'; valid here: %s",
-				 set_name, valid);
+				 "unknown event set '%s' (the %d sets: %s); valid here: %s",
+				 set_name, td_nr_sets, all, valid);
 			return -1;
 		}
 		fit = td_set_fit(s, ci, why, sizeof(why));
