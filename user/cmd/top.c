@@ -305,13 +305,38 @@ static int by_stamp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Replay a file: intervals of `delay` in the records' own time. */
+/*
+ * The end of the k-th interval (k >= 1) of `delay` from start, at most
+ * stop: computed without wrapping, whatever the file's times.
+ */
+static uint64_t ivl_end(uint64_t start, uint64_t stop, uint64_t delay,
+			uint64_t k)
+{
+	if (k > (stop - start) / delay)
+		return stop;
+	return start + k * delay;
+}
+
+/* The interval (k >= 1) that time t (start <= t) ends up in. */
+static uint64_t ivl_of(uint64_t start, uint64_t delay, uint64_t t)
+{
+	uint64_t k = (t - start) / delay + !!((t - start) % delay);
+
+	return k ? k : 1;
+}
+
+/*
+ * Replay a file: intervals of `delay` in the records' own time. An
+ * interval without records is not shown (but the last): the snapshots are
+ * at most one per record, whatever the time the file spans.
+ */
 static int top_replay(struct top_ctx *t, const struct td_file *f,
 		      uint64_t delay)
 {
+	uint64_t start = t->start_ns, stop = f->meta.stop_ns, end, ivl, last;
 	struct topdown_record r;
 	struct stamp *order;
-	uint64_t end, i = 0;
+	uint64_t i = 0;
 
 	order = malloc((f->nr_records ? f->nr_records : 1) * sizeof(*order));
 	if (!order) {
@@ -325,14 +350,26 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 	}
 	qsort(order, f->nr_records, sizeof(*order), by_stamp);
 	td_catch_signals();
-	for (end = t->start_ns + delay;; end += delay) {
+	/* The parser keeps every record within start..stop. */
+	last = stop > start ? ivl_of(start, delay, stop) : 1;
+	for (ivl = 1;; ivl++) {
+		uint64_t next = ivl_of(start, delay, i < f->nr_records ?
+				       order[i].time_ns : stop);
+
+		/* Empty intervals are skipped: to the next record's, or to
+		 * the last one.
+		 */
+		if (next > ivl)
+			ivl = next < last ? next : last;
+		end = ivl_end(start, stop, delay, ivl);
 		for (; i < f->nr_records && order[i].time_ns <= end; i++) {
 			td_file_record(f, order[i].index, &r);
 			if (td_target_match(&t->tgt, &r))
 				td_agg_add(&t->cur, &r);
 		}
-		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, 0);
-		if (end >= f->meta.stop_ns || td_signal ||
+		t->prev_end = ivl_end(start, stop, delay, ivl - 1);
+		snapshot(t, end, 0);
+		if (ivl >= last || td_signal ||
 		    (t->iterations && t->count >= t->iterations))
 			break;
 		if (!t->batch) {

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""What fuzzing found in the readers of record files (issue 24, points 11
+to 16), each as a file from tdfile_gen.py, the independent writer, that
+the fixed tdctl handles and the old one did not:
+- top -i: a recording near the end of the 64-bit clock ends (the interval
+  end wrapped and the replay never did), and a long idle recording gives
+  a snapshot per interval with records, not one per interval of its span.
+TAP.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
+import tdfile_gen  # noqa: E402
+from tap import TDCTL, ok, plan  # noqa: E402
+
+U64 = (1 << 64) - 1
+
+
+def tdctl(*args, timeout=20, stdin=None):
+    """(rc, stdout, stderr, seconds); rc None if it ran out of time."""
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([TDCTL] + list(args), capture_output=True,
+                           timeout=timeout, input=stdin)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = None, e.stdout or b"", e.stderr or b""
+    return rc, out.decode(errors="replace"), err.decode(errors="replace"), \
+        time.monotonic() - t0
+
+
+def scenario(start, span, times):
+    """Set generic, one CPU, a record at each of times (ns after start)."""
+    recs = [tdfile_gen.Rec(0, 100 + i, 100 + i, "t%d" % i, start + t, 1000,
+                           [3000, 2000]) for i, t in enumerate(times)]
+    sc = tdfile_gen.Scenario("set=generic", ["cycles", "instructions"], 1,
+                             recs)
+    sc.start_ns, sc.stop_ns = start, start + span
+    return sc
+
+
+def snapshots(csv_out):
+    """top --csv: the distinct time_s of its rows (one per snapshot)."""
+    times = []
+    for line in csv_out.splitlines()[1:]:
+        t = line.split(",")[1]
+        if not times or times[-1] != t:
+            times.append(t)
+    return times
+
+
+def test_top_replay(tmp):
+    # point 11: the end of the clock; 5.5 s, a record every 0.4 s
+    span = 5_500_000_000
+    sc = scenario(U64 - span, span, [400_000_000 * i + 1 for i in range(14)])
+    path = os.path.join(tmp, "clockend.td")
+    sc.write(path)
+    rc, out, err, secs = tdctl("top", "-i", path, "--batch", "--csv",
+                               timeout=10)
+    snaps = snapshots(out)
+    ok(rc == 0 and snaps == ["1.000", "2.000", "3.000", "4.000", "5.000",
+                             "5.500"],
+       "top -i: a 5.5 s recording that ends at 2^64-1 ns replays in 6 "
+       "snapshots and ends (%s, %.1f s, %d snapshots)"
+       % ("timed out" if rc is None else "rc %d" % rc, secs, len(snaps)),
+       err[-500:] + "\n".join(out.splitlines()[:8]))
+    # an idle recording of 100,000 s: a snapshot per interval with records
+    day = 100_000 * 1_000_000_000
+    sc = scenario(tdfile_gen.START_NS, day, [500_000_000, day // 2 + 1,
+                                             day - 300_000_000])
+    path = os.path.join(tmp, "idle.td")
+    sc.write(path)
+    rc, out, err, secs = tdctl("top", "-i", path, "--batch", "--csv",
+                               timeout=20)
+    snaps = snapshots(out)
+    ok(rc == 0 and snaps == ["1.000", "50001.000", "100000.000"],
+       "top -i: a 100,000 s recording with 3 records gives 3 snapshots, "
+       "not one per second (%s, %.1f s, %d snapshots, %d bytes)"
+       % ("timed out" if rc is None else "rc %d" % rc, secs, len(snaps),
+          len(out)), err[-300:] + " ".join(snaps[:10]))
+    rc, out, err, secs = tdctl("top", "-i", path, "--batch", timeout=20)
+    intervals = [ln for ln in out.splitlines() if ln.startswith("tdctl top - ")]
+    ok(rc == 0 and len(intervals) == 3 and
+       all(ln.endswith("interval 1.000 s") for ln in intervals),
+       "top -i --batch: the skipped idle intervals do not stretch the "
+       "interval shown (%CPU stays per interval)", "\n".join(intervals))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="td_fuzzfound.")
+    try:
+        test_top_replay(tmp)
+    finally:
+        for f in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, f))
+        os.rmdir(tmp)
+    return plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
