@@ -5,7 +5,8 @@ to 16), each as a file from tdfile_gen.py, the independent writer, that
 the fixed tdctl handles and the old one did not:
 - top -i: a recording near the end of the 64-bit clock ends (the interval
   end wrapped and the replay never did), and a long idle recording gives
-  a snapshot per interval with records, not one per interval of its span.
+  a snapshot per interval with records, not one per interval of its span;
+- timeline --from/--to near the end of the 64-bit clock keep what they say.
 TAP.
 """
 import os
@@ -92,10 +93,26 @@ def test_top_replay(tmp):
        "interval shown (%CPU stays per interval)", "\n".join(intervals))
 
 
+def test_timeline_window(tmp):
+    # point 12: 2 s at the end of the clock, 12 slices before 2 s
+    span = 2_000_000_000
+    sc = scenario(U64 - span, span, [150_000_000 * i + 10_000 for i in range(12)])
+    path = os.path.join(tmp, "tl.td")
+    sc.write(path)
+    for args, want in ((("--from", "6"), 0), (("--from", "0.5"), 8),
+                       (("--to", "0.5"), 4), (("--from", "0.2", "--to", "999999"), 10)):
+        rc, out, err, _ = tdctl("timeline", "-i", path, *args)
+        n = out.count('"ph":"X"')
+        ok(rc == 0 and n == want,
+           "timeline %s on a recording that ends at 2^64-1 ns: %d slices (%d)"
+           % (" ".join(args), want, n), err)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_fuzzfound.")
     try:
         test_top_replay(tmp)
+        test_timeline_window(tmp)
     finally:
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))

@@ -385,6 +385,12 @@ static void put_other(struct tl_out *o, const struct tl_src *s,
 	put_str(b, "\"},\n\"traceEvents\":[\n");
 }
 
+/* a + b, or UINT64_MAX if that does not fit. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 /* Write the whole trace into out. 0, or -1 after p_err(). */
 static int write_trace(FILE *out, const struct tl_src *s,
 		       const struct td_file_meta *meta,
@@ -424,8 +430,9 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		if (st < o->base)
 			o->base = st;
 	}
-	from = s->start_ns + opt->from_ns;
-	to = opt->to_set ? s->start_ns + opt->to_ns : UINT64_MAX;
+	/* Seconds into the recording, whatever its times: never wrapped. */
+	from = sat_add(s->start_ns, opt->from_ns);
+	to = opt->to_set ? sat_add(s->start_ns, opt->to_ns) : UINT64_MAX;
 	put_other(o, s, meta, s->n);
 
 	put_str(&o->b, "{\"ph\":\"M\",\"pid\":");
