@@ -126,8 +126,10 @@ static void print_header(const struct dump_ctx *d)
 		td_decode(&d->dec, zero, &m);
 	if (csv_output) {
 		printf("seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags");
-		for (uint32_t i = 0; i < cfg->nr_events; i++)
-			printf(",%s", cfg->events[i].name);
+		for (uint32_t i = 0; i < cfg->nr_events; i++) {
+			putchar(',');
+			csv_name(stdout, cfg->events[i].name);
+		}
 		for (int i = 0; i < m.n; i++)
 			printf(",%s", m.m[i].name);
 		printf("\n");

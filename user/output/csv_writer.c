@@ -2,6 +2,8 @@
 /* The CSV writer of every tdctl command (see csv_writer.h). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "output/csv_writer.h"
 
@@ -28,11 +30,21 @@ static void sep(struct csv_writer *w)
 		fputc(',', w->f);
 }
 
+void csv_name(FILE *f, const char *name)
+{
+	/* Names are identifiers (JSON keys), but event names come from the
+	 * module or a record file: quoted as text fields when they must be.
+	 */
+	if (strpbrk(name, ",\"\r\n"))
+		csv_quote(f, name, SIZE_MAX);
+	else
+		fputs(name, f);
+}
+
 void csvw_name(struct csv_writer *w, const char *name)
 {
-	/* Names are identifiers (JSON keys, event names): never quoted. */
 	sep(w);
-	fputs(name, w->f);
+	csv_name(w->f, name);
 }
 
 void csvw_header(struct csv_writer *w, const char *const *names)
