@@ -137,8 +137,15 @@ static void print_header(const struct dump_ctx *d)
 	}
 	printf("%-17s %3s %7s %7s %-16s %10s %-4s", "TIME", "CPU", "PID", "TID",
 	       "COMM", "SLICE_US", "FLG");
-	for (uint32_t i = 0; i < cfg->nr_events; i++)
-		printf(" %14.14s", cfg->events[i].name);
+	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+		char t[TD_TEXT_SIZE(TOPDOWN_NAME_LEN)];
+		size_t cols, len;
+
+		/* the text of the name (output/text.h), 14 characters */
+		len = td_text_cut(t, cfg->events[i].name, TOPDOWN_NAME_LEN,
+				  14, &cols);
+		printf(" %*s", 14 + (int)(len - cols), t);
+	}
 	for (int i = 0; i < m.n; i++)
 		printf(" %10.10s", m.m[i].name);
 	printf("\n");

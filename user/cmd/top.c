@@ -26,6 +26,7 @@
 #include "live/collect.h"
 #include "cli/tdctl.h"
 #include "file/tdfile.h"
+#include "output/text.h"
 
 const struct td_opt top_opts[] = {
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
@@ -64,6 +65,7 @@ struct top_ctx {
 	struct td_agg cur, next, shown;
 	const char *source;	/* "live" or the replayed file */
 	const char *set;
+	char label[TD_TEXT_SIZE(TOPDOWN_LABEL_LEN)];
 	uint32_t nr_cpus;
 	uint64_t start_ns;
 	uint64_t prev_end;	/* end of the previous interval */
@@ -472,7 +474,10 @@ int do_top(int argc, char **argv)
 		t->start_ns = f.meta.start_ns;
 		t->prev_end = f.meta.start_ns;
 		t->nr_cpus = f.meta.nr_cpus;
-		t->set = f.meta.cfg.label;
+		/* the file's label as text (output/text.h) */
+		td_text(t->label, f.meta.cfg.label, sizeof(f.meta.cfg.label),
+			NULL);
+		t->set = t->label;
 		if (td_decoder_for(&f.meta.cfg, &t->live.dec)) {
 			t->set = t->live.dec.set;
 			t->live.can_decode = true;

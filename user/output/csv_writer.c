@@ -2,10 +2,12 @@
 /* The CSV writer of every tdctl command (see csv_writer.h). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "output/csv_writer.h"
+#include "output/text.h"
 
 void csv_quote(FILE *f, const char *s, size_t len)
 {
@@ -33,12 +35,25 @@ static void sep(struct csv_writer *w)
 void csv_name(FILE *f, const char *name)
 {
 	/* Names are identifiers (JSON keys), but event names come from the
-	 * module or a record file: quoted as text fields when they must be.
+	 * module or a record file: their text (output/text.h), quoted as
+	 * text fields when they must be.
 	 */
-	if (strpbrk(name, ",\"\r\n"))
-		csv_quote(f, name, SIZE_MAX);
+	size_t len = strlen(name);
+	char buf[TD_TEXT_SIZE(64)], *t = buf;
+
+	if (len > 64)
+		t = malloc(TD_TEXT_SIZE(len));
+	if (!t) {
+		fputs("?", f);		/* out of memory: no bytes unchecked */
+		return;
+	}
+	td_text(t, name, len, NULL);
+	if (strpbrk(t, ",\""))
+		csv_quote(f, t, SIZE_MAX);
 	else
-		fputs(name, f);
+		fputs(t, f);
+	if (t != buf)
+		free(t);
 }
 
 void csvw_name(struct csv_writer *w, const char *name)
