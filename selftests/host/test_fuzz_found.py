@@ -6,10 +6,14 @@ the fixed tdctl handles and the old one did not:
 - top -i: a recording near the end of the 64-bit clock ends (the interval
   end wrapped and the replay never did), and a long idle recording gives
   a snapshot per interval with records, not one per interval of its span;
-- timeline --from/--to near the end of the 64-bit clock keep what they say.
+- timeline --from/--to near the end of the 64-bit clock keep what they say;
+- keys crafted against a fixed hash (cgroup ids for report --by cgroup,
+  (pid, tid) for timeline's thread table) cost what random ones do.
 TAP.
 """
 import os
+import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -108,11 +112,62 @@ def test_timeline_window(tmp):
            % (" ".join(args), want, n), err)
 
 
+def cpu_seconds(*args):
+    """tdctl ARGS to /dev/null: (rc, its user + system CPU seconds)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(os.devnull, "wb") as null:
+        rc = subprocess.run([TDCTL] + list(args), stdout=null,
+                            stderr=subprocess.DEVNULL, timeout=300).returncode
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return rc, (after.ru_utime - before.ru_utime +
+                after.ru_stime - before.ru_stime)
+
+
+def keyed(tmp, name, keys, cgroups):
+    """A record per key: cgroup ids, or (tgid, tid)."""
+    recs = []
+    for i, k in enumerate(keys):
+        tgid, tid, cg = (100, 100, k) if cgroups else (k[0], k[1], 1)
+        recs.append(tdfile_gen.Rec(0, tid, tgid, "t", tdfile_gen.START_NS +
+                                   1000 + 10 * i, 5, [10, 20], cgroup=cg,
+                                   seq=i + 1))
+    sc = tdfile_gen.Scenario("set=generic", ["cycles", "instructions"], 1,
+                             recs, duration_ns=10 * len(keys) + 2000)
+    path = os.path.join(tmp, name)
+    sc.write(path)
+    return path
+
+
+def test_hash_flood(tmp):
+    # point 15: 49,152 keys that differ only in bits a multiplicative
+    # hash never brings down to its slot (the old tables' hashes), against
+    # as many random ones; CPU time, not wall time, on a shared machine
+    n = 49152
+    rnd = random.Random(15)
+    cases = (
+        ("report --by cgroup", True, ["report", "--by", "cgroup"],
+         [(j + 1) << 47 for j in range(n)],
+         [rnd.getrandbits(64) | 1 for _ in range(n)]),
+        ("timeline (thread table)", False, ["timeline"],
+         [((j + 1) << 6, 1) for j in range(n)],
+         [(rnd.randint(1, (1 << 22) - 1), rnd.randint(1, (1 << 22) - 1))
+          for _ in range(n)]))
+    for what, cg, args, crafted, rand in cases:
+        pc = keyed(tmp, "crafted.td", crafted, cg)
+        pr = keyed(tmp, "random.td", rand, cg)
+        rc1, t_rand = cpu_seconds(args[0], "-i", pr, *args[1:])
+        rc2, t_craft = cpu_seconds(args[0], "-i", pc, *args[1:])
+        ok(rc1 == 0 and rc2 == 0 and t_craft <= 3 * t_rand + 0.25,
+           "%s: %d crafted keys take %.2f s of CPU, %d random ones %.2f s"
+           % (what, n, t_craft, n, t_rand))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_fuzzfound.")
     try:
         test_top_replay(tmp)
         test_timeline_window(tmp)
+        test_hash_flood(tmp)
     finally:
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "base/count.h"
+#include "base/hash.h"
 #include "base/json_read.h"
 #include "cli/tdctl.h"
 #include "evset/evset_priv.h"
@@ -202,13 +203,11 @@ static int count_of(struct decode_in *in, const char *name, size_t nlen,
 	return 0;
 }
 
+/* The keys come from stdin: a keyed hash (base/hash.h). */
 static size_t key_hash(int event, int ivl, const char *key)
 {
-	size_t h = 5381 + (size_t)event + ((size_t)ivl << 8);
-
-	while (*key)
-		h = h * 33 + (unsigned char)*key++;
-	return h;
+	return td_hash2(td_hash_bytes(key, strlen(key)),
+			(uint64_t)(uint32_t)event << 32 | (uint32_t)ivl);
 }
 
 static int perf_grow(struct decode_in *in)

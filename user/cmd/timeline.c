@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "live/cgpath.h"
 #include "live/collect.h"
 #include "evset/evset.h"
@@ -92,50 +93,70 @@ tl_rec(const struct tl_src *s, uint64_t i, struct topdown_record *tmp)
 	return tmp;
 }
 
-/* (tgid, tid) -> the last comm seen: the metadata events at the end. */
+/*
+ * (tgid, tid) -> the last comm seen: the metadata events at the end, in
+ * the order the threads were first seen. The keys come from the file: a
+ * keyed hash (base/hash.h) over an index of the entries.
+ */
 struct tl_thread {
-	uint64_t key;		/* tgid << 32 | tid, 0: empty slot */
+	uint64_t key;		/* tgid << 32 | tid */
 	char comm[TOPDOWN_COMM_LEN];
 };
 
 struct tl_threads {
-	struct tl_thread *t;
-	size_t n, cap;		/* cap: a power of two */
+	struct tl_thread *t;	/* in insertion order */
+	size_t n, cap;
+	uint32_t *slot;		/* index + 1 into t, 0: empty */
+	size_t nslots;		/* a power of two */
 	bool oom;
 };
+
+static size_t tl_slot(const struct tl_threads *h, uint64_t key)
+{
+	size_t i = td_hash2(key, 0) & (h->nslots - 1);
+
+	while (h->slot[i] && h->t[h->slot[i] - 1].key != key)
+		i = (i + 1) & (h->nslots - 1);
+	return i;
+}
 
 static struct tl_thread *tl_thread(struct tl_threads *h, uint64_t key)
 {
 	size_t i;
 
-	if ((h->n + 1) * 2 > h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 1024;
-		struct tl_thread *nt = calloc(ncap, sizeof(*nt));
+	if ((h->n + 1) * 2 > h->nslots) {
+		size_t ns = h->nslots ? h->nslots * 2 : 1024;
+		uint32_t *slot = calloc(ns, sizeof(*slot));
+
+		if (!slot || ns > UINT32_MAX) {
+			free(slot);
+			h->oom = true;
+			return NULL;
+		}
+		free(h->slot);
+		h->slot = slot;
+		h->nslots = ns;
+		for (size_t k = 0; k < h->n; k++)
+			h->slot[tl_slot(h, h->t[k].key)] = k + 1;
+	}
+	i = tl_slot(h, key);
+	if (h->slot[i])
+		return &h->t[h->slot[i] - 1];
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 1024;
+		struct tl_thread *nt = realloc(h->t, cap * sizeof(*nt));
 
 		if (!nt) {
 			h->oom = true;
 			return NULL;
 		}
-		for (size_t k = 0; k < h->cap; k++) {
-			if (!h->t[k].key)
-				continue;
-			i = (h->t[k].key * 0x9e3779b97f4a7c15ull) >> 20 & (ncap - 1);
-			while (nt[i].key)
-				i = (i + 1) & (ncap - 1);
-			nt[i] = h->t[k];
-		}
-		free(h->t);
 		h->t = nt;
-		h->cap = ncap;
+		h->cap = cap;
 	}
-	i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (h->cap - 1);
-	while (h->t[i].key && h->t[i].key != key)
-		i = (i + 1) & (h->cap - 1);
-	if (!h->t[i].key) {
-		h->t[i].key = key;
-		h->n++;
-	}
-	return &h->t[i];
+	memset(&h->t[h->n], 0, sizeof(h->t[h->n]));
+	h->t[h->n].key = key;
+	h->slot[i] = ++h->n;
+	return &h->t[h->n - 1];
 }
 
 static const struct tl_thread *tl_find(const struct tl_threads *h,
@@ -143,12 +164,16 @@ static const struct tl_thread *tl_find(const struct tl_threads *h,
 {
 	size_t i;
 
-	if (!h->cap)
+	if (!h->nslots)
 		return NULL;
-	i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (h->cap - 1);
-	while (h->t[i].key && h->t[i].key != key)
-		i = (i + 1) & (h->cap - 1);
-	return h->t[i].key ? &h->t[i] : NULL;
+	i = tl_slot(h, key);
+	return h->slot[i] ? &h->t[h->slot[i] - 1] : NULL;
+}
+
+static void tl_threads_free(struct tl_threads *h)
+{
+	free(h->t);
+	free(h->slot);
 }
 
 struct tl_opts {
@@ -530,13 +555,11 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	/* A process is named after its main thread, else its first thread
 	 * in the table.
 	 */
-	for (size_t k = 0; k < th.cap; k++) {
+	for (size_t k = 0; k < th.n; k++) {
 		const struct tl_thread *t = &th.t[k];
 		uint32_t tgid = (uint32_t)(t->key >> 32), tid = (uint32_t)t->key;
 		const struct tl_thread *main_t;
 
-		if (!t->key)
-			continue;
 		put_meta(&o->b, "thread_name", tgid, tid, t->comm);
 		main_t = tl_find(&th, (uint64_t)tgid << 32 | tgid);
 		if (main_t && main_t != t)
@@ -573,8 +596,8 @@ out:
 	if (o)
 		td_buf_close(&o->b);
 out_nobuf:
-	free(th.t);
-	free(named.t);
+	tl_threads_free(&th);
+	tl_threads_free(&named);
 	free(last_end);
 	free(next_seq);
 	free(gaps);
