@@ -8,7 +8,9 @@ the fixed tdctl handles and the old one did not:
   a snapshot per interval with records, not one per interval of its span;
 - timeline --from/--to near the end of the 64-bit clock keep what they say;
 - keys crafted against a fixed hash (cgroup ids for report --by cgroup,
-  (pid, tid) for timeline's thread table) cost what random ones do.
+  (pid, tid) for timeline's thread table) cost what random ones do;
+- an endless stream (/dev/zero, a pipe that never ends) is refused at its
+  header, or at a bound, instead of read into memory until it runs out.
 TAP.
 """
 import os
@@ -17,6 +19,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -162,12 +165,67 @@ def test_hash_flood(tmp):
            % (what, n, t_craft, n, t_rand))
 
 
+def limited(limit):
+    """preexec_fn: at most limit bytes of address space, so that a tdctl
+    that reads an endless stream fails soon, not after eating the
+    machine's memory."""
+    def f():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return f
+
+
+def test_streams(tmp):
+    # point 16: /dev/zero is not a record file, after 8 bytes
+    for cmd in ("report", "dump", "top", "timeline"):
+        t0 = time.monotonic()
+        p = subprocess.run([TDCTL, cmd, "-i", "/dev/zero"] +
+                           (["--batch"] if cmd == "top" else []),
+                           capture_output=True, timeout=60,
+                           preexec_fn=limited(1 << 30))
+        err = p.stderr.decode(errors="replace")
+        ok(p.returncode == 1 and "not a tdctl record file (bad magic)" in err,
+           "%s -i /dev/zero: refused at its header (%.2f s)"
+           % (cmd, time.monotonic() - t0), err)
+    # a good header, then zeros without end on stdin: at most half of
+    # what the process may have (768 MiB here)
+    sc = tdfile_gen.generic()
+    head = sc.header()
+    p = subprocess.Popen([TDCTL, "report", "-i", "-"], stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         preexec_fn=limited(768 << 20))
+    sent = [0]
+
+    def feed():
+        try:
+            p.stdin.write(head)
+            zeros = bytes(1 << 20)
+            while sent[0] < 8 << 30:
+                p.stdin.write(zeros)
+                sent[0] += len(zeros)
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
+    w = threading.Thread(target=feed)
+    w.start()
+    killer = threading.Timer(120, p.kill)
+    killer.start()
+    err = p.stderr.read().decode(errors="replace")
+    p.wait()
+    killer.cancel()
+    w.join()
+    p.stdin.close()
+    ok(p.returncode == 1 and "a stream of more than 384 MiB" in err,
+       "report -i - with a record file's header and endless zeros: refused "
+       "at the bound, 384 MiB (%d MiB sent)" % (sent[0] >> 20), err)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_fuzzfound.")
     try:
         test_top_replay(tmp)
         test_timeline_window(tmp)
         test_hash_flood(tmp)
+        test_streams(tmp)
     finally:
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))
