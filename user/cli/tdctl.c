@@ -321,7 +321,7 @@ const struct cmd td_cmds[] = {
 	  "report [-i FILE] [--by KEY] [--cpu N] [--pid PID] [--comm NAME]",
 	  report_opts, 0 },
 	{ "timeline", do_timeline,
-	  "timeline [-i FILE | --duration S] [-o FILE] [--min-slice US] [--from S] [--to S]",
+	  "timeline [-i FILE | --duration S] [-o FILE] [--min-slice US] [--from S] [--to S] [--counters MODE]",
 	  timeline_opts, TD_CMD_OWN_OUTPUT },
 	{ "serve", do_serve,
 	  "serve [--listen ADDR:PORT] [--by cgroup|process|comm] [--max-series N]",
