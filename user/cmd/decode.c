@@ -1102,17 +1102,95 @@ static void decode_in_free(struct decode_in *in)
 	free(in->ivl);
 }
 
-int do_decode(int argc, char **argv)
+/*
+ * Decode the counts of in (its set and separator set) given as EVENT=COUNT
+ * arguments argv[0..argc), or without them read from stdin, and print the
+ * result. What do_decode() runs once the options are read, and the fuzz
+ * target (selftests/fuzz/fuzz_decode.c). 0, or -1 after p_err().
+ */
+static int decode_run(struct decode_in *in, const char *slots,
+		      const char *rev, int argc, char **argv)
 {
 	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
-	const char *setname = NULL, *slots = NULL, *rev = NULL;
 	char label[TOPDOWN_LABEL_LEN + 64], err[512];
-	struct decode_in in = { .sep = ",", .timed = -1 };
 	struct result *res = NULL;
 	struct notes nt = { 0 };
-	struct td_getopt g;
 	struct td_decoder d;
-	int opt, n, ret = -1;
+	int n, ret = -1;
+
+	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s", in->s->name,
+		     slots ? " slots=" : "", slots ? slots : "",
+		     rev ? " rev=" : "", rev ? rev : "");
+	if (n < 0 || n >= TOPDOWN_LABEL_LEN) {
+		p_err("decode: --slots/--revision too long");
+		return -1;
+	}
+	/* The label's checks first: a bad --slots/--revision is reported
+	 * before any count is read.
+	 */
+	memset(names, 0, sizeof(names));
+	for (int i = 0; i < in->s->nr_events; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", in->s->ev[i].name);
+	if (td_decoder_from_label(&d, label, (const char (*)[32])names,
+				  in->s->nr_events, err, sizeof(err))) {
+		p_err("decode: %s", err);
+		return -1;
+	}
+
+	if (argc ? args(in, argc, argv) : read_stdin(in))
+		goto out;
+
+	/* Only what the formula reads is required, in every interval. */
+	for (int k = 0; k < in->nivl; k++) {
+		missing(in, &in->ivl[k], err, sizeof(err));
+		if (!*err)
+			continue;
+		if (in->timed > 0)
+			p_err("decode: missing counts for set %s in interval %s s: %s",
+			      in->s->name, in->ivl[k].time, err);
+		else
+			p_err("decode: missing counts for set %s: %s",
+			      in->s->name, err);
+		goto out;
+	}
+	for (int i = 0; i < in->s->nr_events; i++)
+		if (!in->seen[i])
+			names[i][0] = '\0';
+	if (td_decoder_partial(&d, label, (const char (*)[32])names,
+			       in->s->nr_events, err, sizeof(err))) {
+		p_err("decode: %s", err);
+		goto out;
+	}
+	res = calloc(in->nivl, sizeof(*res));
+	if (!res) {
+		p_err("decode: out of memory");
+		goto out;
+	}
+	for (int k = 0; k < in->nivl; k++) {
+		res[k].ivl = &in->ivl[k];
+		td_decode(&d, in->ivl[k].counts, &res[k].m);
+	}
+	assumptions(in, &d, slots, rev, &nt);
+	if (json_output)
+		decode_json(&d, label, res, in->nivl, in, &nt);
+	else if (csv_output)
+		decode_csv(&d, label, res, in->nivl, in, &nt);
+	else
+		decode_plain(&d, label, res, in->nivl, in, &nt);
+	ret = 0;
+out:
+	free(res);
+	decode_in_free(in);
+	return ret;
+}
+
+int do_decode(int argc, char **argv)
+{
+	const char *setname = NULL, *slots = NULL, *rev = NULL;
+	struct decode_in in = { .sep = ",", .timed = -1 };
+	struct td_getopt g;
+	char err[512];
+	int opt;
 
 	td_getopt_build(&g, "decode", decode_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
@@ -1151,69 +1229,5 @@ int do_decode(int argc, char **argv)
 		      err);
 		return -1;
 	}
-	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s", in.s->name,
-		     slots ? " slots=" : "", slots ? slots : "",
-		     rev ? " rev=" : "", rev ? rev : "");
-	if (n < 0 || n >= TOPDOWN_LABEL_LEN) {
-		p_err("decode: --slots/--revision too long");
-		return -1;
-	}
-	/* The label's checks first: a bad --slots/--revision is reported
-	 * before any count is read.
-	 */
-	memset(names, 0, sizeof(names));
-	for (int i = 0; i < in.s->nr_events; i++)
-		snprintf(names[i], sizeof(names[i]), "%s", in.s->ev[i].name);
-	if (td_decoder_from_label(&d, label, (const char (*)[32])names,
-				  in.s->nr_events, err, sizeof(err))) {
-		p_err("decode: %s", err);
-		return -1;
-	}
-
-	if (optind < argc ? args(&in, argc - optind, argv + optind) :
-	    read_stdin(&in))
-		goto out;
-
-	/* Only what the formula reads is required, in every interval. */
-	for (int k = 0; k < in.nivl; k++) {
-		missing(&in, &in.ivl[k], err, sizeof(err));
-		if (!*err)
-			continue;
-		if (in.timed > 0)
-			p_err("decode: missing counts for set %s in interval %s s: %s",
-			      in.s->name, in.ivl[k].time, err);
-		else
-			p_err("decode: missing counts for set %s: %s",
-			      in.s->name, err);
-		goto out;
-	}
-	for (int i = 0; i < in.s->nr_events; i++)
-		if (!in.seen[i])
-			names[i][0] = '\0';
-	if (td_decoder_partial(&d, label, (const char (*)[32])names,
-			       in.s->nr_events, err, sizeof(err))) {
-		p_err("decode: %s", err);
-		goto out;
-	}
-	res = calloc(in.nivl, sizeof(*res));
-	if (!res) {
-		p_err("decode: out of memory");
-		goto out;
-	}
-	for (int k = 0; k < in.nivl; k++) {
-		res[k].ivl = &in.ivl[k];
-		td_decode(&d, in.ivl[k].counts, &res[k].m);
-	}
-	assumptions(&in, &d, slots, rev, &nt);
-	if (json_output)
-		decode_json(&d, label, res, in.nivl, &in, &nt);
-	else if (csv_output)
-		decode_csv(&d, label, res, in.nivl, &in, &nt);
-	else
-		decode_plain(&d, label, res, in.nivl, &in, &nt);
-	ret = 0;
-out:
-	free(res);
-	decode_in_free(&in);
-	return ret;
+	return decode_run(&in, slots, rev, argc - optind, argv + optind);
 }
