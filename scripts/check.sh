@@ -10,8 +10,8 @@
 #              a DESTDIR; make deb and lintian
 #   style      make lint: checkpatch.pl --strict on all C, shellcheck on
 #              all shell, pyflakes3 and pycodestyle on all Python
-#   host       host unit tests (TAP), the fuzz corpus of the record file
-#              reader under ASan/UBSan
+#   host       host unit tests (TAP), the fuzz corpora of the record file
+#              reader and of tdctl decode's parsers under ASan/UBSan
 #   guest      inside QEMU, the guest suites (tdctl end to end tests and
 #              the kselftest-harness selftests, TAP) on
 #                6.1:  x86_64, arm64 -icount, x86_64-rt
@@ -99,9 +99,10 @@ if [ -f selftests/host/Makefile ]; then
     make -s -C selftests/host run >"$LOGS/host.tap" 2>&1
     tap "host" "$LOGS/host.tap"
 fi
-# The record file reader's fuzz corpus, replayed under ASan and UBSan.
+# The fuzz corpora (record file reader, decode's parsers), replayed under
+# ASan and UBSan.
 make -s -C selftests/fuzz run >"$LOGS/fuzz.tap" 2>&1
-tap "fuzz corpus" "$LOGS/fuzz.tap"
+tap "fuzz corpora" "$LOGS/fuzz.tap"
 
 # guest NAME ARCH [runner options] -- COMMAND: run the guest suites in a
 # fresh guest; NAME (<arch>[-rt]-<series>[-suite]) names it in the results
