@@ -211,9 +211,10 @@ check_n2 n2-6.12-percpu.csv "perf 6.12 stat -x, -A: CPUs summed"
 
 run decode --set intel_icl -x ';' <"$FX/icl-6.1-interval.csv"
 [ $rc -eq 0 ] && has "2 intervals of perf stat -I (12 input lines)" &&
-	has "^ *1.001000000  *40.0%  *10.0%  *20.0%  *30.0%  *1.50$" &&
-	has "^ *2.002000000  *40.0%  *10.0%  *20.0%  *30.0%  *1.50$"
-expect "decode -x ';': perf 6.1 -I, one result per interval" $? "$T/out" "$T/err"
+	has "^ *1.001000000  *40.0%\\*  *10.0%  *20.0%  *30.0%  *1.50$" &&
+	has "^ *2.002000000  *40.0%\\*  *10.0%  *20.0%  *30.0%  *1.50$" &&
+	has "^\\* the largest TopDown Level-1 class"
+expect "decode -x ';': perf 6.1 -I, one result per interval, its bottleneck marked" $? "$T/out" "$T/err"
 
 run decode --set intel_adl_hybrid <"$FX/adl-6.12-hybrid.json"
 [ $rc -eq 0 ] && has "retiring *33.3%" && has "frontend_bound *20.0%" &&

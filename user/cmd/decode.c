@@ -35,14 +35,17 @@
 #include "base/hash.h"
 #include "base/json_read.h"
 #include "cli/tdctl.h"
-#include "evset/evset_priv.h"
+#include "evset/sets.h"
+#include "output/emit.h"
+#include "output/vocab.h"
 
 const struct td_opt decode_opts[] = {
-	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
-	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width" },
-	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision" },
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set", 0 },
+	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width", 0 },
+	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision", 0 },
 	{ "field-separator", 'x', 'x', TD_ARG_WORD, "SEP",
-	  "stdin is perf stat -x SEP output (default ,)" },
+	  "stdin is perf stat -x SEP output (default ,)", 0 },
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -873,128 +876,175 @@ struct result {
 	struct td_metrics m;
 };
 
-static void json_metrics(const struct td_metrics *m)
+/* The largest Level-1 class of m (the bottleneck mark '*'), or -1. */
+static int bottleneck(const struct td_metrics *m)
 {
-	jsonw_name(json_wtr, "metrics");
-	jsonw_start_object(json_wtr);
+	int best = -1;
+
 	for (int i = 0; i < m->n; i++) {
-		if (m->m[i].valid)
-			jsonw_float_field(json_wtr, m->m[i].name,
-					  m->m[i].value);
-		else
-			jsonw_null_field(json_wtr, m->m[i].name);
+		const struct td_voc *v = td_voc_find(m->m[i].name);
+
+		if (v && (v->flags & TD_VOC_BOTTLENECK) && m->m[i].valid &&
+		    (best < 0 || m->m[i].value > m->m[best].value))
+			best = i;
 	}
-	jsonw_end_object(json_wtr);
-	jsonw_name(json_wtr, "flagged");
-	jsonw_start_array(json_wtr);
-	for (int i = 0; i < m->n; i++)
-		if (m->m[i].flagged)
-			jsonw_string(json_wtr, m->m[i].name);
-	jsonw_end_array(json_wtr);
+	return best;
 }
 
-/* With perf stat -I input, "intervals": [{"time_s", "lines", "metrics",
- * "flagged"}, ...] instead of "metrics" and "flagged".
+/* JSON of perf stat -I input: "intervals": [{"time_s", "lines",
+ * "metrics": {...}, "flagged": [...]}, ...].
  */
-static void decode_json(const struct td_decoder *d, const char *label,
-			const struct result *r, int nr,
-			const struct decode_in *in, const struct notes *nt)
+static void json_intervals(json_writer_t *w, const struct result *r, int nr)
 {
-	jsonw_start_object(json_wtr);
-	jsonw_string_field(json_wtr, "set", d->set);
-	jsonw_string_field(json_wtr, "label", label);
-	jsonw_string_field(json_wtr, "formula", in->s->formula);
-	jsonw_name(json_wtr, "assumptions");
-	jsonw_start_array(json_wtr);
-	for (int i = 0; i < nt->n; i++)
-		jsonw_string(json_wtr, nt->s[i]);
-	jsonw_end_array(json_wtr);
-	if (in->lines)
-		jsonw_uint_field(json_wtr, "lines", in->lines);
-	if (in->skipped)
-		jsonw_uint_field(json_wtr, "skipped_lines", in->skipped);
-	if (in->timed <= 0) {
-		json_metrics(&r[0].m);
-	} else {
-		jsonw_name(json_wtr, "intervals");
-		jsonw_start_array(json_wtr);
-		for (int k = 0; k < nr; k++) {
-			jsonw_start_object(json_wtr);
-			/* perf's text: digits, a point, digits */
-			jsonw_name(json_wtr, "time_s");
-			jsonw_raw_value(json_wtr, r[k].ivl->time,
-					strlen(r[k].ivl->time));
-			jsonw_uint_field(json_wtr, "lines", r[k].ivl->lines);
-			json_metrics(&r[k].m);
-			jsonw_end_object(json_wtr);
-		}
-		jsonw_end_array(json_wtr);
-	}
-	jsonw_end_object(json_wtr);
-}
-
-/* CSV: set, label, time_s (with perf stat -I input only: then a row per
- * interval), lines (empty without stdin), one column per metric (empty
- * when not computable), flagged: the names of the metrics outside
- * 0..100%, space-separated; formula; assumptions, "; "-separated.
- */
-static void decode_csv(const struct td_decoder *d, const char *label,
-		       const struct result *r, int nr,
-		       const struct decode_in *in, const struct notes *nt)
-{
-	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1];
-	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
-	const struct td_metrics *m0 = &r[0].m;
-	struct csv_writer w;
-
-	for (int i = 0; i < nt->n; i++)
-		snprintf(as + strlen(as), sizeof(as) - strlen(as), "%s%s",
-			 i ? "; " : "", nt->s[i]);
-	csvw_init(&w, stdout);
-	csvw_name(&w, "set");
-	csvw_name(&w, "label");
-	if (in->timed > 0)
-		csvw_name(&w, "time_s");
-	csvw_name(&w, "lines");
-	for (int i = 0; i < m0->n; i++)
-		csvw_name(&w, m0->m[i].name);
-	csvw_name(&w, "flagged");
-	csvw_name(&w, "formula");
-	csvw_name(&w, "assumptions");
-	csvw_end_row(&w);
+	jsonw_name(w, "intervals");
+	jsonw_start_array(w);
 	for (int k = 0; k < nr; k++) {
 		const struct td_metrics *m = &r[k].m;
 
-		csvw_str(&w, d->set);
-		csvw_str(&w, label);
-		if (in->timed > 0) {
-			csvw_word(&w, r[k].ivl->time);
-			csvw_uint(&w, r[k].ivl->lines);
-		} else if (in->lines) {
-			csvw_uint(&w, in->lines);
-		} else {
-			csvw_empty(&w);
-		}
-		flagged[0] = '\0';
+		jsonw_start_object(w);
+		/* perf's text: digits, a point, digits */
+		jsonw_name(w, "time_s");
+		jsonw_raw_value(w, r[k].ivl->time, strlen(r[k].ivl->time));
+		jsonw_uint_field(w, "lines", r[k].ivl->lines);
+		jsonw_name(w, "metrics");
+		jsonw_start_object(w);
 		for (int i = 0; i < m->n; i++) {
 			if (m->m[i].valid)
-				csvw_float(&w, m->m[i].value);
+				jsonw_float_field(w, m->m[i].name,
+						  m->m[i].value);
 			else
-				csvw_empty(&w);
-			if (m->m[i].flagged)
-				snprintf(flagged + strlen(flagged),
-					 sizeof(flagged) - strlen(flagged),
-					 "%s%s", *flagged ? " " : "",
-					 m->m[i].name);
+				jsonw_null_field(w, m->m[i].name);
 		}
-		csvw_str(&w, flagged);
-		csvw_str(&w, in->s->formula);
-		csvw_str(&w, as);
-		csvw_end_row(&w);
+		jsonw_end_object(w);
+		jsonw_name(w, "flagged");
+		jsonw_start_array(w);
+		for (int i = 0; i < m->n; i++)
+			if (m->m[i].flagged)
+				jsonw_string(w, m->m[i].name);
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
+/*
+ * JSON and CSV through the row emitter: set, label, lines (null without
+ * stdin), the metrics (null when not computable), flagged (the metrics
+ * outside 0..100%), formula and assumptions; lists are JSON arrays, and
+ * in CSV one field ("flagged" space-separated, "assumptions"
+ * "; "-separated). JSON also says how many lines of other events were
+ * skipped. With perf stat -I input: in CSV a row per interval, with its
+ * time_s after the label and its own lines; in JSON one object whose
+ * "intervals" (json_intervals()) replace "metrics" and "flagged".
+ */
+enum {
+	DF_SET, DF_LABEL, DF_TIME, DF_LINES, DF_FLAGGED, DF_FORMULA, DF_ASSUME,
+	DF_SKIPPED, DF_NR
+};
+
+static void decode_rows(const struct td_decoder *d, const char *label,
+			const struct result *r, int nr,
+			const struct decode_in *in, const struct notes *nt)
+{
+	static const struct td_field f[DF_NR] = {
+		[DF_SET] = { .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_LABEL] = { .name = "label", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_TIME] = { .name = "time_s", .in = TD_IN_CSV },
+		[DF_LINES] = { .name = "lines", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_FLAGGED] = { .name = "flagged", .in = TD_IN_CSV },
+		[DF_FORMULA] = { .name = "formula", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_ASSUME] = { .name = "assumptions", .in = TD_IN_CSV },
+		[DF_SKIPPED] = { .name = "skipped_lines", .in = TD_IN_JSON },
+	};
+	const struct td_metrics *m0 = &r[0].m;
+	struct td_field hdr[DF_NR + TD_MAX_METRICS], mf[TD_MAX_METRICS];
+	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1];
+	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
+	bool timed = in->timed > 0;
+	json_writer_t *w;
+	struct td_emit e;
+	int n = 0;
+
+	for (int i = 0; i < m0->n; i++)
+		mf[i] = (struct td_field){ .name = m0->m[i].name,
+					   .group = "metrics",
+					   .in = TD_IN_JSON | TD_IN_CSV };
+	/* The CSV header: the fields in row order. */
+	for (int i = DF_SET; i <= DF_LINES; i++)
+		if (i != DF_TIME || timed)
+			hdr[n++] = f[i];
+	for (int i = 0; i < m0->n; i++)
+		hdr[n++] = mf[i];
+	for (int i = DF_FLAGGED; i < DF_NR; i++)
+		hdr[n++] = f[i];
+	for (int i = 0; i < nt->n; i++)
+		snprintf(as + strlen(as), sizeof(as) - strlen(as), "%s%s",
+			 i ? "; " : "", nt->s[i]);
+
+	td_emit_init(&e, stdout);
+	td_emit_header(&e, hdr, n, NULL);
+	for (int k = 0; k < nr; k++) {
+		const struct td_metrics *m = &r[k].m;
+
+		td_emit_begin(&e, NULL, NULL);
+		td_emit_str(&e, &f[DF_SET], d->set, SIZE_MAX);
+		td_emit_str(&e, &f[DF_LABEL], label, SIZE_MAX);
+		if (timed)
+			td_emit_word(&e, &f[DF_TIME], r[k].ivl->time);
+		if (timed && e.fmt == TD_EMIT_CSV)
+			td_emit_uint(&e, &f[DF_LINES],
+				     (uint64_t)r[k].ivl->lines);
+		else if (in->lines)
+			td_emit_uint(&e, &f[DF_LINES], (uint64_t)in->lines);
+		else
+			td_emit_null(&e, &f[DF_LINES]);
+		w = td_emit_json(&e);
+		if (w && timed) {
+			/* every interval in this one object */
+			json_intervals(w, r, nr);
+		} else {
+			td_emit_group(&e, "metrics");
+			for (int i = 0; i < m->n && i < m0->n; i++)
+				td_emit_float(&e, &mf[i], m->m[i].value,
+					      m->m[i].valid);
+			flagged[0] = '\0';
+			for (int i = 0; i < m->n; i++)
+				if (m->m[i].flagged)
+					snprintf(flagged + strlen(flagged),
+						 sizeof(flagged) - strlen(flagged),
+						 "%s%s", *flagged ? " " : "",
+						 m->m[i].name);
+			td_emit_str(&e, &f[DF_FLAGGED], flagged, SIZE_MAX);
+			w = td_emit_json(&e);
+			if (w) {
+				jsonw_name(w, "flagged");
+				jsonw_start_array(w);
+				for (int i = 0; i < m->n; i++)
+					if (m->m[i].flagged)
+						jsonw_string(w, m->m[i].name);
+				jsonw_end_array(w);
+			}
+		}
+		td_emit_str(&e, &f[DF_FORMULA], in->s->formula, SIZE_MAX);
+		td_emit_str(&e, &f[DF_ASSUME], as, SIZE_MAX);
+		w = td_emit_json(&e);
+		if (w) {
+			jsonw_name(w, "assumptions");
+			jsonw_start_array(w);
+			for (int i = 0; i < nt->n; i++)
+				jsonw_string(w, nt->s[i]);
+			jsonw_end_array(w);
+		}
+		td_emit_uint(&e, &f[DF_SKIPPED], (uint64_t)in->skipped);
+		td_emit_end(&e);
+		if (e.fmt == TD_EMIT_JSON)
+			break;		/* one object */
 	}
 }
 
-/* A metric's value as the plain output shows it; *flagged, *invalid set. */
+/* A metric's value as the plain output shows it, with the vocabulary's
+ * decimals (output/vocab.h); *flagged, *invalid set.
+ */
 static void plain_value(char *buf, size_t n, const struct td_metric *x,
 			bool *flagged, bool *invalid)
 {
@@ -1004,18 +1054,22 @@ static void plain_value(char *buf, size_t n, const struct td_metric *x,
 	} else if (td_metric_is_fraction(x->name)) {
 		snprintf(buf, n, "%.1f%%", x->value * 100.0);
 	} else {
-		snprintf(buf, n, "%.2f", x->value);
+		snprintf(buf, n, "%.*f", td_voc_prec(x->name), x->value);
 	}
 	if (x->flagged)
 		*flagged = true;
 }
 
-/* perf stat -I input: a row per interval, its time first (toplev -I). */
-static void plain_intervals(const struct result *r, int nr, bool *flagged,
+/* perf stat -I input: a row per interval, its time first (toplev -I);
+ * after a value '!' (outside 0..100%) or '*' (the interval's bottleneck).
+ * True if a '*' was shown.
+ */
+static bool plain_intervals(const struct result *r, int nr, bool *flagged,
 			    bool *invalid)
 {
 	const struct td_metrics *m0 = &r[0].m;
 	int w[TD_MAX_METRICS];
+	bool marked = false;
 	char v[64];
 
 	printf("%16s", "time_s");
@@ -1029,23 +1083,32 @@ static void plain_intervals(const struct result *r, int nr, bool *flagged,
 	printf("\n");
 	for (int k = 0; k < nr; k++) {
 		const struct td_metrics *m = &r[k].m;
+		int best = bottleneck(m);
 
 		printf("%16s", r[k].ivl->time);
 		for (int i = 0; i < m->n && i < m0->n; i++) {
 			plain_value(v, sizeof(v), &m->m[i], flagged, invalid);
 			printf("  %*s%s", w[i], v, m->m[i].flagged ? "!" :
-			       i + 1 < m->n ? " " : "");
+			       i == best ? "*" : i + 1 < m->n ? " " : "");
+			marked |= i == best && !m->m[i].flagged;
 		}
 		printf("\n");
 	}
+	return marked;
 }
 
+/* The metrics one per line, by name (as perf stat prints its metrics),
+ * with the vocabulary's decimals (output/vocab.h); after the value '!'
+ * for a fraction outside 0..100% and '*' for the largest Level-1 class,
+ * and the legend of the marks, as under every table.
+ */
 static void decode_plain(const struct td_decoder *d, const char *label,
 			 const struct result *r, int nr,
 			 const struct decode_in *in, const struct notes *nt)
 {
 	const struct td_metrics *m = &r[0].m;
 	bool flagged = false, invalid = false;
+	int best = -1;
 	char v[64];
 
 	printf("set %s (%s)", d->set, label);
@@ -1062,7 +1125,9 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 	if (!m->n)
 		printf("  no TopDown metrics for this set\n");
 	else if (in->timed > 0)
-		plain_intervals(r, nr, &flagged, &invalid);
+		best = plain_intervals(r, nr, &flagged, &invalid) ? 0 : -1;
+	else
+		best = bottleneck(m);
 	for (int i = 0; in->timed <= 0 && i < m->n; i++) {
 		const struct td_metric *x = &m->m[i];
 
@@ -1070,10 +1135,14 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		printf("  %-24s %8s", x->name, v);
 		if (x->flagged)
 			printf("  !");
+		if (i == best)
+			printf("  *");
 		printf("\n");
 	}
+	if (best >= 0)
+		printf("%s\n", TD_VOC_LEGEND_MARK);
 	if (flagged)
-		printf("! outside 0..100%% (counting skid): shown as computed, not clamped\n");
+		printf("%s\n", TD_VOC_LEGEND_FLAG);
 	if (invalid)
 		printf("n/a: not computable from these counts (zero denominator)\n");
 	printf("formula: %s\n", in->s->formula);
@@ -1137,7 +1206,10 @@ static int decode_run(struct decode_in *in, const char *slots,
 		return -1;
 	}
 
-	if (argc ? args(in, argc, argv) : read_stdin(in))
+	if (argc && args(in, argc, argv))
+		goto out;
+	td_parsing_options = false;	/* stdin's lines are input */
+	if (!argc && read_stdin(in))
 		goto out;
 
 	/* Only what the formula reads is required, in every interval. */
@@ -1171,10 +1243,8 @@ static int decode_run(struct decode_in *in, const char *slots,
 		td_decode(&d, in->ivl[k].counts, &res[k].m);
 	}
 	assumptions(in, &d, slots, rev, &nt);
-	if (json_output)
-		decode_json(&d, label, res, in->nivl, in, &nt);
-	else if (csv_output)
-		decode_csv(&d, label, res, in->nivl, in, &nt);
+	if (json_output || csv_output)
+		decode_rows(&d, label, res, in->nivl, in, &nt);
 	else
 		decode_plain(&d, label, res, in->nivl, in, &nt);
 	ret = 0;
@@ -1217,6 +1287,11 @@ int do_decode(int argc, char **argv)
 	opt = td_getopt_end(opt, argc, argv, true);
 	if (opt <= 0)
 		return opt;
+	/* The set, its label and the EVENT=COUNT operands are the command
+	 * line: what is wrong with them is a usage error (stdin's lines are
+	 * input, checked below).
+	 */
+	td_parsing_options = true;
 	if (!setname) {
 		all_set_names(err, sizeof(err));
 		p_err("decode: --set NAME is required (one of: %s)", err);
