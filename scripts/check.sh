@@ -16,8 +16,8 @@
 #              model (make check-litmus); its sid root with herd7 is made
 #              once (debootstrap, minutes) in the background while the
 #              rest builds, and cached
-#   host       host unit tests (TAP), the fuzz corpus of the record file
-#              reader under ASan/UBSan
+#   host       host unit tests (TAP), the fuzz corpora of the record file
+#              reader and of tdctl decode's parsers under ASan/UBSan
 #   guest      inside QEMU, the guest suites (tdctl end to end tests and
 #              the kselftest-harness selftests, TAP) on
 #                5.10 (bullseye)          x86_64
@@ -211,9 +211,10 @@ if [ -f selftests/host/Makefile ]; then
     make -s -C selftests/host run >"$LOGS/host.tap" 2>&1
     tap "host" "$LOGS/host.tap"
 fi
-# The record file reader's fuzz corpus, replayed under ASan and UBSan.
+# The fuzz corpora (record file reader, decode's parsers), replayed under
+# ASan and UBSan.
 make -s -C selftests/fuzz run >"$LOGS/fuzz.tap" 2>&1
-tap "fuzz corpus" "$LOGS/fuzz.tap"
+tap "fuzz corpora" "$LOGS/fuzz.tap"
 
 # The other suites' kernels (5.10, 6.12-trixie, 7.3): built once their
 # packages and build roots are there.
