@@ -25,3 +25,13 @@ int parse_u64(const char *opt, const char *s, unsigned long long max,
 	(void)out;
 	return -1;
 }
+
+void p_warn(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+void p_info(const char *fmt, ...)
+{
+	(void)fmt;
+}
