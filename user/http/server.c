@@ -300,8 +300,11 @@ static ssize_t c_read(struct td_http *h, struct conn *c, char *buf, size_t n)
 	size_t got = 0;
 
 	if (c->ssl && c->st != C_CLOSING) {
+		int r;
+
 		ERR_clear_error();
-		return tls_result(h, c, SSL_read_ex(c->ssl, buf, n, &got), got);
+		r = SSL_read_ex(c->ssl, buf, n, &got);
+		return tls_result(h, c, r, got);
 	}
 	k = read(c->fd, buf, n);
 	if (k < 0 && (errno == EAGAIN || errno == EINTR))
@@ -316,8 +319,11 @@ static ssize_t c_write(struct td_http *h, struct conn *c, const char *buf,
 	size_t put = 0;
 
 	if (c->ssl) {
+		int r;
+
 		ERR_clear_error();
-		return tls_result(h, c, SSL_write_ex(c->ssl, buf, n, &put), put);
+		r = SSL_write_ex(c->ssl, buf, n, &put);
+		return tls_result(h, c, r, put);
 	}
 	k = send(c->fd, buf, n, MSG_NOSIGNAL);
 	if (k < 0 && (errno == EAGAIN || errno == EINTR))
