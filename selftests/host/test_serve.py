@@ -262,7 +262,7 @@ def check_files(tmp):
     # verify wants the binary and the man page installed: the unit as is,
     # with the binary of this build and without Documentation=.
     with open(os.path.join(TOP, "contrib/systemd/tdctl-serve.service")) as fh:
-        unit = "".join(ln.replace("/usr/bin/tdctl", TDCTL) for ln in fh
+        unit = "".join(ln.replace("/usr/sbin/tdctl", TDCTL) for ln in fh
                        if not ln.startswith("Documentation="))
     path = os.path.join(tmp, "tdctl-serve.service")
     with open(path, "w") as fh:
@@ -271,6 +271,15 @@ def check_files(tmp):
                        text=True)
     ok(p.returncode == 0 and not p.stderr.strip(),
        "systemd-analyze verify contrib/systemd/tdctl-serve.service", p.stderr)
+    # Its hardening: "OK" or better (exposure below 5.0 of 10).
+    p = subprocess.run(["systemd-analyze", "security", "--offline=yes", path],
+                       capture_output=True, text=True)
+    m = [ln for ln in p.stdout.splitlines() if "Overall exposure level" in ln]
+    score = float(m[0].split(":")[1].split()[0]) if m else 99
+    level = m[0].split(":")[1].split()[1] if m else "?"
+    ok(score < 5.0 and level in ("OK", "SAFE", "PERFECT"),
+       "systemd-analyze security tdctl-serve.service: %.1f %s" % (score, level),
+       p.stdout[-3000:] + p.stderr)
 
 
 def run(tmp):

@@ -504,7 +504,7 @@ static size_t free_slot(struct td_http *h, bool evict)
 
 static void accept_all(struct td_http *h, uint64_t now)
 {
-	for (int k = 0; k < 64; k++) {
+	for (int k = 0; k < 256; k++) {
 		size_t slot = free_slot(h, false);
 		struct conn *c;
 		int fd;
