@@ -40,6 +40,11 @@ static void test_parse(void)
 	   "HTTP/1.0 without Host, lone LFs: HEAD /");
 	st_is("GET /metrics HTTP/1.1\r\nHost: a\r\n", 0, "no empty line yet: incomplete");
 	st_is("GET /metrics HTTP/1.1\r\n\r\n", 400, "HTTP/1.1 without Host");
+	st_is("\r\n", 400, "an empty line only");
+	ok(td_http_head_ends("GET / HTTP/1.0\r\n\r", 0, 17) == false &&
+	   td_http_head_ends("GET / HTTP/1.0\r\n\r\n", 17, 18) &&
+	   td_http_head_ends("GET / HTTP/1.0\n\n", 15, 16),
+	   "td_http_head_ends: the empty line, found from the new bytes");
 	st_is("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "two Hosts");
 	st_is("POST /metrics HTTP/1.1\r\nHost: a\r\n\r\n", 405, "POST");
 	st_is("GET /metrics HTTP/2.0\r\nHost: a\r\n\r\n", 505, "HTTP/2.0");

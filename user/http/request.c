@@ -150,6 +150,27 @@ static int parse_request_line(const char *l, size_t n, struct td_http_req *r)
 	return sp2[8] == '1' ? 11 : 10;
 }
 
+bool td_http_head_ends(const char *buf, size_t from, size_t len)
+{
+	size_t i = from > 2 ? from - 2 : 0;
+
+	for (; i < len; i++) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+
+		if (!nl)
+			return false;
+		i = (size_t)(nl - buf);
+		if (i + 1 < len && buf[i + 1] == '\n')
+			return true;
+		if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
+			return true;
+		/* the request line's end is also the end of an empty head */
+		if (i == 0 || (i == 1 && buf[0] == '\r'))
+			return true;
+	}
+	return false;
+}
+
 int td_http_parse(const char *buf, size_t len, size_t max,
 		  struct td_http_req *r)
 {
@@ -218,6 +239,8 @@ int td_http_parse(const char *buf, size_t len, size_t max,
 				return st;
 		}
 	}
+	if (first)
+		return 400;	/* no request line */
 	/* RFC 9112 3.2: HTTP/1.1 needs exactly one Host, 1.0 at most one. */
 	if (nhost > 1 || (ver == 11 && !nhost))
 		return 400;

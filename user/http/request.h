@@ -34,6 +34,14 @@ struct td_http_req {
 int td_http_parse(const char *buf, size_t len, size_t max,
 		  struct td_http_req *r);
 
+/*
+ * Can buf[0..len) hold a whole head, now that the bytes from "from" on
+ * arrived (an empty line ends in them)? A cheap test on the new bytes
+ * only, so that a head sent a byte at a time is parsed once, not once
+ * per byte.
+ */
+bool td_http_head_ends(const char *buf, size_t from, size_t len);
+
 /* Standard base64 (RFC 4648, padded) of src into dst, NUL-terminated:
  * the number of bytes, or -1 if src is not base64 or does not fit in
  * cap - 1 bytes.

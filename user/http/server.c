@@ -402,6 +402,9 @@ static void c_readable(struct td_http *h, size_t slot, uint64_t now)
 			return;
 		}
 		c->rlen += (size_t)n;
+		if (c->rlen < TD_HTTP_HEAD_MAX &&
+		    !td_http_head_ends(c->req, c->rlen - (size_t)n, c->rlen))
+			continue;
 		c->status = td_http_parse(c->req, c->rlen, TD_HTTP_HEAD_MAX,
 					  &c->r);
 		if (c->status) {
