@@ -111,6 +111,7 @@ struct sv {
 	int lost_cpus;
 	uint64_t records, opens;
 	double last_scrape_s;
+	int status_fd;		/* read-only /dev/topdown kept across the drop */
 };
 
 /* ---- label values --------------------------------------------------------- */
@@ -439,14 +440,17 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 	} else if (td_backend_active() == TD_BACKEND_BPF) {
 		state = "running";	/* loaded is running */
 	} else if (td_module_loaded()) {
-		/* Another reader holds the rings: a read-only file may ask. */
-		int fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
+		/* Another reader holds the rings: a read-only file may ask
+		 * (the one opened before the drop of privileges, if any).
+		 */
+		int fd = s->status_fd >= 0 ? s->status_fd :
+			 open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
 		struct topdown_status q = { .size = sizeof(q) };
 
 		state = "idle";
 		if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_STATUS, &q))
 			state = td_state_name(q.state);
-		if (fd >= 0)
+		if (fd >= 0 && fd != s->status_fd)
 			close(fd);
 	}
 
@@ -610,6 +614,7 @@ int do_serve(int argc, char **argv)
 	}
 	s->by = TD_BY_CGROUP;
 	s->max_groups = 1000;
+	s->status_fd = -1;
 	td_getopt_build(&g, "serve", serve_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
@@ -698,6 +703,11 @@ int do_serve(int argc, char **argv)
 		goto out;
 	}
 	sv_open(s, td_now_ns());
+	/* Not the reader (another one is): keep a read-only file to ask the
+	 * module's state, which the unprivileged user could not open.
+	 */
+	if (!s->open && td_module_loaded())
+		s->status_fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (td_drop_privileges(&user))
 		goto out;
 	if (s->open)
@@ -750,6 +760,8 @@ out:
 		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
 		td_reader_close(&s->rd);
 	}
+	if (s->status_fd >= 0)
+		close(s->status_fd);
 	td_webcfg_free(&web);
 	free(pfd);
 	free(s->g);
