@@ -11,18 +11,23 @@
 # Any crash, leak, timeout or hang fails it. Figures (executions, time,
 # executions per second, coverage) in $OUT/tier-http.txt; new inputs stay
 # in $OUT (merge the interesting ones into corpus-http/, corpus-webcfg/).
+# TIER_TARGETS (http webcfg) and TIER_ENGINES (libfuzzer afl) choose a
+# part, to resume one that was stopped.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:?}
 FUZZ_RUNS=${FUZZ_RUNS:-10000000}
 AFL_SECONDS=${AFL_SECONDS:-300}
+TIER_TARGETS=${TIER_TARGETS:-http webcfg}
+TIER_ENGINES=${TIER_ENGINES:-libfuzzer afl}
 REPORT=$OUT/tier-http.txt
 : >"$REPORT"
 fail=0
 
 say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 
-for t in http webcfg; do
+for t in $TIER_TARGETS; do
+    [[ " $TIER_ENGINES " == *" libfuzzer "* ]] || break
     case $t in http) maxlen=9000 ;; *) maxlen=4096 ;; esac
     work=$OUT/tier-$t
     rm -rf "$work"
@@ -45,15 +50,16 @@ for t in http webcfg; do
         fail=1
     else
         s=$((t1 - t0))
-        say "libFuzzer $t: $execs executions in ${s} s ($((execs / (s ? s : 1)))/s), no crash, leak or timeout; $cov, $(ls "$work/corpus" | wc -l) inputs in the corpus"
+        say "libFuzzer $t: $execs executions in ${s} s ($((execs / (s ? s : 1)))/s), no crash, leak or timeout; $cov, $(find "$work/corpus" -type f | wc -l) inputs in the corpus"
     fi
 done
 
+[[ " $TIER_ENGINES " == *" afl "* ]] || exit $fail
 if ! command -v afl-fuzz >/dev/null; then
     say "AFL++: not installed (scripts/deps.sh installs afl++)"
     exit 1
 fi
-for t in http webcfg; do
+for t in $TIER_TARGETS; do
     work=$OUT/tier-afl-$t
     rm -rf "$work"
     mkdir -p "$work"

@@ -32,7 +32,8 @@ static void test_parse(void)
 	struct td_http_req r;
 	char big[9000];
 
-	ok(parse("GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\nAccept: application/openmetrics-text;version=1.0.0\r\n\r\n", &r) == 200 &&
+	ok(parse("GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n"
+		 "Accept: application/openmetrics-text;version=1.0.0\r\n\r\n", &r) == 200 &&
 	   !strcmp(r.path, "/metrics") && !strcmp(r.method, "GET") &&
 	   r.openmetrics && !r.head && !r.auth,
 	   "GET with a query and Accept: path without the query, OpenMetrics");
@@ -64,17 +65,21 @@ static void test_parse(void)
 	memcpy(big + 300, " HTTP/1.1\r\nHost: a\r\n\r\n", 23);
 	ok(td_http_parse(big, 323, 8192, &r) == 414, "a target of 295 bytes: 414");
 	/* Basic credentials: "prom:se:cret" */
-	ok(parse("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Basic cHJvbTpzZTpjcmV0\r\n\r\n", &r) == 200 &&
+	ok(parse("GET / HTTP/1.1\r\nHost: a\r\n"
+		 "Authorization: Basic cHJvbTpzZTpjcmV0\r\n\r\n", &r) == 200 &&
 	   r.auth && !strcmp(r.user, "prom") && !strcmp(r.pass, "se:cret"),
 	   "Basic credentials decoded; the password may hold ':'");
-	ok(parse("GET / HTTP/1.1\r\nHost: a\r\nauthorization: bAsIc   cHJvbTo=\r\n\r\n", &r) == 200 &&
+	ok(parse("GET / HTTP/1.1\r\nHost: a\r\n"
+		 "authorization: bAsIc   cHJvbTo=\r\n\r\n", &r) == 200 &&
 	   r.auth && !strcmp(r.user, "prom") && !*r.pass,
 	   "the scheme in any case, an empty password");
-	ok(parse("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer xyz\r\n\r\n", &r) == 200 && !r.auth,
+	ok(parse("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer xyz\r\n\r\n",
+		 &r) == 200 && !r.auth,
 	   "another scheme: no Basic credentials");
 	st_is("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Basic cHJvbQ==\r\n\r\n", 400,
 	      "Basic without ':'");
-	st_is("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Basic cHJvbTpzZWNy\r\nAuthorization: Basic cHJvbTpzZWNy\r\n\r\n",
+	st_is("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Basic cHJvbTpzZWNy\r\n"
+	      "Authorization: Basic cHJvbTpzZWNy\r\n\r\n",
 	      400, "two Authorization headers");
 	st_is("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Basic cHJv*TpzZWNy\r\n\r\n", 400,
 	      "not base64");
@@ -141,9 +146,11 @@ static void test_webcfg(void)
 	   "an empty file: plain HTTP, no users");
 	ok(!td_webcfg_parse("basic_auth_users:\n", 18, NULL, &c, err, sizeof(err)) &&
 	   !c.tls && !c.nusers, "an empty basic_auth_users");
-	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
 		"line 4: tls_server_config.cipher_suites: not supported");
-	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  curve_preferences: [X25519]\n",
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  curve_preferences: [X25519]\n",
 		"curve_preferences: not supported");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  keyfile: b\n", "unknown key 'keyfile'");
 	cfg_bad("tls_config:\n  cert_file: a\n", "unknown key 'tls_config'");
@@ -151,21 +158,28 @@ static void test_webcfg(void)
 	cfg_bad("tls_server_config:\n  key_file: a\n", "missing cert_file");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Maybe\n",
 		"'Maybe' is not one of");
-	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: RequireAndVerifyClientCert\n",
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  client_auth_type: RequireAndVerifyClientCert\n",
 		"needs client_ca_file");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: c\n",
 		"client_auth_type is NoClientCert");
-	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n  max_version: TLS12\n",
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n"
+		"  max_version: TLS12\n",
 		"min_version is above max_version");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: SSL3\n",
 		"'SSL3' is not one of");
 	cfg_bad("http_server_config:\n  http2: true\n", "http2: true is not supported");
-	cfg_bad("http_server_config:\n  headers:\n    X-Powered-By: me\n", "'X-Powered-By' is not one of");
-	cfg_bad("http_server_config:\n  headers:\n    X-Content-Type-Options: sniff\n", "is not nosniff");
+	cfg_bad("http_server_config:\n  headers:\n    X-Powered-By: me\n",
+		"'X-Powered-By' is not one of");
+	cfg_bad("http_server_config:\n  headers:\n    X-Content-Type-Options: sniff\n",
+		"is not nosniff");
 	cfg_bad("basic_auth_users:\n  prom: secret\n", "basic_auth_users.prom: not a bcrypt hash");
-	cfg_bad("basic_auth_users:\n  prom: $2b$31$WdpfH1Yhk7Tq1mdAv3nUMuMUZVymIGcvmjbc6Ps8ASaq.tBI.BYbS\n",
+	cfg_bad("basic_auth_users:\n"
+		"  prom: $2b$31$WdpfH1Yhk7Tq1mdAv3nUMuMUZVymIGcvmjbc6Ps8ASaq.tBI.BYbS\n",
 		"bcrypt cost 31");
-	cfg_bad("basic_auth_users:\n  prom: $2b$04$WdpfH1Yhk7Tq1mdAv3nUMuMUZVymIGcvmjbc6Ps8ASaq.tBI.BYbS\n  prom: $2b$04$WdpfH1Yhk7Tq1mdAv3nUMuMUZVymIGcvmjbc6Ps8ASaq.tBI.BYbS\n",
+	cfg_bad("basic_auth_users:\n"
+		"  prom: $2b$04$WdpfH1Yhk7Tq1mdAv3nUMuMUZVymIGcvmjbc6Ps8ASaq.tBI.BYbS\n"
+		"  prom: $2b$04$WdpfH1Yhk7Tq1mdAv3nUMuMUZVymIGcvmjbc6Ps8ASaq.tBI.BYbS\n",
 		"the key 'prom' is given twice");
 	cfg_bad("basic_auth_users: [a, b]\n", "expected a mapping");
 	cfg_bad("tls_server_config:\n  cert_file: !!binary YQ==\n  key_file: b\n",

@@ -233,11 +233,12 @@ def run(tmp, report):
             "serve under load (%s run, %d s of abuse, --max-connections %d):" %
             ("long" if LONG else "short", ABUSE, CONNS),
             "  wrk %d connections: %d requests, %.0f/s, latency p50 %s p90 %s p99 %s, "
-            "non-2xx %d, socket errors %s" % (WRK_CONNS, w["requests"], w["rps"], w["p50"],
-                                              w["p90"], w["p99"], w["non2xx"], w["errors"]),
+            "non-2xx %d, socket errors %s" % (
+                WRK_CONNS, w["requests"], w["rps"], w["p50"], w["p90"], w["p99"],
+                w["non2xx"], w["errors"]),
             "  idle connections held by the test: %d; slow clients (1 byte/s): %d; "
-            "oversized requests: %d sent, %d answered 431" % (held, SLOW, a.big["sent"],
-                                                             a.big["431"]),
+            "oversized requests: %d sent, %d answered 431" % (
+                held, SLOW, a.big["sent"], a.big["431"]),
             "  normal scrape, idle: p50 %.1f ms p99 %.1f ms; under abuse: %d scrapes, "
             "p50 %.1f ms p90 %.1f ms p99 %.1f ms max %.1f ms, %d failed" % (
                 pct(base, 50) * 1e3, pct(base, 99) * 1e3, len(a.lat), pct(a.lat, 50) * 1e3,
@@ -267,8 +268,8 @@ def run(tmp, report):
         ok(a.big["sent"] > 0 and a.big["431"] == a.big["sent"],
            "oversized requests: all %d answered 431" % a.big["sent"], a.big)
         ok(rss_max - rss0 < RSS_MB * 1024,
-           "memory bounded: VmRSS grew by %.1f MiB (< %d MiB)" % ((rss_max - rss0) / 1024,
-                                                                RSS_MB))
+           "memory bounded: VmRSS grew by %.1f MiB (< %d MiB)" % (
+               (rss_max - rss0) / 1024, RSS_MB))
         ok(recs == N and slices == N and lost == 0,
            "nothing lost: records %d, slices %d of %d published, lost 0" % (recs, slices, N))
     finally:

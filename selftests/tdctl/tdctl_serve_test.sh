@@ -107,7 +107,10 @@ kill -TERM $SP
 wait $SP
 expect "serve exits 0 on SIGTERM" $? "$T/serve.out"
 # Basic authentication: the hash is bcrypt (cost 4) of "secret".
-printf 'basic_auth_users:\n  prom: $2b$04$h.oAUvs/p5Y3MmRH.E5bZeXLqlUXBVtzgepkiOcu8m04D8Zur8PLO\n' >"$T/web.yml"
+cat >"$T/web.yml" <<'EOF'
+basic_auth_users:
+  prom: $2b$04$h.oAUvs/p5Y3MmRH.E5bZeXLqlUXBVtzgepkiOcu8m04D8Zur8PLO
+EOF
 "$TDCTL" serve --listen 127.0.0.1:$PORT --user 65534:65534 --web.config.file "$T/web.yml" \
 	--duration 60 >"$T/serve.out" 2>&1 &
 SP=$!

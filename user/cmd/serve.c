@@ -87,7 +87,6 @@ struct sv_group {
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 };
 
-
 struct sv {
 	enum td_by by;
 	size_t max_groups;
@@ -738,7 +737,7 @@ int do_serve(int argc, char **argv)
 			rings = (int)n;
 		}
 		rings_hup = false;
-		if (poll(pfd, n + (rings >= 0), 250) <= 0)
+		if (poll(pfd, rings >= 0 ? n + 1 : n, 250) <= 0)
 			continue;
 		rings_hup = rings >= 0 &&
 			    (pfd[rings].revents & (POLLIN | POLLHUP)) == POLLHUP;

@@ -129,9 +129,11 @@ int td_http_answer(const struct td_webcfg *web, td_http_fn fn, void *ctx,
 		rep.len = (size_t)n;
 	}
 	hl = (size_t)snprintf(hdr, sizeof(hdr),
-			      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n%s%s%s",
+			      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			      "Connection: close\r\n%s%s%s",
 			      rep.status, reason(rep.status), rep.ctype, rep.len,
-			      rep.status == 401 ? "WWW-Authenticate: Basic realm=\"topdown\", charset=\"UTF-8\"\r\n" : "",
+			      rep.status == 401 ? "WWW-Authenticate: Basic realm=\"topdown\", "
+			      "charset=\"UTF-8\"\r\n" : "",
 			      rep.status == 405 ? "Allow: GET, HEAD\r\n" : "",
 			      rep.status == 429 ? "Retry-After: 1\r\n" : "");
 	for (int i = 0; web && i < web->nheaders; i++)
@@ -182,9 +184,9 @@ static void *auth_thread(void *arg)
 		j->ok = td_auth_verify(h->auth, j->user, j->pass);
 		pthread_mutex_lock(&h->mu);
 		j->state = 2;
-		if (write(h->pipe[1], "", 1) < 0) {
-			/* full: the loop has a byte to wake it already */
-		}
+		/* A full pipe: the loop has a byte to wake it already. */
+		if (write(h->pipe[1], "", 1) < 0)
+			continue;
 	}
 	pthread_mutex_unlock(&h->mu);
 	return NULL;
@@ -743,15 +745,15 @@ static SSL_CTX *tls_context(const struct td_webcfg *w)
 		goto fail;
 	}
 	if (w->client_ca_file) {
-		STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(w->client_ca_file);
-
-		if (!names ||
+		/* The names sent in the certificate request: NULL (none
+		 * read) fails below; the context owns the list.
+		 */
+		SSL_CTX_set_client_CA_list(ctx, SSL_load_client_CA_file(w->client_ca_file));
+		if (!SSL_CTX_get_client_CA_list(ctx) ||
 		    SSL_CTX_load_verify_locations(ctx, w->client_ca_file, NULL) != 1) {
-			sk_X509_NAME_pop_free(names, X509_NAME_free);
 			tls_err("cannot use client_ca_file", w->client_ca_file);
 			goto fail;
 		}
-		SSL_CTX_set_client_CA_list(ctx, names);
 	}
 	/* Go's tls.ClientAuthType, in OpenSSL's terms. */
 	switch (w->client_auth) {
@@ -792,7 +794,8 @@ struct td_http *td_http_open(const struct td_http_opts *o)
 	}
 	h->o = *o;
 	h->lfd = -1;
-	h->pipe[0] = h->pipe[1] = -1;
+	h->pipe[0] = -1;
+	h->pipe[1] = -1;
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);
 	/* OpenSSL writes to sockets with write(): no SIGPIPE. */

@@ -89,7 +89,7 @@ static int boolean(struct ctx *x, yaml_node_t *n, const char *key, bool *b)
 }
 
 /* A path: absolute, or relative to the file's folder. */
-static int path(struct ctx *x, yaml_node_t *n, const char *key, char **out)
+static int file_path(struct ctx *x, yaml_node_t *n, const char *key, char **out)
 {
 	const char *s;
 	size_t dl;
@@ -130,8 +130,8 @@ static bool is_null(yaml_node_t *n)
 }
 
 /* A mapping with string keys, each key once: its pairs in *p, *np. */
-static int mapping(struct ctx *x, yaml_node_t *n, const char *key,
-		   yaml_node_pair_t **p, size_t *np)
+static int pairs(struct ctx *x, yaml_node_t *n, const char *key,
+		 yaml_node_pair_t **p, size_t *np)
 {
 	*p = NULL;
 	*np = 0;
@@ -200,7 +200,7 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 	yaml_node_pair_t *p;
 	size_t np;
 
-	if (mapping(x, n, "tls_server_config", &p, &np))
+	if (pairs(x, n, "tls_server_config", &p, &np))
 		return -1;
 	for (size_t i = 0; i < np; i++) {
 		yaml_node_t *kn, *vn;
@@ -208,14 +208,14 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 		bool found = false;
 
 		if (!strcmp(k, "cert_file")) {
-			if (path(x, vn, "tls_server_config.cert_file", &c->cert_file))
+			if (file_path(x, vn, "tls_server_config.cert_file", &c->cert_file))
 				return -1;
 		} else if (!strcmp(k, "key_file")) {
-			if (path(x, vn, "tls_server_config.key_file", &c->key_file))
+			if (file_path(x, vn, "tls_server_config.key_file", &c->key_file))
 				return -1;
 		} else if (!strcmp(k, "client_ca_file")) {
-			if (path(x, vn, "tls_server_config.client_ca_file",
-				 &c->client_ca_file))
+			if (file_path(x, vn, "tls_server_config.client_ca_file",
+				      &c->client_ca_file))
 				return -1;
 		} else if (!strcmp(k, "client_auth_type")) {
 			if (scalar(x, vn, "tls_server_config.client_auth_type", &s))
@@ -226,8 +226,10 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 					found = true;
 				}
 			if (!found && *s)
-				return fail(x, vn, "tls_server_config.client_auth_type: '%s' is not one of NoClientCert, RequestClientCert, RequireAnyClientCert, VerifyClientCertIfGiven, RequireAndVerifyClientCert",
-					    s);
+				return fail(x, vn, "tls_server_config.client_auth_type: '%s' is "
+					    "not one of NoClientCert, RequestClientCert, "
+					    "RequireAnyClientCert, VerifyClientCertIfGiven, "
+					    "RequireAndVerifyClientCert", s);
 		} else if (!strcmp(k, "min_version")) {
 			if (tls_version(x, vn, "tls_server_config.min_version",
 					&c->min_version))
@@ -245,8 +247,8 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 			   !strcmp(k, "client_allowed_sans") ||
 			   !strcmp(k, "cert") || !strcmp(k, "key") ||
 			   !strcmp(k, "client_ca")) {
-			return fail(x, kn, "tls_server_config.%s: not supported by tdctl serve (it would be ignored): remove it",
-				    k);
+			return fail(x, kn, "tls_server_config.%s: not supported by tdctl serve "
+				    "(it would be ignored): remove it", k);
 		} else {
 			return fail(x, kn, "tls_server_config: unknown key '%s'", k);
 		}
@@ -260,10 +262,12 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 	if (!c->key_file)
 		return fail(x, n, "tls_server_config: missing key_file");
 	if (c->client_ca_file && c->client_auth == TD_CA_NONE)
-		return fail(x, n, "tls_server_config: client_ca_file is given but client_auth_type is NoClientCert: no client certificate would be checked");
+		return fail(x, n, "tls_server_config: client_ca_file is given but client_auth_type "
+			    "is NoClientCert: no client certificate would be checked");
 	if (!c->client_ca_file && (c->client_auth == TD_CA_VERIFY_IF_GIVEN ||
 				   c->client_auth == TD_CA_REQUIRE_VERIFY))
-		return fail(x, n, "tls_server_config: client_auth_type %s needs client_ca_file, the CAs that verify client certificates",
+		return fail(x, n, "tls_server_config: client_auth_type %s needs client_ca_file, "
+			    "the CAs that verify client certificates",
 			    auth[c->client_auth]);
 	if (c->min_version > c->max_version)
 		return fail(x, n, "tls_server_config: min_version is above max_version");
@@ -283,7 +287,7 @@ static int parse_headers(struct ctx *x, yaml_node_t *n)
 	yaml_node_pair_t *p;
 	size_t np;
 
-	if (mapping(x, n, "http_server_config.headers", &p, &np))
+	if (pairs(x, n, "http_server_config.headers", &p, &np))
 		return -1;
 	for (size_t i = 0; i < np; i++) {
 		yaml_node_t *kn, *vn;
@@ -298,20 +302,22 @@ static int parse_headers(struct ctx *x, yaml_node_t *n)
 				return fail(x, kn, "http_server_config.headers: %s is given twice",
 					    names[h]);
 		if (h < 0)
-			return fail(x, kn, "http_server_config.headers: '%s' is not one of Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, X-XSS-Protection, Strict-Transport-Security",
-				    k);
+			return fail(x, kn, "http_server_config.headers: '%s' is not one of "
+				    "Content-Security-Policy, X-Frame-Options, "
+				    "X-Content-Type-Options, X-XSS-Protection, "
+				    "Strict-Transport-Security", k);
 		if (scalar(x, vn, k, &v))
 			return -1;
 		for (const char *q = v; *q; q++)
 			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				return fail(x, vn, "http_server_config.headers.%s: a control character in the value",
-					    k);
+				return fail(x, vn, "http_server_config.headers.%s: "
+					    "a control character in the value", k);
 		if (h == 1 && strcasecmp(v, "deny") && strcasecmp(v, "sameorigin"))
-			return fail(x, vn, "http_server_config.headers.X-Frame-Options: '%s' is not deny or sameorigin",
-				    v);
+			return fail(x, vn, "http_server_config.headers.X-Frame-Options: '%s' is "
+				    "not deny or sameorigin", v);
 		if (h == 2 && strcasecmp(v, "nosniff"))
-			return fail(x, vn, "http_server_config.headers.X-Content-Type-Options: '%s' is not nosniff",
-				    v);
+			return fail(x, vn, "http_server_config.headers.X-Content-Type-Options: "
+				    "'%s' is not nosniff", v);
 		c->headers[c->nheaders].name = strdup(names[h]);
 		c->headers[c->nheaders].value = strdup(v);
 		if (!c->headers[c->nheaders].name ||
@@ -329,7 +335,7 @@ static int parse_http(struct ctx *x, yaml_node_t *n)
 	yaml_node_pair_t *p;
 	size_t np;
 
-	if (mapping(x, n, "http_server_config", &p, &np))
+	if (pairs(x, n, "http_server_config", &p, &np))
 		return -1;
 	for (size_t i = 0; i < np; i++) {
 		yaml_node_t *kn, *vn;
@@ -340,7 +346,9 @@ static int parse_http(struct ctx *x, yaml_node_t *n)
 			if (boolean(x, vn, "http_server_config.http2", &b))
 				return -1;
 			if (b)
-				return fail(x, vn, "http_server_config.http2: true is not supported: tdctl serve speaks HTTP/1.1 only (write false)");
+				return fail(x, vn, "http_server_config.http2: true is not "
+					    "supported: tdctl serve speaks HTTP/1.1 only "
+					    "(write false)");
 		} else if (!strcmp(k, "headers")) {
 			if (parse_headers(x, vn))
 				return -1;
@@ -362,7 +370,7 @@ static int parse_users(struct ctx *x, yaml_node_t *n)
 	yaml_node_pair_t *p;
 	size_t np;
 
-	if (mapping(x, n, "basic_auth_users", &p, &np))
+	if (pairs(x, n, "basic_auth_users", &p, &np))
 		return -1;
 	for (size_t i = 0; i < np; i++) {
 		yaml_node_t *kn, *vn;
@@ -370,23 +378,26 @@ static int parse_users(struct ctx *x, yaml_node_t *n)
 		int cost;
 
 		if (!*k || strchr(k, ':') || strlen(k) >= 256)
-			return fail(x, kn, "basic_auth_users: '%s' is not a user name (1 to 255 characters, no ':')",
-				    k);
+			return fail(x, kn, "basic_auth_users: '%s' is not a user name "
+				    "(1 to 255 characters, no ':')", k);
 		for (const char *q = k; *q; q++)
 			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				return fail(x, kn, "basic_auth_users: a control character in a user name");
+				return fail(x, kn,
+					    "basic_auth_users: a control character in a user name");
 		if (scalar(x, vn, "basic_auth_users", &h))
 			return -1;
 		if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' ||
 		    !strchr("aby", h[2]) || h[2] == '\0' || h[3] != '$' ||
 		    h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9' ||
 		    h[6] != '$' || strspn(h + 7, b64) != 53)
-			return fail(x, vn, "basic_auth_users.%s: not a bcrypt hash ($2b$NN$ and 53 characters; htpasswd -nbBC 10 USER PASSWORD makes one)",
-				    k);
+			return fail(x, vn, "basic_auth_users.%s: not a bcrypt hash "
+				    "($2b$NN$ and 53 characters; htpasswd -nbBC 10 USER "
+				    "PASSWORD makes one)", k);
 		cost = (h[4] - '0') * 10 + (h[5] - '0');
 		if (cost < 4 || cost > 14)
-			return fail(x, vn, "basic_auth_users.%s: bcrypt cost %d: tdctl serve takes 4 to 14 (each check of a new password costs 2^cost rounds on the exporter's one checking thread)",
-				    k, cost);
+			return fail(x, vn, "basic_auth_users.%s: bcrypt cost %d: tdctl serve "
+				    "takes 4 to 14 (each check of a new password costs 2^cost "
+				    "rounds on the exporter's one checking thread)", k, cost);
 		c->users[c->nusers].name = strdup(k);
 		c->users[c->nusers].hash = strdup(h);
 		c->nusers++;
@@ -446,7 +457,7 @@ int td_webcfg_parse(const char *text, size_t n, const char *dir,
 		goto out;
 	}
 	yaml_document_delete(&more);
-	if (mapping(&x, root, "the file", &p, &np))
+	if (pairs(&x, root, "the file", &p, &np))
 		goto out;
 	for (size_t i = 0; i < np; i++) {
 		yaml_node_t *kn, *vn;
@@ -462,8 +473,8 @@ int td_webcfg_parse(const char *text, size_t n, const char *dir,
 			if (parse_users(&x, vn))
 				goto out;
 		} else {
-			fail(&x, kn, "unknown key '%s' (tdctl serve reads tls_server_config, http_server_config, basic_auth_users)",
-			     k);
+			fail(&x, kn, "unknown key '%s' (tdctl serve reads tls_server_config, "
+			     "http_server_config, basic_auth_users)", k);
 			goto out;
 		}
 	}
