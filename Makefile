@@ -90,6 +90,10 @@ deb:
 # Debian 12 root made by debootstrap (cached in /var/cache/topdown-packages),
 # apt install of make deb's packages, DKMS builds for 6.1 and 6.12, then
 # both kernels boot in QEMU with the DKMS-built module (smoke suite).
+check-packages:
+	scripts/check-packages.sh
+.PHONY: check-packages
+
 # serve's HTTP front end, fuzzed hard (selftests/fuzz/tier_http.sh: 10
 # million libFuzzer executions of the request path and of the web
 # configuration parser each, then AFL++; figures in
@@ -102,10 +106,6 @@ serve-load:
 	TD_SERVE_LOAD=long OUT=$(CURDIR)/build/host/ PYTHONPATH=selftests/lib \
 		python3 selftests/host/test_serve_load.py
 .PHONY: fuzz-http serve-load
-
-check-packages:
-	scripts/check-packages.sh
-.PHONY: check-packages
 
 checkpatch: deps
 	scripts/checkpatch.sh
