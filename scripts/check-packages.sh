@@ -14,7 +14,9 @@
 #      postinst has DKMS build the module for the installed kernels), then
 #      dkms autoinstall -k for each kernel (what the kernel packages' DKMS
 #      hook runs); checks dkms status, the module's version and vermagic,
-#      and its signature by DKMS's MOK key (/var/lib/dkms/mok.pub).
+#      and its signature by DKMS's MOK key (/var/lib/dkms/mok.pub); that
+#      tdctl-serve.service is installed and disabled, and that the system
+#      user tdctl-serve was made.
 #   3. boots each kernel (6.1 and 6.12, x86-64) in QEMU with that
 #      DKMS-built module and the chroot's tdctl (selftests/vm/run with
 #      TD_MODULE, TD_TDCTL) and runs selftests/packages/smoke.sh: load,
@@ -167,6 +169,15 @@ for k in "$K61" "$K612"; do
 done
 tdctl_version_is() { in_root /usr/sbin/tdctl --version | grep -x "tdctl $VER (ABI [0-9]*)"; }
 step "tdctl --version in the root is $VER" tdctl_version_is
+# tdctl serve's unit, installed disabled, and the system user it drops to
+# (the package's sysusers file, applied by its postinst).
+serve_unit_disabled() {
+    [ -f "$R/lib/systemd/system/tdctl-serve.service" ] &&
+        [ "$(in_root systemctl is-enabled tdctl-serve.service)" = disabled ]
+}
+step "tdctl-serve.service installed, disabled" serve_unit_disabled
+serve_user() { in_root getent passwd tdctl-serve | grep -E '^tdctl-serve:x:[1-9][0-9]{0,2}:.*:/usr/sbin/nologin$'; }
+step "the system user tdctl-serve exists (nologin)" serve_user
 
 # The DKMS-built module of each kernel, uncompressed for the guest.
 KO_DIR=$P/ko

@@ -156,6 +156,17 @@ static void test_webcfg(void)
 	cfg_bad("tls_config:\n  cert_file: a\n", "unknown key 'tls_config'");
 	cfg_bad("tls_server_config:\n  cert_file: a\n", "missing key_file");
 	cfg_bad("tls_server_config:\n  key_file: a\n", "missing cert_file");
+	/* TLS settings without the files would be ignored (plain HTTP):
+	 * refused, and min_version is never left above max_version (found
+	 * by fuzz_webcfg: corpus-webcfg/tls-max-version-only.yml).
+	 */
+	cfg_bad("tls_server_config:\n  max_version: TLS11\n", "missing cert_file");
+	cfg_bad("tls_server_config:\n  min_version: TLS13\n", "missing cert_file");
+	cfg_bad("tls_server_config:\n  client_auth_type: NoClientCert\n", "missing cert_file");
+	cfg_bad("tls_server_config:\n  prefer_server_cipher_suites: true\n",
+		"missing cert_file");
+	ok(!td_webcfg_parse("tls_server_config:\n", 19, NULL, &c, err, sizeof(err)) &&
+	   !c.tls, "an empty tls_server_config: plain HTTP");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Maybe\n",
 		"'Maybe' is not one of");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"

@@ -253,9 +253,13 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 			return fail(x, kn, "tls_server_config: unknown key '%s'", k);
 		}
 	}
-	/* The toolkit's rules (web/tls_config.go): TLS needs both files. */
-	if (!c->cert_file && !c->key_file && !c->client_ca_file &&
-	    c->client_auth == TD_CA_NONE)
+	/* The toolkit's rules (web/tls_config.go): TLS needs both files.
+	 * The toolkit serves plain HTTP when neither file nor any client
+	 * CA setting is given, ignoring min_version and the rest; here only
+	 * an empty tls_server_config means plain HTTP, and any key in it
+	 * asks for TLS (a key is never ignored).
+	 */
+	if (!np)
 		return 0;
 	if (!c->cert_file)
 		return fail(x, n, "tls_server_config: missing cert_file");
