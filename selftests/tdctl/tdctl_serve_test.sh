@@ -11,8 +11,10 @@
 # 65534 (--user; the guest has no passwd) with no capability in any set
 # and no_new_privs, read from /proc/PID/status; with --web.config.file's
 # basic_auth_users (bcrypt through the guest's libcrypt) it refuses a
-# scrape without the password and answers one with it. Prints TAP. The
-# module must not be loaded at the start.
+# scrape without the password and answers one with it. Started while
+# another reader holds the rings, serve reports the collection's state
+# (topdown_up 0), and on the BPF backend sees it unloaded. Prints TAP.
+# The module must not be loaded at the start.
 TDCTL=${TDCTL:-tdctl}
 T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
@@ -52,8 +54,22 @@ grep -q '^topdown_up 0$' "$T/m0" &&
 	grep -q '^topdown_module_state{state="running"} 1$' "$T/m0" &&
 	grep -q "another reader" "$T/serve.out"
 expect "another reader holds the rings: topdown_up 0, state running" $? "$T/m0" "$T/serve.out"
-kill -TERM $SP $DP
-wait $SP $DP
+kill -TERM $DP
+wait $DP
+# The collection goes while serve, unprivileged, is not its reader: the
+# BPF backend's pins are root's, yet serve sees the state change.
+if is_bpf; then
+	"$TDCTL" unload >"$T/out" 2>&1 && wget -q -O "$T/m0" "$URL" 2>>"$T/out" &&
+		grep -q '^topdown_module_state{state="unloaded"} 1$' "$T/m0"
+	expect "the backend unloaded under serve: state unloaded" $? "$T/m0" "$T/out"
+	check "tdctl load again" "$TDCTL" load --backend "$TD_BACKEND"
+else
+	skip "the backend unloaded under serve: state unloaded" \
+		"serve keeps /dev/topdown open to ask its state: the module stays"
+	skip "tdctl load again" "nothing was unloaded"
+fi
+kill -TERM $SP
+wait $SP
 
 "$TDCTL" serve --listen 127.0.0.1:$PORT --user 65534:65534 --duration 120 >"$T/serve.out" 2>&1 &
 SP=$!

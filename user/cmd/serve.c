@@ -42,6 +42,7 @@
 #include "http/server.h"
 #include "live/cgpath.h"
 #include "live/collect.h"
+#include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "evset/evset.h"
 #include "output/text.h"
@@ -113,6 +114,7 @@ struct sv {
 	uint64_t records, opens;
 	double last_scrape_s;
 	int status_fd;		/* read-only /dev/topdown kept across the drop */
+	int bpf_fd;		/* the BPF backend's pin folder, likewise */
 };
 
 /* ---- label values --------------------------------------------------------- */
@@ -434,7 +436,8 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 		if (!td_reader_status(&s->rd, &st, &stats))
 			state = td_state_name(st.state);
 		free(stats);
-	} else if (td_backend_active() == TD_BACKEND_BPF) {
+	} else if (s->bpf_fd >= 0 ? td_bpf_watching(s->bpf_fd) :
+		   td_backend_active() == TD_BACKEND_BPF) {
 		state = "running";	/* loaded is running */
 	} else if (td_module_loaded()) {
 		/* Another reader holds the rings: a read-only file may ask
@@ -612,6 +615,7 @@ int do_serve(int argc, char **argv)
 	s->by = TD_BY_CGROUP;
 	s->max_groups = 1000;
 	s->status_fd = -1;
+	s->bpf_fd = -1;
 	td_getopt_build(&g, "serve", serve_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
@@ -701,9 +705,12 @@ int do_serve(int argc, char **argv)
 	}
 	sv_open(s, td_now_ns());
 	/* Not the reader (another one is): keep a read-only file to ask the
-	 * module's state, which the unprivileged user could not open.
+	 * module's state, or the BPF backend's pin folder to see it go,
+	 * which the unprivileged user could not open or look into.
 	 */
-	if (!s->open && td_module_loaded())
+	if (!s->open && td_backend_active() == TD_BACKEND_BPF)
+		s->bpf_fd = td_bpf_watch();
+	else if (!s->open && td_module_loaded())
 		s->status_fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (td_drop_privileges(&user))
 		goto out;
@@ -765,6 +772,8 @@ out:
 	}
 	if (s->status_fd >= 0)
 		close(s->status_fd);
+	if (s->bpf_fd >= 0)
+		close(s->bpf_fd);
 	td_webcfg_free(&web);
 	free(pfd);
 	free(s->g);
