@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What the fuzz target needs from user/cli/tdctl.c, without its main(). */
+/* What the fuzz targets need from user/cli/tdctl.c and user/base/common.c,
+ * silent and without tdctl's main().
+ */
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -9,6 +11,7 @@ bool json_output;
 bool csv_output;
 json_writer_t *json_wtr;
 const char *bin_name = "tdctl";
+const char *td_cmd_name = "report";
 int orig_stdout_fd = -1;
 
 void p_err(const char *fmt, ...)
@@ -24,6 +27,35 @@ int parse_u64(const char *opt, const char *s, unsigned long long max,
 	(void)max;
 	(void)out;
 	return -1;
+}
+
+int parse_id_list(const char *opt, const char *meta, const char *s,
+		  unsigned long long max, uint64_t *ids, int cap, int *n)
+{
+	(void)opt;
+	(void)meta;
+	(void)s;
+	(void)max;
+	(void)ids;
+	(void)cap;
+	(void)n;
+	return -1;
+}
+
+int parse_seconds(const char *opt, const char *s, unsigned int max_s,
+		  unsigned long long *ns)
+{
+	(void)opt;
+	(void)s;
+	(void)max_s;
+	(void)ns;
+	return -1;
+}
+
+void p_usage_cmd(const char *cmd, const char *fmt, ...)
+{
+	(void)cmd;
+	(void)fmt;
 }
 
 void p_warn(const char *fmt, ...)
