@@ -42,9 +42,18 @@ field() { dpkg-deb -f "$1" "$2"; }
 [ "$(field "${dkms[0]}" Architecture)" = all ] && [[ $(field "${dkms[0]}" Depends) == dkms* ]] &&
     ok "topdown-dkms: Architecture all, Depends dkms" ||
     not_ok "topdown-dkms: Architecture all, Depends dkms ($(field "${dkms[0]}" Depends))"
-[ "$(field "${tdctl[0]}" Version)" = "$VER" ] && [[ $(field "${tdctl[0]}" Depends) == *libkmod2* ]] &&
+# The libraries tdctl links (user/libs.mk), through shlibs: libkmod,
+# libbpf, OpenSSL (serve's TLS), libyaml (its web config), libxcrypt.
+depends_libs() {
+    local d l
+    d=$(field "$1" Depends)
+    for l in libkmod2 libbpf1 libssl3 libyaml-0-2 libcrypt1; do
+        [[ ", $d," == *", $l "* || ", $d," == *", $l,"* ]] || return 1
+    done
+}
+[ "$(field "${tdctl[0]}" Version)" = "$VER" ] && depends_libs "${tdctl[0]}" &&
     [ "$(field "${tdctl[0]}" Recommends)" = topdown-dkms ] &&
-    ok "tdctl $VER: Depends libkmod2 (shlibs), Recommends topdown-dkms" ||
+    ok "tdctl $VER: Depends libkmod2, libbpf1, libssl3, libyaml-0-2, libcrypt1 (shlibs), Recommends topdown-dkms" ||
     not_ok "tdctl: version, Depends, Recommends ($(field "${tdctl[0]}" Depends))"
 
 # The DKMS tree.
