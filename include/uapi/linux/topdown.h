@@ -65,6 +65,20 @@
  *    slices each group saw.
  *  - One group (nr_groups 1) never rotates and writes the records a VER0
  *    configuration of the same events writes.
+ *  - rotate_ms is counted in the CPU's timer ticks (rounded up to one)
+ *    and is a minimum: the change waits for the CPU to be awake, so an
+ *    idle CPU, or a nohz_full CPU running one task without its tick,
+ *    keeps its group until its tick runs again (the change is a work
+ *    item on the CPU itself; it never wakes or interrupts a CPU for
+ *    rotation alone). The records still say which group measured what.
+ *  - STATUS (TOPDOWN_CPU_STATS_SIZE_VER2) reports per CPU the group
+ *    counting now, the changes so far and, per group, its records, the
+ *    time it measured, its slices with unreadable counters and the state
+ *    of each of its counters.
+ *  - GET_CONFIG of a configuration with groups needs a size of at least
+ *    TOPDOWN_CONFIG_SIZE_VER1 (EOVERFLOW otherwise): a program that
+ *    knows only VER0 could not tell which event a record's delta[j]
+ *    counts, nor hold a pool of more than TOPDOWN_MAX_EVENTS.
  *
  * Ring layout (one per possible CPU)
  * ----------------------------------
@@ -262,7 +276,8 @@ struct topdown_group {
  *		pool, 1 .. TOPDOWN_MAX_POOL
  * @rotate_ms:	milliseconds a CPU counts one group before it moves to the
  *		next, TOPDOWN_ROTATE_MIN_MS .. TOPDOWN_ROTATE_MAX_MS, or 0 for
- *		TOPDOWN_ROTATE_DEFAULT_MS; must be 0 with fewer than 2 groups
+ *		TOPDOWN_ROTATE_DEFAULT_MS; must be 0 with fewer than 2 groups.
+ *		GET_CONFIG returns the interval in use (the default resolved)
  * @more_events: pool entries TOPDOWN_MAX_EVENTS .. TOPDOWN_MAX_POOL - 1;
  *		entries past nr_events must be zero
  * @groups:	the groups; entries past nr_groups must be zero
@@ -403,6 +418,39 @@ struct topdown_ring_producer {
  *		gap.
  * @ev_error_slices: per event, slices (records written or dropped) in
  *		which it could not be read
+ *
+ * With groups, the per-event fields above (@ev_state, @arm_errors,
+ * @ev_error_slices) are per position j of a record's delta[]: the event
+ * of the CPU's current group at j (@ev_state), group 0's events when the
+ * CPU started counting (@arm_errors), whatever group's event was at j
+ * (@ev_error_slices). Without groups that is the configured event j.
+ *
+ * Fields below were appended in TOPDOWN_CPU_STATS_SIZE_VER2 ("Groups and
+ * rotation"); without groups everything is group 0's.
+ *
+ * @cur_group:	the group counting on this CPU now (the last one, when the
+ *		CPU is not counting)
+ * @__reserved2: written as zero
+ * @rotations:	group changes on this CPU since CONFIGURE
+ * @rotation_ns: total time of those changes, from the work item's first
+ *		disable to its last enable (the switches into and out of the
+ *		work item, and its ROTATED slice, are not included)
+ * @grp_records: per group, records published with that group in their
+ *		TOPDOWN_REC_GROUP() bits, TOPDOWN_REC_ROTATED ones included
+ *		(the sum over groups is @records)
+ * @grp_time_ns: per group, the time it measured: the sum of duration_ns
+ *		of its slices, written or dropped, TOPDOWN_REC_ROTATED ones
+ *		excluded
+ * @grp_error_slices: per group, its slices (written or dropped) with at
+ *		least one counter that could not be read; TOPDOWN_REC_ROTATED
+ *		slices are not counted (their error bits say that no group
+ *		measured them, not that a counter failed)
+ * @grp_ev_state: per group and position j in its records, the
+ *		TOPDOWN_EVSTATE_* of that counter on this CPU now: the
+ *		groups not counting are TOPDOWN_EVSTATE_OFF, or ERROR when
+ *		their counter had none the last time the group ran
+ * @grp_ev_error_slices: per group and position j, its slices in which
+ *		delta[j] could not be read (TOPDOWN_REC_ROTATED excluded)
  */
 struct topdown_cpu_stats {
 	__u32 cpu;
@@ -419,11 +467,22 @@ struct topdown_cpu_stats {
 	__u8 __reserved[7];
 	__u64 recoveries;
 	__u64 ev_error_slices[TOPDOWN_MAX_EVENTS];
+	/* TOPDOWN_CPU_STATS_SIZE_VER2 */
+	__u32 cur_group;
+	__u32 __reserved2;
+	__u64 rotations;
+	__u64 rotation_ns;
+	__u64 grp_records[TOPDOWN_MAX_GROUPS];
+	__u64 grp_time_ns[TOPDOWN_MAX_GROUPS];
+	__u64 grp_error_slices[TOPDOWN_MAX_GROUPS];
+	__u8 grp_ev_state[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
+	__u64 grp_ev_error_slices[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
 };
 
 /* Sizes of struct topdown_cpu_stats that the kernel accepts in stats_size. */
 #define TOPDOWN_CPU_STATS_SIZE_VER0	56	/* up to producer_pos */
 #define TOPDOWN_CPU_STATS_SIZE_VER1	144	/* up to ev_error_slices */
+#define TOPDOWN_CPU_STATS_SIZE_VER2	936	/* up to grp_ev_error_slices */
 
 #define TOPDOWN_CPU_ONLINE		(1u << 0)
 #define TOPDOWN_CPU_COUNTING		(1u << 1)
@@ -446,17 +505,19 @@ struct topdown_cpu_stats {
  *		written (out), min(capacity, nr_cpus)
  * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0
  *		(the entries are that far apart and hold the fields up to
- *		producer_pos) or TOPDOWN_CPU_STATS_SIZE_VER1; any other size
- *		gets EINVAL, so a caller built with a larger struct retries
- *		with a smaller known size on an older kernel. Out: the size
- *		used, or sizeof(struct topdown_cpu_stats) without stats_ptr
+ *		producer_pos), TOPDOWN_CPU_STATS_SIZE_VER1 or _VER2; any
+ *		other size gets EINVAL, so a caller built with a larger struct
+ *		retries with a smaller known size on an older kernel. Out: the
+ *		size used, or sizeof(struct topdown_cpu_stats) without
+ *		stats_ptr
  * @stats_ptr:	user pointer to the stats array, or 0 (in)
  * @record_size: TOPDOWN_RECORD_SIZE (out)
  * @reader:	1 if a reader holds the rings (out)
  * @start_ns:	CLOCK_MONOTONIC time of the last START, 0 if never (out)
  * @stop_ns:	CLOCK_MONOTONIC time of the last STOP, 0 if never (out)
  * @error_code:	negative errno of the last failed START, 0 if none (out)
- * @error_event: index of the event perf refused in that START, or -1
+ * @error_event: index of the event perf refused in that START (with
+ *		groups: its pool index), or -1
  * @error_cpu:	CPU on which it was refused, or -1
  * @__reserved:	written as zero
  */
@@ -501,7 +562,9 @@ struct topdown_status {
 /* Configure events, rings and mode; EBUSY while running or mapped. */
 #define TOPDOWN_IOC_CONFIGURE	_IOC(_IOC_WRITE, TOPDOWN_IOC_MAGIC, 0x01, \
 				     TOPDOWN_CONFIG_SIZE_VER0)
-/* Read back the configuration; ENODATA when not configured. */
+/* Read back the configuration; ENODATA when not configured, EOVERFLOW
+ * for a size below TOPDOWN_CONFIG_SIZE_VER1 when it has groups.
+ */
 #define TOPDOWN_IOC_GET_CONFIG	_IOC(_IOC_READ | _IOC_WRITE, TOPDOWN_IOC_MAGIC, \
 				     0x02, TOPDOWN_CONFIG_SIZE_VER0)
 /* Start collecting; EBUSY if running, ENODATA if not configured. */
