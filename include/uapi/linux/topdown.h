@@ -65,8 +65,9 @@
  *    slices each group saw.
  *  - One group (nr_groups 1) never rotates and writes the records a VER0
  *    configuration of the same events writes.
- *  - rotate_ms is counted in the CPU's timer ticks (rounded up to one)
- *    and is a minimum: the change waits for the CPU to be awake, so an
+ *  - rotate_ms is counted in the CPU's timer ticks (rounded up to whole
+ *    ticks, at least two) and the change waits for the CPU to be awake
+ *    and for its work item to run, so the interval is a minimum: an
  *    idle CPU, or a nohz_full CPU running one task without its tick,
  *    keeps its group until its tick runs again (the change is a work
  *    item on the CPU itself; it never wakes or interrupts a CPU for
