@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "base/abi.h"
 #include "evset/counters.h"
 #include "live/backend.h"
 #include "live/bpf/bpf.h"
@@ -86,7 +87,7 @@ static void explain_start_error(int fd, const struct topdown_config *cfg, int er
 	}
 	if (!td_get_status(fd, &st, &stats) && st.error_event >= 0 &&
 	    st.error_event < (int)cfg->nr_events) {
-		const struct topdown_event *e = &cfg->events[st.error_event];
+		const struct topdown_event *e = td_cfg_event(cfg, st.error_event);
 
 		p_err("perf refused event %s (type %u, config 0x%llx) on CPU %d: %s",
 		      e->name, e->type, (unsigned long long)e->config,
@@ -115,6 +116,28 @@ static uint32_t start_no_counter(const struct td_src *src,
 	td_warn_no_counter(&st, stats, cfg, mask, true);
 	free(stats);
 	return mask;
+}
+
+/* Events of group 0 (what the module counts first), by position. */
+static int first_nr(const struct td_plan *plan)
+{
+	return plan->nr_groups ? plan->groups[0].nr : plan->nr_events;
+}
+
+static const char *first_name(const struct td_plan *plan, int j)
+{
+	return plan->ev[plan->nr_groups ? plan->groups[0].ev[j] : j].name;
+}
+
+/* The interval the module uses (GET_CONFIG resolves the default). */
+static unsigned int cfg_rotate_ms(int fd, const struct topdown_config *cfg)
+{
+	struct topdown_config got;
+
+	if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_GET_CONFIG,
+			      (memset(&got, 0, sizeof(got)), got.size = sizeof(got), &got)))
+		return got.rotate_ms;
+	return cfg->rotate_ms ? cfg->rotate_ms : TOPDOWN_ROTATE_DEFAULT_MS;
 }
 
 static bool is_running(int fd)
@@ -154,6 +177,8 @@ const struct td_opt load_opts[] = {
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
+	{ "rotate", 0, 'R', TD_ARG_NUM, "MS",
+	  "with event groups: move each CPU to the next group every MS ms" },
 	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
 	  "module (default), bpf or auto" },
 	TD_OPT_HELP,
@@ -167,10 +192,16 @@ static void load_desc(char *desc, size_t n)
 		 "start collecting with the event set chosen for this CPU ('%s list'),\n"
 		 "the set NAME, or the events EVENTS in perf's syntax (cycles,\n"
 		 "instructions:u, rNNNN, PMU/event=..,umask=../, at most %d; -e may\n"
-		 "be repeated). The ring size is a power of two (default %u bytes),\n"
-		 "the watermark defaults to a quarter of it; without --overwrite a\n"
-		 "full ring drops new records and counts them.\n", bin_name,
-		 TOPDOWN_MAX_EVENTS, TOPDOWN_RING_DEFAULT_SIZE);
+		 "be repeated). Event groups in perf's syntax, -e '{a,b},{c,d}': each\n"
+		 "{...} is a group and each event outside braces a group of its own;\n"
+		 "a CPU counts one group at a time and moves to the next every --rotate\n"
+		 "MS (default %d), between two slices (up to %d groups of %d, %d events\n"
+		 "in all; module backend only). The ring size is a power of two\n"
+		 "(default %u bytes), the watermark defaults to a quarter of it;\n"
+		 "without --overwrite a full ring drops new records and counts them.\n",
+		 bin_name, TOPDOWN_MAX_EVENTS, TOPDOWN_ROTATE_DEFAULT_MS,
+		 TOPDOWN_MAX_GROUPS, TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_POOL,
+		 TOPDOWN_RING_DEFAULT_SIZE);
 }
 
 /* Append one -e argument to the comma-separated list. */
@@ -217,8 +248,8 @@ static int choose_plan(const char *set, const char *events,
 int do_load(int argc, char **argv)
 {
 	const char *module = NULL, *set = NULL;
-	unsigned long long ring = 0, wm = 0;
-	char events[4096] = "", desc[768];
+	unsigned long long ring = 0, wm = 0, rotate = 0;
+	char events[4096] = "", desc[1024];
 	struct topdown_config cfg;
 	struct td_plan plan;
 	struct td_src src_mod = { .kind = TD_BACKEND_MODULE, .cfg_fd = -1,
@@ -259,6 +290,15 @@ int do_load(int argc, char **argv)
 		case 'O':
 			overwrite = true;
 			break;
+		case 'R':
+			if (parse_u64("--rotate", optarg, TOPDOWN_ROTATE_MAX_MS, &rotate))
+				return -1;
+			if (rotate < TOPDOWN_ROTATE_MIN_MS) {
+				p_err("--rotate must be %d to %d ms", TOPDOWN_ROTATE_MIN_MS,
+				      TOPDOWN_ROTATE_MAX_MS);
+				return -1;
+			}
+			break;
 		case 'b':
 			if (td_backend_parse(optarg, &backend)) {
 				p_err("--backend must be module, bpf or auto, not '%s'",
@@ -288,6 +328,15 @@ int do_load(int argc, char **argv)
 	/* Choose the events first: a wrong --set or --events changes nothing. */
 	if (choose_plan(set, events, &plan))
 		return -1;
+	if (rotate && plan.nr_groups < 2) {
+		p_err("--rotate needs two event groups or more (perf's group syntax: -e '{a,b},{c,d}')");
+		return -1;
+	}
+	plan.rotate_ms = (unsigned int)rotate;
+	if (plan.nr_groups && backend == TD_BACKEND_BPF) {
+		p_err("%s", td_bpf_no_groups);
+		return -1;
+	}
 
 	td_config_from_plan(&plan, &cfg);
 	cfg.ring_size = ring;
@@ -304,6 +353,10 @@ int do_load(int argc, char **argv)
 
 		backend = TD_BACKEND_MODULE;
 		if (!td_module_loaded() && insert_module(module, true)) {
+			if (plan.nr_groups) {
+				p_err("the module did not load, and %s", td_bpf_no_groups);
+				return -1;
+			}
 			if (td_bpf_usable(why, sizeof(why))) {
 				p_err("neither backend can run: the module did not load, and %s",
 				      why);
@@ -376,11 +429,23 @@ done:
 		for (int i = 0; i < plan.nr_events; i++)
 			jsonw_string(json_wtr, plan.ev[i].name);
 		jsonw_end_array(json_wtr);
+		/* Groups: the event names of each, in record order. */
+		jsonw_name(json_wtr, "groups");
+		jsonw_start_array(json_wtr);
+		for (int k = 0; k < plan.nr_groups; k++) {
+			jsonw_start_array(json_wtr);
+			for (int j = 0; j < plan.groups[k].nr; j++)
+				jsonw_string(json_wtr, plan.ev[plan.groups[k].ev[j]].name);
+			jsonw_end_array(json_wtr);
+		}
+		jsonw_end_array(json_wtr);
+		jsonw_uint_field(json_wtr, "rotate_ms",
+				 plan.nr_groups > 1 ? cfg_rotate_ms(fd, &cfg) : 0);
 		jsonw_name(json_wtr, "no_counter");
 		jsonw_start_array(json_wtr);
-		for (int i = 0; i < plan.nr_events; i++)
+		for (int i = 0; i < first_nr(&plan); i++)
 			if (no_counter & (1u << i))
-				jsonw_string(json_wtr, plan.ev[i].name);
+				jsonw_string(json_wtr, first_name(&plan, i));
 		jsonw_end_array(json_wtr);
 		if (no_counter)
 			jsonw_string_field(json_wtr, "no_counter_reason",
@@ -392,17 +457,17 @@ done:
 			NULL,
 		};
 		struct csv_writer w;
-		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+		char evs[TOPDOWN_MAX_POOL * (TOPDOWN_NAME_LEN + 1) + 1] = "";
 		char bad[sizeof(evs)] = "";
 
 		/* The events, space-separated, in one field. */
-		for (int i = 0; i < plan.nr_events; i++) {
+		for (int i = 0; i < plan.nr_events; i++)
 			snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs),
 				 "%s%s", i ? " " : "", plan.ev[i].name);
+		for (int i = 0; i < first_nr(&plan); i++)
 			if (no_counter & (1u << i))
 				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
-					 "%s%s", *bad ? " " : "", plan.ev[i].name);
-		}
+					 "%s%s", *bad ? " " : "", first_name(&plan, i));
 		csvw_init(&w, stdout);
 		csvw_header(&w, fields);
 		csvw_str(&w, plan.set);
@@ -416,6 +481,15 @@ done:
 		printf("collecting with event set '%s'%s: %s\n", plan.set,
 		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",
 		       plan.why);
+		for (int k = 0; k < plan.nr_groups; k++) {
+			printf("  group %d:", k);
+			for (int j = 0; j < plan.groups[k].nr; j++)
+				printf(" %s", plan.ev[plan.groups[k].ev[j]].name);
+			printf("\n");
+		}
+		if (plan.nr_groups > 1)
+			printf("  each CPU moves to the next group every %u ms\n",
+			       cfg_rotate_ms(fd, &cfg));
 	}
 out:
 	if (fd >= 0)
