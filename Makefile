@@ -2,14 +2,28 @@
 # topdown: the two commands that matter on a fresh Debian 12 machine (root):
 #   make demo    install, build, boot the arm64 guest and show real records
 #   make check   install, build, run every test; ends "N passed, N failed"
+# and for the edit-compile-test loop:
+#   make         tdctl, the module for the installed kernel headers and the
+#                man pages, installing nothing; says what is missing
+#   make deps    install everything the rest needs (scripts/deps.sh)
+#   make test    host tests and make lint (a few minutes)
 
-all: build
+all:
+	scripts/build-local.sh
 
 deps:
 	scripts/deps.sh
 
+# Everything for both guest architectures (what demo and check use).
 build: deps man
 	scripts/build.sh
+
+# The host unit tests and the linters: tdctl (make -C user), then
+# selftests/host, then scripts/lint.sh (checkpatch comes with make deps).
+test:
+	$(MAKE) -s -C user
+	$(MAKE) -s -C selftests/host run
+	scripts/lint.sh
 
 # tdctl's manual pages: Documentation/man/*.rst -> build/man/*.8
 man:
@@ -19,8 +33,10 @@ man:
 check:
 	scripts/check.sh
 
-# make check with every guest kernel combination: adds the load suite on
-# x86_64 6.12 and both x86_64 rt kernels.
+# make check with every guest kernel Debian ships of the series 5.10, 6.1,
+# 6.12 (bookworm's and trixie's) and 7.3: each arch x flavour, and the load
+# suite on x86_64 6.12 and 7.3 and the x86_64 rt kernels of 6.1 and 6.12
+# (scripts/check.sh says which guests make check keeps, and why).
 check-kernels:
 	scripts/check.sh --all-kernels
 
@@ -37,11 +53,18 @@ bench-reader:
 	scripts/bench.sh --reader
 
 # The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
-# kernels from linux-source-6.1 and -6.12 (each built once into
-# /var/cache/topdown-debug-kernel), whole guest suite on each, kmemleak
-# scan; ends "N passed, N failed".
+# kernels from linux-source-6.1 and -6.12, and a KCSAN kernel from -6.12
+# (each built once into /var/cache/topdown-debug-kernel), whole guest suite
+# on each, kmemleak scan or KCSAN reports; ends "N passed, N failed".
 check-debug:
 	scripts/check-debug.sh
+
+# The ring protocol's litmus tests (selftests/litmus) under the Linux
+# kernel memory model, with herd7 in a sid root made once by debootstrap
+# (cached in /var/cache/topdown-litmus); make check runs them only when
+# that root exists.
+check-litmus:
+	scripts/check-litmus.sh
 
 # Install on this machine (scripts/install.sh says what goes where):
 # tdctl, man pages, bash completion under $(PREFIX), and the module for the
@@ -73,9 +96,11 @@ deb:
 .PHONY: deb
 
 # The packages as a user gets them (slow tier, not part of check): in a
-# Debian 12 root made by debootstrap (cached in /var/cache/topdown-packages),
-# apt install of make deb's packages, DKMS builds for 6.1 and 6.12, then
-# both kernels boot in QEMU with the DKMS-built module (smoke suite).
+# Debian 12 and a Debian 13 root made by debootstrap (cached in
+# /var/cache/topdown-packages), apt install of make deb's packages, DKMS
+# builds for 6.1 and 6.12 (Debian 12) and 6.12 and 7.3 (Debian 13 and its
+# backports), then each kernel boots in QEMU with the DKMS-built module
+# (smoke suite).
 check-packages:
 	scripts/check-packages.sh
 .PHONY: check-packages
@@ -89,10 +114,11 @@ lint: deps
 	scripts/lint.sh
 
 clean:
-	rm -rf build/x86_64 build/arm64 build/x86_64-rt build/*-6.12 build/host build/vm build/check build/man build/fuzz \
+	rm -rf build/x86_64 build/arm64 build/x86_64-rt build/arm64-rt build/*-5.10 build/*-6.12 \
+		build/*-6.12-trixie build/*-7.3 build/host build/vm build/check build/man build/fuzz \
 		build/install
 
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check check-kernels check-debug demo bench bench-reader checkpatch lint clean distclean
+.PHONY: all deps build test check check-kernels check-debug check-litmus demo bench bench-reader checkpatch lint clean distclean

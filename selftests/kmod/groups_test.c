@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Groups and rotation (include/uapi/linux/topdown.h, "Groups and
- * rotation", TOPDOWN_CONFIG_SIZE_VER1, TOPDOWN_CPU_STATS_SIZE_VER2),
+ * rotation", TOPDOWN_CONFIG_SIZE_VER1, TOPDOWN_CPU_STATS_SIZE_VER3),
  * tested from the header alone with software events, so that it runs in
  * every guest (plus hardware events where the PMU counts them):
  *
@@ -483,7 +483,7 @@ TEST_F(g, old_tdctl_ver0_sizes)
 	EXPECT_EQ(TOPDOWN_STATUS_SIZE_VER0, st.size);
 	EXPECT_EQ(TOPDOWN_RECORD_SIZE, st.record_size);
 	/* The module's stats entry is larger; the old one's is accepted. */
-	EXPECT_EQ(TOPDOWN_CPU_STATS_SIZE_VER2, st.stats_size);
+	EXPECT_EQ(TOPDOWN_CPU_STATS_SIZE_VER3, st.stats_size);
 
 	/* CONFIGURE with its 728 bytes (two events), START. */
 	td_cfg_sw(&full, 1 << 20);
@@ -730,7 +730,7 @@ static int status_v2(int fd, struct topdown_cpu_stats *stats, int n)
 	memset(stats, 0xa5, n * sizeof(*stats));
 	if (td_status(fd, &st, stats, n))
 		return -1;
-	return st.stats_size == TOPDOWN_CPU_STATS_SIZE_VER2 ? 0 : -1;
+	return st.stats_size == TOPDOWN_CPU_STATS_SIZE_VER3 ? 0 : -1;
 }
 
 enum run_mode {

@@ -10,7 +10,7 @@
  *   - per CPU, in sequence order, the group changes only on a ROTATED
  *     record, to the next group (round robin); a CPU starts counting
  *     (TOPDOWN_REC_FIRST) with group 0;
- *   - STATUS (TOPDOWN_CPU_STATS_SIZE_VER2) per group equals what the
+ *   - STATUS (TOPDOWN_CPU_STATS_SIZE_VER3) per group equals what the
  *     records say, when nothing was lost: records (ROTATED included), time
  *     (durations of the non-ROTATED slices), slices with an error bit and
  *     per position error slices (non-ROTATED), and the number of changes.

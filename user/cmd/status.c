@@ -56,11 +56,11 @@ static void plain_budgets(const struct topdown_config *cfg)
 	}
 }
 
-/* The module reported the per-group statistics (TOPDOWN_CPU_STATS_SIZE_VER2). */
+/* The module reported the per-group statistics (TOPDOWN_CPU_STATS_SIZE_VER3). */
 static bool have_groups(const struct topdown_status *st,
 			const struct topdown_config *cfg)
 {
-	return cfg && cfg->nr_groups && st->stats_size >= TOPDOWN_CPU_STATS_SIZE_VER2;
+	return cfg && cfg->nr_groups && st->stats_size >= TOPDOWN_CPU_STATS_SIZE_VER3;
 }
 
 /* The group whose events a CPU's per-position fields describe now. */
@@ -115,8 +115,8 @@ enum {
 	F_ERROR, F_LABEL, F_RING, F_WATERMARK, F_OVERFLOW, F_CPU, F_ONLINE,
 	F_COUNTING, F_CPU_STATE, F_RECORDS, F_LOST, F_READ_ERRORS,
 	F_PROBE_COUNT, F_PROBE_NS, F_PROBE_MEAN, F_EV_STATES, F_RECOVERIES,
-	F_BACKEND, F_CUR_GROUP, F_ROTATIONS, F_ROTATION_NS, F_GRP_RECORDS,
-	F_GRP_TIME, F_GRP_ERRORS, F_NR
+	F_RETRIES, F_RETRY_DELAY, F_BACKEND, F_CUR_GROUP, F_ROTATIONS,
+	F_ROTATION_NS, F_GRP_RECORDS, F_GRP_TIME, F_GRP_ERRORS, F_NR
 };
 
 /* JSON key and CSV column, table title, formats, column, width, decimals */
@@ -156,6 +156,9 @@ static const struct td_field cpu_fields[F_NR] = {
 	[F_EV_STATES] = CSV_FIELD("event_states"),
 	/* JSON too where the module reports counter states */
 	[F_RECOVERIES] = CSV_FIELD("recoveries"),
+	/* JSON too where the module reports the retries' back-off */
+	[F_RETRIES] = CSV_FIELD("retries"),
+	[F_RETRY_DELAY] = CSV_FIELD("retry_delay_ms"),
 	[F_BACKEND] = CSV_FIELD("backend"),
 	/* With groups only (have_groups()): JSON and CSV; the plain output
 	 * has a table of its own (group_rows()).
@@ -223,6 +226,10 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
 	memcpy(f, cpu_fields, sizeof(f));
 	if (ev_state)
 		f[F_RECOVERIES].in |= TD_IN_JSON;
+	if (ev_state && td_stats_have_retries(st)) {
+		f[F_RETRIES].in |= TD_IN_JSON;
+		f[F_RETRY_DELAY].in |= TD_IN_JSON;
+	}
 	if (have_groups(st, cfg)) {
 		for (int k = F_CUR_GROUP; k <= F_ROTATION_NS; k++)
 			f[k].in = TD_IN_JSON | TD_IN_CSV;
@@ -278,6 +285,8 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
 		ev_states(st, cfg, s, evs, sizeof(evs));
 		td_emit_str(e, &f[F_EV_STATES], evs, sizeof(evs));
 		td_emit_uint(e, &f[F_RECOVERIES], s->recoveries);
+		td_emit_uint(e, &f[F_RETRIES], s->retries);
+		td_emit_uint(e, &f[F_RETRY_DELAY], s->retry_delay_ms);
 		td_emit_str(e, &f[F_BACKEND], td_backend_name(be), SIZE_MAX);
 		if (have_groups(st, cfg)) {
 			char v[TOPDOWN_MAX_GROUPS * 24];
@@ -438,7 +447,7 @@ static void status_json(enum td_backend be, const struct topdown_status *st,
 			const struct topdown_event *e = td_cfg_event(cfg, i);
 
 			jsonw_start_object(json_wtr);
-			json_event_fields(e);
+			jsonw_event_fields(json_wtr, e);
 			jsonw_bool_field(json_wtr, "all_cpus", !e->cpus_size);
 			jsonw_end_object(json_wtr);
 		}
@@ -545,8 +554,14 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 		if (!odd)
 			continue;
 		ev_states(st, cfg, s, evs, sizeof(evs));
-		printf("CPU %u counters: %s (recovered %llu)\n", s->cpu, evs,
+		printf("CPU %u counters: %s (recovered %llu", s->cpu, evs,
 		       (unsigned long long)s->recoveries);
+		if (td_stats_have_retries(st) && s->retries)
+			printf(", %llu retries", (unsigned long long)s->retries);
+		if (td_stats_have_retries(st) && s->retry_delay_ms)
+			printf(", backing off: %u ms between retries",
+			       s->retry_delay_ms);
+		printf(")\n");
 	}
 	td_warn_no_counter(st, stats, cfg,
 			   td_events_without_counter(st, stats, false), false);
@@ -565,9 +580,14 @@ int do_status(int argc, char **argv)
 	ret = td_no_options(argc, argv,
 			    "Show the collection's state, configuration and per-CPU "
 			    "statistics\n"
-			    "(records, lost, read errors, time spent in the probe).\n");
+			    "(records, lost, read errors, time spent in the probe).\n"
+			    "When nothing collects, what 'tdctl load' would run here and\n"
+			    "how (the CPU, the event set, the backends), exit status 3.\n");
 	if (ret <= 0)
 		return ret;
+	/* Nothing collects: what would run, and how (exit 3). */
+	if (td_backend_active() == TD_BACKEND_NONE && !td_module_loaded())
+		return td_explain_not_running(NULL);
 	if (td_src_open(&src, false))
 		return -1;
 	src_kind = src.kind;

@@ -34,7 +34,8 @@ static bool known_stats_size(uint32_t size)
 {
 	return size == TOPDOWN_CPU_STATS_SIZE_VER0 ||
 	       size == TOPDOWN_CPU_STATS_SIZE_VER1 ||
-	       size == TOPDOWN_CPU_STATS_SIZE_VER2;
+	       size == TOPDOWN_CPU_STATS_SIZE_VER2 ||
+	       size == TOPDOWN_CPU_STATS_SIZE_VER3;
 }
 
 int td_abi_check(const struct topdown_status *st, char *err, size_t len)
@@ -57,9 +58,9 @@ int td_abi_check(const struct topdown_status *st, char *err, size_t len)
 	if (st->stats_size < sizeof(struct topdown_cpu_stats) &&
 	    !known_stats_size(st->stats_size)) {
 		snprintf(err, len,
-			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d, %d or %zu: not a module this tdctl can read; install a module and tdctl of the same release",
+			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d, %d, %d or %zu: not a module this tdctl can read; install a module and tdctl of the same release",
 			 st->stats_size, TOPDOWN_CPU_STATS_SIZE_VER0,
-			 TOPDOWN_CPU_STATS_SIZE_VER1,
+			 TOPDOWN_CPU_STATS_SIZE_VER1, TOPDOWN_CPU_STATS_SIZE_VER2,
 			 sizeof(struct topdown_cpu_stats));
 		return -1;
 	}
@@ -108,8 +109,8 @@ int td_dev_open(bool write)
 			p_err("%s does not exist although the topdown module is loaded",
 			      TOPDOWN_DEVICE);
 		else
-			p_err("the topdown module is not loaded (run '%s load')",
-			      bin_name);
+			p_err("the topdown module is not loaded and the BPF backend is not running (run '%s load', or '%s load --backend bpf|auto'; '%s status' says what would run)",
+			      bin_name, bin_name, bin_name);
 		break;
 	case EACCES:
 		p_err("no access to %s from this pid namespace: the records carry the host's pids, so only the initial pid namespace may read them",
@@ -139,13 +140,13 @@ int td_get_config(int fd, struct topdown_config *cfg)
 }
 
 /*
- * An older module takes only the entry sizes it knows: fetch @esize-byte
- * entries and spread them into @stats (the newer fields stay zero;
- * st->stats_size tells callers which fields are there).
+ * A module older than our struct topdown_cpu_stats takes only entries of
+ * an older size (@esize): fetch those and spread them into @stats (the
+ * newer fields stay zero; st->stats_size tells callers which fields are
+ * there).
  */
 static int status_sized(int fd, struct topdown_status *st,
-			struct topdown_cpu_stats *stats, uint32_t n,
-			uint32_t esize)
+			struct topdown_cpu_stats *stats, uint32_t n, uint32_t esize)
 {
 	uint8_t *buf = calloc(n ? n : 1, esize);
 	int ret;
@@ -189,9 +190,11 @@ int td_get_status(int fd, struct topdown_status *st,
 	st->stats_size = sizeof(**stats);
 	if (ioctl(fd, TOPDOWN_IOC_STATUS, st) &&
 	    (errno != EINVAL ||
-	     (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER1) &&
+	     (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER2) &&
 	      (errno != EINVAL ||
-	       status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER0))))) {
+	       (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER1) &&
+		(errno != EINVAL ||
+		 status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER0))))))) {
 		free(*stats);
 		*stats = NULL;
 		goto err;

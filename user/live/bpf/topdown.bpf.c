@@ -10,7 +10,7 @@
  * structure it reads (three fields of task_struct) is declared below with
  * preserve_access_index, so
  * libbpf relocates the field offsets against the running kernel's BTF
- * (/sys/kernel/btf/vmlinux) on 6.1 and 6.12, x86-64 and arm64 alike.
+ * (/sys/kernel/btf/vmlinux) on 5.10 to 7.3, x86-64 and arm64 alike.
  *
  * Counters: one pinned per-CPU perf event per configured event, created by
  * tdctl load and kept in td_events at index event * nr_cpus + cpu (the
@@ -23,6 +23,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <linux/errno.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -35,6 +36,19 @@ struct task_struct {
 	unsigned int flags;
 	char comm[TOPDOWN_COMM_LEN];
 } __attribute__((preserve_access_index));
+
+/* Before 5.14 the state was the long task_struct.state. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* Zero when the task is runnable (TASK_RUNNING). */
+static __always_inline long td_task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return t->__state;
+	return ((struct task_struct___pre514 *)t)->state;
+}
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -160,7 +174,7 @@ int BPF_PROG(td_switch, _Bool preempt, struct task_struct *prev)
 	if (flags)
 		td_count_errors(c, flags);
 	/* Still runnable (TASK_RUNNING is 0): see td_probe.c. */
-	if (preempt || !prev->__state)
+	if (preempt || !td_task_state(prev))
 		flags |= TOPDOWN_REC_PREEMPTED;
 	if (!c->started)
 		flags |= TOPDOWN_REC_FIRST;
