@@ -11,6 +11,7 @@
 #include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "output/emit.h"
+#include "output/vocab.h"
 #include "cli/tdctl.h"
 
 #define TD_MAX_BUDGETS 8
@@ -161,13 +162,13 @@ static const struct td_field cpu_fields[F_NR] = {
 	[F_RETRY_DELAY] = CSV_FIELD("retry_delay_ms"),
 	[F_BACKEND] = CSV_FIELD("backend"),
 	/* With groups only (have_groups()): JSON and CSV; the plain output
-	 * has a table of its own (group_rows()).
+	 * has a table of its own (group_rows()). Names from the vocabulary.
 	 */
 	[F_CUR_GROUP] = FIELD("cur_group", NULL, 0, -1, 0, 0),
 	[F_ROTATIONS] = FIELD("rotations", NULL, 0, -1, 0, 0),
 	[F_ROTATION_NS] = FIELD("rotation_ns", NULL, 0, -1, 0, 0),
 	[F_GRP_RECORDS] = FIELD("group_records", NULL, 0, -1, 0, 0),
-	[F_GRP_TIME] = FIELD("group_time_ns", NULL, 0, -1, 0, 0),
+	[F_GRP_TIME] = FIELD("group_runtime_ns", NULL, 0, -1, 0, 0),
 	[F_GRP_ERRORS] = FIELD("group_error_slices", NULL, 0, -1, 0, 0),
 };
 
@@ -190,7 +191,7 @@ static void json_groups(json_writer_t *w, const struct topdown_status *st,
 		jsonw_start_object(w);
 		jsonw_uint_field(w, "group", g);
 		jsonw_uint_field(w, "records", s->grp_records[g]);
-		jsonw_uint_field(w, "time_ns", s->grp_time_ns[g]);
+		jsonw_uint_field(w, "runtime_ns", s->grp_time_ns[g]);
 		jsonw_uint_field(w, "error_slices", s->grp_error_slices[g]);
 		jsonw_name(w, "events");
 		jsonw_start_array(w);
@@ -346,28 +347,41 @@ static void plain_groups(const struct topdown_config *cfg)
 	}
 }
 
-/* Plain: one row per CPU and group, the time share it measured. */
+/*
+ * Plain: one row per CPU and group: whether it counts now, its records,
+ * the run time it measured and its share of the CPU's, its slices with
+ * errors; the CPU's group changes on its group 0 row. Names and titles
+ * are the vocabulary's (td_voc_title()).
+ */
 enum {
 	G_CPU, G_GROUP, G_STATE, G_RECORDS, G_TIME, G_SHARE, G_ERRORS,
-	G_ROTATIONS, G_NR
+	G_ROTATIONS, G_ROT_US, G_NR
 };
 
 static const struct td_field group_fields[G_NR] = {
-	[G_CPU] = FIELD("cpu", "CPU", TD_IN_PLAIN, 0, 4, 0),
-	[G_GROUP] = FIELD("group", "GROUP", TD_IN_PLAIN, 1, 6, 0),
-	[G_STATE] = FIELD("state", "STATE", TD_IN_PLAIN, 2, -9, 0),
-	[G_RECORDS] = FIELD("records", "RECORDS", TD_IN_PLAIN, 3, 12, 0),
-	[G_TIME] = FIELD("time_s", "TIME_S", TD_IN_PLAIN, 4, 12, 3),
-	[G_SHARE] = FIELD("share", "SHARE", TD_IN_PLAIN, 5, 7, 1),
-	[G_ERRORS] = FIELD("error_slices", "ERRORS", TD_IN_PLAIN, 6, 10, 0),
-	[G_ROTATIONS] = FIELD("rotations", "ROTATIONS", TD_IN_PLAIN, 7, 10, 0),
+	[G_CPU] = FIELD("cpu", NULL, TD_IN_PLAIN, 0, 4, 0),
+	[G_GROUP] = FIELD("group", NULL, TD_IN_PLAIN, 1, 6, 0),
+	[G_STATE] = FIELD("state", NULL, TD_IN_PLAIN, 2, -9, 0),
+	[G_RECORDS] = FIELD("records", NULL, TD_IN_PLAIN, 3, 12, 0),
+	[G_TIME] = FIELD("runtime_ns", NULL, TD_IN_PLAIN, 4, 12, 0),
+	[G_SHARE] = FIELD("runtime_share", NULL, TD_IN_PLAIN, 5, 6, 0),
+	[G_ERRORS] = FIELD("error_slices", NULL, TD_IN_PLAIN, 6, 11, 0),
+	[G_ROTATIONS] = FIELD("rotations", NULL, TD_IN_PLAIN, 7, 10, 0),
+	[G_ROT_US] = FIELD("rotation_ns", NULL, TD_IN_PLAIN, 8, 8, 0),
 };
 
 static void group_rows(struct td_emit *e, const struct topdown_status *st,
 		       const struct topdown_config *cfg,
 		       const struct topdown_cpu_stats *stats)
 {
-	td_emit_header(e, group_fields, G_NR, NULL);
+	struct td_field f[G_NR];
+
+	memcpy(f, group_fields, sizeof(f));
+	for (int k = 0; k < G_NR; k++) {
+		f[k].title = td_voc_title(f[k].name);
+		f[k].prec = td_voc_prec(f[k].name);
+	}
+	td_emit_header(e, f, G_NR, NULL);
 	for (uint32_t i = 0; i < st->nr_stats; i++) {
 		const struct topdown_cpu_stats *s = &stats[i];
 		uint64_t total = 0;
@@ -381,22 +395,25 @@ static void group_rows(struct td_emit *e, const struct topdown_status *st,
 				   s->flags & TOPDOWN_CPU_COUNTING;
 
 			td_emit_begin(e, NULL, NULL);
-			td_emit_uint(e, &group_fields[G_CPU], s->cpu);
-			td_emit_uint(e, &group_fields[G_GROUP], g);
-			td_emit_word(e, &group_fields[G_STATE],
-				     now ? "counting" : "waiting");
-			td_emit_uint(e, &group_fields[G_RECORDS], s->grp_records[g]);
-			td_emit_float(e, &group_fields[G_TIME],
-				      s->grp_time_ns[g] / 1e9, true);
-			td_emit_float(e, &group_fields[G_SHARE], total ?
+			td_emit_uint(e, &f[G_CPU], s->cpu);
+			td_emit_uint(e, &f[G_GROUP], g);
+			td_emit_word(e, &f[G_STATE], now ? "counting" : "waiting");
+			td_emit_uint(e, &f[G_RECORDS], s->grp_records[g]);
+			/* milliseconds in tables (the vocabulary's RUN_MS) */
+			td_emit_float(e, &f[G_TIME], s->grp_time_ns[g] / 1e6, true);
+			td_emit_float(e, &f[G_SHARE], total ?
 				      100.0 * s->grp_time_ns[g] / total : 0, total);
-			td_emit_uint(e, &group_fields[G_ERRORS],
-				     s->grp_error_slices[g]);
-			if (g)
-				td_emit_null(e, &group_fields[G_ROTATIONS]);
-			else
-				td_emit_uint(e, &group_fields[G_ROTATIONS],
-					     s->rotations);
+			td_emit_uint(e, &f[G_ERRORS], s->grp_error_slices[g]);
+			if (g) {
+				td_emit_null(e, &f[G_ROTATIONS]);
+				td_emit_null(e, &f[G_ROT_US]);
+			} else {
+				td_emit_uint(e, &f[G_ROTATIONS], s->rotations);
+				/* microseconds per change (ROT_US) */
+				td_emit_float(e, &f[G_ROT_US], s->rotations ?
+					      s->rotation_ns / 1e3 / s->rotations : 0,
+					      s->rotations);
+			}
 			td_emit_end(e);
 		}
 	}
