@@ -185,7 +185,9 @@ static int expect_get_config(uint32_t size, size_t avail, bool writable)
 		return EINVAL;
 	if (size > PAGE)
 		return E2BIG;
-	if (avail < sizeof(struct topdown_config))
+	/* It reads and writes back min(size, its own struct). */
+	if (avail < (size < sizeof(struct topdown_config) ?
+		     size : sizeof(struct topdown_config)))
 		return EFAULT;
 	if (!writable)
 		return EFAULT;
