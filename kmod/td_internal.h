@@ -91,7 +91,7 @@ struct td_cpu {
 	u8 rot_phase;		/* TD_ROT_* */
 	bool rot_on;		/* the rotation work may requeue itself */
 	struct delayed_work rot_work;
-	struct mutex rot_lock;
+	struct mutex rot_lock;	/* the retry work off a group change */
 
 	/*
 	 * Per-group statistics, kept per period: what the per-CPU counts

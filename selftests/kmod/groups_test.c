@@ -165,14 +165,17 @@ FIXTURE_TEARDOWN(g)
  * configuration (marked by its ring size, 8192) in place.
  */
 #define EXPECT_CFG(want, c, what) do {					\
+	const char *what_ = (what);					\
 	struct topdown_config base_;					\
+	int want_ = (want);						\
 									\
 	td_cfg_sw(&base_, 8192);					\
 	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &base_));	\
-	EXPECT_EQ(want, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, (c)))	\
-		TH_LOG("%s", what);					\
-	if (want)							\
-		EXPECT_EQ(8192, cur_label_tag(self->fd)) TH_LOG("%s: changed", what); \
+	EXPECT_EQ(want_, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, (c)))	\
+		TH_LOG("%s", what_);					\
+	if (want_)							\
+		EXPECT_EQ(8192, cur_label_tag(self->fd))		\
+			TH_LOG("%s: changed", what_);			\
 } while (0)
 
 /* ---- limits ------------------------------------------------------------ */
@@ -267,6 +270,7 @@ TEST_F(g, group_limits_rotate_ms)
 		{ "", 1, EINVAL },		/* no groups */
 	};
 	struct topdown_config c, back;
+	uint32_t resolved;
 
 	for (unsigned int i = 0; i < TD_NELEM(cases); i++) {
 		char what[64];
@@ -281,9 +285,12 @@ TEST_F(g, group_limits_rotate_ms)
 		back.size = sizeof(back);
 		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, &back));
 		/* The default is resolved; one group or none: 0. */
-		EXPECT_EQ(c.nr_groups < 2 ? 0 :
-			  cases[i].ms ? cases[i].ms : TOPDOWN_ROTATE_DEFAULT_MS,
-			  back.rotate_ms) TH_LOG("%s", what);
+		resolved = cases[i].ms;
+		if (!resolved)
+			resolved = TOPDOWN_ROTATE_DEFAULT_MS;
+		if (c.nr_groups < 2)
+			resolved = 0;
+		EXPECT_EQ(resolved, back.rotate_ms) TH_LOG("%s", what);
 	}
 }
 
@@ -711,7 +718,8 @@ static long check_whole(const struct topdown_config *c, const struct allrecs *a,
 					continue;
 				if (cs ? r->delta[j] != 1 : r->delta[j] == 1) {
 					if (bad++ < 8)
-						fprintf(stderr, "# cpu %d seq %llu group %u: delta[%d] = %llu (pool entry %u, %s)\n",
+						fprintf(stderr,
+							"# cpu %d seq %llu group %u: delta[%d] = %llu (pool entry %u, %s)\n",
 							cpu, (unsigned long long)r->seq, g, j,
 							(unsigned long long)r->delta[j], p,
 							cs ? "context-switches" : "cpu-clock");
@@ -811,7 +819,8 @@ static long run_and_check(struct __test_metadata *_metadata, int fd, int ncpu,
 				EXPECT_LE(sums[cpu].time_ns[g], stats[cpu].grp_time_ns[g]);
 			}
 		}
-		TH_LOG("cpu %d: %zu records, %llu rotations, %llu changes seen, group records %llu %llu %llu, lost %llu",
+		TH_LOG("cpu %d: %zu records, %llu rotations, %llu changes seen, "
+		       "group records %llu %llu %llu, lost %llu",
 		       cpu, a.n[cpu], (unsigned long long)stats[cpu].rotations,
 		       (unsigned long long)sums[cpu].changes,
 		       (unsigned long long)stats[cpu].grp_records[0],
@@ -1109,7 +1118,8 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	EXPECT_EQ(0, notwhole);
 	EXPECT_EQ(0, order);
 	ASSERT_LT(10, periods);
-	TH_LOG("%ld periods of %u ms: mean %.2f ms, min %.2f, max %.2f; %ld under %u ms, %ld over %u ms",
+	TH_LOG("%ld periods of %u ms: mean %.2f ms, min %.2f, max %.2f; "
+	       "%ld under %u ms, %ld over %u ms",
 	       periods, ms, total / 1e6 / periods, minp / 1e6, maxp / 1e6,
 	       short_ones, ms - 1, long_ones, ms + ms / 2);
 	EXPECT_EQ(0, short_ones);

@@ -148,10 +148,12 @@ static inline int td_grp_match_status(const struct topdown_config *cfg,
 	int bad = 0;
 
 #define TD_GRP_NE(what, a, b) do {					\
-	if ((a) != (b)) {						\
-		fprintf(stderr, "# status: cpu %u: %s: STATUS %llu, records %llu\n", \
-			st->cpu, what, (unsigned long long)(a),		\
-			(unsigned long long)(b));			\
+	unsigned long long a_ = (a), b_ = (b);				\
+									\
+	if (a_ != b_) {							\
+		fprintf(stderr,						\
+			"# status: cpu %u: %s: STATUS %llu, records %llu\n", \
+			st->cpu, what, a_, b_);				\
 		bad++;							\
 	}								\
 } while (0)

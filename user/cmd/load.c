@@ -239,8 +239,9 @@ static unsigned int cfg_rotate_ms(int fd, const struct topdown_config *cfg)
 {
 	struct topdown_config got;
 
-	if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_GET_CONFIG,
-			      (memset(&got, 0, sizeof(got)), got.size = sizeof(got), &got)))
+	memset(&got, 0, sizeof(got));
+	got.size = sizeof(got);
+	if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &got))
 		return got.rotate_ms;
 	return cfg->rotate_ms ? cfg->rotate_ms : TOPDOWN_ROTATE_DEFAULT_MS;
 }

@@ -335,8 +335,8 @@ static void plain_groups(const struct topdown_config *cfg)
 	if (!cfg->nr_groups)
 		return;
 	if (cfg->nr_groups > 1)
-		printf("groups:     %u, each CPU moves to the next every %u ms (between two slices)\n",
-		       cfg->nr_groups, cfg->rotate_ms);
+		printf("groups:     %u, each CPU moves to the next every %u ms "
+		       "(between two slices)\n", cfg->nr_groups, cfg->rotate_ms);
 	else
 		printf("groups:     1 (no rotation)\n");
 	for (uint32_t g = 0; g < cfg->nr_groups; g++) {

@@ -1033,8 +1033,8 @@ int td_plan_events(const struct td_cpu_info *ci, const char *root,
 			}
 			in_group = false;
 			if (*++p == ':') {
-				ERR("a modifier after a group ('}%.8s') is not supported: put it on each event of the group",
-				    p);
+				ERR("a modifier after a group ('}%.8s') is not supported: "
+				    "put it on each event of the group", p);
 				return -1;
 			}
 			if (*p && *p != ',') {
@@ -1048,7 +1048,8 @@ int td_plan_events(const struct td_cpu_info *ci, const char *root,
 			return -1;
 		}
 		if (!grouped && plan->nr_events >= TOPDOWN_MAX_EVENTS) {
-			ERR("too many events: the module counts at most %d (or up to %d in groups, {a,b},{c,d})",
+			ERR("too many events: the module counts at most %d "
+			    "(or up to %d in groups, {a,b},{c,d})",
 			    TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_POOL);
 			return -1;
 		}
@@ -1078,7 +1079,8 @@ int td_plan_events(const struct td_cpu_info *ci, const char *root,
 			}
 		}
 		if (plan->groups[g].nr >= TOPDOWN_MAX_EVENTS) {
-			ERR("group %d has more than %d events: a group is counted at once, on %d counters at most",
+			ERR("group %d has more than %d events: "
+			    "a group is counted at once, on %d counters at most",
 			    g, TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_EVENTS);
 			return -1;
 		}
