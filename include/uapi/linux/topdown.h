@@ -72,6 +72,11 @@
  *    slices each group saw.
  *  - One group (nr_groups 1) never rotates and writes the records a VER0
  *    configuration of the same events writes.
+ *  - A CPU that comes online (and every CPU at START) begins with group 0,
+ *    its first record flagged TOPDOWN_REC_FIRST. Counters perf put in
+ *    error are retried while their group counts (a waiting group's
+ *    counters are disabled, not in error); the error bits of a record
+ *    are its group's, by position. Overwrite mode is unchanged.
  *  - rotate_ms is counted in the CPU's timer ticks (rounded up to whole
  *    ticks, at least two) and the change waits for the CPU to be awake
  *    and for its work item to run, so the interval is a minimum: an
