@@ -1041,6 +1041,7 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	struct topdown_config c;
 	struct allrecs a;
 	long periods = 0, short_ones = 0, long_ones = 0, notwhole = 0, order = 0;
+	long stretched = 0;
 	uint64_t total = 0, minp = ~0ull, maxp = 0, plist[512];
 	pid_t pids[MAX_CPUS];
 
@@ -1063,7 +1064,7 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	memset(sums, 0, sizeof(sums));
 	for (int cpu = 0; cpu < self->ncpu; cpu++) {
 		const struct topdown_record *r = a.r[cpu];
-		uint64_t start = 0, busy_end = 0;
+		uint64_t start = 0, busy_end = 0, due_end = 0;
 		int grp = -1;
 
 		/*
@@ -1098,8 +1099,18 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 				periods++;
 				minp = p < minp ? p : minp;
 				maxp = p > maxp ? p : maxp;
-				/* Whole ticks: 20 ms is 5 at HZ 100, 250, 1000. */
+				/*
+				 * Whole ticks: 20 ms is 5 at HZ 100, 250, 1000.
+				 * Late is the module's own delay: the change
+				 * waits for a switch (the work item's), so
+				 * not before the slice running when it was due
+				 * ends (due_end).
+				 */
 				short_ones += p < (ms - 1) * 1000000ull;
+				if (due_end > start + ms * 1000000ull) {
+					stretched += p > (ms + ms / 2) * 1000000ull;
+					p -= due_end - (start + ms * 1000000ull);
+				}
 				long_ones += p > (ms + ms / 2) * 1000000ull;
 				start = 0;
 				order += (grp + 1) % 2 != (int)g;
@@ -1108,7 +1119,12 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 				grp = g;
 			} else if (!start && i && r[i - 1].flags & TOPDOWN_REC_ROTATED) {
 				start = r[i].time_ns - r[i].duration_ns;
+				due_end = 0;
 			}
+			/* The end of the slice running when the change was due. */
+			if (!rot && start && !due_end &&
+			    r[i].time_ns >= start + ms * 1000000ull)
+				due_end = r[i].time_ns;
 			/* context-switches: at 2 in g0, at 1 in g1, always 1. */
 			if (!rot && !(r[i].flags & TOPDOWN_REC_FIRST) &&
 			    r[i].delta[g ? 1 : 2] != 1)
@@ -1119,9 +1135,10 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	EXPECT_EQ(0, order);
 	ASSERT_LT(10, periods);
 	TH_LOG("%ld periods of %u ms: mean %.2f ms, min %.2f, max %.2f; "
-	       "%ld under %u ms, %ld over %u ms",
+	       "%ld under %u ms, %ld over %u ms after the slice due ended, "
+	       "%ld over %u ms only by that slice",
 	       periods, ms, total / 1e6 / periods, minp / 1e6, maxp / 1e6,
-	       short_ones, ms - 1, long_ones, ms + ms / 2);
+	       short_ones, ms - 1, long_ones, ms + ms / 2, stretched, ms + ms / 2);
 	EXPECT_EQ(0, short_ones);
 	qsort(plist, periods < (long)TD_NELEM(plist) ? periods : TD_NELEM(plist),
 	      sizeof(plist[0]), cmp_u64);

@@ -78,8 +78,10 @@
  *    counters are disabled, not in error); the error bits of a record
  *    are its group's, by position. Overwrite mode is unchanged.
  *  - rotate_ms is counted in the CPU's timer ticks (rounded up to whole
- *    ticks, at least two) and the change waits for the CPU to be awake
- *    and for its work item to run, so the interval is a minimum: an
+ *    ticks, at least two) from the tick of the last change, and the change
+ *    waits for the CPU to be awake and for its work item to run (at a
+ *    switch), so an interval may be longer, and the one after a late
+ *    change shorter by less than a tick: an
  *    idle CPU, or a nohz_full CPU running one task without its tick,
  *    keeps its group until its tick runs again (the change is a work
  *    item on the CPU itself; it never wakes or interrupts a CPU for
