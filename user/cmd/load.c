@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "base/abi.h"
 #include "evset/counters.h"
 #include "live/backend.h"
 #include "live/bpf/bpf.h"
@@ -191,7 +192,7 @@ static void explain_start_error(int fd, const struct topdown_config *cfg, int er
 	}
 	if (!td_get_status(fd, &st, &stats) && st.error_event >= 0 &&
 	    st.error_event < (int)cfg->nr_events) {
-		const struct topdown_event *e = &cfg->events[st.error_event];
+		const struct topdown_event *e = td_cfg_event(cfg, st.error_event);
 
 		p_err("perf refused event %s (type %u, config 0x%llx) on CPU %d: %s",
 		      e->name, e->type, (unsigned long long)e->config,
@@ -220,6 +221,29 @@ static uint32_t start_no_counter(const struct td_src *src,
 	td_warn_no_counter(&st, stats, cfg, mask, true);
 	free(stats);
 	return mask;
+}
+
+/* Events of group 0 (what the module counts first), by position. */
+static int first_nr(const struct td_plan *plan)
+{
+	return plan->nr_groups ? plan->groups[0].nr : plan->nr_events;
+}
+
+static const char *first_name(const struct td_plan *plan, int j)
+{
+	return plan->ev[plan->nr_groups ? plan->groups[0].ev[j] : j].name;
+}
+
+/* The interval the module uses (GET_CONFIG resolves the default). */
+static unsigned int cfg_rotate_ms(int fd, const struct topdown_config *cfg)
+{
+	struct topdown_config got;
+
+	memset(&got, 0, sizeof(got));
+	got.size = sizeof(got);
+	if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &got))
+		return got.rotate_ms;
+	return cfg->rotate_ms ? cfg->rotate_ms : TOPDOWN_ROTATE_DEFAULT_MS;
 }
 
 static bool is_running(int fd)
@@ -259,6 +283,8 @@ const struct td_opt load_opts[] = {
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring", 0 },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader", 0 },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records", 0 },
+	{ "rotate", 0, 'R', TD_ARG_NUM, "MS",
+	  "with event groups: move each CPU to the next group every MS ms", 0 },
 	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
 	  "module (default), bpf or auto", 0 },
 	TD_OPT_OUTPUT,
@@ -273,10 +299,16 @@ static void load_desc(char *desc, size_t n)
 		 "start collecting with the event set chosen for this CPU ('%s list'),\n"
 		 "the set NAME, or the events EVENTS in perf's syntax (cycles,\n"
 		 "instructions:u, rNNNN, PMU/event=..,umask=../, at most %d; -e may\n"
-		 "be repeated). The ring size is a power of two (default %u bytes),\n"
-		 "the watermark defaults to a quarter of it; without --overwrite a\n"
-		 "full ring drops new records and counts them.\n", bin_name,
-		 TOPDOWN_MAX_EVENTS, TOPDOWN_RING_DEFAULT_SIZE);
+		 "be repeated). Event groups in perf's syntax, -e '{a,b},{c,d}': each\n"
+		 "{...} is a group and each event outside braces a group of its own;\n"
+		 "a CPU counts one group at a time and moves to the next every --rotate\n"
+		 "MS (default %d), between two slices (up to %d groups of %d, %d events\n"
+		 "in all; module backend only). The ring size is a power of two\n"
+		 "(default %u bytes), the watermark defaults to a quarter of it;\n"
+		 "without --overwrite a full ring drops new records and counts them.\n",
+		 bin_name, TOPDOWN_MAX_EVENTS, TOPDOWN_ROTATE_DEFAULT_MS,
+		 TOPDOWN_MAX_GROUPS, TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_POOL,
+		 TOPDOWN_RING_DEFAULT_SIZE);
 }
 
 /* Append one -e argument to the comma-separated list. */
@@ -320,15 +352,17 @@ static int choose_plan(const char *set, const char *events,
 	return ret;
 }
 
-/* What load started, in JSON or CSV through the row emitter: JSON lists
- * the events and those without a counter as arrays, CSV as one field of
+/*
+ * What load started, in JSON or CSV through the row emitter: JSON lists
+ * the events, the groups (each an array of its events' names, in record
+ * order) and those without a counter as arrays, CSV as one field of
  * space-separated names.
  */
 static void load_result(const struct td_plan *plan, enum td_backend backend,
-			uint32_t no_counter)
+			uint32_t no_counter, unsigned int rotate_ms)
 {
 	enum { F_SET, F_WHY, F_LABEL, F_EVENTS, F_NO_COUNTER, F_BACKEND,
-	       F_REASON, F_NR };
+	       F_REASON, F_ROTATE, F_NR };
 	static const struct td_field f[F_NR] = {
 		[F_SET] = { .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
 		[F_WHY] = { .name = "why", .in = TD_IN_JSON | TD_IN_CSV },
@@ -337,19 +371,20 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 		[F_NO_COUNTER] = { .name = "no_counter", .in = TD_IN_CSV },
 		[F_BACKEND] = { .name = "backend", .in = TD_IN_JSON | TD_IN_CSV },
 		[F_REASON] = { .name = "no_counter_reason", .in = TD_IN_JSON },
+		[F_ROTATE] = { .name = "rotate_ms", .in = TD_IN_JSON },
 	};
-	char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+	char evs[TOPDOWN_MAX_POOL * (TOPDOWN_NAME_LEN + 1) + 1] = "";
 	char bad[sizeof(evs)] = "";
 	json_writer_t *w;
 	struct td_emit e;
 
-	for (int i = 0; i < plan->nr_events; i++) {
+	for (int i = 0; i < plan->nr_events; i++)
 		snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs), "%s%s",
 			 i ? " " : "", plan->ev[i].name);
+	for (int i = 0; i < first_nr(plan); i++)
 		if (no_counter & (1u << i))
 			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
-				 "%s%s", *bad ? " " : "", plan->ev[i].name);
-	}
+				 "%s%s", *bad ? " " : "", first_name(plan, i));
 	td_emit_init(&e, stdout);
 	td_emit_header(&e, f, F_NR, NULL);
 	td_emit_begin(&e, NULL, NULL);
@@ -362,6 +397,7 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 	if (no_counter)
 		td_emit_str(&e, &f[F_REASON], td_no_counter_reason(),
 			    SIZE_MAX);
+	td_emit_uint(&e, &f[F_ROTATE], rotate_ms);
 	w = td_emit_json(&e);
 	if (w) {
 		jsonw_name(w, "events");
@@ -369,11 +405,20 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 		for (int i = 0; i < plan->nr_events; i++)
 			jsonw_string(w, plan->ev[i].name);
 		jsonw_end_array(w);
+		jsonw_name(w, "groups");
+		jsonw_start_array(w);
+		for (int k = 0; k < plan->nr_groups; k++) {
+			jsonw_start_array(w);
+			for (int j = 0; j < plan->groups[k].nr; j++)
+				jsonw_string(w, plan->ev[plan->groups[k].ev[j]].name);
+			jsonw_end_array(w);
+		}
+		jsonw_end_array(w);
 		jsonw_name(w, "no_counter");
 		jsonw_start_array(w);
-		for (int i = 0; i < plan->nr_events; i++)
+		for (int i = 0; i < first_nr(plan); i++)
 			if (no_counter & (1u << i))
-				jsonw_string(w, plan->ev[i].name);
+				jsonw_string(w, first_name(plan, i));
 		jsonw_end_array(w);
 	}
 	td_emit_end(&e);
@@ -382,8 +427,8 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 int do_load(int argc, char **argv)
 {
 	const char *module = NULL, *set = NULL;
-	unsigned long long ring = 0, wm = 0;
-	char events[4096] = "", desc[768];
+	unsigned long long ring = 0, wm = 0, rotate = 0;
+	char events[4096] = "", desc[1024];
 	struct topdown_config cfg;
 	struct td_plan plan;
 	struct td_src src_mod = { .kind = TD_BACKEND_MODULE, .cfg_fd = -1,
@@ -429,6 +474,15 @@ int do_load(int argc, char **argv)
 		case 'O':
 			overwrite = true;
 			break;
+		case 'R':
+			if (parse_u64("--rotate", optarg, TOPDOWN_ROTATE_MAX_MS, &rotate))
+				return -1;
+			if (rotate < TOPDOWN_ROTATE_MIN_MS) {
+				p_err("--rotate must be %d to %d ms", TOPDOWN_ROTATE_MIN_MS,
+				      TOPDOWN_ROTATE_MAX_MS);
+				return -1;
+			}
+			break;
 		case 'b':
 			if (td_backend_parse(optarg, &backend)) {
 				p_err("--backend must be module, bpf or auto, not '%s'",
@@ -463,6 +517,15 @@ int do_load(int argc, char **argv)
 	/* Choose the events first: a wrong --set or --events changes nothing. */
 	if (choose_plan(set, events, &plan))
 		return -1;
+	if (rotate && plan.nr_groups < 2) {
+		p_err("--rotate needs two event groups or more (perf's group syntax: -e '{a,b},{c,d}')");
+		return -1;
+	}
+	plan.rotate_ms = (unsigned int)rotate;
+	if (plan.nr_groups && backend == TD_BACKEND_BPF) {
+		p_err("%s", td_bpf_no_groups);
+		return -1;
+	}
 
 	td_config_from_plan(&plan, &cfg);
 	cfg.ring_size = ring;
@@ -482,6 +545,10 @@ int do_load(int argc, char **argv)
 			static const char none[] =
 				"--backend auto: neither backend can run";
 
+			if (plan.nr_groups) {
+				p_err("the module did not load, and %s", td_bpf_no_groups);
+				return -1;
+			}
 			if (td_bpf_usable(why, sizeof(why)))
 				return td_explain_not_running(none);
 			backend = TD_BACKEND_BPF;
@@ -548,11 +615,21 @@ int do_load(int argc, char **argv)
 done:
 	ret = 0;
 	if (json_output || csv_output) {
-		load_result(&plan, backend, no_counter);
+		load_result(&plan, backend, no_counter,
+			    plan.nr_groups > 1 ? cfg_rotate_ms(fd, &cfg) : 0);
 	} else {
 		printf("collecting with event set '%s'%s: %s\n", plan.set,
 		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",
 		       plan.why);
+		for (int k = 0; k < plan.nr_groups; k++) {
+			printf("  group %d:", k);
+			for (int j = 0; j < plan.groups[k].nr; j++)
+				printf(" %s", plan.ev[plan.groups[k].ev[j]].name);
+			printf("\n");
+		}
+		if (plan.nr_groups > 1)
+			printf("  each CPU moves to the next group every %u ms\n",
+			       cfg_rotate_ms(fd, &cfg));
 	}
 out:
 	if (fd >= 0)

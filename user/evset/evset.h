@@ -45,12 +45,26 @@ struct td_evsel {
 	uint64_t cpus[TD_CPU_WORDS];
 };
 
+/* Events counted together (include/uapi/linux/topdown.h, "Groups and
+ * rotation"): indexes into td_plan.ev[], in the order of a record's
+ * delta[] for this group.
+ */
+struct td_plan_group {
+	char name[TOPDOWN_NAME_LEN];	/* e.g. perf's metric group it serves */
+	int nr;
+	int ev[TOPDOWN_MAX_EVENTS];
+};
+
 struct td_plan {
 	char set[TOPDOWN_NAME_LEN];	/* the set's name */
 	char label[TOPDOWN_LABEL_LEN];	/* goes into topdown_config.label */
 	char why[256];			/* one line: why this set */
-	int nr_events;
-	struct td_evsel ev[TOPDOWN_MAX_EVENTS];
+	int nr_events;			/* events, or the pool with groups */
+	struct td_evsel ev[TOPDOWN_MAX_POOL];
+	/* 0: one group of ev[0 .. nr_events - 1] (Level 1, no rotation) */
+	int nr_groups;
+	struct td_plan_group groups[TOPDOWN_MAX_GROUPS];
+	unsigned int rotate_ms;		/* 0: the module's default */
 };
 
 /* Pick a set (set_name NULL: automatically) and resolve its events for

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "live/device.h"
+#include "base/abi.h"
 #include "base/common.h"
 #include "evset/evset.h"
 
@@ -25,10 +26,18 @@ bool td_module_loaded(void)
  * ring layout or their rules change, and the record size. Larger or
  * smaller config and status structs are fine both ways: each side reads
  * what it knows. The per-CPU stats entry grows by known sizes: a module
- * with a larger entry also takes ours, and one whose entry is
- * TOPDOWN_CPU_STATS_SIZE_VER0 is read with that size (td_get_status());
- * any other size is not a module this tdctl can read.
+ * with a larger entry also takes ours, and one whose entry is one of the
+ * earlier TOPDOWN_CPU_STATS_SIZE_VERn is read with that size
+ * (td_get_status()); any other size is not a module this tdctl can read.
  */
+static bool known_stats_size(uint32_t size)
+{
+	return size == TOPDOWN_CPU_STATS_SIZE_VER0 ||
+	       size == TOPDOWN_CPU_STATS_SIZE_VER1 ||
+	       size == TOPDOWN_CPU_STATS_SIZE_VER2 ||
+	       size == TOPDOWN_CPU_STATS_SIZE_VER3;
+}
+
 int td_abi_check(const struct topdown_status *st, char *err, size_t len)
 {
 	if (st->abi_version != TOPDOWN_ABI_VERSION) {
@@ -47,12 +56,12 @@ int td_abi_check(const struct topdown_status *st, char *err, size_t len)
 		return -1;
 	}
 	if (st->stats_size < sizeof(struct topdown_cpu_stats) &&
-	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
-	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER1) {
+	    !known_stats_size(st->stats_size)) {
 		snprintf(err, len,
-			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d, %d or %zu: the module is older; install a module and tdctl of the same release",
+			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d, %d, %d or %zu: not a module this tdctl can read; install a module and tdctl of the same release",
 			 st->stats_size, TOPDOWN_CPU_STATS_SIZE_VER0,
-			 TOPDOWN_CPU_STATS_SIZE_VER1, sizeof(struct topdown_cpu_stats));
+			 TOPDOWN_CPU_STATS_SIZE_VER1, TOPDOWN_CPU_STATS_SIZE_VER2,
+			 sizeof(struct topdown_cpu_stats));
 		return -1;
 	}
 	return 0;
@@ -150,8 +159,9 @@ static int status_sized(int fd, struct topdown_status *st,
 	st->stats_size = esize;
 	ret = ioctl(fd, TOPDOWN_IOC_STATUS, st);
 	if (!ret) {
+		memset(stats, 0, (n ? n : 1) * sizeof(*stats));
 		for (uint32_t i = 0; i < st->nr_stats; i++)
-			memcpy(&stats[i], buf + i * esize, esize);
+			memcpy(&stats[i], buf + (size_t)i * esize, esize);
 		st->stats_ptr = (uintptr_t)stats;
 		st->stats_size = esize;
 	}
@@ -180,9 +190,11 @@ int td_get_status(int fd, struct topdown_status *st,
 	st->stats_size = sizeof(**stats);
 	if (ioctl(fd, TOPDOWN_IOC_STATUS, st) &&
 	    (errno != EINVAL ||
-	     (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER1) &&
+	     (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER2) &&
 	      (errno != EINVAL ||
-	       status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER0))))) {
+	       (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER1) &&
+		(errno != EINVAL ||
+		 status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER0))))))) {
 		free(*stats);
 		*stats = NULL;
 		goto err;
@@ -252,6 +264,17 @@ int td_dev_reader_open(struct td_reader *r)
 	r->src.kind = TD_BACKEND_MODULE;
 	if (td_get_config(r->fd, &r->cfg) || td_get_status(r->fd, &st, &stats))
 		goto fail;
+	/*
+	 * A record of a grouped collection says in its group bits which
+	 * events its deltas count; the readers built on this one take the
+	 * configuration's events in order and do not look there yet.
+	 */
+	if (r->cfg.nr_groups) {
+		free(stats);
+		p_err("the collection counts %u event groups (rotated every %u ms): this tdctl does not read records of event groups yet ('%s status' shows them per group)",
+		      r->cfg.nr_groups, r->cfg.rotate_ms, bin_name);
+		goto fail;
+	}
 	free(stats);
 	r->nr_cpus = st.nr_cpus;
 	r->overwrite = r->cfg.flags & TOPDOWN_OVERFLOW_OVERWRITE;
@@ -376,6 +399,11 @@ void td_dev_reader_close(struct td_reader *r)
 	r->fd = -1;
 }
 
+/*
+ * The plan's events are the pool and its groups the configuration's
+ * (include/uapi/linux/topdown.h, "Groups and rotation"); a plan without
+ * groups leaves every VER1 field zero, which any module takes.
+ */
 void td_config_from_plan(const struct td_plan *plan,
 			 struct topdown_config *cfg)
 {
@@ -383,9 +411,17 @@ void td_config_from_plan(const struct td_plan *plan,
 	cfg->size = sizeof(*cfg);
 	cfg->nr_events = plan->nr_events;
 	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
+	cfg->nr_groups = plan->nr_groups;
+	for (int g = 0; g < plan->nr_groups; g++) {
+		cfg->groups[g].nr_events = plan->groups[g].nr;
+		for (int j = 0; j < plan->groups[g].nr; j++)
+			cfg->groups[g].events[j] = (uint8_t)plan->groups[g].ev[j];
+	}
+	if (plan->nr_groups > 1)
+		cfg->rotate_ms = plan->rotate_ms;
 	for (int i = 0; i < plan->nr_events; i++) {
 		const struct td_evsel *ev = &plan->ev[i];
-		struct topdown_event *e = &cfg->events[i];
+		struct topdown_event *e = td_cfg_event_w(cfg, i);
 
 		e->type = ev->type;
 		e->flags = ev->flags;
