@@ -283,8 +283,9 @@ static u8 td_evstate(struct perf_event *ev)
 		return TOPDOWN_EVSTATE_MULTIPLEXED;
 	case PERF_EVENT_STATE_ERROR:
 		return TOPDOWN_EVSTATE_ERROR;
+	default:	/* OFF, EXIT, DEAD and 6.x's REVOKED */
+		return TOPDOWN_EVSTATE_OFF;
 	}
-	return TOPDOWN_EVSTATE_OFF;
 }
 
 /*
