@@ -102,6 +102,45 @@ struct td_family {
 	td_decode_fn decode;
 };
 
+/*
+ * A metric (num + sign2 * num2) * scale / den of a group's counts, for
+ * groups of plain ratios (td_fam_ratios): roles, num2 -1 for none.
+ */
+struct td_ratio {
+	const char *name;
+	int num, num2, sign2, den;
+	unsigned int scale;
+};
+
+/* The family of groups whose metrics are their td_grp.ratios. */
+extern const struct td_family td_fam_ratios;
+
+/*
+ * A group of a set below Level 1 (evset.h, "Levels and groups"). Its
+ * events are templates of their own (roles of its family); an event of
+ * the same name in two groups of a set is the same event (same kind,
+ * PMU and config: the host tests check it). groups[0] is the Level 1
+ * group: every event of the set's Level 1 list, and its family computes
+ * the set's Level 1 metrics first, as the set's own family does.
+ */
+struct td_grp {
+	const char *name;	/* "backend", unique in the set */
+	const char *id;		/* in the label's g=, 1..3 characters */
+	int level;		/* 1: groups[0]; 2 */
+	bool in_level2;		/* --level 2 includes it (else only -M) */
+	const char *aliases;	/* more -M names (seed 003's), ' '-separated */
+	const struct td_family *fam;
+	int nr_events;
+	const struct td_ev_tmpl *ev;
+	const char *anchor;	/* the event normalising it */
+	const char *formula;	/* one line for `tdctl list` */
+	/* Offered on this CPU? NULL: wherever the set fits. */
+	bool (*offered)(const struct td_cpu_info *ci, char *why, size_t n);
+	/* td_fam_ratios: its metrics, each a ratio of its counts */
+	int nr_ratios;
+	const struct td_ratio *ratios;
+};
+
 struct td_set {
 	const char *name;
 	const char *title;	/* one line for `tdctl list` */
@@ -119,6 +158,22 @@ struct td_set {
 	td_match_fn match;
 	const char *formula;	/* one line: the formula and its source */
 	const char *source;	/* where the encodings come from */
+	const char *anchor;	/* the Level 1 event normalising it, NULL */
+	/* Below Level 1: the metrics of the set (Level 1 and 2, with perf's
+	 * names), its groups (groups[0] the Level 1 group), and the counter
+	 * budget the groups are made for: general-purpose counters per
+	 * hardware thread, plus cycles/instructions on fixed counters
+	 * (hw_fixed: PERF_TYPE_HARDWARE events; cycle_counter: the raw
+	 * event on Arm's cycle counter).
+	 */
+	int nr_minfo;
+	const struct td_metric_info *minfo;
+	int nr_groups;
+	const struct td_grp *groups;
+	int gp_counters;
+	bool hw_fixed;
+	uint64_t cycle_counter;
+	const char *budget;	/* where gp_counters comes from */
 };
 
 /* The table, in order of preference (most specific first). */
@@ -184,6 +239,58 @@ int td_parse_cpulist(const char *s, uint64_t *bits, int nwords);
 /* Format bits as a cpulist into buf; returns buf. */
 char *td_format_cpulist(const uint64_t *bits, int nwords, char *buf,
 			size_t len);
+
+/* The group of s whose label id is id (len bytes), or NULL. */
+const struct td_grp *td_grp_find(const struct td_set *s, const char *id,
+				 size_t len);
+/* Does the template take a general-purpose counter of s's budget? */
+bool td_tmpl_takes_gp(const struct td_set *s, const struct td_ev_tmpl *t);
+/* Is t (a template of the set or of one of its groups) called name
+ * (len bytes), as td_set_event_index() matches names?
+ */
+bool td_tmpl_is(const struct td_ev_tmpl *t, const char *name, size_t len);
+/* The groups of a selection into plan (label and set already there):
+ * 0, 1 when the selection is Level 1 alone (no groups), -1 with err.
+ */
+int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
+		   const struct td_select *sel, struct td_plan *plan,
+		   char *err, size_t errlen);
+/* Resolve a template's perf type and CPUs on this machine. */
+int td_tmpl_resolve(const struct td_cpu_info *ci, const struct td_set *s,
+		    const struct td_ev_tmpl *t, struct td_evsel *e, char *err,
+		    size_t errlen);
+/* The metric info of name in s (its table first), or NULL. */
+const struct td_metric_info *td_set_metric_info(const struct td_set *s,
+						const char *name);
+
+/* Label items of a set's label (evset.c). */
+struct td_label {
+	const struct td_set *s;
+	bool have_slots, have_rev;
+	unsigned int slots, rev;
+	int nr_groups;			/* ids in g=, 0: none */
+	const struct td_grp *groups[TOPDOWN_MAX_GROUPS];
+};
+
+int td_label_parse(const char *label, struct td_label *l, char *err,
+		   size_t errlen);
+/* A well-formed "set=events ..." label (evset/events.c decodes it). */
+bool td_label_is_events(const char *label, char *err, size_t errlen);
+/* Map names (nr, in counting order) onto the roles of the templates ev
+ * (nev): d->idx[role] = position. partial: an optional template may be
+ * missing (an empty name). 0, or -1 with a message.
+ */
+int td_decoder_map(struct td_decoder *d, const char *what,
+		   const struct td_ev_tmpl *ev, int nev,
+		   const char names[][TOPDOWN_NAME_LEN], int nr, bool partial,
+		   char *err, size_t errlen);
+/* Set d's label parameters (slots, revision) and set from l. */
+void td_decoder_params(struct td_decoder *d, const struct td_label *l);
+/* The gdecoder, partial as td_decoder_partial() (`tdctl decode`). */
+int td_gdecoder_build(struct td_gdecoder *gd, const char *label,
+		      const char pool[][TOPDOWN_NAME_LEN], int nr_pool,
+		      const struct topdown_group *groups, int nr_groups,
+		      bool partial, char *err, size_t errlen);
 
 /* Helpers for decoders. */
 static inline bool td_has(const struct td_decoder *d, int role)
