@@ -33,6 +33,10 @@
 
 const struct td_opt decode_opts[] = {
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
+	{ "level", 0, 'L', TD_ARG_NUM, "N",
+	  "1 (default) or 2: the set's Level 2 groups too" },
+	{ "metrics", 'M', 'M', TD_ARG_WORD, "GROUP[,GROUP..]",
+	  "perf's metric groups (perf stat -M): the set's groups for them" },
 	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width" },
 	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision" },
 	{ "field-separator", 'x', 'x', TD_ARG_WORD, "SEP",
@@ -41,7 +45,7 @@ const struct td_opt decode_opts[] = {
 	TD_OPT_END,
 };
 
-#define MAX_NOTES	8
+#define MAX_NOTES	12
 #define NOTE_LEN	200
 
 /*
@@ -60,21 +64,26 @@ struct perf_count {
 
 struct decode_in {
 	const struct td_set *s;
+	/* the events: the set's, or the pool of its groups */
+	int nr_ev;
+	const struct td_ev_tmpl *ev[TOPDOWN_MAX_POOL];
 	struct perf_count *pc;	/* hash table, open addressing */
 	size_t pc_cap, pc_used;
-	uint64_t counts[TOPDOWN_MAX_EVENTS];
-	bool seen[TOPDOWN_MAX_EVENTS];
+	uint64_t counts[TOPDOWN_MAX_POOL];
+	bool seen[TOPDOWN_MAX_POOL];
 	char sep[16];		/* perf stat -x separator */
 	int lines;		/* lines that gave counts */
 	int skipped;		/* perf lines of other events */
 	bool scaled;		/* perf scaled a count (multiplexing) */
-	bool zeroed[TOPDOWN_MAX_EVENTS];	/* <not counted> taken as 0 */
+	bool zeroed[TOPDOWN_MAX_POOL];	/* <not counted> taken as 0 */
 	char where[64];		/* "stdin line N: " */
 };
 
 static const char decode_desc[] =
 	"TopDown breakdown of the given counts with the formula of event set\n"
-	"NAME (see 'tdctl list'). Counts are EVENT=COUNT arguments or, without\n"
+	"NAME (see 'tdctl list'); with --level 2 or -M, of its groups below\n"
+	"Level 1 too, each metric under tdctl's and perf's name. Counts are\n"
+	"EVENT=COUNT arguments or, without\n"
 	"them, lines on stdin: tdctl's JSON lines ({\"EVENT\": COUNT, ...},\n"
 	"summed), or perf stat output as printed: 'perf stat -j', 'perf stat\n"
 	"-x SEP' (give the same -x here; ',' by default) or plain 'perf stat'.\n"
@@ -84,14 +93,23 @@ static const char decode_desc[] =
 	"the counts the formula needs are required. The output names the\n"
 	"formula and every assumption it made (slot width, revision).\n";
 
-static void set_names(char *buf, size_t n, const struct td_set *s)
+static void set_names(char *buf, size_t n, const struct decode_in *in)
 {
 	size_t pos = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; s && i < s->nr_events && pos < n; i++)
+	for (int i = 0; i < in->nr_ev && pos < n; i++)
 		pos += snprintf(buf + pos, n - pos, "%s%s", i ? ", " : "",
-				s->ev[i].name);
+				in->ev[i]->name);
+}
+
+/* The event of name (len bytes): its name or one of perf's for it. */
+static int ev_index(const struct decode_in *in, const char *name, size_t len)
+{
+	for (int i = 0; i < in->nr_ev; i++)
+		if (td_tmpl_is(in->ev[i], name, len))
+			return i;
+	return -1;
 }
 
 static void all_set_names(char *buf, size_t n)
@@ -108,7 +126,7 @@ static int add(struct decode_in *in, int i, uint64_t v)
 {
 	if (in->counts[i] + v < in->counts[i]) {
 		p_err("%sthe sum of %s overflows 64 bits", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	in->counts[i] += v;
@@ -188,7 +206,7 @@ static int add_perf(struct decode_in *in, int i, const char *key, uint64_t v)
 	}
 	if (c->sum + v < c->sum) {
 		p_err("%sthe sum of %s overflows 64 bits", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	c->sum += v;
@@ -235,13 +253,13 @@ static bool not_counted(const char *v, size_t len)
 static int perf_not_counted(struct decode_in *in, int i, const char *key,
 			    const char *v, size_t len)
 {
-	if (strchr(in->s->ev[i].name, '/') && len >= 13 &&
+	if (strchr(in->ev[i]->name, '/') && len >= 13 &&
 	    !strncmp(v, "<not counted>", 13)) {
 		in->zeroed[i] = true;
 		return add_perf(in, i, key, 0) ? -1 : 1;
 	}
 	p_err("%sperf has no count for %s ('%.*s'): the breakdown needs it",
-	      in->where, in->s->ev[i].name, (int)len, v);
+	      in->where, in->ev[i]->name, (int)len, v);
 	return -1;
 }
 
@@ -249,7 +267,7 @@ static int perf_not_counted(struct decode_in *in, int i, const char *key,
 
 struct own_line {
 	struct decode_in *in;
-	bool seen[TOPDOWN_MAX_EVENTS];
+	bool seen[TOPDOWN_MAX_POOL];
 };
 
 static int own_member(const struct jr_member *m, void *ctx)
@@ -258,22 +276,22 @@ static int own_member(const struct jr_member *m, void *ctx)
 	struct decode_in *in = l->in;
 	char names[512];
 	uint64_t v;
-	int i = td_set_event_index(in->s, m->key, m->key_len);
+	int i = ev_index(in, m->key, m->key_len);
 
 	if (i < 0) {
-		set_names(names, sizeof(names), in->s);
+		set_names(names, sizeof(names), in);
 		p_err("%sunknown event '%s' for set %s (its events: %s)",
 		      in->where, m->key, in->s->name, names);
 		return -1;
 	}
 	if (l->seen[i]) {
-		p_err("%sevent %s given twice", in->where, in->s->ev[i].name);
+		p_err("%sevent %s given twice", in->where, in->ev[i]->name);
 		return -1;
 	}
 	l->seen[i] = true;
 	if (m->type != JR_NUMBER && m->type != JR_STRING) {
 		p_err("%sthe count of %s is not a number", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	if (count_of(in, m->key, m->key_len, m->val, m->val_len, &v))
@@ -343,7 +361,7 @@ static int json_line(struct decode_in *in, const char *line)
 				      sizeof(err)) ? -1 : 1;
 	if (!pj.has_event || !pj.has_value)
 		return 0;	/* a metric-only line */
-	i = td_set_event_index(in->s, pj.event, pj.event_len);
+	i = ev_index(in, pj.event, pj.event_len);
 	if (i < 0) {
 		in->skipped++;
 		return 0;
@@ -428,7 +446,7 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 	int ev = -1, i = -1, val;
 
 	for (int k = 1; k < n && ev < 0; k++) {
-		i = td_set_event_index(in->s, f[k].p, f[k].len);
+		i = ev_index(in, f[k].p, f[k].len);
 		if (i >= 0)
 			ev = k;
 	}
@@ -520,7 +538,7 @@ static int read_stdin(struct decode_in *in)
 	if (!ret && !in->lines) {
 		char names[512];
 
-		set_names(names, sizeof(names), in->s);
+		set_names(names, sizeof(names), in);
 		p_err("decode: no counts of set %s's events (%s) on the command line or stdin%s",
 		      in->s->name, names, in->skipped ?
 		      " (only other events; perf stat -x output with "
@@ -533,7 +551,7 @@ static int read_stdin(struct decode_in *in)
 static int args(struct decode_in *in, int argc, char **argv)
 {
 	for (int a = 0; a < argc; a++) {
-		const char *eq = strchr(argv[a], '=');
+		const char *eq = strrchr(argv[a], '=');
 		char names[512];
 		uint64_t v;
 		int i;
@@ -542,16 +560,16 @@ static int args(struct decode_in *in, int argc, char **argv)
 			p_err("decode: '%s' is not EVENT=COUNT", argv[a]);
 			return -1;
 		}
-		i = td_set_event_index(in->s, argv[a], eq - argv[a]);
+		i = ev_index(in, argv[a], eq - argv[a]);
 		if (i < 0) {
-			set_names(names, sizeof(names), in->s);
+			set_names(names, sizeof(names), in);
 			p_err("decode: unknown event '%.*s' for set %s (its events: %s)",
 			      (int)(eq - argv[a]), argv[a], in->s->name,
 			      names);
 			return -1;
 		}
 		if (in->seen[i]) {
-			p_err("decode: event %s given twice", in->s->ev[i].name);
+			p_err("decode: event %s given twice", in->ev[i]->name);
 			return -1;
 		}
 		if (count_of(in, argv[a], eq - argv[a], eq + 1, strlen(eq + 1),
@@ -582,6 +600,19 @@ static void note(struct notes *nt, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The metrics decoded, in the order of the hierarchy. */
+struct out_metric {
+	const struct td_metric_info *info;
+	struct td_metric m;
+	int depth;
+};
+
+struct decoded {
+	struct td_gdecoder gd;
+	int n;
+	struct out_metric m[TD_MAX_TREE];
+};
+
 /* Every assumption behind the numbers, and how to choose otherwise. */
 static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 			bool slots_given, bool rev_given, struct notes *nt)
@@ -603,31 +634,49 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		     rev, rev_given ? "" : " assumed, no --revision",
 		     on ? "ON" : "off", s->rev_rule, fixed);
 	}
-	for (int i = 0; i < s->nr_events; i++)
+	for (int i = 0; i < in->nr_ev; i++)
 		if (!in->seen[i])
 			note(nt,
 			     "no count for %s: the metrics that read it (IPC) are left out",
-			     s->ev[i].name);
-	for (int i = 0; i < s->nr_events; i++)
+			     in->ev[i]->name);
+	for (int i = 0; i < in->nr_ev; i++)
 		if (in->zeroed[i])
 			note(nt,
 			     "perf did not count %s (<not counted>): taken as 0, "
 			     "the task did not run on that PMU's CPUs",
-			     s->ev[i].name);
+			     in->ev[i]->name);
 	if (in->scaled)
 		note(nt,
 		     "perf scaled some counts (the counter ran part of the time): "
 		     "the ratios assume the events behaved alike while not counted");
 }
 
-static void decode_json(const struct td_decoder *d, const char *label,
-			const struct td_metrics *m,
+static void decode_json(const char *label, const struct decoded *dd,
 			const struct decode_in *in, const struct notes *nt)
 {
+	const struct td_gdecoder *gd = &dd->gd;
+
 	jsonw_start_object(json_wtr);
-	jsonw_string_field(json_wtr, "set", d->set);
+	jsonw_string_field(json_wtr, "set", gd->set);
 	jsonw_string_field(json_wtr, "label", label);
 	jsonw_string_field(json_wtr, "formula", in->s->formula);
+	if (gd->grouped) {
+		struct td_group_desc g;
+
+		jsonw_name(json_wtr, "groups");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; i < gd->nr_groups; i++) {
+			jsonw_start_object(json_wtr);
+			jsonw_string_field(json_wtr, "name", gd->g[i].name);
+			jsonw_string_field(json_wtr, "id", gd->g[i].id);
+			for (int k = 0; !td_set_group(gd->set, k, &g); k++)
+				if (!strcmp(g.id, gd->g[i].id))
+					jsonw_string_field(json_wtr, "formula",
+							   g.formula);
+			jsonw_end_object(json_wtr);
+		}
+		jsonw_end_array(json_wtr);
+	}
 	jsonw_name(json_wtr, "assumptions");
 	jsonw_start_array(json_wtr);
 	for (int i = 0; i < nt->n; i++)
@@ -639,19 +688,35 @@ static void decode_json(const struct td_decoder *d, const char *label,
 		jsonw_uint_field(json_wtr, "skipped_lines", in->skipped);
 	jsonw_name(json_wtr, "metrics");
 	jsonw_start_object(json_wtr);
-	for (int i = 0; i < m->n; i++) {
-		if (m->m[i].valid)
-			jsonw_float_field(json_wtr, m->m[i].name,
-					  m->m[i].value);
+	for (int i = 0; i < dd->n; i++) {
+		const struct td_metric *x = &dd->m[i].m;
+
+		if (x->valid)
+			jsonw_float_field(json_wtr, x->name, x->value);
 		else
-			jsonw_null_field(json_wtr, m->m[i].name);
+			jsonw_null_field(json_wtr, x->name);
+	}
+	jsonw_end_object(json_wtr);
+	/* the same values under perf's names for them */
+	jsonw_name(json_wtr, "perf_metrics");
+	jsonw_start_object(json_wtr);
+	for (int i = 0; i < dd->n; i++) {
+		const struct td_metric *x = &dd->m[i].m;
+		const char *pn = dd->m[i].info ? dd->m[i].info->perf_name : NULL;
+
+		if (!pn)
+			continue;
+		if (x->valid)
+			jsonw_float_field(json_wtr, pn, x->value);
+		else
+			jsonw_null_field(json_wtr, pn);
 	}
 	jsonw_end_object(json_wtr);
 	jsonw_name(json_wtr, "flagged");
 	jsonw_start_array(json_wtr);
-	for (int i = 0; i < m->n; i++)
-		if (m->m[i].flagged)
-			jsonw_string(json_wtr, m->m[i].name);
+	for (int i = 0; i < dd->n; i++)
+		if (dd->m[i].m.flagged)
+			jsonw_string(json_wtr, dd->m[i].m.name);
 	jsonw_end_array(json_wtr);
 	jsonw_end_object(json_wtr);
 }
@@ -660,11 +725,10 @@ static void decode_json(const struct td_decoder *d, const char *label,
  * (empty when not computable), flagged: the names of the metrics outside
  * 0..100%, space-separated; formula; assumptions, "; "-separated.
  */
-static void decode_csv(const struct td_decoder *d, const char *label,
-		       const struct td_metrics *m,
+static void decode_csv(const char *label, const struct decoded *dd,
 		       const struct decode_in *in, const struct notes *nt)
 {
-	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+	char flagged[TD_MAX_TREE * (TOPDOWN_NAME_LEN + 1) + 1] = "";
 	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
 	struct csv_writer w;
 
@@ -672,27 +736,29 @@ static void decode_csv(const struct td_decoder *d, const char *label,
 	csvw_name(&w, "set");
 	csvw_name(&w, "label");
 	csvw_name(&w, "lines");
-	for (int i = 0; i < m->n; i++)
-		csvw_name(&w, m->m[i].name);
+	for (int i = 0; i < dd->n; i++)
+		csvw_name(&w, dd->m[i].m.name);
 	csvw_name(&w, "flagged");
 	csvw_name(&w, "formula");
 	csvw_name(&w, "assumptions");
 	csvw_end_row(&w);
-	csvw_str(&w, d->set);
+	csvw_str(&w, dd->gd.set);
 	csvw_str(&w, label);
 	if (in->lines)
 		csvw_uint(&w, in->lines);
 	else
 		csvw_empty(&w);
-	for (int i = 0; i < m->n; i++) {
-		if (m->m[i].valid)
-			csvw_float(&w, m->m[i].value);
+	for (int i = 0; i < dd->n; i++) {
+		const struct td_metric *x = &dd->m[i].m;
+
+		if (x->valid)
+			csvw_float(&w, x->value);
 		else
 			csvw_empty(&w);
-		if (m->m[i].flagged)
+		if (x->flagged)
 			snprintf(flagged + strlen(flagged),
 				 sizeof(flagged) - strlen(flagged), "%s%s",
-				 *flagged ? " " : "", m->m[i].name);
+				 *flagged ? " " : "", x->name);
 	}
 	csvw_str(&w, flagged);
 	csvw_str(&w, in->s->formula);
@@ -703,13 +769,14 @@ static void decode_csv(const struct td_decoder *d, const char *label,
 	csvw_end_row(&w);
 }
 
-static void decode_plain(const struct td_decoder *d, const char *label,
-			 const struct td_metrics *m,
+static void decode_plain(const char *label, const struct decoded *dd,
 			 const struct decode_in *in, const struct notes *nt)
 {
+	const struct td_gdecoder *gd = &dd->gd;
 	bool flagged = false, invalid = false;
+	struct td_group_desc g;
 
-	printf("set %s (%s)", d->set, label);
+	printf("set %s (%s)", gd->set, label);
 	if (in->lines)
 		printf(", %d input line%s summed", in->lines,
 		       in->lines == 1 ? "" : "s");
@@ -717,12 +784,14 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		printf(", %d line%s of other events skipped", in->skipped,
 		       in->skipped == 1 ? "" : "s");
 	printf("\n");
-	if (!m->n)
+	if (!dd->n)
 		printf("  no TopDown metrics for this set\n");
-	for (int i = 0; i < m->n; i++) {
-		const struct td_metric *x = &m->m[i];
+	for (int i = 0; i < dd->n; i++) {
+		const struct td_metric *x = &dd->m[i].m;
+		const struct td_metric_info *mi = dd->m[i].info;
 
-		printf("  %-24s ", x->name);
+		printf("  %*s%-*s ", 2 * dd->m[i].depth, "",
+		       24 - 2 * dd->m[i].depth, x->name);
 		if (!x->valid) {
 			printf("%8s", "n/a");
 			invalid = true;
@@ -735,6 +804,9 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 			printf("  !");
 			flagged = true;
 		}
+		if (gd->grouped && mi && mi->perf_name)
+			printf("%s  perf: %s", x->flagged ? "" : "   ",
+			       mi->perf_name);
 		printf("\n");
 	}
 	if (flagged)
@@ -742,22 +814,94 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 	if (invalid)
 		printf("n/a: not computable from these counts (zero denominator)\n");
 	printf("formula: %s\n", in->s->formula);
+	for (int i = 1; gd->grouped && i < gd->nr_groups; i++)
+		for (int k = 0; !td_set_group(gd->set, k, &g); k++)
+			if (!strcmp(g.id, gd->g[i].id))
+				printf("group %s: %s\n", g.name, g.formula);
 	for (int i = 0; i < nt->n; i++)
 		printf("assumes: %s\n", nt->s[i]);
 }
 
+/*
+ * The events of the selection: the set's Level 1 events, or the pool of
+ * the groups it takes (group 0's events first) and their composition.
+ */
+static int choose_events(struct decode_in *in, int level, const char *mg,
+			 struct topdown_group *groups, int *nr_groups,
+			 char *ids, size_t idlen)
+{
+	struct td_select sel = { .level = level, .metric_groups = mg };
+	bool want[TOPDOWN_MAX_GROUPS];
+	char err[1024];
+	int r = 0;
+
+	*nr_groups = 0;
+	ids[0] = '\0';
+	if (level > 1 || (mg && *mg)) {
+		r = td_select_groups(NULL, in->s, &sel, want, err, sizeof(err));
+		if (r < 0) {
+			p_err("decode: %s", err);
+			return -1;
+		}
+	}
+	if (!(level > 1 || (mg && *mg)) || r == 1) {
+		in->nr_ev = in->s->nr_events;
+		for (int i = 0; i < in->s->nr_events; i++)
+			in->ev[i] = &in->s->ev[i];
+		return 0;
+	}
+	for (int g = 0; g < in->s->nr_groups; g++) {
+		const struct td_grp *grp = &in->s->groups[g];
+		struct topdown_group *tg;
+
+		if (!want[g])
+			continue;
+		tg = &groups[(*nr_groups)++];
+		memset(tg, 0, sizeof(*tg));
+		tg->nr_events = grp->nr_events;
+		snprintf(ids + strlen(ids), idlen - strlen(ids), "%s%s",
+			 *ids ? "," : "", grp->id);
+		for (int k = 0; k < grp->nr_events; k++) {
+			int e = 0;
+
+			while (e < in->nr_ev &&
+			       strcmp(in->ev[e]->name, grp->ev[k].name))
+				e++;
+			if (e == in->nr_ev) {
+				if (e == TOPDOWN_MAX_POOL) {
+					p_err("decode: more than %d events",
+					      TOPDOWN_MAX_POOL);
+					return -1;
+				}
+				in->ev[in->nr_ev++] = &grp->ev[k];
+			} else if (!grp->ev[k].optional) {
+				/* required by one group: required */
+				if (in->ev[e]->optional)
+					in->ev[e] = &grp->ev[k];
+			}
+			tg->events[k] = e;
+		}
+	}
+	return 0;
+}
+
 int do_decode(int argc, char **argv)
 {
-	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
-	const char *setname = NULL, *slots = NULL, *rev = NULL;
-	char label[TOPDOWN_LABEL_LEN + 64], err[512];
-	struct decode_in in = { .sep = "," };
+	static char names[TOPDOWN_MAX_POOL][TOPDOWN_NAME_LEN];
+	const char *setname = NULL, *slots = NULL, *rev = NULL, *mg = NULL;
+	char label[TOPDOWN_LABEL_LEN + 64], err[512], ids[64];
+	struct topdown_group groups[TOPDOWN_MAX_GROUPS];
+	static struct decode_in in;
+	static struct decoded dd;
+	struct td_tree_node tree[TD_MAX_TREE];
+	unsigned long long level = 1;
 	struct notes nt = { 0 };
 	struct td_getopt g;
-	struct td_metrics m;
 	struct td_decoder d;
-	int opt, n;
+	int opt, n, nr_groups;
 
+	memset(&in, 0, sizeof(in));
+	snprintf(in.sep, sizeof(in.sep), ",");
 	td_getopt_build(&g, "decode", decode_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
@@ -769,6 +913,13 @@ int do_decode(int argc, char **argv)
 			break;
 		case 'r':
 			rev = optarg;
+			break;
+		case 'L':
+			if (parse_u64("--level", optarg, 2, &level))
+				return -1;
+			break;
+		case 'M':
+			mg = optarg;
 			break;
 		case 'x':
 			if (!*optarg || strlen(optarg) >= sizeof(in.sep)) {
@@ -795,9 +946,13 @@ int do_decode(int argc, char **argv)
 		      err);
 		return -1;
 	}
-	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s", in.s->name,
+	if (choose_events(&in, (int)level, mg, groups, &nr_groups, ids,
+			  sizeof(ids)))
+		return -1;
+	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s%s%s", in.s->name,
 		     slots ? " slots=" : "", slots ? slots : "",
-		     rev ? " rev=" : "", rev ? rev : "");
+		     rev ? " rev=" : "", rev ? rev : "",
+		     nr_groups ? " g=" : "", ids);
 	if (n < 0 || n >= TOPDOWN_LABEL_LEN) {
 		p_err("decode: --slots/--revision too long");
 		return -1;
@@ -806,10 +961,11 @@ int do_decode(int argc, char **argv)
 	 * before any count is read.
 	 */
 	memset(names, 0, sizeof(names));
-	for (int i = 0; i < in.s->nr_events; i++)
-		snprintf(names[i], sizeof(names[i]), "%s", in.s->ev[i].name);
-	if (td_decoder_from_label(&d, label, (const char (*)[32])names,
-				  in.s->nr_events, err, sizeof(err))) {
+	for (int i = 0; i < in.nr_ev; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", in.ev[i]->name);
+	if (td_gdecoder_build(&dd.gd, label, (const char (*)[32])names,
+			      in.nr_ev, nr_groups ? groups : NULL, nr_groups,
+			      false, err, sizeof(err))) {
 		p_err("decode: %s", err);
 		return -1;
 	}
@@ -818,32 +974,51 @@ int do_decode(int argc, char **argv)
 	    read_stdin(&in))
 		return -1;
 
-	/* Only what the formula reads is required. */
+	/* Only what the formulas read is required. */
 	err[0] = '\0';
-	for (int i = 0; i < in.s->nr_events; i++) {
+	for (int i = 0; i < in.nr_ev; i++) {
 		if (in.seen[i])
 			continue;
-		if (!in.s->ev[i].optional)
+		if (!in.ev[i]->optional)
 			snprintf(err + strlen(err), sizeof(err) - strlen(err),
-				 "%s%s", *err ? ", " : "", in.s->ev[i].name);
+				 "%s%s", *err ? ", " : "", in.ev[i]->name);
 		names[i][0] = '\0';
 	}
 	if (*err) {
 		p_err("decode: missing counts for set %s: %s", in.s->name, err);
 		return -1;
 	}
-	if (td_decoder_partial(&d, label, (const char (*)[32])names,
-			       in.s->nr_events, err, sizeof(err))) {
+	if (td_gdecoder_build(&dd.gd, label, (const char (*)[32])names,
+			      in.nr_ev, nr_groups ? groups : NULL, nr_groups,
+			      true, err, sizeof(err))) {
 		p_err("decode: %s", err);
 		return -1;
 	}
-	td_decode(&d, in.counts, &m);
+	/* each group from the counts of its own events */
+	n = td_gdecoder_tree(&dd.gd, tree, TD_MAX_TREE);
+	dd.n = 0;
+	for (int i = 0; i < n && i < TD_MAX_TREE; i++) {
+		const struct td_gd_group *gg = &dd.gd.g[tree[i].group];
+		uint64_t delta[TOPDOWN_MAX_EVENTS] = { 0 };
+		struct td_metrics m;
+
+		for (int j = 0; j < gg->nr_events; j++)
+			delta[j] = in.counts[gg->pool[j]];
+		td_gdecode(&dd.gd, tree[i].group, delta, &m);
+		if (tree[i].index >= m.n)
+			continue;
+		dd.m[dd.n].info = tree[i].info;
+		dd.m[dd.n].m = m.m[tree[i].index];
+		dd.m[dd.n].depth = tree[i].depth;
+		dd.n++;
+	}
+	d = dd.gd.g[0].dec;
 	assumptions(&in, &d, slots, rev, &nt);
 	if (json_output)
-		decode_json(&d, label, &m, &in, &nt);
+		decode_json(label, &dd, &in, &nt);
 	else if (csv_output)
-		decode_csv(&d, label, &m, &in, &nt);
+		decode_csv(label, &dd, &in, &nt);
 	else
-		decode_plain(&d, label, &m, &in, &nt);
+		decode_plain(label, &dd, &in, &nt);
 	return 0;
 }

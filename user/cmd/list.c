@@ -98,6 +98,155 @@ static const char *tmpl_pmu(const struct td_ev_tmpl *t)
 	return "core PMU";
 }
 
+/* Is w (n bytes) one of the ';'-separated items of list? */
+static bool has_item(const char *list, const char *w, size_t n)
+{
+	while (*list) {
+		size_t len = strcspn(list, ";");
+
+		if (len == n && !strncmp(list, w, n))
+			return true;
+		list += len;
+		list += strspn(list, ";");
+	}
+	return false;
+}
+
+/* perf's metric groups a set's groups serve, ';'-separated. */
+static void metric_groups(const struct td_set *s, char *buf, size_t n)
+{
+	struct td_group_desc g;
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; !td_set_group(s->name, i, &g); i++) {
+		const char *p = g.perf_groups;
+
+		while (*p) {
+			size_t len = strcspn(p, ";");
+
+			if (!has_item(buf, p, len) && pos + len + 2 < n)
+				pos += snprintf(buf + pos, n - pos, "%s%.*s",
+						pos ? ";" : "", (int)len, p);
+			p += len;
+			p += strspn(p, ";");
+		}
+	}
+}
+
+static const char *unit_name(enum td_unit u)
+{
+	switch (u) {
+	case TD_UNIT_SLOTS:
+		return "slots";
+	case TD_UNIT_CYCLES:
+		return "cycles";
+	case TD_UNIT_SHARE:
+		return "share";
+	case TD_UNIT_PER_CYCLE:
+		return "per_cycle";
+	case TD_UNIT_PKI:
+		return "per_kilo_instructions";
+	}
+	return "?";
+}
+
+static void json_tmpl(const struct td_ev_tmpl *t)
+{
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "name", t->name);
+	jsonw_string_field(json_wtr, "pmu", tmpl_pmu(t));
+	jsonw_uint_field(json_wtr, "config", t->config);
+	jsonw_string_field(json_wtr, "encoding", t->encoding);
+	if (t->aliases)
+		jsonw_string_field(json_wtr, "aliases", t->aliases);
+	else
+		jsonw_null_field(json_wtr, "aliases");
+	jsonw_bool_field(json_wtr, "optional", t->optional);
+	jsonw_end_object(json_wtr);
+}
+
+static void json_str_or_null(const char *name, const char *v)
+{
+	if (v)
+		jsonw_string_field(json_wtr, name, v);
+	else
+		jsonw_null_field(json_wtr, name);
+}
+
+/* The set's levels: its groups, their metrics, the counter budget. */
+static void list_groups_json(const struct td_cpu_info *ci,
+			     const struct td_set *s)
+{
+	char why[256];
+
+	jsonw_name(json_wtr, "groups");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < s->nr_groups; i++) {
+		const struct td_grp *g = &s->groups[i];
+		struct td_group_desc d;
+		int gp = 0;
+
+		td_set_group(s->name, i, &d);
+		for (int k = 0; k < g->nr_events; k++)
+			gp += td_tmpl_takes_gp(s, &g->ev[k]);
+		why[0] = '\0';
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "name", g->name);
+		jsonw_string_field(json_wtr, "id", g->id);
+		jsonw_uint_field(json_wtr, "level", g->level);
+		jsonw_bool_field(json_wtr, "in_level2", d.in_level2);
+		jsonw_bool_field(json_wtr, "offered",
+				 !g->offered || g->offered(ci, why, sizeof(why)));
+		if (why[0])
+			jsonw_string_field(json_wtr, "not_offered", why);
+		jsonw_string_field(json_wtr, "perf_groups", d.perf_groups);
+		json_str_or_null("aliases", g->aliases);
+		jsonw_string_field(json_wtr, "anchor", g->anchor);
+		jsonw_uint_field(json_wtr, "general_counters", gp);
+		jsonw_string_field(json_wtr, "formula", g->formula);
+		jsonw_name(json_wtr, "events");
+		jsonw_start_array(json_wtr);
+		for (int k = 0; k < g->nr_events; k++)
+			json_tmpl(&g->ev[k]);
+		jsonw_end_array(json_wtr);
+		jsonw_name(json_wtr, "metrics");
+		jsonw_start_array(json_wtr);
+		for (int k = 0; k < d.nr_metrics; k++)
+			jsonw_string(json_wtr, d.metrics[k]->name);
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_name(json_wtr, "metric_info");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < s->nr_minfo; i++) {
+		const struct td_metric_info *m = &s->minfo[i];
+
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "name", m->name);
+		json_str_or_null("perf_name", m->perf_name);
+		json_str_or_null("perf_groups", m->perf_groups);
+		json_str_or_null("parent", m->parent);
+		jsonw_uint_field(json_wtr, "level", m->level);
+		jsonw_string_field(json_wtr, "unit", unit_name(m->unit));
+		jsonw_bool_field(json_wtr, "fraction", m->fraction);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	if (s->gp_counters) {
+		jsonw_name(json_wtr, "counter_budget");
+		jsonw_start_object(json_wtr);
+		jsonw_uint_field(json_wtr, "general", s->gp_counters);
+		jsonw_bool_field(json_wtr, "hardware_on_fixed", s->hw_fixed);
+		if (s->cycle_counter)
+			jsonw_uint_field(json_wtr, "cycle_counter_event",
+					 s->cycle_counter);
+		jsonw_string_field(json_wtr, "source", s->budget);
+		jsonw_end_object(json_wtr);
+	}
+}
+
 /* p is NULL for a set asked for with --events that does not fit this
  * machine; why says so.
  */
@@ -172,6 +321,8 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 		jsonw_string_field(json_wtr, "title", s->title);
 		jsonw_string_field(json_wtr, "metrics", s->metrics);
 		jsonw_string_field(json_wtr, "reason", buf);
+		metric_groups(s, buf, sizeof(buf));
+		jsonw_string_field(json_wtr, "metric_groups", buf);
 		jsonw_end_object(json_wtr);
 	}
 	jsonw_end_array(json_wtr);
@@ -223,6 +374,7 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 		jsonw_end_object(json_wtr);
 	}
 	jsonw_end_array(json_wtr);
+	list_groups_json(ci, ps);
 	jsonw_end_object(json_wtr);
 	jsonw_end_object(json_wtr);
 }
@@ -234,7 +386,7 @@ static void list_csv(const struct td_cpu_info *ci, const struct td_set *ps)
 {
 	static const char *const fields[] = {
 		"name", "events", "fits", "chosen", "title", "metrics",
-		"reason", NULL,
+		"reason", "metric_groups", NULL,
 	};
 	struct csv_writer w;
 	char buf[512];
@@ -252,6 +404,8 @@ static void list_csv(const struct td_cpu_info *ci, const struct td_set *ps)
 		csvw_str(&w, s->title);
 		csvw_str(&w, s->metrics);
 		csvw_str(&w, buf);
+		metric_groups(s, buf, sizeof(buf));
+		csvw_str(&w, buf);
 		csvw_end_row(&w);
 	}
 }
@@ -263,6 +417,43 @@ static int core_pmus(const struct td_cpu_info *ci)
 	for (int i = 0; i < ci->nr_pmus; i++)
 		n += ci->pmu[i].core;
 	return n;
+}
+
+/* The groups below Level 1 and what selects them. */
+static void list_groups_plain(const struct td_cpu_info *ci,
+			      const struct td_set *s)
+{
+	char why[256];
+
+	if (!s->nr_groups) {
+		printf("Below Level 1: no groups (--level 2 and -M refused)\n");
+		return;
+	}
+	printf("Groups below Level 1, rotated (--level 2: those of level 1 and 2;\n"
+	       "-M GROUP: group 0 and those with a metric in perf's GROUP):\n");
+	for (int i = 0; i < s->nr_groups; i++) {
+		const struct td_grp *g = &s->groups[i];
+		struct td_group_desc d;
+		int gp = 0;
+
+		td_set_group(s->name, i, &d);
+		for (int k = 0; k < g->nr_events; k++)
+			gp += td_tmpl_takes_gp(s, &g->ev[k]);
+		why[0] = '\0';
+		printf("  %-3s %-18s level %s  %d event%s (%d general counter%s)%s%s\n",
+		       g->id, g->name, i ? (d.in_level2 ? "2 " : "-M") : "1 ",
+		       g->nr_events, g->nr_events == 1 ? "" : "s", gp,
+		       gp == 1 ? "" : "s",
+		       !g->offered || g->offered(ci, why, sizeof(why)) ? "" :
+		       "  NOT HERE: ", why);
+		printf("      metrics:");
+		for (int k = 0; k < d.nr_metrics; k++)
+			printf(" %s", d.metrics[k]->name);
+		printf("\n      -M: %s%s%s%s\n", d.perf_groups,
+		       g->aliases ? " (seed 003: " : "",
+		       g->aliases ? g->aliases : "", g->aliases ? ")" : "");
+	}
+	printf("Counter budget: %s\n", s->budget);
 }
 
 static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
@@ -343,6 +534,7 @@ static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
 			printf("  [IPC only]");
 		printf("\n");
 	}
+	list_groups_plain(ci, ps);
 }
 
 int do_list(int argc, char **argv)

@@ -249,6 +249,13 @@ bool td_tmpl_takes_gp(const struct td_set *s, const struct td_ev_tmpl *t);
  * (len bytes), as td_set_event_index() matches names?
  */
 bool td_tmpl_is(const struct td_ev_tmpl *t, const char *name, size_t len);
+/* The groups of s a selection takes: want[0 .. TOPDOWN_MAX_GROUPS - 1];
+ * ci NULL: whatever the CPU (`tdctl decode`). 0, 1 when the selection is
+ * Level 1 alone, -1 with err.
+ */
+int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
+		     const struct td_select *sel, bool *want, char *err,
+		     size_t errlen);
 /* The groups of a selection into plan (label and set already there):
  * 0, 1 when the selection is Level 1 alone (no groups), -1 with err.
  */

@@ -186,21 +186,6 @@ static bool grp_serves(const struct td_set *s, const struct td_grp *g,
 	return false;
 }
 
-/* Does group g of s have a metric below Level 1? */
-static bool grp_has_l2(const struct td_set *s, const struct td_grp *g)
-{
-	const struct td_metric_info *mi[TD_MAX_GROUP_METRICS];
-	struct td_decoder d;
-	int nm;
-
-	grp_decoder(s, g, 0, 0, &d);
-	nm = decoder_metrics(s, &d, mi, TD_MAX_GROUP_METRICS);
-	for (int i = 0; i < nm; i++)
-		if (mi[i]->level > 1)
-			return true;
-	return false;
-}
-
 /* perf's metric-group names a set knows, for messages. */
 static void set_metric_groups(const struct td_set *s, char *buf, size_t len)
 {
@@ -249,16 +234,16 @@ static bool grp_offered(const struct td_grp *g, const struct td_cpu_info *ci,
 	return !g->offered || g->offered(ci, why, n);
 }
 
-int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
-		   const struct td_select *sel, struct td_plan *plan,
-		   char *err, size_t errlen)
+int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
+		     const struct td_select *sel, bool *want, char *err,
+		     size_t errlen)
 {
-	bool want[TOPDOWN_MAX_GROUPS] = { true }, below_l1 = sel->level > 1;
+	bool below_l1 = sel->level > 1;
 	const char *p = sel->metric_groups;
 	char why[256], names[1024];
-	size_t len;
-	int ng = 0;
 
+	memset(want, 0, sizeof(*want) * TOPDOWN_MAX_GROUPS);
+	want[0] = true;
 	if (!s->nr_groups) {
 		snprintf(err, errlen,
 			 "event set '%s' has no groups below Level 1 (%s)",
@@ -280,11 +265,10 @@ int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
 			if (!grp_serves(s, &s->groups[i], p, n))
 				continue;
 			hit = true;
-			/* group 0 serves Level 1 alone: no groups needed */
-			if (i == 0 && !grp_has_l2(s, &s->groups[0]))
-				continue;
 			if (i == 0) {
-				/* is it a Level 2 metric group that group 0 serves? */
+				/* Level 1 alone needs no groups; is it a
+				 * Level 2 metric group that group 0 serves?
+				 */
 				const struct td_metric_info *mi[TD_MAX_GROUP_METRICS];
 				struct td_decoder d;
 				int nm;
@@ -294,8 +278,10 @@ int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
 						     TD_MAX_GROUP_METRICS);
 				for (int k = 0; k < nm; k++)
 					if (mi[k]->level > 1 &&
-					    in_list(mi[k]->perf_groups, ";", p,
-						    n))
+					    (in_list(mi[k]->perf_groups, ";", p,
+						     n) ||
+					     in_list(s->groups[0].aliases, " ",
+						     p, n)))
 						below_l1 = true;
 				continue;
 			}
@@ -315,7 +301,7 @@ int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
 	}
 	if (!below_l1)
 		return 1;
-	for (int i = 0; i < s->nr_groups; i++) {
+	for (int i = 0; ci && i < s->nr_groups; i++) {
 		if (want[i] && !grp_offered(&s->groups[i], ci, why,
 					    sizeof(why))) {
 			snprintf(err, errlen,
@@ -324,7 +310,20 @@ int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
 			return -1;
 		}
 	}
+	return 0;
+}
 
+int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
+		   const struct td_select *sel, struct td_plan *plan,
+		   char *err, size_t errlen)
+{
+	bool want[TOPDOWN_MAX_GROUPS];
+	size_t len;
+	int ng = 0, r;
+
+	r = td_select_groups(ci, s, sel, want, err, errlen);
+	if (r)
+		return r;
 	/* the pool: group 0's events first, each event once */
 	len = strlen(plan->label);
 	snprintf(plan->label + len, sizeof(plan->label) - len, " g=");
