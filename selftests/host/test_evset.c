@@ -1364,7 +1364,7 @@ static void test_group_errors(void)
 		const char *label, *ids, *set, *why;
 	} bad[] = {
 		{ "set=intel_icl g=l1,zz", "l1,be", "intel_icl", "not a group" },
-		{ "set=intel_icl g=be,l1", "l1,be", "intel_icl", "first" },
+		{ "set=intel_icl g=be,l1", "l1,be", "intel_icl", "has 8 events" },
 		{ "set=intel_icl g=l1,l1", "l1,be", "intel_icl", "twice" },
 		{ "set=intel_icl g=l1,", "l1,be", "intel_icl", "empty group" },
 		{ "set=intel_icl g=l1", "l1,be", "intel_icl", "names 1 groups" },

@@ -443,12 +443,23 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 {
 	char key[256];
 	uint64_t v;
-	int ev = -1, i = -1, val;
+	int ev = -1, i = -1, val, end = -1;
 
+	/* perf -x, does not quote a name with the separator in it
+	 * (cpu/EVENT,cmask=0x6/): up to 4 fields may make one name
+	 */
 	for (int k = 1; k < n && ev < 0; k++) {
-		i = ev_index(in, f[k].p, f[k].len);
-		if (i >= 0)
-			ev = k;
+		for (int span = csv ? 4 : 1; span >= 1 && ev < 0; span--) {
+			const struct field *l = &f[k + span - 1];
+
+			if (k + span > n)
+				continue;
+			i = ev_index(in, f[k].p, l->p + l->len - f[k].p);
+			if (i >= 0) {
+				ev = k;
+				end = k + span - 1;
+			}
+		}
 	}
 	if (ev < 0)
 		return 0;
@@ -484,8 +495,8 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 	if (count_of(in, f[ev].p, f[ev].len, f[val].p, f[val].len, &v))
 		return -1;
 	/* -x: EVENT SEP RUNTIME SEP PCNT; plain: "(66.65%)" at the end */
-	if (csv && ev + 2 < n && is_pcnt(&f[ev + 2]) &&
-	    strtod(f[ev + 2].p, NULL) < 100.0)
+	if (csv && end + 2 < n && is_pcnt(&f[end + 2]) &&
+	    strtod(f[end + 2].p, NULL) < 100.0)
 		in->scaled = true;
 	if (!csv && f[n - 1].len > 2 && f[n - 1].p[0] == '(' &&
 	    f[n - 1].p[f[n - 1].len - 1] == ')')
@@ -635,9 +646,9 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		     on ? "ON" : "off", s->rev_rule, fixed);
 	}
 	for (int i = 0; i < in->nr_ev; i++)
-		if (!in->seen[i])
+		if (!in->seen[i] && in->ev[i]->optional)
 			note(nt,
-			     "no count for %s: the metrics that read it (IPC) are left out",
+			     "no count for %s: the metrics that need it are left out",
 			     in->ev[i]->name);
 	for (int i = 0; i < in->nr_ev; i++)
 		if (in->zeroed[i])
@@ -885,6 +896,81 @@ static int choose_events(struct decode_in *in, int level, const char *mg,
 	return 0;
 }
 
+/* The selected group of the set with this composition. */
+static const struct td_grp *group_of(const struct decode_in *in,
+				     const char *ids, int k)
+{
+	const char *p = ids;
+	size_t n;
+
+	for (; k > 0 && p; k--) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return NULL;
+	n = strcspn(p, ",");
+	return td_grp_find(in->s, p, n);
+}
+
+/* Does one of the groups (without groups: the set) need pool event i? */
+static bool needed(const struct decode_in *in, const struct topdown_group *g,
+		   int nr_groups, const char *ids, int i)
+{
+	if (!nr_groups)
+		return !in->ev[i]->optional;
+	for (int k = 0; k < nr_groups; k++) {
+		const struct td_grp *grp = group_of(in, ids, k);
+
+		for (uint32_t j = 0; j < g[k].nr_events; j++)
+			if (g[k].events[j] == i && !grp->ev[j].optional)
+				return true;
+	}
+	return false;
+}
+
+/* Leave out the groups missing a count they need; error if none is left. */
+static int drop_groups(struct decode_in *in, struct topdown_group *g,
+		       int *nr_groups, char *ids, size_t idlen,
+		       struct notes *nt)
+{
+	char kept[64] = "", missing[256];
+	int n = 0;
+
+	for (int k = 0; k < *nr_groups; k++) {
+		const struct td_grp *grp = group_of(in, ids, k);
+
+		missing[0] = '\0';
+		for (uint32_t j = 0; j < g[k].nr_events; j++) {
+			int e = g[k].events[j];
+
+			if (!in->seen[e] && !grp->ev[j].optional)
+				snprintf(missing + strlen(missing),
+					 sizeof(missing) - strlen(missing),
+					 "%s%s", *missing ? ", " : "",
+					 in->ev[e]->name);
+		}
+		if (*missing) {
+			note(nt, "no counts for group %s (%s): its metrics are left out",
+			     grp->name, missing);
+			continue;
+		}
+		snprintf(kept + strlen(kept), sizeof(kept) - strlen(kept),
+			 "%s%s", *kept ? "," : "", grp->id);
+		g[n++] = g[k];
+	}
+	if (!n) {
+		set_names(missing, sizeof(missing), in);
+		p_err("decode: no group of set %s has all its counts (its events: %s)",
+		      in->s->name, missing);
+		return -1;
+	}
+	*nr_groups = n;
+	snprintf(ids, idlen, "%s", kept);
+	return 0;
+}
+
 int do_decode(int argc, char **argv)
 {
 	static char names[TOPDOWN_MAX_POOL][TOPDOWN_NAME_LEN];
@@ -974,12 +1060,22 @@ int do_decode(int argc, char **argv)
 	    read_stdin(&in))
 		return -1;
 
+	/* With groups, a group without the counts it needs is left out
+	 * (perf stat -M DTLB_Effectiveness has no Level 1 counts), said so.
+	 */
+	if (nr_groups && drop_groups(&in, groups, &nr_groups, ids, sizeof(ids),
+				     &nt))
+		return -1;
+	if (nr_groups)
+		snprintf(strstr(label, " g=") + 3,
+			 sizeof(label) - (strstr(label, " g=") + 3 - label),
+			 "%s", ids);
 	/* Only what the formulas read is required. */
 	err[0] = '\0';
 	for (int i = 0; i < in.nr_ev; i++) {
 		if (in.seen[i])
 			continue;
-		if (!in.ev[i]->optional)
+		if (needed(&in, groups, nr_groups, ids, i))
 			snprintf(err + strlen(err), sizeof(err) - strlen(err),
 				 "%s%s", *err ? ", " : "", in.ev[i]->name);
 		names[i][0] = '\0';

@@ -477,12 +477,12 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 
 /* ---- label & decoder -------------------------------------------------- */
 
-/* g=ID,ID,...: the set's groups in configuration order, group 0 first. */
+/* g=ID,ID,...: the set's groups in configuration order (a plan puts the
+ * Level 1 group first; `tdctl decode` may leave it out).
+ */
 static int parse_group_ids(const struct td_set *s, const char *v,
 			   struct td_label *l, char *err, size_t errlen)
 {
-	bool first, zero;
-
 	while (*v) {
 		size_t n = strcspn(v, ",");
 		const struct td_grp *g = td_grp_find(s, v, n);
@@ -504,14 +504,6 @@ static int parse_group_ids(const struct td_set *s, const char *v,
 		if (l->nr_groups == TOPDOWN_MAX_GROUPS) {
 			snprintf(err, errlen, "label: more than %d groups",
 				 TOPDOWN_MAX_GROUPS);
-			return -1;
-		}
-		first = !l->nr_groups;
-		zero = g == s->groups;
-		if (first != zero) {
-			snprintf(err, errlen,
-				 "label: group '%s' must come first, once",
-				 s->groups[0].id);
 			return -1;
 		}
 		l->groups[l->nr_groups++] = g;

@@ -200,7 +200,8 @@ void td_decode(const struct td_decoder *d, const uint64_t *counts,
  *    events, and memory_bound comes out as perf computes it, from that
  *    group alone.
  *  - The label (set=NAME [slots=N] [rev=rXpY] g=ID,ID,...) names the
- *    set's groups in configuration order; with the pool's event names and
+ *    set's groups in configuration order (the Level 1 group first in a
+ *    plan, td_plan_select()); with the pool's event names and
  *    the groups' composition (both in the configuration) any reader
  *    rebuilds the decoders: td_gdecoder_init(). A label without g= is a
  *    configuration without groups; td_decoder_from_label() refuses a g=
@@ -305,10 +306,10 @@ const struct td_metric_info *td_gdecoder_find(const struct td_gdecoder *gd,
 					      int *index);
 
 /* The hierarchy, for tables: every metric of the configuration once, in
- * display order. Each Level 1 metric of group 0 (in its order) comes
- * with depth 0, followed by its Level 2 children (depth 1, whatever
- * their group); then the drill-down metrics (Level 2 without parent,
- * depth 0) group by group.
+ * display order. Each Level 1 metric of the Level 1 group (group 0 in a
+ * plan; in its order) comes with depth 0, followed by its Level 2
+ * children (depth 1, whatever their group); then the drill-down metrics
+ * (Level 2 without parent, depth 0) group by group.
  */
 struct td_tree_node {
 	int group;		/* home group */

@@ -61,7 +61,9 @@ static void decode_zen(const struct td_decoder *d, const uint64_t *c,
 		     (__int128)td_cnt(d, c, Z_DISP) - ret, S, true);
 	td_put_ratio(out, "frontend_bound", td_cnt(d, c, Z_FE), S, true);
 	td_put_ratio(out, "backend_bound", td_cnt(d, c, Z_BE), S, true);
-	td_put_ratio(out, "smt_contention", td_cnt(d, c, Z_SMT), S, true);
+	if (td_has(d, Z_SMT))
+		td_put_ratio(out, "smt_contention", td_cnt(d, c, Z_SMT), S,
+			     true);
 }
 
 static const struct td_family fam_zen = {
@@ -76,7 +78,9 @@ static const struct td_family fam_zen = {
 	{ n, role, TD_EV_RAW, TD_PMU_MAIN, AMD_RAW(ev, umask), enc, al, false }
 
 /* Same encodings on Zen 4 (amdzen4/pipeline.json) and Zen 5 (decode.json);
- * six events for six core counters.
+ * six events for six core counters. smt_contention is optional for
+ * `tdctl decode` (perf stat -M PipelineL2 does not count it): without
+ * its count the four other classes are decoded.
  */
 static const struct td_ev_tmpl zen_ev[] = {
 	ZEV("ls_not_halted_cyc", Z_CYCLES, 0x76, 0x00, "event=0x76",
@@ -90,9 +94,9 @@ static const struct td_ev_tmpl zen_ev[] = {
 	ZEV("de_no_dispatch.backend_stalls", Z_BE, 0x1a0, 0x1e,
 	    "event=0x1a0,umask=0x1e",
 	    "de_no_dispatch_per_slot.backend_stalls"),
-	ZEV("de_no_dispatch.smt_contention", Z_SMT, 0x1a0, 0x60,
-	    "event=0x1a0,umask=0x60",
-	    "de_no_dispatch_per_slot.smt_contention"),
+	{ "de_no_dispatch.smt_contention", Z_SMT, TD_EV_RAW, TD_PMU_MAIN,
+	  AMD_RAW(0x1a0, 0x60), "event=0x1a0,umask=0x60",
+	  "de_no_dispatch_per_slot.smt_contention", true },
 };
 
 /* ---- PipelineL2 ----------------------------------------------------------

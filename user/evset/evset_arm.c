@@ -261,6 +261,10 @@ static const struct td_metric_info arm_minfo[] = {
  */
 #define GEV(n, role, cfg) EV(n, role, cfg)
 #define EV_INSTR(role) EVA(INST_RETIRED, role, 0x08, "instructions", false)
+/* CPU_CYCLES where no metric reads it: the group's anchor, which `tdctl
+ * decode` does not require (perf stat -M DTLB_Effectiveness has none)
+ */
+#define EV_ANCHOR(role) EVA(CPU_CYCLES, role, 0x11, "cycles cpu-cycles", true)
 
 /* r(name, numerator, denominator, scale), r2 with a second term */
 #define R(n, a, d, sc) { n, a, -1, 0, d, sc }
@@ -269,7 +273,7 @@ static const struct td_metric_info arm_minfo[] = {
 enum { D_CYC, D_INST, D_L1D_TLB, D_L1D_TLB_R, D_WALK, D_L2_TLB, D_L2_TLB_R };
 
 static const struct td_ev_tmpl dtlb_ev[] = {
-	EV_CYCLES(D_CYC), EV_INSTR(D_INST),
+	EV_ANCHOR(D_CYC), EV_INSTR(D_INST),
 	GEV(L1D_TLB, D_L1D_TLB, 0x25), GEV(L1D_TLB_REFILL, D_L1D_TLB_R, 0x05),
 	GEV(DTLB_WALK, D_WALK, 0x34), GEV(L2D_TLB, D_L2_TLB, 0x2f),
 	GEV(L2D_TLB_REFILL, D_L2_TLB_R, 0x2d),
@@ -287,7 +291,7 @@ static const struct td_ratio dtlb_r[] = {
 enum { I_CYC, I_INST, I_L1I_TLB, I_L1I_TLB_R, I_WALK, I_BR, I_BR_MIS };
 
 static const struct td_ev_tmpl itlb_ev[] = {
-	EV_CYCLES(I_CYC), EV_INSTR(I_INST),
+	EV_ANCHOR(I_CYC), EV_INSTR(I_INST),
 	GEV(L1I_TLB, I_L1I_TLB, 0x26), GEV(L1I_TLB_REFILL, I_L1I_TLB_R, 0x02),
 	GEV(ITLB_WALK, I_WALK, 0x35), GEV(BR_RETIRED, I_BR, 0x21),
 	GEV(BR_MIS_PRED_RETIRED, I_BR_MIS, 0x22),
@@ -306,7 +310,7 @@ static const struct td_ratio itlb_r[] = {
 enum { C_CYC, C_INST, C_L1D, C_L1D_R, C_L1I, C_L1I_R };
 
 static const struct td_ev_tmpl l1c_ev[] = {
-	EV_CYCLES(C_CYC), EV_INSTR(C_INST),
+	EV_ANCHOR(C_CYC), EV_INSTR(C_INST),
 	GEV(L1D_CACHE, C_L1D, 0x04), GEV(L1D_CACHE_REFILL, C_L1D_R, 0x03),
 	GEV(L1I_CACHE, C_L1I, 0x14), GEV(L1I_CACHE_REFILL, C_L1I_R, 0x01),
 };
@@ -321,7 +325,7 @@ static const struct td_ratio l1c_r[] = {
 enum { L_CYC, L_INST, L_L2D, L_L2D_R, L_LL_RD, L_LL_MISS };
 
 static const struct td_ev_tmpl l2c_ev[] = {
-	EV_CYCLES(L_CYC), EV_INSTR(L_INST),
+	EV_ANCHOR(L_CYC), EV_INSTR(L_INST),
 	GEV(L2D_CACHE, L_L2D, 0x16), GEV(L2D_CACHE_REFILL, L_L2D_R, 0x17),
 	GEV(LL_CACHE_RD, L_LL_RD, 0x36), GEV(LL_CACHE_MISS_RD, L_LL_MISS, 0x37),
 };
@@ -353,7 +357,7 @@ static const struct td_ratio l3c_r[] = {
 enum { X_CYC, X_SPEC, X_LD, X_ST, X_DP, X_ASE, X_VFP };
 
 static const struct td_ev_tmpl mix1_ev[] = {
-	EV_CYCLES(X_CYC), GEV(INST_SPEC, X_SPEC, 0x1b),
+	EV_ANCHOR(X_CYC), GEV(INST_SPEC, X_SPEC, 0x1b),
 	GEV(LD_SPEC, X_LD, 0x70), GEV(ST_SPEC, X_ST, 0x71),
 	GEV(DP_SPEC, X_DP, 0x73), GEV(ASE_SPEC, X_ASE, 0x74),
 	GEV(VFP_SPEC, X_VFP, 0x75),
@@ -370,7 +374,7 @@ static const struct td_ratio mix1_r[] = {
 enum { Y_CYC, Y_SPEC, Y_IMMED, Y_INDIRECT, Y_RETURN, Y_CRYPTO };
 
 static const struct td_ev_tmpl mix2_ev[] = {
-	EV_CYCLES(Y_CYC), GEV(INST_SPEC, Y_SPEC, 0x1b),
+	EV_ANCHOR(Y_CYC), GEV(INST_SPEC, Y_SPEC, 0x1b),
 	GEV(BR_IMMED_SPEC, Y_IMMED, 0x78), GEV(BR_INDIRECT_SPEC, Y_INDIRECT, 0x7a),
 	GEV(BR_RETURN_SPEC, Y_RETURN, 0x79), GEV(CRYPTO_SPEC, Y_CRYPTO, 0x77),
 };

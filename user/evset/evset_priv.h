@@ -77,8 +77,8 @@ struct td_ev_tmpl {
 	 * names), space-separated; matched case-insensitively. NULL: none.
 	 */
 	const char *aliases;
-	/* No TopDown metric reads it (only IPC): `tdctl decode` does not
-	 * require its count.
+	/* `tdctl decode` does not require its count: only IPC (or, on AMD,
+	 * the fifth class smt_contention) reads it, and is left out.
 	 */
 	bool optional;
 };

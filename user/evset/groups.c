@@ -662,14 +662,18 @@ int td_gdecoder_tree(const struct td_gdecoder *gd, struct td_tree_node *nodes,
 		     int max)
 {
 	int n = 0;
+	int l1 = 0;
 
-	/* Level 1 of group 0, each with its children */
-	for (int i = 0; i < gd->g[0].nr_metrics; i++) {
-		const struct td_metric_info *m = gd->g[0].metrics[i];
+	/* the Level 1 group: group 0 (a plan puts it first) */
+	while (l1 < gd->nr_groups && gd->g[l1].level != 1)
+		l1++;
+	/* Level 1, each with its children */
+	for (int i = 0; l1 < gd->nr_groups && i < gd->g[l1].nr_metrics; i++) {
+		const struct td_metric_info *m = gd->g[l1].metrics[i];
 
 		if (m->parent || m->level > 1)
 			continue;
-		put_node(gd, nodes, max, &n, 0, i, 0);
+		put_node(gd, nodes, max, &n, l1, i, 0);
 		for (int g = 0; g < gd->nr_groups; g++)
 			for (int k = 0; k < gd->g[g].nr_metrics; k++)
 				if (gd->g[g].metrics[k]->parent &&
@@ -682,7 +686,7 @@ int td_gdecoder_tree(const struct td_gdecoder *gd, struct td_tree_node *nodes,
 		for (int k = 0; k < gd->g[g].nr_metrics; k++) {
 			const struct td_metric_info *m = gd->g[g].metrics[k];
 
-			if ((!m->parent && (g || m->level > 1)) ||
+			if ((!m->parent && (g != l1 || m->level > 1)) ||
 			    (m->parent &&
 			     !td_gdecoder_find(gd, m->parent, NULL, NULL)))
 				put_node(gd, nodes, max, &n, g, k, 0);
