@@ -210,6 +210,11 @@ static const struct autocase autocases[] = {
 	  "Neoverse V2" },
 	{ FX_QEMU_ARM, "generic", "set=generic", 2, "part 0x051" },
 	{ FX_QEMU_X86, "software", "set=software", 1, "no hardware PMU" },
+	{ FX_TGL, "intel_icl", "set=intel_icl", 6, "Tiger Lake" },
+	{ FX_SNB, "intel_snb", "set=intel_snb slots=4", 6, "Sandy Bridge" },
+	{ FX_ADL_PCORE, "intel_icl", "set=intel_icl", 6, "Alder Lake" },
+	{ FX_V3, "arm_neoverse_v2", "set=arm_neoverse_v2 slots=8", 7,
+	  "Neoverse V3" },
 };
 
 static bool plan_sane(const struct td_plan *p)
@@ -1120,6 +1125,13 @@ static void test_group_plans(void)
 		  "set=arm_neoverse_v2 slots=8 g=l1,ib,c2", NULL },
 		{ FX_V2, NULL, 2, "Operation_Mix", NULL, "more than 32 events" },
 		{ FX_N1, NULL, 2, NULL, NULL, "no groups below Level 1" },
+		{ FX_TGL, NULL, 2, NULL, "set=intel_icl g=l1,bs,be,re", NULL },
+		{ FX_SNB, NULL, 2, NULL, "set=intel_snb slots=4 g=l1,fe,re",
+		  NULL },
+		{ FX_ADL_PCORE, NULL, 2, NULL, NULL, "not model 0x97" },
+		{ FX_ADL_PCORE, NULL, 1, NULL, "set=intel_icl", NULL },
+		{ FX_V3, NULL, 2, NULL,
+		  "set=arm_neoverse_v2 slots=8 g=l1,dt,ib,c1,c2,c3", NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
