@@ -98,42 +98,6 @@ static const char *tmpl_pmu(const struct td_ev_tmpl *t)
 	return "core PMU";
 }
 
-/* Is w (n bytes) one of the ';'-separated items of list? */
-static bool has_item(const char *list, const char *w, size_t n)
-{
-	while (*list) {
-		size_t len = strcspn(list, ";");
-
-		if (len == n && !strncmp(list, w, n))
-			return true;
-		list += len;
-		list += strspn(list, ";");
-	}
-	return false;
-}
-
-/* perf's metric groups a set's groups serve, ';'-separated. */
-static void metric_groups(const struct td_set *s, char *buf, size_t n)
-{
-	struct td_group_desc g;
-	size_t pos = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; !td_set_group(s->name, i, &g); i++) {
-		const char *p = g.perf_groups;
-
-		while (*p) {
-			size_t len = strcspn(p, ";");
-
-			if (!has_item(buf, p, len) && pos + len + 2 < n)
-				pos += snprintf(buf + pos, n - pos, "%s%.*s",
-						pos ? ";" : "", (int)len, p);
-			p += len;
-			p += strspn(p, ";");
-		}
-	}
-}
-
 static const char *unit_name(enum td_unit u)
 {
 	switch (u) {
@@ -185,11 +149,8 @@ static void list_groups_json(const struct td_cpu_info *ci,
 	for (int i = 0; i < s->nr_groups; i++) {
 		const struct td_grp *g = &s->groups[i];
 		struct td_group_desc d;
-		int gp = 0;
 
 		td_set_group(s->name, i, &d);
-		for (int k = 0; k < g->nr_events; k++)
-			gp += td_tmpl_takes_gp(s, &g->ev[k]);
 		why[0] = '\0';
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "name", g->name);
@@ -203,7 +164,8 @@ static void list_groups_json(const struct td_cpu_info *ci,
 		jsonw_string_field(json_wtr, "perf_groups", d.perf_groups);
 		json_str_or_null("aliases", g->aliases);
 		jsonw_string_field(json_wtr, "anchor", g->anchor);
-		jsonw_uint_field(json_wtr, "general_counters", gp);
+		jsonw_uint_field(json_wtr, "general_counters",
+				 d.general_counters);
 		jsonw_string_field(json_wtr, "formula", g->formula);
 		jsonw_name(json_wtr, "events");
 		jsonw_start_array(json_wtr);
@@ -321,7 +283,7 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 		jsonw_string_field(json_wtr, "title", s->title);
 		jsonw_string_field(json_wtr, "metrics", s->metrics);
 		jsonw_string_field(json_wtr, "reason", buf);
-		metric_groups(s, buf, sizeof(buf));
+		td_set_metric_groups(s, false, ";", buf, sizeof(buf));
 		jsonw_string_field(json_wtr, "metric_groups", buf);
 		jsonw_end_object(json_wtr);
 	}
@@ -404,7 +366,7 @@ static void list_csv(const struct td_cpu_info *ci, const struct td_set *ps)
 		csvw_str(&w, s->title);
 		csvw_str(&w, s->metrics);
 		csvw_str(&w, buf);
-		metric_groups(s, buf, sizeof(buf));
+		td_set_metric_groups(s, false, ";", buf, sizeof(buf));
 		csvw_str(&w, buf);
 		csvw_end_row(&w);
 	}
@@ -434,16 +396,13 @@ static void list_groups_plain(const struct td_cpu_info *ci,
 	for (int i = 0; i < s->nr_groups; i++) {
 		const struct td_grp *g = &s->groups[i];
 		struct td_group_desc d;
-		int gp = 0;
 
 		td_set_group(s->name, i, &d);
-		for (int k = 0; k < g->nr_events; k++)
-			gp += td_tmpl_takes_gp(s, &g->ev[k]);
 		why[0] = '\0';
 		printf("  %-3s %-18s level %s  %d event%s (%d general counter%s)%s%s\n",
 		       g->id, g->name, i ? (d.in_level2 ? "2 " : "-M") : "1 ",
-		       g->nr_events, g->nr_events == 1 ? "" : "s", gp,
-		       gp == 1 ? "" : "s",
+		       g->nr_events, g->nr_events == 1 ? "" : "s",
+		       d.general_counters, d.general_counters == 1 ? "" : "s",
 		       !g->offered || g->offered(ci, why, sizeof(why)) ? "" :
 		       "  NOT HERE: ", why);
 		printf("      metrics:");

@@ -46,20 +46,6 @@ const struct td_set *td_set_find(const char *name)
 	return NULL;
 }
 
-/* Does the space-separated list have the word w (n bytes), ignoring case? */
-static bool has_word(const char *list, const char *w, size_t n)
-{
-	while (list && *list) {
-		size_t len = strcspn(list, " ");
-
-		if (len == n && !strncasecmp(list, w, n))
-			return true;
-		list += len;
-		list += strspn(list, " ");
-	}
-	return false;
-}
-
 /* perf's modifiers after the last ':' ("instructions:u", "cycles:ukG"). */
 static size_t strip_modifiers(const char *name, size_t len)
 {
@@ -117,7 +103,7 @@ static bool tmpl_is(const struct td_ev_tmpl *t, const char *pmu,
 		tn = ts + 1;
 	}
 	return (strlen(tn) == n && !strncasecmp(tn, inner, n)) ||
-	       has_word(t->aliases, inner, n);
+	       td_in_list(t->aliases, " ", inner, n);
 }
 
 bool td_tmpl_is(const struct td_ev_tmpl *t, const char *name, size_t len)

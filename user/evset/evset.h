@@ -336,6 +336,7 @@ struct td_group_desc {
 	bool in_level2;
 	char perf_groups[512];
 	const char *anchor;	/* the event that normalises it */
+	int general_counters;	/* general-purpose counters it takes */
 	const char *formula;	/* one line */
 	int nr_events;
 	const char *events[TOPDOWN_MAX_EVENTS];

@@ -240,6 +240,15 @@ int td_parse_cpulist(const char *s, uint64_t *bits, int nwords);
 char *td_format_cpulist(const uint64_t *bits, int nwords, char *buf,
 			size_t len);
 
+/* Is w (n bytes) one of the items of list, separated by any of seps
+ * (case-insensitive)?
+ */
+bool td_in_list(const char *list, const char *seps, const char *w, size_t n);
+/* perf's metric groups s's groups serve (with aliases: and the names
+ * seed 003 gave them), each once, separated by sep.
+ */
+void td_set_metric_groups(const struct td_set *s, bool aliases,
+			  const char *sep, char *buf, size_t len);
 /* The group of s whose label id is id (len bytes), or NULL. */
 const struct td_grp *td_grp_find(const struct td_set *s, const char *id,
 				 size_t len);

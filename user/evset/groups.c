@@ -116,9 +116,7 @@ bool td_tmpl_takes_gp(const struct td_set *s, const struct td_ev_tmpl *t)
 	return !(s->cycle_counter && t->config == s->cycle_counter);
 }
 
-/* Is w (n bytes) one of the words of list (separated by any of seps)? */
-static bool in_list(const char *list, const char *seps, const char *w,
-		    size_t n)
+bool td_in_list(const char *list, const char *seps, const char *w, size_t n)
 {
 	while (list && *list) {
 		size_t len = strcspn(list, seps);
@@ -176,55 +174,54 @@ static bool grp_serves(const struct td_set *s, const struct td_grp *g,
 	struct td_decoder d;
 	int nm;
 
-	if (in_list(g->aliases, " ", name, n))
+	if (td_in_list(g->aliases, " ", name, n))
 		return true;
 	grp_decoder(s, g, 0, 0, &d);
 	nm = decoder_metrics(s, &d, mi, TD_MAX_GROUP_METRICS);
 	for (int i = 0; i < nm; i++)
-		if (in_list(mi[i]->perf_groups, ";", name, n))
+		if (td_in_list(mi[i]->perf_groups, ";", name, n))
 			return true;
 	return false;
 }
 
-/* perf's metric-group names a set knows, for messages. */
-static void set_metric_groups(const struct td_set *s, char *buf, size_t len)
+/* Append to buf (pos bytes used) each item of items (separated by any
+ * of seps) that is not in it yet, after outsep. false when full.
+ */
+static bool add_items(char *buf, size_t len, size_t *pos, const char *items,
+		      const char *seps, const char *outsep)
 {
+	while (items && *items) {
+		size_t n = strcspn(items, seps);
+		int w;
+
+		if (n && !td_in_list(buf, outsep, items, n)) {
+			w = snprintf(buf + *pos, len - *pos, "%s%.*s",
+				     *pos ? outsep : "", (int)n, items);
+			if (w < 0 || (size_t)w >= len - *pos) {
+				buf[*pos] = '\0';
+				return false;
+			}
+			*pos += w;
+		}
+		items += n;
+		items += strspn(items, seps);
+	}
+	return true;
+}
+
+void td_set_metric_groups(const struct td_set *s, bool aliases,
+			  const char *sep, char *buf, size_t len)
+{
+	struct td_group_desc d;
 	size_t pos = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < s->nr_minfo; i++) {
-		const char *p = s->minfo[i].perf_groups;
-
-		while (p && *p) {
-			size_t n = strcspn(p, ";");
-			int w;
-
-			if (n && !in_list(buf, ", ", p, n)) {
-				w = snprintf(buf + pos, len - pos, "%s%.*s",
-					     pos ? ", " : "", (int)n, p);
-				if (w < 0 || (size_t)w >= len - pos)
-					return;
-				pos += w;
-			}
-			p += n;
-			p += strspn(p, ";");
-		}
-	}
-	for (int i = 0; i < s->nr_groups; i++) {
-		const char *p = s->groups[i].aliases;
-
-		while (p && *p) {
-			size_t n = strcspn(p, " ");
-			int w = snprintf(buf + pos, len - pos, "%s%.*s",
-					 pos ? ", " : "", (int)n, p);
-
-			if (w < 0 || (size_t)w >= len - pos)
-				return;
-			pos += w;
-			p += n;
-			p += strspn(p, " ");
-		}
-	}
+	for (int i = 0; !td_set_group(s->name, i, &d); i++)
+		if (!add_items(buf, len, &pos, d.perf_groups, ";", sep))
+			return;
+	for (int i = 0; aliases && i < s->nr_groups; i++)
+		if (!add_items(buf, len, &pos, s->groups[i].aliases, " ", sep))
+			return;
 }
 
 static bool grp_offered(const struct td_grp *g, const struct td_cpu_info *ci,
@@ -278,9 +275,9 @@ int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 						     TD_MAX_GROUP_METRICS);
 				for (int k = 0; k < nm; k++)
 					if (mi[k]->level > 1 &&
-					    (in_list(mi[k]->perf_groups, ";", p,
+					    (td_in_list(mi[k]->perf_groups, ";", p,
 						     n) ||
-					     in_list(s->groups[0].aliases, " ",
+					     td_in_list(s->groups[0].aliases, " ",
 						     p, n)))
 						below_l1 = true;
 				continue;
@@ -289,7 +286,8 @@ int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 			below_l1 = true;
 		}
 		if (!hit) {
-			set_metric_groups(s, names, sizeof(names));
+			td_set_metric_groups(s, true, ", ", names,
+					     sizeof(names));
 			snprintf(err, errlen,
 				 "-M %.*s: no metric of event set '%s' is in that metric group; its metric groups: %s",
 				 (int)n, p, s->name, names);
@@ -394,22 +392,11 @@ int td_set_group(const char *set, int i, struct td_group_desc *out)
 	grp_decoder(s, g, 0, 0, &d);
 	out->nr_metrics = decoder_metrics(s, &d, out->metrics,
 					  TD_MAX_GROUP_METRICS);
-	for (int k = 0; k < out->nr_metrics; k++) {
-		const char *p = out->metrics[k]->perf_groups;
-
-		while (p && *p) {
-			size_t n = strcspn(p, ";");
-
-			if (n && !in_list(out->perf_groups, ";", p, n) &&
-			    pos + n + 2 < sizeof(out->perf_groups))
-				pos += snprintf(out->perf_groups + pos,
-						sizeof(out->perf_groups) - pos,
-						"%s%.*s", pos ? ";" : "",
-						(int)n, p);
-			p += n;
-			p += strspn(p, ";");
-		}
-	}
+	for (int k = 0; k < out->nr_metrics; k++)
+		add_items(out->perf_groups, sizeof(out->perf_groups), &pos,
+			  out->metrics[k]->perf_groups, ";", ";");
+	for (int k = 0; k < g->nr_events; k++)
+		out->general_counters += td_tmpl_takes_gp(s, &g->ev[k]);
 	return 0;
 }
 
