@@ -184,6 +184,26 @@ static bool grp_serves(const struct td_set *s, const struct td_grp *g,
 	return false;
 }
 
+/* Does group g serve perf's metric group name (n bytes) with a metric
+ * below Level 1?
+ */
+static bool serves_l2(const struct td_set *s, const struct td_grp *g,
+		      const char *name, size_t n)
+{
+	const struct td_metric_info *mi[TD_MAX_GROUP_METRICS];
+	struct td_decoder d;
+	int nm;
+
+	grp_decoder(s, g, 0, 0, &d);
+	nm = decoder_metrics(s, &d, mi, TD_MAX_GROUP_METRICS);
+	for (int k = 0; k < nm; k++)
+		if (mi[k]->level > 1 &&
+		    (td_in_list(mi[k]->perf_groups, ";", name, n) ||
+		     td_in_list(g->aliases, " ", name, n)))
+			return true;
+	return false;
+}
+
 /* Append to buf (pos bytes used) each item of items (separated by any
  * of seps) that is not in it yet, after outsep. false when full.
  */
@@ -263,23 +283,8 @@ int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 				continue;
 			hit = true;
 			if (i == 0) {
-				/* Level 1 alone needs no groups; is it a
-				 * Level 2 metric group that group 0 serves?
-				 */
-				const struct td_metric_info *mi[TD_MAX_GROUP_METRICS];
-				struct td_decoder d;
-				int nm;
-
-				grp_decoder(s, &s->groups[0], 0, 0, &d);
-				nm = decoder_metrics(s, &d, mi,
-						     TD_MAX_GROUP_METRICS);
-				for (int k = 0; k < nm; k++)
-					if (mi[k]->level > 1 &&
-					    (td_in_list(mi[k]->perf_groups, ";", p,
-						     n) ||
-					     td_in_list(s->groups[0].aliases, " ",
-						     p, n)))
-						below_l1 = true;
+				/* Level 1 alone needs no groups */
+				below_l1 |= serves_l2(s, &s->groups[0], p, n);
 				continue;
 			}
 			want[i] = true;
