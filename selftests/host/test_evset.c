@@ -1026,7 +1026,8 @@ static void test_group_tables(void)
 				     anchor ? "ok" : "missing");
 				bad++;
 			}
-			if (td_set_group(s->name, gi, &gd) || !gd.nr_metrics) {
+			if (td_set_group(s->name, gi, &gd) || !gd.nr_metrics ||
+			    gd.nr_metrics >= TD_MAX_GROUP_METRICS) {
 				diag("%s/%s: no metrics", s->name, g->name);
 				bad++;
 				continue;
@@ -1104,6 +1105,7 @@ static void test_group_plans(void)
 		{ FX_ICX, NULL, 3, NULL, NULL, "levels 1 and 2" },
 		{ FX_SPR, "intel_icl", 2, NULL, NULL, "not model 0x8f" },
 		{ FX_SPR, NULL, 2, NULL, NULL, "no groups below Level 1" },
+		{ FX_SPR, NULL, 0, "TopdownL1", "set=intel_spr", NULL },
 		{ FX_SKX, NULL, 2, NULL, "set=intel_skl slots=4 g=l1,fr", NULL },
 		{ FX_BDW, NULL, 2, NULL, "set=intel_snb slots=4 g=l1,fe,re",
 		  NULL },

@@ -251,6 +251,27 @@ static bool grp_offered(const struct td_grp *g, const struct td_cpu_info *ci,
 	return !g->offered || g->offered(ci, why, n);
 }
 
+/* Is every metric group of the list (comma-separated) one of Level 1
+ * metrics of s (-M TopdownL1 on a set without groups)?
+ */
+static bool l1_only(const struct td_set *s, const char *p)
+{
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		bool hit = false;
+
+		for (int i = 0; i < s->nr_minfo && !hit; i++)
+			hit = s->minfo[i].level == 1 &&
+			      td_in_list(s->minfo[i].perf_groups, ";", p, n);
+		if (!hit)
+			return false;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return true;
+}
+
 int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 		     const struct td_select *sel, bool *want, char *err,
 		     size_t errlen)
@@ -261,6 +282,8 @@ int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 
 	memset(want, 0, sizeof(*want) * TOPDOWN_MAX_GROUPS);
 	want[0] = true;
+	if (!s->nr_groups && sel->level <= 1 && l1_only(s, p))
+		return 1;
 	if (!s->nr_groups) {
 		snprintf(err, errlen,
 			 "event set '%s' has no groups below Level 1 (%s)",
