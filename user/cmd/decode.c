@@ -35,6 +35,10 @@
 
 const struct td_opt decode_opts[] = {
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set", 0 },
+	{ "level", 0, 'L', TD_ARG_NUM, "N",
+	  "1 (default) or 2: the set's Level 2 groups too", 0 },
+	{ "metrics", 'M', 'M', TD_ARG_WORD, "GROUP[,GROUP..]",
+	  "perf's metric groups (perf stat -M): the set's groups for them", 0 },
 	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width", 0 },
 	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision", 0 },
 	{ "field-separator", 'x', 'x', TD_ARG_WORD, "SEP",
@@ -44,7 +48,7 @@ const struct td_opt decode_opts[] = {
 	TD_OPT_END,
 };
 
-#define MAX_NOTES	8
+#define MAX_NOTES	12
 #define NOTE_LEN	200
 
 /*
@@ -63,21 +67,26 @@ struct perf_count {
 
 struct decode_in {
 	const struct td_set *s;
+	/* the events: the set's, or the pool of its groups */
+	int nr_ev;
+	const struct td_ev_tmpl *ev[TOPDOWN_MAX_POOL];
 	struct perf_count *pc;	/* hash table, open addressing */
 	size_t pc_cap, pc_used;
-	uint64_t counts[TOPDOWN_MAX_EVENTS];
-	bool seen[TOPDOWN_MAX_EVENTS];
+	uint64_t counts[TOPDOWN_MAX_POOL];
+	bool seen[TOPDOWN_MAX_POOL];
 	char sep[16];		/* perf stat -x separator */
 	int lines;		/* lines that gave counts */
 	int skipped;		/* perf lines of other events */
 	bool scaled;		/* perf scaled a count (multiplexing) */
-	bool zeroed[TOPDOWN_MAX_EVENTS];	/* <not counted> taken as 0 */
+	bool zeroed[TOPDOWN_MAX_POOL];	/* <not counted> taken as 0 */
 	char where[64];		/* "stdin line N: " */
 };
 
 static const char decode_desc[] =
 	"TopDown breakdown of the given counts with the formula of event set\n"
-	"NAME (see 'tdctl list'). Counts are EVENT=COUNT arguments or, without\n"
+	"NAME (see 'tdctl list'); with --level 2 or -M, of its groups below\n"
+	"Level 1 too, each metric under tdctl's and perf's name. Counts are\n"
+	"EVENT=COUNT arguments or, without\n"
 	"them, lines on stdin: tdctl's JSON lines ({\"EVENT\": COUNT, ...},\n"
 	"summed), or perf stat output as printed: 'perf stat -j', 'perf stat\n"
 	"-x SEP' (give the same -x here; ',' by default) or plain 'perf stat'.\n"
@@ -87,14 +96,23 @@ static const char decode_desc[] =
 	"the counts the formula needs are required. The output names the\n"
 	"formula and every assumption it made (slot width, revision).\n";
 
-static void set_names(char *buf, size_t n, const struct td_set *s)
+static void set_names(char *buf, size_t n, const struct decode_in *in)
 {
 	size_t pos = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; s && i < s->nr_events && pos < n; i++)
+	for (int i = 0; i < in->nr_ev && pos < n; i++)
 		pos += snprintf(buf + pos, n - pos, "%s%s", i ? ", " : "",
-				s->ev[i].name);
+				in->ev[i]->name);
+}
+
+/* The event of name (len bytes): its name or one of perf's for it. */
+static int ev_index(const struct decode_in *in, const char *name, size_t len)
+{
+	for (int i = 0; i < in->nr_ev; i++)
+		if (td_tmpl_is(in->ev[i], name, len))
+			return i;
+	return -1;
 }
 
 static void all_set_names(char *buf, size_t n)
@@ -111,7 +129,7 @@ static int add(struct decode_in *in, int i, uint64_t v)
 {
 	if (in->counts[i] + v < in->counts[i]) {
 		p_err("%sthe sum of %s overflows 64 bits", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	in->counts[i] += v;
@@ -191,7 +209,7 @@ static int add_perf(struct decode_in *in, int i, const char *key, uint64_t v)
 	}
 	if (c->sum + v < c->sum) {
 		p_err("%sthe sum of %s overflows 64 bits", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	c->sum += v;
@@ -238,13 +256,13 @@ static bool not_counted(const char *v, size_t len)
 static int perf_not_counted(struct decode_in *in, int i, const char *key,
 			    const char *v, size_t len)
 {
-	if (strchr(in->s->ev[i].name, '/') && len >= 13 &&
+	if (strchr(in->ev[i]->name, '/') && len >= 13 &&
 	    !strncmp(v, "<not counted>", 13)) {
 		in->zeroed[i] = true;
 		return add_perf(in, i, key, 0) ? -1 : 1;
 	}
 	p_err("%sperf has no count for %s ('%.*s'): the breakdown needs it",
-	      in->where, in->s->ev[i].name, (int)len, v);
+	      in->where, in->ev[i]->name, (int)len, v);
 	return -1;
 }
 
@@ -252,7 +270,7 @@ static int perf_not_counted(struct decode_in *in, int i, const char *key,
 
 struct own_line {
 	struct decode_in *in;
-	bool seen[TOPDOWN_MAX_EVENTS];
+	bool seen[TOPDOWN_MAX_POOL];
 };
 
 static int own_member(const struct jr_member *m, void *ctx)
@@ -261,22 +279,22 @@ static int own_member(const struct jr_member *m, void *ctx)
 	struct decode_in *in = l->in;
 	char names[512];
 	uint64_t v;
-	int i = td_set_event_index(in->s, m->key, m->key_len);
+	int i = ev_index(in, m->key, m->key_len);
 
 	if (i < 0) {
-		set_names(names, sizeof(names), in->s);
+		set_names(names, sizeof(names), in);
 		p_err("%sunknown event '%s' for set %s (its events: %s)",
 		      in->where, m->key, in->s->name, names);
 		return -1;
 	}
 	if (l->seen[i]) {
-		p_err("%sevent %s given twice", in->where, in->s->ev[i].name);
+		p_err("%sevent %s given twice", in->where, in->ev[i]->name);
 		return -1;
 	}
 	l->seen[i] = true;
 	if (m->type != JR_NUMBER && m->type != JR_STRING) {
 		p_err("%sthe count of %s is not a number", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	if (count_of(in, m->key, m->key_len, m->val, m->val_len, &v))
@@ -346,7 +364,7 @@ static int json_line(struct decode_in *in, const char *line)
 				      sizeof(err)) ? -1 : 1;
 	if (!pj.has_event || !pj.has_value)
 		return 0;	/* a metric-only line */
-	i = td_set_event_index(in->s, pj.event, pj.event_len);
+	i = ev_index(in, pj.event, pj.event_len);
 	if (i < 0) {
 		in->skipped++;
 		return 0;
@@ -428,12 +446,23 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 {
 	char key[256];
 	uint64_t v;
-	int ev = -1, i = -1, val;
+	int ev = -1, i = -1, val, end = -1;
 
+	/* perf -x, does not quote a name with the separator in it
+	 * (cpu/EVENT,cmask=0x6/): up to 4 fields may make one name
+	 */
 	for (int k = 1; k < n && ev < 0; k++) {
-		i = td_set_event_index(in->s, f[k].p, f[k].len);
-		if (i >= 0)
-			ev = k;
+		for (int span = csv ? 4 : 1; span >= 1 && ev < 0; span--) {
+			const struct field *l = &f[k + span - 1];
+
+			if (k + span > n)
+				continue;
+			i = ev_index(in, f[k].p, l->p + l->len - f[k].p);
+			if (i >= 0) {
+				ev = k;
+				end = k + span - 1;
+			}
+		}
 	}
 	if (ev < 0)
 		return 0;
@@ -469,8 +498,8 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 	if (count_of(in, f[ev].p, f[ev].len, f[val].p, f[val].len, &v))
 		return -1;
 	/* -x: EVENT SEP RUNTIME SEP PCNT; plain: "(66.65%)" at the end */
-	if (csv && ev + 2 < n && is_pcnt(&f[ev + 2]) &&
-	    strtod(f[ev + 2].p, NULL) < 100.0)
+	if (csv && end + 2 < n && is_pcnt(&f[end + 2]) &&
+	    strtod(f[end + 2].p, NULL) < 100.0)
 		in->scaled = true;
 	if (!csv && f[n - 1].len > 2 && f[n - 1].p[0] == '(' &&
 	    f[n - 1].p[f[n - 1].len - 1] == ')')
@@ -523,7 +552,7 @@ static int read_stdin(struct decode_in *in)
 	if (!ret && !in->lines) {
 		char names[512];
 
-		set_names(names, sizeof(names), in->s);
+		set_names(names, sizeof(names), in);
 		p_err("decode: no counts of set %s's events (%s) on the command line or stdin%s",
 		      in->s->name, names, in->skipped ?
 		      " (only other events; perf stat -x output with "
@@ -536,7 +565,7 @@ static int read_stdin(struct decode_in *in)
 static int args(struct decode_in *in, int argc, char **argv)
 {
 	for (int a = 0; a < argc; a++) {
-		const char *eq = strchr(argv[a], '=');
+		const char *eq = strrchr(argv[a], '=');
 		char names[512];
 		uint64_t v;
 		int i;
@@ -545,16 +574,16 @@ static int args(struct decode_in *in, int argc, char **argv)
 			p_err("decode: '%s' is not EVENT=COUNT", argv[a]);
 			return -1;
 		}
-		i = td_set_event_index(in->s, argv[a], eq - argv[a]);
+		i = ev_index(in, argv[a], eq - argv[a]);
 		if (i < 0) {
-			set_names(names, sizeof(names), in->s);
+			set_names(names, sizeof(names), in);
 			p_err("decode: unknown event '%.*s' for set %s (its events: %s)",
 			      (int)(eq - argv[a]), argv[a], in->s->name,
 			      names);
 			return -1;
 		}
 		if (in->seen[i]) {
-			p_err("decode: event %s given twice", in->s->ev[i].name);
+			p_err("decode: event %s given twice", in->ev[i]->name);
 			return -1;
 		}
 		if (count_of(in, argv[a], eq - argv[a], eq + 1, strlen(eq + 1),
@@ -585,6 +614,19 @@ static void note(struct notes *nt, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The metrics decoded, in the order of the hierarchy. */
+struct out_metric {
+	const struct td_metric_info *info;
+	struct td_metric m;
+	int depth;
+};
+
+struct decoded {
+	struct td_gdecoder gd;
+	int n;
+	struct out_metric m[TD_MAX_TREE];
+};
+
 /* Every assumption behind the numbers, and how to choose otherwise. */
 static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 			bool slots_given, bool rev_given, struct notes *nt)
@@ -606,17 +648,17 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		     rev, rev_given ? "" : " assumed, no --revision",
 		     on ? "ON" : "off", s->rev_rule, fixed);
 	}
-	for (int i = 0; i < s->nr_events; i++)
-		if (!in->seen[i])
+	for (int i = 0; i < in->nr_ev; i++)
+		if (!in->seen[i] && in->ev[i]->optional)
 			note(nt,
-			     "no count for %s: the metrics that read it (IPC) are left out",
-			     s->ev[i].name);
-	for (int i = 0; i < s->nr_events; i++)
+			     "no count for %s: the metrics that need it are left out",
+			     in->ev[i]->name);
+	for (int i = 0; i < in->nr_ev; i++)
 		if (in->zeroed[i])
 			note(nt,
 			     "perf did not count %s (<not counted>): taken as 0, "
 			     "the task did not run on that PMU's CPUs",
-			     s->ev[i].name);
+			     in->ev[i]->name);
 	if (in->scaled)
 		note(nt,
 		     "perf scaled some counts (the counter ran part of the time): "
@@ -628,16 +670,58 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
  * without stdin), the metrics (null when not computable), flagged (the
  * metrics outside 0..100%), formula and assumptions; lists are JSON
  * arrays, and in CSV one field ("flagged" space-separated, "assumptions"
- * "; "-separated). JSON also says how many lines of other events were
- * skipped.
+ * "; "-separated). JSON also has the groups decoded, the metrics under
+ * perf's names, and how many lines of other events were skipped.
  */
 enum {
 	DF_SET, DF_LABEL, DF_LINES, DF_FLAGGED, DF_FORMULA, DF_ASSUME,
 	DF_SKIPPED, DF_NR
 };
 
-static void decode_rows(const struct td_decoder *d, const char *label,
-			const struct td_metrics *m,
+static void decode_rows_json(json_writer_t *w, const struct decoded *dd)
+{
+	const struct td_gdecoder *gd = &dd->gd;
+	struct td_group_desc g;
+
+	if (gd->grouped) {
+		jsonw_name(w, "groups");
+		jsonw_start_array(w);
+		for (int i = 0; i < gd->nr_groups; i++) {
+			jsonw_start_object(w);
+			jsonw_string_field(w, "name", gd->g[i].name);
+			jsonw_string_field(w, "id", gd->g[i].id);
+			for (int k = 0; !td_set_group(gd->set, k, &g); k++)
+				if (!strcmp(g.id, gd->g[i].id))
+					jsonw_string_field(w, "formula",
+							   g.formula);
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+	}
+	/* the same values under perf's names for them */
+	jsonw_name(w, "perf_metrics");
+	jsonw_start_object(w);
+	for (int i = 0; i < dd->n; i++) {
+		const struct td_metric *x = &dd->m[i].m;
+		const char *pn = dd->m[i].info ? dd->m[i].info->perf_name : NULL;
+
+		if (!pn)
+			continue;
+		if (x->valid)
+			jsonw_float_field(w, pn, x->value);
+		else
+			jsonw_null_field(w, pn);
+	}
+	jsonw_end_object(w);
+	jsonw_name(w, "flagged");
+	jsonw_start_array(w);
+	for (int i = 0; i < dd->n; i++)
+		if (dd->m[i].m.flagged)
+			jsonw_string(w, dd->m[i].m.name);
+	jsonw_end_array(w);
+}
+
+static void decode_rows(const char *label, const struct decoded *dd,
 			const struct decode_in *in, const struct notes *nt)
 {
 	static const struct td_field f[DF_NR] = {
@@ -649,29 +733,29 @@ static void decode_rows(const struct td_decoder *d, const char *label,
 		[DF_ASSUME] = { .name = "assumptions", .in = TD_IN_CSV },
 		[DF_SKIPPED] = { .name = "skipped_lines", .in = TD_IN_JSON },
 	};
-	struct td_field hdr[DF_NR + TD_MAX_METRICS], mf[TD_MAX_METRICS];
-	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+	struct td_field hdr[DF_NR + TD_MAX_TREE], mf[TD_MAX_TREE];
+	char flagged[TD_MAX_TREE * (TOPDOWN_NAME_LEN + 1) + 1] = "";
 	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
 	json_writer_t *w;
 	struct td_emit e;
 	int n = 0;
 
-	for (int i = 0; i < m->n; i++)
-		mf[i] = (struct td_field){ .name = m->m[i].name,
+	for (int i = 0; i < dd->n; i++)
+		mf[i] = (struct td_field){ .name = dd->m[i].m.name,
 					   .group = "metrics",
 					   .in = TD_IN_JSON | TD_IN_CSV };
 	/* The CSV header: the fields in row order. */
 	for (int i = DF_SET; i <= DF_LINES; i++)
 		hdr[n++] = f[i];
-	for (int i = 0; i < m->n; i++)
+	for (int i = 0; i < dd->n; i++)
 		hdr[n++] = mf[i];
 	for (int i = DF_FLAGGED; i < DF_NR; i++)
 		hdr[n++] = f[i];
-	for (int i = 0; i < m->n; i++)
-		if (m->m[i].flagged)
+	for (int i = 0; i < dd->n; i++)
+		if (dd->m[i].m.flagged)
 			snprintf(flagged + strlen(flagged),
 				 sizeof(flagged) - strlen(flagged), "%s%s",
-				 *flagged ? " " : "", m->m[i].name);
+				 *flagged ? " " : "", dd->m[i].m.name);
 	for (int i = 0; i < nt->n; i++)
 		snprintf(as + strlen(as), sizeof(as) - strlen(as), "%s%s",
 			 i ? "; " : "", nt->s[i]);
@@ -679,25 +763,19 @@ static void decode_rows(const struct td_decoder *d, const char *label,
 	td_emit_init(&e, stdout);
 	td_emit_header(&e, hdr, n, NULL);
 	td_emit_begin(&e, NULL, NULL);
-	td_emit_str(&e, &f[DF_SET], d->set, SIZE_MAX);
+	td_emit_str(&e, &f[DF_SET], dd->gd.set, SIZE_MAX);
 	td_emit_str(&e, &f[DF_LABEL], label, SIZE_MAX);
 	if (in->lines)
 		td_emit_uint(&e, &f[DF_LINES], (uint64_t)in->lines);
 	else
 		td_emit_null(&e, &f[DF_LINES]);
 	td_emit_group(&e, "metrics");
-	for (int i = 0; i < m->n; i++)
-		td_emit_float(&e, &mf[i], m->m[i].value, m->m[i].valid);
+	for (int i = 0; i < dd->n; i++)
+		td_emit_float(&e, &mf[i], dd->m[i].m.value, dd->m[i].m.valid);
 	td_emit_str(&e, &f[DF_FLAGGED], flagged, SIZE_MAX);
 	w = td_emit_json(&e);
-	if (w) {
-		jsonw_name(w, "flagged");
-		jsonw_start_array(w);
-		for (int i = 0; i < m->n; i++)
-			if (m->m[i].flagged)
-				jsonw_string(w, m->m[i].name);
-		jsonw_end_array(w);
-	}
+	if (w)
+		decode_rows_json(w, dd);
 	td_emit_str(&e, &f[DF_FORMULA], in->s->formula, SIZE_MAX);
 	td_emit_str(&e, &f[DF_ASSUME], as, SIZE_MAX);
 	w = td_emit_json(&e);
@@ -713,18 +791,21 @@ static void decode_rows(const struct td_decoder *d, const char *label,
 }
 
 /* The metrics one per line, by name (as perf stat prints its metrics),
+ * in the order of the hierarchy (children indented under their class),
  * with the vocabulary's decimals (output/vocab.h); after the value '!'
  * for a fraction outside 0..100% and '*' for the largest Level-1 class,
- * and the legend of the marks, as under every table.
+ * perf's name of the metric with groups, and the legend of the marks, as
+ * under every table.
  */
-static void decode_plain(const struct td_decoder *d, const char *label,
-			 const struct td_metrics *m,
+static void decode_plain(const char *label, const struct decoded *dd,
 			 const struct decode_in *in, const struct notes *nt)
 {
+	const struct td_gdecoder *gd = &dd->gd;
 	bool flagged = false, invalid = false;
+	struct td_group_desc g;
 	int best = -1;
 
-	printf("set %s (%s)", d->set, label);
+	printf("set %s (%s)", gd->set, label);
 	if (in->lines)
 		printf(", %d input line%s summed", in->lines,
 		       in->lines == 1 ? "" : "s");
@@ -732,19 +813,21 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		printf(", %d line%s of other events skipped", in->skipped,
 		       in->skipped == 1 ? "" : "s");
 	printf("\n");
-	if (!m->n)
+	if (!dd->n)
 		printf("  no TopDown metrics for this set\n");
-	for (int i = 0; i < m->n; i++) {
-		const struct td_voc *v = td_voc_find(m->m[i].name);
+	for (int i = 0; i < dd->n; i++) {
+		const struct td_voc *v = td_voc_find(dd->m[i].m.name);
 
-		if (v && (v->flags & TD_VOC_BOTTLENECK) && m->m[i].valid &&
-		    (best < 0 || m->m[i].value > m->m[best].value))
+		if (v && (v->flags & TD_VOC_BOTTLENECK) && dd->m[i].m.valid &&
+		    (best < 0 || dd->m[i].m.value > dd->m[best].m.value))
 			best = i;
 	}
-	for (int i = 0; i < m->n; i++) {
-		const struct td_metric *x = &m->m[i];
+	for (int i = 0; i < dd->n; i++) {
+		const struct td_metric *x = &dd->m[i].m;
+		const struct td_metric_info *mi = dd->m[i].info;
 
-		printf("  %-24s ", x->name);
+		printf("  %*s%-*s ", 2 * dd->m[i].depth, "",
+		       24 - 2 * dd->m[i].depth, x->name);
 		if (!x->valid) {
 			printf("%8s", "n/a");
 			invalid = true;
@@ -759,6 +842,9 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		}
 		if (i == best)
 			printf("  *");
+		if (gd->grouped && mi && mi->perf_name)
+			printf("%s  perf: %s", x->flagged || i == best ? "" : "   ",
+			       mi->perf_name);
 		printf("\n");
 	}
 	if (best >= 0)
@@ -768,22 +854,169 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 	if (invalid)
 		printf("n/a: not computable from these counts (zero denominator)\n");
 	printf("formula: %s\n", in->s->formula);
+	for (int i = 1; gd->grouped && i < gd->nr_groups; i++)
+		for (int k = 0; !td_set_group(gd->set, k, &g); k++)
+			if (!strcmp(g.id, gd->g[i].id))
+				printf("group %s: %s\n", g.name, g.formula);
 	for (int i = 0; i < nt->n; i++)
 		printf("assumes: %s\n", nt->s[i]);
 }
 
+/*
+ * The events of the selection: the set's Level 1 events, or the pool of
+ * the groups it takes (group 0's events first) and their composition.
+ */
+static int choose_events(struct decode_in *in, int level, const char *mg,
+			 struct topdown_group *groups, int *nr_groups,
+			 char *ids, size_t idlen)
+{
+	struct td_select sel = { .level = level, .metric_groups = mg };
+	bool want[TOPDOWN_MAX_GROUPS];
+	char err[1024];
+	int r = 0;
+
+	*nr_groups = 0;
+	ids[0] = '\0';
+	if (level > 1 || (mg && *mg)) {
+		r = td_select_groups(NULL, in->s, &sel, want, err, sizeof(err));
+		if (r < 0) {
+			p_err("decode: %s", err);
+			return -1;
+		}
+	}
+	if (!(level > 1 || (mg && *mg)) || r == 1) {
+		in->nr_ev = in->s->nr_events;
+		for (int i = 0; i < in->s->nr_events; i++)
+			in->ev[i] = &in->s->ev[i];
+		return 0;
+	}
+	for (int g = 0; g < in->s->nr_groups; g++) {
+		const struct td_grp *grp = &in->s->groups[g];
+		struct topdown_group *tg;
+
+		if (!want[g])
+			continue;
+		tg = &groups[(*nr_groups)++];
+		memset(tg, 0, sizeof(*tg));
+		tg->nr_events = grp->nr_events;
+		snprintf(ids + strlen(ids), idlen - strlen(ids), "%s%s",
+			 *ids ? "," : "", grp->id);
+		for (int k = 0; k < grp->nr_events; k++) {
+			int e = 0;
+
+			while (e < in->nr_ev &&
+			       strcmp(in->ev[e]->name, grp->ev[k].name))
+				e++;
+			if (e == in->nr_ev) {
+				if (e == TOPDOWN_MAX_POOL) {
+					p_err("decode: more than %d events",
+					      TOPDOWN_MAX_POOL);
+					return -1;
+				}
+				in->ev[in->nr_ev++] = &grp->ev[k];
+			} else if (!grp->ev[k].optional) {
+				/* required by one group: required */
+				if (in->ev[e]->optional)
+					in->ev[e] = &grp->ev[k];
+			}
+			tg->events[k] = e;
+		}
+	}
+	return 0;
+}
+
+/* The selected group of the set with this composition. */
+static const struct td_grp *group_of(const struct decode_in *in,
+				     const char *ids, int k)
+{
+	const char *p = ids;
+	size_t n;
+
+	for (; k > 0 && p; k--) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return NULL;
+	n = strcspn(p, ",");
+	return td_grp_find(in->s, p, n);
+}
+
+/* Does one of the groups (without groups: the set) need pool event i? */
+static bool needed(const struct decode_in *in, const struct topdown_group *g,
+		   int nr_groups, const char *ids, int i)
+{
+	if (!nr_groups)
+		return !in->ev[i]->optional;
+	for (int k = 0; k < nr_groups; k++) {
+		const struct td_grp *grp = group_of(in, ids, k);
+
+		for (uint32_t j = 0; j < g[k].nr_events; j++)
+			if (g[k].events[j] == i && !grp->ev[j].optional)
+				return true;
+	}
+	return false;
+}
+
+/* Leave out the groups missing a count they need; error if none is left. */
+static int drop_groups(struct decode_in *in, struct topdown_group *g,
+		       int *nr_groups, char *ids, size_t idlen,
+		       struct notes *nt)
+{
+	char kept[64] = "", missing[256];
+	int n = 0;
+
+	for (int k = 0; k < *nr_groups; k++) {
+		const struct td_grp *grp = group_of(in, ids, k);
+
+		missing[0] = '\0';
+		for (uint32_t j = 0; j < g[k].nr_events; j++) {
+			int e = g[k].events[j];
+
+			if (!in->seen[e] && !grp->ev[j].optional)
+				snprintf(missing + strlen(missing),
+					 sizeof(missing) - strlen(missing),
+					 "%s%s", *missing ? ", " : "",
+					 in->ev[e]->name);
+		}
+		if (*missing) {
+			note(nt, "no counts for group %s (%s): its metrics are left out",
+			     grp->name, missing);
+			continue;
+		}
+		snprintf(kept + strlen(kept), sizeof(kept) - strlen(kept),
+			 "%s%s", *kept ? "," : "", grp->id);
+		g[n++] = g[k];
+	}
+	if (!n) {
+		set_names(missing, sizeof(missing), in);
+		p_err("decode: no group of set %s has all its counts (its events: %s)",
+		      in->s->name, missing);
+		return -1;
+	}
+	*nr_groups = n;
+	snprintf(ids, idlen, "%s", kept);
+	return 0;
+}
+
 int do_decode(int argc, char **argv)
 {
-	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
-	const char *setname = NULL, *slots = NULL, *rev = NULL;
-	char label[TOPDOWN_LABEL_LEN + 64], err[512];
-	struct decode_in in = { .sep = "," };
+	static char names[TOPDOWN_MAX_POOL][TOPDOWN_NAME_LEN];
+	const char *setname = NULL, *slots = NULL, *rev = NULL, *mg = NULL;
+	char label[TOPDOWN_LABEL_LEN + 64], err[512], ids[64];
+	struct topdown_group groups[TOPDOWN_MAX_GROUPS];
+	static struct decode_in in;
+	static struct decoded dd;
+	struct td_tree_node tree[TD_MAX_TREE];
+	unsigned long long level = 1;
 	struct notes nt = { 0 };
 	struct td_getopt g;
-	struct td_metrics m;
 	struct td_decoder d;
-	int opt, n;
+	int opt, n, nr_groups;
 
+	memset(&in, 0, sizeof(in));
+	snprintf(in.sep, sizeof(in.sep), ",");
 	td_getopt_build(&g, "decode", decode_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
@@ -795,6 +1028,13 @@ int do_decode(int argc, char **argv)
 			break;
 		case 'r':
 			rev = optarg;
+			break;
+		case 'L':
+			if (parse_u64("--level", optarg, 2, &level))
+				return -1;
+			break;
+		case 'M':
+			mg = optarg;
 			break;
 		case 'x':
 			if (!*optarg || strlen(optarg) >= sizeof(in.sep)) {
@@ -826,9 +1066,13 @@ int do_decode(int argc, char **argv)
 		      err);
 		return -1;
 	}
-	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s", in.s->name,
+	if (choose_events(&in, (int)level, mg, groups, &nr_groups, ids,
+			  sizeof(ids)))
+		return -1;
+	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s%s%s", in.s->name,
 		     slots ? " slots=" : "", slots ? slots : "",
-		     rev ? " rev=" : "", rev ? rev : "");
+		     rev ? " rev=" : "", rev ? rev : "",
+		     nr_groups ? " g=" : "", ids);
 	if (n < 0 || n >= TOPDOWN_LABEL_LEN) {
 		p_err("decode: --slots/--revision too long");
 		return -1;
@@ -837,10 +1081,11 @@ int do_decode(int argc, char **argv)
 	 * before any count is read.
 	 */
 	memset(names, 0, sizeof(names));
-	for (int i = 0; i < in.s->nr_events; i++)
-		snprintf(names[i], sizeof(names[i]), "%s", in.s->ev[i].name);
-	if (td_decoder_from_label(&d, label, (const char (*)[32])names,
-				  in.s->nr_events, err, sizeof(err))) {
+	for (int i = 0; i < in.nr_ev; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", in.ev[i]->name);
+	if (td_gdecoder_build(&dd.gd, label, (const char (*)[32])names,
+			      in.nr_ev, nr_groups ? groups : NULL, nr_groups,
+			      false, err, sizeof(err))) {
 		p_err("decode: %s", err);
 		return -1;
 	}
@@ -851,30 +1096,59 @@ int do_decode(int argc, char **argv)
 	if (optind >= argc && read_stdin(&in))
 		return -1;
 
-	/* Only what the formula reads is required. */
+	/* With groups, a group without the counts it needs is left out
+	 * (perf stat -M DTLB_Effectiveness has no Level 1 counts), said so.
+	 */
+	if (nr_groups && drop_groups(&in, groups, &nr_groups, ids, sizeof(ids),
+				     &nt))
+		return -1;
+	if (nr_groups)
+		snprintf(strstr(label, " g=") + 3,
+			 sizeof(label) - (strstr(label, " g=") + 3 - label),
+			 "%s", ids);
+	/* Only what the formulas read is required. */
 	err[0] = '\0';
-	for (int i = 0; i < in.s->nr_events; i++) {
+	for (int i = 0; i < in.nr_ev; i++) {
 		if (in.seen[i])
 			continue;
-		if (!in.s->ev[i].optional)
+		if (needed(&in, groups, nr_groups, ids, i))
 			snprintf(err + strlen(err), sizeof(err) - strlen(err),
-				 "%s%s", *err ? ", " : "", in.s->ev[i].name);
+				 "%s%s", *err ? ", " : "", in.ev[i]->name);
 		names[i][0] = '\0';
 	}
 	if (*err) {
 		p_err("decode: missing counts for set %s: %s", in.s->name, err);
 		return -1;
 	}
-	if (td_decoder_partial(&d, label, (const char (*)[32])names,
-			       in.s->nr_events, err, sizeof(err))) {
+	if (td_gdecoder_build(&dd.gd, label, (const char (*)[32])names,
+			      in.nr_ev, nr_groups ? groups : NULL, nr_groups,
+			      true, err, sizeof(err))) {
 		p_err("decode: %s", err);
 		return -1;
 	}
-	td_decode(&d, in.counts, &m);
+	/* each group from the counts of its own events */
+	n = td_gdecoder_tree(&dd.gd, tree, TD_MAX_TREE);
+	dd.n = 0;
+	for (int i = 0; i < n && i < TD_MAX_TREE; i++) {
+		const struct td_gd_group *gg = &dd.gd.g[tree[i].group];
+		uint64_t delta[TOPDOWN_MAX_EVENTS] = { 0 };
+		struct td_metrics m;
+
+		for (int j = 0; j < gg->nr_events; j++)
+			delta[j] = in.counts[gg->pool[j]];
+		td_gdecode(&dd.gd, tree[i].group, delta, &m);
+		if (tree[i].index >= m.n)
+			continue;
+		dd.m[dd.n].info = tree[i].info;
+		dd.m[dd.n].m = m.m[tree[i].index];
+		dd.m[dd.n].depth = tree[i].depth;
+		dd.n++;
+	}
+	d = dd.gd.g[0].dec;
 	assumptions(&in, &d, slots, rev, &nt);
 	if (json_output || csv_output)
-		decode_rows(&d, label, &m, &in, &nt);
+		decode_rows(label, &dd, &in, &nt);
 	else
-		decode_plain(&d, label, &m, &in, &nt);
+		decode_plain(label, &dd, &in, &nt);
 	return 0;
 }

@@ -256,6 +256,10 @@ const struct td_opt load_opts[] = {
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name", 0 },
 	{ "events", 'e', 'e', TD_ARG_EVENTS, "EVENTS",
 	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)", 0 },
+	{ "level", 0, 'L', TD_ARG_NUM, "N",
+	  "1 (default): Level 1, no rotation; 2: the set's Level 2 groups, rotated", 0 },
+	{ "metrics", 'M', 'M', TD_ARG_WORD, "GROUP[,GROUP..]",
+	  "perf's metric groups (perf stat -M): the set's groups for them, rotated", 0 },
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring", 0 },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader", 0 },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records", 0 },
@@ -273,10 +277,12 @@ static void load_desc(char *desc, size_t n)
 		 "start collecting with the event set chosen for this CPU ('%s list'),\n"
 		 "the set NAME, or the events EVENTS in perf's syntax (cycles,\n"
 		 "instructions:u, rNNNN, PMU/event=..,umask=../, at most %d; -e may\n"
-		 "be repeated). The ring size is a power of two (default %u bytes),\n"
+		 "be repeated). --level 2 or -M GROUP adds the set's groups below Level\n"
+		 "1 (%s list shows them), counted in turn, one at a time per CPU.\n"
+		 "The ring size is a power of two (default %u bytes),\n"
 		 "the watermark defaults to a quarter of it; without --overwrite a\n"
 		 "full ring drops new records and counts them.\n", bin_name,
-		 TOPDOWN_MAX_EVENTS, TOPDOWN_RING_DEFAULT_SIZE);
+		 TOPDOWN_MAX_EVENTS, bin_name, TOPDOWN_RING_DEFAULT_SIZE);
 }
 
 /* Append one -e argument to the comma-separated list. */
@@ -297,7 +303,7 @@ static int add_events(char *list, size_t n, const char *arg)
  * automatically). A set's name given to --events is taken as --set.
  */
 static int choose_plan(const char *set, const char *events,
-		       struct td_plan *plan)
+		       const struct td_select *sel, struct td_plan *plan)
 {
 	struct td_cpu_info *ci;
 	char err[512];
@@ -313,7 +319,7 @@ static int choose_plan(const char *set, const char *events,
 	if (*events && set != events)
 		ret = td_plan_events(ci, "", events, plan, err, sizeof(err));
 	else
-		ret = td_plan_for(ci, set, plan, err, sizeof(err));
+		ret = td_plan_select(ci, set, sel, plan, err, sizeof(err));
 	td_cpu_info_free(ci);
 	if (ret)
 		p_err("%s", err);
@@ -338,7 +344,7 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 		[F_BACKEND] = { .name = "backend", .in = TD_IN_JSON | TD_IN_CSV },
 		[F_REASON] = { .name = "no_counter_reason", .in = TD_IN_JSON },
 	};
-	char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+	char evs[TOPDOWN_MAX_POOL * (TOPDOWN_NAME_LEN + 1) + 1] = "";
 	char bad[sizeof(evs)] = "";
 	json_writer_t *w;
 	struct td_emit e;
@@ -369,6 +375,23 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 		for (int i = 0; i < plan->nr_events; i++)
 			jsonw_string(w, plan->ev[i].name);
 		jsonw_end_array(w);
+		if (plan->nr_groups) {
+			jsonw_name(w, "groups");
+			jsonw_start_array(w);
+			for (int gi = 0; gi < plan->nr_groups; gi++) {
+				const struct td_plan_group *pg = &plan->groups[gi];
+
+				jsonw_start_object(w);
+				jsonw_string_field(w, "name", pg->name);
+				jsonw_name(w, "events");
+				jsonw_start_array(w);
+				for (int k = 0; k < pg->nr; k++)
+					jsonw_string(w, plan->ev[pg->ev[k]].name);
+				jsonw_end_array(w);
+				jsonw_end_object(w);
+			}
+			jsonw_end_array(w);
+		}
 		jsonw_name(w, "no_counter");
 		jsonw_start_array(w);
 		for (int i = 0; i < plan->nr_events; i++)
@@ -382,7 +405,8 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 int do_load(int argc, char **argv)
 {
 	const char *module = NULL, *set = NULL;
-	unsigned long long ring = 0, wm = 0;
+	unsigned long long ring = 0, wm = 0, level = 1;
+	struct td_select sel = { 0 };
 	char events[4096] = "", desc[768];
 	struct topdown_config cfg;
 	struct td_plan plan;
@@ -412,6 +436,14 @@ int do_load(int argc, char **argv)
 		case 'e':
 			if (add_events(events, sizeof(events), optarg))
 				return -1;
+			break;
+		case 'L':
+			if (parse_u64("--level", optarg, 2, &level))
+				return -1;
+			sel.level = (int)level;
+			break;
+		case 'M':
+			sel.metric_groups = optarg;
 			break;
 		case 'r':
 			if (parse_u64("--ring-size", optarg, TOPDOWN_RING_MAX_SIZE, &ring))
@@ -446,6 +478,11 @@ int do_load(int argc, char **argv)
 		p_usage_error("--set and --events exclude each other: a set names its own events");
 		return -1;
 	}
+	if (*events && (sel.level > 1 || sel.metric_groups) &&
+	    !td_set_exists(events)) {
+		p_usage_error("--level and -M choose a set's groups; --events names the events itself");
+		return -1;
+	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
 		p_usage_error("--watermark must not exceed the ring size");
 		return -1;
@@ -461,7 +498,7 @@ int do_load(int argc, char **argv)
 	}
 
 	/* Choose the events first: a wrong --set or --events changes nothing. */
-	if (choose_plan(set, events, &plan))
+	if (choose_plan(set, events, &sel, &plan))
 		return -1;
 
 	td_config_from_plan(&plan, &cfg);
@@ -553,6 +590,10 @@ done:
 		printf("collecting with event set '%s'%s: %s\n", plan.set,
 		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",
 		       plan.why);
+		for (int gi = 0; gi < plan.nr_groups; gi++)
+			printf("  group %d %s: %d events%s\n", gi,
+			       plan.groups[gi].name, plan.groups[gi].nr,
+			       plan.nr_groups > 1 ? ", counted in turn" : "");
 	}
 out:
 	if (fd >= 0)

@@ -36,6 +36,36 @@
  * Collection is not tied to the file that started it: a later open of
  * /dev/topdown can read the rings, query the status or stop it.
  *
+ * Groups and rotation (TOPDOWN_CONFIG_SIZE_VER1)
+ * ----------------------------------------------
+ * A configuration may name more events than the PMU has counters, as up
+ * to TOPDOWN_MAX_GROUPS groups of up to TOPDOWN_MAX_EVENTS events. With
+ * nr_groups 0 (every VER0 caller) the configuration is one group made of
+ * events[0 .. nr_events - 1], exactly as before: same counters, same
+ * records, byte for byte. With nr_groups 1 .. TOPDOWN_MAX_GROUPS:
+ *
+ *  - The events form a pool of nr_events (1 .. TOPDOWN_MAX_POOL)
+ *    entries: entry i is events[i] for i < TOPDOWN_MAX_EVENTS and
+ *    more_events[i - TOPDOWN_MAX_EVENTS] after that. Group g counts the
+ *    pool entries groups[g].events[0 .. groups[g].nr_events - 1]: distinct
+ *    indexes below nr_events. Every pool entry belongs to at least one
+ *    group, and may belong to several (an anchor such as cycles in every
+ *    group, so that each group normalises itself). Each (group, entry) is
+ *    a perf event of its own; only the running group's events hold
+ *    counters.
+ *  - Each CPU counts one group at a time and changes group only between
+ *    two slices, never inside one: every record is measured whole by the
+ *    group in its TOPDOWN_REC_GROUP() bits, and delta[j] counts pool entry
+ *    groups[g].events[j]. Group 0 runs first (at START and when a CPU
+ *    comes online); a CPU moves to the next group, in order and round
+ *    robin, every rotate_ms milliseconds of its own. The slice in which
+ *    the change happens carries TOPDOWN_REC_ROTATED, zero deltas and
+ *    every error bit of the new group: no group measured it. Nothing is
+ *    scaled in the kernel; readers know from the group bits exactly which
+ *    slices each group saw.
+ *  - One group (nr_groups 1) never rotates and writes the records a VER0
+ *    configuration of the same events writes.
+ *
  * Ring layout (one per possible CPU)
  * ----------------------------------
  * The rings are mapped with mmap() on /dev/topdown. CPU n's ring starts at
@@ -137,7 +167,9 @@
 #define TOPDOWN_DEVICE			"/dev/topdown"
 #define TOPDOWN_ABI_VERSION		1
 
-#define TOPDOWN_MAX_EVENTS		8
+#define TOPDOWN_MAX_EVENTS		8	/* per group */
+#define TOPDOWN_MAX_GROUPS		8
+#define TOPDOWN_MAX_POOL		32	/* events of all groups */
 #define TOPDOWN_NAME_LEN		32
 #define TOPDOWN_LABEL_LEN		64
 #define TOPDOWN_COMM_LEN		16
@@ -190,6 +222,20 @@ struct topdown_event {
 #define TOPDOWN_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
 
 /**
+ * struct topdown_group - events counted together (see "Groups and rotation")
+ * @nr_events:	1 .. TOPDOWN_MAX_EVENTS
+ * @flags:	must be zero
+ * @events:	pool indexes, distinct, below topdown_config.nr_events; a
+ *		record of this group has in delta[j] the count of events[j];
+ *		entries past nr_events must be zero
+ */
+struct topdown_group {
+	__u32 nr_events;
+	__u32 flags;
+	__u8 events[TOPDOWN_MAX_EVENTS];
+};
+
+/**
  * struct topdown_config - the collection's configuration
  * @size:	sizeof(struct topdown_config) as user space knows it. A
  *		smaller (older) size is accepted if it covers the
@@ -205,7 +251,21 @@ struct topdown_event {
  * @__reserved:	must be zero
  * @label:	opaque to the kernel, NUL-terminated; user space stores the
  *		event set's name and decoding parameters here for readers
- * @events:	the events; entries past nr_events must be zero
+ * @events:	the events (with groups: pool entries 0 .. 7); entries past
+ *		nr_events must be zero
+ *
+ * Fields below were appended in TOPDOWN_CONFIG_SIZE_VER1 (see "Groups and
+ * rotation"); their zero values mean one group, as in VER0.
+ *
+ * @nr_groups:	0 (one group of events[0 .. nr_events - 1]) or
+ *		1 .. TOPDOWN_MAX_GROUPS; with groups, @nr_events counts the
+ *		pool, 1 .. TOPDOWN_MAX_POOL
+ * @rotate_ms:	milliseconds a CPU counts one group before it moves to the
+ *		next, TOPDOWN_ROTATE_MIN_MS .. TOPDOWN_ROTATE_MAX_MS, or 0 for
+ *		TOPDOWN_ROTATE_DEFAULT_MS; must be 0 with fewer than 2 groups
+ * @more_events: pool entries TOPDOWN_MAX_EVENTS .. TOPDOWN_MAX_POOL - 1;
+ *		entries past nr_events must be zero
+ * @groups:	the groups; entries past nr_groups must be zero
  */
 struct topdown_config {
 	__u32 size;
@@ -216,10 +276,21 @@ struct topdown_config {
 	__u32 __reserved;
 	char label[TOPDOWN_LABEL_LEN];
 	struct topdown_event events[TOPDOWN_MAX_EVENTS];
+	/* TOPDOWN_CONFIG_SIZE_VER1 */
+	__u32 nr_groups;
+	__u32 rotate_ms;
+	struct topdown_event more_events[TOPDOWN_MAX_POOL - TOPDOWN_MAX_EVENTS];
+	struct topdown_group groups[TOPDOWN_MAX_GROUPS];
 };
 
 /* Size of the first published struct topdown_config; never changes. */
 #define TOPDOWN_CONFIG_SIZE_VER0	728
+/* With groups (nr_groups .. groups). */
+#define TOPDOWN_CONFIG_SIZE_VER1	2784
+
+#define TOPDOWN_ROTATE_MIN_MS		1
+#define TOPDOWN_ROTATE_MAX_MS		60000
+#define TOPDOWN_ROTATE_DEFAULT_MS	20
 
 /* Overflow mode: drop new records (default) or overwrite the oldest. */
 #define TOPDOWN_OVERFLOW_OVERWRITE	(1u << 0)
@@ -236,11 +307,14 @@ struct topdown_config {
  * @cpu:	the CPU
  * @pid:	thread id of the task that left the CPU (0: idle)
  * @tgid:	its thread group (process) id
- * @flags:	TOPDOWN_REC_* bits, and bit i set in TOPDOWN_REC_ERROR_MASK
- *		when delta[i] could not be read (delta[i] is then 0)
+ * @flags:	TOPDOWN_REC_* bits, bit i set in TOPDOWN_REC_ERROR_MASK
+ *		when delta[i] could not be read (delta[i] is then 0), and
+ *		the group that measured the slice (TOPDOWN_REC_GROUP())
  * @comm:	the task's comm, NUL-padded
- * @delta:	counter increments during the slice, one per configured
- *		event in configuration order; unused entries are 0
+ * @delta:	counter increments during the slice, one per event of the
+ *		record's group in the group's order (without groups: the
+ *		configured events in configuration order); unused entries
+ *		are 0
  */
 struct topdown_record {
 	__u64 seq;
@@ -260,6 +334,12 @@ struct topdown_record {
 #define TOPDOWN_REC_PREEMPTED		(1u << 8)	/* still runnable */
 #define TOPDOWN_REC_FIRST		(1u << 9)	/* first after start */
 #define TOPDOWN_REC_IDLE		(1u << 10)	/* the idle task */
+#define TOPDOWN_REC_ROTATED		(1u << 11)	/* group changed: no deltas */
+/* The group that measured the slice (0 without groups): bits 16..19. */
+#define TOPDOWN_REC_GROUP_SHIFT		16
+#define TOPDOWN_REC_GROUP_MASK		(0xfu << TOPDOWN_REC_GROUP_SHIFT)
+#define TOPDOWN_REC_GROUP(flags)	\
+	(((flags) & TOPDOWN_REC_GROUP_MASK) >> TOPDOWN_REC_GROUP_SHIFT)
 
 /**
  * struct topdown_ring_consumer - page 0 of a ring, written by the reader
