@@ -295,8 +295,11 @@ def simulate(rng, events, groups, tasks, nr_cpus=4, rotate_ms=20,
                 break
             rotated = t >= due
             if rotated:
+                # A per-CPU timer, due every rotate_ms; the group moves at
+                # the first switch after it (the slice that starts there).
                 group = (group + 1) % len(groups)
-                due = t + rot_ns
+                while due <= t:
+                    due += rot_ns
             if task is None:
                 true = [dur // 1000] * npool
                 pid, tgid, comm, flags = 0, 0, "swapper/%d" % cpu, REC_IDLE
