@@ -74,7 +74,8 @@ static void put_row(const struct td_agg *a, const struct topdown_config *cfg,
 		printf("{\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"cgroup\":%llu,\"comm\":\"%s\"",
 		       g->pid, g->tid, g->cpu,
 		       (unsigned long long)g->cgroup_id, g->comm);
-	printf(",\"time_ns\":%llu,\"slices\":%llu,\"rotated\":%llu,\"rotated_ns\":%llu,\"groups\":[",
+	printf(",\"time_ns\":%llu,\"slices\":%llu,"
+	       "\"rotated\":%llu,\"rotated_ns\":%llu,\"groups\":[",
 	       (unsigned long long)g->runtime_ns,
 	       (unsigned long long)g->slices,
 	       (unsigned long long)gr->rotated,
@@ -82,7 +83,9 @@ static void put_row(const struct td_agg *a, const struct topdown_config *cfg,
 	for (int k = 0; k < a->nr_groups; k++) {
 		const struct td_gsum *s = &gr->g[k];
 
-		printf("%s{\"slices\":%llu,\"time_ns\":%llu,\"errors\":%llu,\"error_ns\":%llu,\"clusters\":%llu,\"counts\":[",
+		printf("%s{\"slices\":%llu,\"time_ns\":%llu,"
+		       "\"errors\":%llu,\"error_ns\":%llu,"
+		       "\"clusters\":%llu,\"counts\":[",
 		       k ? "," : "", (unsigned long long)s->slices,
 		       (unsigned long long)s->time_ns,
 		       (unsigned long long)s->errors,

@@ -293,7 +293,7 @@ def simulate(rng, events, groups, tasks, nr_cpus=4, rotate_ms=20,
             dur = end - t
             if dur <= 0:
                 break
-            rotated = t >= due
+            rotated = t >= due and len(groups) > 1   # one group: no rotation
             if rotated:
                 # A per-CPU timer, due every rotate_ms; the group moves at
                 # the first switch after it (the slice that starts there).
@@ -347,8 +347,12 @@ def simulate(rng, events, groups, tasks, nr_cpus=4, rotate_ms=20,
     recs.sort(key=lambda r: (r.time_ns, r.cpu))
     for r in recs:
         r.seq = None
-    sc = Scenario(label, events, nr_cpus, recs, duration_ns=duration_ns,
-                  groups=groups, rotate_ms=rotate_ms)
+    # One group is a configuration without groups: format 1.0, the
+    # group's events in delta order.
+    one = len(groups) == 1
+    sc = Scenario(label, [events[e] for e in groups[0]] if one else events,
+                  nr_cpus, recs, duration_ns=duration_ns,
+                  groups=None if one else groups, rotate_ms=rotate_ms)
     return sc, truth
 
 
@@ -365,4 +369,17 @@ def grouped_small():
     return sc
 
 
-SCENARIOS_GROUPS = {"grouped": grouped_small}
+def grouped_wide():
+    """A pool past 8 events (more_events) in groups of 8, 5 and 2."""
+    import random
+    rng = random.Random(21)
+    pool = ["ev%02d" % i for i in range(12)]
+    tasks = [Task(300, 300, "wide", [1000 + 100 * i for i in range(12)], [0]),
+             Task(301, 300, "wide-2", [500 + 50 * i for i in range(12)], [0])]
+    sc, _ = simulate(rng, pool, [list(range(8)), [0, 8, 9, 10, 11], [11, 3]],
+                     tasks, nr_cpus=1, rotate_ms=1, duration_ns=8_000_000,
+                     p_error=0.05)
+    return sc
+
+
+SCENARIOS_GROUPS = {"grouped": grouped_small, "grouped-wide": grouped_wide}

@@ -48,7 +48,9 @@ static uint64_t rnd64(void)
 
 static double rnd(void)		/* (0, 1) */
 {
-	return ((rnd64() >> 11) + 0.5) / 9007199254740992.0;
+	uint64_t top = rnd64() >> 11;
+
+	return (top + 0.5) / 9007199254740992.0;
 }
 
 static double gauss(void)
@@ -99,8 +101,9 @@ static void test_moments(void)
 		}
 		worst = fmax(worst, fabs(all.mean[i] - mean[i]) / mean[i]);
 	}
-	ok(worst < 1e-9, "moments: Welford's means and covariances are the two-pass ones (worst relative difference %.1e)",
-	   worst);
+	ok(worst < 1e-9,
+	   "moments: Welford's means and covariances are the two-pass ones "
+	   "(worst relative difference %.1e)", worst);
 	td_mom_merge(&a, &b, D);
 	worst = 0;
 	for (int k = 0; k < TD_EST_TRI && k < D * (D + 1) / 2; k++)
@@ -678,7 +681,8 @@ static void sim_run(struct sim *s, struct td_agg *a)
 				}
 			}
 			if (t) {
-				r.pid = r.tgid = t->pid;
+				r.pid = t->pid;
+				r.tgid = t->pid;
 				t->time_ns += dur;
 				for (int e = 0; e < s->nr_pool; e++)
 					t->count[e] += true_c[e];
@@ -704,7 +708,8 @@ static void sim_metrics(const void *ctx, int group, const double *c, int k,
 	out[0] = c[1] / c[0];
 	out[1] = c[2] / c[0];
 	out[2] = (c[1] - c[2]) / c[0];
-	valid[0] = valid[1] = valid[2] = c[0] > 0;
+	for (int i = 0; i < 3; i++)
+		valid[i] = c[0] > 0;
 }
 
 /* Estimates of every task of nruns recordings into z; false if a
@@ -772,7 +777,8 @@ static void zprint(const char *what, const struct zstats *z)
 {
 	static const char *const bucket[] = { "8..11", "12..23", "24..63", "64+" };
 
-	printf("# %s: %d estimates: within 1, 2, 3 errors %.1f %.1f %.1f %% (normal 68.3 95.4 99.7), rms %.2f\n",
+	printf("# %s: %d estimates: within 1, 2, 3 errors %.1f %.1f %.1f %% "
+	       "(normal 68.3 95.4 99.7), rms %.2f\n",
 	       what, z->n, 100.0 * z->within[0] / z->n,
 	       100.0 * z->within[1] / z->n, 100.0 * z->within[2] / z->n,
 	       sqrt(z->sum2 / z->n));
@@ -804,7 +810,8 @@ static void test_calibration(void)
 			  .duration_ns = 2000000000, .cv = 0.3, .rho = 0 };
 	cov = sim_calibrate(&s, 6, &z);
 	zprint("independent slices, 2 groups, 20 ms", &z);
-	ok(cov, "calibration: every coverage is exactly the share of the task's time its group(s) measured");
+	ok(cov, "calibration: every coverage is exactly the share of the "
+	   "task's time its group(s) measured");
 	ok(z.positive_error == z.estimated && z.n > 3000,
 	   "calibration: every estimate has an error > 0 (%d of %d)",
 	   z.positive_error, z.estimated);

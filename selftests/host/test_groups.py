@@ -138,8 +138,8 @@ def test_limits(tmp):
     sc = small_groups()
     g = gsec(sc)
     for ms, good in ((1, True), (60000, True), (0, False), (60001, False)):
-        refile(sc, path, lambda b, ms=ms: b.__setitem__(slice(g + 4, g + 8),
-                                                         struct.pack("<I", ms)))
+        refile(sc, path, lambda b, ms=ms:
+               b.__setitem__(slice(g + 4, g + 8), struct.pack("<I", ms)))
         expect(path, good, g + 4, "rotate_ms %d" % ms)
 
     # malformed groups
@@ -157,7 +157,8 @@ def test_limits(tmp):
         refile(sc, path, patch)
         expect(path, False, off, what)
     # the header size of 2.0 is exact
-    refile(sc, path, lambda b: b.__setitem__(slice(16, 20), struct.pack("<I", sc.header_size() + 8)))
+    refile(sc, path, lambda b: b.__setitem__(slice(16, 20),
+                                             struct.pack("<I", sc.header_size() + 8)))
     expect(path, False, 16, "2.0 with a header 8 bytes too long")
 
 
@@ -207,7 +208,8 @@ def test_refusals(tmp):
                  ("top", "-i", path, "--batch", "-n", "1"),
                  ("timeline", "-i", path, "-o", os.path.join(tmp, "t.json"))):
         rc, out, err = run(*args)
-        ok(rc == 1 and "offset 8: a recording with event groups (format 2.0, 2 groups of a pool of 3 events)" in err,
+        ok(rc == 1 and "offset 8: a recording with event groups (format 2.0, "
+           "2 groups of a pool of 3 events)" in err,
            "'tdctl %s' refuses a 2.0 file it cannot show, clearly" % args[0],
            "rc %d\n%s%s" % (rc, out, err))
     sc = T.grouped_small()

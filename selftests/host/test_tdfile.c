@@ -281,6 +281,7 @@ static void test_crc(void)
 static const uint8_t g_events[3][8] = {
 	{ 0, 1, 2 }, { 0, 3, 4, 5, 6, 7, 8, 9 }, { 9, 0 },
 };
+
 static const uint32_t g_nr[3] = { 3, 8, 2 };
 static struct topdown_record grecs[G_RECS];
 
@@ -463,14 +464,30 @@ static const char *const writer_bad[] = {
 static void break_config(struct topdown_config *c, int i)
 {
 	switch (i) {
-	case 0: c->nr_groups = 9; break;
-	case 1: c->groups[2].nr_events = 0; break;
-	case 2: c->groups[1].nr_events = 9; break;
-	case 3: c->groups[2].events[0] = G_POOL; break;
-	case 4: c->groups[0].events[2] = 1; break;
-	case 5: c->groups[0].nr_events = 2; break;
-	case 6: c->nr_events = 33; break;
-	case 7: c->rotate_ms = 60001; break;
+	case 0:
+		c->nr_groups = 9;
+		break;
+	case 1:
+		c->groups[2].nr_events = 0;
+		break;
+	case 2:
+		c->groups[1].nr_events = 9;
+		break;
+	case 3:
+		c->groups[2].events[0] = G_POOL;
+		break;
+	case 4:
+		c->groups[0].events[2] = 1;
+		break;
+	case 5:
+		c->groups[0].nr_events = 2;
+		break;
+	case 6:
+		c->nr_events = 33;
+		break;
+	case 7:
+		c->rotate_ms = 60001;
+		break;
 	}
 }
 

@@ -254,7 +254,8 @@ static int parse_header(struct parse *p, struct td_file_meta *m)
 	if (groups) {
 		/* The group count sizes the header: read it first. */
 		if (p->len < need + TD_FILE_GROUPS_FIXED)
-			return fail(p, p->len, "truncated: the header needs %u bytes, the file has %zu",
+			return fail(p, p->len,
+				    "truncated: the header needs %u bytes, the file has %zu",
 				    need + TD_FILE_GROUPS_FIXED, p->len);
 		m->cfg.nr_groups = get32(b + need + G_NR_GROUPS);
 		if (!m->cfg.nr_groups || m->cfg.nr_groups > TOPDOWN_MAX_GROUPS)

@@ -17,9 +17,10 @@
  */
 void td_mom_add(struct td_moments *m, int dims, const double *z)
 {
-	double d[TD_EST_DIM];
-	double n = (double)++m->n;
+	double d[TD_EST_DIM], n;
 
+	m->n++;
+	n = (double)m->n;
 	for (int i = 0; i < dims; i++) {
 		d[i] = z[i] - m->mean[i];
 		m->mean[i] += d[i] / n;
@@ -211,7 +212,7 @@ void td_est_metrics_sums(const struct td_gsum *gs, int group, int k,
 		double zp[TD_EST_DIM], zm[TD_EST_DIM];
 		double vp[TD_EST_MAX_METRICS], vm[TD_EST_MAX_METRICS];
 		bool okp[TD_EST_MAX_METRICS], okm[TD_EST_MAX_METRICS];
-		double h = 1e-5 * z[a];
+		double h = z[a] / 100000;	/* relative step 1e-5 */
 
 		/* A count that is 0 in every cluster has no variance. */
 		if (!(h > 0))
