@@ -8,6 +8,10 @@
  *
  *   tdestimate FILE [--by task|process|comm|cgroup|cpu]
  *   tdestimate FILE --rewrite OUT     parse, write back through the writer
+ *   tdestimate FILE --bench K         CPU time per record of td_agg_add()
+ *                                     without and with td_agg_groups()
+ *                                     (and td_agg_finish), best of K rounds,
+ *                                     alternating
  *
  * Metrics (defined here, as an event set's decoder would): for group g
  * and each of its events j >= 1, "g<g>:<event j>/<event 0>", the ratio to
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/common.h"
 #include "file/tdfile.h"
@@ -146,10 +151,53 @@ static int rewrite(const struct td_file *f, const char *path)
 	return fclose(out);
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* td_agg_add() of every record, without and with the groups. */
+static int bench(const struct td_file *f, enum td_by by, int rounds)
+{
+	double best[2] = { 1e30, 1e30 };
+	struct topdown_record r;
+
+	for (int k = 0; k < rounds; k++) {
+		for (int grouped = 0; grouped < 2; grouped++) {
+			struct td_agg a;
+			double t0;
+
+			td_agg_init(&a, by);
+			if (grouped && td_agg_groups(&a, &f->meta.cfg))
+				return 1;
+			t0 = cpu_s();
+			for (uint64_t i = 0; i < f->nr_records; i++) {
+				td_file_record(f, i, &r);
+				td_agg_add(&a, &r);
+			}
+			td_agg_finish(&a);
+			t0 = cpu_s() - t0;
+			if (t0 < best[grouped])
+				best[grouped] = t0;
+			td_agg_free(&a);
+		}
+	}
+	printf("{\"records\":%llu,\"groups\":%u,\"by\":\"%s\","
+	       "\"ns_per_record\":%.1f,\"ns_per_record_groups\":%.1f}\n",
+	       (unsigned long long)f->nr_records, f->meta.cfg.nr_groups,
+	       td_by_names[by], best[0] * 1e9 / f->nr_records,
+	       best[1] * 1e9 / f->nr_records);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum td_by by = TD_BY_TASK;
 	const char *out = NULL;
+	int rounds = 0;
 	struct td_file_image img;
 	const struct td_group **rows;
 	struct topdown_record r;
@@ -168,6 +216,8 @@ int main(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[i], "--rewrite")) {
 			out = argv[i + 1];
+		} else if (!strcmp(argv[i], "--bench")) {
+			rounds = atoi(argv[i + 1]);
 		}
 	}
 	if (td_file_load_flags(argv[1], &img, &f, err, sizeof(err), NULL, NULL,
@@ -182,6 +232,12 @@ int main(int argc, char **argv)
 		if (ret)
 			perror(out);
 		return ret ? 1 : 0;
+	}
+	if (rounds > 0) {
+		int ret = bench(&f, by, rounds);
+
+		td_file_unload(&img, &f);
+		return ret;
 	}
 	td_agg_init(&a, by);
 	if (td_agg_groups(&a, &f.meta.cfg)) {

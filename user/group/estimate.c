@@ -17,13 +17,13 @@
  */
 void td_mom_add(struct td_moments *m, int dims, const double *z)
 {
-	double d[TD_EST_DIM], n;
+	double d[TD_EST_DIM], inv;
 
 	m->n++;
-	n = (double)m->n;
+	inv = 1.0 / (double)m->n;
 	for (int i = 0; i < dims; i++) {
 		d[i] = z[i] - m->mean[i];
-		m->mean[i] += d[i] / n;
+		m->mean[i] += d[i] * inv;
 	}
 	for (int i = 0, k = 0; i < dims; i++)
 		for (int j = i; j < dims; j++, k++)
