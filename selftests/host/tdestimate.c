@@ -65,6 +65,21 @@ static void put_est(const char *name, const struct td_estimate *e,
 	printf("}");
 }
 
+/* A comm as a JSON string: bytes outside printable ASCII as \u00XX. */
+static void put_comm(const char *c)
+{
+	putchar('"');
+	for (int i = 0; i < TOPDOWN_COMM_LEN && c[i]; i++) {
+		unsigned char b = (unsigned char)c[i];
+
+		if (b < 0x20 || b >= 0x7f || b == '"' || b == '\\')
+			printf("\\u%04x", b);
+		else
+			putchar(b);
+	}
+	putchar('"');
+}
+
 static void put_row(const struct td_agg *a, const struct topdown_config *cfg,
 		    const struct td_group *g, bool total)
 {
@@ -73,12 +88,14 @@ static void put_row(const struct td_agg *a, const struct topdown_config *cfg,
 	char name[128];
 	bool first = true;
 
-	if (total)
+	if (total) {
 		printf("{\"total\":true");
-	else
-		printf("{\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"cgroup\":%llu,\"comm\":\"%s\"",
+	} else {
+		printf("{\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"cgroup\":%llu,\"comm\":",
 		       g->pid, g->tid, g->cpu,
-		       (unsigned long long)g->cgroup_id, g->comm);
+		       (unsigned long long)g->cgroup_id);
+		put_comm(g->comm);
+	}
 	printf(",\"time_ns\":%llu,\"slices\":%llu,"
 	       "\"rotated\":%llu,\"rotated_ns\":%llu,\"groups\":[",
 	       (unsigned long long)g->runtime_ns,

@@ -389,6 +389,72 @@ def test_by(tmp):
        "up to the total's; a CPU's groups each cover a third of it", detail)
 
 
+def retime(path):
+    """rdbench --live stamps its records a minute ahead (so that live
+    readers keep them): move the file's start and stop around them, redo
+    the checksum, so that the rest of the file can be checked."""
+    b = bytearray(read(path))
+    hsize, ncpu = struct.unpack_from("<I", b, 16)[0], struct.unpack_from("<I", b, 24)[0]
+    tsize = 40 + 8 * ncpu
+    n = (len(b) - hsize - tsize) // 128
+    ends = [struct.unpack_from("<QQQ", b, hsize + 128 * i)[1:3] for i in range(n)]
+    struct.pack_into("<Q", b, 32, min(t - d for t, d in ends))
+    struct.pack_into("<Q", b, len(b) - tsize + 16, max(t for t, _ in ends))
+    struct.pack_into("<I", b, len(b) - 8, zlib.crc32(bytes(b[:-8])))
+    with open(path, "wb") as fh:
+        fh.write(b)
+    return n
+
+
+def test_record(tmp):
+    """tdctl record against a fake /dev/topdown whose GET_CONFIG has groups
+    (rdbench --groups): the file is 2.0 with the module's pool, groups and
+    rotation, and its records read back with their groups."""
+    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
+                        "reader"], capture_output=True, text=True)
+    if not ok(b.returncode == 0, "rdbench builds (the fake device)", b.stderr):
+        return
+    fx = os.path.join(tmp, "fx")
+    subprocess.run([os.path.join(OUT, "mkfixture"), fx, "neoverse_n2_r0p0"],
+                   check=True, stdout=subprocess.DEVNULL)
+    rdbench = os.path.join(TOP, "build/host/bench/rdbench")
+    for groups in (0, 3):
+        path = os.path.join(tmp, "rec%d.td" % groups)
+        p = subprocess.run([rdbench, "--fixture", os.path.join(fx, "neoverse_n2_r0p0"),
+                            "-n", "3000", "--cpus", "2", "--live"] +
+                           (["--groups", str(groups)] if groups else []) +
+                           ["--", "record", "-a", "--duration", "0.3", "-o", path],
+                           capture_output=True, text=True)
+        if not ok(p.returncode == 0, "record with %d groups runs" % groups, p.stderr):
+            continue
+        img = read(path)
+        major, nev = struct.unpack_from("<H", img, 8)[0], struct.unpack_from("<I", img, 28)[0]
+        names = [img[704 + 64 * i + 32:704 + 64 * i + 64].split(b"\0")[0].decode()
+                 for i in range(nev)]
+        n = retime(path)
+        rc, out, err = estimate(path)
+        if not groups:
+            ok(major == 1 and nev == 7 and rc == 0 and n == 3000,
+               "record without groups: format 1.0 as before, %d records" % n, err)
+            continue
+        g = 704 + 64 * nev
+        ngr, rot = struct.unpack_from("<II", img, g)
+        grp = [list(img[g + 8 + 16 * k + 8:g + 8 + 16 * k + 8 +
+                        struct.unpack_from("<I", img, g + 8 + 16 * k)[0]])
+               for k in range(ngr)]
+        want = [[0] + [e for e in range(1, 7) if (e - 1) % 3 == k] for k in range(3)]
+        ok(major == 2 and nev == 7 and names[0] == "CPU_CYCLES" and ngr == 3 and
+           rot == 5 and grp == want,
+           "record with groups: format 2.0, the module's pool of 7, groups %s, "
+           "rotate_ms %d" % (grp, rot), "%d %d %s %d %d" % (major, nev, names, ngr, rot))
+        if ok(rc == 0, "its %d records read back with their groups" % n, err):
+            t = json.loads(out)["total"]
+            ok(all(x["slices"] > 0 for x in t["groups"]) and t["rotated"] > 0 and
+               sum(x["slices"] for x in t["groups"]) + t["rotated"] == t["slices"] == 3000,
+               "every group measured slices, rotated ones in none: %s + %d rotated"
+               % ([x["slices"] for x in t["groups"]], t["rotated"]))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_rewrite(tmp)
@@ -397,6 +463,7 @@ def main():
         test_refusals(tmp)
         test_estimates(tmp)
         test_by(tmp)
+        test_record(tmp)
     return plan()
 
 
