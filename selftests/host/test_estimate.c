@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "tap.h"
+#include "evset/evset.h"
 #include "group/aggregate.h"
 #include "group/estimate.h"
 
@@ -882,6 +884,171 @@ static void test_calibration(void)
 	   share(&z, 2));
 }
 
+/* ---- event set decoders as metric functions ---------------------------- */
+
+static int decoder_for(enum fx fx, struct td_decoder *dec, char *set,
+		       int *nev)
+{
+	char root[] = "/tmp/td-est-fx-XXXXXX", err[512], cmd[64];
+	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
+	struct td_cpu_info *ci = NULL;
+	struct td_plan plan;
+	int ret = -1;
+
+	if (!mkdtemp(root))
+		return -1;
+	if (!fx_make(root, fx))
+		ci = td_detect(root, err, sizeof(err));
+	if (ci && !td_plan_for(ci, NULL, &plan, err, sizeof(err)) &&
+	    plan.nr_events <= TOPDOWN_MAX_EVENTS) {
+		memset(names, 0, sizeof(names));
+		for (int i = 0; i < plan.nr_events; i++)
+			memcpy(names[i], plan.ev[i].name, TOPDOWN_NAME_LEN);
+		ret = td_decoder_from_label(dec, plan.label,
+					    (const char (*)[TOPDOWN_NAME_LEN])names,
+					    plan.nr_events, err, sizeof(err));
+		snprintf(set, TOPDOWN_NAME_LEN, "%s", plan.set);
+		*nev = plan.nr_events;
+	}
+	if (ci)
+		td_cpu_info_free(ci);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd))
+		printf("# could not remove %s\n", root);
+	if (ret)
+		printf("# %s: %s\n", fx_names[fx], err);
+	return ret;
+}
+
+/* Every Level 1 decoder: its metrics are ratios of counts (what
+ * td_est_decode()'s scaling needs), and through the adapter a group
+ * measured all the time gives td_decode()'s values, exactly.
+ */
+static void test_decoders(void)
+{
+	int sets = 0, metrics = 0, bad_scale = 0, bad_exact = 0;
+
+	for (int fx = 0; fx < FX_NR; fx++) {
+		struct td_est_decoders d = { { NULL } };
+		struct td_estimate est[TD_EST_MAX_METRICS];
+		struct td_decoder dec;
+		struct td_metrics a, b;
+		struct td_est_fn fn;
+		struct td_gsum gs;
+		char set[TOPDOWN_NAME_LEN];
+		int nev = 0;
+
+		if (decoder_for(fx, &dec, set, &nev))
+			continue;
+		sets++;
+		d.dec[0] = &dec;
+		td_est_decoder_fn(&fn, &d, 0);
+		for (int round = 0; round < 200; round++) {
+			uint64_t c[TOPDOWN_MAX_EVENTS] = { 0 };
+			uint64_t c2[TOPDOWN_MAX_EVENTS] = { 0 };
+
+			for (int j = 0; j < nev; j++) {
+				c[j] = 1 + rnd64() % 4000000000ull;
+				c2[j] = c[j] * 1000;
+			}
+			td_decode(&dec, c, &a);
+			td_decode(&dec, c2, &b);
+			for (int i = 0; i < a.n; i++) {
+				metrics += !round;
+				if (a.m[i].valid != b.m[i].valid ||
+				    (a.m[i].valid &&
+				     !close_to(a.m[i].value, b.m[i].value, 1e-9))) {
+					if (!bad_scale++)
+						printf("# %s %s: %.17g at counts, "
+						       "%.17g at 1000 times them\n",
+						       set, a.m[i].name, a.m[i].value,
+						       b.m[i].value);
+				}
+			}
+			memset(&gs, 0, sizeof(gs));
+			gs.slices = 1;
+			gs.time_ns = 1000000;
+			memcpy(gs.counts, c, sizeof(c));
+			td_est_metrics_sums(&gs, 0, nev, gs.time_ns, &fn, est);
+			for (int i = 0; i < a.n; i++) {
+				bool same = a.m[i].valid ?
+					    est[i].kind == TD_EST_EXACT &&
+					    close_to(est[i].value, a.m[i].value, 1e-9) :
+					    est[i].kind == TD_EST_UNKNOWN;
+
+				if (!same && !bad_exact++)
+					printf("# %s %s: %.17g through the "
+					       "estimator, %.17g decoded\n",
+					       set, a.m[i].name, est[i].value,
+					       a.m[i].value);
+			}
+		}
+	}
+	ok(sets >= 10 && !bad_scale,
+	   "decoders of %d sets: all %d metrics unchanged when every count is scaled (%d differ)",
+	   sets, metrics, bad_scale);
+	ok(sets >= 10 && !bad_exact,
+	   "decoders through td_est_decode(): measured all the time, td_decode()'s values (%d differ)",
+	   bad_exact);
+}
+
+/* ipc of the generic set through the adapter: the closed-form error of
+ * a ratio of two sums, as test_formulas() checks with a hand-written
+ * function.
+ */
+static void test_decoder_error(void)
+{
+	struct td_est_decoders d = { { NULL } };
+	struct td_estimate est[TD_EST_MAX_METRICS];
+	struct td_decoder dec;
+	struct td_est_fn fn;
+	struct td_gsum gs;
+	struct td_metrics m;
+	char set[TOPDOWN_NAME_LEN];
+	double cyc[40], ins[40], s0 = 0, s1 = 0, t = 0, R, var;
+	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
+	int nev = 0, ipc = -1;
+
+	if (decoder_for(FX_QEMU_ARM, &dec, set, &nev)) {
+		ok(false, "the generic set's decoder");
+		return;
+	}
+	td_decode(&dec, zero, &m);
+	for (int i = 0; i < m.n; i++)
+		if (!strcmp(m.m[i].name, "ipc"))
+			ipc = i;
+	d.dec[0] = &dec;
+	td_est_decoder_fn(&fn, &d, 0);
+	memset(&gs, 0, sizeof(gs));
+	for (int i = 0; i < 40; i++) {
+		double z[3];
+
+		z[0] = 1000000 + 1000 * (i % 7);
+		z[1] = (uint64_t)(2.0e6 + 3e5 * gauss());
+		z[2] = (uint64_t)(0.7 * z[1] + 2e5 * gauss());
+		cyc[i] = z[1];
+		ins[i] = z[2];
+		gs.slices++;
+		gs.time_ns += (uint64_t)z[0];
+		gs.counts[0] += (uint64_t)z[1];
+		gs.counts[1] += (uint64_t)z[2];
+		td_mom_add(&gs.mom, 3, z);
+		s0 += cyc[i];
+		s1 += ins[i];
+		t += z[0];
+	}
+	R = s1 / s0;
+	var = (1 - 0.5) * 40 / (s0 * s0) *
+	      (scov(ins, ins, 40) - 2 * R * scov(cyc, ins, 40) +
+	       R * R * scov(cyc, cyc, 40));
+	td_est_metrics_sums(&gs, 0, 2, 2 * gs.time_ns, &fn, est);
+	ok(nev == 2 && ipc >= 0 && est[ipc].kind == TD_EST_ESTIMATED &&
+	   close_to(est[ipc].value, R, 1e-9) && close_to(est[ipc].error, sqrt(var), 1e-4),
+	   "the generic set's ipc through the decoder: %.6f +- %.6g (closed form %.6f +- %.6g)",
+	   ipc >= 0 ? est[ipc].value : 0, ipc >= 0 ? est[ipc].error : 0, R,
+	   sqrt(var));
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -890,6 +1057,8 @@ int main(void)
 	test_unknown_exact();
 	test_clusters();
 	test_one_group();
+	test_decoders();
+	test_decoder_error();
 	test_calibration();
 	return tap_done();
 }

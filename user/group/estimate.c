@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "evset/evset.h"
 #include "group/aggregate.h"
 #include "group/estimate.h"
 
@@ -256,6 +257,42 @@ void td_est_metrics_sums(const struct td_gsum *gs, int group, int k,
 		out[i].value = val[i];
 		out[i].error = var > 0 ? sqrt(var) : 0;
 	}
+}
+
+/* ---- event set decoders ----------------------------------------------- */
+
+void td_est_decode(const void *ctx, int group, const double *counts,
+		   int k, double time_ns, double *out, bool *valid)
+{
+	const struct td_est_decoders *d = ctx;
+	uint64_t c[TOPDOWN_MAX_EVENTS] = { 0 };
+	double max = 0, scale;
+	struct td_metrics m;
+
+	(void)time_ns;
+	for (int j = 0; j < k; j++)
+		max = fmax(max, counts[j]);
+	/* 2^50: room for the decoders' products by small constants. */
+	scale = max > 0 ? 1125899906842624.0 / max : 1;
+	for (int j = 0; j < k && j < TOPDOWN_MAX_EVENTS; j++)
+		c[j] = counts[j] > 0 ? (uint64_t)llround(counts[j] * scale) : 0;
+	td_decode(d->dec[group], c, &m);
+	for (int i = 0; i < m.n && i < TD_EST_MAX_METRICS; i++) {
+		out[i] = m.m[i].value;
+		valid[i] = m.m[i].valid;
+	}
+}
+
+void td_est_decoder_fn(struct td_est_fn *fn, const struct td_est_decoders *d,
+		       int group)
+{
+	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
+	struct td_metrics m;
+
+	td_decode(d->dec[group], zero, &m);
+	fn->nr = m.n < TD_EST_MAX_METRICS ? m.n : TD_EST_MAX_METRICS;
+	fn->fn = td_est_decode;
+	fn->ctx = d;
 }
 
 /* ---- on an aggregation ------------------------------------------------ */

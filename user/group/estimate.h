@@ -119,6 +119,28 @@ struct td_est_fn {
 
 #define TD_EST_MAX_METRICS	32
 
+/*
+ * The metrics of event set decoders (evset/evset.h, td_decode(), which
+ * computes in integers from uint64_t counts) as a td_est_fn: one decoder
+ * per group, the group's counts in its delta order. The counts are
+ * scaled so that the largest is about 2^50 before they are rounded: the
+ * decoders' metrics are ratios of counts (TopDown shares, per cycle, per
+ * 1000 instructions), which scaling leaves unchanged, while the small
+ * steps of the numerical derivatives survive the rounding. nr is the
+ * number of metrics the decoder gives (td_est_decoder_fn()).
+ */
+struct td_decoder;
+
+struct td_est_decoders {
+	const struct td_decoder *dec[TOPDOWN_MAX_GROUPS];
+};
+
+void td_est_decode(const void *ctx, int group, const double *counts,
+		   int nr_counts, double time_ns, double *out, bool *valid);
+/* fn for group g of d (ctx d, nr from a decode of nothing). */
+void td_est_decoder_fn(struct td_est_fn *fn, const struct td_est_decoders *d,
+		       int group);
+
 /* Low level, on the sums of a row (what serve or top can keep):
  * row_ns is the row's whole time (slices of every group, rotated and
  * error slices included).
