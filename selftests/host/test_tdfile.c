@@ -76,23 +76,31 @@ static void fill_meta(struct td_file_meta *m)
 	}
 }
 
-static uint8_t *write_image(size_t *len)
+/* A whole file of the writer's, in memory. */
+static uint8_t *write_file(const struct td_file_meta *m,
+			   const struct topdown_record *r, int nr, size_t *len)
 {
 	struct td_file_writer w;
-	struct td_file_meta m;
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
-	fill_meta(&m);
-	if (!f || td_file_write_header(&w, f, &m))
+	if (!f || td_file_write_header(&w, f, m))
 		return NULL;
-	for (int i = 0; i < TEST_RECS; i++)
-		if (td_file_write_record(&w, &recs[i]))
+	for (int i = 0; i < nr; i++)
+		if (td_file_write_record(&w, &r[i]))
 			return NULL;
-	if (td_file_write_trailer(&w, &m))
+	if (td_file_write_trailer(&w, m))
 		return NULL;
 	fclose(f);
 	return (uint8_t *)buf;
+}
+
+static uint8_t *write_image(size_t *len)
+{
+	struct td_file_meta m;
+
+	fill_meta(&m);
+	return write_file(&m, recs, TEST_RECS, len);
 }
 
 static void test_round_trip(const uint8_t *img, size_t len)
@@ -332,25 +340,6 @@ static void fill_meta_groups(struct td_file_meta *m)
 	}
 }
 
-static uint8_t *write_groups(const struct td_file_meta *m,
-			     const struct topdown_record *r, int nr,
-			     size_t *len)
-{
-	struct td_file_writer w;
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-
-	if (!f || td_file_write_header(&w, f, m))
-		return NULL;
-	for (int i = 0; i < nr; i++)
-		if (td_file_write_record(&w, &r[i]))
-			return NULL;
-	if (td_file_write_trailer(&w, m))
-		return NULL;
-	fclose(f);
-	return (uint8_t *)buf;
-}
-
 static void test_groups_round_trip(const uint8_t *img, size_t len)
 {
 	struct td_file_meta want;
@@ -418,7 +407,7 @@ static void test_groups_doc_example(void)
 	m.cfg.rotate_ms = 20;
 	m.cfg.groups[0] = (struct topdown_group){ 2, 0, { 0, 1 } };
 	m.cfg.groups[1] = (struct topdown_group){ 2, 0, { 0, 2 } };
-	img = write_groups(&m, NULL, 0, &len);
+	img = write_file(&m, NULL, 0, &len);
 	ok(img && img[16] == 0xa8 && img[17] == 0x03 && img[28] == 3 &&
 	   !memcmp(img + 896, want, sizeof(want)),
 	   "2.0: file-format.rst's example, byte for byte");
@@ -439,7 +428,7 @@ static void test_one_group_is_v1(void)
 	fill_meta(&m);
 	m.cfg.nr_groups = 1;
 	m.cfg.groups[0] = (struct topdown_group){ 3, 0, { 2, 0, 1 } };
-	img = write_groups(&m, recs, TEST_RECS, &len);
+	img = write_file(&m, recs, TEST_RECS, &len);
 	if (!ok(img && !td_file_parse(&f, img, len, err, sizeof(err)),
 		"one group: the file parses (%s)", err))
 		return;
@@ -559,7 +548,7 @@ int main(void)
 		struct td_file_meta gm;
 
 		fill_meta_groups(&gm);
-		img = write_groups(&gm, grecs, G_RECS, &len);
+		img = write_file(&gm, grecs, G_RECS, &len);
 	}
 	if (!ok(img, "2.0: the writer writes a configuration with groups"))
 		return 1;
