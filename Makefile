@@ -2,14 +2,28 @@
 # topdown: the two commands that matter on a fresh Debian 12 machine (root):
 #   make demo    install, build, boot the arm64 guest and show real records
 #   make check   install, build, run every test; ends "N passed, N failed"
+# and for the edit-compile-test loop:
+#   make         tdctl, the module for the installed kernel headers and the
+#                man pages, installing nothing; says what is missing
+#   make deps    install everything the rest needs (scripts/deps.sh)
+#   make test    host tests and make lint (a few minutes)
 
-all: build
+all:
+	scripts/build-local.sh
 
 deps:
 	scripts/deps.sh
 
+# Everything for both guest architectures (what demo and check use).
 build: deps man
 	scripts/build.sh
+
+# The host unit tests and the linters: tdctl (make -C user), then
+# selftests/host, then scripts/lint.sh (checkpatch comes with make deps).
+test:
+	$(MAKE) -s -C user
+	$(MAKE) -s -C selftests/host run
+	scripts/lint.sh
 
 # tdctl's manual pages: Documentation/man/*.rst -> build/man/*.8
 man:
@@ -95,4 +109,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build check check-kernels check-debug demo bench bench-reader checkpatch lint clean distclean
+.PHONY: all deps build test check check-kernels check-debug demo bench bench-reader checkpatch lint clean distclean

@@ -48,22 +48,10 @@ static inline void td_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t f)
 #endif
 
 /*
- * No .llseek in the file_operations: no_llseek was made NULL by commit
- * 868941b14441 ("fs: remove no_llseek") and removed by commit cb787f4ac0c2
- * ("[tree-wide] finally take no_llseek out"), both 6.12. It is not needed
- * before either: nonseekable_open() clears FMODE_LSEEK, FMODE_PREAD and
- * FMODE_PWRITE, and vfs_llseek() of 6.1 and 6.12 alike returns -ESPIPE
- * without FMODE_LSEEK, before looking at .llseek.
- *
- * The probe reads a pinned per-CPU counter as perf_event_read_local()
- * does (event->state, ->oncpu, ->pmu->read(), ->count): checked against
- * kernel/events/core.c of 6.1 and 6.12. The per-PMU contexts of 6.2
- * (commit bd2756811766, "perf: Rewrite core context handling") kept
- * event_sched_in() writing ->oncpu before ACTIVE, ->oncpu -1 when not
- * ACTIVE, and a pinned event that gets no counter going to ERROR. 6.12's
- * perf_event_read_local() maps ->oncpu through __perf_event_read_cpu(),
- * which changes it only for package-scope PMUs (uncore), never for the
- * core PMU events the module creates. No wrapper is needed there.
+ * Needing no wrapper, on 6.1 and 6.12 alike: no .llseek (no_llseek is gone
+ * in 6.12; nonseekable_open() makes vfs_llseek() return -ESPIPE on both),
+ * and the probe's read of a pinned per-CPU counter as
+ * perf_event_read_local() reads it.
  */
 
 /*

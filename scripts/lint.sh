@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [c|shell|python]...: make lint (make check runs it too).
-# Every file of the tree, by language (default: all three):
+# scripts/lint.sh [c|shell|python|layers]...: make lint (make check runs it
+# too). Every file of the tree, by language (default: all four):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -9,6 +9,9 @@
 #            or bash #! line), following sourced files; .shellcheckrc has
 #            the project-wide exceptions, the others are inline
 #   python   pyflakes3 and pycodestyle (lines up to 100 columns, as the C)
+#   layers   tdctl's layer rules of user/README: no #include of a layer
+#            listed above the file's own, evset_priv.h only in evset/
+#            (scripts/check_layers.py)
 # Prints every finding and exits 1 when there was one. Needs shellcheck,
 # pyflakes3 and pycodestyle (scripts/deps.sh installs them).
 set -uo pipefail
@@ -64,7 +67,7 @@ FILE_IGNORE=(
     "selftests/kmod/pmusim_test.c SPACING"
     # Declarations that belong to no header: the __real_ and __wrap_
     # functions of ld --wrap and tdctl's main (rdbench.c), the libFuzzer
-    # entry point and the flag of stub.c (replay.c).
+    # entry point and the flag of fuzz_tdfile.c (replay.c).
     "selftests/bench/reader/rdbench.c AVOID_EXTERNS"
     "selftests/fuzz/replay.c AVOID_EXTERNS"
     # The argument vector of a command's --help holds argv[1], not a
@@ -138,14 +141,15 @@ lint_python() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python
+[ $# -gt 0 ] || set -- c shell python layers
 rc=0
 for what in "$@"; do
     case $what in
     c) lint_c || rc=1 ;;
     shell) lint_shell || rc=1 ;;
     python) lint_python || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [c|shell|python]..." >&2; exit 2 ;;
+    layers) python3 scripts/check_layers.py || rc=1 ;;
+    *) echo "usage: scripts/lint.sh [c|shell|python|layers]..." >&2; exit 2 ;;
     esac
 done
 exit $rc

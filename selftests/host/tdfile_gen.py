@@ -221,6 +221,23 @@ def n2():
 SCENARIOS = {"generic": generic, "software": software, "n2": n2}
 
 
+def columns(text):
+    """Columns text takes on a terminal: wide (W) and fullwidth (F)
+    characters two, combining marks none (as tdctl pads comms)."""
+    import unicodedata
+    n = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        n += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+    return n
+
+
+def pad(text, width):
+    """text left-aligned in width columns."""
+    return text + " " * max(0, width - columns(text))
+
+
 # ---- recordings with event groups and rotation ----------------------------
 #
 # A simulation, slice by slice, of what the module writes with groups

@@ -96,17 +96,22 @@ def test_grammar():
        "help %s\ncompletion %s\nman files %s\ntdctl.rst %s" % (
            sorted(cmds_help), sorted(cmds_comp), sorted(files), sorted(listed)))
     for cmd in sorted(cmds_help):
-        # record's --output is its own option: the record file.
+        # record's and timeline's --output are their own: the files.
         strip = OUTPUT_OPTS - ({"output"} if cmd == "record" else set())
         h = help_options(cmd) - strip - {"help"}
         c = completion_options(cmd)
         m = man_options(cmd)
         own = c - strip - {"help"}
-        # The output options too: every command takes --csv, and its
-        # --help, completion and man page all say so.
+        # The output options too: those of the command's table (every
+        # command takes --csv, but for timeline and serve, which say why
+        # not), and its --help, completion and man page all say so.
         out_opts = help_options(cmd) & strip
+        _, o, _ = run("help", cmd, "--json")
+        table = {x["option"][2:] for x in json.loads(o)["options"]
+                 if x["kind"] == "output"}
         ok(h == own == (m - strip - {"help"}) and
-           c & strip == m & strip == out_opts and "csv" in out_opts and
+           c & strip == m & strip == out_opts == table and
+           ("csv" in out_opts) == (cmd not in ("timeline", "serve")) and
            "help" in c and "help" in m,
            "%s: --help, completion and man page name the same options (%s)"
            % (cmd, " ".join(sorted(own)) or "none"),
@@ -159,33 +164,54 @@ def test_cli(tmp):
         ok(rc == 0 and out.startswith("Usage: tdctl " + cmd) and
            "Options:" in out and "--json" in out,
            "tdctl help %s: usage, options and the output options" % cmd, out + err)
-    rc, out, err = run("status", "--csv")
-    ok(rc == 1 and out == "" and
-       err == "tdctl: Error: the topdown module is not loaded (run 'tdctl load')\n",
+    rc, out, err = run("dump", "--csv")
+    ok(rc == 1 and out == "" and err.startswith(
+        "tdctl: Error: the topdown module is not loaded and the BPF backend is not "
+        "running (run 'tdctl load', or 'tdctl load --backend bpf|auto'") and
+       err.count("\n") == 1,
        "an error in CSV mode: plain text on stderr, nothing on stdout", out + err)
     rc, out, err = run("--csv", "--json", "help")
     ok(rc == 2 and "--json and --csv exclude each other" in err,
        "--csv with --json is refused", err)
     test_usage_errors()
+    # A bad value or a combination that cannot be: usage errors (exit 2,
+    # the hint), whether getopt or the command found them.
+    path = os.path.join(tmp, "g.td")
     for args, msg in ((("stat", "-I", "5"), "at least 10"),
                       (("stat", "--by", "thread"), "expected task, process, comm, cgroup or cpu"),
                       (("stat", "--duration", "1.5s"), "expected seconds"),
                       (("stat", "-p", "1,,2"), "PID[,PID..]"),
                       (("stat", "-p", "1", "--", "true"), "either -p PID or a COMMAND"),
                       (("top", "-d", "0"), "at least 0.01"),
-                      (("record", "-o", "-", "--json"), "no room for --json")):
+                      (("top", "-d", "-1"), "expected seconds"),
+                      (("record", "-o", "-", "--json"), "no room for --json"),
+                      (("report", "-i", path, "--by", "bogus"), "invalid value 'bogus' for --by"),
+                      (("report", "-i", path, "--cpu", "x"), "invalid value 'x' for --cpu"),
+                      (("report", "-i", path, "--sort", "bogus"), "cannot sort by 'bogus'"),
+                      (("decode", "cycles=1", "instructions=2"), "--set NAME is required"),
+                      (("decode", "--set", "generic", "cyc=1"), "unknown event 'cyc'"),
+                      (("dump", "-i", path, "--follow"), "not a file (-i)"),
+                      (("timeline", "-i", path, "--duration", "1"), "exclude each other"),
+                      (("timeline", "-i", path, "--from", "1.5", "--to", "0.5"),
+                       "--to must be later than --from")):
         rc, out, err = run(*args)
-        ok(rc == 1 and msg in out + err,
-           "'tdctl %s' fails: %s" % (" ".join(args), msg), out + err)
+        hint = "; see 'tdctl %s --help'\n" % args[0]
+        if "--json" in args:        # the error is JSON, on stdout
+            err = json.loads(out)["error"] + "\n" if out.startswith("{") else err
+        ok(rc == 2 and msg in err and err.endswith(hint) and err.count("\n") == 1,
+           "'tdctl %s': usage error, exit 2 with the hint: %s" % (" ".join(args), msg),
+           "rc %d\n%s%s" % (rc, out, err))
     for args, msg in ((("load", "--backend", "ebpf"),
                        "--backend must be module, bpf or auto, not 'ebpf'"),
                       (("load", "--backend", "bpf", "--module", "x.ko"),
                        "--module does not apply to --backend bpf"),
                       (("load", "--backend", "bpf", "--overwrite"),
-                       "--overwrite is not available with the BPF backend")):
+                       "--overwrite is not available with the BPF backend"),
+                      (("load", "--set", "bogus"), "unknown event set 'bogus'")):
         rc, out, err = run(*args)
-        ok(rc == 1 and msg in out + err and not os.path.exists("/sys/fs/bpf/topdown"),
-           "'tdctl %s' fails, loads nothing: %s" % (" ".join(args), msg), out + err)
+        ok(rc == 2 and msg in out + err and "see 'tdctl load --help'" in err and
+           not os.path.exists("/sys/fs/bpf/topdown"),
+           "'tdctl %s': exit 2, loads nothing: %s" % (" ".join(args), msg), out + err)
     rc, out, err = run("stat", "--", "true")
     ok(rc == 1 and "not loaded" in err,
        "stat without the module: 'not loaded' (before running anything)", err)
@@ -195,6 +221,47 @@ def test_cli(tmp):
         content = fh.read()
     ok(rc == 0 and out == "" and content.startswith("{"),
        "-o FILE after a command that does not know it (help)", content[:200] + err)
+
+
+def test_not_running(tmp):
+    """Without the module: status and load say what would run and how,
+    exit 3; serve exits non-zero."""
+    if os.path.exists("/sys/module/topdown") or os.path.exists("/sys/fs/bpf/topdown"):
+        ok(True, "# SKIP a backend runs on this host")
+        return
+    rc, out, err = run("status")
+    ok(rc == 3 and "state:      not running" in out and "cpu:" in out and
+       "event set:" in out and "module:" in out and "bpf:" in out and
+       "--backend" in out,
+       "status without a backend: the CPU, the set, the backends, exit 3", out + err)
+    rc, out, err = run("status", "--json")
+    doc = json.loads(out) if out.startswith("{") else {}
+    ok(rc == 3 and doc.get("state") == "not running" and doc.get("error", 0) is None and
+       all(doc.get(k) for k in ("cpu", "set", "module", "bpf", "run")),
+       "status --json without a backend: one object, exit 3", out + err)
+    rc, out, err = run("load")
+    ok(rc == 3 and "not found in /lib/modules" in err and "--backend" in out and
+       "event set:" in out,
+       "load without the module: what would run (--backend bpf|auto), exit 3",
+       out + err)
+    rc, out, err = run("load", "--json")
+    doc = json.loads(out) if out.startswith("{") else {}
+    ok(rc == 3 and "not found" in (doc.get("error") or "") and doc.get("run"),
+       "load --json without the module: the error and what would run", out + err)
+    port = "127.0.0.1:%d" % (30000 + os.getpid() % 20000)
+    rc, out, err = run("serve", "--duration", "0.3", "--listen", port)
+    ok(rc == 1 and "nothing was collected" in err,
+       "serve without a backend exits 1", err)
+    outf = os.path.join(tmp, "serve.json")
+    with open(outf, "w") as fh:
+        fh.write("old\n")
+    rc, out, err = run("serve", "--duration", "0.3", "--listen", port, "--json",
+                       "-o", outf)
+    with open(outf) as fh:
+        kept = fh.read()
+    ok(rc == 1 and "nothing was collected" in out and kept == "old\n",
+       "serve --json -o FILE without a backend: exit 1, the error as JSON, FILE kept",
+       out + err + kept)
 
 
 def test_usage_errors():
@@ -248,6 +315,83 @@ def test_usage_errors():
     rc, out, err = run("--pretty", "help")
     ok(rc == 0 and out.startswith('{\n    "commands": ['),
        "--pretty still indents the JSON", out[:80])
+
+
+# A value no option of its kind takes.
+BAD_VALUE = {"number": "x!", "cpu": "x!", "pid": "x!", "pids": "1,,x",
+             "by": "bogus", "backend": "bogus", "set": "bogus", "sort": "bogus"}
+
+
+def test_walk(tmp):
+    """Every command x every option: named by its --help, its man page and
+    completion; a bad value of a checked kind, or a value given to a flag,
+    is a usage error: exit 2, one line, the hint to the command's --help."""
+    path = os.path.join(tmp, "walk.td")
+    tdfile_gen.generic().write(path)
+    _, out, _ = run("help", "--json")
+    tried = 0
+    for c in json.loads(out)["commands"]:
+        cmd = c["command"]
+        _, o, _ = run("help", cmd, "--json")
+        _, helptext, _ = run(cmd, "--help")
+        comp = completion_options(cmd)
+        man = man_options(cmd)
+        bad = []
+        for opt in json.loads(o)["options"]:
+            name = opt["option"]
+            if name[2:] not in comp or name[2:] not in man or \
+                    not re.search(r"(^|[ ,])%s\b" % re.escape(name), helptext, re.M):
+                bad.append("%s: not in --help, man page or completion" % name)
+            value = opt["value"]
+            # Sets are checked where one is chosen (list -s shows any).
+            if value in BAD_VALUE and not (cmd == "list" and value == "set"):
+                line = [cmd, name, BAD_VALUE[value]]
+                if value == "sort":
+                    if cmd not in ("report", "top"):
+                        continue
+                    line += ["-i", path]
+            elif value is None and opt["kind"] == "command" and name != "--help":
+                line = [cmd, name + "=x"]
+            else:
+                continue
+            rc, out_, err = run(*line)
+            tried += 1
+            hint = "; see 'tdctl %s --help'\n" % cmd
+            # One error line (a file's warnings may come before it).
+            if rc != 2 or not err.endswith(hint) or err.count("Error:") != 1 or out_:
+                bad.append("%s: rc %d, %r" % (" ".join(line), rc, err))
+        ok(not bad, "%s: every option documented three times; bad values exit 2 "
+           "with the hint" % cmd, "\n".join(bad))
+    ok(tried > 40, "the walk tried %d bad values" % tried)
+    # An output option a command cannot honour is refused, before the
+    # command or after it (it was accepted and ignored: timeline --csv).
+    refused = []
+    for c in json.loads(out)["commands"]:
+        cmd = c["command"]
+        _, o, _ = run("help", cmd, "--json")
+        table = {x["option"] for x in json.loads(o)["options"]}
+        for opt in ("--json", "--pretty", "--csv"):
+            if opt in table:
+                continue
+            for line in ([cmd, opt], [opt, cmd]):
+                rc, out_, err = run(*line)
+                if rc != 2 or "does not apply to %s" % cmd not in out_ + err:
+                    refused.append("%s: rc %d %s" % (" ".join(line), rc, out_ + err))
+            refused.append(None)
+    ok(refused.count(None) == 4 and not [r for r in refused if r],
+       "timeline --csv/--pretty, serve --csv/--pretty: refused, exit 2",
+       "\n".join(r for r in refused if r))
+    nostatus = []
+    for f in sorted(os.listdir(MANDIR)):
+        if not f.endswith(".rst") or not f.startswith("tdctl"):
+            continue
+        with open(os.path.join(MANDIR, f)) as fh:
+            text = fh.read()
+        sec = text.split("\nEXIT STATUS\n")[1].split("\nSEE ALSO\n")[0] \
+            if "\nEXIT STATUS\n" in text else ""
+        if not all(re.search(r"\b%s\b" % c, sec) for c in "012") or "usage" not in sec:
+            nostatus.append(f)
+    ok(not nostatus, "every man page says the exit codes (0, 1, 2 usage)", nostatus)
 
 
 def test_letters():
@@ -479,6 +623,8 @@ def main():
     test_grammar()
     test_cli(tmp)
     test_letters()
+    test_not_running(tmp)
+    test_walk(tmp)
     test_anywhere(tmp)
     test_tables()
     test_completion(tmp)

@@ -104,64 +104,120 @@ def json_str(c):
     return "".join(out) + '"'
 
 
-def expected(sc, metric_names, metrics):
+L1 = ("retiring", "bad_speculation", "frontend_bound", "backend_bound")
+
+
+def vocabulary():
+    """Column name -> (plain title, decimals): tdctl's one table."""
+    p = subprocess.run([TDCTL, "help", "--json"], capture_output=True)
+    return {c["name"]: (c["title"], c["decimals"])
+            for c in json.loads(p.stdout)["columns"]}
+
+
+def time_s(ns, start, prec):
+    """Seconds into the recording, truncated to prec decimals."""
+    rel = abs(ns - start)
+    return "%s%d.%0*d" % ("-" if ns < start else "", rel // 10**9, prec,
+                          rel % 10**9 // 10**(9 - prec))
+
+
+def expected(sc, metric_names, metrics, voc):
     """The three outputs, from the records and the decoded metrics (taken
-    from tdctl's JSON, printed there with %.17g, which round-trips)."""
+    from tdctl's JSON, printed there in the shortest form that
+    round-trips, as Python's repr() of a float)."""
     order = sorted(range(len(sc.records)),
                    key=lambda k: (sc.records[k].time_ns, sc.records[k].cpu))
     ev = sc.events
-    hdr = "%-17s %3s %7s %7s %-16s %10s %-4s" % (
-        "TIME", "CPU", "PID", "TID", "COMM", "SLICE_US", "FLG")
-    hdr += "".join(" %14.14s" % e for e in ev)
-    hdr += "".join(" %10.10s" % m for m in metric_names)
+    evw = [max(14, len(e)) for e in ev]
+    titles = [voc[m][0] for m in metric_names]
+    mw = [max(9, len(t)) for t in titles]
+    hdr = "%12s %3s %7s %7s %-16s %10s %-4s" % (
+        "TIME_S", "CPU", "PID", "TID", "COMM", "SLICE_US", "FLG")
+    hdr += "".join(" %*s" % (w, e) for w, e in zip(evw, ev))
+    hdr += "".join(" %*s" % (w, t) for w, t in zip(mw, titles))
     plain = [hdr]
-    csv = [",".join(["seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags"]
+    csv = [",".join(["seq,time_ns,time_s,cpu,pid,tid,comm,duration_ns,cgroup_id,flags"]
                     + ev + metric_names)]
     objs = []
+    marked = flagged = False
     for k, m in zip(order, metrics):
         r = sc.records[k]
         fl = flags_str(r.flags)
-        line = "%8d.%06d %3d %7d %7d %-16s %10.3f %-4s" % (
-            r.time_ns // 10**9, r.time_ns % 10**9 // 1000, r.cpu, r.tgid,
-            r.pid, tdfile_gen.comm_text(r.comm), r.duration_ns / 1e3, fl)
-        c = "%d,%d,%d,%d,%d,\"%s\",%d,%d,%s" % (
-            r.seq, r.time_ns, r.cpu, r.tgid, r.pid,
+        ts = time_s(r.time_ns, sc.start_ns, 9)
+        line = "%12s %3d %7d %7d %s %10.3f %-4s" % (
+            time_s(r.time_ns, sc.start_ns, 6), r.cpu, r.tgid,
+            r.pid, tdfile_gen.pad(tdfile_gen.comm_text(r.comm), 16),
+            r.duration_ns / 1e3, fl)
+        c = "%d,%d,%s,%d,%d,%d,\"%s\",%d,%d,%s" % (
+            r.seq, r.time_ns, ts, r.cpu, r.tgid, r.pid,
             tdfile_gen.comm_text(r.comm).replace('"', '""'), r.duration_ns,
             r.cgroup, fl)
         counts = []
         for e, name in enumerate(ev):
             bad = r.flags & (1 << e)
-            line += " %14s" % "<error>" if bad else " %14d" % r.deltas[e]
+            line += " %*s" % (evw[e], "<error>") if bad else " %*d" % (evw[e], r.deltas[e])
             c += "," if bad else ",%d" % r.deltas[e]
             counts.append("%s:%s" % (json_str(name.encode()),
                                      "null" if bad else "%d" % r.deltas[e]))
-        jm = []
+        # '*' before the largest Level-1 class (the first of equals)
+        best = None
         for name in metric_names:
+            if name in L1 and m[name] is not None and \
+                    (best is None or m[name] > m[best]):
+                best = name
+        jm = []
+        for i, name in enumerate(metric_names):
             v = m[name]
             if v is None:
-                line += " %10s" % "-"
+                line += " %*s" % (mw[i], "-")
                 c += ","
-            elif name in ("ipc", "cpi"):
-                line += " %10.3f" % v
-                c += ",%.6f" % v
             else:
-                line += " %9.1f%%%s" % (100.0 * v, "!" if v < 0 or v > 1 else "")
+                cell = "*" if name == best else ""
+                if name == best:
+                    marked = True
+                if name in ("ipc", "cpi"):
+                    cell += "%.*f" % (voc[name][1], v)
+                else:
+                    cell += "%.1f%%" % (100.0 * v)
+                    if v < 0 or v > 1:
+                        cell += "!"
+                        flagged = True
+                line += " %*s" % (mw[i], cell)
                 c += ",%.6f" % v
             jm.append("%s:%s" % (json_str(name.encode()),
-                                 "null" if v is None else "%.17g" % v))
+                                 "null" if v is None else json_num(v)))
         plain.append(line)
         csv.append(c)
         objs.append(
-            '{"seq":%d,"time_ns":%d,"cpu":%d,"pid":%d,"tid":%d,"comm":%s,'
-            '"duration_ns":%d,"cgroup_id":%d,"preempted":%s,"first":%s,'
+            '{"seq":%d,"time_ns":%d,"time_s":%s,"cpu":%d,"pid":%d,"tid":%d,'
+            '"comm":%s,"duration_ns":%d,"cgroup_id":%d,"preempted":%s,"first":%s,'
             '"idle":%s,"counts":{%s},"metrics":{%s}}' % (
-                r.seq, r.time_ns, r.cpu, r.tgid, r.pid,
+                r.seq, r.time_ns, ts, r.cpu, r.tgid, r.pid,
                 json.dumps(tdfile_gen.comm_text(r.comm), ensure_ascii=False),
                 r.duration_ns, r.cgroup, *(("true" if r.flags & b else "false")
                                            for b in (0x100, 0x200, 0x400)),
                 ",".join(counts), ",".join(jm)))
+    if marked or flagged:
+        plain.append("")
+        if marked:
+            plain.append("* the largest TopDown Level-1 class of the row: "
+                         "the likely bottleneck")
+        if flagged:
+            plain.append("! outside 0..100% (counting skid): shown as computed, "
+                         "not clamped")
     return ("\n".join(plain) + "\n", "\n".join(csv) + "\n",
             "[" + ",".join(objs) + "]\n")
+
+
+def json_num(v):
+    """The shortest text that reads back as v (what bpftool's and perf's
+    JSON readers expect): %.15g, %.16g or %.17g, the first that reads
+    back as v (test_fmt.c checks that no fewer digits would)."""
+    for p in range(15 if abs(v) >= 2.2250738585072014e-308 else 1, 18):
+        t = "%.*g" % (p, v)
+        if float(t) == v:
+            return t
+    return "%.17g" % v
 
 
 def tdctl(*args):
@@ -181,6 +237,7 @@ def main():
         print("1..0 # SKIP %s not built" % TDCTL)
         return 0
     tmp = tempfile.mkdtemp(prefix="td_dumpfmt.")
+    voc = vocabulary()
     span = 1 << 63      # slices up to 146 years: above 2^52 us, past the fast path
     sets = [("generic", "set=generic", ["cycles", "instructions"], 0),
             ("n2", "set=arm_neoverse_n2 slots=5 rev=r0p0",
@@ -202,9 +259,9 @@ def main():
             continue
         names = list(doc[0]["metrics"])
         want_plain, want_csv, want_json = expected(
-            sc, names, [d["metrics"] for d in doc])
+            sc, names, [d["metrics"] for d in doc], voc)
         if name == "n2":
-            ok("%!" in want_plain and "          -" in want_plain,
+            ok("%!" in want_plain and "         -" in want_plain,
                "n2: the records give flagged and undecodable metrics",
                want_plain[:400])
         for fmt, want in ((None, want_plain), ("--csv", want_csv),

@@ -22,6 +22,57 @@ static double rnd_unit(void)
 /* Compare one value in every conversion; print the first mismatches. */
 static long mismatches;
 
+/*
+ * JSON's numbers: the shortest text that reads back as v. It must read
+ * back as v, and no %.Ng with fewer digits may (both ways of writing the
+ * same digits count alike).
+ */
+static int shortest_bad;
+
+static void check_shortest(double v)
+{
+	char got[TD_FMT_MAX + 1], t[64];
+	int n;
+
+	if (!isfinite(v))
+		return;
+	n = td_fmt_shortest(got, v);
+	got[n] = '\0';
+	if (strtod(got, NULL) != v) {
+		if (shortest_bad++ < 10)
+			printf("# shortest of %a: '%s' does not read back\n", v,
+			       got);
+		return;
+	}
+	for (int p = 1; p < 17; p++) {
+		int digits = 0, zeros = 0;
+		const char *c = got;
+
+		snprintf(t, sizeof(t), "%.*g", p, v);
+		if (strtod(t, NULL) != v)
+			continue;
+		/* significant digits: from the first non-zero one, without
+		 * the trailing zeros
+		 */
+		while (*c == '-' || *c == '0' || *c == '.')
+			c++;
+		for (; *c && *c != 'e'; c++) {
+			if (*c == '.')
+				continue;
+			if (*c == '0') {
+				zeros++;
+				continue;
+			}
+			digits += zeros + 1;
+			zeros = 0;
+		}
+		if (digits > p && shortest_bad++ < 10)
+			printf("# shortest of %a: '%s', but '%s' reads back\n",
+			       v, got, t);
+		break;
+	}
+}
+
 static void check(double v)
 {
 	static const int precs[] = { 0, 1, 3, 6, 9 };
@@ -42,6 +93,7 @@ static void check(double v)
 	if (strcmp(want, got) && mismatches++ < 10)
 		printf("# %%.17g of %a: printf '%s', td_fmt_g17 '%s'\n", v, want,
 		       got);
+	check_shortest(v);
 }
 
 static void check_u64(uint64_t v)
@@ -128,6 +180,8 @@ static void test_random(long n)
 		check(v);
 	}
 	ok(!mismatches, "random values of every kind as printf");
+	ok(!shortest_bad,
+	   "JSON numbers: the shortest text that reads back, for the same values");
 }
 
 /* The buffer: padded fields and flushing across its size. */

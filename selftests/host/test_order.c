@@ -143,12 +143,13 @@ int main(void)
 
 	make(rec, 5000, 6, 20);
 	td_filter_init(&f);
-	f.cpu = 3;
+	td_filter_opt(&f, TD_FILTER_CPU, "3");
 	good = same_order(rec, 5000, 6, &f, &merged) && merged;
 	td_filter_init(&f);
-	f.comm = "t101";
+	td_filter_opt(&f, TD_FILTER_COMM, "t101");
 	good &= same_order(rec, 5000, 6, &f, &merged) && merged;
-	f.pid = 102;	/* matches nothing together with the comm */
+	/* matches nothing together with the comm */
+	td_filter_opt(&f, TD_FILTER_PID, "102");
 	good &= same_order(rec, 5000, 6, &f, &merged);
 	ok(good, "filters: only the matching records, in order");
 

@@ -85,7 +85,7 @@ def main():
        out + err)
 
     # ---- metrics before raw counts -------------------------------------
-    for cmd, metric in ((["report", "-i", n2, "--by", "task"], "retiring"),
+    for cmd, metric in ((["report", "-i", n2, "--by", "task"], "RETIRING"),
                         (["top", "-i", n2, "--batch", "-n", "1"], "RETIRING")):
         rc, out, err = run(*cmd)
         hdr, rows = table(out)
@@ -130,7 +130,7 @@ def main():
     rc, out, err = run("report", "-i", n2, "--by", "task", "--metric-only")
     hdr, rows = table(out)
     t = hdr.split() if hdr else []
-    ok(rc == 0 and all(m in t for m in L1) and
+    ok(rc == 0 and all(m in t for m in L1_SHORT) and
        not any(e in t for e in n2_events) and len(rows) == 3,
        "report --metric-only: the metrics, no event counts", out + err)
     rc, out, err = run("--json", "report", "-i", n2, "--metric-only")
@@ -163,7 +163,7 @@ def main():
     want = {}
     for r in doc["rows"]:
         m = r["metrics"]
-        want[str(r["cpu"])] = max(L1, key=lambda k: m[k])
+        want[str(r["cpu"])] = L1_SHORT[L1.index(max(L1, key=lambda k: m[k]))]
     hdr, rows = table(out)
     errors = []
     if hdr:

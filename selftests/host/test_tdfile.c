@@ -518,7 +518,7 @@ static void test_groups_flag(const uint8_t *img, size_t len)
 		return;
 	}
 	close(fd);
-	ok(td_file_load(path, &im, &f, err, sizeof(err)) &&
+	ok(td_file_load_flags(path, &im, &f, err, sizeof(err), NULL, NULL, 0) &&
 	   strstr(err, "offset 8: a recording with event groups (format 2.0, 3 groups"),
 	   "a loader without TD_FILE_GROUPS refuses 2.0 at offset 8 (%s)", err);
 	ok(!td_file_load_flags(path, &im, &f, err, sizeof(err), NULL, NULL,

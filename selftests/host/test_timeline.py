@@ -234,9 +234,9 @@ def test_files(tmp):
     rc, _, err = timeline("-i", src, "-o", os.path.join(tmp, "nodir", "t.json"))
     ok(rc == 1 and "nodir" in err, "an output directory that does not exist: an error", err)
     rc, _, err = timeline("-i", src, "--from", "2", "--to", "1")
-    ok(rc == 1 and "--to" in err, "--to before --from: an error", err)
+    ok(rc == 2 and "--to" in err, "--to before --from: an error", err)
     rc, _, err = timeline("-i", src, "--duration", "1")
-    ok(rc == 1 and "exclude" in err, "-i and --duration exclude each other", err)
+    ok(rc == 2 and "exclude" in err, "-i and --duration exclude each other", err)
     rc, outp, err = timeline("-i", src)
     try:
         t = json.loads(outp, parse_float=Decimal)

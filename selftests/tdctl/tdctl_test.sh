@@ -24,14 +24,12 @@ workload() {
 
 echo "TAP version 13"
 
-# 1. Not loaded: clear errors, non-zero exit.
-if "$TDCTL" status >"$T/out" 2>"$T/err"; then
-	not_ok "status before load fails" "$T/out"
-elif grep -q "not loaded" "$T/err"; then
-	ok "status before load fails with 'not loaded'"
-else
-	not_ok "status before load says 'not loaded'" "$T/err"
-fi
+# 1. Not loaded: status says what would run and how, exit 3.
+"$TDCTL" status >"$T/out" 2>"$T/err"
+st=$?
+[ $st -eq 3 ] && grep -q "^state: *not running" "$T/out" && grep -q "^event set:" "$T/out" &&
+	grep -q "backend" "$T/out"
+expect "status before load: not running, what would run, exit 3" $? "$T/out" "$T/err"
 
 # 2. Unknown event set refused before anything is loaded.
 if "$TDCTL" load --backend "$TD_BACKEND" --events no_such_set >"$T/out" 2>"$T/err"; then
@@ -155,7 +153,7 @@ csvjson status "$T/status.csv" "$T/status.json"
 # 7. dump: the workload's slices are there, with names and metrics.
 check "dump" "$TDCTL" dump
 cp "$T/out" "$T/dump1"
-head -n 1 "$T/dump1" | grep -q "^TIME .*COMM.*SLICE_US" && ok "dump header" ||
+head -n 1 "$T/dump1" | grep -Eq "^ *TIME_S .*COMM.*SLICE_US" && ok "dump header" ||
 	not_ok "dump header" "$T/dump1"
 c=$(grep -c " td_work " "$T/dump1")
 [ "$c" -ge 20 ] && ok "dump shows >= 20 td_work slices ($c)" ||
@@ -177,9 +175,9 @@ o=$(grep -o '"comm":"' "$T/out" | wc -l)
 
 workload
 check "dump --csv" "$TDCTL" --csv dump --cpu 0
-head -n 1 "$T/out" | grep -q "^seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags" &&
+head -n 1 "$T/out" | grep -q "^seq,time_ns,time_s,cpu,pid,tid,comm,duration_ns,cgroup_id,flags" &&
 	ok "dump --csv header" || not_ok "dump --csv header" "$T/out"
-bad=$(tail -n +2 "$T/out" | awk -F, '$3 != 0' | wc -l)
+bad=$(tail -n +2 "$T/out" | awk -F, '$4 != 0' | wc -l)
 rows=$(tail -n +2 "$T/out" | wc -l)
 [ "$rows" -gt 0 ] && [ "$bad" -eq 0 ] && ok "dump --csv --cpu 0 filters ($rows rows)" ||
 	not_ok "dump --csv --cpu 0 filters ($bad of $rows on other CPUs)" "$T/out"
@@ -286,11 +284,17 @@ fi
 expect "the ring wrapped: $recs records published (> $cap)" $? "$T/out"
 check "unload the wrapped ring" "$TDCTL" unload
 
-# An error in CSV mode: plain text on stderr, nothing on stdout.
+# Nothing collects: status says what would run (a CSV row), exit 3.
 "$TDCTL" --csv status >"$T/out" 2>"$T/err"
 st=$?
+[ $st -eq 3 ] && grep -q "^state,error,cpu,set,why,module,bpf,run$" "$T/out" &&
+	grep -q "^not running," "$T/out"
+expect "status --csv when not loaded: what would run, exit 3" $? "$T/out" "$T/err"
+# An error in CSV mode: plain text on stderr, nothing on stdout.
+"$TDCTL" --csv dump >"$T/out" 2>"$T/err"
+st=$?
 [ $st -eq 1 ] && [ ! -s "$T/out" ] && grep -q "^tdctl: Error: .*not loaded" "$T/err"
-expect "status --csv when not loaded: exit 1, the error on stderr as text" $? "$T/out" "$T/err"
+expect "dump --csv when not loaded: exit 1, the error on stderr as text" $? "$T/out" "$T/err"
 
 rm -rf "$T"
 tap_done

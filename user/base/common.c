@@ -8,6 +8,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +23,15 @@
 
 bool json_output;
 bool csv_output;
-json_writer_t *json_wtr;
+struct json_writer *json_wtr;
+void (*td_json_error)(const char *msg);
 const char *bin_name = "tdctl";
 int orig_stdout_fd = -1;
 const char *td_output_path;
 static char last_error[1024];
+const char *td_cmd_name;
+bool td_parsing_options;
+bool td_usage_failed;
 
 const char *p_last_error(void)
 {
@@ -41,6 +46,29 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+/* The error in last_error: a JSON object in JSON mode, else a line. */
+static void put_error(void)
+{
+	if (json_output && json_wtr && td_json_error)
+		td_json_error(last_error);
+	else
+		fprintf(stderr, "%s: Error: %s\n", bin_name, last_error);
+}
+
+/* The hint after a usage error. */
+static void add_hint(const char *cmd)
+{
+	size_t n = strlen(last_error);
+
+	if (cmd)
+		snprintf(last_error + n, sizeof(last_error) - n,
+			 "; see '%s %s --help'", bin_name, cmd);
+	else
+		snprintf(last_error + n, sizeof(last_error) - n,
+			 "; see '%s --help'", bin_name);
+	td_usage_failed = true;
+}
+
 void p_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -48,13 +76,20 @@ void p_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	if (json_output && json_wtr) {
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "error", last_error);
-		jsonw_end_object(json_wtr);
-	} else {
-		fprintf(stderr, "%s: Error: %s\n", bin_name, last_error);
-	}
+	if (td_parsing_options)
+		add_hint(td_cmd_name);
+	put_error();
+}
+
+void p_usage_cmd(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	add_hint(cmd);
+	put_error();
 }
 
 void p_info(const char *fmt, ...)
@@ -77,6 +112,43 @@ void p_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *td_records(uint64_t n)
+{
+	return n == 1 ? "record" : "records";
+}
+
+void td_lost_set(struct td_lost *l, const uint64_t *per_cpu,
+		 uint32_t nr_cpus)
+{
+	l->known = !!per_cpu;
+	l->nr_cpus = nr_cpus;
+	l->per_cpu = per_cpu;
+	l->total = 0;
+	for (uint32_t c = 0; per_cpu && c < nr_cpus; c++)
+		l->total += per_cpu[c];
+}
+
+void td_lost_warn(const struct td_lost *l, const char *when)
+{
+	/* Unknown: the file's loader said so (td_input_load()). */
+	if (!l->known)
+		return;
+	for (uint32_t c = 0; c < l->nr_cpus; c++)
+		if (l->per_cpu[c])
+			p_warn("CPU %u: %llu %s lost %s: the counts are low", c,
+			       (unsigned long long)l->per_cpu[c],
+			       td_records(l->per_cpu[c]), when);
+}
+
+const char *td_lost_text(const struct td_lost *l, char *buf, size_t n)
+{
+	if (l->known)
+		snprintf(buf, n, "%llu lost", (unsigned long long)l->total);
+	else
+		snprintf(buf, n, "lost unknown");
+	return buf;
+}
+
 int parse_u64(const char *opt, const char *s, unsigned long long max,
 	      unsigned long long *out)
 {
@@ -94,6 +166,39 @@ int parse_u64(const char *opt, const char *s, unsigned long long max,
 bad:
 	p_err("invalid value '%s' for %s (expected an integer 0..%llu)",
 	      s ? s : "", opt, max);
+	return -1;
+}
+
+int parse_id_list(const char *opt, const char *meta, const char *s,
+		  unsigned long long max, uint64_t *ids, int cap, int *n)
+{
+	const char *p = s;
+	char buf[24];
+
+	if (!*p)
+		goto bad;
+	while (*p) {
+		unsigned long long v;
+		size_t len = strcspn(p, ",");
+
+		if (!len || len >= sizeof(buf))
+			goto bad;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (parse_u64(opt, buf, max, &v))
+			return -1;
+		if (*n == cap) {
+			p_err("%s: at most %d values", opt, cap);
+			return -1;
+		}
+		ids[(*n)++] = v;
+		p += len;
+		if (*p == ',' && !*++p)
+			goto bad;
+	}
+	return 0;
+bad:
+	p_err("invalid value '%s' for %s (expected %s)", s, opt, meta);
 	return -1;
 }
 
@@ -130,15 +235,6 @@ bad:
 	return -1;
 }
 
-void json_event_fields(const struct topdown_event *e)
-{
-	jsonw_string_field(json_wtr, "name", e->name);
-	jsonw_uint_field(json_wtr, "type", e->type);
-	jsonw_uint_field(json_wtr, "config", e->config);
-	jsonw_uint_field(json_wtr, "config1", e->config1);
-	jsonw_uint_field(json_wtr, "config2", e->config2);
-}
-
 int td_open_tmp(const char *path, char **tmp)
 {
 	mode_t mask = umask(0), mode;
@@ -164,6 +260,111 @@ int td_open_tmp(const char *path, char **tmp)
 	*tmp = NULL;
 	errno = e;
 	return -1;
+}
+
+int td_outfile_open(struct td_outfile *o, const char *path)
+{
+	struct stat st;
+	int e;
+
+	o->final = NULL;
+	o->tmp = NULL;
+	o->fd = -1;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		/* A device, FIFO or socket: never replaced. */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC);
+		return o->fd < 0 ? -1 : 0;
+	}
+	o->final = realpath(path, NULL);
+	if (!o->final)
+		o->final = strdup(path);
+	if (!o->final) {
+		errno = ENOMEM;
+		return -1;
+	}
+	o->fd = td_open_tmp(o->final, &o->tmp);
+	if (o->fd >= 0)
+		return 0;
+	e = errno;
+	free(o->final);
+	o->final = NULL;
+	errno = e;
+	return -1;
+}
+
+/* The temporary file of the output, for a signal that ends tdctl before
+ * the command catches it (its own handler takes over then).
+ */
+static char *volatile signal_tmp;
+
+static void remove_tmp_and_die(int sig)
+{
+	if (signal_tmp)
+		unlink(signal_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void td_outfile_guard(const struct td_outfile *o)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	signal_tmp = o->tmp;
+	if (!o->tmp)
+		return;
+	/* Not over a handler the command installed already. */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa;
+
+		if (!sigaction(sigs[i], NULL, &sa) && sa.sa_handler == SIG_DFL)
+			signal(sigs[i], remove_tmp_and_die);
+	}
+}
+
+bool td_outfile_in_place(const struct td_outfile *o)
+{
+	return !o->tmp;
+}
+
+int td_outfile_commit(struct td_outfile *o, bool keep_fd)
+{
+	int ret = 0, e = 0;
+
+	if (o->tmp && o->fd >= 0 && fsync(o->fd))
+		ret = -1, e = errno;
+	if (!keep_fd && o->fd >= 0 && close(o->fd) && !ret)
+		ret = -1, e = errno;
+	if (!keep_fd)
+		o->fd = -1;
+	if (o->tmp && !ret && rename(o->tmp, o->final))
+		ret = -1, e = errno;
+	if (o->tmp && ret)
+		unlink(o->tmp);
+	signal_tmp = NULL;
+	free(o->tmp);
+	free(o->final);
+	o->tmp = NULL;
+	o->final = NULL;
+	errno = e;
+	return ret;
+}
+
+void td_outfile_abort(struct td_outfile *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	signal_tmp = NULL;
+	free(o->tmp);
+	free(o->final);
+	o->tmp = NULL;
+	o->final = NULL;
 }
 
 bool td_same_file(const char *a, const char *b)

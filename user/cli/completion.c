@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "group/aggregate.h"
-#include "evset/evset_priv.h"
+#include "evset/sets.h"
 #include "cli/tdctl.h"
 
 static const char *cur_prefix;
@@ -113,19 +113,15 @@ static void arg_values(enum td_arg kind)
 	}
 }
 
-static bool output_opt_applies(const struct cmd *c, const struct td_opt *o)
-{
-	if (o->id == 'o' && (c->flags & TD_CMD_OWN_OUTPUT))
-		return false;	/* its own --output is listed already */
-	return true;
-}
-
 /* The option a word names (without a value after '='), or NULL. */
 static const struct td_opt *word_opt(const struct cmd *c, const char *w,
 				     bool *has_value)
 {
+	/* A command's table has its output options; before the command,
+	 * the global and output options.
+	 */
 	const struct td_opt *tables[2] = { c ? c->opts : td_global_opts,
-					   td_output_opts };
+					   c ? NULL : td_output_opts };
 
 	*has_value = false;
 	for (int t = 0; t < 2 && tables[t]; t++) {
@@ -157,9 +153,7 @@ static void options(const struct cmd *c)
 		snprintf(buf, sizeof(buf), "--%s", o->lng);
 		cand(buf);
 	}
-	for (const struct td_opt *o = td_output_opts; o->lng; o++) {
-		if (c && !output_opt_applies(c, o))
-			continue;
+	for (const struct td_opt *o = td_output_opts; !c && o->lng; o++) {
 		snprintf(buf, sizeof(buf), "--%s", o->lng);
 		cand(buf);
 	}

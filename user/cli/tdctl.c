@@ -3,10 +3,12 @@
  * tdctl - control the topdown module and read what it collects.
  *
  * Command grammar in the style of bpftool: global options, a command
- * (unique prefixes accepted), then its own options. The output options
- * (--json, --pretty, --csv, -o FILE) may also follow the command: main()
- * takes them out of the command's arguments, using the command's option
- * table to step over the arguments of its own options.
+ * (unique prefixes accepted), then its own options. Every command's
+ * option table lists the output options (--json, --pretty, --csv, -o
+ * FILE) it honours, and getopt parses them with the others
+ * (td_getopt_next()); before the command they are checked against that
+ * table. One parser: the synopses, --help, help --json and completion
+ * are made from the same tables.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -19,10 +21,12 @@
 
 #include "cli/tdctl.h"
 #include "file/tdfile.h"
+#include "output/vocab.h"
 
 static bool pretty_output;
 static const char *output_path;
-bool td_usage_failed;
+/* The output options given before the command, by id (1 << (id & 31)). */
+static unsigned int global_output;
 /* main()'s arguments, for errors before the command's grammar is known. */
 static int main_argc;
 static char **main_argv;
@@ -99,22 +103,22 @@ void p_usage(const char *cmd, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	json_for_early_error();
-	td_usage_failed = true;
-	if (c)
-		p_err("%s; see '%s %s --help'", msg, bin_name, c->name);
-	else
-		p_err("%s; see '%s --help'", msg, bin_name);
+	p_usage_cmd(c ? c->name : NULL, "%s", msg);
 }
+
+static int output_begin(void);
 
 int td_getopt_end(int opt, int argc, char **argv, bool operands)
 {
+	/* The options are read: errors from here on are the command's. */
+	td_parsing_options = false;
 	if (opt != TD_GETOPT_END)
 		return opt == TD_GETOPT_HELP ? 0 : -1;
 	if (!operands && optind < argc) {
 		p_usage(argv[0], "unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	return 1;
+	return output_begin() ? -1 : 1;
 }
 
 static void getopt_add(struct td_getopt *g, int *n, char **s,
@@ -143,6 +147,9 @@ void td_getopt_build(struct td_getopt *g, const char *cmd, const char *desc)
 
 	g->cmd = cmd;
 	g->desc = desc;
+	g->opts = c ? c->opts : NULL;
+	/* Until td_getopt_end(), a bad option value is a usage error. */
+	td_parsing_options = true;
 
 	/*
 	 * Before the command, and for a command that runs a COMMAND, stop at
@@ -182,6 +189,15 @@ static int long_matches(const struct td_getopt *g, const char *name,
 	return n;
 }
 
+/* Does name[0..len) name an output option? */
+static bool output_opt_named(const char *name, size_t len)
+{
+	for (const struct td_opt *o = td_output_opts; o->lng; o++)
+		if (strlen(o->lng) == len && !strncmp(o->lng, name, len))
+			return true;
+	return false;
+}
+
 /* Report getopt's '?' or ':' for the option argv[optind - 1]. */
 static void getopt_error(const struct td_getopt *g, int opt, char **argv)
 {
@@ -199,6 +215,9 @@ static void getopt_error(const struct td_getopt *g, int opt, char **argv)
 		else if (optopt)
 			p_usage(g->cmd, "option '%.*s' takes no argument",
 				len, arg);
+		else if (g->cmd && output_opt_named(arg + 2, (size_t)len - 2))
+			p_usage(g->cmd, "%.*s does not apply to %s (see %s-%s(8))",
+				len, arg, g->cmd, bin_name, g->cmd);
 		else
 			p_usage(g->cmd, "unknown option '%.*s'", len, arg);
 	} else if (opt == ':') {
@@ -211,23 +230,43 @@ static void getopt_error(const struct td_getopt *g, int opt, char **argv)
 	}
 }
 
+/* Is id one of the output options of g's table? */
+static bool is_output_opt(const struct td_getopt *g, int id)
+{
+	for (const struct td_opt *o = g->opts; o && o->lng; o++)
+		if (o->id == id)
+			return o->flags & TD_OPTF_OUTPUT;
+	return false;
+}
+
+static int set_output_opt(int id, const char *arg, const char *cmd,
+			  const char *word);
+
 int td_getopt_next(struct td_getopt *g, int argc, char **argv)
 {
 	int opt;
 
 	opterr = 0;
-	opt = getopt_long(argc, argv, g->so, g->lo, NULL);
-	switch (opt) {
-	case 'h':
-		if (g->cmd)
-			td_cmd_usage(stdout, g->cmd, g->desc);
-		return TD_GETOPT_HELP;
-	case '?':
-	case ':':
-		getopt_error(g, opt, argv);
-		return TD_GETOPT_ERROR;
+	for (;;) {
+		opt = getopt_long(argc, argv, g->so, g->lo, NULL);
+		switch (opt) {
+		case 'h':
+			if (g->cmd)
+				td_cmd_usage(stdout, g->cmd, g->desc);
+			return TD_GETOPT_HELP;
+		case '?':
+		case ':':
+			getopt_error(g, opt, argv);
+			return TD_GETOPT_ERROR;
+		}
+		if (opt < 0)
+			return TD_GETOPT_END;
+		/* The output options, for every command: the grammar's. */
+		if (!g->cmd || !is_output_opt(g, opt))
+			return opt;
+		if (set_output_opt(opt, optarg, g->cmd, argv[optind - 1]))
+			return TD_GETOPT_ERROR;
 	}
-	return opt < 0 ? TD_GETOPT_END : opt;
 }
 
 int td_no_options(int argc, char **argv, const char *desc)
@@ -273,71 +312,76 @@ static int do_help(int argc, char **argv);
 /* ---- the grammar ------------------------------------------------------ */
 
 const struct td_opt td_output_opts[] = {
-	{ "json", 'j', 'j', TD_ARG_NONE, NULL, "JSON output" },
-	{ "pretty", 0, 'P', TD_ARG_NONE, NULL,
-	  "indented JSON output (implies --json)" },
-	{ "csv", 0, 'C', TD_ARG_NONE, NULL, "CSV output" },
-	{ "output", 'o', 'o', TD_ARG_FILE, "FILE",
-	  "write the output to FILE instead of stdout" },
+	TD_OPT_OUTPUT,
 	TD_OPT_END,
 };
 
 const struct td_opt td_global_opts[] = {
 	{ "help", 'h', 'h', TD_ARG_NONE, NULL,
-	  "this help; 'tdctl help COMMAND' for a command" },
+	  "this help; 'tdctl help COMMAND' for a command", 0 },
 	{ "version", 'V', 'V', TD_ARG_NONE, NULL,
-	  "tdctl's and the loaded module's version and ABI" },
+	  "tdctl's and the loaded module's version and ABI", 0 },
 	TD_OPT_END,
 };
 
 const struct td_opt td_help_only_opts[] = {
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
 
+/* The synopses are made from the option tables (td_cmd_synopsis()):
+ * here only what follows the options.
+ */
 const struct cmd td_cmds[] = {
-	{ "load", do_load,
-	  "load [--backend module|bpf|auto] [--module PATH] [-s NAME | -e EVENTS] [--ring-size BYTES] [--watermark BYTES] [--overwrite]",
-	  load_opts, 0 },
-	{ "unload", do_unload, "unload", td_help_only_opts, 0 },
-	{ "status", do_status, "status", td_help_only_opts, 0 },
-	{ "dump", do_dump,
-	  "dump [-i FILE] [--follow] [--duration S] [--cpu N] [--pid PID] [--comm NAME]",
-	  dump_opts, 0 },
-	{ "stat", do_stat,
-	  "stat [-a | -p PID[,PID..] | [--] COMMAND [ARGS]] [--by KEY] [-I MS] [--duration S]",
-	  stat_opts, TD_CMD_ARGV },
-	{ "top", do_top,
-	  "top [--by KEY] [-d SECS] [-n N] [--batch] [-p PID[,PID..]] [-i FILE]",
-	  top_opts, 0 },
-	{ "record", do_record,
-	  "record [-o FILE] [-a | -p PID[,PID..] | [--] COMMAND [ARGS]] [--duration S]",
-	  record_opts, TD_CMD_ARGV | TD_CMD_OWN_OUTPUT },
-	{ "report", do_report,
-	  "report [-i FILE] [--by KEY] [--cpu N] [--pid PID] [--comm NAME]",
-	  report_opts, 0 },
-	{ "timeline", do_timeline,
-	  "timeline [-i FILE | --duration S] [-o FILE] [--min-slice US] [--from S] [--to S]",
-	  timeline_opts, TD_CMD_OWN_OUTPUT },
-	{ "serve", do_serve,
-	  "serve [--listen ADDR:PORT] [--by cgroup|process|comm] [--max-series N]",
-	  serve_opts, 0 },
-	{ "list", do_list, "list [-s SET]", list_opts, 0 },
-	{ "decode", do_decode,
-	  "decode --set NAME [--slots N] [--revision rXpY] [-x SEP] [EVENT=COUNT ...]",
-	  decode_opts, 0 },
-	{ "version", do_version, "version", td_help_only_opts, 0 },
-	{ "help", do_help, "help [COMMAND]", td_help_only_opts, TD_CMD_NAMEARG },
-	{ "__complete", do_complete, "__complete WORD...", td_help_only_opts,
+	{ "load", do_load, "", load_opts, 0 },
+	{ "unload", do_unload, "", td_help_only_opts, 0 },
+	{ "status", do_status, "", td_help_only_opts, 0 },
+	{ "dump", do_dump, "", dump_opts, 0 },
+	{ "stat", do_stat, "[[--] COMMAND [ARGS]]", stat_opts, TD_CMD_ARGV },
+	{ "top", do_top, "", top_opts, 0 },
+	{ "record", do_record, "[[--] COMMAND [ARGS]]", record_opts,
+	  TD_CMD_ARGV },
+	{ "report", do_report, "", report_opts, 0 },
+	{ "timeline", do_timeline, "", timeline_opts, 0 },
+	{ "serve", do_serve, "", serve_opts, 0 },
+	{ "list", do_list, "", list_opts, 0 },
+	{ "decode", do_decode, "[EVENT=COUNT ...]", decode_opts, 0 },
+	{ "version", do_version, "", td_help_only_opts, 0 },
+	{ "help", do_help, "[COMMAND]", td_help_only_opts, TD_CMD_NAMEARG },
+	{ "__complete", do_complete, "WORD...", td_help_only_opts,
 	  TD_CMD_HIDDEN | TD_CMD_RAW },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 
+void td_cmd_synopsis(const struct cmd *c, char *buf, size_t n)
+{
+	size_t len = (size_t)snprintf(buf, n, "%s", c->name);
+
+	for (const struct td_opt *o = c->opts; o->lng && len < n; o++) {
+		if ((o->flags & TD_OPTF_OUTPUT) || o->id == 'h')
+			continue;
+		if (o->shrt)
+			len += (size_t)snprintf(buf + len, n - len, " [-%c%s%s]",
+						o->shrt, o->meta ? " " : "",
+						o->meta ? o->meta : "");
+		else
+			len += (size_t)snprintf(buf + len, n - len, " [--%s%s%s]",
+						o->lng, o->meta ? " " : "",
+						o->meta ? o->meta : "");
+	}
+	if (*c->operands && len < n)
+		snprintf(buf + len, n - len, " %s", c->operands);
+}
+
 /* ---- usage ------------------------------------------------------------ */
 
-static void print_opts(FILE *f, const struct td_opt *opts)
+/* The options of opts with (output) or without the output flag. */
+static void print_opts(FILE *f, const struct td_opt *opts, bool output)
 {
 	for (const struct td_opt *o = opts; o->lng; o++) {
+		if (!(o->flags & TD_OPTF_OUTPUT) != !output)
+			continue;
 		char left[64];
 
 		snprintf(left, sizeof(left), "%c%c%c --%s%s%s",
@@ -355,18 +399,36 @@ void td_cmd_usage(FILE *f, const char *name, const char *description)
 {
 	int nmatch;
 	const struct cmd *c = cmd_find(td_cmds, name, &nmatch);
+	char syn[2048];
+	size_t col;
+	int indent;
 
 	if (!c)
 		return;
-	fprintf(f, "Usage: %s %s\n\n%s\nOptions:\n", bin_name, c->help,
-		description);
-	print_opts(f, c->opts);
-	fprintf(f, "\nOutput options (also before the command):\n");
-	for (const struct td_opt *o = td_output_opts; o->lng; o++) {
-		if (o->id == 'o' && (c->flags & TD_CMD_OWN_OUTPUT))
-			continue;
-		print_opts(f, (const struct td_opt[]){ *o, TD_OPT_END });
+	/* The synopsis from the table, wrapped between its [items]. */
+	td_cmd_synopsis(c, syn, sizeof(syn));
+	indent = (int)(strlen("Usage: ") + strlen(bin_name) + 1 +
+		       strlen(c->name));
+	col = (size_t)fprintf(f, "Usage: %s %s", bin_name, c->name);
+	for (const char *p = syn + strlen(c->name); *p == ' ';) {
+		const char *e = ++p;
+		int depth = 0;
+
+		while (*e && (*e != ' ' || depth)) {
+			depth += (*e == '[') - (*e == ']');
+			e++;
+		}
+		if (col + 1 + (size_t)(e - p) > 79 && (int)col > indent) {
+			fprintf(f, "\n%*s", indent, "");
+			col = (size_t)indent;
+		}
+		col += (size_t)fprintf(f, " %.*s", (int)(e - p), p);
+		p = e;
 	}
+	fprintf(f, "\n\n%s\nOptions:\n", description);
+	print_opts(f, c->opts, false);
+	fprintf(f, "\nOutput options (also before the command):\n");
+	print_opts(f, c->opts, true);
 	fprintf(f, "\nSee %s-%s(8).\n", bin_name, c->name);
 }
 
@@ -380,10 +442,11 @@ static void usage(FILE *f)
 		"Commands:\n", bin_name);
 	for (const struct cmd *c = td_cmds; c->name; c++)
 		if (!(c->flags & TD_CMD_HIDDEN))
-			fprintf(f, "  %s %s\n", bin_name, c->help);
-	fprintf(f, "\nOptions (the output options also anywhere after the command):\n");
-	print_opts(f, td_output_opts);
-	print_opts(f, td_global_opts);
+			fprintf(f, "  %s %s [OPTIONS]%s%s\n", bin_name, c->name,
+				*c->operands ? " " : "", c->operands);
+	fprintf(f, "\nOptions (the output options also after the command, where it takes them):\n");
+	print_opts(f, td_output_opts, true);
+	print_opts(f, td_global_opts, false);
 	fprintf(f,
 		"\n"
 		"Commands may be abbreviated to a unique prefix. -p is always a\n"
@@ -401,6 +464,15 @@ static const char help_desc[] =
 static const char *const help_cmd_fields[] = { "command", "synopsis", NULL };
 static const char *const help_opt_fields[] = {
 	"command", "option", "short", "argument", "kind", "description", NULL,
+};
+
+/* What an option's argument is (help --json "value"). */
+static const char *const arg_kinds[] = {
+	[TD_ARG_NONE] = "none", [TD_ARG_NUM] = "number",
+	[TD_ARG_WORD] = "word", [TD_ARG_FILE] = "file", [TD_ARG_DIR] = "dir",
+	[TD_ARG_PID] = "pid", [TD_ARG_PIDS] = "pids", [TD_ARG_CPU] = "cpu",
+	[TD_ARG_SET] = "set", [TD_ARG_EVENTS] = "events", [TD_ARG_BY] = "by",
+	[TD_ARG_SORT] = "sort", [TD_ARG_BACKEND] = "backend",
 };
 
 static void help_opt_row(struct csv_writer *w, const struct cmd *c,
@@ -438,13 +510,62 @@ static void help_opt_row(struct csv_writer *w, const struct cmd *c,
 	else
 		jsonw_null_field(json_wtr, "argument");
 	jsonw_string_field(json_wtr, "kind", kind);
+	if (o->arg)
+		jsonw_string_field(json_wtr, "value", arg_kinds[o->arg]);
+	else
+		jsonw_null_field(json_wtr, "value");
 	jsonw_string_field(json_wtr, "description", o->help);
 	jsonw_end_object(json_wtr);
+}
+
+/* help --json: the vocabulary (output/vocab.h), every column's names. */
+static void help_columns(void)
+{
+	static const char *const kinds[] = {
+		[TD_VOC_KEY] = "key", [TD_VOC_TIME] = "time",
+		[TD_VOC_COUNT] = "count", [TD_VOC_METRIC] = "metric",
+		[TD_VOC_INFO] = "info",
+	};
+
+	jsonw_name(json_wtr, "columns");
+	jsonw_start_array(json_wtr);
+	for (size_t i = 0; i < td_vocab_len; i++) {
+		const struct td_voc *v = &td_vocab[i];
+		struct td_voc_col col[3];
+		int n = td_voc_expand(v, col, 3);
+
+		for (int k = 0; k < n; k++) {
+			jsonw_start_object(json_wtr);
+			jsonw_string_field(json_wtr, "name", col[k].name);
+			if (v->title)
+				jsonw_string_field(json_wtr, "title",
+						   col[k].title);
+			else
+				jsonw_null_field(json_wtr, "title");
+			jsonw_string_field(json_wtr, "kind", kinds[v->kind]);
+			jsonw_bool_field(json_wtr, "percent",
+					 v->flags & TD_VOC_FRACTION);
+			jsonw_bool_field(json_wtr, "bottleneck",
+					 v->flags & TD_VOC_BOTTLENECK);
+			jsonw_int_field(json_wtr, "decimals", v->prec);
+			jsonw_int_field(json_wtr, "level", v->level);
+			if (v->parent)
+				jsonw_string_field(json_wtr, "parent",
+						   v->parent);
+			else
+				jsonw_null_field(json_wtr, "parent");
+			jsonw_string_field(json_wtr, "commands", v->commands);
+			jsonw_string_field(json_wtr, "description", v->what);
+			jsonw_end_object(json_wtr);
+		}
+	}
+	jsonw_end_array(json_wtr);
 }
 
 static void help_structured(const struct cmd *one)
 {
 	struct csv_writer w;
+	char syn[2048];
 
 	csvw_init(&w, stdout);
 	if (!one) {
@@ -458,19 +579,21 @@ static void help_structured(const struct cmd *one)
 		for (const struct cmd *c = td_cmds; c->name; c++) {
 			if (c->flags & TD_CMD_HIDDEN)
 				continue;
+			td_cmd_synopsis(c, syn, sizeof(syn));
 			if (csv_output) {
 				csvw_str(&w, c->name);
-				csvw_str(&w, c->help);
+				csvw_str(&w, syn);
 				csvw_end_row(&w);
 				continue;
 			}
 			jsonw_start_object(json_wtr);
 			jsonw_string_field(json_wtr, "command", c->name);
-			jsonw_string_field(json_wtr, "synopsis", c->help);
+			jsonw_string_field(json_wtr, "synopsis", syn);
 			jsonw_end_object(json_wtr);
 		}
 		if (!csv_output) {
 			jsonw_end_array(json_wtr);
+			help_columns();
 			jsonw_end_object(json_wtr);
 		}
 		return;
@@ -479,16 +602,15 @@ static void help_structured(const struct cmd *one)
 		csvw_header(&w, help_opt_fields);
 	} else {
 		jsonw_start_object(json_wtr);
+		td_cmd_synopsis(one, syn, sizeof(syn));
 		jsonw_string_field(json_wtr, "command", one->name);
-		jsonw_string_field(json_wtr, "synopsis", one->help);
+		jsonw_string_field(json_wtr, "synopsis", syn);
 		jsonw_name(json_wtr, "options");
 		jsonw_start_array(json_wtr);
 	}
 	for (const struct td_opt *o = one->opts; o->lng; o++)
-		help_opt_row(&w, one, o, "command");
-	for (const struct td_opt *o = td_output_opts; o->lng; o++)
-		if (!(o->id == 'o' && (one->flags & TD_CMD_OWN_OUTPUT)))
-			help_opt_row(&w, one, o, "output");
+		help_opt_row(&w, one, o, o->flags & TD_OPTF_OUTPUT ? "output" :
+			     "command");
 	if (!csv_output) {
 		jsonw_end_array(json_wtr);
 		jsonw_end_object(json_wtr);
@@ -498,20 +620,25 @@ static void help_structured(const struct cmd *one)
 static int do_help(int argc, char **argv)
 {
 	const struct cmd *c = NULL;
-	int nmatch;
+	struct td_getopt g;
+	int opt, nmatch;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		td_cmd_usage(stdout, "help", help_desc);
-		return 0;
-	}
-	if (argc > 2) {
+	td_getopt_build(&g, "help", help_desc);
+	while ((opt = td_getopt_next(&g, argc, argv)) >= 0)
+		;
+	opt = td_getopt_end(opt, argc, argv, true);
+	if (opt <= 0)
+		return opt;
+	argc -= optind;
+	argv += optind;
+	if (argc > 1) {
 		p_usage("help", "help takes one command name");
 		return -1;
 	}
-	if (argc == 2) {
-		c = cmd_find(td_cmds, argv[1], &nmatch);
+	if (argc == 1) {
+		c = cmd_find(td_cmds, argv[0], &nmatch);
 		if (!c || (c->flags & TD_CMD_HIDDEN)) {
-			no_such_cmd(td_cmds, argv[1], c ? 0 : nmatch, "command");
+			no_such_cmd(td_cmds, argv[0], c ? 0 : nmatch, "command");
 			return -1;
 		}
 	}
@@ -520,7 +647,7 @@ static int do_help(int argc, char **argv)
 		return 0;
 	}
 	if (c) {
-		char *sub[] = { argv[1], "--help", NULL };
+		char *sub[] = { argv[0], "--help", NULL };
 
 		optind = 0;
 		return c->func(2, sub);
@@ -529,24 +656,9 @@ static int do_help(int argc, char **argv)
 	return 0;
 }
 
-/* ---- output options anywhere ------------------------------------------ */
+/* ---- output options ------------------------------------------------ */
 
-static const struct td_opt *find_long(const struct td_opt *opts,
-				      const char *name, size_t len)
-{
-	for (const struct td_opt *o = opts; o->lng; o++)
-		if (strlen(o->lng) == len && !strncmp(o->lng, name, len))
-			return o;
-	return NULL;
-}
-
-static const struct td_opt *find_short(const struct td_opt *opts, int c)
-{
-	for (const struct td_opt *o = opts; o->lng; o++)
-		if (o->shrt == c)
-			return o;
-	return NULL;
-}
+static int json_start(void);
 
 static int set_output_opt(int id, const char *arg, const char *cmd,
 			  const char *word)
@@ -558,6 +670,8 @@ static int set_output_opt(int id, const char *arg, const char *cmd,
 	case 'P':
 		json_output = true;
 		pretty_output = true;
+		if (json_wtr)
+			jsonw_pretty(json_wtr, true);
 		break;
 	case 'C':
 		csv_output = true;
@@ -571,111 +685,36 @@ static int set_output_opt(int id, const char *arg, const char *cmd,
 		output_path = arg;
 		break;
 	}
+	/* Errors of the rest of the line are JSON already. */
+	if (json_output && !json_wtr && !csv_output && json_start())
+		return -1;
 	return 0;
 }
 
 /*
- * Take the output options out of a command's arguments, in place: walk
- * its options and operands (stepping over the arguments of the command's
- * own options) up to "--", or for stat and record up to their COMMAND,
- * and remove the output options that the command does not define itself.
- * Returns the new argc, or -1.
+ * -o FILE: stdout goes to FILE through the one output helper of base/
+ * (td_outfile_open(): a temporary file renamed over FILE when the command
+ * succeeded and removed when it failed, so FILE is either the whole new
+ * output or left as it was; a device, FIFO or socket is written in place).
  */
-static int take_output_opts(const struct cmd *c, int argc, char **argv)
-{
-	int i = 1, out = 1;
-
-	if (c->flags & TD_CMD_RAW)
-		return argc;
-	while (i < argc) {
-		const char *a = argv[i];
-		const struct td_opt *own = NULL, *com = NULL;
-		const char *val = NULL, *eq;
-		int used = 1;
-
-		if (!strcmp(a, "--"))
-			break;
-		if (a[0] != '-' || !a[1]) {
-			/* COMMAND [ARGS] of stat/record: theirs */
-			if (c->flags & TD_CMD_ARGV)
-				break;
-			/* an operand (help COMMAND, decode EVENT=COUNT) */
-			argv[out++] = argv[i++];
-			continue;
-		}
-		if (a[1] == '-') {
-			eq = strchr(a + 2, '=');
-			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-
-			own = find_long(c->opts, a + 2, len);
-			if (!own)
-				com = find_long(td_output_opts, a + 2, len);
-			if (eq)
-				val = eq + 1;
-			else if (((own && own->arg) || (com && com->arg)) &&
-				 i + 1 < argc)
-				val = argv[i + 1], used = 2;
-		} else {
-			own = find_short(c->opts, a[1]);
-			if (!own && (a[1] == 'j' || a[1] == 'o'))
-				com = find_short(td_output_opts, a[1]);
-			if (com && com->arg && a[2])
-				val = a + 2;
-			else if (com && a[2])
-				com = NULL;	/* a cluster such as -jx */
-			else if (((own && own->arg && !a[2]) ||
-				  (com && com->arg)) && i + 1 < argc)
-				val = argv[i + 1], used = 2;
-		}
-		if (com && !(com->id == 'o' && (c->flags & TD_CMD_OWN_OUTPUT))) {
-			if (set_output_opt(com->id, val, c->name, a))
-				return -1;
-		} else {
-			for (int k = 0; k < used; k++)
-				argv[out++] = argv[i + k];
-		}
-		i += used;
-	}
-	while (i < argc)
-		argv[out++] = argv[i++];
-	argv[out] = NULL;
-	return out;
-}
-
-/*
- * -o FILE: stdout goes to a temporary file next to FILE (next to the file
- * a symlink names), renamed over it when the command succeeded and
- * removed when it failed, so FILE is either the whole new output or left
- * as it was. A device, FIFO or socket (-o /dev/null) is written in place.
- */
-static char *output_tmp;
-static char *output_final;
+static struct td_outfile output_file = { .fd = -1 };
 
 static int redirect_stdout(const char *path)
 {
-	struct stat st;
-	int fd;
-
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-	} else {
-		output_final = realpath(path, NULL);
-		if (!output_final)
-			output_final = strdup(path);
-		fd = output_final ? td_open_tmp(output_final, &output_tmp) : -1;
-	}
-	if (fd < 0) {
+	if (td_outfile_open(&output_file, path)) {
 		p_err("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
 	orig_stdout_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (dup2(fd, STDOUT_FILENO) < 0) {
+	if (dup2(output_file.fd, STDOUT_FILENO) < 0) {
 		p_err("redirecting to %s: %s", path, strerror(errno));
-		close(fd);
+		td_outfile_abort(&output_file);
 		return -1;
 	}
-	close(fd);
+	close(output_file.fd);
+	output_file.fd = STDOUT_FILENO;
+	td_outfile_guard(&output_file);
 	return 0;
 }
 
@@ -684,33 +723,32 @@ static int redirect_stdout(const char *path)
  */
 static int finish_output(bool keep)
 {
+	bool in_place = td_outfile_in_place(&output_file);
 	int ret = 0;
 
-	if (!output_tmp)
+	if (output_file.fd < 0)
 		return 0;
-	if (keep && rename(output_tmp, output_final)) {
-		p_err("renaming %s to %s: %s", output_tmp, output_final,
-		      strerror(errno));
+	if (keep && td_outfile_commit(&output_file, true)) {
+		p_err("writing %s: %s", td_output_path, strerror(errno));
 		ret = -1;
 	}
-	if (!keep || ret) {
-		unlink(output_tmp);
-		if (json_output && orig_stdout_fd >= 0 &&
-		    dup2(orig_stdout_fd, STDOUT_FILENO) >= 0) {
-			json_writer_t *w = jsonw_new(stdout);
-
-			if (w) {
-				jsonw_start_object(w);
-				jsonw_string_field(w, "error", p_last_error());
-				jsonw_end_object(w);
-				jsonw_destroy(&w);
-			}
-			fflush(stdout);
-		}
+	if (!keep) {
+		output_file.fd = -1;	/* stdout stays open */
+		td_outfile_abort(&output_file);
 	}
-	free(output_tmp);
-	free(output_final);
-	output_tmp = NULL;
+	output_file.fd = -1;
+	if ((!keep || ret) && !in_place && json_output &&
+	    orig_stdout_fd >= 0 && dup2(orig_stdout_fd, STDOUT_FILENO) >= 0) {
+		json_writer_t *w = jsonw_new(stdout);
+
+		if (w) {
+			jsonw_start_object(w);
+			jsonw_string_field(w, "error", p_last_error());
+			jsonw_end_object(w);
+			jsonw_destroy(&w);
+		}
+		fflush(stdout);
+	}
 	return ret;
 }
 
@@ -726,8 +764,17 @@ static bool wants_json(int argc, char **argv)
 	return false;
 }
 
+/* p_err() in JSON mode: an object on the JSON stream. */
+static void json_error(const char *msg)
+{
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "error", msg);
+	jsonw_end_object(json_wtr);
+}
+
 static int json_start(void)
 {
+	td_json_error = json_error;
 	json_wtr = jsonw_new(stdout);
 	if (!json_wtr) {
 		fprintf(stderr, "%s: Error: out of memory\n", bin_name);
@@ -747,6 +794,47 @@ static void json_for_early_error(void)
 		return;
 	json_output = true;
 	json_start();
+}
+
+/* The output the options asked for: -o FILE, the JSON writer. */
+static int output_begin(void)
+{
+	static bool begun;
+
+	if (begun)
+		return 0;
+	begun = true;
+	if (json_output && csv_output) {
+		p_usage(td_cmd_name, "--json and --csv exclude each other");
+		return -1;
+	}
+	td_output_path = output_path;
+	if (output_path && redirect_stdout(output_path))
+		return -1;
+	if (json_output && !json_wtr && json_start())
+		return -1;
+	return 0;
+}
+
+/* The output options given before the command: those it takes. */
+static int global_output_applies(const struct cmd *c)
+{
+	for (const struct td_opt *g = td_output_opts; g->lng; g++) {
+		const struct td_opt *o = c->opts;
+
+		if (!(global_output & (1u << (g->id & 31))))
+			continue;
+		/* record's own -o is its file: the global -o is stdout's */
+		while (o->lng && !(o->id == g->id &&
+				   ((o->flags & TD_OPTF_OUTPUT) || o->id == 'o')))
+			o++;
+		if (!o->lng) {
+			p_usage(c->name, "--%s does not apply to %s (see %s-%s(8))",
+				g->lng, c->name, bin_name, c->name);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int finish(int ret)
@@ -782,6 +870,7 @@ int main(int argc, char **argv)
 		default:
 			if (set_output_opt(opt, optarg, NULL, "-o"))
 				return finish(-1);
+			global_output |= 1u << (opt & 31);
 			break;
 		}
 	}
@@ -791,6 +880,7 @@ int main(int argc, char **argv)
 	}
 	if (opt == TD_GETOPT_ERROR)
 		return finish(-1);
+	td_parsing_options = false;
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
@@ -802,19 +892,13 @@ int main(int argc, char **argv)
 		no_such_cmd(td_cmds, argv[0], nmatch, "command");
 		return finish(-1);
 	}
-	argc = take_output_opts(c, argc, argv);
-	if (argc < 0)
+	td_cmd_name = c->name;
+	if (!(c->flags & TD_CMD_RAW) && global_output_applies(c))
 		return finish(-1);
-	if (json_output && csv_output) {
-		p_usage(NULL, "--json and --csv exclude each other");
-		return finish(-1);
-	}
-	td_output_path = output_path;
-	if (output_path && redirect_stdout(output_path))
-		return finish(-1);
-	if (json_output && json_start())
-		return 1;
-	/* Each command parses its own options from a fresh getopt. */
+	/* Each command parses its own options from a fresh getopt, the
+	 * output options with them (td_getopt_next()); its output starts
+	 * when they are read (td_getopt_end()).
+	 */
 	optind = 0;
 	ret = c->func(argc, argv);
 	return finish(ret);

@@ -10,6 +10,8 @@
 #include <linux/topdown.h>
 
 #include "base/common.h"
+#include "output/csv_writer.h"
+#include "output/json_writer.h"
 
 /* user/cli/version.c: TDCTL_VERSION as given by user/Makefile. */
 extern const char tdctl_version[];
@@ -22,11 +24,11 @@ void td_status_versions(void);
 
 /*
  * The command grammar. One table (td_cmds in tdctl.c) names every command
- * and, through struct td_opt, every option and the kind of its argument.
- * The same table drives prefix matching, the output options accepted
- * after any command, getopt for the newer commands, their --help, and
- * shell completion (`tdctl __complete`); a host test checks that the
- * man pages and every command's --help name the same options.
+ * and, through struct td_opt, every option and the kind of its argument,
+ * the output options included. The same table drives prefix matching,
+ * getopt, the synopsis and --help, help --json, and shell completion
+ * (`tdctl __complete`); host tests check that the man pages and every
+ * command's --help name the same options.
  */
 enum td_arg {
 	TD_ARG_NONE,	/* a flag */
@@ -51,10 +53,35 @@ struct td_opt {
 	enum td_arg arg;
 	const char *meta;	/* the argument in help, e.g. "PID[,PID..]" */
 	const char *help;	/* one line */
+	unsigned int flags;	/* TD_OPTF_* */
 };
 
-#define TD_OPT_HELP	{ "help", 'h', 'h', TD_ARG_NONE, NULL, "this help" }
-#define TD_OPT_END	{ NULL, 0, 0, TD_ARG_NONE, NULL, NULL }
+/* An output option: parsed by the grammar itself (td_getopt_next()),
+ * listed apart in --help; the same anywhere on the line (before the
+ * command too).
+ */
+#define TD_OPTF_OUTPUT	0x1
+
+#define TD_OPT_HELP	{ "help", 'h', 'h', TD_ARG_NONE, NULL, "this help", 0 }
+#define TD_OPT_END	{ NULL, 0, 0, TD_ARG_NONE, NULL, NULL, 0 }
+
+/*
+ * The output options. A command's table lists those it honours: an
+ * output option it cannot honour (timeline's trace is JSON, whatever
+ * --csv says) is refused as a usage error wherever it is on the line.
+ */
+#define TD_OPT_OUT_JSON	{ "json", 'j', 'j', TD_ARG_NONE, NULL, "JSON output", \
+			  TD_OPTF_OUTPUT }
+#define TD_OPT_OUT_PRETTY { "pretty", 0, 'P', TD_ARG_NONE, NULL, \
+			    "indented JSON output (implies --json)", \
+			    TD_OPTF_OUTPUT }
+#define TD_OPT_OUT_CSV	{ "csv", 0, 'C', TD_ARG_NONE, NULL, "CSV output", \
+			  TD_OPTF_OUTPUT }
+#define TD_OPT_OUT_FILE	{ "output", 'o', 'o', TD_ARG_FILE, "FILE", \
+			  "write the output to FILE instead of stdout", \
+			  TD_OPTF_OUTPUT }
+#define TD_OPT_OUTPUT_NO_FILE	TD_OPT_OUT_JSON, TD_OPT_OUT_PRETTY, TD_OPT_OUT_CSV
+#define TD_OPT_OUTPUT	TD_OPT_OUTPUT_NO_FILE, TD_OPT_OUT_FILE
 
 /*
  * Options that several commands share, with the ids the library parses
@@ -62,46 +89,65 @@ struct td_opt {
  * td_view_sort_by()). One letter means one thing on every command line:
  * -p is always a PID (as in perf), so --pretty has no short form.
  */
-#define TD_OPT_FILTERS \
-	{ "cpu", 0, TD_FILTER_CPU, TD_ARG_CPU, "N", "only slices on CPU N" }, \
-	{ "pid", 0, TD_FILTER_PID, TD_ARG_PID, "PID", \
-	  "only slices of this process or thread id" }, \
+/* The one filter set (group/aggregate.h's td_filter): every command
+ * that reads records takes all of it; stat, whose -p is its target (the
+ * processes it counts until they exit), takes the rest.
+ */
+#define TD_OPT_FILTERS_NOPID \
+	{ "tid", 0, TD_FILTER_TID, TD_ARG_PIDS, "TID[,TID..]", \
+	  "only slices of these threads", 0 }, \
+	{ "cpu", 0, TD_FILTER_CPU, TD_ARG_CPU, "CPU[,CPU..]", \
+	  "only slices on these CPUs", 0 }, \
+	{ "cgroup", 0, TD_FILTER_CGROUP, TD_ARG_WORD, "ID[,ID..]|PATH", \
+	  "only slices of these cgroups (ids, or a cgroup v2 path here)", 0 }, \
 	{ "comm", 0, TD_FILTER_COMM, TD_ARG_WORD, "NAME", \
-	  "only slices of tasks with this comm" }
+	  "only slices of tasks with this comm", 0 }
+#define TD_OPT_FILTERS \
+	{ "pid", 'p', TD_FILTER_PID, TD_ARG_PIDS, "PID[,PID..]", \
+	  "only slices of these processes (or threads)", 0 }, \
+	TD_OPT_FILTERS_NOPID, \
+	{ "from", 0, TD_FILTER_FROM, TD_ARG_NUM, "S", \
+	  "only slices that end after S seconds into the recording", 0 }, \
+	{ "to", 0, TD_FILTER_TO, TD_ARG_NUM, "S", \
+	  "only slices that start before S seconds into the recording", 0 }
 #define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
-		      "sort by an event or metric name, time, slices, pid or comm" }
+		      "sort by an event or metric name, time, slices, pid or comm", 0 }
 #define TD_OPT_TABLE \
 	{ "metric-only", 0, TD_TABLE_METRIC_ONLY, TD_ARG_NONE, NULL, \
-	  "only the metrics, not the event counts (as perf stat --metric-only)" }, \
+	  "only the metrics, not the event counts (as perf stat --metric-only)", 0 }, \
 	{ "big-num", 0, TD_TABLE_BIG_NUM, TD_ARG_NONE, NULL, \
-	  "group the digits of counts in tables (1,234,567)" }
+	  "group the digits of counts in tables (1,234,567)", 0 }
 #define TD_OPT_ALL	{ "all-cpus", 'a', TD_TARGET_ALL, TD_ARG_NONE, NULL, \
-			  "every task on every CPU (the default)" }
+			  "every task on every CPU (the default)", 0 }
 #define TD_OPT_PIDS	{ "pid", 'p', TD_TARGET_PIDS, TD_ARG_PIDS, "PID[,PID..]", \
-			  "only these processes (or threads), until they exit" }
+			  "only these processes (or threads), until they exit", 0 }
 #define TD_OPT_DURATION	{ "duration", 0, TD_TARGET_DURATION, TD_ARG_NUM, "S", \
-			  "stop after S seconds (fractions allowed)" }
-/* For commands with no option of their own. */
+			  "stop after S seconds (fractions allowed)", 0 }
+/* For commands with no option of their own: help and output. */
 extern const struct td_opt td_help_only_opts[];
 
 struct cmd {
 	const char *name;
 	int (*func)(int argc, char **argv);
-	const char *help;	/* one-line synopsis for `tdctl help` */
-	const struct td_opt *opts;	/* its own options, TD_OPT_END-terminated */
+	const char *operands;	/* after the options in the synopsis, or "" */
+	const struct td_opt *opts;	/* its options, TD_OPT_END-terminated */
 	unsigned int flags;	/* TD_CMD_* */
 };
 
 #define TD_CMD_ARGV	(1u << 1)	/* ends with [--] COMMAND [ARGS] */
 #define TD_CMD_NAMEARG	(1u << 2)	/* takes a tdctl command name */
 #define TD_CMD_HIDDEN	(1u << 3)	/* not listed, not prefix-matched */
-#define TD_CMD_OWN_OUTPUT (1u << 4)	/* -o/--output is its own option */
 #define TD_CMD_RAW	(1u << 5)	/* its arguments are not options */
 
-/* The command table (NULL-terminated), the output options that every
- * command accepts anywhere on its line, and the options that only come
- * before the command (both TD_OPT_END-terminated; -h/--help is in each
- * command's own table).
+/* The synopsis, from the table: "NAME [-s|--long META]... OPERANDS"
+ * (the command's own options; the output options are listed apart).
+ */
+void td_cmd_synopsis(const struct cmd *c, char *buf, size_t n);
+
+/* The command table (NULL-terminated), the output options (before the
+ * command; after it, those of the command's table) and the options that
+ * only come before the command (both TD_OPT_END-terminated; -h/--help
+ * is in each command's own table).
  */
 extern const struct cmd td_cmds[];
 extern const struct td_opt td_output_opts[];
@@ -124,24 +170,24 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
 void td_cmd_usage(FILE *f, const char *name, const char *description);
 
 /*
- * A usage error: the command line does not parse (unknown command or
- * option, missing or unexpected argument, options that exclude each
- * other). Reported as every other error (p_err(): plain text on stderr,
- * a JSON object with --json), with a one-line hint naming the --help to
- * read (cmd NULL: tdctl's own), and tdctl exits with status 2.
+ * A usage error (base/common.h): the command line does not parse
+ * (unknown command or option, missing or unexpected argument, options
+ * that exclude each other, a bad value). Reported as every other error
+ * (p_err(): plain text on stderr, a JSON object with --json), with a
+ * one-line hint naming the --help to read (cmd: a command's name or
+ * unique prefix; NULL: tdctl's own), and tdctl exits with status 2.
  */
 void p_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-extern bool td_usage_failed;
-#define TD_EXIT_USAGE	2
 
 /* getopt_long() over a table-driven command's options. */
-#define TD_GETOPT_MAX	32
+#define TD_GETOPT_MAX	48
 struct td_getopt {
 	struct option lo[TD_GETOPT_MAX + 1];
 	char so[3 * TD_GETOPT_MAX + 3];
 	const char *cmd;	/* its name in td_cmds, NULL: the global options */
 	const char *desc;	/* the description in its --help */
+	const struct td_opt *opts;	/* the command's table */
 };
 
 #define TD_GETOPT_END	(-1)	/* no more options */
@@ -153,7 +199,8 @@ void td_getopt_build(struct td_getopt *g, const char *cmd, const char *desc);
 int td_getopt_next(struct td_getopt *g, int argc, char **argv);
 /* After the loop that ended with opt: 1 to go on, else what the command
  * returns (0 after --help, -1 after a usage error). Arguments left over
- * are a usage error unless the command takes operands.
+ * are a usage error unless the command takes operands. The output the
+ * options asked for starts here (-o FILE, the JSON writer).
  */
 int td_getopt_end(int opt, int argc, char **argv, bool operands);
 /* The whole parse of a command that has no option but --help. */
@@ -174,7 +221,16 @@ int td_input_load(const char *path, const char *out,
 			     uint64_t n, void *ctx),
 		  void *ctx, bool force);
 #define TD_OPT_FORCE { "force", 0, 'F', TD_ARG_NONE, NULL, \
-		       "read an interrupted recording up to its last good record" }
+		       "read an interrupted recording up to its last good record", 0 }
+
+/*
+ * Nothing collects (status) or the module cannot be had (load): what
+ * 'tdctl load' would run on this machine and how, the CPU, the event set
+ * it would choose, each backend and whether it can run, in the output
+ * format; error (NULL: none) is the reason load stopped. Returns
+ * TD_EXIT_NOT_RUNNING (cmd/load.c).
+ */
+int td_explain_not_running(const char *error);
 
 /* Commands. */
 int do_load(int argc, char **argv);
@@ -182,15 +238,15 @@ int do_unload(int argc, char **argv);
 int do_status(int argc, char **argv);
 int do_version(int argc, char **argv);
 int do_dump(int argc, char **argv);
-int do_list(int argc, char **argv);	/* evset_cmd.c */
-int do_decode(int argc, char **argv);	/* evset_cmd.c */
-int do_stat(int argc, char **argv);	/* cmd_stat.c */
-int do_top(int argc, char **argv);	/* cmd_top.c */
-int do_record(int argc, char **argv);	/* cmd_record.c */
-int do_report(int argc, char **argv);	/* cmd_record.c */
-int do_complete(int argc, char **argv);	/* completion.c */
-int do_timeline(int argc, char **argv);	/* cmd_timeline.c */
-int do_serve(int argc, char **argv);	/* cmd_serve.c */
+int do_list(int argc, char **argv);	/* cmd/list.c */
+int do_decode(int argc, char **argv);	/* cmd/decode.c */
+int do_stat(int argc, char **argv);	/* cmd/stat.c */
+int do_top(int argc, char **argv);	/* cmd/top.c */
+int do_record(int argc, char **argv);	/* cmd/record.c */
+int do_report(int argc, char **argv);	/* cmd/report.c */
+int do_complete(int argc, char **argv);	/* cli/completion.c */
+int do_timeline(int argc, char **argv);	/* cmd/timeline.c */
+int do_serve(int argc, char **argv);	/* cmd/serve.c */
 
 /* Option tables of the commands, next to their code. */
 extern const struct td_opt dump_opts[], stat_opts[], top_opts[],

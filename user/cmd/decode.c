@@ -29,14 +29,17 @@
 #include "base/count.h"
 #include "base/json_read.h"
 #include "cli/tdctl.h"
-#include "evset/evset_priv.h"
+#include "evset/sets.h"
+#include "output/emit.h"
+#include "output/vocab.h"
 
 const struct td_opt decode_opts[] = {
-	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set" },
-	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width" },
-	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision" },
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set", 0 },
+	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width", 0 },
+	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision", 0 },
 	{ "field-separator", 'x', 'x', TD_ARG_WORD, "SEP",
-	  "stdin is perf stat -x SEP output (default ,)" },
+	  "stdin is perf stat -x SEP output (default ,)", 0 },
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -620,94 +623,106 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		     "the ratios assume the events behaved alike while not counted");
 }
 
-static void decode_json(const struct td_decoder *d, const char *label,
+/*
+ * JSON and CSV through the row emitter: one row of set, label, lines (null
+ * without stdin), the metrics (null when not computable), flagged (the
+ * metrics outside 0..100%), formula and assumptions; lists are JSON
+ * arrays, and in CSV one field ("flagged" space-separated, "assumptions"
+ * "; "-separated). JSON also says how many lines of other events were
+ * skipped.
+ */
+enum {
+	DF_SET, DF_LABEL, DF_LINES, DF_FLAGGED, DF_FORMULA, DF_ASSUME,
+	DF_SKIPPED, DF_NR
+};
+
+static void decode_rows(const struct td_decoder *d, const char *label,
 			const struct td_metrics *m,
 			const struct decode_in *in, const struct notes *nt)
 {
-	jsonw_start_object(json_wtr);
-	jsonw_string_field(json_wtr, "set", d->set);
-	jsonw_string_field(json_wtr, "label", label);
-	jsonw_string_field(json_wtr, "formula", in->s->formula);
-	jsonw_name(json_wtr, "assumptions");
-	jsonw_start_array(json_wtr);
-	for (int i = 0; i < nt->n; i++)
-		jsonw_string(json_wtr, nt->s[i]);
-	jsonw_end_array(json_wtr);
-	if (in->lines)
-		jsonw_uint_field(json_wtr, "lines", in->lines);
-	if (in->skipped)
-		jsonw_uint_field(json_wtr, "skipped_lines", in->skipped);
-	jsonw_name(json_wtr, "metrics");
-	jsonw_start_object(json_wtr);
-	for (int i = 0; i < m->n; i++) {
-		if (m->m[i].valid)
-			jsonw_float_field(json_wtr, m->m[i].name,
-					  m->m[i].value);
-		else
-			jsonw_null_field(json_wtr, m->m[i].name);
-	}
-	jsonw_end_object(json_wtr);
-	jsonw_name(json_wtr, "flagged");
-	jsonw_start_array(json_wtr);
-	for (int i = 0; i < m->n; i++)
-		if (m->m[i].flagged)
-			jsonw_string(json_wtr, m->m[i].name);
-	jsonw_end_array(json_wtr);
-	jsonw_end_object(json_wtr);
-}
-
-/* CSV: set, label, lines (empty without stdin), one column per metric
- * (empty when not computable), flagged: the names of the metrics outside
- * 0..100%, space-separated; formula; assumptions, "; "-separated.
- */
-static void decode_csv(const struct td_decoder *d, const char *label,
-		       const struct td_metrics *m,
-		       const struct decode_in *in, const struct notes *nt)
-{
+	static const struct td_field f[DF_NR] = {
+		[DF_SET] = { .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_LABEL] = { .name = "label", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_LINES] = { .name = "lines", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_FLAGGED] = { .name = "flagged", .in = TD_IN_CSV },
+		[DF_FORMULA] = { .name = "formula", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_ASSUME] = { .name = "assumptions", .in = TD_IN_CSV },
+		[DF_SKIPPED] = { .name = "skipped_lines", .in = TD_IN_JSON },
+	};
+	struct td_field hdr[DF_NR + TD_MAX_METRICS], mf[TD_MAX_METRICS];
 	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
 	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
-	struct csv_writer w;
+	json_writer_t *w;
+	struct td_emit e;
+	int n = 0;
 
-	csvw_init(&w, stdout);
-	csvw_name(&w, "set");
-	csvw_name(&w, "label");
-	csvw_name(&w, "lines");
 	for (int i = 0; i < m->n; i++)
-		csvw_name(&w, m->m[i].name);
-	csvw_name(&w, "flagged");
-	csvw_name(&w, "formula");
-	csvw_name(&w, "assumptions");
-	csvw_end_row(&w);
-	csvw_str(&w, d->set);
-	csvw_str(&w, label);
-	if (in->lines)
-		csvw_uint(&w, in->lines);
-	else
-		csvw_empty(&w);
-	for (int i = 0; i < m->n; i++) {
-		if (m->m[i].valid)
-			csvw_float(&w, m->m[i].value);
-		else
-			csvw_empty(&w);
+		mf[i] = (struct td_field){ .name = m->m[i].name,
+					   .group = "metrics",
+					   .in = TD_IN_JSON | TD_IN_CSV };
+	/* The CSV header: the fields in row order. */
+	for (int i = DF_SET; i <= DF_LINES; i++)
+		hdr[n++] = f[i];
+	for (int i = 0; i < m->n; i++)
+		hdr[n++] = mf[i];
+	for (int i = DF_FLAGGED; i < DF_NR; i++)
+		hdr[n++] = f[i];
+	for (int i = 0; i < m->n; i++)
 		if (m->m[i].flagged)
 			snprintf(flagged + strlen(flagged),
 				 sizeof(flagged) - strlen(flagged), "%s%s",
 				 *flagged ? " " : "", m->m[i].name);
-	}
-	csvw_str(&w, flagged);
-	csvw_str(&w, in->s->formula);
 	for (int i = 0; i < nt->n; i++)
 		snprintf(as + strlen(as), sizeof(as) - strlen(as), "%s%s",
 			 i ? "; " : "", nt->s[i]);
-	csvw_str(&w, as);
-	csvw_end_row(&w);
+
+	td_emit_init(&e, stdout);
+	td_emit_header(&e, hdr, n, NULL);
+	td_emit_begin(&e, NULL, NULL);
+	td_emit_str(&e, &f[DF_SET], d->set, SIZE_MAX);
+	td_emit_str(&e, &f[DF_LABEL], label, SIZE_MAX);
+	if (in->lines)
+		td_emit_uint(&e, &f[DF_LINES], (uint64_t)in->lines);
+	else
+		td_emit_null(&e, &f[DF_LINES]);
+	td_emit_group(&e, "metrics");
+	for (int i = 0; i < m->n; i++)
+		td_emit_float(&e, &mf[i], m->m[i].value, m->m[i].valid);
+	td_emit_str(&e, &f[DF_FLAGGED], flagged, SIZE_MAX);
+	w = td_emit_json(&e);
+	if (w) {
+		jsonw_name(w, "flagged");
+		jsonw_start_array(w);
+		for (int i = 0; i < m->n; i++)
+			if (m->m[i].flagged)
+				jsonw_string(w, m->m[i].name);
+		jsonw_end_array(w);
+	}
+	td_emit_str(&e, &f[DF_FORMULA], in->s->formula, SIZE_MAX);
+	td_emit_str(&e, &f[DF_ASSUME], as, SIZE_MAX);
+	w = td_emit_json(&e);
+	if (w) {
+		jsonw_name(w, "assumptions");
+		jsonw_start_array(w);
+		for (int i = 0; i < nt->n; i++)
+			jsonw_string(w, nt->s[i]);
+		jsonw_end_array(w);
+	}
+	td_emit_uint(&e, &f[DF_SKIPPED], (uint64_t)in->skipped);
+	td_emit_end(&e);
 }
 
+/* The metrics one per line, by name (as perf stat prints its metrics),
+ * with the vocabulary's decimals (output/vocab.h); after the value '!'
+ * for a fraction outside 0..100% and '*' for the largest Level-1 class,
+ * and the legend of the marks, as under every table.
+ */
 static void decode_plain(const struct td_decoder *d, const char *label,
 			 const struct td_metrics *m,
 			 const struct decode_in *in, const struct notes *nt)
 {
 	bool flagged = false, invalid = false;
+	int best = -1;
 
 	printf("set %s (%s)", d->set, label);
 	if (in->lines)
@@ -720,6 +735,13 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 	if (!m->n)
 		printf("  no TopDown metrics for this set\n");
 	for (int i = 0; i < m->n; i++) {
+		const struct td_voc *v = td_voc_find(m->m[i].name);
+
+		if (v && (v->flags & TD_VOC_BOTTLENECK) && m->m[i].valid &&
+		    (best < 0 || m->m[i].value > m->m[best].value))
+			best = i;
+	}
+	for (int i = 0; i < m->n; i++) {
 		const struct td_metric *x = &m->m[i];
 
 		printf("  %-24s ", x->name);
@@ -729,16 +751,20 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		} else if (td_metric_is_fraction(x->name)) {
 			printf("%7.1f%%", x->value * 100.0);
 		} else {
-			printf("%8.2f", x->value);
+			printf("%8.*f", td_voc_prec(x->name), x->value);
 		}
 		if (x->flagged) {
 			printf("  !");
 			flagged = true;
 		}
+		if (i == best)
+			printf("  *");
 		printf("\n");
 	}
+	if (best >= 0)
+		printf("%s\n", TD_VOC_LEGEND_MARK);
 	if (flagged)
-		printf("! outside 0..100%% (counting skid): shown as computed, not clamped\n");
+		printf("%s\n", TD_VOC_LEGEND_FLAG);
 	if (invalid)
 		printf("n/a: not computable from these counts (zero denominator)\n");
 	printf("formula: %s\n", in->s->formula);
@@ -783,6 +809,11 @@ int do_decode(int argc, char **argv)
 	opt = td_getopt_end(opt, argc, argv, true);
 	if (opt <= 0)
 		return opt;
+	/* The set, its label and the EVENT=COUNT operands are the command
+	 * line: what is wrong with them is a usage error (stdin's lines are
+	 * input, checked below).
+	 */
+	td_parsing_options = true;
 	if (!setname) {
 		all_set_names(err, sizeof(err));
 		p_err("decode: --set NAME is required (one of: %s)", err);
@@ -814,8 +845,10 @@ int do_decode(int argc, char **argv)
 		return -1;
 	}
 
-	if (optind < argc ? args(&in, argc - optind, argv + optind) :
-	    read_stdin(&in))
+	if (optind < argc && args(&in, argc - optind, argv + optind))
+		return -1;
+	td_parsing_options = false;
+	if (optind >= argc && read_stdin(&in))
 		return -1;
 
 	/* Only what the formula reads is required. */
@@ -839,10 +872,8 @@ int do_decode(int argc, char **argv)
 	}
 	td_decode(&d, in.counts, &m);
 	assumptions(&in, &d, slots, rev, &nt);
-	if (json_output)
-		decode_json(&d, label, &m, &in, &nt);
-	else if (csv_output)
-		decode_csv(&d, label, &m, &in, &nt);
+	if (json_output || csv_output)
+		decode_rows(&d, label, &m, &in, &nt);
 	else
 		decode_plain(&d, label, &m, &in, &nt);
 	return 0;

@@ -18,19 +18,22 @@
 #include "evset/evset.h"
 #include "output/fmt.h"
 #include "output/text.h"
+#include "output/vocab.h"
 #include "file/order.h"
 #include "cli/tdctl.h"
+#include "file/lost.h"
 #include "file/tdfile.h"
 
 const struct td_opt dump_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "read a record file of 'tdctl record' instead of the rings" },
+	  "read a record file of 'tdctl record' instead of the rings", 0 },
 	{ "follow", 'f', 'f', TD_ARG_NONE, NULL,
-	  "keep reading until interrupted (or --duration)" },
+	  "keep reading until interrupted (or --duration)", 0 },
 	{ "duration", 0, 'd', TD_ARG_NUM, "S",
-	  "stop following after S seconds (implies --follow)" },
+	  "stop following after S seconds (implies --follow)", 0 },
 	TD_OPT_FILTERS,
 	TD_OPT_FORCE,
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -48,6 +51,11 @@ struct dump_ctx {
 	bool oom;
 	uint64_t printed;
 	uint64_t lost;
+	uint64_t base_ns;	/* time_s 0: the collection's start */
+	bool marked, flagged;	/* plain: a '*' or '!' was printed */
+	int ev_w[TOPDOWN_MAX_EVENTS];	/* plain: column widths */
+	int m_w[TD_MAX_METRICS];
+	bool m_l1[TD_MAX_METRICS];	/* a Level-1 class: may be marked */
 	/* the lines are formatted here (fmt.h), JSON names escaped once */
 	struct td_buf out;
 	char ev_json[TOPDOWN_MAX_EVENTS][6 * TOPDOWN_NAME_LEN + 4];
@@ -91,8 +99,8 @@ static void on_lost(int cpu, uint64_t count, const char *why, void *ctx)
 	struct dump_ctx *d = ctx;
 
 	d->lost += count;
-	p_warn("CPU %d: %llu records lost (%s)", cpu,
-	       (unsigned long long)count, why);
+	p_warn("CPU %d: %llu %s lost (%s)", cpu, (unsigned long long)count,
+	       td_records(count), why);
 }
 
 static void flags_str(uint32_t f, char *buf)
@@ -116,29 +124,58 @@ static size_t comm_str(const struct topdown_record *r, char *buf, size_t *cols)
 	return td_text(buf, r->comm, TOPDOWN_COMM_LEN, cols);
 }
 
-static void print_header(const struct dump_ctx *d)
+/* The columns' titles and widths from the vocabulary (output/vocab.h):
+ * titles right-aligned over right-aligned numbers, never cut.
+ */
+#define W_TIME	12
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void print_header(struct dump_ctx *d)
 {
 	const struct topdown_config *cfg = d->cfg;
 	struct td_metrics m = { 0 };
 	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
+	struct csv_writer w;
 
 	if (d->can_decode)
 		td_decode(&d->dec, zero, &m);
 	if (csv_output) {
-		printf("seq,time_ns,cpu,pid,tid,comm,duration_ns,cgroup_id,flags");
+		static const char *const fixed[] = {
+			"seq", "time_ns", "time_s", "cpu", "pid", "tid",
+			"comm", "duration_ns", "cgroup_id", "flags", NULL,
+		};
+
+		csvw_init(&w, stdout);
+		for (int i = 0; fixed[i]; i++)
+			csvw_name(&w, fixed[i]);
 		for (uint32_t i = 0; i < cfg->nr_events; i++)
-			printf(",%s", cfg->events[i].name);
+			csvw_name(&w, cfg->events[i].name);
 		for (int i = 0; i < m.n; i++)
-			printf(",%s", m.m[i].name);
-		printf("\n");
+			csvw_name(&w, m.m[i].name);
+		csvw_end_row(&w);
 		return;
 	}
-	printf("%-17s %3s %7s %7s %-16s %10s %-4s", "TIME", "CPU", "PID", "TID",
-	       "COMM", "SLICE_US", "FLG");
-	for (uint32_t i = 0; i < cfg->nr_events; i++)
-		printf(" %14.14s", cfg->events[i].name);
-	for (int i = 0; i < m.n; i++)
-		printf(" %10.10s", m.m[i].name);
+	printf("%*s %3s %7s %7s %-16s %10s %-4s", W_TIME, td_voc_title("time_s"),
+	       td_voc_title("cpu"), td_voc_title("pid"), td_voc_title("tid"),
+	       td_voc_title("comm"), td_voc_title("duration_ns"),
+	       td_voc_title("flags"));
+	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+		d->ev_w[i] = max_int(14, (int)strnlen(cfg->events[i].name,
+						      TOPDOWN_NAME_LEN));
+		printf(" %*.*s", d->ev_w[i], TOPDOWN_NAME_LEN,
+		       cfg->events[i].name);
+	}
+	for (int i = 0; i < m.n; i++) {
+		const char *t = td_voc_title(m.m[i].name);
+
+		/* "*-10.0%!": room for the marks */
+		d->m_w[i] = max_int((int)strlen(t), 9);
+		printf(" %*s", d->m_w[i], t);
+	}
 	printf("\n");
 }
 
@@ -150,6 +187,11 @@ static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
 			continue;
 		d->m_name[i] = m->m[i].name;
 		d->m_fraction[i] = td_metric_is_fraction(m->m[i].name);
+		d->m_l1[i] = td_voc_find(m->m[i].name) &&
+			     (td_voc_find(m->m[i].name)->flags &
+			      TD_VOC_BOTTLENECK);
+		if (!d->m_w[i])
+			d->m_w[i] = 9;
 		d->m_json_len[i] = -1;
 		if (strlen(m->m[i].name) > 64)
 			continue;
@@ -168,9 +210,41 @@ static int json_name(char *dst, const char *name)
 	return n;
 }
 
-/* The line of the table, as the printf() formats of print_header's
- * columns: "%8llu.%06llu %3u %7u %7u %-16s %10.3f %-4s", " %14llu" or
- * " %14s" per event, " %10s", " %9.1f%%%s" or " %10.3f" per metric.
+/* time_s: seconds since d->base_ns with prec decimals, in width. */
+static void put_time_s(struct dump_ctx *d, uint64_t ns, int prec, int width)
+{
+	struct td_buf *b = &d->out;
+	uint64_t rel = ns >= d->base_ns ? ns - d->base_ns : d->base_ns - ns;
+	uint64_t div = 1;
+	char head[24];
+	int n;
+
+	for (int i = prec; i < 9; i++)
+		div *= 10;
+	n = snprintf(head, sizeof(head), "%s%llu", ns < d->base_ns ? "-" : "",
+		     (unsigned long long)(rel / 1000000000ull));
+	td_buf_pad(b, head, (size_t)n, width > prec + 1 ? width - prec - 1 : 0);
+	td_buf_char(b, '.');
+	td_buf_digits(b, rel % 1000000000ull / div, prec);
+}
+
+/* The largest Level-1 class of m, -1 if none. */
+static int bottleneck(const struct dump_ctx *d, const struct td_metrics *m)
+{
+	int best = -1;
+
+	for (int i = 0; i < m->n; i++)
+		if (d->m_l1[i] && m->m[i].valid &&
+		    (best < 0 || m->m[i].value > m->m[best].value))
+			best = i;
+	return best;
+}
+
+/* The line of the table, under print_header's titles: time_s with six
+ * decimals, the fixed columns, " %*llu" (or <error>) per event, per
+ * metric a percentage with one decimal (fractions) or the vocabulary's
+ * decimals, '*' before the largest Level-1 class, '!' after a fraction
+ * outside 0..100%.
  */
 static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 		      const struct td_metrics *m, const char *comm,
@@ -178,10 +252,9 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 {
 	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
+	int mark = bottleneck(d, m);
 
-	td_buf_u64(b, r->time_ns / 1000000000ull, 8);
-	td_buf_char(b, '.');
-	td_buf_digits(b, r->time_ns % 1000000000ull / 1000, 6);
+	put_time_s(d, r->time_ns, 6, W_TIME);
 	td_buf_char(b, ' ');
 	td_buf_field(b, r->cpu, 3, ' ');
 	td_buf_field(b, r->tgid, 7, ' ');
@@ -195,22 +268,35 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 	for (uint32_t i = 0; i < cfg->nr_events; i++) {
 		td_buf_char(b, ' ');
 		if (r->flags & (1u << i))
-			td_buf_pad(b, "<error>", 7, 14);
+			td_buf_pad(b, "<error>", 7, d->ev_w[i]);
 		else
-			td_buf_u64(b, r->delta[i], 14);
+			td_buf_u64(b, r->delta[i], d->ev_w[i]);
 	}
 	for (int i = 0; i < m->n; i++) {
+		char cell[TD_FMT_MAX + 4];
+		int n = 0;
+
 		td_buf_char(b, ' ');
 		if (!m->m[i].valid) {
-			td_buf_pad(b, "-", 1, 10);
-		} else if (d->m_fraction[i]) {
-			td_buf_fixed(b, 100.0 * m->m[i].value, 1, 9);
-			td_buf_char(b, '%');
-			if (m->m[i].flagged)
-				td_buf_char(b, '!');
-		} else {
-			td_buf_fixed(b, m->m[i].value, 3, 10);
+			td_buf_pad(b, "-", 1, d->m_w[i]);
+			continue;
 		}
+		if (i == mark) {
+			cell[n++] = '*';
+			d->marked = true;
+		}
+		if (d->m_fraction[i]) {
+			n += td_fmt_fixed(cell + n, 100.0 * m->m[i].value, 1);
+			cell[n++] = '%';
+			if (m->m[i].flagged) {
+				cell[n++] = '!';
+				d->flagged = true;
+			}
+		} else {
+			n += td_fmt_fixed(cell + n, m->m[i].value,
+					  td_voc_prec(m->m[i].name));
+		}
+		td_buf_pad(b, cell, (size_t)n, d->m_w[i]);
 	}
 	td_buf_char(b, '\n');
 }
@@ -226,6 +312,8 @@ static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
 
 	td_buf_field(b, r->seq, 0, ',');
 	td_buf_field(b, r->time_ns, 0, ',');
+	put_time_s(d, r->time_ns, 9, 0);
+	td_buf_char(b, ',');
 	td_buf_field(b, r->cpu, 0, ',');
 	td_buf_field(b, r->tgid, 0, ',');
 	td_buf_field(b, r->pid, 0, ',');
@@ -278,6 +366,8 @@ void put_json(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_mem(b, sep, strlen(sep));
 	PUT_FIELD(b, "{\"seq\":", r->seq);
 	PUT_FIELD(b, ",\"time_ns\":", r->time_ns);
+	td_buf_mem(b, ",\"time_s\":", 10);
+	put_time_s(d, r->time_ns, 9, 0);
 	PUT_FIELD(b, ",\"cpu\":", r->cpu);
 	PUT_FIELD(b, ",\"pid\":", r->tgid);
 	PUT_FIELD(b, ",\"tid\":", r->pid);
@@ -319,7 +409,7 @@ void put_json(struct dump_ctx *d, const struct topdown_record *r,
 			*b->p++ = ':';
 		}
 		if (m->m[i].valid && isfinite(m->m[i].value))
-			td_buf_g17(b, m->m[i].value);
+			td_buf_shortest(b, m->m[i].value);
 		else
 			td_buf_mem(b, "null", 4);
 	}
@@ -433,6 +523,11 @@ static void dump_end(struct dump_ctx *d)
 
 	if (json_output && !d->follow)
 		jsonw_end_array(json_wtr);
+	/* The legend of the marks the table showed. */
+	if (!json_output && !csv_output && (d->marked || d->flagged))
+		printf("\n%s%s%s\n", d->marked ? TD_VOC_LEGEND_MARK : "",
+		       d->marked && d->flagged ? "\n" : "",
+		       d->flagged ? TD_VOC_LEGEND_FLAG : "");
 	free(d->batch);
 }
 
@@ -440,15 +535,17 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 {
 	const struct topdown_record *recs;
 	struct td_file_image img;
+	struct td_lost lost;
 	struct td_file f;
 
 	if (td_input_load(path, NULL, &img, &f, NULL, NULL, force))
 		return -1;
 	d->cfg = &f.meta.cfg;
+	d->base_ns = f.meta.start_ns;
+	d->filter.base_ns = d->base_ns;
 	d->can_decode = td_decoder_for(d->cfg, &d->dec);
-	for (uint32_t cpu = 0; cpu < f.meta.nr_cpus; cpu++)
-		if (f.meta.lost[cpu])
-			on_lost(cpu, f.meta.lost[cpu], "while recording", d);
+	td_file_lost(&f, &lost);
+	td_lost_warn(&lost, "while recording");
 	/* The records in place, or converted to the host's byte order. */
 	recs = td_file_records(&f);
 	if (!recs) {
@@ -468,7 +565,8 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 		free(d->batch);
 		return -1;
 	}
-	print_ordered(d, recs, f.nr_records, f.meta.nr_cpus, &d->filter);
+	print_ordered(d, recs, f.nr_records, f.meta.nr_cpus,
+		      d->filter.any ? &d->filter : NULL);
 	dump_end(d);
 	td_file_unload(&img, &f);
 	if (d->oom) {
@@ -481,6 +579,8 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 int do_dump(int argc, char **argv)
 {
 	struct dump_ctx d = { 0 };
+	struct topdown_cpu_stats *stats = NULL;
+	struct topdown_status st;
 	unsigned long long duration = 0;
 	const char *input = NULL;
 	struct td_getopt g;
@@ -517,20 +617,27 @@ int do_dump(int argc, char **argv)
 	opt = td_getopt_end(opt, argc, argv, false);
 	if (opt <= 0)
 		return opt;
+	if (td_filter_check(&d.filter))
+		return -1;
 	if (input && d.follow) {
-		p_err("--follow and --duration read the rings, not a file (-i)");
+		p_usage_error("--follow and --duration read the rings, not a file (-i)");
 		return -1;
 	}
 	if (input)
 		return dump_file(&d, input, force);
 	if (force) {
-		p_usage("dump", "--force reads a record file (-i FILE)");
+		p_usage_error("--force reads a record file (-i FILE)");
 		return -1;
 	}
 	if (td_reader_open(&d.rd))
 		return -1;
 	d.cfg = &d.rd.cfg;
 	d.can_decode = td_decoder_for(d.cfg, &d.dec);
+	/* time_s counts from the collection's start. */
+	if (!td_reader_status(&d.rd, &st, &stats))
+		d.base_ns = st.start_ns;
+	d.filter.base_ns = d.base_ns;
+	free(stats);
 	if (dump_begin(&d)) {
 		td_reader_close(&d.rd);
 		return -1;

@@ -15,14 +15,16 @@
 
 #include <linux/perf_event.h>
 
-#include "evset/evset_priv.h"
+#include "evset/sets.h"
+#include "output/emit.h"
 #include "cli/tdctl.h"
 
 const struct td_opt list_opts[] = {
-	{ "set", 's', 's', TD_ARG_SET, "SET", "show SET" },
+	{ "set", 's', 's', TD_ARG_SET, "SET", "show SET", 0 },
 	{ "events", 'e', 'e', TD_ARG_SET, "SET",
-	  "the same as --set (load -e also takes a set's name)" },
-	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR" },
+	  "the same as --set (load -e also takes a set's name)", 0 },
+	{ "root", 0, 'R', TD_ARG_DIR, "DIR", "read /proc and /sys under DIR", 0 },
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -98,6 +100,46 @@ static const char *tmpl_pmu(const struct td_ev_tmpl *t)
 	return "core PMU";
 }
 
+/* One row per event set, through the row emitter: "sets" of the JSON
+ * output, the rows of the CSV output; "chosen" marks the set in use (or
+ * the one asked for).
+ */
+static void list_sets(const struct td_cpu_info *ci, const struct td_set *ps)
+{
+	enum { L_NAME, L_EVENTS, L_FITS, L_CHOSEN, L_TITLE, L_METRICS,
+	       L_REASON, L_NR };
+	static const struct td_field f[L_NR] = {
+		[L_NAME] = { .name = "name", .in = TD_IN_JSON | TD_IN_CSV },
+		[L_EVENTS] = { .name = "events", .in = TD_IN_JSON | TD_IN_CSV },
+		[L_FITS] = { .name = "fits", .in = TD_IN_JSON | TD_IN_CSV },
+		[L_CHOSEN] = { .name = "chosen", .in = TD_IN_JSON | TD_IN_CSV },
+		[L_TITLE] = { .name = "title", .in = TD_IN_JSON | TD_IN_CSV },
+		[L_METRICS] = { .name = "metrics", .in = TD_IN_JSON | TD_IN_CSV },
+		[L_REASON] = { .name = "reason", .in = TD_IN_JSON | TD_IN_CSV },
+	};
+	struct td_emit e;
+	char buf[512];
+
+	td_emit_init(&e, stdout);
+	td_emit_header(&e, f, L_NR, NULL);
+	td_emit_list_begin(&e, "sets");
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+		int fit = td_set_fit(s, ci, buf, sizeof(buf));
+
+		td_emit_begin(&e, NULL, NULL);
+		td_emit_str(&e, &f[L_NAME], s->name, SIZE_MAX);
+		td_emit_uint(&e, &f[L_EVENTS], (uint64_t)s->nr_events);
+		td_emit_bool(&e, &f[L_FITS], fit >= TD_FIT_MANUAL);
+		td_emit_bool(&e, &f[L_CHOSEN], s == ps);
+		td_emit_str(&e, &f[L_TITLE], s->title, SIZE_MAX);
+		td_emit_str(&e, &f[L_METRICS], s->metrics, SIZE_MAX);
+		td_emit_str(&e, &f[L_REASON], buf, SIZE_MAX);
+		td_emit_end(&e);
+	}
+	td_emit_list_end(&e);
+}
+
 /* p is NULL for a set asked for with --events that does not fit this
  * machine; why says so.
  */
@@ -158,23 +200,7 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 	jsonw_end_array(json_wtr);
 	jsonw_end_object(json_wtr);
 
-	jsonw_name(json_wtr, "sets");
-	jsonw_start_array(json_wtr);
-	for (int i = 0; i < td_nr_sets; i++) {
-		const struct td_set *s = td_sets[i];
-		int fit = td_set_fit(s, ci, buf, sizeof(buf));
-
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "name", s->name);
-		jsonw_uint_field(json_wtr, "events", s->nr_events);
-		jsonw_bool_field(json_wtr, "fits", fit >= TD_FIT_MANUAL);
-		jsonw_bool_field(json_wtr, "chosen", s == ps);
-		jsonw_string_field(json_wtr, "title", s->title);
-		jsonw_string_field(json_wtr, "metrics", s->metrics);
-		jsonw_string_field(json_wtr, "reason", buf);
-		jsonw_end_object(json_wtr);
-	}
-	jsonw_end_array(json_wtr);
+	list_sets(ci, ps);
 
 	jsonw_name(json_wtr, "selected");
 	jsonw_start_object(json_wtr);
@@ -225,35 +251,6 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 	jsonw_end_array(json_wtr);
 	jsonw_end_object(json_wtr);
 	jsonw_end_object(json_wtr);
-}
-
-/* CSV: one row per event set, the "sets" of the JSON output; "chosen"
- * marks the set in use (or --events SET).
- */
-static void list_csv(const struct td_cpu_info *ci, const struct td_set *ps)
-{
-	static const char *const fields[] = {
-		"name", "events", "fits", "chosen", "title", "metrics",
-		"reason", NULL,
-	};
-	struct csv_writer w;
-	char buf[512];
-
-	csvw_init(&w, stdout);
-	csvw_header(&w, fields);
-	for (int i = 0; i < td_nr_sets; i++) {
-		const struct td_set *s = td_sets[i];
-		int fit = td_set_fit(s, ci, buf, sizeof(buf));
-
-		csvw_str(&w, s->name);
-		csvw_uint(&w, s->nr_events);
-		csvw_bool(&w, fit >= TD_FIT_MANUAL);
-		csvw_bool(&w, s == ps);
-		csvw_str(&w, s->title);
-		csvw_str(&w, s->metrics);
-		csvw_str(&w, buf);
-		csvw_end_row(&w);
-	}
 }
 
 static int core_pmus(const struct td_cpu_info *ci)
@@ -388,7 +385,7 @@ int do_list(int argc, char **argv)
 	if (json_output)
 		list_json(ci, pp, ps, err);
 	else if (csv_output)
-		list_csv(ci, ps);
+		list_sets(ci, ps);
 	else
 		list_plain(ci, pp, ps, err);
 	td_cpu_info_free(ci);

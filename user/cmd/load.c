@@ -17,9 +17,113 @@
 #include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "evset/evset.h"
+#include "live/collect.h"
+#include "output/emit.h"
 #include "cli/tdctl.h"
 
-/* soft: say why it failed as information (--backend auto goes on). */
+#define NOT_FOUND	(-2)
+
+/* The installed module's file (libkmod's lookup by name), into path. */
+static bool module_installed(char *path, size_t n)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_list *list = NULL;
+	struct kmod_module *mod;
+	bool found = false;
+
+	if (!ctx)
+		return false;
+	if (!kmod_module_new_from_lookup(ctx, TD_MODULE_NAME, &list) && list) {
+		mod = kmod_module_get_module(list);
+		snprintf(path, n, "%s", mod && kmod_module_get_path(mod) ?
+			 kmod_module_get_path(mod) : "built in");
+		found = !!mod;
+		if (mod)
+			kmod_module_unref(mod);
+		kmod_module_unref_list(list);
+	}
+	kmod_unref(ctx);
+	return found;
+}
+
+int td_explain_not_running(const char *error)
+{
+	static const struct td_field f[] = {
+		{ .name = "state", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "error", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "cpu", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "why", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "module", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "bpf", .in = TD_IN_JSON | TD_IN_CSV },
+		{ .name = "run", .in = TD_IN_JSON | TD_IN_CSV },
+	};
+	char cpu[128], mod[320], bpf[300], why[256], err[512], run[160];
+	struct td_cpu_info *ci;
+	struct td_plan plan;
+	bool have_plan = false, mod_ok, bpf_ok;
+	struct td_emit e;
+
+	td_cpu_description(cpu, sizeof(cpu));
+	ci = td_detect("", err, sizeof(err));
+	if (ci) {
+		have_plan = !td_plan_for(ci, NULL, &plan, err, sizeof(err));
+		td_cpu_info_free(ci);
+	}
+	mod_ok = module_installed(why, sizeof(why));
+	if (mod_ok)
+		snprintf(mod, sizeof(mod), "installed (%s)", why);
+	else
+		snprintf(mod, sizeof(mod),
+			 "not installed in /lib/modules/$(uname -r) (make install, the topdown-dkms package, or load --module PATH)");
+	bpf_ok = !td_bpf_usable(why, sizeof(why));
+	if (bpf_ok)
+		snprintf(bpf, sizeof(bpf), "can run (kernel BTF, libbpf)");
+	else
+		snprintf(bpf, sizeof(bpf), "cannot run: %s", why);
+	snprintf(run, sizeof(run), "%s load%s", bin_name,
+		 mod_ok ? "" : bpf_ok ? " --backend bpf" : " --module PATH");
+	if (json_output || csv_output) {
+		td_emit_init(&e, stdout);
+		td_emit_header(&e, f, 8, NULL);
+		td_emit_begin(&e, NULL, NULL);
+		td_emit_word(&e, &f[0], "not running");
+		if (error)
+			td_emit_str(&e, &f[1], error, SIZE_MAX);
+		else
+			td_emit_null(&e, &f[1]);
+		td_emit_str(&e, &f[2], cpu, SIZE_MAX);
+		td_emit_str(&e, &f[3], have_plan ? plan.set : "", SIZE_MAX);
+		td_emit_str(&e, &f[4], have_plan ? plan.why : err, SIZE_MAX);
+		td_emit_str(&e, &f[5], mod, SIZE_MAX);
+		td_emit_str(&e, &f[6], bpf, SIZE_MAX);
+		td_emit_str(&e, &f[7], run, SIZE_MAX);
+		td_emit_end(&e);
+		return TD_EXIT_NOT_RUNNING;
+	}
+	if (error)
+		fprintf(stderr, "%s: %s\n", bin_name, error);
+	printf("state:      not running: neither the topdown module nor the "
+	       "BPF backend collects\n");
+	printf("cpu:        %s\n", cpu);
+	if (have_plan) {
+		printf("event set:  %s (%s); events:", plan.set, plan.why);
+		for (int i = 0; i < plan.nr_events; i++)
+			printf("%s %s", i ? "," : "", plan.ev[i].name);
+		printf("\n");
+	} else {
+		printf("event set:  none fits: %s\n", err);
+	}
+	printf("backends:   module: %s\n", mod);
+	printf("            bpf: %s\n", bpf);
+	printf("run:        %s  (--backend module|bpf|auto: auto takes the "
+	       "module if it loads, else BPF)\n", run);
+	return TD_EXIT_NOT_RUNNING;
+}
+
+/* soft: say why it failed as information (--backend auto goes on).
+ * NOT_FOUND: no module of that name is installed (and no path given).
+ */
 static int insert_module(const char *path, bool soft)
 {
 	void (*say)(const char *fmt, ...) = soft ? p_info : p_err;
@@ -42,9 +146,10 @@ static int insert_module(const char *path, bool soft)
 	} else {
 		err = kmod_module_new_from_lookup(ctx, TD_MODULE_NAME, &list);
 		if (err || !list) {
-			say("module %s not found in /lib/modules "
-			    "(install it, or use --module PATH)", TD_MODULE_NAME);
-			err = err ? err : -ENOENT;
+			if (soft)
+				say("module %s not found in /lib/modules",
+				    TD_MODULE_NAME);
+			err = NOT_FOUND;
 			goto out;
 		}
 		mod = kmod_module_get_module(list);
@@ -71,7 +176,7 @@ out:
 	if (list)
 		kmod_module_unref_list(list);
 	kmod_unref(ctx);
-	return err ? -1 : 0;
+	return err == NOT_FOUND ? NOT_FOUND : err ? -1 : 0;
 }
 
 static void explain_start_error(int fd, const struct topdown_config *cfg, int err)
@@ -147,15 +252,16 @@ static bool module_running(void)
 }
 
 const struct td_opt load_opts[] = {
-	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert" },
-	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name" },
+	{ "module", 0, 'm', TD_ARG_FILE, "PATH", "module file to insert", 0 },
+	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name", 0 },
 	{ "events", 'e', 'e', TD_ARG_EVENTS, "EVENTS",
-	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)" },
-	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring" },
-	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader" },
-	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records" },
+	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)", 0 },
+	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring", 0 },
+	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader", 0 },
+	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records", 0 },
 	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
-	  "module (default), bpf or auto" },
+	  "module (default), bpf or auto", 0 },
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -214,6 +320,65 @@ static int choose_plan(const char *set, const char *events,
 	return ret;
 }
 
+/* What load started, in JSON or CSV through the row emitter: JSON lists
+ * the events and those without a counter as arrays, CSV as one field of
+ * space-separated names.
+ */
+static void load_result(const struct td_plan *plan, enum td_backend backend,
+			uint32_t no_counter)
+{
+	enum { F_SET, F_WHY, F_LABEL, F_EVENTS, F_NO_COUNTER, F_BACKEND,
+	       F_REASON, F_NR };
+	static const struct td_field f[F_NR] = {
+		[F_SET] = { .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
+		[F_WHY] = { .name = "why", .in = TD_IN_JSON | TD_IN_CSV },
+		[F_LABEL] = { .name = "label", .in = TD_IN_JSON | TD_IN_CSV },
+		[F_EVENTS] = { .name = "events", .in = TD_IN_CSV },
+		[F_NO_COUNTER] = { .name = "no_counter", .in = TD_IN_CSV },
+		[F_BACKEND] = { .name = "backend", .in = TD_IN_JSON | TD_IN_CSV },
+		[F_REASON] = { .name = "no_counter_reason", .in = TD_IN_JSON },
+	};
+	char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+	char bad[sizeof(evs)] = "";
+	json_writer_t *w;
+	struct td_emit e;
+
+	for (int i = 0; i < plan->nr_events; i++) {
+		snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs), "%s%s",
+			 i ? " " : "", plan->ev[i].name);
+		if (no_counter & (1u << i))
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+				 "%s%s", *bad ? " " : "", plan->ev[i].name);
+	}
+	td_emit_init(&e, stdout);
+	td_emit_header(&e, f, F_NR, NULL);
+	td_emit_begin(&e, NULL, NULL);
+	td_emit_str(&e, &f[F_SET], plan->set, SIZE_MAX);
+	td_emit_str(&e, &f[F_WHY], plan->why, SIZE_MAX);
+	td_emit_str(&e, &f[F_LABEL], plan->label, SIZE_MAX);
+	td_emit_str(&e, &f[F_EVENTS], evs, SIZE_MAX);
+	td_emit_str(&e, &f[F_NO_COUNTER], bad, SIZE_MAX);
+	td_emit_str(&e, &f[F_BACKEND], td_backend_name(backend), SIZE_MAX);
+	if (no_counter)
+		td_emit_str(&e, &f[F_REASON], td_no_counter_reason(),
+			    SIZE_MAX);
+	w = td_emit_json(&e);
+	if (w) {
+		jsonw_name(w, "events");
+		jsonw_start_array(w);
+		for (int i = 0; i < plan->nr_events; i++)
+			jsonw_string(w, plan->ev[i].name);
+		jsonw_end_array(w);
+		jsonw_name(w, "no_counter");
+		jsonw_start_array(w);
+		for (int i = 0; i < plan->nr_events; i++)
+			if (no_counter & (1u << i))
+				jsonw_string(w, plan->ev[i].name);
+		jsonw_end_array(w);
+	}
+	td_emit_end(&e);
+}
+
 int do_load(int argc, char **argv)
 {
 	const char *module = NULL, *set = NULL;
@@ -238,6 +403,11 @@ int do_load(int argc, char **argv)
 			break;
 		case 's':
 			set = optarg;
+			if (!td_set_exists(set)) {
+				p_err("unknown event set '%s' ('%s list' names them)",
+				      set, bin_name);
+				return -1;
+			}
 			break;
 		case 'e':
 			if (add_events(events, sizeof(events), optarg))
@@ -273,15 +443,20 @@ int do_load(int argc, char **argv)
 		return ret;
 	ret = -1;
 	if (set && *events) {
-		p_err("--set and --events exclude each other: a set names its own events");
+		p_usage_error("--set and --events exclude each other: a set names its own events");
 		return -1;
 	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
-		p_err("--watermark must not exceed the ring size");
+		p_usage_error("--watermark must not exceed the ring size");
+		return -1;
+	}
+	if (overwrite && backend == TD_BACKEND_BPF) {
+		p_usage_error("--overwrite is not available with the BPF backend: "
+			      "the BPF ring buffer only drops new records");
 		return -1;
 	}
 	if (module && backend == TD_BACKEND_BPF) {
-		p_err("--module does not apply to --backend bpf");
+		p_usage_error("--module does not apply to --backend bpf");
 		return -1;
 	}
 
@@ -304,11 +479,11 @@ int do_load(int argc, char **argv)
 
 		backend = TD_BACKEND_MODULE;
 		if (!td_module_loaded() && insert_module(module, true)) {
-			if (td_bpf_usable(why, sizeof(why))) {
-				p_err("neither backend can run: the module did not load, and %s",
-				      why);
-				return -1;
-			}
+			static const char none[] =
+				"--backend auto: neither backend can run";
+
+			if (td_bpf_usable(why, sizeof(why)))
+				return td_explain_not_running(none);
 			backend = TD_BACKEND_BPF;
 		}
 		p_info("--backend auto: using the %s", backend == TD_BACKEND_BPF ?
@@ -333,8 +508,15 @@ int do_load(int argc, char **argv)
 		goto done;
 	}
 
-	if (!td_module_loaded() && insert_module(module, false))
-		return -1;
+	if (!td_module_loaded()) {
+		ret = insert_module(module, false);
+		if (ret == NOT_FOUND)
+			return td_explain_not_running("module " TD_MODULE_NAME
+				" not found in /lib/modules: nothing loaded");
+		if (ret)
+			return -1;
+		ret = -1;
+	}
 	fd = td_dev_open(true);
 	if (fd < 0)
 		return -1;
@@ -365,53 +547,8 @@ int do_load(int argc, char **argv)
 	no_counter = start_no_counter(&src_mod, &cfg);
 done:
 	ret = 0;
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "set", plan.set);
-		jsonw_string_field(json_wtr, "backend", td_backend_name(backend));
-		jsonw_string_field(json_wtr, "why", plan.why);
-		jsonw_string_field(json_wtr, "label", plan.label);
-		jsonw_name(json_wtr, "events");
-		jsonw_start_array(json_wtr);
-		for (int i = 0; i < plan.nr_events; i++)
-			jsonw_string(json_wtr, plan.ev[i].name);
-		jsonw_end_array(json_wtr);
-		jsonw_name(json_wtr, "no_counter");
-		jsonw_start_array(json_wtr);
-		for (int i = 0; i < plan.nr_events; i++)
-			if (no_counter & (1u << i))
-				jsonw_string(json_wtr, plan.ev[i].name);
-		jsonw_end_array(json_wtr);
-		if (no_counter)
-			jsonw_string_field(json_wtr, "no_counter_reason",
-					   td_no_counter_reason());
-		jsonw_end_object(json_wtr);
-	} else if (csv_output) {
-		static const char *const fields[] = {
-			"set", "why", "label", "events", "no_counter", "backend",
-			NULL,
-		};
-		struct csv_writer w;
-		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
-		char bad[sizeof(evs)] = "";
-
-		/* The events, space-separated, in one field. */
-		for (int i = 0; i < plan.nr_events; i++) {
-			snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs),
-				 "%s%s", i ? " " : "", plan.ev[i].name);
-			if (no_counter & (1u << i))
-				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
-					 "%s%s", *bad ? " " : "", plan.ev[i].name);
-		}
-		csvw_init(&w, stdout);
-		csvw_header(&w, fields);
-		csvw_str(&w, plan.set);
-		csvw_str(&w, plan.why);
-		csvw_str(&w, plan.label);
-		csvw_str(&w, evs);
-		csvw_str(&w, bad);
-		csvw_str(&w, td_backend_name(backend));
-		csvw_end_row(&w);
+	if (json_output || csv_output) {
+		load_result(&plan, backend, no_counter);
 	} else {
 		printf("collecting with event set '%s'%s: %s\n", plan.set,
 		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",

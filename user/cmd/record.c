@@ -22,10 +22,11 @@
 
 const struct td_opt record_opts[] = {
 	{ "output", 'o', 'o', TD_ARG_FILE, "FILE",
-	  "the record file (default " TD_DEFAULT_FILE "; - for stdout)" },
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdout)", 0 },
 	TD_OPT_ALL,
 	TD_OPT_PIDS,
 	TD_OPT_DURATION,
+	TD_OPT_OUTPUT_NO_FILE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -132,53 +133,47 @@ static void record_summary(const struct record_ctx *c, const char *path,
 }
 
 /*
- * The record file is never lost: it is written to a temporary file next
- * to FILE, which becomes FILE once the collection has started, an
- * existing FILE being kept as FILE.old (as perf does; an older FILE.old is
- * replaced). If recording then fails, the new FILE is removed and the old
- * one put back. A device or FIFO (-o /dev/null) is written in place.
+ * The record file is never lost: it is written through base/'s output
+ * helper (td_outfile_open(): a temporary file next to FILE; a device or
+ * FIFO such as -o /dev/null in place), and the temporary file becomes FILE
+ * once the collection has started, an existing FILE being kept as
+ * FILE.old (as perf does; an older FILE.old is replaced). If recording
+ * then fails, the new FILE is removed and the old one put back.
  */
 struct record_file {
 	const char *path;
-	char *tmp;		/* the temporary file until it becomes path */
+	struct td_outfile of;
 	char *old;		/* path.old, once an existing path was moved there */
 	bool placed;		/* path is the new file */
-	bool in_place;		/* not a regular file: written directly */
 };
 
 static FILE *record_file_open(struct record_file *rf)
 {
-	struct stat st;
 	FILE *f;
-	int fd;
 
-	if (!stat(rf->path, &st) && !S_ISREG(st.st_mode)) {
-		rf->in_place = true;
-		return fopen(rf->path, "wbe");
-	}
-	fd = td_open_tmp(rf->path, &rf->tmp);
-	if (fd < 0)
+	if (td_outfile_open(&rf->of, rf->path))
 		return NULL;
-	f = fdopen(fd, "wb");
+	f = fdopen(rf->of.fd, "wb");
 	if (!f)
-		close(fd);
+		td_outfile_abort(&rf->of);
 	return f;
 }
 
 /* The collection has started: the temporary file becomes path. */
 static int record_file_place(struct record_file *rf)
 {
+	const char *final = rf->of.final;
 	struct stat st;
 
-	if (rf->in_place)
+	if (td_outfile_in_place(&rf->of))
 		return 0;
-	if (!lstat(rf->path, &st)) {
-		if (asprintf(&rf->old, "%s.old", rf->path) < 0) {
+	if (!lstat(final, &st)) {
+		if (asprintf(&rf->old, "%s.old", final) < 0) {
 			rf->old = NULL;
 			p_err("out of memory");
 			return -1;
 		}
-		if (rename(rf->path, rf->old)) {
+		if (rename(final, rf->old)) {
 			p_err("keeping %s as %s: %s", rf->path, rf->old,
 			      strerror(errno));
 			free(rf->old);
@@ -186,39 +181,41 @@ static int record_file_place(struct record_file *rf)
 			return -1;
 		}
 	}
-	if (rename(rf->tmp, rf->path)) {
-		p_err("renaming %s to %s: %s", rf->tmp, rf->path, strerror(errno));
+	if (rename(rf->of.tmp, final)) {
+		p_err("renaming %s to %s: %s", rf->of.tmp, rf->path,
+		      strerror(errno));
 		return -1;
 	}
-	free(rf->tmp);
-	rf->tmp = NULL;
+	free(rf->of.tmp);
+	rf->of.tmp = NULL;
 	rf->placed = true;
 	if (rf->old)
 		p_info("the previous %s is now %s", rf->path, rf->old);
 	return 0;
 }
 
-/* After recording: on failure, remove what was written, put back the old
- * file.
+/* After recording (the stream closed): on failure, remove what was
+ * written, put back the old file.
  */
 static void record_file_close(struct record_file *rf, bool failed)
 {
-	if (failed && rf->tmp)
-		unlink(rf->tmp);
+	const char *final = rf->of.final ? rf->of.final : rf->path;
+
+	rf->of.fd = -1;		/* closed with the stream */
 	if (failed && rf->placed) {
-		unlink(rf->path);
-		if (rf->old && rename(rf->old, rf->path))
+		unlink(final);
+		if (rf->old && rename(rf->old, final))
 			p_warn("the previous %s is %s: %s", rf->path, rf->old,
 			       strerror(errno));
 	}
-	free(rf->tmp);
+	td_outfile_abort(&rf->of);	/* a temporary file left: removed */
 	free(rf->old);
 }
 
 int do_record(int argc, char **argv)
 {
 	struct record_ctx *c = calloc(1, sizeof(*c));
-	struct record_file rf = { .path = TD_DEFAULT_FILE };
+	struct record_file rf = { .path = TD_DEFAULT_FILE, .of.fd = -1 };
 	const char *path;
 	struct td_file_meta m;
 	struct td_getopt g;
@@ -247,16 +244,20 @@ int do_record(int argc, char **argv)
 	if (ret <= 0)
 		goto out_free;
 	ret = -1;
-	if (td_target_set_command(&c->tgt, argc - optind, argv + optind))
+	/* COMMAND or -p, not both: a usage error */
+	td_parsing_options = true;
+	r = td_target_set_command(&c->tgt, argc - optind, argv + optind);
+	td_parsing_options = false;
+	if (r)
 		goto out_free;
 	path = rf.path;
 	to_stdout = !strcmp(path, "-");
 	if (to_stdout && (json_output || csv_output)) {
-		p_err("-o - writes the record file to stdout: no room for --json or --csv");
+		p_usage_error("-o - writes the record file to stdout: no room for --json or --csv");
 		goto out_free;
 	}
 	if (to_stdout && isatty(STDOUT_FILENO)) {
-		p_err("not writing a binary record file to a terminal (-o FILE)");
+		p_usage_error("not writing a binary record file to a terminal (-o FILE)");
 		goto out_free;
 	}
 	c->out = to_stdout ? stdout : record_file_open(&rf);

@@ -12,17 +12,19 @@
 #include "group/aggregate.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"
+#include "file/lost.h"
 #include "file/tdfile.h"
 
 const struct td_opt report_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)" },
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)", 0 },
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
-	  "one row per task, process (default), comm, cgroup or cpu" },
+	  "one row per task, process (default), comm, cgroup or cpu", 0 },
 	TD_OPT_SORT,
 	TD_OPT_TABLE,
 	TD_OPT_FILTERS,
 	TD_OPT_FORCE,
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -48,8 +50,9 @@ static void report_meta_json(const char *path, const struct td_file *f,
 			     const struct td_decoder *dec, uint64_t kept)
 {
 	const struct td_file_meta *m = &f->meta;
-	uint64_t lost = 0;
+	struct td_lost lost;
 
+	td_file_lost(f, &lost);
 	jsonw_string_field(json_wtr, "file", path);
 	jsonw_name(json_wtr, "format");
 	jsonw_start_object(json_wtr);
@@ -74,7 +77,7 @@ static void report_meta_json(const char *path, const struct td_file *f,
 		const struct topdown_event *e = &m->cfg.events[i];
 
 		jsonw_start_object(json_wtr);
-		json_event_fields(e);
+		jsonw_event_fields(json_wtr, e);
 		jsonw_uint_field(json_wtr, "flags", e->flags);
 		jsonw_end_object(json_wtr);
 	}
@@ -86,25 +89,17 @@ static void report_meta_json(const char *path, const struct td_file *f,
 	jsonw_uint_field(json_wtr, "records_in_file", f->nr_records);
 	jsonw_uint_field(json_wtr, "records", kept);
 	jsonw_uint_field(json_wtr, "records_read", m->records_read);
-	jsonw_name(json_wtr, "lost_per_cpu");
-	jsonw_start_array(json_wtr);
-	for (uint32_t c = 0; c < m->nr_cpus; c++) {
-		jsonw_uint(json_wtr, m->lost[c]);
-		lost += m->lost[c];
-	}
-	jsonw_end_array(json_wtr);
-	jsonw_uint_field(json_wtr, "lost", lost);
+	td_json_lost(json_wtr, &lost, true);
 }
 
 static void report_meta_plain(const char *path, const struct td_file *f,
 			      uint64_t kept)
 {
 	const struct td_file_meta *m = &f->meta;
-	char when[64];
-	uint64_t lost = 0;
+	char when[64], lost_text[32];
+	struct td_lost lost;
 
-	for (uint32_t c = 0; c < m->nr_cpus; c++)
-		lost += m->lost[c];
+	td_file_lost(f, &lost);
 	format_time(m->start_realtime_ns, when, sizeof(when));
 	printf("# record file %s (format %u.%u)\n", path, m->version_major,
 	       m->version_minor);
@@ -117,16 +112,17 @@ static void report_meta_plain(const char *path, const struct td_file *f,
 	printf("# event set: %s; events:", m->cfg.label);
 	for (uint32_t i = 0; i < m->cfg.nr_events; i++)
 		printf("%s %s", i ? "," : "", m->cfg.events[i].name);
-	printf("\n# %.3f s, %llu records in the file (%llu read), %llu lost; %llu shown\n\n",
+	printf("\n# %.3f s, %llu records in the file (%llu read), %s; %llu shown\n\n",
 	       (m->stop_ns - m->start_ns) / 1e9,
 	       (unsigned long long)f->nr_records,
 	       (unsigned long long)m->records_read,
-	       (unsigned long long)lost, (unsigned long long)kept);
+	       td_lost_text(&lost, lost_text, sizeof(lost_text)),
+	       (unsigned long long)kept);
 }
 
 struct report_ctx {
 	struct td_agg *agg;
-	const struct td_filter *filter;
+	struct td_filter *filter;
 	bool filtered;
 };
 
@@ -138,6 +134,7 @@ static void report_block(const struct td_file *f, uint64_t first, uint64_t n,
 	struct report_ctx *rc = ctx;
 	struct topdown_record r;
 
+	rc->filter->base_ns = f->meta.start_ns;	/* --from/--to */
 	for (uint64_t i = first; i < first + n && !rc->agg->oom; i++) {
 		const struct topdown_record *rp = recs ? &recs[i] : &r;
 
@@ -162,6 +159,7 @@ int do_report(int argc, char **argv)
 	struct td_getopt g;
 	struct td_view view;
 	struct td_agg agg;
+	struct td_lost lost;
 	struct td_file f;
 	bool can_decode, force = false;
 	int opt, ret = 0;
@@ -194,11 +192,13 @@ int do_report(int argc, char **argv)
 	opt = td_getopt_end(opt, argc, argv, false);
 	if (opt <= 0)
 		return opt;
+	if (td_filter_check(&filter))
+		return -1;
 	/* The records are grouped as the file is checked, block by block. */
 	td_agg_init(&agg, by);
 	rc.agg = &agg;
 	rc.filter = &filter;
-	rc.filtered = filter.cpu >= 0 || filter.pid >= 0 || filter.comm;
+	rc.filtered = filter.any;
 	if (td_input_load(path, NULL, &img, &f, report_block, &rc, force)) {
 		td_agg_free(&agg);
 		return -1;
@@ -211,10 +211,8 @@ int do_report(int argc, char **argv)
 		td_file_unload(&img, &f);
 		return -1;
 	}
-	for (uint32_t c = 0; c < f.meta.nr_cpus; c++)
-		if (f.meta.lost[c])
-			p_warn("CPU %u: %llu records were lost while recording: the counts are low",
-			       c, (unsigned long long)f.meta.lost[c]);
+	td_file_lost(&f, &lost);
+	td_lost_warn(&lost, "while recording");
 	if (agg.oom) {
 		p_err("out of memory grouping the records");
 		ret = -1;

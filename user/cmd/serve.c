@@ -53,13 +53,15 @@
 
 const struct td_opt serve_opts[] = {
 	{ "listen", 'l', 'l', TD_ARG_WORD, "ADDR:PORT",
-	  "listen there (default 127.0.0.1:" SV_DEFAULT_PORT ")" },
+	  "listen there (default 127.0.0.1:" SV_DEFAULT_PORT ")", 0 },
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
-	  "series per cgroup (default), process or comm" },
+	  "series per cgroup (default), process or comm", 0 },
 	{ "max-series", 0, 'N', TD_ARG_NUM, "N",
-	  "at most N groups, the rest summed as 'other' (default 1000)" },
+	  "at most N groups, the rest summed as 'other' (default 1000)", 0 },
 	{ "duration", 0, 'D', TD_ARG_NUM, "S",
-	  "exit after S seconds (default: until SIGINT or SIGTERM)" },
+	  "exit after S seconds (default: until SIGINT or SIGTERM)", 0 },
+	TD_OPT_OUT_JSON,
+	TD_OPT_OUT_FILE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -163,12 +165,13 @@ static size_t esc_label(char *dst, size_t cap, const char *s, size_t n)
 
 /* ---- groups ----------------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s)
+/* FNV-1a of s, up to a NUL or n bytes: the label text and comm keys. */
+static uint64_t fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	for (size_t i = 0; i < n && s[i]; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
 	return h;
 }
 
@@ -208,7 +211,7 @@ static bool sv_labels(struct sv *s, const struct topdown_record *r,
 /* The group of these labels; "other" (0) when the table is full. */
 static uint32_t sv_group_of(struct sv *s, const char *labels)
 {
-	size_t i = hash_str(labels) & (s->lcap - 1);
+	size_t i = fnv1a(labels, SIZE_MAX) & (s->lcap - 1);
 
 	while (s->lslot[i]) {
 		if (!strcmp(s->g[s->lslot[i] - 1].labels, labels))
@@ -226,16 +229,11 @@ static uint32_t sv_group_of(struct sv *s, const char *labels)
 
 static uint64_t sv_key(const struct sv *s, const struct topdown_record *r)
 {
-	uint64_t k;
-
 	switch (s->by) {
 	case TD_BY_PROCESS:
 		return (uint64_t)r->tgid + 1;
 	case TD_BY_COMM:
-		k = 1469598103934665603ull;
-		for (int i = 0; i < TOPDOWN_COMM_LEN && r->comm[i]; i++)
-			k = (k ^ (unsigned char)r->comm[i]) * 1099511628211ull;
-		return k | 1;
+		return fnv1a(r->comm, TOPDOWN_COMM_LEN) | 1;
 	default:
 		return r->cgroup_id + 1;
 	}
@@ -868,6 +866,12 @@ int do_serve(int argc, char **argv)
 			sv_accept(s);
 	}
 	ret = 0;
+	/* An exporter that never had a backend to read exported nothing. */
+	if (!s->opens) {
+		p_err("no backend ran while serving: nothing was collected (run '%s load', or '%s load --backend bpf|auto')",
+		      bin_name, bin_name);
+		ret = -1;
+	}
 out:
 	for (int i = 0; i < SV_CLIENTS; i++)
 		if (s->cl[i].fd > 0)

@@ -18,12 +18,14 @@ const struct td_opt stat_opts[] = {
 	TD_OPT_ALL,
 	TD_OPT_PIDS,
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
-	  "one row per task, process (default), comm, cgroup or cpu" },
+	  "one row per task, process (default), comm, cgroup or cpu", 0 },
 	{ "interval", 'I', 'I', TD_ARG_NUM, "MS",
-	  "print a block every MS milliseconds (at least 10)" },
+	  "print a block every MS milliseconds (at least 10)", 0 },
+	TD_OPT_FILTERS_NOPID,
 	TD_OPT_SORT,
 	TD_OPT_TABLE,
 	TD_OPT_DURATION,
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -45,6 +47,7 @@ static const char stat_desc[] =
 struct stat_ctx {
 	struct td_live live;
 	struct td_target tgt;
+	struct td_filter filter;	/* --tid, --cpu, --cgroup, --comm */
 	struct td_view view;
 	struct td_agg cur;
 	struct td_agg next;	/* -I: records that end after the block */
@@ -57,6 +60,8 @@ static void on_record(const struct topdown_record *r, void *ctx)
 {
 	struct stat_ctx *s = ctx;
 
+	if (!td_filter_match(&s->filter, r))
+		return;
 	if (r->time_ns > s->live.tick_end)
 		td_agg_add(&s->next, r);
 	else
@@ -173,9 +178,12 @@ int do_stat(int argc, char **argv)
 		return -1;
 	}
 	td_target_init(&s->tgt);
+	td_filter_init(&s->filter);
 	td_getopt_build(&g, "stat", stat_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		r = td_target_opt(&s->tgt, opt, optarg);
+		if (!r)
+			r = td_filter_opt(&s->filter, opt, optarg);
 		if (r < 0)
 			goto err;
 		if (r || td_table_opt(&topts, opt))
@@ -205,7 +213,11 @@ int do_stat(int argc, char **argv)
 		return ret;
 	}
 	ret = 0;
-	if (td_target_set_command(&s->tgt, argc - optind, argv + optind))
+	/* COMMAND or -p, not both: a usage error */
+	td_parsing_options = true;
+	r = td_target_set_command(&s->tgt, argc - optind, argv + optind);
+	td_parsing_options = false;
+	if (r)
 		goto err;
 	td_target_describe(&s->tgt, s->what, sizeof(s->what));
 	td_agg_init(&s->cur, by);

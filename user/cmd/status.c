@@ -250,7 +250,7 @@ static void status_json(enum td_backend be, const struct topdown_status *st,
 			const struct topdown_event *e = &cfg->events[i];
 
 			jsonw_start_object(json_wtr);
-			json_event_fields(e);
+			jsonw_event_fields(json_wtr, e);
 			jsonw_bool_field(json_wtr, "all_cpus", !e->cpus_size);
 			jsonw_end_object(json_wtr);
 		}
@@ -356,9 +356,14 @@ int do_status(int argc, char **argv)
 	ret = td_no_options(argc, argv,
 			    "Show the collection's state, configuration and per-CPU "
 			    "statistics\n"
-			    "(records, lost, read errors, time spent in the probe).\n");
+			    "(records, lost, read errors, time spent in the probe).\n"
+			    "When nothing collects, what 'tdctl load' would run here and\n"
+			    "how (the CPU, the event set, the backends), exit status 3.\n");
 	if (ret <= 0)
 		return ret;
+	/* Nothing collects: what would run, and how (exit 3). */
+	if (td_backend_active() == TD_BACKEND_NONE && !td_module_loaded())
+		return td_explain_not_running(NULL);
 	if (td_src_open(&src, false))
 		return -1;
 	src_kind = src.kind;

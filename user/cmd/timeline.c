@@ -18,8 +18,10 @@
  * recording's start), written with all nine decimal digits of the
  * nanosecond values as three decimals.
  *
- * The output goes to a temporary file next to -o FILE and is renamed over
- * it at the end, so a failure never leaves a half-written FILE behind.
+ * The trace goes to standard output, and so through every command's -o
+ * FILE (base/'s output helper, td_outfile_open(): a regular file by a
+ * temporary file renamed over it at the end, so a failure never leaves a
+ * half-written FILE behind; a device or FIFO in place).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -36,26 +38,25 @@
 #include "live/cgpath.h"
 #include "live/collect.h"
 #include "evset/evset.h"
+#include "group/aggregate.h"
 #include "output/fmt.h"
 #include "output/text.h"
 #include "cli/tdctl.h"
+#include "file/lost.h"
 #include "file/tdfile.h"
 
 #define TL_CPU_PID	(1u << 22)	/* PID_MAX_LIMIT: above any real pid */
 
 const struct td_opt timeline_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)" },
-	{ "output", 'o', 'o', TD_ARG_FILE, "FILE",
-	  "the trace file (default: stdout)" },
+	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)", 0 },
 	{ "min-slice", 0, 'm', TD_ARG_NUM, "US",
-	  "leave out slices shorter than US microseconds" },
-	{ "from", 0, 'F', TD_ARG_NUM, "S",
-	  "only slices that end after S seconds into the recording" },
-	{ "to", 0, 'T', TD_ARG_NUM, "S",
-	  "only slices that start before S seconds into the recording" },
+	  "leave out slices shorter than US microseconds", 0 },
+	TD_OPT_FILTERS,
 	{ "duration", 0, 'D', TD_ARG_NUM, "S",
-	  "record every task live for S seconds instead of reading a file" },
+	  "record every task live for S seconds instead of reading a file", 0 },
+	TD_OPT_OUT_JSON,
+	TD_OPT_OUT_FILE,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -153,8 +154,7 @@ static const struct tl_thread *tl_find(const struct tl_threads *h,
 
 struct tl_opts {
 	uint64_t min_ns;
-	uint64_t from_ns, to_ns;	/* relative to the start; to 0: none */
-	bool to_set;
+	struct td_filter filter;	/* --from/--to too */
 };
 
 struct tl_out {
@@ -226,7 +226,8 @@ static void put_lost(struct tl_out *o, uint32_t cpu, uint64_t ns,
 	put_us(o, ns);
 	put_str(b, ",\"name\":\"lost ");
 	td_buf_u64(b, count, 0);
-	put_str(b, " records\",\"cat\":\"lost\",\"args\":{\"lost\":");
+	put_str(b, count == 1 ? " record" : " records");
+	put_str(b, "\",\"cat\":\"lost\",\"args\":{\"lost\":");
 	td_buf_u64(b, count, 0);
 	put_str(b, ",\"why\":\"");
 	put_str(b, why);
@@ -393,16 +394,17 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	struct td_decoder dec;
 	bool can_decode = td_decoder_for(s->cfg, &dec);
 	uint64_t *last_end = calloc(s->nr_cpus + 1, sizeof(uint64_t));
-	uint64_t *next_seq = calloc(s->nr_cpus + 1, sizeof(uint64_t));
-	uint64_t *gaps = calloc(s->nr_cpus + 1, sizeof(uint64_t));
 	bool *used = calloc(s->nr_cpus + 1, sizeof(bool));
+	struct td_gaps gaps = { 0 };
 	struct tl_threads th = { 0 }, named = { 0 };
 	struct topdown_record tmp;
+	struct td_filter filter;
 	uint64_t from, to;
 	struct tl_out *o = calloc(1, sizeof(*o));
 	int ret = -1;
 
-	if (!last_end || !next_seq || !gaps || !used || !o ||
+	if (!last_end || !used || !o ||
+	    td_gaps_init(&gaps, s->nr_cpus, s->lost, s->all_tasks) ||
 	    td_buf_init(&o->b, out)) {
 		p_err("out of memory");
 		goto out;
@@ -424,8 +426,10 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		if (st < o->base)
 			o->base = st;
 	}
-	from = s->start_ns + opt->from_ns;
-	to = opt->to_set ? s->start_ns + opt->to_ns : UINT64_MAX;
+	/* The filters, --from and --to in seconds into the recording. */
+	filter = opt->filter;
+	filter.base_ns = s->start_ns;
+	td_filter_window(&filter, &from, &to);
 	put_other(o, s, meta, s->n);
 
 	put_str(&o->b, "{\"ph\":\"M\",\"pid\":");
@@ -438,7 +442,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		const struct topdown_record *r = tl_rec(s, i, &tmp);
 		uint32_t c = r->cpu;
 		uint64_t start = r->duration_ns > r->time_ns ? 0 :
-				 r->time_ns - r->duration_ns;
+				 r->time_ns - r->duration_ns, gap;
 
 		if (!(i & 0xffff) && td_signal) {
 			p_err("interrupted: no trace written");
@@ -448,24 +452,11 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		if (c >= s->nr_cpus)
 			continue;	/* the file parser refuses these */
 		used[c] = true;
-		/* A gap in a CPU's sequence numbers: records lost there. */
-		/* A gap in a CPU's sequence numbers is where records were
-		 * lost when every task was recorded (with a selection, the
-		 * other tasks' records make gaps too); at most what the
-		 * trailer counts for the CPU.
-		 */
-		if (s->all_tasks && s->lost && next_seq[c] &&
-		    r->seq > next_seq[c] && s->lost[c] > gaps[c]) {
-			uint64_t gap = r->seq - next_seq[c];
-
-			if (gap > s->lost[c] - gaps[c])
-				gap = s->lost[c] - gaps[c];
-			gaps[c] += gap;
-			if (start >= from && start < to)
-				put_lost(o, c, start, gap, "ring full");
-		}
-		next_seq[c] = r->seq + 1;
-		if (r->time_ns <= from || start >= to) {
+		/* Records lost in a gap of the CPU's sequence (file/lost.h). */
+		gap = td_gaps_before(&gaps, r);
+		if (gap && start >= from && start < to)
+			put_lost(o, c, start, gap, "ring full");
+		if (!td_filter_match(&filter, r)) {
 			o->outside++;
 			continue;
 		}
@@ -498,10 +489,10 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		goto out;
 	}
 	/* What the trailer counts beyond the gaps: lost, at the end. */
-	for (uint32_t c = 0; s->lost && c < s->nr_cpus; c++)
-		if (s->lost[c] > gaps[c]) {
+	for (uint32_t c = 0; c < s->nr_cpus; c++)
+		if (td_gaps_rest(&gaps, c)) {
 			put_lost(o, c, s->stop_ns > o->base ? s->stop_ns : o->base,
-				 s->lost[c] - gaps[c], "time unknown");
+				 td_gaps_rest(&gaps, c), "time unknown");
 			used[c] = true;	/* its track needs its name */
 		}
 	for (uint32_t c = 0; c < s->nr_cpus; c++) {
@@ -569,8 +560,7 @@ out_nobuf:
 	free(th.t);
 	free(named.t);
 	free(last_end);
-	free(next_seq);
-	free(gaps);
+	td_gaps_free(&gaps);
 	free(used);
 	free(o);
 	return ret;
@@ -607,65 +597,42 @@ static void tl_on_record(const struct topdown_record *r, void *ctx)
 	c->recs[c->n++] = *r;
 }
 
-/* ---- the output file ------------------------------------------------------ */
-
-/* A temporary file next to path (td_open_tmp()), as a stream. */
-static FILE *open_tmp(const char *path, char **tmp)
-{
-	int fd = td_open_tmp(path, tmp);
-	FILE *f;
-
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return f;
-}
-
 int do_timeline(int argc, char **argv)
 {
-	const char *in = NULL, *out_path = "-";
+	const char *in = NULL;
 	struct tl_opts opt = { 0 };
 	struct tl_live *lv = NULL;
 	struct td_file_image img = { 0 };
 	struct td_file f = { 0 };
 	struct tl_src src = { 0 };
+	struct td_lost lost;
 	unsigned long long v, dur = 0;
-	bool loaded = false, to_stdout;
+	bool loaded = false;
 	struct td_getopt g;
-	char *tmp = NULL;
-	FILE *out = NULL;
 	int o, ret = -1;
 
+	/* ^C from the start (-o's temporary file exists once the options
+	 * are read): no trace, the temporary file removed, any old trace
+	 * kept.
+	 */
+	td_catch_signals();
+	td_filter_init(&opt.filter);
 	td_getopt_build(&g, "timeline", timeline_desc);
 	while ((o = td_getopt_next(&g, argc, argv)) >= 0) {
+		int r = td_filter_opt(&opt.filter, o, optarg);
+
+		if (r < 0)
+			return -1;
+		if (r)
+			continue;
 		switch (o) {
 		case 'i':
 			in = optarg;
-			break;
-		case 'o':
-			out_path = optarg;
 			break;
 		case 'm':
 			if (parse_u64("--min-slice", optarg, 1000000000ull, &v))
 				return -1;
 			opt.min_ns = v * 1000;
-			break;
-		case 'F':
-			if (parse_seconds("--from", optarg, 1000000, &v))
-				return -1;
-			opt.from_ns = v;
-			break;
-		case 'T':
-			if (parse_seconds("--to", optarg, 1000000, &v))
-				return -1;
-			opt.to_ns = v;
-			opt.to_set = true;
 			break;
 		case 'D':
 			if (parse_seconds("--duration", optarg, 86400, &dur))
@@ -681,24 +648,23 @@ int do_timeline(int argc, char **argv)
 	if (o <= 0)
 		return o;
 	if (in && dur) {
-		p_err("-i FILE and --duration exclude each other");
+		p_usage_error("-i FILE and --duration exclude each other");
 		return -1;
 	}
-	if (opt.to_set && opt.to_ns <= opt.from_ns) {
-		p_err("--to must be later than --from");
+	if (td_filter_check(&opt.filter))
 		return -1;
-	}
 	if (!in && !dur)
 		in = TD_DEFAULT_FILE;
-	to_stdout = !strcmp(out_path, "-");
 
 	if (in) {
-		if (td_input_load(in, out_path, &img, &f, NULL, NULL, false))
+		if (td_input_load(in, NULL, &img, &f, NULL, NULL, false))
 			return -1;
 		loaded = true;
 		src.cfg = &f.meta.cfg;
 		src.nr_cpus = f.meta.nr_cpus;
-		src.lost = f.meta.lost;
+		src.lost = f.interrupted ? NULL : f.meta.lost;
+		td_file_lost(&f, &lost);
+		td_lost_warn(&lost, "while recording");
 		src.start_ns = f.meta.start_ns;
 		src.stop_ns = f.meta.stop_ns;
 		src.start_realtime_ns = f.meta.start_realtime_ns;
@@ -737,44 +703,15 @@ int do_timeline(int argc, char **argv)
 		src.what = "live";
 	}
 
-	/* ^C from here on: remove the temporary file, keep any old trace. */
-	td_signal = 0;
-	td_catch_signals();
-	out = to_stdout ? stdout : open_tmp(out_path, &tmp);
-	if (!out) {
-		p_err("cannot write next to %s: %s", out_path, strerror(errno));
+	/* A live collection ended at the first ^C: a second one stops the
+	 * writing.
+	 */
+	if (lv)
+		td_signal = 0;
+	if (write_trace(stdout, &src, loaded ? &f.meta : NULL, &opt))
 		goto out;
-	}
-	if (write_trace(out, &src, loaded ? &f.meta : NULL, &opt))
-		goto out;
-	if (to_stdout) {
-		ret = 0;
-		goto out;
-	}
-	if (fflush(out) || fsync(fileno(out))) {
-		p_err("writing %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (fclose(out)) {
-		out = NULL;
-		p_err("writing %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	out = NULL;
-	if (rename(tmp, out_path)) {
-		p_err("renaming %s to %s: %s", tmp, out_path, strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
 	ret = 0;
 out:
-	if (out && !to_stdout)
-		fclose(out);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
 	if (loaded)
 		td_file_unload(&img, &f);
 	if (lv) {

@@ -25,23 +25,25 @@
 #include "live/cgpath.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"
+#include "file/lost.h"
 #include "file/tdfile.h"
 
 const struct td_opt top_opts[] = {
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
-	  "one row per task (default), process, comm, cgroup or cpu" },
+	  "one row per task (default), process, comm, cgroup or cpu", 0 },
 	TD_OPT_SORT,
 	TD_OPT_TABLE,
 	{ "delay", 'd', 'd', TD_ARG_NUM, "SECS",
-	  "refresh every SECS seconds (default 1, fractions allowed)" },
-	{ "iterations", 'n', 'n', TD_ARG_NUM, "N", "stop after N refreshes" },
+	  "refresh every SECS seconds (default 1, fractions allowed)", 0 },
+	{ "iterations", 'n', 'n', TD_ARG_NUM, "N", "stop after N refreshes", 0 },
 	{ "batch", 'b', 'b', TD_ARG_NONE, NULL,
-	  "print snapshots one after the other, no terminal control, no keys" },
+	  "print snapshots one after the other, no terminal control, no keys", 0 },
 	{ "limit", 0, 'L', TD_ARG_NUM, "N",
-	  "at most N rows (default: what fits the screen; all in batch mode)" },
-	TD_OPT_PIDS,
+	  "at most N rows (default: what fits the screen; all in batch mode)", 0 },
+	TD_OPT_FILTERS,
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
-	  "replay a record file instead of the live collection" },
+	  "replay a record file instead of the live collection", 0 },
+	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
 };
@@ -60,6 +62,7 @@ static const char top_desc[] =
 struct top_ctx {
 	struct td_live live;
 	struct td_target tgt;
+	struct td_filter filter;
 	struct td_view view;
 	struct td_agg cur, next, shown;
 	const char *source;	/* "live" or the replayed file */
@@ -70,6 +73,7 @@ struct top_ctx {
 	uint64_t shown_end;
 	uint64_t shown_records, shown_lost;
 	uint64_t prev_lost;
+	bool lost_unknown;	/* a file that does not say (never live) */
 	unsigned long long iterations, count;
 	size_t user_limit;
 	bool batch;
@@ -81,7 +85,9 @@ static void on_record(const struct topdown_record *r, void *ctx)
 {
 	struct top_ctx *t = ctx;
 
-	td_agg_add(r->time_ns > t->live.tick_end ? &t->next : &t->cur, r);
+	if (td_filter_match(&t->filter, r))
+		td_agg_add(r->time_ns > t->live.tick_end ? &t->next : &t->cur,
+			   r);
 }
 
 /* The terminal's size, for a serial console from LINES/COLUMNS. */
@@ -133,6 +139,7 @@ static void draw(struct top_ctx *t)
 {
 	uint64_t ivl = t->view.interval_ns;
 	int rows = 0, cols = 0;
+	char lost[32];
 
 	if (json_output) {
 		jsonw_start_object(json_wtr);
@@ -140,7 +147,10 @@ static void draw(struct top_ctx *t)
 				  (t->shown_end - t->start_ns) / 1e9);
 		jsonw_float_field(json_wtr, "interval_s", ivl / 1e9);
 		jsonw_uint_field(json_wtr, "records", t->shown_records);
-		jsonw_uint_field(json_wtr, "lost", t->shown_lost);
+		if (t->lost_unknown)
+			jsonw_null_field(json_wtr, "lost");
+		else
+			jsonw_uint_field(json_wtr, "lost", t->shown_lost);
 		td_table_print(stdout, &t->view, &t->shown,
 			       &(struct td_table_out){ 0 });
 		jsonw_end_object(json_wtr);
@@ -166,9 +176,13 @@ static void draw(struct top_ctx *t)
 	status_line(t, "tdctl top - %s, %.1f s, set %s, by %s, %u CPUs, interval %.3f s",
 		    t->source, (t->shown_end - t->start_ns) / 1e9, t->set,
 		    td_by_names[t->view.by], t->nr_cpus, ivl / 1e9);
-	status_line(t, "%llu slices, %llu lost, %zu %ss",
-		    (unsigned long long)t->shown_records,
-		    (unsigned long long)t->shown_lost, t->shown.n,
+	if (t->lost_unknown)
+		snprintf(lost, sizeof(lost), "lost unknown");
+	else
+		snprintf(lost, sizeof(lost), "%llu lost",
+			 (unsigned long long)t->shown_lost);
+	status_line(t, "%llu slices, %s, %zu %ss",
+		    (unsigned long long)t->shown_records, lost, t->shown.n,
 		    td_by_names[t->view.by]);
 	if (!t->batch)
 		status_line(t, "sort: %s%s (keys: < > column, r reverse, c cycles, t time, q quit)",
@@ -282,6 +296,7 @@ static int top_live(struct top_ctx *t)
 	if (td_live_open(&t->live, &t->tgt, on_record, t))
 		return -1;
 	t->start_ns = t->live.start_ns;
+	t->filter.base_ns = t->start_ns;
 	t->prev_end = t->live.start_ns;
 	t->nr_cpus = t->live.rd.nr_cpus;
 	t->set = t->live.can_decode ? t->live.dec.set : t->live.rd.cfg.label;
@@ -305,19 +320,26 @@ static int by_stamp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Replay a file: intervals of `delay` in the records' own time. */
+/*
+ * Replay a file: intervals of `delay` in the records' own time. Records
+ * lost while recording are counted in the interval of their gap in the
+ * CPU's sequence numbers, the rest in the last one (file/lost.h).
+ */
 static int top_replay(struct top_ctx *t, const struct td_file *f,
 		      uint64_t delay)
 {
 	struct topdown_record r;
 	struct stamp *order;
-	uint64_t end, i = 0;
+	struct td_gaps gaps;
+	uint64_t end, i = 0, lost = 0;
 
 	order = malloc((f->nr_records ? f->nr_records : 1) * sizeof(*order));
-	if (!order) {
+	if (!order || td_gaps_init_file(&gaps, f)) {
+		free(order);
 		p_err("out of memory");
 		return -1;
 	}
+	t->lost_unknown = !gaps.lost;
 	/* Records are stored per CPU in drain order: sort by time. */
 	for (uint64_t k = 0; k < f->nr_records; k++) {
 		td_file_record(f, k, &r);
@@ -328,10 +350,14 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 	for (end = t->start_ns + delay;; end += delay) {
 		for (; i < f->nr_records && order[i].time_ns <= end; i++) {
 			td_file_record(f, order[i].index, &r);
-			if (td_target_match(&t->tgt, &r))
+			lost += td_gaps_before(&gaps, &r);
+			if (td_filter_match(&t->filter, &r))
 				td_agg_add(&t->cur, &r);
 		}
-		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, 0);
+		if (end >= f->meta.stop_ns)
+			for (uint32_t c = 0; c < f->meta.nr_cpus; c++)
+				lost += td_gaps_rest(&gaps, c);
+		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, lost);
 		if (end >= f->meta.stop_ns || td_signal ||
 		    (t->iterations && t->count >= t->iterations))
 			break;
@@ -345,6 +371,7 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 		}
 	}
 	free(order);
+	td_gaps_free(&gaps);
 	return 0;
 }
 
@@ -353,10 +380,9 @@ int do_top(int argc, char **argv)
 	struct top_ctx *t = calloc(1, sizeof(*t));
 	unsigned long long delay = 1000000000ull, v;
 	const char *input = NULL, *sort = NULL;
-	const char *pid_arg[TD_TARGET_MAX_PIDS];
 	struct td_table_opts topts = { 0 };
-	int nr_pid_args = 0;
 	struct td_file_image img;
+	struct td_lost lost;
 	struct td_file f;
 	struct td_getopt g;
 	int opt, ret = -1;
@@ -366,21 +392,17 @@ int do_top(int argc, char **argv)
 		return -1;
 	}
 	td_target_init(&t->tgt);
+	td_filter_init(&t->filter);
 	t->view.by = TD_BY_TASK;
 	td_getopt_build(&g, "top", top_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
-		if (td_table_opt(&topts, opt))
+		int r = td_filter_opt(&t->filter, opt, optarg);
+
+		if (r < 0)
+			goto out;
+		if (r || td_table_opt(&topts, opt))
 			continue;
 		switch (opt) {
-		case TD_TARGET_PIDS:
-			/* Parsed once -i is known: then the pids are the file's. */
-			if (nr_pid_args == TD_TARGET_MAX_PIDS) {
-				p_err("--pid: at most %d pids",
-				      TD_TARGET_MAX_PIDS);
-				goto out;
-			}
-			pid_arg[nr_pid_args++] = optarg;
-			break;
 		case 'B':
 			if (td_by_parse("--by", optarg, &t->view.by))
 				goto out;
@@ -418,10 +440,8 @@ int do_top(int argc, char **argv)
 	if (ret <= 0)
 		goto out;
 	ret = -1;
-	t->tgt.file_pids = input;
-	for (int i = 0; i < nr_pid_args; i++)
-		if (td_target_opt(&t->tgt, TD_TARGET_PIDS, pid_arg[i]) < 0)
-			goto out;
+	if (td_filter_check(&t->filter))
+		goto out;
 	if (json_output || csv_output || orig_stdout_fd >= 0 ||
 	    !isatty(STDOUT_FILENO))
 		t->batch = true;
@@ -431,8 +451,15 @@ int do_top(int argc, char **argv)
 	if (input) {
 		if (td_input_load(input, NULL, &img, &f, NULL, NULL, false))
 			goto out;
+		/* On a terminal the screen shows them (and would wipe a
+		 * warning): the status line counts them per interval.
+		 */
+		td_file_lost(&f, &lost);
+		if (t->batch)
+			td_lost_warn(&lost, "while recording");
 		t->source = input;
 		t->start_ns = f.meta.start_ns;
+		t->filter.base_ns = t->start_ns;
 		t->prev_end = f.meta.start_ns;
 		t->nr_cpus = f.meta.nr_cpus;
 		t->set = f.meta.cfg.label;

@@ -674,13 +674,6 @@ static int read_all(int fd, struct td_file_image *img)
 	return 0;
 }
 
-int td_file_load_each(const char *path, struct td_file_image *img,
-		      struct td_file *f, char *err, size_t errlen,
-		      td_file_block_fn fn, void *ctx)
-{
-	return td_file_load_flags(path, img, f, err, errlen, fn, ctx, 0);
-}
-
 int td_file_load_flags(const char *path, struct td_file_image *img,
 		       struct td_file *f, char *err, size_t errlen,
 		       td_file_block_fn fn, void *ctx, unsigned int flags)
@@ -726,12 +719,6 @@ int td_file_load_flags(const char *path, struct td_file_image *img,
 	if (f->interrupted)
 		snprintf(err, errlen, "%s", why);
 	return 0;
-}
-
-int td_file_load(const char *path, struct td_file_image *img,
-		 struct td_file *f, char *err, size_t errlen)
-{
-	return td_file_load_each(path, img, f, err, errlen, NULL, NULL);
 }
 
 void td_file_unload(struct td_file_image *img, struct td_file *f)

@@ -121,31 +121,26 @@ void td_file_free(struct td_file *f);
 /* CRC-32 (IEEE, zlib's) of buf[0..len), continued from crc (0 to start). */
 uint32_t td_file_crc32(uint32_t crc, const void *buf, size_t len);
 
-/* Map or read a whole file ("-" for stdin) and parse it. -1 with the
- * message, which names the file and the offset, in err.
- */
+/* A whole file ("-" for stdin), mapped or read. */
 struct td_file_image {
 	uint8_t *buf;
 	size_t len;
 	bool mapped;
 };
 
-int td_file_load(const char *path, struct td_file_image *img,
-		 struct td_file *f, char *err, size_t errlen);
 /*
- * The same, and fn(f, first, n, ctx) for each block of records as soon as
- * it has been checked, in file order, while it is still in the cache: a
- * reader that needs one pass (report) reads the file from memory once.
- * The file as a whole is only valid if this returns 0: what fn computed
- * must be thrown away otherwise (a later record or the checksum is bad).
+ * Map or read a whole file and parse it: 0, or -1 with the message, which
+ * names the file and the offset, in err. fn (NULL: none) is called as
+ * fn(f, first, n, ctx) for each block of records as soon as it has been
+ * checked, in file order, while it is still in the cache: a reader that
+ * needs one pass (report) reads the file from memory once. The file as a
+ * whole is only valid if this returns 0: what fn computed must be thrown
+ * away otherwise (a later record or the checksum is bad).
  */
 typedef void (*td_file_block_fn)(const struct td_file *f, uint64_t first,
 				 uint64_t n, void *ctx);
-int td_file_load_each(const char *path, struct td_file_image *img,
-		      struct td_file *f, char *err, size_t errlen,
-		      td_file_block_fn fn, void *ctx);
 /*
- * The same with flags. TD_FILE_SALVAGE: a file whose trailer is missing
+ * Flags: TD_FILE_SALVAGE: a file whose trailer is missing
  * (an interrupted recording, a truncated file) is read up to its last
  * good record instead of refused: f->interrupted is then set, the stop
  * time is the last record's, the lost counts are unknown (0), and err

@@ -35,21 +35,45 @@ extern const char *const td_by_names[TD_BY_NR];
 /* 0, or -1 after p_err() listing the valid names. */
 int td_by_parse(const char *opt, const char *s, enum td_by *by);
 
-/* Filters of dump and report: --cpu, --pid, --comm. */
+/*
+ * The one filter set of every command that reads records (report, dump,
+ * top, timeline; stat and record take -p as their target): lists of
+ * process ids (-p/--pid: a process or a thread), thread ids (--tid),
+ * CPUs (--cpu), cgroup ids or paths (--cgroup), a comm (--comm), and a
+ * window --from S --to S in seconds into the recording (the time base
+ * every command prints: td_filter.base_ns is the recording's or the
+ * collection's start). A slice is kept when it matches every filter
+ * given, and any value of a list; a window keeps the slices that end
+ * after --from and start before --to.
+ */
+#define TD_FILTER_MAX	64
 struct td_filter {
-	long cpu;		/* -1: any */
-	long pid;		/* process or thread id, -1: any */
+	uint64_t pid[TD_FILTER_MAX], tid[TD_FILTER_MAX];
+	uint64_t cpu[TD_FILTER_MAX], cgroup[TD_FILTER_MAX];
+	int nr_pids, nr_tids, nr_cpus, nr_cgroups;
 	const char *comm;	/* NULL: any */
+	uint64_t from_ns, to_ns;	/* after base_ns */
+	bool from_set, to_set;
+	uint64_t base_ns;	/* set by the reader: time_s 0 */
+	bool any;		/* a filter was given */
 };
 
-/* The ids td_filter_opt() takes: --cpu, --pid, --comm (the CLI's
- * TD_OPT_FILTERS).
- */
-enum { TD_FILTER_CPU = 'c', TD_FILTER_PID = 'p', TD_FILTER_COMM = 'n' };
+/* The ids td_filter_opt() takes (the CLI's TD_OPT_FILTERS). */
+enum {
+	TD_FILTER_PID = 'p', TD_FILTER_CPU = 0x300, TD_FILTER_COMM,
+	TD_FILTER_TID, TD_FILTER_CGROUP, TD_FILTER_FROM, TD_FILTER_TO,
+};
 
 void td_filter_init(struct td_filter *f);
 /* 1 if id was a filter option, 0 if not, -1 after p_err(). */
 int td_filter_opt(struct td_filter *f, int id, const char *arg);
+/* After the options: --to later than --from. 0, or -1 after a usage
+ * error.
+ */
+int td_filter_check(const struct td_filter *f);
+/* The window in absolute nanoseconds (saturating): [*from, *to). */
+void td_filter_window(const struct td_filter *f, uint64_t *from,
+		      uint64_t *to);
 bool td_filter_match(const struct td_filter *f, const struct topdown_record *r);
 
 struct td_group {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "group/aggregate.h"
+#include "output/vocab.h"
 
 /* Plain columns, left to right: time, keys, slices, run time, metrics,
  * event counts.
@@ -35,27 +36,17 @@ static struct td_field *add(struct table *t, const char *name,
 	return f;
 }
 
-/* The short titles of top's Level-1 columns (td_l1_names order). */
-static const char *const l1_short[4] = {
-	"RETIRING", "BAD_SPEC", "FRONTEND", "BACKEND",
-};
-
+/* A metric's title from the vocabulary (output/vocab.h), in every
+ * command; never the same title as an event's: then its name.
+ */
 static const char *metric_title(const struct td_view *v, int idx)
 {
-	if (!v->compact)
-		return v->metric_names[idx];
-	if (!strcmp(v->metric_names[idx], "ipc"))
-		return "IPC";
-	for (int k = 0; k < 4; k++) {
-		if (v->l1[k] != idx)
-			continue;
-		/* Never the same title as an event's. */
-		for (uint32_t e = 0; e < v->cfg->nr_events; e++)
-			if (!strcmp(v->cfg->events[e].name, l1_short[k]))
-				return v->metric_names[idx];
-		return l1_short[k];
-	}
-	return v->metric_names[idx];
+	const char *t = td_voc_title(v->metric_names[idx]);
+
+	for (uint32_t e = 0; e < v->cfg->nr_events; e++)
+		if (!strcmp(v->cfg->events[e].name, t))
+			return v->metric_names[idx];
+	return t;
 }
 
 static int max_int(int a, int b)
@@ -68,6 +59,7 @@ static void build(struct table *t, const struct td_view *v,
 {
 	int nr_keys = 0, mcol, ecol;
 	struct td_field *f;
+	const char *name;
 
 	memset(t, 0, sizeof(*t));
 	t->time = -1;
@@ -89,30 +81,32 @@ static void build(struct table *t, const struct td_view *v,
 		t->col_field[i] = t->n;
 		switch (c->kind) {
 		case TD_COL_PID:
-			add(t, c->name, "PID", TD_IN_ALL, col, 7);
-			break;
 		case TD_COL_TID:
-			add(t, c->name, "TID", TD_IN_ALL, col, 7);
+			add(t, c->name, td_voc_title(c->name), TD_IN_ALL, col,
+			    7);
 			break;
 		case TD_COL_COMM:
-			add(t, c->name, "COMM", TD_IN_ALL, col, -16);
+			add(t, c->name, td_voc_title(c->name), TD_IN_ALL, col,
+			    -16);
 			break;
 		case TD_COL_CGROUP:
 			/* JSON and CSV: the id and the path; a table: the
 			 * path where it resolves, else the id.
 			 */
-			add(t, c->name, "CGROUP", v->cgroup_path ?
+			add(t, c->name, td_voc_title(c->name), v->cgroup_path ?
 			    TD_IN_JSON | TD_IN_CSV : TD_IN_ALL, col, 10);
 			t->cgroup = t->n;
 			add(t, "cgroup", NULL, TD_IN_JSON | TD_IN_CSV, -1, 0);
 			if (v->cgroup_path) {
 				t->cgroup_path = t->n;
-				add(t, "cgroup", "CGROUP", TD_IN_PLAIN, col, -24);
+				add(t, "cgroup", td_voc_title("cgroup"),
+				    TD_IN_PLAIN, col, -24);
 			}
 			break;
 		default:
 			/* At least as wide as "total" (the total row). */
-			add(t, c->name, "CPU", TD_IN_ALL, col, 5);
+			add(t, c->name, td_voc_title(c->name), TD_IN_ALL, col,
+			    5);
 			break;
 		}
 		/* The key's plain column: the first field, or the path. */
@@ -131,7 +125,7 @@ static void build(struct table *t, const struct td_view *v,
 		t->col_field[i] = t->n;
 		switch (c->kind) {
 		case TD_COL_SLICES:
-			f = add(t, c->name, "SLICES", TD_IN_ALL,
+			f = add(t, c->name, td_voc_title(c->name), TD_IN_ALL,
 				COL_KEY + nr_keys, v->compact ? 6 : 8);
 			f->flags = TD_FIELD_COUNT;
 			if (v->opts.big_num)
@@ -148,10 +142,12 @@ static void build(struct table *t, const struct td_view *v,
 			    -1, 0);
 			t->run_plain = t->n;
 			t->col_field[i] = t->n;
-			f = add(t, c->name, v->compact && v->interval_ns ?
-				"%CPU" : "RUN_MS", TD_IN_PLAIN,
+			/* top: %CPU of the interval */
+			name = v->compact && v->interval_ns ? "cpu_percent" :
+			       c->name;
+			f = add(t, name, td_voc_title(name), TD_IN_PLAIN,
 				COL_KEY + nr_keys + 1, v->compact ? 6 : 11);
-			f->prec = v->compact && v->interval_ns ? 1 : 3;
+			f->prec = td_voc_prec(name);
 			break;
 		case TD_COL_EVENT:
 			if (v->opts.metric_only) {
@@ -173,7 +169,7 @@ static void build(struct table *t, const struct td_view *v,
 					   (v->metric_fraction[c->idx] ? 7 : 5) :
 					   8);
 			f->group = "metrics";
-			f->prec = v->compact ? 2 : 3;
+			f->prec = td_voc_prec(c->name);
 			if (v->metric_fraction[c->idx])
 				f->flags = TD_FIELD_PERCENT;
 			break;
@@ -250,14 +246,15 @@ static int bottleneck(const struct td_view *v, const struct td_metrics *m)
 	return best;
 }
 
-static void row(struct td_emit *e, const struct table *t,
-		const struct td_view *v, const struct td_group *g,
-		const struct td_table_out *o, bool is_total)
+/* Returns the marks shown: 1 a class marked '*', 2 a fraction '!'. */
+static int row(struct td_emit *e, const struct table *t,
+	       const struct td_view *v, const struct td_group *g,
+	       const struct td_table_out *o, bool is_total)
 {
 	const struct td_field *f = t->f;
 	struct td_metrics m = { 0 };
 	char s[32];
-	int mark;
+	int mark, shown = 0;
 
 	td_emit_begin(e, is_total ? "total" : NULL, NULL);
 	td_emit_word(e, &f[t->type], is_total ? "total" : "group");
@@ -343,6 +340,10 @@ static void row(struct td_emit *e, const struct table *t,
 				td_emit_group(e, "metrics");
 			if (c->idx == mark)
 				td_emit_mark(e, '*');
+			if (c->idx < m.n && m.m[c->idx].flagged) {
+				td_emit_flag(e, '!');
+				shown |= 2;
+			}
 			td_emit_float(e, &f[fi], c->idx < m.n ?
 				      m.m[c->idx].value : 0,
 				      c->idx < m.n && m.m[c->idx].valid);
@@ -355,6 +356,7 @@ static void row(struct td_emit *e, const struct table *t,
 	if (!v->nr_metrics)
 		td_emit_group(e, "metrics");
 	td_emit_end(e);
+	return shown | (mark >= 0);
 }
 
 void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
@@ -363,6 +365,7 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 	const struct td_group **rows;
 	struct table *t = malloc(sizeof(*t));
 	struct td_emit e;
+	int marked = 0;
 	size_t n = 0;
 
 	if (!t)
@@ -378,10 +381,18 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 		td_emit_header(&e, t->f, t->n, NULL);
 	td_emit_list_begin(&e, "rows");
 	for (size_t i = 0; rows && i < n; i++)
-		row(&e, t, v, rows[i], o, false);
+		marked |= row(&e, t, v, rows[i], o, false);
 	td_emit_list_end(&e);
 	free(rows);
 	if (o->total || e.fmt != TD_EMIT_PLAIN)
-		row(&e, t, v, &a->total, o, true);
+		marked |= row(&e, t, v, &a->total, o, true);
+	/* The mark's legend under a table of report and stat (top has no
+	 * room for it: its man page says it).
+	 */
+	if (marked && o->total && e.fmt == TD_EMIT_PLAIN && !v->compact)
+		fprintf(out, "\n%s%s%s\n",
+			marked & 1 ? TD_VOC_LEGEND_MARK : "",
+			marked == 3 ? "\n" : "",
+			marked & 2 ? TD_VOC_LEGEND_FLAG : "");
 	free(t);
 }

@@ -151,7 +151,8 @@ int td_view_sort_by(struct td_view *v, const char *name)
 			    i < v->nr_keys)
 				pos += snprintf(list + pos, sizeof(list) - pos,
 						", %s", v->col[i].name);
-		p_err("cannot sort by '%s': no such column (%s)", name, list);
+		p_usage_error("cannot sort by '%s': no such column (%s)", name,
+			      list);
 		return -1;
 	}
 	v->sort_col = col;

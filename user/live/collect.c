@@ -269,8 +269,9 @@ void td_live_close(struct td_live *l)
 	}
 	for (int cpu = 0; l->lost && cpu < l->rd.nr_cpus; cpu++)
 		if (l->lost[cpu])
-			p_warn("CPU %d: %llu records lost (ring full or overwritten): the counts are low; see '%s load --ring-size'",
-			       cpu, (unsigned long long)l->lost[cpu], bin_name);
+			p_warn("CPU %d: %llu %s lost (ring full or overwritten): the counts are low; see '%s load --ring-size'",
+			       cpu, (unsigned long long)l->lost[cpu],
+			       td_records(l->lost[cpu]), bin_name);
 	free(l->lost);
 	l->lost = NULL;
 	if (l->rd.rings || l->rd.fd > 0)

@@ -99,8 +99,8 @@ int td_dev_open(bool write)
 			p_err("%s does not exist although the topdown module is loaded",
 			      TOPDOWN_DEVICE);
 		else
-			p_err("the topdown module is not loaded (run '%s load')",
-			      bin_name);
+			p_err("the topdown module is not loaded and the BPF backend is not running (run '%s load', or '%s load --backend bpf|auto'; '%s status' says what would run)",
+			      bin_name, bin_name, bin_name);
 		break;
 	case EACCES:
 		p_err("no access to %s from this pid namespace: the records carry the host's pids, so only the initial pid namespace may read them",

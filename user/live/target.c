@@ -31,42 +31,28 @@ void td_target_init(struct td_target *t)
 	t->pidfd = -1;
 }
 
+/* -p PID[,PID..]: the one list parser (base/common.h), then what a
+ * target needs: no idle task, processes that exist here.
+ */
 static int parse_pids(struct td_target *t, const char *opt, const char *s)
 {
-	char buf[16];
-	const char *p = s;
+	uint64_t v[TD_TARGET_MAX_PIDS];
+	int n = 0;
 
-	while (*p) {
-		unsigned long long v;
-		size_t len = strcspn(p, ",");
-
-		if (!len || len >= sizeof(buf)) {
-			p_err("invalid value '%s' for %s (expected PID[,PID..])",
-			      s, opt);
-			return -1;
-		}
-		memcpy(buf, p, len);
-		buf[len] = '\0';
-		if (parse_u64(opt, buf, 0x3fffffff, &v))
-			return -1;
-		if (!v) {
+	if (parse_id_list(opt, "PID[,PID..]", s, 0x3fffffff, v,
+			  TD_TARGET_MAX_PIDS - t->nr_pids, &n))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (!v[i]) {
 			p_err("%s: pid 0 is the idle task, not a process", opt);
 			return -1;
 		}
-		if (t->nr_pids == TD_TARGET_MAX_PIDS) {
-			p_err("%s: at most %d pids", opt, TD_TARGET_MAX_PIDS);
+		if (!t->file_pids && kill((pid_t)v[i], 0) && errno == ESRCH) {
+			p_err("%s: no process %llu", opt,
+			      (unsigned long long)v[i]);
 			return -1;
 		}
-		if (!t->file_pids && kill((pid_t)v, 0) && errno == ESRCH) {
-			p_err("%s: no process %llu", opt, v);
-			return -1;
-		}
-		t->pids[t->nr_pids++] = (uint32_t)v;
-		p += len;
-		if (*p == ',' && !*++p) {
-			p_err("invalid value '%s' for %s (trailing comma)", s, opt);
-			return -1;
-		}
+		t->pids[t->nr_pids++] = (uint32_t)v[i];
 	}
 	return 0;
 }

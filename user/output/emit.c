@@ -61,10 +61,12 @@ static void set_cell_w(struct td_emit *e, const struct td_field *f,
 
 	if (f->col < 0 || f->col >= TD_EMIT_MAX_COLS)
 		return;
-	if (e->mark) {
-		snprintf(marked, sizeof(marked), "%c%s", e->mark, text);
+	if (e->mark || e->flag) {
+		snprintf(marked, sizeof(marked), "%.1s%s%.1s", &e->mark, text,
+			 &e->flag);
 		text = marked;
 		e->mark = 0;
+		e->flag = 0;
 	}
 	snprintf(e->cell[f->col], TD_EMIT_CELL, "%*s",
 		 f->width < 0 ? -w : w, text);
@@ -152,6 +154,7 @@ void td_emit_begin(struct td_emit *e, const char *name, const char *prefix)
 {
 	e->group = NULL;
 	e->mark = 0;
+	e->flag = 0;
 	switch (e->fmt) {
 	case TD_EMIT_PLAIN:
 		e->prefix = prefix;
@@ -401,8 +404,31 @@ json_writer_t *td_emit_json(struct td_emit *e)
 	return e->jw;
 }
 
+void td_json_lost(json_writer_t *w, const struct td_lost *l, bool per_cpu)
+{
+	if (per_cpu && l->known) {
+		jsonw_name(w, "lost_per_cpu");
+		jsonw_start_array(w);
+		for (uint32_t c = 0; c < l->nr_cpus; c++)
+			jsonw_uint(w, l->per_cpu[c]);
+		jsonw_end_array(w);
+	} else if (per_cpu) {
+		jsonw_null_field(w, "lost_per_cpu");
+	}
+	if (l->known)
+		jsonw_uint_field(w, "lost", l->total);
+	else
+		jsonw_null_field(w, "lost");
+}
+
 void td_emit_mark(struct td_emit *e, char c)
 {
 	if (e->fmt == TD_EMIT_PLAIN)
 		e->mark = c;
+}
+
+void td_emit_flag(struct td_emit *e, char c)
+{
+	if (e->fmt == TD_EMIT_PLAIN)
+		e->flag = c;
 }

@@ -64,6 +64,7 @@ struct td_emit {
 	bool big_num;		/* plain: 1,234,567 */
 	int width;		/* plain: lines cut at width (0: not cut) */
 	char mark;		/* plain: prefix of the next cell, or 0 */
+	char flag;		/* plain: suffix of the next cell, or 0 */
 	/* plain: the cells of the current row, by column */
 	const char *prefix;
 	int nr_cells;
@@ -124,6 +125,14 @@ void td_emit_skip(struct td_emit *e, const struct td_field *f);
 json_writer_t *td_emit_json(struct td_emit *e);
 /* Plain: put c before the next cell (the toplev-style bottleneck mark). */
 void td_emit_mark(struct td_emit *e, char c);
+/* Plain: put c after the next cell ('!': a fraction outside 0..100%). */
+void td_emit_flag(struct td_emit *e, char c);
+
+/* JSON: "lost": N, or null when not known (base/common.h's td_lost);
+ * with per_cpu also "lost_per_cpu": [N, ...] or null.
+ */
+struct td_lost;
+void td_json_lost(json_writer_t *w, const struct td_lost *l, bool per_cpu);
 
 /* "1234567" as "1,234,567" into dst (room for 27 bytes); the length. */
 int td_group_digits(char *dst, uint64_t v);

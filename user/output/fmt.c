@@ -10,6 +10,8 @@
  * the default rounding mode. Everything else goes to snprintf().
  */
 #include <stdlib.h>
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "output/fmt.h"
@@ -461,6 +463,34 @@ void td_buf_fixed(struct td_buf *b, double v, int prec, int width)
 	if (neg)
 		*--p = '-';
 	field_out(b, &f, p, width);
+}
+
+int td_fmt_shortest(char *dst, double v)
+{
+	char buf[TD_FMT_MAX + 1];
+
+	if (!isfinite(v))
+		return slow(dst, "%.*g", 17, v);
+	/* A normal double has 15 to 17 significant digits: %.15g is the
+	 * shortest form (trailing zeros removed) whenever one of at most 15
+	 * digits reads back as v, else %.16g, else %.17g. A subnormal one
+	 * has fewer: every width is tried.
+	 */
+	for (int p = fabs(v) < DBL_MIN ? 1 : 15; p < 17; p++) {
+		int n = snprintf(buf, sizeof(buf), "%.*g", p, v);
+
+		if (n > 0 && n < (int)sizeof(buf) && strtod(buf, NULL) == v) {
+			memcpy(dst, buf, (size_t)n);
+			return n;
+		}
+	}
+	return td_fmt_g17(dst, v);
+}
+
+void td_buf_shortest(struct td_buf *b, double v)
+{
+	td_buf_need(b, TD_FMT_MAX);
+	b->p += td_fmt_shortest(b->p, v);
 }
 
 void td_buf_g17(struct td_buf *b, double v)

@@ -24,6 +24,10 @@
 int td_fmt_u64(char *dst, uint64_t v);			/* "%llu" */
 int td_fmt_fixed(char *dst, double v, int prec);	/* "%.*f", prec 0..9 */
 int td_fmt_g17(char *dst, double v);			/* "%.17g" */
+/* The shortest text that reads back as v (strtod): what JSON readers
+ * expect (bpftool's, perf's); "%.17g" of a NaN or infinity.
+ */
+int td_fmt_shortest(char *dst, double v);
 
 struct td_buf {
 	FILE *f;
@@ -90,6 +94,8 @@ void td_buf_digits(struct td_buf *b, uint64_t v, int n);
 void td_buf_fixed(struct td_buf *b, double v, int prec, int width);
 /* "%.17g" */
 void td_buf_g17(struct td_buf *b, double v);
+/* td_fmt_shortest() */
+void td_buf_shortest(struct td_buf *b, double v);
 /* "%-*s" / "%*s" of n bytes: left- (width < 0) or right-aligned. */
 void td_buf_pad(struct td_buf *b, const char *s, size_t n, int width);
 

@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/topdown.h>
+
+#include "output/fmt.h"
 #include "output/json_writer.h"
 #include "output/text.h"
 
@@ -313,9 +316,11 @@ void jsonw_int(json_writer_t *self, int64_t value)
 
 void jsonw_float(json_writer_t *self, double value)
 {
+	char buf[TD_FMT_MAX + 1];
+
 	begin_item(self);
 	if (isfinite(value))
-		fprintf(self->out, "%.17g", value);
+		fwrite(buf, 1, (size_t)td_fmt_shortest(buf, value), self->out);
 	else
 		fputs("null", self->out);
 }
@@ -366,4 +371,13 @@ void jsonw_null_field(json_writer_t *self, const char *name)
 {
 	jsonw_name(self, name);
 	jsonw_null(self);
+}
+
+void jsonw_event_fields(json_writer_t *self, const struct topdown_event *e)
+{
+	jsonw_string_field(self, "name", e->name);
+	jsonw_uint_field(self, "type", e->type);
+	jsonw_uint_field(self, "config", e->config);
+	jsonw_uint_field(self, "config1", e->config1);
+	jsonw_uint_field(self, "config2", e->config2);
 }

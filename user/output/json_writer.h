@@ -60,4 +60,10 @@ void jsonw_float_field(json_writer_t *self, const char *name, double v);
 void jsonw_bool_field(json_writer_t *self, const char *name, bool v);
 void jsonw_null_field(json_writer_t *self, const char *name);
 
+struct topdown_event;
+/* The fields that name an event (name, type, config, config1, config2),
+ * into the object the caller has opened.
+ */
+void jsonw_event_fields(json_writer_t *self, const struct topdown_event *e);
+
 #endif

@@ -68,11 +68,49 @@ static inline uint64_t plain8(uint64_t w)
 	return ge20 & ~ge7f & ne5c & ~w & HIGH;
 }
 
+/* The code point of the valid UTF-8 character s of k bytes (k >= 2). */
+static uint32_t code_point(const unsigned char *s, int k)
+{
+	uint32_t c = s[0] & (0x7f >> k);
+
+	for (int i = 1; i < k; i++)
+		c = c << 6 | (s[i] & 0x3f);
+	return c;
+}
+
+/*
+ * Columns a character takes on a terminal: 2 for the East Asian Wide and
+ * Fullwidth ranges of Unicode's EastAsianWidth.txt (CJK, Hangul, kana,
+ * fullwidth forms, emoji), 0 for combining marks, 1 otherwise; as
+ * wcwidth() of a UTF-8 locale, without depending on the locale.
+ */
+static int columns(uint32_t c)
+{
+	static const uint32_t wide[][2] = {
+		{ 0x1100, 0x115f }, { 0x231a, 0x231b }, { 0x2329, 0x232a },
+		{ 0x23e9, 0x23ec }, { 0x2614, 0x2615 }, { 0x2e80, 0x303e },
+		{ 0x3041, 0x33ff }, { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff },
+		{ 0xa000, 0xa4cf }, { 0xa960, 0xa97f }, { 0xac00, 0xd7a3 },
+		{ 0xf900, 0xfaff }, { 0xfe10, 0xfe19 }, { 0xfe30, 0xfe6f },
+		{ 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+		{ 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
+	};
+
+	if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f) ||
+	    (c >= 0xfe00 && c <= 0xfe0f))
+		return 0;
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (c >= wide[i][0] && c <= wide[i][1])
+			return 2;
+	return 1;
+}
+
 size_t td_text(char *dst, const char *src, size_t len, size_t *cols)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)src;
-	size_t i = 0, extra = 0;	/* UTF-8 bytes beyond one per column */
+	/* bytes beyond the columns they take (UTF-8, wide characters) */
+	size_t i = 0, extra = 0;
 	char *p = dst;
 	int k;
 
@@ -104,7 +142,8 @@ size_t td_text(char *dst, const char *src, size_t len, size_t *cols)
 		/* a NUL is never a continuation byte: len - i is safe */
 		k = s[i] == '\\' ? 0 : td_utf8_char(s + i, len - i);
 		if (k) {
-			extra += k - 1;
+			/* bytes beyond the columns the character takes */
+			extra += k - (k > 1 ? columns(code_point(s + i, k)) : 1);
 			while (k--)
 				*p++ = (char)s[i++];
 		} else {

@@ -23,7 +23,8 @@
 /*
  * The text of src[0..len) (up to a NUL), NUL-terminated in dst, which
  * holds TD_TEXT_SIZE(len) bytes. Returns its length in bytes; *cols (if
- * not NULL) gets its length in characters, for padding.
+ * not NULL) gets the columns it takes on a terminal (a wide CJK character
+ * two, a combining mark none), for padding.
  */
 size_t td_text(char *dst, const char *src, size_t len, size_t *cols);
 

@@ -95,14 +95,6 @@ int td_bpf_usable(char *err, size_t len)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int nr_possible_cpus(void)
 {
 	int n = libbpf_num_possible_cpus();
@@ -237,7 +229,7 @@ static int open_counters(const struct topdown_config *cfg, int nr_cpus,
 			if (r > 0)
 				break;	/* offline */
 		}
-		vals[cpu].last_ns = mono_ns();
+		vals[cpu].last_ns = td_now_ns();
 		vals[cpu].resync = vals[cpu].arm_errors;
 	}
 	if (bpf_map_update_elem(cpu_fd, &key, vals, BPF_ANY)) {
@@ -353,7 +345,7 @@ int td_bpf_load(const struct topdown_config *cfg)
 	if (open_counters(cfg, nr_cpus, bpf_map__fd(skel->maps.td_events),
 			  bpf_map__fd(skel->maps.td_cpu)))
 		goto fail;
-	bc.start_ns = mono_ns();
+	bc.start_ns = td_now_ns();
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.td_config), &key, &bc,
 				BPF_ANY)) {
 		p_err("storing the configuration: %s", strerror(errno));

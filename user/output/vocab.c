@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The vocabulary: every column tdctl prints (see vocab.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "output/vocab.h"
+
+#define GRP	"report top stat"
+#define GRPD	"report top stat dump"
+#define MET	"report top stat dump decode timeline"
+
+#define KEY(n, t, c, w)		{ n, t, TD_VOC_KEY, 0, 0, 0, NULL, c, w }
+#define TIME(n, t, p, c, w)	{ n, t, TD_VOC_TIME, 0, p, 0, NULL, c, w }
+#define COUNT(n, t, c, w)	{ n, t, TD_VOC_COUNT, 0, 0, 0, NULL, c, w }
+#define INFO(n, t, c, w)	{ n, t, TD_VOC_INFO, 0, 0, 0, NULL, c, w }
+/* A metric of the TopDown tree: a fraction of the slots (or cycles). */
+#define TMA(n, t, l, p, f, w) \
+	{ n, t, TD_VOC_METRIC, TD_VOC_FRACTION | (f), 1, l, p, MET, w }
+
+const struct td_voc td_vocab[] = {
+	/* rows and their keys */
+	INFO("type", NULL, GRP, "CSV: a group's row, or the total"),
+	TIME("time_s", "TIME_S", 6, GRPD " timeline",
+	     "seconds into the recording (the collection's start), the time base of --from/--to"),
+	TIME("time_ns", NULL, 0, "dump",
+	     "the end of the slice, CLOCK_MONOTONIC nanoseconds"),
+	COUNT("seq", NULL, "dump", "the record's sequence number on its CPU"),
+	KEY("cpu", "CPU", GRPD " status", "the CPU (status without a backend: its description)"),
+	KEY("pid", "PID", GRPD, "the process (thread group) id"),
+	KEY("tid", "TID", GRPD, "the thread id"),
+	KEY("comm", "COMM", GRPD, "the task's name (comm), by the one text rule"),
+	KEY("cgroup_id", "CGROUP", GRPD, "the cgroup v2 id"),
+	KEY("cgroup", "CGROUP", GRP, "the cgroup v2 path (null where it does not resolve)"),
+	/* what a row sums */
+	COUNT("slices", "SLICES", GRP, "time slices"),
+	TIME("runtime_ns", "RUN_MS", 3, GRP,
+	     "run time; milliseconds in tables, nanoseconds in JSON and CSV"),
+	TIME("cpu_percent", "%CPU", 1, "top",
+	     "run time as a percentage of one CPU over the interval (tables of top)"),
+	TIME("duration_ns", "SLICE_US", 3, "dump",
+	     "the slice's length; microseconds in tables, nanoseconds in JSON and CSV"),
+	COUNT("read_errors", "ERRORS", GRP " status",
+	      "slices with a counter that could not be read"),
+	INFO("flags", "FLG", "dump",
+	     "S blocked, P preempted, F first after start, I idle, E counter error"),
+	INFO("preempted", NULL, "dump", "JSON: the task was preempted"),
+	INFO("first", NULL, "dump", "JSON: the first slice after the start"),
+	INFO("idle", NULL, "dump", "JSON: the idle task"),
+	INFO("counts", NULL, GRPD, "JSON: the event counts, by event name"),
+	INFO("metrics", NULL, GRPD " decode", "JSON: the metrics, by name"),
+	/* lost records: one rule (null when not known) */
+	COUNT("records", "RECORDS", GRP " status record",
+	      "records read (status: written by the CPU)"),
+	COUNT("lost", "LOST", GRP " status record",
+	      "records lost (a full ring); null where not known"),
+	COUNT("lost_per_cpu", NULL, "report", "records lost per CPU; null where not known"),
+	/* the TopDown tree and IPC */
+	TMA("retiring", "RETIRING", 1, NULL, TD_VOC_BOTTLENECK,
+	    "slots that retired an operation"),
+	TMA("bad_speculation", "BAD_SPEC", 1, NULL, TD_VOC_BOTTLENECK,
+	    "slots wasted on operations that did not retire"),
+	TMA("frontend_bound", "FRONTEND", 1, NULL, TD_VOC_BOTTLENECK,
+	    "slots the front end did not fill"),
+	TMA("backend_bound", "BACKEND", 1, NULL, TD_VOC_BOTTLENECK,
+	    "slots stalled for the back end"),
+	TMA("smt_contention", "SMT_CONT", 1, NULL, 0,
+	    "slots taken by the other SMT thread (AMD)"),
+	TMA("heavy_operations", "HEAVY_OPS", 2, "retiring", 0,
+	    "retiring slots of microcoded operations"),
+	TMA("light_operations", "LIGHT_OPS", 2, "retiring", 0,
+	    "retiring slots of other operations"),
+	TMA("branch_mispredicts", "BR_MISPRED", 2, "bad_speculation", 0,
+	    "bad speculation after mispredicted branches"),
+	TMA("machine_clears", "MACH_CLEAR", 2, "bad_speculation", 0,
+	    "bad speculation after machine clears"),
+	TMA("memory_bound", "MEM_BOUND", 2, "backend_bound", 0,
+	    "back-end stalls on memory"),
+	TMA("core_bound", "CORE_BOUND", 2, "backend_bound", 0,
+	    "back-end stalls on execution units"),
+	{ "frontend_stalled_cycles", "FE_STALL_CYC", TD_VOC_METRIC,
+	  TD_VOC_FRACTION, 1, 0, NULL, MET,
+	  "cycles the front end stalled (Arm cycle-based sets)" },
+	{ "backend_stalled_cycles", "BE_STALL_CYC", TD_VOC_METRIC,
+	  TD_VOC_FRACTION, 1, 0, NULL, MET,
+	  "cycles the back end stalled (Arm cycle-based sets)" },
+	{ "ipc", "IPC", TD_VOC_METRIC, 0, 2, 0, NULL, MET,
+	  "instructions per cycle" },
+	/* report's, top's and stat's header */
+	TIME("interval_s", NULL, 3, "top", "the interval's length in seconds"),
+	TIME("elapsed_ns", NULL, 0, "stat record", "the collection's length"),
+	TIME("start_ns", NULL, 0, "report status", "the start, CLOCK_MONOTONIC"),
+	TIME("stop_ns", NULL, 0, "report status", "the stop, CLOCK_MONOTONIC"),
+	INFO("by", NULL, "report stat", "the grouping (--by)"),
+	INFO("set", NULL, "report stat load decode status", "the event set"),
+	INFO("label", NULL, "report stat load decode status", "the configuration's label"),
+	INFO("target", NULL, "report stat", "what was counted"),
+	/* status and load when nothing collects (exit 3) */
+	INFO("error", NULL, "load", "why load stopped (null: status)"),
+	INFO("why", NULL, "status load", "why this event set"),
+	INFO("module", NULL, "status load", "the module: installed or not"),
+	INFO("bpf", NULL, "status load", "the BPF backend: can run or why not"),
+	INFO("run", NULL, "status load", "the command that would start collecting"),
+	/* status's per-CPU rows */
+	INFO("state", "STATE", "status", "the collection's (or a CPU's) state"),
+	COUNT("probe_count", "PROBE_CALLS", "status", "context switches probed"),
+	TIME("probe_ns", "PROBE_NS", 0, "status", "time spent in the probe"),
+	TIME("probe_ns_mean", "MEAN_NS", 1, "status", "mean time per probe call"),
+	/* decode's */
+	COUNT("lines", NULL, "decode", "input lines that gave counts"),
+	COUNT("skipped_lines", NULL, "decode", "input lines of other events"),
+	INFO("flagged", NULL, "decode", "metrics outside 0..100%"),
+	INFO("formula", NULL, "decode", "the formula of the set"),
+	INFO("assumptions", NULL, "decode", "what the numbers assume"),
+};
+
+const size_t td_vocab_len = sizeof(td_vocab) / sizeof(td_vocab[0]);
+
+const struct td_voc *td_voc_find(const char *name)
+{
+	for (size_t i = 0; i < td_vocab_len; i++)
+		if (!strcmp(td_vocab[i].name, name))
+			return &td_vocab[i];
+	return NULL;
+}
+
+const char *td_voc_title(const char *name)
+{
+	const struct td_voc *v = td_voc_find(name);
+
+	return v && v->title ? v->title : name;
+}
+
+int td_voc_prec(const char *name)
+{
+	const struct td_voc *v = td_voc_find(name);
+
+	return v ? v->prec : 2;
+}
+
+int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n)
+{
+	static const char *const sfx[][2] = {
+		{ "", "" }, { "_coverage", "_COV" }, { "_error", "_ERR" },
+	};
+	int k = v->flags & TD_VOC_COVERAGE ? 3 : 1;
+
+	if (k > n)
+		k = n;
+	for (int i = 0; i < k; i++) {
+		snprintf(cols[i].name, sizeof(cols[i].name), "%s%s", v->name,
+			 sfx[i][0]);
+		snprintf(cols[i].title, sizeof(cols[i].title), "%s%s",
+			 v->title ? v->title : v->name, sfx[i][1]);
+	}
+	return k;
+}

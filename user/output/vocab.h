@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The vocabulary: every column tdctl prints, once. Each entry names a
+ * column in every format (the JSON key and CSV column, the plain table's
+ * title), says what it is and which commands print it. Every command
+ * takes its titles, decimals and marks from here, so that the same thing
+ * has the same name in report, top, stat, dump, decode, status, serve
+ * and timeline; selftests/host/test_vocab.py checks every command's
+ * output against this table (`tdctl help --json` prints it).
+ *
+ * Event columns are the events' own names (perf's, as the set or -e gave
+ * them) and are not listed; every metric an event set decodes is.
+ *
+ * A metric is one entry: its level in the TopDown tree, its parent, and
+ * with TD_VOC_COVERAGE the two columns that go with it, NAME_coverage
+ * (the fraction of the run time its events were counted) and NAME_error
+ * (its error bound), titled TITLE_COV and TITLE_ERR (td_voc_expand()).
+ */
+#ifndef TDCTL_VOCAB_H
+#define TDCTL_VOCAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum td_voc_kind {
+	TD_VOC_KEY,	/* identifies a row: pid, comm, cpu, ... */
+	TD_VOC_TIME,	/* a time or duration */
+	TD_VOC_COUNT,	/* a count */
+	TD_VOC_METRIC,	/* a TopDown metric (or IPC) */
+	TD_VOC_INFO,	/* anything else: text, flags, settings */
+};
+
+/* td_voc.flags */
+#define TD_VOC_FRACTION		0x1	/* 0..1, shown as a percentage */
+#define TD_VOC_COVERAGE		0x2	/* with NAME_coverage, NAME_error */
+#define TD_VOC_BOTTLENECK	0x4	/* a TopDown Level-1 class: the
+					 * largest of a row is marked '*'
+					 */
+
+struct td_voc {
+	const char *name;	/* JSON key and CSV column */
+	const char *title;	/* plain table header; NULL: not in tables */
+	enum td_voc_kind kind;
+	unsigned int flags;	/* TD_VOC_* */
+	int prec;		/* plain: decimals (of the percentage) */
+	int level;		/* metrics: TopDown level (0: not in the tree) */
+	const char *parent;	/* metrics: the class it splits */
+	const char *commands;	/* the commands that print it */
+	const char *what;	/* one line */
+};
+
+extern const struct td_voc td_vocab[];
+extern const size_t td_vocab_len;
+
+/* The entry of a column name, NULL if it is not in the table (an event). */
+const struct td_voc *td_voc_find(const char *name);
+/* A column's plain title: the table's, else the name itself (an event). */
+const char *td_voc_title(const char *name);
+/* Decimals of a metric in tables: the table's, else 2. */
+int td_voc_prec(const char *name);
+
+/* One column of an entry (td_voc_expand()). */
+struct td_voc_col {
+	char name[48];
+	char title[48];
+};
+
+/*
+ * The columns of one entry: the entry itself, then for TD_VOC_COVERAGE
+ * its coverage and error columns, into cols (room for n). The number of
+ * columns.
+ */
+int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n);
+
+/* The legend line of the marks a plain table may show ('*', '!'). */
+#define TD_VOC_LEGEND_MARK \
+	"* the largest TopDown Level-1 class of the row: the likely bottleneck"
+#define TD_VOC_LEGEND_FLAG \
+	"! outside 0..100% (counting skid): shown as computed, not clamped"
+
+#endif
