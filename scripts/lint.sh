@@ -63,10 +63,11 @@ FILE_IGNORE=(
     "selftests/host/test_evset.c SPACING"
     "selftests/host/test_fmt.c SPACING"
     "selftests/host/test_events.c SPACING"
+    "selftests/host/test_estimate.c SPACING"
     "selftests/kmod/pmusim_test.c SPACING"
     # Declarations that belong to no header: the __real_ and __wrap_
     # functions of ld --wrap and tdctl's main (rdbench.c), the libFuzzer
-    # entry point and the flag of stub.c (replay.c).
+    # entry point and the flag of fuzz_tdfile.c (replay.c).
     "selftests/bench/reader/rdbench.c AVOID_EXTERNS"
     "selftests/fuzz/replay.c AVOID_EXTERNS"
     # The argument vector of a command's --help holds argv[1], not a

@@ -13,3 +13,9 @@ for name, make in tdfile_gen.SCENARIOS.items():
     sc = make()
     sc.records = sc.records[:6]     # small seeds mutate faster
     sc.write(os.path.join(HERE, "corpus", "valid-%s.td" % name))
+# Format 2.0 (groups): enough records for rotated slices, error slices and
+# both groups on both CPUs.
+for name, make in tdfile_gen.SCENARIOS_GROUPS.items():
+    sc = make()
+    sc.records = sc.records[:24]
+    sc.write(os.path.join(HERE, "corpus", "valid-%s.td" % name))

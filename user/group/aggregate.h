@@ -4,7 +4,10 @@
  * the groups as a table, JSON or CSV: what stat, report and top share.
  *
  *   by.c         --by KEY, the filters of dump and report
- *   aggregate.c  the groups: a hash table keyed by the grouping's fields
+ *   aggregate.c  the groups: a hash table keyed by the grouping's fields;
+ *                with event groups also per event group sums and the
+ *                clusters the estimator needs (td_agg_groups())
+ *   estimate.c   estimates, coverage and error from those (estimate.h)
  *   view.c       the columns of a grouping and the order of the rows
  *   table.c      the rows through the row emitter (output/emit.h)
  *
@@ -22,6 +25,7 @@
 #include <linux/topdown.h>
 
 #include "evset/evset.h"
+#include "group/estimate.h"
 #include "output/emit.h"
 
 enum td_by { TD_BY_TASK, TD_BY_PROCESS, TD_BY_COMM, TD_BY_CGROUP, TD_BY_CPU,
@@ -85,6 +89,18 @@ struct td_group {
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 };
 
+struct td_open_cl;
+
+/* The clusters being built on one CPU (td_agg_groups()). */
+struct td_cl_cpu {
+	int group;		/* of the CPU's current period, -1: none yet */
+	uint32_t nr_used;
+	uint32_t *used;		/* slots holding an open cluster */
+	struct td_open_cl *slot;	/* by row: open addressing */
+	uint32_t nslots;
+	struct td_open_cl *total;	/* the total row's */
+};
+
 struct td_agg {
 	enum td_by by;
 	struct td_group *g;
@@ -93,12 +109,44 @@ struct td_agg {
 	size_t nslots;
 	struct td_group total;
 	bool oom;
+	/* With td_agg_groups(): per event group sums of each row
+	 * (td_agg_grow()), the clusters open on each CPU. nr_groups 0: off.
+	 */
+	int nr_groups;
+	int group_events[TOPDOWN_MAX_GROUPS];
+	struct topdown_config gcfg;	/* nr_events, groups (the pool) */
+	size_t grow_size;		/* bytes per row */
+	uint8_t *grows;			/* cap rows */
+	struct td_grow *total_grow;
+	struct td_cl_cpu *cl;
+	uint32_t nr_cl;
 };
 
 void td_agg_init(struct td_agg *a, enum td_by by);
+/*
+ * Also keep, per row and event group of cfg, the group's sums and its
+ * clusters (estimate.h); cfg without groups is one group of its events.
+ * Call after td_agg_init(), before the first record. -1 if out of
+ * memory. The rows' counts[] stay the sums of delta[j] whatever the
+ * group (what a one-group configuration shows, as without this).
+ */
+int td_agg_groups(struct td_agg *a, const struct topdown_config *cfg);
+/* The event groups' part of a row (or of &a->total); NULL without
+ * td_agg_groups().
+ */
+const struct td_grow *td_agg_grow(const struct td_agg *a,
+				  const struct td_group *row);
+/*
+ * Close the clusters still open (at the end of a file, of an interval):
+ * the estimates only see closed clusters. Records added later start new
+ * ones. Nothing to do without td_agg_groups().
+ */
+void td_agg_finish(struct td_agg *a);
 /* Add a record to its group and to the total; false if out of memory. */
 bool td_agg_add(struct td_agg *a, const struct topdown_record *r);
-/* Add src's groups and total into dst; false if out of memory. */
+/* Add src's groups and total into dst (src's open clusters as closed
+ * ones); false if out of memory. With groups, both have the same config.
+ */
 bool td_agg_merge(struct td_agg *dst, const struct td_agg *src);
 /* Forget every group (keeps the memory), e.g. after each interval. */
 void td_agg_clear(struct td_agg *a);
