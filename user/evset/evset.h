@@ -35,6 +35,24 @@ struct td_cpu_info;
 struct td_cpu_info *td_detect(const char *root, char *err, size_t errlen);
 void td_cpu_info_free(struct td_cpu_info *ci);
 
+/* Pool entry i (0 .. cfg->nr_events - 1) of a configuration: events[i]
+ * or more_events[i - TOPDOWN_MAX_EVENTS] (include/uapi/linux/topdown.h,
+ * "Groups and rotation").
+ */
+static inline struct topdown_event *td_pool_event(struct topdown_config *c,
+						  unsigned int i)
+{
+	return i < TOPDOWN_MAX_EVENTS ? &c->events[i] :
+	       &c->more_events[i - TOPDOWN_MAX_EVENTS];
+}
+
+static inline const struct topdown_event *
+td_pool_event_c(const struct topdown_config *c, unsigned int i)
+{
+	return i < TOPDOWN_MAX_EVENTS ? &c->events[i] :
+	       &c->more_events[i - TOPDOWN_MAX_EVENTS];
+}
+
 /* One concrete event for the module. */
 struct td_evsel {
 	char name[TOPDOWN_NAME_LEN];

@@ -20,6 +20,8 @@
 
 #include <linux/topdown.h>
 
+#include "evset/evset.h"
+
 #define TD_FILE_MAGIC		"\x89TDR\r\n\x1a\n"
 #define TD_FILE_END_MAGIC	"\x89TDE\r\n\x1a\n"
 /* Version 1.0: one group of up to 8 events. 2.0: event groups (a pool
@@ -71,24 +73,6 @@ struct td_file_meta {
 	char target[TD_FILE_TARGET_LEN];	/* what was recorded */
 	uint64_t *lost;			/* nr_cpus entries (trailer) */
 };
-
-/* Pool entry i (0 .. cfg->nr_events - 1) of a configuration: events[i]
- * or more_events[i - TOPDOWN_MAX_EVENTS] (include/uapi/linux/topdown.h,
- * "Groups and rotation").
- */
-static inline struct topdown_event *td_pool_event(struct topdown_config *c,
-						  unsigned int i)
-{
-	return i < TOPDOWN_MAX_EVENTS ? &c->events[i] :
-	       &c->more_events[i - TOPDOWN_MAX_EVENTS];
-}
-
-static inline const struct topdown_event *
-td_pool_event_c(const struct topdown_config *c, unsigned int i)
-{
-	return i < TOPDOWN_MAX_EVENTS ? &c->events[i] :
-	       &c->more_events[i - TOPDOWN_MAX_EVENTS];
-}
 
 /* A parsed file: points into the caller's buffer, which must outlive it. */
 struct td_file {

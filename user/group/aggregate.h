@@ -166,7 +166,12 @@ struct td_col {
 				 */
 };
 
-#define TD_MAX_COLS	(8 + TOPDOWN_MAX_EVENTS + TD_MAX_METRICS)
+/* Metrics of a view: a set's Level 1 (td_decode()), or the metrics of
+ * every group of a rotated configuration (td_gdecoder_tree()).
+ */
+#define TD_VIEW_MAX_METRICS	TD_MAX_TREE
+#define TD_MAX_COLS	(8 + TOPDOWN_MAX_POOL + TD_VIEW_MAX_METRICS)
+
 
 /* The ids td_table_opt() takes: --metric-only and --big-num of stat,
  * report and top (the CLI's TD_OPT_TABLE).
@@ -181,17 +186,58 @@ struct td_table_opts {
 /* 1 if id was one of those (set in o), 0 if not. */
 int td_table_opt(struct td_table_opts *o, int id);
 
+/*
+ * A count or metric of a row, as every format shows it. Without rotation
+ * (td_view.gd NULL) counts are exact sums and metrics are decoded from
+ * them (valid: computable); with rotated groups both are estimates
+ * (group/estimate.h): valid false is unknown (never 0), estimated is a
+ * value that was not measured all the time, with its error and coverage.
+ */
+struct td_val {
+	double value;
+	double error;		/* estimated: one standard error, same unit */
+	double coverage;	/* rotated: the share of the row's run time
+				 * its group(s) measured; 1 otherwise
+				 */
+	bool valid;
+	bool estimated;
+	bool flagged;		/* a fraction outside 0..1 */
+};
+
+struct td_row_vals {
+	struct td_val count[TOPDOWN_MAX_POOL];
+	struct td_val metric[TD_VIEW_MAX_METRICS];
+	int mark[2];		/* the bottleneck path: metric indexes of the
+				 * largest Level-1 class and of its largest
+				 * child, -1 where none
+				 */
+};
+
 struct td_view {
 	enum td_by by;
 	const struct topdown_config *cfg;
 	const struct td_decoder *dec;	/* NULL: raw counts only */
+	int nr_events;			/* count columns: the pool */
+	const char *event_names[TOPDOWN_MAX_POOL];
 	int nr_metrics;
-	const char *metric_names[TD_MAX_METRICS];
+	const char *metric_names[TD_VIEW_MAX_METRICS];
 	int l1[4];		/* the TopDown Level-1 metrics (retiring,
 				 * bad_speculation, frontend_bound,
 				 * backend_bound), -1 where the set has none
 				 */
-	bool metric_fraction[TD_MAX_METRICS];	/* shown as a percentage */
+	bool metric_fraction[TD_VIEW_MAX_METRICS];	/* as a percentage */
+	/* Rotated groups (td_view_init_cfg() of a configuration with two or
+	 * more groups): every metric from its home group's slices, with its
+	 * depth in the hierarchy (1: a Level 2 class under metric parent[]),
+	 * estimated with coverage and error. NULL: no rotation.
+	 */
+	const struct td_gdecoder *gd;
+	int metric_group[TD_VIEW_MAX_METRICS];
+	int metric_index[TD_VIEW_MAX_METRICS];
+	int metric_depth[TD_VIEW_MAX_METRICS];
+	int metric_parent[TD_VIEW_MAX_METRICS];	/* -1: none */
+	struct td_est_decoders estd;
+	struct td_est_fn est_fn[TOPDOWN_MAX_GROUPS];
 	struct td_col col[TD_MAX_COLS];
 	int nr_cols;
 	int nr_keys;		/* the first nr_keys columns identify a group */
@@ -218,6 +264,47 @@ struct td_view {
 void td_view_init(struct td_view *v, enum td_by by,
 		  const struct topdown_config *cfg,
 		  const struct td_decoder *dec);
+
+/*
+ * The decoders of a configuration as its label and events say, for a
+ * view (td_view_init_cfg()). Without groups, or with one (which never
+ * rotates: its records are those of a configuration of the group's
+ * events in delta order), cfg is that configuration and dec its decoder;
+ * with two or more groups, gd. can_decode false: the label does not
+ * decode here (a warning said so; raw counts only).
+ */
+struct td_view_cfg {
+	struct topdown_config cfg;
+	bool rotated;
+	bool can_decode;
+	struct td_decoder dec;
+	struct td_gdecoder gd;
+};
+
+/* Fill vc from cfg; 0, or -1 after p_err() (a configuration that is
+ * not one: bad groups).
+ */
+int td_view_cfg_init(struct td_view_cfg *vc, const struct topdown_config *cfg);
+
+/*
+ * The view of vc (which must outlive it): td_view_init() without
+ * rotation; with rotated groups, the pool's counts and the hierarchy of
+ * every group's metrics (td_gdecoder_tree()), estimated. max_level 1
+ * leaves the metrics below Level 1 out (0: all).
+ */
+void td_view_init_cfg(struct td_view *v, enum td_by by,
+		      const struct td_view_cfg *vc, int max_level);
+
+/* What td_agg_add() needs for this view: td_agg_groups() with rotated
+ * groups. 0, or -1 out of memory.
+ */
+int td_view_agg(const struct td_view *v, struct td_agg *a);
+
+/* The counts and metrics of row (of a or its total), and the bottleneck
+ * path. With rotated groups, call td_agg_finish() first.
+ */
+void td_view_values(const struct td_view *v, const struct td_agg *a,
+		    const struct td_group *row, struct td_row_vals *out);
 /* Index of the event to sort by: the first whose name contains "cyc"
  * (cycles, CPU_CYCLES, ls_not_halted_cyc), else the first event (e.g.
  * cpu-clock of the software set).
