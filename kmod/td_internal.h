@@ -34,6 +34,8 @@ struct td_cpu {
 	 * cpu_online() at START; see td_counters.c.
 	 */
 	unsigned int hp_gen;
+	/* hp_gen when its counters were created; process context, td_cpus_lock */
+	unsigned int sync_gen;
 	bool first;
 	u8 resync;		/* events whose baseline must be re-read */
 	struct perf_event *ev[TOPDOWN_MAX_EVENTS];
@@ -41,7 +43,7 @@ struct td_cpu {
 	u64 last_ns;
 
 	/* Ring: allocated at configure time, for every possible CPU. */
-	void *ring;		/* vmalloc_user(): consumer, producer, data */
+	void *ring;		/* vmalloc(): consumer, producer, data */
 	struct topdown_ring_consumer *cons;
 	struct topdown_ring_producer *prod;
 	u8 *data;
@@ -62,6 +64,10 @@ struct td_cpu {
 
 	/* Written by the retry work under td_cpus_lock, read racily. */
 	u64 recoveries;
+	u64 retries;		/* perf_event_enable() of counters in error */
+	unsigned int retry_delay_ms;	/* wait between retries; 0: no error */
+	unsigned int retry_fails;	/* retries in a row that left an error */
+	unsigned long retry_at;	/* jiffies: next retry while backing off */
 
 	struct irq_work wake_work;
 };
@@ -108,6 +114,7 @@ void td_rings_discard(void **rings);
 void td_rings_install(void **rings);
 void td_rings_free(void);
 void td_rings_init(void);
+void td_rings_sync_wakeup(unsigned int cpu);
 void td_rings_sync_wakeups(void);
 __poll_t td_rings_poll(void);
 void td_rings_forget_reader(struct file *file);
@@ -165,13 +172,23 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	u64 cons;
 
 	rec->seq = c->seq++;
-	/* poll() and STATUS load it concurrently (READ_ONCE). */
-	WRITE_ONCE(c->pos, pos);
+	WRITE_ONCE(c->pos, pos);	/* poll() reads it: td_rings_readable() */
 	td_stat_add(&c->records, 1);
 	/* Pairs with the reader's load-acquire of producer_pos. */
 	smp_store_release(&c->prod->producer_pos, pos);
 
-	/* Wake a poller only when unread data crosses the watermark. */
+	/*
+	 * Wake a poller only when unread data crosses the watermark. A
+	 * store (the position) then a load (consumer_pos), against the
+	 * reader's store of consumer_pos then poll()'s load of the position:
+	 * without a full barrier on both sides each can miss the other's
+	 * store, and the reader sleeps above the watermark with no wake-up
+	 * queued. Pairs with the smp_mb() in td_rings_poll() (between
+	 * poll_wait() and its loads of the positions): either this load sees
+	 * the reader's consumer_pos and the crossing queues the wake-up, or
+	 * that poll() sees this position.
+	 */
+	smp_mb();
 	cons = READ_ONCE(c->cons->consumer_pos);
 	if (unlikely(old - cons < td.watermark && pos - cons >= td.watermark))
 		irq_work_queue(&c->wake_work);

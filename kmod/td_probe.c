@@ -177,8 +177,15 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	 */
 	if (preempt || task_is_running(prev))
 		flags |= TOPDOWN_REC_PREEMPTED;
-	if (unlikely(c->first))
+	/*
+	 * Until a record is written: one dropped because the ring was full
+	 * does not take the flag along, or no reader would see where counting
+	 * started (the dropped ones are the gap in seq before this record).
+	 */
+	if (unlikely(c->first)) {
 		flags |= TOPDOWN_REC_FIRST;
+		c->first = false;
+	}
 	if (is_idle_task(prev))
 		flags |= TOPDOWN_REC_IDLE;
 	rec->time_ns = now;
@@ -191,7 +198,6 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	memcpy(rec->comm, prev->comm, TOPDOWN_COMM_LEN);
 	td_ring_write(c, rec);
 out:
-	c->first = false;
 	c->last_ns = now;
 	td_stat_add(&c->probe_count, 1);
 	if (READ_ONCE(probe_time))

@@ -25,7 +25,9 @@
 #
 # Environment: TD_KMOD_SRC, TD_INCLUDE_SRC (defaults kmod/ and include/),
 # TD_OUT (default build/<guest>), JOBS (default nproc), TD_KDIR (a kernel
-# build tree to use instead of Debian's headers: the debug kernel).
+# build tree to use instead of Debian's headers: the debug kernel),
+# TD_TEST_HOOKS=y (the selftests' build of the module, with its test hooks:
+# see kmod/Kbuild; only selftests/pmusim/build.sh sets it).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -78,6 +80,9 @@ fi
 [ -n "$KDIR" ] || die "$SERIES $FLAVOR headers for $ARCH not set up: run scripts/deps.sh$DEPS_ARGS"
 MAKE_ARGS=()
 [ "$ARCH" = arm64 ] && MAKE_ARGS=(ARCH=arm64 "CROSS_COMPILE=$CROSS_COMPILE_ARM64")
+# Given to make explicitly, and never inherited from the environment.
+[ "${TD_TEST_HOOKS:-}" = y ] && MAKE_ARGS+=(TD_TEST_HOOKS=y)
+unset TD_TEST_HOOKS
 [ -f "$KDIR/Makefile" ] || die "kernel headers $KDIR missing: run scripts/deps.sh$DEPS_ARGS"
 
 SUFFIX=$(td_guest "$ARCH" "$FLAVOR" "$SERIES")

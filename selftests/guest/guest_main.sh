@@ -51,6 +51,8 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./abi_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"
 	./fuzz_test || rc=1
+	echo "# suite: poll wake-ups, unload after offline (wakeup_test)"
+	./wakeup_test || rc=1
 	check "module unloads after the fuzzer" rmmod topdown
 fi
 echo "# suite: tdctl load --events, exact per-task :u counts (events_test)"

@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # selftests/pmusim/build.sh [--kernel SERIES | --kdir DIR] ARCH [OUTDIR [FLAVOR]]
 #
-# Builds the test-only simulated PMU module td_pmusim.ko for the guest of
-# ARCH (x86_64 or arm64), kernel series --kernel (default 6.1; any of
+# Builds the selftests' test-only modules for the guest of ARCH (x86_64 or
+# arm64), kernel series --kernel (default 6.1; any of
 # scripts/series.sh, built as the module is) and FLAVOR (cloud, the
-# default, or rt), or against the kernel build tree DIR (the
-# debug kernel), with scripts/kbuild.sh (clean build, W=1, any warning
-# fails) and puts it into OUTDIR (default build/ARCH/selftests), which
-# selftests/vm/run copies to /selftests in the guest. Never installed.
-# The one way it is built: selftests/Makefile, scripts/check.sh and
-# scripts/check-debug.sh call this script.
+# default, or rt), or against the kernel build tree DIR (the debug kernel),
+# with scripts/kbuild.sh (clean build, W=1, any warning fails), and puts
+# them into OUTDIR (default build/ARCH/selftests), which selftests/vm/run
+# copies to /selftests in the guest:
+#   td_pmusim.ko       the simulated PMU
+#   topdown_hooks.ko   the topdown module built with its test hooks
+#                      (TD_TEST_HOOKS=y, see kmod/Kbuild): the parameter
+#                      test_pmu_type that lets the simulated PMU's type
+#                      through; loaded by the tests that need it instead of
+#                      the shipped module (its module name is "topdown")
+# Never installed. The one way they are built: selftests/Makefile,
+# scripts/check.sh and scripts/check-debug.sh call this script.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/series.sh
 . "$ROOT/scripts/series.sh"
-usage() { sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage() { sed -n '2,18s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 SERIES=6.1
 KDIR=
 case ${1:-} in
@@ -50,3 +56,8 @@ TD_KDIR=$KDIR TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=$INC TD_OUT=$WOR
 mkdir -p "$OUT"
 cp "$WORK/td_pmusim.ko" "$OUT/td_pmusim.ko"
 echo "pmusim: built ${OUT#"$ROOT"/}/td_pmusim.ko ($GUEST)" >&2
+rm -f "$OUT/topdown_hooks.ko"
+TD_KDIR=$KDIR TD_TEST_HOOKS=y TD_OUT=$WORK-hooks \
+    "$ROOT/scripts/kbuild.sh" --kernel "$SERIES" "$ARCH" "$FLAVOR"
+cp "$WORK-hooks/topdown.ko" "$OUT/topdown_hooks.ko"
+echo "pmusim: built ${OUT#"$ROOT"/}/topdown_hooks.ko ($GUEST)" >&2

@@ -39,6 +39,11 @@ bool td_stats_have_ev_state(const struct topdown_status *st)
 	return st->stats_size >= TOPDOWN_CPU_STATS_SIZE_VER1;
 }
 
+bool td_stats_have_retries(const struct topdown_status *st)
+{
+	return st->stats_size >= TOPDOWN_CPU_STATS_SIZE_VER2;
+}
+
 const char *td_evstate_name(const struct topdown_status *st,
 			    const struct topdown_cpu_stats *s, uint32_t ev)
 {
@@ -169,7 +174,7 @@ void td_warn_no_counter(const struct topdown_status *st,
 	if (nmi_watchdog_on())
 		p_warn("to free the watchdog's counter: sysctl kernel.nmi_watchdog=0");
 	if (retry)
-		p_warn("the module retries every %u ms (/sys/module/topdown/parameters/retry_ms) and counts again, without a restart, once a counter is free",
+		p_warn("the module retries every %u ms (/sys/module/topdown/parameters/retry_ms), less often while none is free (retry_max_ms), and counts again, without a restart, once a counter is free",
 		       retry);
 	else
 		p_warn("a module without retries (older than this tdctl) counts again only after '%s unload' and '%s load'",
