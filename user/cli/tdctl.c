@@ -282,7 +282,7 @@ int td_no_options(int argc, char **argv, const char *desc)
 
 int td_input_load(const char *path, const char *out,
 		  struct td_file_image *img, struct td_file *f,
-		  td_file_block_fn fn, void *ctx, bool force)
+		  td_file_block_fn fn, void *ctx, unsigned int flags)
 {
 	char err[600];
 	int ret;
@@ -290,7 +290,7 @@ int td_input_load(const char *path, const char *out,
 	if (td_check_input(path, out))
 		return -1;
 	ret = td_file_load_flags(path, img, f, err, sizeof(err), fn, ctx,
-				 force ? TD_FILE_SALVAGE : 0);
+				 flags);
 	if (ret == TD_FILE_NO_TRAILER) {
 		p_err("%s; --force reads it up to its last good record", err);
 		return -1;

@@ -538,7 +538,8 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 	struct td_lost lost;
 	struct td_file f;
 
-	if (td_input_load(path, NULL, &img, &f, NULL, NULL, force))
+	if (td_input_load(path, NULL, &img, &f, NULL, NULL,
+			  TD_FILE_GROUPS | (force ? TD_FILE_SALVAGE : 0)))
 		return -1;
 	d->cfg = &f.meta.cfg;
 	d->base_ns = f.meta.start_ns;

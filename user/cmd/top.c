@@ -449,7 +449,8 @@ int do_top(int argc, char **argv)
 	td_agg_init(&t->next, t->view.by);
 	td_agg_init(&t->shown, t->view.by);
 	if (input) {
-		if (td_input_load(input, NULL, &img, &f, NULL, NULL, false))
+		if (td_input_load(input, NULL, &img, &f, NULL, NULL,
+				  TD_FILE_GROUPS))
 			goto out;
 		/* On a terminal the screen shows them (and would wipe a
 		 * warning): the status line counts them per interval.
