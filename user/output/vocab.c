@@ -20,14 +20,15 @@
 #define TMA(n, t, l, p, f, w) \
 	{ n, t, TD_VOC_METRIC, TD_VOC_FRACTION | TD_VOC_COVERAGE | (f), 1, \
 	  l, p, MET, w }
-/* Arm's drill-down metrics (Level 2 without parent): a share (miss ratio,
- * operation mix) or a number per 1000 instructions.
+/* Arm's drill-down metrics (stage 2; outside the TopDown tree, level 0
+ * as ipc): a share (miss ratio, operation mix) or a number per 1000
+ * instructions.
  */
 #define DRILL(n, t, w) \
-	{ n, t, TD_VOC_METRIC, TD_VOC_FRACTION | TD_VOC_COVERAGE, 1, 2, NULL, \
+	{ n, t, TD_VOC_METRIC, TD_VOC_FRACTION | TD_VOC_COVERAGE, 1, 0, NULL, \
 	  MET, w }
 #define PKI(n, t, w) \
-	{ n, t, TD_VOC_METRIC, TD_VOC_COVERAGE, 2, 2, NULL, MET, w }
+	{ n, t, TD_VOC_METRIC, TD_VOC_COVERAGE, 2, 0, NULL, MET, w }
 
 const struct td_voc td_vocab[] = {
 	/* rows and their keys */
@@ -62,8 +63,6 @@ const struct td_voc td_vocab[] = {
 	INFO("metrics", NULL, GRPD " decode", "JSON: the metrics, by name"),
 	INFO("coverage", NULL, GRP,
 	     "JSON, rotated groups: the share of the row's run time the groups of each count and metric measured, keyed as counts and metrics"),
-	INFO("error", NULL, GRP,
-	     "JSON, rotated groups: one standard error of each count and metric, in its unit; null when unknown"),
 	INFO("group", "GRP", "dump",
 	     "rotated groups: the group that measured the slice (its label id)"),
 	INFO("rotated", NULL, "dump",
@@ -161,7 +160,9 @@ const struct td_voc td_vocab[] = {
 	INFO("label", NULL, "report stat load decode status", "the configuration's label"),
 	INFO("target", NULL, "report stat", "what was counted"),
 	/* status and load when nothing collects (exit 3) */
-	INFO("error", NULL, "load", "why load stopped (null: status)"),
+	/* ... and in a row of rotated groups, beside "coverage" */
+	INFO("error", NULL, GRP " load",
+	     "load: why load stopped (null: status); JSON rows of rotated groups: one standard error of each count and metric, keyed as counts and metrics, null when unknown"),
 	INFO("why", NULL, "status load", "why this event set"),
 	INFO("module", NULL, "status load", "the module: installed or not"),
 	INFO("bpf", NULL, "status load", "the BPF backend: can run or why not"),
