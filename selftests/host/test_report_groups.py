@@ -15,7 +15,8 @@ docs and the file format, as an outsider:
  - CSV carries the same values in NAME, NAME_coverage, NAME_error; the
    table prints value+-error [coverage], the Level 2 classes under their
    Level 1 class, and says what unknown means;
- - top -i and dump -i show the same file (dump: each slice's group).
+ - top -i and dump -i show the same file (dump: each slice's group);
+ - stat on a fake device with rotated groups (rdbench --groups).
 TAP.
 """
 import csv
@@ -247,6 +248,41 @@ def test_formats(tmp, pl):
        "group's events by name (the others null)", detail if not good else "")
 
 
+def test_stat_live(tmp):
+    """stat against a fake /dev/topdown whose configuration has 3 rotated
+    groups (rdbench --groups 3: the anchor CPU_CYCLES in every group, each
+    other event in one): the anchor's coverage is the sum of the groups'."""
+    import subprocess
+    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
+                        "reader"], capture_output=True, text=True)
+    if not ok(b.returncode == 0, "rdbench builds (the fake device)", b.stderr):
+        return
+    fx = os.path.join(tmp, "fx")
+    os.system("%s %s neoverse_n2_r0p0 >/dev/null" % (MKFIXTURE, fx))
+    p = subprocess.run([os.path.join(TOP, "build/host/bench/rdbench"), "--fixture",
+                        os.path.join(fx, "neoverse_n2_r0p0"), "-n", "3000",
+                        "--cpus", "2", "--live", "--groups", "3", "--", "stat",
+                        "-a", "--duration", "0.3", "-j"],
+                       capture_output=True, text=True)
+    d = json.loads(p.stdout) if p.returncode == 0 else {}
+    rows = d.get("rows", []) + ([d["total"]] if "total" in d else [])
+    good, detail = bool(rows), p.stderr[-800:]
+    for r in rows:
+        cov, err = r.get("coverage", {}), r.get("error", {})
+        ev = list(r["counts"])
+        if len(ev) != 7 or set(cov) != set(ev) or set(err) != set(ev):
+            good, detail = False, "%s" % r
+            break
+        share = [cov[ev[1 + k]] for k in range(3)]
+        if not all(cov[ev[1 + k]] == cov[ev[4 + k]] for k in range(3)) or \
+                abs(cov[ev[0]] - sum(share)) > 1e-9 or not 0 < cov[ev[0]] <= 1:
+            good, detail = False, "coverage %s" % cov
+            break
+    ok(good, "stat -a -j on 3 rotated groups: every count with its coverage "
+       "and error; the anchor's coverage is the sum of its groups' (%d rows)"
+       % len(rows), detail)
+
+
 def main():
     if not os.access(MKFIXTURE, os.X_OK):
         print("1..0 # SKIP %s not built" % MKFIXTURE)
@@ -257,6 +293,7 @@ def main():
             return plan()
         test_estimates(tmp, pl)
         test_formats(tmp, pl)
+        test_stat_live(tmp)
     return plan()
 
 
