@@ -480,7 +480,7 @@ int do_load(int argc, char **argv)
 	}
 	if (*events && (sel.level > 1 || sel.metric_groups) &&
 	    !td_set_exists(events)) {
-		p_usage_error("--level and -M choose a set's groups; --events names the events itself");
+		p_usage_error("--level and -M choose a set's groups; --events names its events");
 		return -1;
 	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {

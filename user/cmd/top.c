@@ -523,8 +523,9 @@ close:
 	if (input) {
 		td_file_unload(&img, &f);
 		free(t->live.vc);
-	} else
+	} else {
 		td_live_close(&t->live);
+	}
 out:
 	td_agg_free(&t->cur);
 	td_agg_free(&t->next);

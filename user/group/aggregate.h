@@ -172,7 +172,6 @@ struct td_col {
 #define TD_VIEW_MAX_METRICS	TD_MAX_TREE
 #define TD_MAX_COLS	(8 + TOPDOWN_MAX_POOL + TD_VIEW_MAX_METRICS)
 
-
 /* The ids td_table_opt() takes: --metric-only and --big-num of stat,
  * report and top (the CLI's TD_OPT_TABLE).
  */

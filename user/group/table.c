@@ -168,8 +168,10 @@ static void build(struct table *t, const struct td_view *v,
 				      .col = COL_KEY, .width = -t->key_width };
 	mcol = COL_KEY + nr_keys + 2;
 	ecol = mcol + v->nr_metrics;
-	for (int i = 0; i < v->nr_cols; i++)
-		t->cov_field[i] = t->err_field[i] = -1;
+	for (int i = 0; i < v->nr_cols; i++) {
+		t->cov_field[i] = -1;
+		t->err_field[i] = -1;
+	}
 	for (int i = v->nr_keys; i < v->nr_cols; i++) {
 		const struct td_col *c = &v->col[i];
 		int w;

@@ -422,14 +422,11 @@ static double col_value(const struct td_view *v, const struct td_col *c,
 	case TD_COL_EVENT:
 		if (!v->gd)
 			return (double)g->counts[c->idx];
-		/* fall through */
+		/* an estimate; unknown sorts last */
+		return x->count[c->idx].valid ? x->count[c->idx].value : -1e300;
 	case TD_COL_METRIC:
-		{
-			const struct td_val *e = c->kind == TD_COL_EVENT ?
-				&x->count[c->idx] : &x->metric[c->idx];
-
-			return e->valid ? e->value : -1e300;	/* last */
-		}
+		return x->metric[c->idx].valid ? x->metric[c->idx].value :
+		       -1e300;	/* invalid sorts last */
 	case TD_COL_COMM:
 		break;
 	}

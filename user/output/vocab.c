@@ -62,11 +62,14 @@ const struct td_voc td_vocab[] = {
 	INFO("counts", NULL, GRPD, "JSON: the event counts, by event name"),
 	INFO("metrics", NULL, GRPD " decode", "JSON: the metrics, by name"),
 	INFO("coverage", NULL, GRP,
-	     "JSON, rotated groups: the share of the row's run time the groups of each count and metric measured, keyed as counts and metrics"),
+	     "JSON, rotated groups: the share of the row's run time the "
+	     "group(s) of each count and metric measured, keyed as counts "
+	     "and metrics"),
 	INFO("group", "GRP", "dump",
-	     "rotated groups: the group that measured the slice (its label id)"),
+	     "rotated groups: the group that measured the slice (its index)"),
 	INFO("rotated", NULL, "dump",
-	     "JSON, rotated groups: the slice in which the CPU changed group, measured by none"),
+	     "JSON, rotated groups: the slice in which the CPU changed group, "
+	     "measured by none"),
 	/* lost records: one rule (null when not known) */
 	COUNT("records", "RECORDS", GRP " status record",
 	      "records read (status: written by the CPU)"),
@@ -159,10 +162,13 @@ const struct td_voc td_vocab[] = {
 	INFO("set", NULL, "report stat load decode status", "the event set"),
 	INFO("label", NULL, "report stat load decode status", "the configuration's label"),
 	INFO("target", NULL, "report stat", "what was counted"),
-	/* status and load when nothing collects (exit 3) */
-	/* ... and in a row of rotated groups, beside "coverage" */
+	/* status and load when nothing collects (exit 3); and in a row of
+	 * rotated groups, beside "coverage"
+	 */
 	INFO("error", NULL, GRP " load",
-	     "load: why load stopped (null: status); JSON rows of rotated groups: one standard error of each count and metric, keyed as counts and metrics, null when unknown"),
+	     "load: why load stopped (null: status); JSON rows of rotated "
+	     "groups: one standard error of each count and metric, keyed as "
+	     "counts and metrics, null when unknown"),
 	INFO("why", NULL, "status load", "why this event set"),
 	INFO("module", NULL, "status load", "the module: installed or not"),
 	INFO("bpf", NULL, "status load", "the BPF backend: can run or why not"),
