@@ -210,8 +210,7 @@ static void build(struct table *t, const struct td_view *v,
 			}
 			w = (int)strlen(c->name);
 			f = add(t, c->name, NULL, TD_IN_ALL, ecol + c->idx,
-				max_int(w, v->compact ? (v->gd ? 18 : 8) :
-					v->gd ? 28 :
+				max_int(w, v->gd ? 28 : v->compact ? 8 :
 					v->opts.big_num ? 17 : 13));
 			f->group = "counts";
 			f->flags = TD_FIELD_COUNT;
@@ -220,8 +219,8 @@ static void build(struct table *t, const struct td_view *v,
 			f = add(t, c->name, tree_title(t, v, c->idx), TD_IN_ALL,
 				mcol + c->idx, 0);
 			w = (int)strlen(f->title);
-			/* rotated: "58.7±1.2% [33%]" (± one column) */
-			f->width = max_int(w, v->gd ? 17 : v->compact ?
+			/* rotated: "*-58.7±12.2% [33%]!" (± one column) */
+			f->width = max_int(w, v->gd ? 20 : v->compact ?
 					   (v->metric_fraction[c->idx] ? 7 : 5) :
 					   8);
 			f->group = "metrics";
