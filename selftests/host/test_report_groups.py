@@ -16,7 +16,8 @@ docs and the file format, as an outsider:
    table prints value+-error [coverage], the Level 2 classes under their
    Level 1 class, and says what unknown means;
  - top -i and dump -i show the same file (dump: each slice's group);
- - stat on a fake device with rotated groups (rdbench --groups).
+ - stat and serve on a fake device with rotated groups (rdbench
+   --groups): serve's per-group counters are the records' sums.
 TAP.
 """
 import csv
@@ -283,6 +284,90 @@ def test_stat_live(tmp):
        % len(rows), detail)
 
 
+def test_serve(tmp):
+    """serve on the fake device with 3 rotated groups: each process's
+    counts per event group (label group) and the time each group measured
+    equal the sums of the same records recorded by tdctl record (the
+    per-group sums as tdestimate, the estimator's test helper, reads
+    them)."""
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+    fx = os.path.join(tmp, "fx")
+    fixture = os.path.join(fx, "neoverse_n2_r0p0")
+    rdbench = os.path.join(TOP, "build/host/bench/rdbench")
+    tdest = os.path.join(os.path.dirname(MKFIXTURE), "tdestimate")
+    base = [rdbench, "--fixture", fixture, "-n", "3000", "--cpus", "2",
+            "--groups", "3"]
+    path = os.path.join(tmp, "sv.td")
+    # the same records as serve's run gets: recorded live (the fake
+    # rings are deterministic), the file's times set around them
+    subprocess.run(base + ["--live", "--", "record", "-a", "--duration", "0.3",
+                           "-o", path], check=True, capture_output=True)
+    import test_groups
+    test_groups.retime(path)
+    est = json.loads(subprocess.run([tdest, path, "--by", "process"],
+                                    capture_output=True, text=True,
+                                    check=True).stdout)
+    img = open(path, "rb").read()
+    import struct
+    nev = struct.unpack_from("<I", img, 28)[0]
+    pool = [img[704 + 64 * i + 32:704 + 64 * i + 64].split(b"\0")[0].decode()
+            for i in range(nev)]
+    groups = json.loads(run("report", "-i", path, "-j")[1])["groups"]
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        port = so.getsockname()[1]
+    p = subprocess.Popen(base + ["--live", "--rate", "1e9", "--", "serve",
+                                 "--listen", "127.0.0.1:%d" % port, "--by",
+                                 "process", "--duration", "20"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    text = ""
+    try:
+        for _ in range(50):
+            try:
+                time.sleep(0.2)
+                text = urllib.request.urlopen(
+                    "http://127.0.0.1:%d/metrics" % port, timeout=2).read().decode()
+                if "topdown_records_total 3000" in text:
+                    break
+            except OSError:
+                pass
+    finally:
+        p.terminate()
+        p.wait()
+    got_ns, got_c = {}, {}
+    for ln in text.splitlines():
+        if ln.startswith("topdown_group_run_seconds_total{"):
+            pid = ln.split('pid="')[1].split('"')[0]
+            k = ln.split('group="')[1].split('"')[0]
+            got_ns[(pid, k)] = round(float(ln.split()[-1]) * 1e9)
+        elif ln.startswith("topdown_events_total{"):
+            pid = ln.split('pid="')[1].split('"')[0]
+            k = ln.split('group="')[1].split('"')[0]
+            ev = ln.split('event="')[1].split('"')[0]
+            got_c[(pid, k, ev)] = int(ln.split()[-1])
+    # the idle tasks (pid 0) are a row per CPU in the file, one series
+    # per comm in serve: left out
+    got_ns = {k: v for k, v in got_ns.items() if k[0] != "0"}
+    got_c = {k: v for k, v in got_c.items() if k[0] != "0"}
+    want_ns, want_c = {}, {}
+    for r in est["rows"]:
+        if not r["pid"]:
+            continue
+        for k, g in enumerate(r["groups"]):
+            want_ns[(str(r["pid"]), str(k))] = g["time_ns"]
+            for j, e in enumerate(groups[k]):
+                want_c[(str(r["pid"]), str(k), pool[e])] = g["counts"][j]
+    ok(want_ns and got_ns == want_ns and got_c == want_c,
+       "serve with 3 rotated groups: per process and event group, the time "
+       "it measured and its events' counts (label group) are the file's "
+       "sums (%d series)" % (len(got_ns) + len(got_c)),
+       "%s\n%s" % (sorted(set(want_ns.items()) ^ set(got_ns.items()))[:6],
+                    sorted(set(want_c.items()) ^ set(got_c.items()))[:6]))
+
+
 def main():
     if not os.access(MKFIXTURE, os.X_OK):
         print("1..0 # SKIP %s not built" % MKFIXTURE)
@@ -294,6 +379,7 @@ def main():
         test_estimates(tmp, pl)
         test_formats(tmp, pl)
         test_stat_live(tmp)
+        test_serve(tmp)
     return plan()
 
 
