@@ -515,7 +515,8 @@ static void sv_group_counts(struct sv *s, struct sv_out *o, size_t i)
 
 			if (e >= s->nr_ev)
 				continue;
-			out_add(o, "topdown_events_total{set=\"%s\",event=\"%s\",group=\"%s\"%s,%s} %llu\n",
+			out_add(o, "topdown_events_total{set=\"%s\","
+				"event=\"%s\",group=\"%s\"%s,%s} %llu\n",
 				s->set, s->ev_label[e], s->eg_label[k],
 				s->ev_kind[e], s->g[i].labels,
 				(unsigned long long)s->gx[i].c[k][j]);
@@ -602,7 +603,8 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 		for (size_t i = 0; i < s->n; i++)
 			for (uint32_t k = 0; s->g[i].slices &&
 			     k < s->nr_egroups; k++)
-				out_add(o, "topdown_group_run_seconds_total{group=\"%s\",%s} %llu.%09llu\n",
+				out_add(o, "topdown_group_run_seconds_total"
+					"{group=\"%s\",%s} %llu.%09llu\n",
 					s->eg_label[k], s->g[i].labels,
 					(unsigned long long)(s->gx[i].ns[k] /
 							     1000000000ull),
