@@ -26,6 +26,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 import tempfile
 
@@ -249,6 +250,66 @@ def test_formats(tmp, pl):
        "group's events by name (the others null)", detail if not good else "")
 
 
+def test_hierarchy(tmp):
+    """Intel Level 2 (intel_icl, groups l1, bs, be, re on an Ice Lake
+    server fixture): each Level 1 class is followed by its Level 2 classes
+    titled PARENT.CHILD, and the total row marks the bottleneck path: the
+    largest Level 1 class and its largest child, as the JSON values say."""
+    fx = os.path.join(tmp, "fxi")
+    os.system("%s %s icelake_server >/dev/null" % (MKFIXTURE, fx))
+    rc, out, err = run("list", "--root", os.path.join(fx, "icelake_server"), "-j")
+    if not ok(rc == 0, "tdctl list -j on Ice Lake", err):
+        return
+    sel = json.loads(out)["selected"]
+    pool, groups = [], []
+    for g in sel["groups"]:
+        ix = []
+        for e in g["events"]:
+            if e["name"] not in pool:
+                pool.append(e["name"])
+            ix.append(pool.index(e["name"]))
+        groups.append(ix)
+    label = sel["label"] + " g=" + ",".join(g["id"] for g in sel["groups"])
+    rng = random.Random(5)
+    tasks = [T.Task(3000 + i, 3000 + i, "icl%d" % i,
+                    [rng.uniform(100, 2000) for _ in pool], [i % 4])
+             for i in range(8)]
+    sc, _ = T.simulate(rng, pool, groups, tasks, nr_cpus=4, rotate_ms=4,
+                       duration_ns=300_000_000, label=label)
+    path = os.path.join(tmp, "icl.td")
+    sc.write(path)
+    rc, out, err = run("report", "-i", path, "--metric-only")
+    hdr = [ln for ln in out.splitlines() if ln.split()[:1] == ["PID"]]
+    titles = hdr[0].split()[4:] if hdr else []
+    want = ["RETIRING", "RETIRING.HEAVY_OPS", "RETIRING.LIGHT_OPS", "BAD_SPEC",
+            "BAD_SPEC.BR_MISPRED", "BAD_SPEC.MACH_CLEAR", "FRONTEND",
+            "FRONTEND.FETCH_LAT", "FRONTEND.FETCH_BW", "BACKEND",
+            "BACKEND.MEM_BOUND", "BACKEND.CORE_BOUND", "IPC"]
+    ok(titles == want, "--level 2 table: each Level 1 class, then its Level 2 "
+       "classes titled PARENT.CHILD", "%s\n%s" % (titles, err))
+    total = [ln for ln in out.splitlines() if ln.startswith("total")]
+    cells = re.findall(r"\S+ \[\d+%\]|unknown \[\d+%\]", total[0]) if total else []
+    marked = [t for t, c in zip(titles, cells) if c.startswith("*")]
+    rc, out, err = run("report", "-i", path, "-j")
+    m = json.loads(out)["total"]["metrics"] if rc == 0 else {}
+    l1 = max(("retiring", "bad_speculation", "frontend_bound", "backend_bound"),
+             key=lambda k: m[k])
+    kids = {"retiring": ("heavy_operations", "light_operations"),
+            "bad_speculation": ("branch_mispredicts", "machine_clears"),
+            "frontend_bound": ("fetch_latency", "fetch_bandwidth"),
+            "backend_bound": ("memory_bound", "core_bound")}[l1]
+    kid = max(kids, key=lambda k: m[k])
+    names = ["retiring", "heavy_operations", "light_operations",
+             "bad_speculation", "branch_mispredicts", "machine_clears",
+             "frontend_bound", "fetch_latency", "fetch_bandwidth",
+             "backend_bound", "memory_bound", "core_bound", "ipc"]
+    ok(titles == want and len(cells) == len(titles) and
+       [names[want.index(t)] for t in marked] == [l1, kid],
+       "the bottleneck path marked '*': %s (JSON: %s %.3f, then %s %.3f)"
+       % (" > ".join(marked), l1, m[l1], kid, m[kid]),
+       "%s\n%s" % (cells, marked))
+
+
 def test_stat_live(tmp):
     """stat against a fake /dev/topdown whose configuration has 3 rotated
     groups (rdbench --groups 3: the anchor CPU_CYCLES in every group, each
@@ -378,6 +439,7 @@ def main():
             return plan()
         test_estimates(tmp, pl)
         test_formats(tmp, pl)
+        test_hierarchy(tmp)
         test_stat_live(tmp)
         test_serve(tmp)
     return plan()
