@@ -426,7 +426,7 @@ def test_serve(tmp):
        "it measured and its events' counts (label group) are the file's "
        "sums (%d series)" % (len(got_ns) + len(got_c)),
        "%s\n%s" % (sorted(set(want_ns.items()) ^ set(got_ns.items()))[:6],
-                    sorted(set(want_c.items()) ^ set(got_c.items()))[:6]))
+                   sorted(set(want_c.items()) ^ set(got_c.items()))[:6]))
 
 
 def main():
