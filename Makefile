@@ -52,6 +52,14 @@ bench:
 bench-reader:
 	scripts/bench.sh --reader
 
+# The fuzz targets (selftests/fuzz: the record file reader, tdctl decode's
+# parsers), libFuzzer for FUZZ_SECONDS (60) each; prints executions and
+# edges covered per target, new inputs stay in build/fuzz/. Its own tier:
+# make check only replays the committed corpora.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 # The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
 # kernels from linux-source-6.1 and -6.12, and a KCSAN kernel from -6.12
 # (each built once into /var/cache/topdown-debug-kernel), whole guest suite
@@ -105,6 +113,19 @@ check-packages:
 	scripts/check-packages.sh
 .PHONY: check-packages
 
+# serve's HTTP front end, fuzzed hard (selftests/fuzz/tier_http.sh: 10
+# million libFuzzer executions of the request path and of the web
+# configuration parser each, then AFL++; figures in
+# build/fuzz/tier-http.txt), and its long load test (300 s of abuse;
+# make check runs 20 s).
+fuzz-http:
+	$(MAKE) -C selftests/fuzz tier-http
+serve-load:
+	$(MAKE) -s -C selftests/host all
+	TD_SERVE_LOAD=long OUT=$(CURDIR)/build/host/ PYTHONPATH=selftests/lib \
+		python3 selftests/host/test_serve_load.py
+.PHONY: fuzz-http serve-load
+
 checkpatch: deps
 	scripts/checkpatch.sh
 
@@ -121,4 +142,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build test check check-kernels check-debug check-litmus demo bench bench-reader checkpatch lint clean distclean
+.PHONY: all deps build test check check-kernels check-debug check-litmus demo bench bench-reader fuzz checkpatch lint clean distclean

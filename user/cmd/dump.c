@@ -302,9 +302,13 @@ static void print_header(struct dump_ctx *d)
 	if (d->rotated)
 		printf(" %3s", td_voc_title("group"));
 	for (uint32_t i = 0; i < nr_ev(d); i++) {
-		d->ev_w[i] = max_int(14, (int)strnlen(ev_name(d, i),
-						      TOPDOWN_NAME_LEN));
-		printf(" %*.*s", d->ev_w[i], TOPDOWN_NAME_LEN, ev_name(d, i));
+		char t[TD_TEXT_SIZE(TOPDOWN_NAME_LEN)];
+		size_t cols, len;
+
+		/* the text of the name (output/text.h), never cut */
+		len = td_text(t, ev_name(d, i), TOPDOWN_NAME_LEN, &cols);
+		d->ev_w[i] = max_int(14, (int)cols);
+		printf(" %*s", d->ev_w[i] + (int)(len - cols), t);
 	}
 	for (int i = 0; i < m.n; i++) {
 		const char *t = td_voc_title(m.m[i].name);

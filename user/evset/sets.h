@@ -214,7 +214,8 @@ const struct td_grp *td_grp_find(const struct td_set *s, const char *id,
 /* Does the template take a general-purpose counter of s's budget? */
 bool td_tmpl_takes_gp(const struct td_set *s, const struct td_ev_tmpl *t);
 /* Is t (a template of the set or of one of its groups) called name
- * (len bytes), as td_set_event_index() matches names?
+ * (len bytes), or given by its encoding, as td_set_event_index() matches
+ * names and encodings?
  */
 bool td_tmpl_is(const struct td_ev_tmpl *t, const char *name, size_t len);
 /* The groups of s a selection takes: want[0 .. TOPDOWN_MAX_GROUPS - 1];

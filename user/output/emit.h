@@ -41,7 +41,10 @@ enum td_emit_fmt { TD_EMIT_PLAIN, TD_EMIT_JSON, TD_EMIT_CSV };
  * up to 32 counts and up to 128 metrics.
  */
 #define TD_EMIT_MAX_COLS	176
-#define TD_EMIT_CELL		96
+/* A cell holds the text (output/text.h) of an event name: 4 bytes per
+ * byte of the name at most.
+ */
+#define TD_EMIT_CELL		(4 * 32 + 32)	/* 32: TOPDOWN_NAME_LEN */
 
 struct td_field {
 	const char *name;	/* JSON key, CSV column */
