@@ -11,6 +11,7 @@
 
 #include "base/common.h"
 #include "group/aggregate.h"
+#include "output/text.h"
 
 /* ---- views ------------------------------------------------------------ */
 
@@ -113,6 +114,15 @@ void td_view_init(struct td_view *v, enum td_by by,
 	add_cols(v, by);
 }
 
+/* err may quote the file's label and names: their text (output/text.h). */
+static void raw_counts_warn(const char *err)
+{
+	char text[TD_TEXT_SIZE(512)];
+
+	td_text(text, err, 512, NULL);
+	p_warn("showing raw counts only: %s", text);
+}
+
 int td_view_cfg_init(struct td_view_cfg *vc, const struct topdown_config *cfg)
 {
 	uint32_t ng = cfg->size >= TOPDOWN_CONFIG_SIZE_VER1 ||
@@ -132,7 +142,7 @@ int td_view_cfg_init(struct td_view_cfg *vc, const struct topdown_config *cfg)
 		vc->rotated = true;
 		if (td_gdecoder_from_config(&vc->gd, &vc->cfg, err,
 					    sizeof(err))) {
-			p_warn("showing raw counts only: %s", err);
+			raw_counts_warn(err);
 			return 0;
 		}
 		vc->can_decode = true;
@@ -185,7 +195,7 @@ int td_view_cfg_init(struct td_view_cfg *vc, const struct topdown_config *cfg)
 		vc->can_decode = true;
 		return 0;
 	}
-	p_warn("showing raw counts only: %s", err);
+	raw_counts_warn(err);
 	return 0;
 }
 
