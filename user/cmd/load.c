@@ -280,6 +280,10 @@ const struct td_opt load_opts[] = {
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name", 0 },
 	{ "events", 'e', 'e', TD_ARG_EVENTS, "EVENTS",
 	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)", 0 },
+	{ "level", 0, 'L', TD_ARG_NUM, "N",
+	  "1 (default): Level 1, no rotation; 2: the set's Level 2 groups, rotated", 0 },
+	{ "metrics", 'M', 'M', TD_ARG_WORD, "GROUP[,GROUP..]",
+	  "perf's metric groups (perf stat -M): the set's groups for them, rotated", 0 },
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring", 0 },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader", 0 },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records", 0 },
@@ -303,12 +307,14 @@ static void load_desc(char *desc, size_t n)
 		 "{...} is a group and each event outside braces a group of its own;\n"
 		 "a CPU counts one group at a time and moves to the next every --rotate\n"
 		 "MS (default %d), between two slices (up to %d groups of %d, %d events\n"
-		 "in all; module backend only). The ring size is a power of two\n"
-		 "(default %u bytes), the watermark defaults to a quarter of it;\n"
-		 "without --overwrite a full ring drops new records and counts them.\n",
+		 "in all; module backend only). --level 2 or -M GROUP adds the set's\n"
+		 "groups below Level 1 (%s list shows them), counted in turn the same\n"
+		 "way. The ring size is a power of two (default %u bytes), the\n"
+		 "watermark defaults to a quarter of it; without --overwrite a full\n"
+		 "ring drops new records and counts them.\n",
 		 bin_name, TOPDOWN_MAX_EVENTS, TOPDOWN_ROTATE_DEFAULT_MS,
 		 TOPDOWN_MAX_GROUPS, TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_POOL,
-		 TOPDOWN_RING_DEFAULT_SIZE);
+		 bin_name, TOPDOWN_RING_DEFAULT_SIZE);
 }
 
 /* Append one -e argument to the comma-separated list. */
@@ -329,7 +335,7 @@ static int add_events(char *list, size_t n, const char *arg)
  * automatically). A set's name given to --events is taken as --set.
  */
 static int choose_plan(const char *set, const char *events,
-		       struct td_plan *plan)
+		       const struct td_select *sel, struct td_plan *plan)
 {
 	struct td_cpu_info *ci;
 	char err[512];
@@ -345,7 +351,7 @@ static int choose_plan(const char *set, const char *events,
 	if (*events && set != events)
 		ret = td_plan_events(ci, "", events, plan, err, sizeof(err));
 	else
-		ret = td_plan_for(ci, set, plan, err, sizeof(err));
+		ret = td_plan_select(ci, set, sel, plan, err, sizeof(err));
 	td_cpu_info_free(ci);
 	if (ret)
 		p_err("%s", err);
@@ -354,8 +360,8 @@ static int choose_plan(const char *set, const char *events,
 
 /*
  * What load started, in JSON or CSV through the row emitter: JSON lists
- * the events, the groups (each an array of its events' names, in record
- * order) and those without a counter as arrays, CSV as one field of
+ * the events, the groups (each an object: its name and its events' names,
+ * in record order) and those without a counter as arrays, CSV as one field of
  * space-separated names.
  */
 static void load_result(const struct td_plan *plan, enum td_backend backend,
@@ -405,15 +411,23 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 		for (int i = 0; i < plan->nr_events; i++)
 			jsonw_string(w, plan->ev[i].name);
 		jsonw_end_array(w);
-		jsonw_name(w, "groups");
-		jsonw_start_array(w);
-		for (int k = 0; k < plan->nr_groups; k++) {
+		if (plan->nr_groups) {
+			jsonw_name(w, "groups");
 			jsonw_start_array(w);
-			for (int j = 0; j < plan->groups[k].nr; j++)
-				jsonw_string(w, plan->ev[plan->groups[k].ev[j]].name);
+			for (int gi = 0; gi < plan->nr_groups; gi++) {
+				const struct td_plan_group *pg = &plan->groups[gi];
+
+				jsonw_start_object(w);
+				jsonw_string_field(w, "name", pg->name);
+				jsonw_name(w, "events");
+				jsonw_start_array(w);
+				for (int k = 0; k < pg->nr; k++)
+					jsonw_string(w, plan->ev[pg->ev[k]].name);
+				jsonw_end_array(w);
+				jsonw_end_object(w);
+			}
 			jsonw_end_array(w);
 		}
-		jsonw_end_array(w);
 		jsonw_name(w, "no_counter");
 		jsonw_start_array(w);
 		for (int i = 0; i < first_nr(plan); i++)
@@ -427,7 +441,8 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 int do_load(int argc, char **argv)
 {
 	const char *module = NULL, *set = NULL;
-	unsigned long long ring = 0, wm = 0, rotate = 0;
+	unsigned long long ring = 0, wm = 0, rotate = 0, level = 1;
+	struct td_select sel = { 0 };
 	char events[4096] = "", desc[1024];
 	struct topdown_config cfg;
 	struct td_plan plan;
@@ -457,6 +472,14 @@ int do_load(int argc, char **argv)
 		case 'e':
 			if (add_events(events, sizeof(events), optarg))
 				return -1;
+			break;
+		case 'L':
+			if (parse_u64("--level", optarg, 2, &level))
+				return -1;
+			sel.level = (int)level;
+			break;
+		case 'M':
+			sel.metric_groups = optarg;
 			break;
 		case 'r':
 			if (parse_u64("--ring-size", optarg, TOPDOWN_RING_MAX_SIZE, &ring))
@@ -500,6 +523,11 @@ int do_load(int argc, char **argv)
 		p_usage_error("--set and --events exclude each other: a set names its own events");
 		return -1;
 	}
+	if (*events && (sel.level > 1 || sel.metric_groups) &&
+	    !td_set_exists(events)) {
+		p_usage_error("--level and -M choose a set's groups; --events names its events");
+		return -1;
+	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
 		p_usage_error("--watermark must not exceed the ring size");
 		return -1;
@@ -515,7 +543,7 @@ int do_load(int argc, char **argv)
 	}
 
 	/* Choose the events first: a wrong --set or --events changes nothing. */
-	if (choose_plan(set, events, &plan))
+	if (choose_plan(set, events, &sel, &plan))
 		return -1;
 	if (rotate && plan.nr_groups < 2) {
 		p_err("--rotate needs two event groups or more (perf's group syntax: -e '{a,b},{c,d}')");
@@ -622,7 +650,8 @@ done:
 		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",
 		       plan.why);
 		for (int k = 0; k < plan.nr_groups; k++) {
-			printf("  group %d:", k);
+			printf("  group %d%s%s:", k, plan.groups[k].name[0] ? " " : "",
+			       plan.groups[k].name);
 			for (int j = 0; j < plan.groups[k].nr; j++)
 				printf(" %s", plan.ev[plan.groups[k].ev[j]].name);
 			printf("\n");

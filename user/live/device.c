@@ -407,19 +407,24 @@ void td_dev_reader_close(struct td_reader *r)
 void td_config_from_plan(const struct td_plan *plan,
 			 struct topdown_config *cfg)
 {
+	int n = plan->nr_events;
+
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->size = sizeof(*cfg);
-	cfg->nr_events = plan->nr_events;
+	/* the pool: events[], then more_events[] (topdown.h, "Groups") */
+	if (n > (plan->nr_groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS))
+		n = plan->nr_groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS;
+	cfg->nr_events = n;
 	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
 	cfg->nr_groups = plan->nr_groups;
-	for (int g = 0; g < plan->nr_groups; g++) {
+	cfg->rotate_ms = plan->nr_groups > 1 ? plan->rotate_ms : 0;
+	for (int g = 0; g < plan->nr_groups && g < TOPDOWN_MAX_GROUPS; g++) {
 		cfg->groups[g].nr_events = plan->groups[g].nr;
-		for (int j = 0; j < plan->groups[g].nr; j++)
-			cfg->groups[g].events[j] = (uint8_t)plan->groups[g].ev[j];
+		for (int k = 0; k < plan->groups[g].nr &&
+		     k < TOPDOWN_MAX_EVENTS; k++)
+			cfg->groups[g].events[k] = plan->groups[g].ev[k];
 	}
-	if (plan->nr_groups > 1)
-		cfg->rotate_ms = plan->rotate_ms;
-	for (int i = 0; i < plan->nr_events; i++) {
+	for (int i = 0; i < n; i++) {
 		const struct td_evsel *ev = &plan->ev[i];
 		struct topdown_event *e = td_cfg_event_w(cfg, i);
 
