@@ -81,7 +81,11 @@
  * The slice of the task the work preempted ended before step 1, measured
  * whole by the old group; the slice that ends after step 3 (the work's
  * own, normally) re-reads the new baselines and is the ROTATED record
- * that settles the change; the next slice is whole again. Nothing is
+ * that settles the change; the next slice is whole again. The next change
+ * waits for both to end (td_rot_ready(): the work, due, tries again a
+ * tick later): the worker may run the work again before it switches out,
+ * when the timer expired meanwhile, and two changes in one slice would
+ * skip a group's turn without a record of it. Nothing is
  * added to the probe's path: the group's bits come with the flags it
  * already ORs in, and per-group statistics are kept per period (td_probe.c).
  *
@@ -367,15 +371,31 @@ static void td_counters_release(struct td_cpu *c)
 }
 
 /*
+ * On the CPU, IRQs off: the last change settled and a slice ended after
+ * the settling one (at arm: a slice of group 0 ended), so that the current
+ * group measured a slice of its turn. The worker can run the work again
+ * before it switches out: the timer may expire while it still runs (a
+ * vCPU that did not run for ticks, a long work item before it), and a
+ * change then would skip a group with no record of its turn.
+ */
+static bool td_rot_ready(const struct td_cpu *c)
+{
+	lockdep_assert_irqs_disabled();
+	return c->rot_phase == TD_ROT_NONE &&
+	       (s64)(c->probe_count - c->rot_next) >= 0;
+}
+
+/*
  * The rotation work of one CPU (see "Groups and rotation" above): on that
- * CPU, its counters alive (cancelled before they are released).
+ * CPU, its counters alive (cancelled before they are released). A change
+ * that is due but not ready (td_rot_ready()) is tried again a tick later.
  */
 static void td_rot_work_fn(struct work_struct *work)
 {
 	struct td_cpu *c = container_of(to_delayed_work(work), struct td_cpu,
 					rot_work);
 	u32 old, new, i;
-	bool changing;
+	bool changing, wait;
 	u64 t0;
 
 	mutex_lock(&c->rot_lock);
@@ -385,6 +405,8 @@ static void td_rot_work_fn(struct work_struct *work)
 	/* Bound to its CPU; a work that ran elsewhere must not touch it. */
 	changing = READ_ONCE(c->rot_on) && c->active &&
 		   !WARN_ON_ONCE(this_cpu_ptr(&td_cpus) != c);
+	wait = changing && !td_rot_ready(c);
+	changing = changing && !wait;
 	t0 = ktime_get_mono_fast_ns();
 	if (changing) {
 		/* 1. The new group is current; everything held in resync. */
@@ -402,6 +424,8 @@ static void td_rot_work_fn(struct work_struct *work)
 		raw_write_seqcount_end(&c->grp_seq);
 	}
 	local_irq_enable();
+	if (wait)
+		goto requeue;
 	if (!changing)
 		goto out;
 
@@ -422,9 +446,10 @@ static void td_rot_work_fn(struct work_struct *work)
 	}
 	c->rotation_ns += ktime_get_mono_fast_ns() - t0;
 	local_irq_enable();
+requeue:
 	if (READ_ONCE(c->rot_on))
 		queue_delayed_work_on(smp_processor_id(), system_wq,
-				      &c->rot_work, td.rot_jiffies);
+				      &c->rot_work, wait ? 1 : td.rot_jiffies);
 out:
 	mutex_unlock(&c->rot_lock);
 }
@@ -467,6 +492,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	c->grp_flags = TD_REC_GROUP(0);
 	c->rec_flags = c->grp_flags | TOPDOWN_REC_FIRST;
 	c->rot_phase = TD_ROT_NONE;
+	c->rot_next = c->probe_count + 1;	/* group 0 measures a slice */
 	raw_write_seqcount_begin(&c->grp_seq);
 	td_grp_period_end(c);	/* nothing since the last disarm */
 	td_grp_period_begin(c, c->last_ns);

@@ -89,6 +89,8 @@ struct td_cpu {
 	struct perf_event *gev[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
 	u32 grp;		/* the current group */
 	u8 rot_phase;		/* TD_ROT_* */
+	/* @probe_count from which the next change may happen (see td_counters.c) */
+	u64 rot_next;
 	bool rot_on;		/* the rotation work may requeue itself */
 	struct delayed_work rot_work;
 	struct mutex rot_lock;	/* the retry work off a group change */

@@ -146,13 +146,15 @@ void td_grp_period_end(struct td_cpu *c)
 /*
  * The first slice that ends after a group change completed: it has
  * re-read the new group's baselines (td_cpu.resync), so the next slice is
- * measured whole by the new group.
+ * measured whole by the new group. The next change waits for that slice
+ * to end too (td_cpu.rot_next: this slice and the next one).
  */
 static void td_rot_settle(struct td_cpu *c, u64 now)
 {
 	raw_write_seqcount_begin(&c->grp_seq);
 	td_grp_period_begin(c, now);
 	c->rot_phase = TD_ROT_NONE;
+	c->rot_next = c->probe_count + 2;
 	c->grp_flags = TD_REC_GROUP(c->grp);
 	raw_write_seqcount_end(&c->grp_seq);
 }

@@ -10,6 +10,8 @@
  *   - per CPU, in sequence order, the group changes only on a ROTATED
  *     record, to the next group (round robin); a CPU starts counting
  *     (TOPDOWN_REC_FIRST) with group 0;
+ *   - no group's turn is skipped: between two changes there is a record
+ *     without ROTATED (where no record is missing in between);
  *   - STATUS (TOPDOWN_CPU_STATS_SIZE_VER3) per group equals what the
  *     records say, when nothing was lost: records (ROTATED included), time
  *     (durations of the non-ROTATED slices), slices with an error bit and
@@ -75,6 +77,8 @@ static inline void td_grp_check(const struct topdown_config *cfg,
 {
 	uint32_t ng = td_cfg_nr_groups(cfg);
 	const struct topdown_record *prev = NULL;
+	/* Since the last change seen without a gap: a measured record. */
+	bool changed = false, measured = false;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct topdown_record *r = &recs[i];
@@ -122,14 +126,24 @@ static inline void td_grp_check(const struct topdown_config *cfg,
 		if (r->flags & TOPDOWN_REC_FIRST && g != (rot ? 1 % ng : 0))
 			TD_GRP_BAD(s, "FIRST record of group %u%s", g,
 				   rot ? " (ROTATED)" : "");
+		if (!cont)
+			changed = false;
 		if (cont) {
 			pg = TOPDOWN_REC_GROUP(prev->flags);
 			if (g != pg && (!rot || g != (pg + 1) % ng))
 				TD_GRP_BAD(s, "group %u after group %u%s", g, pg,
 					   rot ? " (ROTATED)" : " without ROTATED");
-			if (g != pg)
+			if (g != pg && changed && !measured)
+				TD_GRP_BAD(s, "group %u after a turn of group %u %s",
+					   g, pg, "with no measured record");
+			if (g != pg) {
 				s->changes++;
+				changed = true;
+				measured = false;
+			}
 		}
+		if (!rot)
+			measured = true;
 		prev = r;
 	}
 }

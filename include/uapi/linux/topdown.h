@@ -77,11 +77,19 @@
  *    error are retried while their group counts (a waiting group's
  *    counters are disabled, not in error); the error bits of a record
  *    are its group's, by position. Overwrite mode is unchanged.
+ *  - No group's turn is skipped: a CPU changes group only after the
+ *    slice that settled its last change (the TOPDOWN_REC_ROTATED record)
+ *    and one slice after it, measured whole by the new group, have ended
+ *    (written or dropped); at START and online, after one slice of group
+ *    0. So, per CPU and in sequence order, two changes always have a
+ *    record without TOPDOWN_REC_ROTATED between them, unless records were
+ *    dropped there (a gap in seq).
  *  - rotate_ms is counted in the CPU's timer ticks (rounded up to whole
  *    ticks, at least two) from the tick of the last change, and the change
- *    waits for the CPU to be awake and for its work item to run (at a
- *    switch), so an interval may be longer, and the one after a late
- *    change shorter by less than a tick: an
+ *    waits for the CPU to be awake, for its work item to run (at a
+ *    switch) and for the slices above, tried again every tick, so an
+ *    interval may be longer, and the one after a late change shorter by
+ *    less than a tick: an
  *    idle CPU, or a nohz_full CPU running one task without its tick,
  *    keeps its group until its tick runs again (the change is a work
  *    item on the CPU itself; it never wakes or interrupts a CPU for
