@@ -65,8 +65,6 @@ const struct td_voc td_vocab[] = {
 	     "JSON, rotated groups: the share of the row's run time the "
 	     "group(s) of each count and metric measured, keyed as counts "
 	     "and metrics"),
-	INFO("group", "GRP", "dump",
-	     "rotated groups: the group that measured the slice (its index)"),
 	INFO("rotated", NULL, "dump",
 	     "JSON, rotated groups: the slice in which the CPU changed group, "
 	     "measured by none"),
@@ -179,8 +177,9 @@ const struct td_voc td_vocab[] = {
 	TIME("probe_ns", "PROBE_NS", 0, "status", "time spent in the probe"),
 	TIME("probe_ns_mean", "MEAN_NS", 1, "status", "mean time per probe call"),
 	/* status's event groups (include/uapi/linux/topdown.h, "Groups and rotation") */
-	KEY("group", "GROUP", "status",
-	    "an event group, by its index in the configuration"),
+	KEY("group", "GRP", "dump status",
+	    "an event group, by its index in the configuration: in dump, the "
+	    "group that measured the slice (rotated groups)"),
 	INFO("cur_group", NULL, "status",
 	     "the group counting on the CPU now (the last one when it is not counting)"),
 	COUNT("rotations", "ROTATIONS", "status",
