@@ -264,17 +264,6 @@ int td_dev_reader_open(struct td_reader *r)
 	r->src.kind = TD_BACKEND_MODULE;
 	if (td_get_config(r->fd, &r->cfg) || td_get_status(r->fd, &st, &stats))
 		goto fail;
-	/*
-	 * A record of a grouped collection says in its group bits which
-	 * events its deltas count; the readers built on this one take the
-	 * configuration's events in order and do not look there yet.
-	 */
-	if (r->cfg.nr_groups) {
-		free(stats);
-		p_err("the collection counts %u event groups (rotated every %u ms): this tdctl does not read records of event groups yet ('%s status' shows them per group)",
-		      r->cfg.nr_groups, r->cfg.rotate_ms, bin_name);
-		goto fail;
-	}
 	free(stats);
 	r->nr_cpus = st.nr_cpus;
 	r->overwrite = r->cfg.flags & TOPDOWN_OVERFLOW_OVERWRITE;
