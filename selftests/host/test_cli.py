@@ -209,6 +209,17 @@ def test_cli(tmp):
                        "--module does not apply to --backend bpf"),
                       (("load", "--backend", "bpf", "--overwrite"),
                        "--overwrite is not available with the BPF backend"),
+                      # event groups (issue 20): the BPF backend has none
+                      (("load", "--backend", "bpf", "--level", "2"),
+                       "event groups are not available with the BPF backend"),
+                      (("load", "--backend", "bpf", "-M", "TopdownL2"),
+                       "event groups are not available with the BPF backend"),
+                      (("load", "--backend", "bpf", "-e",
+                        "{cpu-clock,task-clock},{cpu-clock,page-faults}"),
+                       "event groups are not available with the BPF backend"),
+                      (("load", "--backend", "bpf", "-e", "{cpu-clock,task-clock}",
+                        "--rotate", "10"),
+                       "event groups are not available with the BPF backend"),
                       (("load", "--set", "bogus"), "unknown event set 'bogus'")):
         rc, out, err = run(*args)
         ok(rc == 2 and msg in out + err and "see 'tdctl load --help'" in err and
