@@ -25,6 +25,8 @@
 #                       (default 5000 and 1000)
 #   TD_BENCH_REPEATS_ARM64, TD_BENCH_REPEATS_X86_64 (default 5 and 15)
 #   TD_BENCH_READER     0 to skip the reader measurements
+#   TD_BENCH_ONLY       groups: in the guests, only the baseline and the event
+#                       group modes (selftests/bench/guest_bench.sh)
 #   TD_BENCH_RECORDS    records of the reader's large files (default 4000000)
 #   TD_BENCH_NCG        records of the smaller callgrind file (default 50000;
 #                       the other has twice as many)
@@ -104,6 +106,7 @@ run_guest() {
         --append "isolcpus=1 nowatchdog" \
         --log "$OUT/console-$arch.log" --add "build/$arch/bench" --add "$OUT/stage/$arch/perf" -- \
         env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" TD_BENCH_PERF=/add/perf/perf \
+        TD_BENCH_ONLY="${TD_BENCH_ONLY:-}" \
         /add/bench/guest_bench.sh \
         >"$OUT/guest-$arch.log" 2>&1 || rc=$?
     if [ $rc != 0 ]; then
