@@ -280,7 +280,8 @@ def guest_table(arch, res, js):
 
     def line(text, val, unit="ns", target=None):
         if val is None:
-            print(f"   {text:<58} -")
+            if only is None:    # a partial run leaves the others out
+                print(f"   {text:<58} -")
             return
         t = ""
         if target:
