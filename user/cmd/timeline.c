@@ -339,6 +339,34 @@ static void put_metrics(struct td_buf *b, const struct td_metrics *m)
 	td_buf_char(b, '}');
 }
 
+/*
+ * ,"counts":{...}: delta[j] for j < n under the name of pool entry
+ * pool[j] (pool NULL: entry j, a configuration without rotation), null
+ * where its error bit says it could not be read.
+ */
+static void put_counts(struct tl_out *o, const struct topdown_record *r,
+		       const __u8 *pool, uint32_t n)
+{
+	struct td_buf *b = &o->b;
+
+	put_str(b, ",\"counts\":{");
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t p = pool ? pool[j] : j;
+
+		if (p >= TOPDOWN_MAX_POOL)
+			continue;	/* the file parser refuses these */
+		if (j)
+			td_buf_char(b, ',');
+		td_buf_mem(b, o->ev_json[p], (size_t)o->ev_len[p]);
+		td_buf_char(b, ':');
+		if (r->flags & (1u << j))
+			put_str(b, "null");	/* unreadable */
+		else
+			td_buf_u64(b, r->delta[j], 0);
+	}
+	td_buf_char(b, '}');
+}
+
 /* Group g's metrics from its deltas (delta[j]: its j-th event). */
 static void group_decode(const struct td_gdecoder *gd, uint32_t g,
 			 const uint64_t *delta, struct td_metrics *m)
@@ -380,22 +408,9 @@ static void put_group_slice(struct tl_out *o, const struct tl_src *s,
 		put_str(b, ",\"rotated\":true,\"counts\":{}");
 		return;
 	}
-	put_str(b, ",\"counts\":{");
-	for (uint32_t j = 0; j < grp->nr_events && j < TOPDOWN_MAX_EVENTS; j++) {
-		uint32_t p = grp->events[j];
-
-		if (p >= TOPDOWN_MAX_POOL)
-			continue;	/* the file parser refuses these */
-		if (j)
-			td_buf_char(b, ',');
-		td_buf_mem(b, o->ev_json[p], (size_t)o->ev_len[p]);
-		td_buf_char(b, ':');
-		if (r->flags & (1u << j))
-			put_str(b, "null");	/* unreadable */
-		else
-			td_buf_u64(b, r->delta[j], 0);
-	}
-	td_buf_char(b, '}');
+	put_counts(o, r, grp->events,
+		   grp->nr_events < TOPDOWN_MAX_EVENTS ? grp->nr_events :
+		   TOPDOWN_MAX_EVENTS);
 	if (!o->gd || (r->flags & TOPDOWN_REC_ERROR_MASK))
 		return;
 	for (int j = 0; j < TOPDOWN_MAX_EVENTS; j++)
@@ -448,18 +463,7 @@ static void put_slice(struct tl_out *o, const struct tl_src *s,
 		o->slices++;
 		return;
 	}
-	put_str(b, ",\"counts\":{");
-	for (uint32_t e = 0; e < s->cfg->nr_events; e++) {
-		if (e)
-			td_buf_char(b, ',');
-		td_buf_mem(b, o->ev_json[e], (size_t)o->ev_len[e]);
-		td_buf_char(b, ':');
-		if (r->flags & (1u << e))
-			put_str(b, "null");	/* unreadable */
-		else
-			td_buf_u64(b, r->delta[e], 0);
-	}
-	td_buf_char(b, '}');
+	put_counts(o, r, NULL, s->cfg->nr_events);
 	if (dec) {
 		uint64_t cnt[TOPDOWN_MAX_EVENTS];
 
@@ -496,6 +500,26 @@ static unsigned int group_series(const struct tl_out *o, uint32_t g)
 	return mask;
 }
 
+/* A counter event of thread tgid/tid at ns, named "tid N" and the rest
+ * of its name (with the closing quote, and more fields), up to its args.
+ */
+static void put_counter_head(struct tl_out *o, uint32_t tgid, uint32_t tid,
+			     uint64_t ns, const char *name_rest)
+{
+	struct td_buf *b = &o->b;
+
+	put_str(b, ",\n{\"ph\":\"C\",\"pid\":");
+	td_buf_u64(b, tgid, 0);
+	put_str(b, ",\"tid\":");
+	td_buf_u64(b, tid, 0);
+	put_str(b, ",\"ts\":");
+	put_us(o, ns);
+	put_str(b, ",\"name\":\"tid ");
+	td_buf_u64(b, tid, 0);
+	put_str(b, name_rest);
+	put_str(b, ",\"args\":{");
+}
+
 /* A counter event of thread tgid/tid at ns: the series of mask m has. */
 static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
 			uint64_t ns, const struct td_metrics *m,
@@ -511,15 +535,7 @@ static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
 		    !(mask & 1u << k))
 			continue;
 		if (!any) {
-			put_str(b, ",\n{\"ph\":\"C\",\"pid\":");
-			td_buf_u64(b, tgid, 0);
-			put_str(b, ",\"tid\":");
-			td_buf_u64(b, tid, 0);
-			put_str(b, ",\"ts\":");
-			put_us(o, ns);
-			put_str(b, ",\"name\":\"tid ");
-			td_buf_u64(b, tid, 0);
-			put_str(b, "\",\"args\":{");
+			put_counter_head(o, tgid, tid, ns, "\"");
 		} else {
 			td_buf_char(b, ',');
 		}
@@ -608,15 +624,8 @@ static void flush_groups(struct tl_out *o, struct tl_thread *t, uint64_t ns)
 	}
 	put_counter(o, (uint32_t)(t->key >> 32), tid, ns, &all, TL_ALL_SERIES);
 	if (t->time) {
-		put_str(b, ",\n{\"ph\":\"C\",\"pid\":");
-		td_buf_u64(b, t->key >> 32, 0);
-		put_str(b, ",\"tid\":");
-		td_buf_u64(b, tid, 0);
-		put_str(b, ",\"ts\":");
-		put_us(o, ns);
-		put_str(b, ",\"name\":\"tid ");
-		td_buf_u64(b, tid, 0);
-		put_str(b, " coverage\",\"cat\":\"coverage\",\"args\":{");
+		put_counter_head(o, (uint32_t)(t->key >> 32), tid, ns,
+				 " coverage\",\"cat\":\"coverage\"");
 		for (int g = 0; g < gd->nr_groups; g++) {
 			if (g)
 				td_buf_char(b, ',');
