@@ -73,10 +73,11 @@ def test_list(tmp):
         diffs = [] if len(rows) == len(doc["sets"]) else ["row count"]
         for s, r in zip(doc["sets"], rows):
             diffs += same(s, r or {}, ("name", "events", "fits", "chosen", "title",
-                                       "metrics", "reason"))
+                                       "metrics", "reason", "metric_groups"))
         chosen = [r["name"] for r in rows if r and r["chosen"] == "true"]
         ok(rc == 0 and rc2 == 0 and not diffs and
-           head == ["name", "events", "fits", "chosen", "title", "metrics", "reason"] and
+           head == ["name", "events", "fits", "chosen", "title", "metrics", "reason",
+                    "metric_groups"] and
            chosen == [doc["selected"]["set"]] and (not want or chosen == [want]),
            "list --csv on %s%s: the sets as in JSON, chosen %s" % (
                name, " --events " + want if want else "", chosen),

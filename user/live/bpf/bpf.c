@@ -51,8 +51,17 @@ const char *const td_bpf_differences[] = {
 	"CPU hotplug: counters exist only on the CPUs online at load; a CPU that comes online later writes records without counts",
 	"no CONFIGURE/START/STOP: load starts, unload stops and frees everything",
 	"status reports a counter as counting or error from its last read, never multiplexed or off",
+	"no event groups: a configuration with groups (load -e '{a,b},{c,d}') is refused, "
+	"because rotating groups needs perf_event_disable/enable on every CPU every --rotate ms, "
+	"done by the module's per-CPU work; once load returns no process is left to do it",
 	NULL,
 };
+
+const char td_bpf_no_groups[] =
+	"event groups are not available with the BPF backend: rotating groups needs "
+	"perf_event_disable() and perf_event_enable() on every CPU every rotation interval, "
+	"which the module does from a work item on each CPU; the BPF backend has no process "
+	"left once load returns (use --backend module)";
 
 struct td_bpf_reader {
 	struct ring_buffer *rb;
@@ -303,6 +312,10 @@ int td_bpf_load(const struct topdown_config *cfg)
 	td_libbpf_quiet();
 	if (cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE) {
 		p_err("--overwrite is not available with the BPF backend: the BPF ring buffer only drops new records");
+		return -1;
+	}
+	if (cfg->nr_groups) {
+		p_err("%s", td_bpf_no_groups);
 		return -1;
 	}
 	if (td_bpf_usable(err, sizeof(err))) {

@@ -55,5 +55,7 @@ void td_bpf_reader_close(struct td_reader *r);
  * NULL-terminated (tdctl status, Documentation/design.rst).
  */
 extern const char *const td_bpf_differences[];
+/* Why a configuration with groups is refused (load, td_bpf_load()). */
+extern const char td_bpf_no_groups[];
 
 #endif
