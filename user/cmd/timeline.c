@@ -534,11 +534,10 @@ static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
 		if (!m->m[i].valid || !isfinite(m->m[i].value) || k < 0 ||
 		    !(mask & 1u << k))
 			continue;
-		if (!any) {
+		if (!any)
 			put_counter_head(o, tgid, tid, ns, "\"");
-		} else {
+		else
 			td_buf_char(b, ',');
-		}
 		any = true;
 		td_buf_char(b, '"');
 		put_str(b, m->m[i].name);
