@@ -257,6 +257,15 @@ def test_not_running(tmp):
        "event set:" in out,
        "load without the module: what would run (--backend bpf|auto), exit 3",
        out + err)
+    # auto with event groups: the module cannot load, the BPF backend has
+    # no groups: neither can run this, exit 3 and why
+    rc, out, err = run("load", "--backend", "auto", "-e",
+                       "{cpu-clock,task-clock},{cpu-clock,page-faults}")
+    ok(rc == 3 and "--backend auto: the module did not load, and event groups "
+       "are not available with the BPF backend" in err and "event set:" in out and
+       not os.path.exists("/sys/fs/bpf/topdown"),
+       "load --backend auto with event groups, no module: neither backend can "
+       "run it, exit 3 and why", out + err)
     rc, out, err = run("load", "--json")
     doc = json.loads(out) if out.startswith("{") else {}
     ok(rc == 3 and "not found" in (doc.get("error") or "") and doc.get("run"),

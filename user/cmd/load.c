@@ -581,8 +581,12 @@ int do_load(int argc, char **argv)
 				"--backend auto: neither backend can run";
 
 			if (plan.nr_groups) {
-				p_err("the module did not load, and %s", td_bpf_no_groups);
-				return -1;
+				char msg[640];
+
+				snprintf(msg, sizeof(msg),
+					 "--backend auto: the module did not load, and %s",
+					 td_bpf_no_groups);
+				return td_explain_not_running(msg);
 			}
 			if (td_bpf_usable(why, sizeof(why)))
 				return td_explain_not_running(none);
