@@ -102,17 +102,6 @@ static uint8_t *grown_config(size_t extra, int tail, uint32_t ring)
 	return buf;
 }
 
-static uint32_t cur_ring_size(int fd)
-{
-	struct topdown_config got;
-
-	memset(&got, 0, sizeof(got));
-	got.size = sizeof(got);
-	if (ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &got))
-		return 0;
-	return got.ring_size;
-}
-
 /*
  * A struct larger than the module's own (the size GET_CONFIG returns) with
  * a zero tail: what a newer program sends when it uses nothing new.
@@ -143,7 +132,7 @@ TEST_F(t, larger_config_zero_tail_accepted)
 		/* The number a newer header's _IOW(.., struct) would give. */
 		EXPECT_EQ(0, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, size), buf))
 			TH_LOG("CONFIGURE of %zu bytes, zero tail", size);
-		EXPECT_EQ(ring, cur_ring_size(self->fd));
+		EXPECT_EQ(ring, td_cur_ring_size(self->fd));
 		/* And through the frozen number. */
 		EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, buf));
 
@@ -191,7 +180,7 @@ TEST_F(t, larger_config_nonzero_tail_is_e2big)
 			TH_LOG("CONFIGURE of %zu bytes, non-zero tail", size);
 		EXPECT_EQ(E2BIG, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, buf));
 		/* Refused: the old configuration is still there. */
-		EXPECT_EQ(16384, cur_ring_size(self->fd));
+		EXPECT_EQ(16384, td_cur_ring_size(self->fd));
 		free(buf);
 	}
 }
@@ -298,7 +287,7 @@ TEST_F(t, read_only_descriptor_cannot_change_state)
 	ASSERT_EQ(0, td_status(ro, &st, NULL, 0));
 	EXPECT_EQ(TOPDOWN_STATE_RUNNING, st.state);
 	/* Reading works read-only. */
-	EXPECT_EQ(16384, cur_ring_size(ro));
+	EXPECT_EQ(16384, td_cur_ring_size(ro));
 	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
 	close(ro);
 }
@@ -532,7 +521,7 @@ TEST_F(t, only_core_and_software_pmus_accepted)
 					    td_sched_switch_id() : 1, 0));
 	EXPECT_EQ(EOPNOTSUPP, configure_one(self->fd, PERF_TYPE_BREAKPOINT, 0, 0));
 	/* The refusals changed nothing. */
-	EXPECT_EQ(16384, cur_ring_size(self->fd));
+	EXPECT_EQ(16384, td_cur_ring_size(self->fd));
 
 	/* kprobe and uprobe take a user pointer in config1. */
 	type = sysfs_pmu_type("kprobe");
@@ -639,7 +628,7 @@ TEST_F(t, perf_errors_not_about_the_pmu_are_returned)
 	}
 	td_write_file(SIM_DIR "/init_error", "0");
 	/* The refusals changed nothing. */
-	EXPECT_EQ(16384, cur_ring_size(self->fd));
+	EXPECT_EQ(16384, td_cur_ring_size(self->fd));
 	if (loaded_here)
 		EXPECT_EQ(0, syscall(SYS_delete_module, "td_pmusim", O_NONBLOCK));
 }
@@ -989,7 +978,7 @@ TEST_F_TIMEOUT(t, configure_under_memory_pressure_kills_nobody, 300)
 	EXPECT_EQ(ENOMEM, err) TH_LOG("CONFIGURE: %s", err ? strerror(err) : "succeeded");
 	if (!err)
 		return;
-	EXPECT_EQ(16384, cur_ring_size(self->fd));
+	EXPECT_EQ(16384, td_cur_ring_size(self->fd));
 }
 
 TEST_F_TIMEOUT(t, configure_enomem_keeps_everything, 60)

@@ -127,17 +127,6 @@ static void cfg_groups(struct topdown_config *c, uint32_t npool,
 	c->rotate_ms = rotate_ms;
 }
 
-static uint32_t cur_label_tag(int fd)
-{
-	struct topdown_config got;
-
-	memset(&got, 0, sizeof(got));
-	got.size = sizeof(got);
-	if (ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &got))
-		return 0;
-	return got.ring_size;
-}
-
 FIXTURE(g) {
 	int fd;
 	int ncpu;
@@ -174,7 +163,7 @@ FIXTURE_TEARDOWN(g)
 	EXPECT_EQ(want_, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, (c)))	\
 		TH_LOG("%s", what_);					\
 	if (want_)							\
-		EXPECT_EQ(8192, cur_label_tag(self->fd))		\
+		EXPECT_EQ(8192, td_cur_ring_size(self->fd))		\
 			TH_LOG("%s: changed", what_);			\
 } while (0)
 

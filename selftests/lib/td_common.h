@@ -113,6 +113,18 @@ static inline int td_status(int fd, struct topdown_status *st,
 	return td_status_fill(fd, st, stats, n, 0);
 }
 
+/* The configured ring size (GET_CONFIG), 0 when the ioctl fails. */
+static inline uint32_t td_cur_ring_size(int fd)
+{
+	struct topdown_config got;
+
+	memset(&got, 0, sizeof(got));
+	got.size = sizeof(got);
+	if (ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &got))
+		return 0;
+	return got.ring_size;
+}
+
 static inline int td_nr_cpus(int fd)
 {
 	struct topdown_status st;

@@ -177,14 +177,6 @@ static void json_groups(json_writer_t *w, const struct topdown_status *st,
 			const struct topdown_config *cfg,
 			const struct topdown_cpu_stats *s)
 {
-	static const char *const names[] = {
-		[TOPDOWN_EVSTATE_NONE] = "none",
-		[TOPDOWN_EVSTATE_COUNTING] = "counting",
-		[TOPDOWN_EVSTATE_ERROR] = "error",
-		[TOPDOWN_EVSTATE_MULTIPLEXED] = "multiplexed",
-		[TOPDOWN_EVSTATE_OFF] = "off",
-	};
-
 	jsonw_name(w, "groups");
 	jsonw_start_array(w);
 	for (uint32_t g = 0; g < td_cfg_nr_groups(cfg); g++) {
@@ -196,14 +188,11 @@ static void json_groups(json_writer_t *w, const struct topdown_status *st,
 		jsonw_name(w, "events");
 		jsonw_start_array(w);
 		for (uint32_t j = 0; j < td_cfg_group_nr(cfg, g); j++) {
-			uint8_t v = s->grp_ev_state[g][j];
-
 			jsonw_start_object(w);
 			jsonw_string_field(w, "name", pos_name(cfg, g, j));
 			jsonw_string_field(w, "state",
 					   st->state != TOPDOWN_STATE_RUNNING ? "off" :
-					   v < sizeof(names) / sizeof(names[0]) ?
-					   names[v] : "unknown");
+					   td_evstate_str(s->grp_ev_state[g][j]));
 			jsonw_uint_field(w, "error_slices",
 					 s->grp_ev_error_slices[g][j]);
 			jsonw_end_object(w);

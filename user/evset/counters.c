@@ -45,8 +45,7 @@ bool td_stats_have_retries(const struct topdown_status *st)
 	return st->stats_size >= TOPDOWN_CPU_STATS_SIZE_VER2;
 }
 
-const char *td_evstate_name(const struct topdown_status *st,
-			    const struct topdown_cpu_stats *s, uint32_t ev)
+const char *td_evstate_str(uint8_t v)
 {
 	static const char *const names[] = {
 		[TOPDOWN_EVSTATE_NONE] = "none",
@@ -55,12 +54,16 @@ const char *td_evstate_name(const struct topdown_status *st,
 		[TOPDOWN_EVSTATE_MULTIPLEXED] = "multiplexed",
 		[TOPDOWN_EVSTATE_OFF] = "off",
 	};
-	uint8_t v;
 
+	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "unknown";
+}
+
+const char *td_evstate_name(const struct topdown_status *st,
+			    const struct topdown_cpu_stats *s, uint32_t ev)
+{
 	if (!td_stats_have_ev_state(st) || ev >= TOPDOWN_MAX_EVENTS)
 		return "unknown";
-	v = s->ev_state[ev];
-	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "unknown";
+	return td_evstate_str(s->ev_state[ev]);
 }
 
 uint32_t td_events_without_counter(const struct topdown_status *st,

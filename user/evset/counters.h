@@ -12,6 +12,8 @@
 
 #include <linux/topdown.h>
 
+/* A TOPDOWN_EVSTATE_* value's name, "unknown" for any other. */
+const char *td_evstate_str(uint8_t v);
 /* "counting", "error", "multiplexed", "off", "none" or "unknown". */
 const char *td_evstate_name(const struct topdown_status *st,
 			    const struct topdown_cpu_stats *s, uint32_t ev);
