@@ -205,8 +205,6 @@ def test_cli(tmp):
                        "--backend must be module, bpf or auto, not 'ebpf'"),
                       (("load", "--backend", "bpf", "--module", "x.ko"),
                        "--module does not apply to --backend bpf"),
-                      (("load", "--backend", "bpf", "--overwrite"),
-                       "--overwrite is not available with the BPF backend"),
                       (("load", "--set", "bogus"), "unknown event set 'bogus'")):
         rc, out, err = run(*args)
         ok(rc == 2 and msg in out + err and "see 'tdctl load --help'" in err and

@@ -91,7 +91,8 @@ if is_bpf; then
 		ok "status --json: backend bpf and its differences" ||
 		not_ok "status --json: backend bpf and its differences" "$T/status.json"
 	"$TDCTL" status >"$T/out" 2>&1
-	grep -q "^backend: *bpf" "$T/out" && grep -q "^  - no overwrite mode" "$T/out" &&
+	grep -q "^backend: *bpf" "$T/out" && grep -q "^  - per-CPU rings as the module's" "$T/out" &&
+		grep -q "^  - no resident process" "$T/out" &&
 		ok "status: the backend and what it does differently" ||
 		not_ok "status: the backend and what it does differently" "$T/out"
 else
@@ -270,19 +271,44 @@ wait $wpid
 "$TDCTL" report -i "$T/wrap.td" >"$T/out" 2>"$T/err"
 expect "its file reads back: every comm NUL-padded" $? "$T/err"
 "$TDCTL" --json status >"$T/out" 2>&1
-# More records published than a ring holds: 2048 in one CPU's ring (the
-# module), 3855 in the BPF backend's ring buffer for all CPUs (512 KiB,
-# 136 bytes a record).
-if is_bpf; then
-	recs=$(grep -o '"records":[0-9]*' "$T/out" | awk -F: '{ s += $2 } END { print s + 0 }')
-	cap=3855
-else
-	recs=$(grep -o '"records":[0-9]*' "$T/out" | awk -F: '$2 > m { m = $2 } END { print m + 0 }')
-	cap=2048
-fi
-[ "$recs" -gt $cap ]
-expect "the ring wrapped: $recs records published (> $cap)" $? "$T/out"
+# More records published than a ring holds: 2048 in one CPU's ring (both
+# backends have per-CPU rings of 256 KiB).
+recs=$(grep -o '"records":[0-9]*' "$T/out" | awk -F: '$2 > m { m = $2 } END { print m + 0 }')
+[ "$recs" -gt 2048 ]
+expect "the ring wrapped: $recs records published (> 2048)" $? "$T/out"
 check "unload the wrapped ring" "$TDCTL" unload
+
+# 13. Overwrite mode: rings of 32 records, many more switches; a dump
+# then gets the newest records of each CPU, in sequence, at most 31 (the
+# slot at producer_pos may be being filled), and reports the older ones
+# as overwritten.
+check "load --overwrite with 4 KiB rings" "$TDCTL" load --backend "$TD_BACKEND" \
+	--overwrite --ring-size 4096
+switches
+"$TDCTL" --csv dump >"$T/ow.csv" 2>"$T/err"
+expect "dump of the overwritten rings" $? "$T/err"
+grep -q "lost (overwritten before it was read)" "$T/err"
+expect "dump reports the overwritten records" $? "$T/err"
+awk -F, 'NR > 1 {
+		if (($4 in last) && $1 != last[$4] + 1) bad++
+		last[$4] = $1; n[$4]++
+	}
+	END {
+		for (c in n) { cpus++; if (n[c] > 31) bad++; if (n[c] > 8) full++ }
+		exit !(cpus > 0 && full > 0 && bad == 0)
+	}' "$T/ow.csv"
+expect "each CPU's newest records, in sequence, at most 31" $? "$T/ow.csv"
+check "unload the overwriting rings" "$TDCTL" unload
+if is_bpf; then
+	if TDCTL_BPF_RING=shared "$TDCTL" load --backend bpf --overwrite >"$T/out" 2>"$T/err"; then
+		not_ok "--overwrite refused with the shared ring buffer" "$T/out"
+		"$TDCTL" unload >/dev/null 2>&1
+	else
+		grep -q "overwrite with the BPF backend needs per-CPU rings" "$T/err" &&
+			[ ! -e /sys/fs/bpf/topdown ]
+		expect "--overwrite refused with the shared ring buffer, nothing loaded" $? "$T/err"
+	fi
+fi
 
 # Nothing collects: status says what would run (a CSV row), exit 3.
 "$TDCTL" --csv status >"$T/out" 2>"$T/err"

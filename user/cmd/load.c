@@ -217,7 +217,8 @@ static uint32_t start_no_counter(const struct td_src *src,
 	if (td_src_status(src, &st, &stats))
 		return 0;
 	mask = td_events_without_counter(&st, stats, true);
-	td_warn_no_counter(&st, stats, cfg, mask, true);
+	td_warn_no_counter(&st, stats, cfg, mask, true,
+			   src->kind == TD_BACKEND_BPF);
 	free(stats);
 	return mask;
 }
@@ -448,11 +449,6 @@ int do_load(int argc, char **argv)
 	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
 		p_usage_error("--watermark must not exceed the ring size");
-		return -1;
-	}
-	if (overwrite && backend == TD_BACKEND_BPF) {
-		p_usage_error("--overwrite is not available with the BPF backend: "
-			      "the BPF ring buffer only drops new records");
 		return -1;
 	}
 	if (module && backend == TD_BACKEND_BPF) {
