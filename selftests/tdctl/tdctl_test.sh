@@ -299,7 +299,25 @@ awk -F, 'NR > 1 {
 	}' "$T/ow.csv"
 expect "each CPU's newest records, in sequence, at most 31" $? "$T/ow.csv"
 check "unload the overwriting rings" "$TDCTL" unload
+# 14. The BPF backend's program for kernels without BPF atomics (before
+# 5.12): one shared BPF ring buffer; selected here by TDCTL_BPF_RING.
 if is_bpf; then
+	check "load with the shared ring buffer" env TDCTL_BPF_RING=shared "$TDCTL" load --backend bpf \
+		--ring-size 1048576
+	"$TDCTL" status >"$T/out" 2>&1
+	grep -q "^  - one ring buffer shared by all CPUs" "$T/out" &&
+		grep -q "^  - no overwrite mode" "$T/out"
+	expect "status: one shared ring buffer, no overwrite mode" $? "$T/out"
+	"$(dirname "$0")/td_pingpong" 1000
+	"$TDCTL" --csv dump >"$T/sh.csv" 2>"$T/err"
+	expect "dump of the shared ring buffer" $? "$T/err"
+	awk -F, 'NR > 1 {
+			if (($4 in last) && $1 != last[$4] + 1) bad++
+			last[$4] = $1; if ($7 == "\"td_pingpong\"") n++
+		}
+		END { exit !(n >= 2000 && bad == 0) }' "$T/sh.csv"
+	expect "its records: td_pingpong's 2000 slices, each CPU's in sequence" $? "$T/sh.csv" "$T/err"
+	check "unload the shared ring buffer" "$TDCTL" unload
 	if TDCTL_BPF_RING=shared "$TDCTL" load --backend bpf --overwrite >"$T/out" 2>"$T/err"; then
 		not_ok "--overwrite refused with the shared ring buffer" "$T/out"
 		"$TDCTL" unload >/dev/null 2>&1

@@ -847,7 +847,7 @@ int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
 		o->cpu = cpu;
 		o->flags = (cpu_online(cpu) ? TOPDOWN_CPU_ONLINE : 0) |
 			   (armed ? TOPDOWN_CPU_COUNTING : 0);
-		o->records = c.records;
+		o->records = c.pos / TOPDOWN_RECORD_SIZE;
 		o->lost = c.lost;
 		o->read_errors = c.read_errors;
 		o->probe_count = c.probe_count;

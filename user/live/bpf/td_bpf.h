@@ -64,20 +64,19 @@
  * Written by the program only (tdctl initialises them at load):
  * @seen:	ctl as the program last applied it (tdctl leaves a CPU alone
  *		until the program caught up with its last change)
+ * @idx:	td_events element of each event's counter (from @seen)
  * @resync:	events whose next readable slice reports 0 with the error
  *		bit: the last read failed or the counter changed, so the
  *		baseline is stale
- * @errors:	error bits of the last slice
  * @started:	set once the CPU wrote (or dropped) its first record
  * @pos:	the program's own producer position (the published one is
- *		only written, never trusted)
+ *		only written, never trusted): records published * 128
  * @last, @enabled, @running: the previous read of each counter (enabled
  *		and running only with TDCTL_BPF_READ=value, a benchmark mode)
  * @last_ns:	end of the previous slice; at load, when the CPU's counters
  *		took their baselines (a TOPDOWN_REC_FIRST record's start)
  * @seq:	records produced, dropped ones included
  * @lost:	records dropped because the ring was full
- * @records:	records published
  * The rest as struct topdown_cpu_stats.
  */
 struct td_bpf_cpu {
@@ -88,8 +87,9 @@ struct td_bpf_cpu {
 	__u64 __pad0[2];
 	__u32 seen;
 	__u32 resync;
-	__u32 errors;
 	__u32 started;
+	__u32 __pad1;
+	__u32 idx[TOPDOWN_MAX_EVENTS];
 	__u64 pos;
 	__u64 last[TOPDOWN_MAX_EVENTS];
 	__u64 enabled[TOPDOWN_MAX_EVENTS];
@@ -97,7 +97,6 @@ struct td_bpf_cpu {
 	__u64 last_ns;
 	__u64 seq;
 	__u64 lost;
-	__u64 records;
 	__u64 read_errors;
 	__u64 probe_count;
 	__u64 probe_ns;

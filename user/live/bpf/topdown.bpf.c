@@ -161,11 +161,9 @@ static __always_inline __u64 td_cgroup_id(struct task_struct *prev)
 }
 
 /*
- * Read this CPU's counters into delta[]; returns the error bits. As the
- * module: an event not configured on this CPU reads 0 without error; one
- * that cannot be read reads 0 with its error bit, and so does the first
- * slice after it can be read again or was replaced (the baseline is
- * re-taken there), so no delta ever spans a gap.
+ * One counter of this CPU: 0 and its count in *v; 1 and its count if it
+ * was off the PMU for part of the slice (TDCTL_BPF_READ=value only); -1
+ * if it cannot be read.
  *
  * bpf_perf_event_read() returns the count, or a negative errno as a u64:
  * -ENOENT (no event in the slot), -EINVAL (an event of another CPU),
@@ -176,24 +174,59 @@ static __always_inline __u64 td_cgroup_id(struct task_struct *prev)
  * of the u64 range is taken as an error: a count starts at 0 when tdctl
  * creates the event and would need 2^64 - 4095 increments to get there.
  */
-static __always_inline __u32 td_read(struct td_bpf_cpu *c, __u64 *delta,
+static __always_inline int td_read_one(struct td_bpf_cpu *c, __u32 i,
+				       __u32 idx, __u64 *v)
+{
+	if (td_read_value) {
+		struct bpf_perf_event_value pv;
+		__u64 en, run;
+
+		if (bpf_perf_event_read_value(&td_events, idx, &pv, sizeof(pv)))
+			return -1;
+		*v = pv.counter;
+		en = pv.enabled - c->enabled[i];
+		run = pv.running - c->running[i];
+		c->enabled[i] = pv.enabled;
+		c->running[i] = pv.running;
+		return en != run;
+	}
+	*v = bpf_perf_event_read(&td_events, idx);
+	return *v >= (__u64)-TD_MAX_ERRNO ? -1 : 0;
+}
+
+/*
+ * The slow half of td_read(): tdctl changed the counters (armed a CPU that
+ * came online, replaced a counter in error), some event is not armed on
+ * this CPU, or some counter could not be read at the last switch. As the
+ * module: an event not configured on this CPU reads 0 without error; one
+ * configured but not armed, or that cannot be read, reads 0 with its
+ * error bit, and so does the first slice after it can be read again or
+ * was replaced (the baseline is re-taken there), so no delta ever spans
+ * a gap. A subprogram: the hot path stays short.
+ */
+static __noinline __u32 td_read_slow(struct td_bpf_cpu *c, __u64 *delta,
 				     __u32 cpu)
 {
 	__u32 ctl = *(volatile __u32 *)&c->ctl, failed = 0, armed, want, i;
 
 	if (ctl != c->seen) {
-		/* tdctl armed or replaced counters: new baselines. */
+		/* New baselines for what changed; the slots' elements. */
 		__u32 ch = ctl ^ c->seen;
 
 		c->resync |= (ch | ch >> 8) & 0xff;
 		c->seen = ctl;
+#pragma unroll
+		for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+			c->idx[i] = (TD_CTL_SLOT(ctl, i) * TOPDOWN_MAX_EVENTS + i) *
+				    td_nr_cpus + cpu;
 	}
 	armed = TD_CTL_ARMED(ctl);
 	want = TD_CTL_WANT(ctl);
 #pragma unroll
 	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
 		__u32 bit = 1u << i;
-		__u64 idx, v;
+		__u64 v;
+		int r;
 
 		delta[i] = 0;
 		if (i >= td_nr_events)
@@ -204,42 +237,80 @@ static __always_inline __u32 td_read(struct td_bpf_cpu *c, __u64 *delta,
 				failed |= bit;
 			continue;
 		}
-		/* Address dependency on ctl: tdctl stores ctl after the slot. */
-		idx = (__u64)TD_CTL_SLOT(ctl, i) * TOPDOWN_MAX_EVENTS * td_nr_cpus +
-		      (__u64)i * td_nr_cpus + cpu;
-		if (td_read_value) {
-			struct bpf_perf_event_value pv;
-
-			if (bpf_perf_event_read_value(&td_events, idx, &pv,
-						      sizeof(pv))) {
-				failed |= bit;
-				c->resync |= bit;
-				continue;
-			}
-			if (c->resync & bit ||
-			    pv.enabled - c->enabled[i] != pv.running - c->running[i]) {
-				failed |= bit;
-				c->resync &= ~bit;
-			} else {
-				delta[i] = pv.counter - c->last[i];
-			}
-			c->last[i] = pv.counter;
-			c->enabled[i] = pv.enabled;
-			c->running[i] = pv.running;
-			continue;
-		}
-		v = bpf_perf_event_read(&td_events, idx);
-		if (v >= (__u64)-TD_MAX_ERRNO) {
+		/*
+		 * idx depends on ctl (an address dependency): tdctl stores
+		 * ctl after it put the counter into the slot.
+		 */
+		r = td_read_one(c, i, c->idx[i], &v);
+		if (r < 0) {
 			failed |= bit;
 			c->resync |= bit;
 			continue;
 		}
-		if (c->resync & bit) {
+		if (r || c->resync & bit) {
 			failed |= bit;
 			c->resync &= ~bit;
 		} else {
 			delta[i] = v - c->last[i];
 		}
+		c->last[i] = v;
+	}
+	return failed;
+}
+
+/*
+ * Read this CPU's counters into delta[]; returns the error bits. The hot
+ * path: every event armed, nothing changed, nothing to resynchronise; a
+ * counter that fails here reads 0 with its error bit and is left to the
+ * slow path from the next switch on. delta[] entries past the events are
+ * not written. One loop per read helper, so that the verifier drops the
+ * other one whole (td_read_value is constant once loaded).
+ */
+static __always_inline __u32 td_read(struct td_bpf_cpu *c, __u64 *delta,
+				     __u32 cpu)
+{
+	__u32 ctl = *(volatile __u32 *)&c->ctl, n = td_nr_events, failed = 0, i;
+
+	if (ctl != c->seen || c->resync || TD_CTL_ARMED(ctl) != (1u << n) - 1)
+		return td_read_slow(c, delta, cpu);
+	if (td_read_value) {
+#pragma unroll
+		for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+			__u64 v;
+			int r;
+
+			if (i >= n)
+				continue;
+			r = td_read_one(c, i, c->idx[i], &v);
+			if (r) {
+				failed |= 1u << i;
+				delta[i] = 0;
+				if (r < 0)
+					c->resync |= 1u << i;
+				else
+					c->last[i] = v;
+				continue;
+			}
+			delta[i] = v - c->last[i];
+			c->last[i] = v;
+		}
+		return failed;
+	}
+#pragma unroll
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+		__u64 v;
+
+		if (i >= n)
+			continue;
+		/* As td_read_one(), inline: a negative errno is no count. */
+		v = bpf_perf_event_read(&td_events, c->idx[i]);
+		if (v >= (__u64)-TD_MAX_ERRNO) {
+			failed |= 1u << i;
+			delta[i] = 0;
+			c->resync |= 1u << i;
+			continue;
+		}
+		delta[i] = v - c->last[i];
 		c->last[i] = v;
 	}
 	return failed;
@@ -280,7 +351,6 @@ static __always_inline void td_fill(struct topdown_record *rec,
 {
 	__u32 flags = td_read(c, rec->delta, cpu);
 
-	c->errors = flags;
 	if (flags)
 		td_count_errors(c, flags);
 	if (preempt || td_task_running(prev))
@@ -349,7 +419,6 @@ int BPF_PROG(td_switch, _Bool preempt, struct task_struct *prev)
 	rec->seq = c->seq++;
 	next = pos + TOPDOWN_RECORD_SIZE;
 	c->pos = next;
-	c->records++;
 	/* Publish: a store-release at least (readers load-acquire it). */
 	__sync_lock_test_and_set(&c->prod.producer_pos, next);
 	/* Wake a reader only when unread data crosses the watermark. */
@@ -382,10 +451,14 @@ int BPF_PROG(td_switch_shared, _Bool preempt, struct task_struct *prev)
 		goto out;
 	}
 	td_fill(rec, c, prev, preempt, cpu, now);
+	/* A reserved slot holds old data: the unused entries are 0. */
+#pragma unroll
+	for (__u32 i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		if (i >= td_nr_events)
+			rec->delta[i] = 0;
 	rec->seq = c->seq++;
 	/* producer_pos stays 0: the rings map has no data here. */
 	c->pos += TOPDOWN_RECORD_SIZE;
-	c->records++;
 	/* Wake the reader only past the watermark, as the module. */
 	wake = bpf_ringbuf_query(&td_ring, BPF_RB_AVAIL_DATA) + sizeof(*rec) >=
 	       td_watermark ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
