@@ -33,8 +33,10 @@ man:
 check:
 	scripts/check.sh
 
-# make check with every guest kernel combination: adds the load suite on
-# x86_64 6.12 and both x86_64 rt kernels.
+# make check with every guest kernel Debian ships of the series 5.10, 6.1,
+# 6.12 (bookworm's and trixie's) and 7.3: each arch x flavour, and the load
+# suite on x86_64 6.12 and 7.3 and the x86_64 rt kernels of 6.1 and 6.12
+# (scripts/check.sh says which guests make check keeps, and why).
 check-kernels:
 	scripts/check.sh --all-kernels
 
@@ -50,12 +52,27 @@ bench:
 bench-reader:
 	scripts/bench.sh --reader
 
+# The fuzz targets (selftests/fuzz: the record file reader, tdctl decode's
+# parsers), libFuzzer for FUZZ_SECONDS (60) each; prints executions and
+# edges covered per target, new inputs stay in build/fuzz/. Its own tier:
+# make check only replays the committed corpora.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 # The debug-kernel tier: lockdep, KASAN, KMEMLEAK, UBSAN, DEBUG_ATOMIC_SLEEP
-# kernels from linux-source-6.1 and -6.12 (each built once into
-# /var/cache/topdown-debug-kernel), whole guest suite on each, kmemleak
-# scan; ends "N passed, N failed".
+# kernels from linux-source-6.1 and -6.12, and a KCSAN kernel from -6.12
+# (each built once into /var/cache/topdown-debug-kernel), whole guest suite
+# on each, kmemleak scan or KCSAN reports; ends "N passed, N failed".
 check-debug:
 	scripts/check-debug.sh
+
+# The ring protocol's litmus tests (selftests/litmus) under the Linux
+# kernel memory model, with herd7 in a sid root made once by debootstrap
+# (cached in /var/cache/topdown-litmus); make check runs them only when
+# that root exists.
+check-litmus:
+	scripts/check-litmus.sh
 
 # Install on this machine (scripts/install.sh says what goes where):
 # tdctl, man pages, bash completion under $(PREFIX), and the module for the
@@ -87,9 +104,11 @@ deb:
 .PHONY: deb
 
 # The packages as a user gets them (slow tier, not part of check): in a
-# Debian 12 root made by debootstrap (cached in /var/cache/topdown-packages),
-# apt install of make deb's packages, DKMS builds for 6.1 and 6.12, then
-# both kernels boot in QEMU with the DKMS-built module (smoke suite).
+# Debian 12 and a Debian 13 root made by debootstrap (cached in
+# /var/cache/topdown-packages), apt install of make deb's packages, DKMS
+# builds for 6.1 and 6.12 (Debian 12) and 6.12 and 7.3 (Debian 13 and its
+# backports), then each kernel boots in QEMU with the DKMS-built module
+# (smoke suite).
 check-packages:
 	scripts/check-packages.sh
 .PHONY: check-packages
@@ -103,10 +122,11 @@ lint: deps
 	scripts/lint.sh
 
 clean:
-	rm -rf build/x86_64 build/arm64 build/x86_64-rt build/*-6.12 build/host build/vm build/check build/man build/fuzz \
+	rm -rf build/x86_64 build/arm64 build/x86_64-rt build/arm64-rt build/*-5.10 build/*-6.12 \
+		build/*-6.12-trixie build/*-7.3 build/host build/vm build/check build/man build/fuzz \
 		build/install
 
 distclean:
 	rm -rf build
 
-.PHONY: all deps build test check check-kernels check-debug demo bench bench-reader checkpatch lint clean distclean
+.PHONY: all deps build test check check-kernels check-debug check-litmus demo bench bench-reader fuzz checkpatch lint clean distclean

@@ -7,9 +7,13 @@
 #define TD_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/bitmap.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/workqueue.h>
 
 /* vm_flags became read-only with accessors in 6.3. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -74,5 +78,98 @@ static inline int td_perf_allow_kernel(void)
 	return 0;
 }
 #endif
+
+/*
+ * 5.10 (Debian 11's kernel) lacks four things the module uses; each is
+ * defined here as the later kernel has it. Checked against Debian's
+ * 5.10.262 headers.
+ *
+ * bitmap_from_arr64() and bitmap_to_arr64(): added in 5.19. On a 64-bit
+ * kernel (the only ones built here) a bitmap is an array of u64, and the
+ * later kernel's definitions are these macros of bitmap_copy_clear_tail().
+ * Tested as the macros themselves, not the version: distribution kernels
+ * older than 5.19 may have them backported.
+ */
+#ifndef bitmap_from_arr64
+#if BITS_PER_LONG != 64
+#error "topdown on kernels before 5.19 needs a 64-bit kernel"
+#endif
+#define bitmap_from_arr64(bitmap, buf, nbits)			\
+	bitmap_copy_clear_tail((unsigned long *)(bitmap),	\
+			       (const unsigned long *)(buf), (nbits))
+#define bitmap_to_arr64(buf, bitmap, nbits)			\
+	bitmap_copy_clear_tail((unsigned long *)(buf),		\
+			       (const unsigned long *)(bitmap), (nbits))
+#endif
+
+/*
+ * irq_work_is_busy(): added in 5.11 (the irq_work cleanup that moved the
+ * flags into ->node.a_flags); 5.10 keeps them in ->flags, which its own
+ * irq_work_sync() tests the same way. 5.10's PREEMPT_RT patches add it
+ * too, so kmod/Kbuild tests for it (TD_HAVE_IRQ_WORK_IS_BUSY).
+ */
+#ifndef TD_HAVE_IRQ_WORK_IS_BUSY
+static inline bool irq_work_is_busy(struct irq_work *work)
+{
+	return atomic_read(&work->flags) & IRQ_WORK_BUSY;
+}
+#endif
+
+/*
+ * vm_operations_struct.split was renamed .may_split in 5.11 (same
+ * signature). TD_VM_MAY_SPLIT is the member's name.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define TD_VM_MAY_SPLIT may_split
+#else
+#define TD_VM_MAY_SPLIT split
+#endif
+
+/*
+ * task_is_running(): a macro added in 5.14, when task_struct.state became
+ * __state; before, the same test on ->state. Tested as the macro, for
+ * backports as above.
+ */
+#ifndef task_is_running
+#define task_is_running(task) (READ_ONCE((task)->state) == TASK_RUNNING)
+#endif
+
+/*
+ * td_wq(): the workqueue for the module's work that may run on any CPU
+ * (counter retries, CPU hotplug, releases). 7.x deprecates
+ * system_unbound_wq: queueing on it logs "enqueued on deprecated
+ * workqueue. Use system_{percpu|dfl}_wq instead". Its successor
+ * system_dfl_wq (6.17) was also backported to stable kernels (Debian's
+ * 6.12.117 has it; 6.1 and 5.10 do not), so this is a feature test, not
+ * a version test: kmod/Kbuild defines TD_HAVE_SYSTEM_DFL_WQ when the
+ * kernel's linux/workqueue.h declares system_dfl_wq.
+ */
+static inline struct workqueue_struct *td_wq(void)
+{
+#ifdef TD_HAVE_SYSTEM_DFL_WQ
+	return system_dfl_wq;
+#else
+	return system_unbound_wq;
+#endif
+}
+
+/*
+ * td_hrtimer_setup(): hrtimer_setup() (6.13) sets the callback with the
+ * rest and replaced hrtimer_init(), which 7.x no longer has. Used by the
+ * selftests' simulated PMU module (selftests/pmusim), whose Kbuild
+ * defines TD_HAVE_HRTIMER_SETUP when the kernel's linux/hrtimer.h
+ * declares it (Debian's 6.12 does not, 7.3 does).
+ */
+static inline void td_hrtimer_setup(struct hrtimer *t,
+				    enum hrtimer_restart (*fn)(struct hrtimer *),
+				    clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef TD_HAVE_HRTIMER_SETUP
+	hrtimer_setup(t, fn, clock, mode);
+#else
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+#endif
+}
 
 #endif /* TD_COMPAT_H */

@@ -15,14 +15,17 @@
  * td_cpus_lock serialises every creation, release, arm and the
  * td_collecting flag. START registers a dynamic cpuhp state without
  * calling it, marks the CPUs online at that moment as pending (under
- * cpus_read_lock, so the set is exact) and syncs them itself, reporting
- * the first failure. Afterwards:
+ * cpus_read_lock, so the set is exact) and syncs them itself: it creates
+ * the counters of every pending CPU first and arms them only if all were
+ * created, so a START that fails (reporting the first failure) has armed
+ * no CPU and left nothing in any ring. Afterwards:
  *
  *   online callback   (the CPU's hotplug thread, cpu_hotplug_lock held)
  *                     bump td_cpu.hp_gen to odd, mark the CPU pending,
  *                     queue td_cpus_work; takes no lock of ours
- *   offline callback  (same) disarm, bump hp_gen to even, mark pending,
- *                     queue td_cpus_work
+ *   offline callback  (same) disarm, wait for the CPU's wake-up work if
+ *                     queued (td_rings_sync_wakeup()), bump hp_gen to
+ *                     even, mark pending, queue td_cpus_work
  *   td_cpus_work      (process context) for each pending CPU: disarm and
  *                     release its old counters, and if it is up, create new
  *                     ones and arm it; a failure leaves the CPU idle
@@ -43,8 +46,10 @@
  * CPU that is down ran its offline callback, which disarmed it.
  *
  * STOP clears td_collecting (no work arms anything afterwards), disarms
- * every online CPU with one IPI each and removes the cpuhp state without
- * calling it. Releasing the counters and detaching the probe are left to
+ * every online CPU with one IPI each, waits for the wake-up work of those
+ * whose is still queued (none may stay queued on a CPU that goes offline
+ * without our callback) and removes the cpuhp state without calling it.
+ * Releasing the counters and detaching the probe are left to
  * td_release_work, which START, CONFIGURE and module exit flush first.
  * Nothing waits for an RCU grace period there: a probe call still running
  * after the disarm sees td_cpu.active clear and touches nothing else (see
@@ -60,12 +65,14 @@
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 
+#include "td_compat.h"
 #include "td_internal.h"
 
 /* Nests inside td.lock; perf and tracepoint locks nest inside it. */
 static DEFINE_MUTEX(td_cpus_lock);
 static bool td_collecting;		/* td_cpus_lock */
 static struct cpumask td_pending;	/* atomic bitops */
+static struct cpumask td_start_arm;	/* START's CPUs to arm; td_cpus_lock */
 
 static void td_cpus_work_fn(struct work_struct *work);
 static DECLARE_WORK(td_cpus_work, td_cpus_work_fn);
@@ -77,50 +84,135 @@ static DECLARE_WORK(td_cpus_work, td_cpus_work_fn);
  * 6.1 as on 6.12, and perf never schedules it again by itself: only
  * perf_event_enable() clears the error and reschedules it (which puts it
  * back in error if the counters are still taken). The probe must not call
- * it (it takes perf's context mutex), so td_retry_work does, every
- * retry_ms while collection runs, for each counter it finds in error; the
- * probe sees the counter come back and re-reads its baseline (td_read()),
- * so the first slice after the recovery reports 0 with the error bit. A
- * scan with nothing in error only reads two words per counter; a retry
- * costs one IPI to the counter's CPU.
+ * it (it takes perf's context mutex), so td_retry_work does, for each
+ * counter it finds in error. A scan with nothing in error only reads two
+ * words per counter.
+ *
+ * Every ERROR -> ACTIVE transition of our counters is such a
+ * perf_event_enable(): before it, an IPI marks the events for a resync on
+ * their CPU (td_cpu.resync), so the probe re-reads their baselines at the
+ * next switch and reports that slice with the error bit (td_read()). The
+ * probe alone would miss a counter that went to ERROR and came back
+ * between two switches of its CPU (an older pinned event enabled and
+ * closed again while the CPU idles), and report a delta across the gap.
+ *
+ * Each retry reschedules the whole perf context of that CPU, other users'
+ * events included, and costs an IPI: a CPU whose counters stay in error
+ * (a hypervisor that exposes fewer counters) backs off. Its first
+ * TD_RETRY_STEADY retries come every retry_ms (a perf stat -a that held
+ * the counters for a few seconds is over by then); after that, each
+ * retry that leaves a counter in error doubles the wait, up to
+ * retry_max_ms. A recovery, or nothing in error, resets it. STATUS
+ * reports the retries and the current wait (topdown_cpu_stats.retries,
+ * .retry_delay_ms).
  */
+#define TD_RETRY_STEADY		8
 static unsigned int retry_ms = 1000;
 module_param(retry_ms, uint, 0644);
 MODULE_PARM_DESC(retry_ms,
 		 "period in ms of the retry of counters perf could not schedule (default 1000, min 10)");
 
+static unsigned int retry_max_ms = 60000;
+module_param(retry_max_ms, uint, 0644);
+MODULE_PARM_DESC(retry_max_ms,
+		 "longest wait in ms between retries of a CPU's counters that stay in error (default 60000, at least retry_ms)");
+
 static void td_retry_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(td_retry_work, td_retry_work_fn);
 
-static void td_retry_queue(void)
+static unsigned int td_retry_period(void)
 {
-	queue_delayed_work(system_unbound_wq, &td_retry_work,
-			   msecs_to_jiffies(max(READ_ONCE(retry_ms), 10U)));
+	return max(READ_ONCE(retry_ms), 10U);
 }
 
-/* Re-enable every counter in error; requeue while collecting. */
+static void td_retry_queue(void)
+{
+	queue_delayed_work(td_wq(), &td_retry_work,
+			   msecs_to_jiffies(td_retry_period()));
+}
+
+/* IPI: the next switch on this CPU re-reads these events' baselines. */
+static void td_cpu_resync_ipi(void *info)
+{
+	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	u32 *events = info;
+
+	c->resync |= *events;
+}
+
+/* Events of @c in PERF_EVENT_STATE_ERROR. */
+static u32 td_cpu_errors(struct td_cpu *c)
+{
+	u32 i, errors = 0;
+
+	for (i = 0; i < td.nr_events; i++)
+		if (c->ev[i] && READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ERROR)
+			errors |= BIT(i);
+	return errors;
+}
+
+/* The wait after @fails retries in a row left a counter in error. */
+static unsigned int td_retry_wait(unsigned int fails)
+{
+	unsigned int period = td_retry_period();
+	unsigned int most = max(READ_ONCE(retry_max_ms), period);
+
+	if (fails <= TD_RETRY_STEADY)
+		return period;
+	fails -= TD_RETRY_STEADY;
+	if (fails >= 31 || period > most >> fails)
+		return most;
+	return period << fails;
+}
+
+/* td_cpus_lock held: re-enable @cpu's counters in error, or back off. */
+static void td_cpu_retry(unsigned int cpu)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	u32 errors = td_cpu_errors(c), i;
+	unsigned int wait;
+
+	if (!errors) {
+		c->retry_fails = 0;
+		WRITE_ONCE(c->retry_delay_ms, 0);
+		return;
+	}
+	if (c->retry_fails > TD_RETRY_STEADY && time_before(jiffies, c->retry_at))
+		return;
+	/* Harmless on a CPU going down: nothing to resync, perf skips it. */
+	cpus_read_lock();
+	smp_call_function_single(cpu, td_cpu_resync_ipi, &errors, 1);
+	cpus_read_unlock();
+	for (i = 0; i < td.nr_events; i++) {
+		if (!(errors & BIT(i)))
+			continue;
+		perf_event_enable(c->ev[i]);
+		WRITE_ONCE(c->retries, c->retries + 1);
+		if (READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ACTIVE)
+			WRITE_ONCE(c->recoveries, c->recoveries + 1);
+	}
+	if (!td_cpu_errors(c)) {
+		c->retry_fails = 0;
+		WRITE_ONCE(c->retry_delay_ms, 0);
+		return;
+	}
+	if (c->retry_fails < UINT_MAX)
+		c->retry_fails++;
+	wait = td_retry_wait(c->retry_fails);
+	WRITE_ONCE(c->retry_delay_ms, wait);
+	c->retry_at = jiffies + msecs_to_jiffies(wait);
+}
+
+/* Retry every CPU's counters in error when due; requeue while collecting. */
 static void td_retry_work_fn(struct work_struct *work)
 {
 	unsigned int cpu;
-	u32 i;
 
 	mutex_lock(&td_cpus_lock);
 	if (!td_collecting)
 		goto out;
-	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
-
-		for (i = 0; i < td.nr_events; i++) {
-			struct perf_event *ev = c->ev[i];
-
-			if (!ev || READ_ONCE(ev->state) != PERF_EVENT_STATE_ERROR)
-				continue;
-			/* Harmless on a CPU going down: perf skips it. */
-			perf_event_enable(ev);
-			if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
-				WRITE_ONCE(c->recoveries, c->recoveries + 1);
-		}
-	}
+	for_each_possible_cpu(cpu)
+		td_cpu_retry(cpu);
 	td_retry_queue();
 out:
 	mutex_unlock(&td_cpus_lock);
@@ -178,7 +270,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	td_probe_read(c, scratch, &errors);
 	/* Counters not active yet are re-based on their first good read. */
 	c->resync = errors;
-	c->arm_errors = errors;
+	WRITE_ONCE(c->arm_errors, errors);	/* STATUS reads it racily */
 	c->last_ns = ktime_get_mono_fast_ns();
 	c->first = true;
 	WRITE_ONCE(c->active, true);
@@ -225,20 +317,24 @@ static void td_cpu_put(unsigned int cpu)
 }
 
 /*
- * Bring @cpu's counters up to date with its hotplug state: release the old
- * ones, and if the CPU is up create new ones and arm it. Returns 0, or the
- * error of the first counter perf refused while the CPU stayed up (then
- * *@err_event is its index and the CPU is left disarmed, without counters).
+ * First half of a CPU's sync: release @cpu's old counters, and if the CPU
+ * is up create new ones, leaving it disarmed. Returns 0, or the error of
+ * the first counter perf refused while the CPU stayed up (then *@err_event
+ * is its index and the CPU is left without counters). *@arm tells whether
+ * td_cpu_sync_arm() is to arm it: the CPU was up, with the hotplug
+ * generation sampled in td_cpu.sync_gen.
  */
-static int td_cpu_sync(unsigned int cpu, int *err_event)
+static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
-	unsigned int gen, want;
-	int ret;
+	unsigned int gen;
 	u32 i;
 
 	lockdep_assert_held(&td_cpus_lock);
+	*arm = false;
 	td_cpu_put(cpu);
+	c->retry_fails = 0;
+	WRITE_ONCE(c->retry_delay_ms, 0);
 	/* Pairs with the callbacks' store-release. */
 	gen = smp_load_acquire(&c->hp_gen);
 	if (!(gen & 1))
@@ -261,13 +357,41 @@ static int td_cpu_sync(unsigned int cpu, int *err_event)
 		}
 		c->ev[i] = ev;
 	}
-	want = gen;
+	c->sync_gen = gen;
+	*arm = true;
+	return 0;
+}
+
+/* Second half: arm @cpu, whose counters td_cpu_sync_create() made. */
+static void td_cpu_sync_arm(unsigned int cpu)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	unsigned int gen = c->sync_gen;
+	int ret;
+
+	lockdep_assert_held(&td_cpus_lock);
 	cpus_read_lock();
 	ret = smp_call_function_single(cpu, td_cpu_arm_ipi, &gen, 1);
 	cpus_read_unlock();
-	if (ret || gen != want)
+	if (ret || gen != c->sync_gen)
 		td_counters_release(c);	/* went down: pending again if back */
-	return 0;
+}
+
+/*
+ * Bring @cpu's counters up to date with its hotplug state: release the old
+ * ones, and if the CPU is up create new ones and arm it. Returns 0, or the
+ * error of the first counter perf refused while the CPU stayed up (then
+ * *@err_event is its index and the CPU is left disarmed, without counters).
+ */
+static int td_cpu_sync(unsigned int cpu, int *err_event)
+{
+	bool arm;
+	int ret;
+
+	ret = td_cpu_sync_create(cpu, err_event, &arm);
+	if (!ret && arm)
+		td_cpu_sync_arm(cpu);
+	return ret;
 }
 
 /* Sync every pending CPU. */
@@ -301,7 +425,7 @@ static int td_cpu_online(unsigned int cpu)
 	/* Odd: up. Pairs with td_cpu_sync()'s load-acquire. */
 	smp_store_release(&c->hp_gen, (c->hp_gen + 1) | 1);
 	cpumask_set_cpu(cpu, &td_pending);
-	queue_work(system_unbound_wq, &td_cpus_work);
+	queue_work(td_wq(), &td_cpus_work);
 	return 0;
 }
 
@@ -313,10 +437,12 @@ static int td_cpu_offline(unsigned int cpu)
 		smp_call_function_single(cpu, td_cpu_disarm_ipi, NULL, 1);
 	else
 		td_cpu_disarm_ipi(NULL);
+	/* No wake-up left queued while the CPU (its irq_work thread) is down. */
+	td_rings_sync_wakeup(cpu);
 	/* After the disarm: whoever sees the new hp_gen may free counters. */
 	smp_store_release(&c->hp_gen, (c->hp_gen | 1) + 1);
 	cpumask_set_cpu(cpu, &td_pending);
-	queue_work(system_unbound_wq, &td_cpus_work);
+	queue_work(td_wq(), &td_cpus_work);
 	return 0;
 }
 
@@ -406,6 +532,8 @@ static DECLARE_WORK(td_release_work, td_release_work_fn);
  */
 static void td_counters_disarm(void)
 {
+	unsigned int cpu;
+
 	lockdep_assert_held(&td.lock);
 	mutex_lock(&td_cpus_lock);
 	WRITE_ONCE(td_collecting, false);	/* nothing is armed from now on */
@@ -417,9 +545,13 @@ static void td_counters_disarm(void)
 	 * Offline CPUs were disarmed by their offline callback. With the
 	 * hotplug lock held no CPU is half-way: the IPIs reach every CPU
 	 * that may be armed, and none is left pending in a CPU going down.
+	 * Nor is a wake-up: each online CPU's is waited for (if queued)
+	 * before any of them can go offline without our callback.
 	 */
 	cpus_read_lock();
 	on_each_cpu(td_cpu_disarm_ipi, NULL, 1);
+	for_each_online_cpu(cpu)
+		td_rings_sync_wakeup(cpu);
 	cpuhp_remove_state_nocalls_cpuslocked(td.hp_state);
 	cpus_read_unlock();
 	td.hp_state = 0;
@@ -476,21 +608,33 @@ int td_counters_start(void)
 	td.hp_state = ret;
 	WRITE_ONCE(td_collecting, true);
 	ret = 0;
+	/*
+	 * Every CPU's counters first, then the arming: a START that fails
+	 * on some CPU has armed none, so it leaves no record, sequence
+	 * number or statistic behind in any ring.
+	 */
+	cpumask_clear(&td_start_arm);
 	for_each_possible_cpu(cpu) {
 		int err_event;
+		bool arm;
 
 		if (!cpumask_test_and_clear_cpu(cpu, &td_pending))
 			continue;
-		ret = td_cpu_sync(cpu, &err_event);
+		ret = td_cpu_sync_create(cpu, &err_event, &arm);
 		if (ret) {
 			td.err_code = ret;
 			td.err_event = err_event;
 			td.err_cpu = cpu;
 			break;
 		}
+		if (arm)
+			cpumask_set_cpu(cpu, &td_start_arm);
 	}
-	if (!ret)
+	if (!ret) {
+		for_each_cpu(cpu, &td_start_arm)
+			td_cpu_sync_arm(cpu);
 		td_retry_queue();
+	}
 	mutex_unlock(&td_cpus_lock);
 	if (ret) {
 		td_counters_disarm();
@@ -508,5 +652,5 @@ int td_counters_start(void)
 void td_counters_stop(void)
 {
 	td_counters_disarm();
-	queue_work(system_unbound_wq, &td_release_work);
+	queue_work(td_wq(), &td_release_work);
 }

@@ -23,12 +23,16 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "td_compat.h"
 #include "td_internal.h"
 
 /*
  * The records carry host pids and tgids in memory shared by every reader,
  * so they cannot be translated per reader: a process that sees another
- * pid namespace than the initial one gets no access at all.
+ * pid namespace than the initial one gets no access at all. Checked where
+ * access is obtained, open() and mmap(); the mappings are not inherited
+ * across fork() (VM_DONTCOPY, td_rings_mmap()), so a child in a new pid
+ * namespace has to map the rings itself, and is refused then.
  */
 static bool td_pid_ns_ok(void)
 {
@@ -91,10 +95,30 @@ static int td_copy_cpus(const struct topdown_event *e, struct cpumask *mask)
 	return ret;
 }
 
+#ifdef TD_TEST_HOOKS
+/*
+ * Test builds only (kmod/Kbuild, TD_TEST_HOOKS): one more PMU type that
+ * td_check_pmu() accepts without asking perf, for the selftests' simulated
+ * PMU (which has no hardware context) and their tracepoint event. Never in
+ * a shipped module: it switches the PMU policy off for that type.
+ */
 static int test_pmu_type = -1;
 module_param(test_pmu_type, int, 0644);
 MODULE_PARM_DESC(test_pmu_type,
-		 "test only: also accept events of this PMU type (the selftests' simulated PMU, their tracepoint event); default -1, none");
+		 "test build only: also accept events of this PMU type (the selftests' simulated PMU, their tracepoint event); default -1, none");
+
+static bool td_test_pmu(u32 type)
+{
+	int t = READ_ONCE(test_pmu_type);
+
+	return t >= 0 && type == (u32)t;
+}
+#else
+static bool td_test_pmu(u32 type)
+{
+	return false;
+}
+#endif
 
 /*
  * Only core CPU PMUs and software events are counted: the probe reads
@@ -123,7 +147,7 @@ static int td_check_pmu(const struct topdown_event *e, const struct cpumask *cpu
 	unsigned int cpu;
 	bool core;
 
-	if (e->type == READ_ONCE(test_pmu_type))
+	if (td_test_pmu(e->type))
 		return 0;
 	switch (e->type) {
 	case PERF_TYPE_HARDWARE:
@@ -140,8 +164,17 @@ static int td_check_pmu(const struct topdown_event *e, const struct cpumask *cpu
 	if (cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
-	if (IS_ERR(ev))
-		return PTR_ERR(ev) == -ENOENT ? -ENOENT : -EOPNOTSUPP;
+	if (IS_ERR(ev)) {
+		switch (PTR_ERR(ev)) {
+		case -ENOENT:		/* no PMU takes this type */
+			return -ENOENT;
+		case -EINVAL:		/* its PMU refused the event */
+		case -EOPNOTSUPP:
+			return -EOPNOTSUPP;
+		}
+		/* Not about the PMU: ENOMEM, EBUSY, a security module's EACCES. */
+		return PTR_ERR(ev);
+	}
 	core = ev->pmu->task_ctx_nr == perf_hw_context;
 	perf_event_release_kernel(ev);
 	return core ? 0 : -EOPNOTSUPP;
@@ -162,7 +195,7 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 {
 	struct topdown_config *cfg;
 	struct cpumask *masks = NULL;
-	bool all[TOPDOWN_MAX_EVENTS];
+	bool all[TOPDOWN_MAX_EVENTS] = { };	/* copied whole by td_configure() */
 	u32 usize, ring, wm, i;
 	int ret;
 
@@ -260,6 +293,8 @@ static int td_ioctl_get_config(struct topdown_config __user *uarg)
 		return -EFAULT;
 	if (usize < TOPDOWN_CONFIG_SIZE_VER0)
 		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
 	in = kzalloc(sizeof(*in), GFP_KERNEL);
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
 	arrs = kcalloc(TOPDOWN_MAX_EVENTS * words, sizeof(u64), GFP_KERNEL);
@@ -314,6 +349,20 @@ free:
 	return ret;
 }
 
+/*
+ * td.lock held, configured but not running (never started, or stopped):
+ * no counter exists; each event configured for @cpu reads
+ * TOPDOWN_EVSTATE_OFF, the others TOPDOWN_EVSTATE_NONE.
+ */
+static void td_fill_stopped_states(int cpu, u8 *state)
+{
+	u32 i;
+
+	for (i = 0; i < td.nr_events; i++)
+		state[i] = td.ev_all_cpus[i] || cpumask_test_cpu(cpu, td.ev_cpus[i]) ?
+			   TOPDOWN_EVSTATE_OFF : TOPDOWN_EVSTATE_NONE;
+}
+
 static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
@@ -329,6 +378,8 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 		s->flags |= TOPDOWN_CPU_COUNTING;
 	if (td.state == TOPDOWN_STATE_RUNNING)
 		td_counters_ev_state(cpu, s->ev_state);
+	else if (td.state == TOPDOWN_STATE_CONFIGURED)
+		td_fill_stopped_states(cpu, s->ev_state);
 	if (!c->ring)
 		return;
 	s->records = READ_ONCE(c->records);
@@ -339,14 +390,17 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 	s->producer_pos = READ_ONCE(c->pos);
 	s->arm_errors = READ_ONCE(c->arm_errors);
 	s->recoveries = READ_ONCE(c->recoveries);
+	s->retries = READ_ONCE(c->retries);
+	if (td.state == TOPDOWN_STATE_RUNNING)
+		s->retry_delay_ms = READ_ONCE(c->retry_delay_ms);
 	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		s->ev_error_slices[i] = READ_ONCE(c->ev_err[i]);
 }
 
 /*
  * Copy @n stats entries to user space as the caller knows them: @usize
- * (TOPDOWN_CPU_STATS_SIZE_VER0 or _VER1) bytes each, the leading part of
- * struct topdown_cpu_stats.
+ * (TOPDOWN_CPU_STATS_SIZE_VER0, _VER1 or _VER2) bytes each, the leading
+ * part of struct topdown_cpu_stats.
  */
 static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
 			 u32 n, u32 usize)
@@ -380,7 +434,8 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	if (ret)
 		return ret;
 	if (st.stats_ptr && st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1)
+	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1 &&
+	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER2)
 		return -EINVAL;
 	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
 	if (n) {
@@ -426,6 +481,10 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 static_assert(offsetofend(struct topdown_config, events) == TOPDOWN_CONFIG_SIZE_VER0);
 static_assert(sizeof(struct topdown_config) >= TOPDOWN_CONFIG_SIZE_VER0);
 static_assert(offsetofend(struct topdown_status, __reserved) == TOPDOWN_STATUS_SIZE_VER0);
+static_assert(offsetofend(struct topdown_cpu_stats, producer_pos) == TOPDOWN_CPU_STATS_SIZE_VER0);
+static_assert(offsetofend(struct topdown_cpu_stats, ev_error_slices) ==
+	      TOPDOWN_CPU_STATS_SIZE_VER1);
+static_assert(sizeof(struct topdown_cpu_stats) == TOPDOWN_CPU_STATS_SIZE_VER2);
 static_assert(sizeof(struct topdown_status) >= TOPDOWN_STATUS_SIZE_VER0);
 
 /*
@@ -503,6 +562,13 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 	/* A descriptor passed into another pid namespace: see td_open(). */
 	if (!td_pid_ns_ok())
 		return -EACCES;
+	/*
+	 * Mapping needs a file opened for writing, as CONFIGURE, START and
+	 * STOP do: a mapping keeps CONFIGURE out (EBUSY), which a read-only
+	 * descriptor must not be able to do.
+	 */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 

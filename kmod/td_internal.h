@@ -34,6 +34,8 @@ struct td_cpu {
 	 * cpu_online() at START; see td_counters.c.
 	 */
 	unsigned int hp_gen;
+	/* hp_gen when its counters were created; process context, td_cpus_lock */
+	unsigned int sync_gen;
 	bool first;
 	u8 resync;		/* events whose baseline must be re-read */
 	struct perf_event *ev[TOPDOWN_MAX_EVENTS];
@@ -41,14 +43,17 @@ struct td_cpu {
 	u64 last_ns;
 
 	/* Ring: allocated at configure time, for every possible CPU. */
-	void *ring;		/* vmalloc_user(): consumer, producer, data */
+	void *ring;		/* vmalloc(): consumer, producer, data */
 	struct topdown_ring_consumer *cons;
 	struct topdown_ring_producer *prod;
 	u8 *data;
 	u64 pos;		/* private producer position */
 	u64 seq;
 
-	/* Statistics, probe-owned, read racily by STATUS. */
+	/*
+	 * Statistics, probe-owned (td_stat_add(); arm_errors by the arm
+	 * step), read racily by STATUS with READ_ONCE().
+	 */
 	u64 records;
 	u64 lost;
 	u64 read_errors;
@@ -59,6 +64,10 @@ struct td_cpu {
 
 	/* Written by the retry work under td_cpus_lock, read racily. */
 	u64 recoveries;
+	u64 retries;		/* perf_event_enable() of counters in error */
+	unsigned int retry_delay_ms;	/* wait between retries; 0: no error */
+	unsigned int retry_fails;	/* retries in a row that left an error */
+	unsigned long retry_at;	/* jiffies: next retry while backing off */
 
 	struct irq_work wake_work;
 };
@@ -105,11 +114,22 @@ void td_rings_discard(void **rings);
 void td_rings_install(void **rings);
 void td_rings_free(void);
 void td_rings_init(void);
+void td_rings_sync_wakeup(unsigned int cpu);
 void td_rings_sync_wakeups(void);
 __poll_t td_rings_poll(void);
 void td_rings_forget_reader(struct file *file);
 int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 		  unsigned long cpu, unsigned long page);
+
+/*
+ * Probe context: add @n to a statistic of this CPU. The probe is its only
+ * writer, so the load needs no marking; the store does, as STATUS loads
+ * the statistic concurrently from another CPU.
+ */
+static inline void td_stat_add(u64 *stat, u64 n)
+{
+	WRITE_ONCE(*stat, *stat + n);
+}
 
 /*
  * Probe context (IRQs off, this CPU). Returns the slot for the next record,
@@ -126,7 +146,7 @@ static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
 		u64 cons = smp_load_acquire(&c->cons->consumer_pos);
 
 		if (unlikely(pos - cons > td.ring_size - TOPDOWN_RECORD_SIZE)) {
-			c->lost++;
+			td_stat_add(&c->lost, 1);
 			c->seq++;
 			WRITE_ONCE(c->prod->lost, c->lost);
 			return NULL;
@@ -152,12 +172,23 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	u64 cons;
 
 	rec->seq = c->seq++;
-	c->pos = pos;
-	c->records++;
+	WRITE_ONCE(c->pos, pos);	/* poll() reads it: td_rings_readable() */
+	td_stat_add(&c->records, 1);
 	/* Pairs with the reader's load-acquire of producer_pos. */
 	smp_store_release(&c->prod->producer_pos, pos);
 
-	/* Wake a poller only when unread data crosses the watermark. */
+	/*
+	 * Wake a poller only when unread data crosses the watermark. A
+	 * store (the position) then a load (consumer_pos), against the
+	 * reader's store of consumer_pos then poll()'s load of the position:
+	 * without a full barrier on both sides each can miss the other's
+	 * store, and the reader sleeps above the watermark with no wake-up
+	 * queued. Pairs with the smp_mb() in td_rings_poll() (between
+	 * poll_wait() and its loads of the positions): either this load sees
+	 * the reader's consumer_pos and the crossing queues the wake-up, or
+	 * that poll() sees this position.
+	 */
+	smp_mb();
 	cons = READ_ONCE(c->cons->consumer_pos);
 	if (unlikely(old - cons < td.watermark && pos - cons >= td.watermark))
 		irq_work_queue(&c->wake_work);

@@ -84,7 +84,8 @@
  *   module init/exit                   process context, may sleep
  *   td_cpu_online/td_cpu_offline       the CPU's hotplug thread on that CPU,
  *                                      cpu_hotplug_lock held by the hotplug
- *                                      operation: no locks of ours, no perf
+ *                                      operation: no locks of ours, no perf;
+ *                                      offline may sleep (irq_work_sync())
  *   td_cpus_work_fn                    workqueue (unbound), may sleep
  *   td_release_work_fn                 workqueue (unbound), may sleep
  *   td_retry_work_fn                   workqueue (unbound, delayed), may

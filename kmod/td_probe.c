@@ -100,10 +100,10 @@ static noinline void td_count_errors(struct td_cpu *c, u32 errors)
 {
 	u32 i;
 
-	c->read_errors++;
+	td_stat_add(&c->read_errors, 1);
 	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		if (errors & BIT(i))
-			c->ev_err[i]++;
+			td_stat_add(&c->ev_err[i], 1);
 }
 
 /*
@@ -177,8 +177,15 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	 */
 	if (preempt || task_is_running(prev))
 		flags |= TOPDOWN_REC_PREEMPTED;
-	if (unlikely(c->first))
+	/*
+	 * Until a record is written: one dropped because the ring was full
+	 * does not take the flag along, or no reader would see where counting
+	 * started (the dropped ones are the gap in seq before this record).
+	 */
+	if (unlikely(c->first)) {
 		flags |= TOPDOWN_REC_FIRST;
+		c->first = false;
+	}
 	if (is_idle_task(prev))
 		flags |= TOPDOWN_REC_IDLE;
 	rec->time_ns = now;
@@ -191,11 +198,10 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	memcpy(rec->comm, prev->comm, TOPDOWN_COMM_LEN);
 	td_ring_write(c, rec);
 out:
-	c->first = false;
 	c->last_ns = now;
-	c->probe_count++;
+	td_stat_add(&c->probe_count, 1);
 	if (READ_ONCE(probe_time))
-		c->probe_ns += ktime_get_mono_fast_ns() - now;
+		td_stat_add(&c->probe_ns, ktime_get_mono_fast_ns() - now);
 }
 
 static void td_find_tp(struct tracepoint *tp, void *priv)

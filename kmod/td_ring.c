@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU record rings. Each ring is one vmalloc_user() area:
+ * Per-CPU record rings. Each ring is one zeroed vmalloc() area:
  *
  *   page 0   struct topdown_ring_consumer   written by the reader only
  *   page 1   struct topdown_ring_producer   written by the probe only
@@ -65,7 +65,18 @@ void **td_rings_alloc(u32 ring_size)
 	if (!rings)
 		return ERR_PTR(-ENOMEM);
 	for_each_possible_cpu(cpu) {
-		rings[cpu] = vmalloc_user(td_ring_bytes(ring_size));
+		/*
+		 * Zeroed (mapped to user space). A shortage fails CONFIGURE
+		 * with ENOMEM instead of invoking the OOM killer: vmalloc
+		 * allocates the pages with these flags (kvmalloc_node()
+		 * documents __GFP_RETRY_MAYFAIL as supported). Not
+		 * vmalloc_user(), which takes no flags; the pages are mapped
+		 * one by one (td_ring_remap()), as remap_vmalloc_range()
+		 * would.
+		 */
+		rings[cpu] = __vmalloc(td_ring_bytes(ring_size),
+				       GFP_KERNEL | __GFP_ZERO |
+				       __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 		if (!rings[cpu]) {
 			td_rings_discard(rings);
 			return ERR_PTR(-ENOMEM);
@@ -117,6 +128,7 @@ void td_rings_install(void **rings)
 		memset(c->ev_err, 0, sizeof(c->ev_err));
 		c->arm_errors = 0;
 		c->recoveries = 0;
+		c->retries = 0;
 	}
 	kfree(rings);
 }
@@ -149,8 +161,9 @@ void td_rings_free(void)
  * Module init: the wake-up work of every possible CPU. Initialised once,
  * never while it may be queued: the work, td_wake_fn() and td.wq are the
  * module's own and never freed, and td_wake_fn() touches no ring, so
- * neither STOP nor CONFIGURE has to wait for a wake-up in flight; only
- * module exit does (td_rings_sync_wakeups()).
+ * neither STOP nor CONFIGURE has to wait for a wake-up in flight; module
+ * exit does (td_rings_sync_wakeups()), and nothing may stay queued on a
+ * CPU that goes offline (td_rings_sync_wakeup()).
  */
 void td_rings_init(void)
 {
@@ -162,32 +175,54 @@ void td_rings_init(void)
 }
 
 /*
+ * Process context, @cpu disarmed (nothing queues its wake-up any more)
+ * and unable to go offline meanwhile (its own offline callback, or
+ * cpus_read_lock() held): wait for its wake-up work if it is queued or
+ * running. On PREEMPT_RT the work runs in the CPU's irq_work thread,
+ * which is parked while the CPU is offline: a work left queued then would
+ * stay busy until the CPU returns, and module exit's irq_work_sync()
+ * would sleep that long. Only for a busy work: irq_work_sync() of a
+ * thread-run work also waits for an RCU grace period (see
+ * td_rings_sync_wakeups()).
+ */
+void td_rings_sync_wakeup(unsigned int cpu)
+{
+	struct irq_work *w = &per_cpu_ptr(&td_cpus, cpu)->wake_work;
+
+	if (irq_work_is_busy(w))
+		irq_work_sync(w);
+}
+
+/*
  * Module exit, every CPU disarmed and the probe synced (nothing queues a
  * wake-up any more): wait until no CPU's wake-up work is queued or
- * running. irq_work_sync() busy-waits where irq_work runs in hard
- * interrupt context, but on PREEMPT_RT (ours runs in the per-CPU irq_work
- * thread there: it wakes a wait queue, whose lock sleeps on RT) and on
- * architectures without an irq_work interrupt it also waits for an RCU
- * grace period, as irq_work_single() may touch the work after clearing
- * its busy bit. So irq_work_sync() only for a busy work, and otherwise
- * one grace period for all CPUs where that applies, not one per CPU.
+ * running. None is queued on an offline CPU: a CPU going offline while
+ * collecting syncs its own (td_cpu_offline()), STOP syncs those of the
+ * CPUs online then (td_counters_disarm()), and nothing queues one
+ * afterwards.
+ *
+ * irq_work_sync() busy-waits where the work runs in hard interrupt
+ * context. On PREEMPT_RT (ours runs in the per-CPU irq_work thread there:
+ * it wakes a wait queue, whose lock sleeps on RT) and on architectures
+ * without an irq_work interrupt it sleeps until the busy bit clears and
+ * then, since commit 91840be8f710 ("irq_work: Fix use-after-free in
+ * irq_work_single() on PREEMPT_RT", in the stable 6.1 and 6.12 series;
+ * the guests' 6.1.192 and 6.12.117 have it), waits for an RCU grace
+ * period, because irq_work_single() still touches the work after
+ * clearing that bit, now inside an RCU read-side section. A work that
+ * was not busy here may have just run too: what covers that is module
+ * unload's own grace period (free_module() calls synchronize_rcu() before
+ * it frees the module's per-CPU data, where the works are), so no grace
+ * period is waited for here. Before that commit, irq_work_single() touched
+ * the work outside any RCU read-side section, a window of a few
+ * instructions that no caller could close.
  */
 void td_rings_sync_wakeups(void)
 {
-	bool synced = false;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct irq_work *w = &per_cpu_ptr(&td_cpus, cpu)->wake_work;
-
-		if (irq_work_is_busy(w)) {
-			irq_work_sync(w);
-			synced = true;
-		}
-	}
-	if (!synced && (IS_ENABLED(CONFIG_PREEMPT_RT) ||
-			!arch_irq_work_has_interrupt()))
-		synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		td_rings_sync_wakeup(cpu);
 }
 
 /* Process context, td_rings_lock held: does some ring hold min_unread bytes? */
@@ -220,6 +255,16 @@ __poll_t td_rings_poll(void)
 	__poll_t mask = 0;
 	u32 state;
 
+	/*
+	 * The caller registered on td.wq (poll_wait()) and the reader
+	 * store-released its consumer_pos before calling poll(); the loads of
+	 * the positions below must not be satisfied before either. Pairs with
+	 * the smp_mb() in td_ring_write() (between its publication of the
+	 * position and its load of consumer_pos): a record that brings a ring
+	 * to the watermark is seen here, or its wake-up is queued and finds
+	 * the caller on td.wq.
+	 */
+	smp_mb();
 	mutex_lock(&td_rings_lock);
 	state = READ_ONCE(td.state);
 	/*
@@ -268,8 +313,28 @@ static int td_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 static const struct vm_operations_struct td_vm_ops = {
 	.open = td_vm_open,
 	.close = td_vm_close,
-	.may_split = td_vm_may_split,
+	.TD_VM_MAY_SPLIT = td_vm_may_split,
 };
+
+/*
+ * Map @ring's pages from @page on into all of @vma (its length checked),
+ * as remap_vmalloc_range() does for a vmalloc_user() area.
+ */
+static int td_ring_remap(struct vm_area_struct *vma, void *ring,
+			 unsigned long page)
+{
+	void *kaddr = ring + (page << PAGE_SHIFT);
+	unsigned long addr;
+	int ret;
+
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, addr, vmalloc_to_page(kaddr));
+		if (ret)
+			return ret;
+		kaddr += PAGE_SIZE;
+	}
+	return 0;
+}
 
 /*
  * mmap() of pages @page.. of @cpu's ring (a possible CPU; the caller
@@ -309,10 +374,11 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 		td_vm_flags_clear(vma, VM_MAYWRITE);
 	}
 	td_vm_flags_clear(vma, VM_MAYEXEC);
-	ret = remap_vmalloc_range(vma, c->ring, page);
+	ret = td_ring_remap(vma, c->ring, page);
 	if (ret)
 		goto unlock;
-	td_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	/* Not inherited by fork(): a child maps (and is checked) itself. */
+	td_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	if (vma->vm_flags & VM_WRITE)
 		td.reader = file;
 	vma->vm_ops = &td_vm_ops;

@@ -3,27 +3,67 @@
 # runs; `make check-kernels` runs it with --all-kernels).
 #
 # Installs what is missing, builds everything, then runs and counts:
-#   build      the module for every guest kernel (Debian 6.1 and 6.12,
-#              cloud and PREEMPT_RT, x86-64 and arm64) with W=1 and no
-#              warning, tdctl and the selftests for both architectures
-#              and the man pages (rst2man); make install/uninstall into
-#              a DESTDIR; make deb and lintian
+#   build      the module and the simulated PMU module (selftests/pmusim)
+#              for the kernel of every guest below (--all-kernels: every
+#              kernel, each series x arch x flavour) with W=1 -Werror and
+#              no warning, each with the compiler Debian built it with
+#              (scripts/series.sh), tdctl and the selftests for both
+#              architectures and the man pages (rst2man); make
+#              install/uninstall into a DESTDIR; make deb and lintian
 #   style      make lint: checkpatch.pl --strict on all C, shellcheck on
 #              all shell, pyflakes3 and pycodestyle on all Python
-#   host       host unit tests (TAP), the fuzz corpus of the record file
-#              reader under ASan/UBSan
+#   litmus     the ring protocol's litmus tests under the kernel memory
+#              model (make check-litmus); its sid root with herd7 is made
+#              once (debootstrap, minutes) in the background while the
+#              rest builds, and cached
+#   host       host unit tests (TAP), the fuzz corpora of the record file
+#              reader and of tdctl decode's parsers under ASan/UBSan
 #   guest      inside QEMU, the guest suites (tdctl end to end tests and
 #              the kselftest-harness selftests, TAP) on
-#                6.1:  x86_64, arm64 -icount, x86_64-rt
-#                6.12: x86_64, arm64 -icount, x86_64-rt, arm64-rt -icount
-#              and the load suite (4 vCPUs: hotplug, storm, reloads) on
-#              x86_64 6.1; --all-kernels adds the load suite on x86_64
-#              6.12 and both x86_64 rt kernels.
-#              x86-64 has no PMU (software events); arm64 with -icount has
-#              the emulated PMU. A guest whose console shows a kernel
-#              splat fails; then the record files the guests wrote are
-#              read back on the host
-# and ends with "N passed, N failed, N skipped". Logs: build/check/.
+#                5.10 (bullseye)          x86_64
+#                6.1 (bookworm)           x86_64, arm64, and the load
+#                                         suite (4 vCPUs: hotplug, storm,
+#                                         reloads) on x86_64
+#                6.12-trixie (gcc-14)     x86_64-rt
+#                7.3 (trixie-backports)   x86_64-rt, arm64
+#              and with --all-kernels (make check-kernels) on every kernel
+#              Debian ships of those series: x86_64 and arm64, cloud and
+#              rt, plus the load suite on x86_64 6.12, 7.3 and the x86_64
+#              rt kernels of 6.1 and 6.12.
+#              arm64 guests run with -icount (the emulated PMU counts
+#              instructions only so); x86-64 has no PMU (software events).
+#              A guest whose console shows a kernel splat fails; then the
+#              record files the guests wrote are read back on the host.
+# and ends with "N passed, N failed, N skipped". Logs: build/check/
+# (times in build/check/times and guest-times).
+#
+# Why these guests in make check: make check must stay under 30 minutes
+# on 2 cores from a fresh machine, installs included, and a guest suite
+# is the most expensive part (CI's run of 2026-11-26 took 2122 s with 8
+# guests: x86_64 108 to 133 s each, arm64 with -icount 239 s on 6.1 and
+# 474 s as arm64-rt on 6.12-trixie). So make check keeps 7 guests, at
+# least one of each series, chosen so that each axis is crossed
+# somewhere: the oldest kernel (5.10, the shims of kmod/td_compat.h) and
+# the newest (7.3: system_dfl_wq, the 7.x package layout); gcc-14's build
+# of 6.12 (trixie); PREEMPT_RT on 6.12 and 7.3 (x86_64); the arm64 PMU
+# (-icount) on 6.1 and 7.3; the load suite on the default kernel. Every
+# module of make check-kernels' kernels is still built (W=1, no warning)
+# for the guests above; bookworm's 6.12 (gcc-12) builds here and boots in
+# make check-kernels with the other 13 kernels and 4 load suites (an hour
+# or more).
+# What the other suites add to make check, measured from empty caches
+# on the shared build machine (load 10 to 21 on its 2 cores from other
+# engineers' builds and guests, so wall times are several times an idle
+# machine's; CPU times do not depend on the load):
+#   the build roots (scripts/suite-root.sh, both debootstraps at once)
+#     bullseye 347 s, trixie 284 s wall, downloads included
+#   scripts/deps.sh --suites (3 suites' apt lists, 12 kernels' images and
+#     headers downloaded and unpacked)   849 s wall, 220 s CPU
+#   a module build in a build root      25 to 146 s wall, 5 to 13 s CPU
+#   make deb's arm64 tdctl and lintian of it: about 25 s CPU
+# The roots and the downloads run in the background (deps.sh --suites)
+# while the host parts build and run (the first build that needs them
+# waits), so what make check adds is mostly CPU contention.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -40,28 +80,83 @@ mkdir -p "$LOGS"
 # shellcheck source=scripts/lib.sh
 . "$ROOT/scripts/lib.sh"
 
+# shellcheck source=scripts/series.sh
+. "$ROOT/scripts/series.sh"
+
 echo "== dependencies"
 # --rt: also the PREEMPT_RT kernels, their headers and images (the rt
 # guests); --6.12: the 6.12 kernels.
+T_DEPS=$(date +%s)
 if ! scripts/deps.sh --rt --6.12 >"$LOGS/deps.log" 2>&1; then
     tail -n 40 "$LOGS/deps.log"
     echo "0 passed, 1 failed"
     exit 1
 fi
+echo "deps (host packages, 6.1 and 6.12): $(($(date +%s) - T_DEPS)) s" >"$LOGS/times"
 # shellcheck source=/dev/null
 . build/deps/env.sh
+# --suites: the other suites' kernels and their build roots (debootstrap,
+# once), in the background until the first build that needs them.
+T_SUITES=$(date +%s)
+scripts/deps.sh --rt --6.12 --suites >"$LOGS/deps-suites.log" 2>&1 &
+SUITES_PID=$!
+SUITES_OK=
+# The litmus tier (make check-litmus) in the background too: its sid root
+# with herd7 is made once (debootstrap, minutes), then the tests take
+# seconds.
+scripts/check-litmus.sh >"$LOGS/litmus.log" 2>&1 &
+LITMUS_PID=$!
+suites_ready() {
+    if [ -z "$SUITES_OK" ]; then
+        if wait "$SUITES_PID"; then SUITES_OK=1; else SUITES_OK=0; fi
+        echo "deps --suites (other suites' kernels, build roots): $(($(date +%s) - T_SUITES)) s" \
+            "(in the background)" >>"$LOGS/times"
+        if [ "$SUITES_OK" = 1 ]; then
+            pass "scripts/deps.sh --suites: the kernels of 5.10, 6.12-trixie, 7.3 and their build roots"
+        else
+            fail "scripts/deps.sh --suites (log: ${LOGS#"$ROOT"/}/deps-suites.log)"
+            tail -n 20 "$LOGS/deps-suites.log" | sed 's/^/    /'
+        fi
+        # shellcheck source=/dev/null
+        . build/deps/env.sh
+    fi
+    [ "$SUITES_OK" = 1 ]
+}
+
+# The guest matrix, "ARCH FLAVOR SERIES [load]": the guests make check
+# runs (see the header for why these), then the ones only make
+# check-kernels runs. arm64 guests run with -icount.
+GUESTS=(
+    "x86_64 cloud 5.10"
+    "x86_64 cloud 6.1" "arm64 cloud 6.1" "x86_64 cloud 6.1 load"
+    "x86_64 rt 6.12-trixie"
+    "x86_64 rt 7.3" "arm64 cloud 7.3"
+)
+if [ "$ALL_KERNELS" = 1 ]; then
+    GUESTS+=(
+        "arm64 cloud 5.10" "x86_64 rt 5.10" "arm64 rt 5.10"
+        "x86_64 rt 6.1" "arm64 rt 6.1" "x86_64 rt 6.1 load"
+        "x86_64 cloud 6.12" "arm64 cloud 6.12" "x86_64 rt 6.12" "arm64 rt 6.12" "x86_64 cloud 6.12 load" "x86_64 rt 6.12 load"
+        "x86_64 cloud 6.12-trixie" "arm64 cloud 6.12-trixie" "arm64 rt 6.12-trixie"
+        "x86_64 cloud 7.3" "arm64 rt 7.3" "x86_64 cloud 7.3 load"
+    )
+fi
+# The kernels they need, "ARCH FLAVOR SERIES", once each, in order;
+# bookworm's 6.12 (gcc-12) is built even where no guest boots it.
+KERNELS=()
+for g in "${GUESTS[@]}" "x86_64 cloud 6.12"; do
+    read -r arch flavor series _ <<<"$g"
+    case " ${KERNELS[*]/%/;} " in *" $arch $flavor $series; "*) ;; *) KERNELS+=("$arch $flavor $series") ;; esac
+done
 
 echo "== build"
 J=-j$(nproc)
+T_BUILD=$(date +%s)
 for arch in x86_64 arm64; do
     step "module $arch-6.1 builds with W=1, no warnings" scripts/kbuild.sh "$arch"
     step "tdctl $arch builds" make "$J" -C user ARCH="$arch" ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS"
     step "selftests $arch build" make "$J" -C selftests ARCH="$arch" KSELFTEST_DIR="$KSELFTEST_DIR"
 done
-# The other guest kernels: "guest arch flavour series", named
-# <arch>[-rt]-<series> in the results (build/<arch>[-rt][-6.12]/ on disk).
-KERNELS=("x86_64-rt-6.1 x86_64 rt 6.1" "x86_64-6.12 x86_64 cloud 6.12" "arm64-6.12 arm64 cloud 6.12"
-    "x86_64-rt-6.12 x86_64 rt 6.12" "arm64-rt-6.12 arm64 rt 6.12")
 # kernel_selftests DIR ARCH FLAVOR SERIES: the guest runs the selftests of
 # its arch, with the test-only simulated PMU module rebuilt for its kernel.
 kernel_selftests() {
@@ -69,12 +164,23 @@ kernel_selftests() {
         cp -a "build/$2/selftests" "build/$1/selftests" || return 1
     selftests/pmusim/build.sh --kernel "$4" "$2" "$ROOT/build/$1/selftests" "$3"
 }
-for k in "${KERNELS[@]}"; do
-    read -r name arch flavor series <<<"$k"
-    dir=$arch$([ "$flavor" = rt ] && echo -rt || true)$([ "$series" = 6.12 ] && echo -6.12 || true)
-    step "module $name builds with W=1, no warnings" scripts/kbuild.sh --kernel "$series" "$arch" "$flavor"
-    step "selftests for the $name guest" kernel_selftests "$dir" "$arch" "$flavor" "$series"
-done
+# build_kernels 6.1|6.12|other: the module and pmusim for the guest
+# kernels of bookworm's series, or of the other suites' (after their
+# download); named <arch>[-rt][-<series>] (their build/ folder).
+build_kernels() {
+    local k arch flavor series name
+    for k in "${KERNELS[@]}"; do
+        read -r arch flavor series <<<"$k"
+        case $1:$series in 6.1:6.1 | 6.12:6.12 | other:5.10 | other:6.12-trixie | other:7.3) ;; *) continue ;; esac
+        name=$(td_guest "$arch" "$flavor" "$series")
+        [ "$name" = "$arch" ] && continue # built above
+        step "module $name builds with W=1, no warnings" scripts/kbuild.sh --kernel "$series" "$arch" "$flavor"
+        step "selftests for the $name guest" kernel_selftests "$name" "$arch" "$flavor" "$series"
+    done
+}
+build_kernels 6.1
+build_kernels 6.12
+echo "build (6.1, 6.12): $(($(date +%s) - T_BUILD)) s" >>"$LOGS/times"
 
 step "man pages render (rst2man, warnings are errors)" make -C Documentation/man
 # Packaging: make install/uninstall into a DESTDIR (TAP).
@@ -94,69 +200,85 @@ step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/
 step "shell: shellcheck clean" scripts/lint.sh shell
 step "Python: pyflakes3 and pycodestyle clean" scripts/lint.sh python
 
+echo "== litmus tests (herd7, kernel memory model; make check-litmus)"
+wait "$LITMUS_PID"
+tally "litmus" "$LOGS/litmus.log"
+grep -qE '^(PASS|FAIL|SKIP): ' "$LOGS/litmus.log" ||
+    fail "litmus: no result (log: build/check/litmus.log)"
+
 echo "== host tests"
 if [ -f selftests/host/Makefile ]; then
     make -s -C selftests/host run >"$LOGS/host.tap" 2>&1
     tap "host" "$LOGS/host.tap"
 fi
-# The record file reader's fuzz corpus, replayed under ASan and UBSan.
+# The fuzz corpora (record file reader, decode's parsers), replayed under
+# ASan and UBSan.
 make -s -C selftests/fuzz run >"$LOGS/fuzz.tap" 2>&1
-tap "fuzz corpus" "$LOGS/fuzz.tap"
+tap "fuzz corpora" "$LOGS/fuzz.tap"
 
-# guest NAME ARCH [runner options] -- COMMAND: run the guest suites in a
-# fresh guest; NAME (<arch>[-rt]-<series>[-suite]) names it in the results
-# and the log files. The runner's --kernel and --flavor pick the kernel, and
-# with them the module and the selftests (build/<arch>[-rt][-6.12]/).
+# The other suites' kernels (5.10, 6.12-trixie, 7.3): built once their
+# packages and build roots are there.
+T_BUILD=$(date +%s)
+if suites_ready; then
+    build_kernels other
+    echo "build (5.10, 6.12-trixie, 7.3): $(($(date +%s) - T_BUILD)) s" >>"$LOGS/times"
+fi
+
+# guest NAME ARCH FLAVOR SERIES [runner options] -- COMMAND: run the guest
+# suites in a fresh guest of that kernel (with the module and the
+# selftests of build/<arch>[-rt][-<series>]/); NAME
+# (<arch>[-rt][-<series>][-load]) names it in the results and the log
+# files, with the kernel's release.
 guest() {
-    local name=$1 arch=$2 log rc t0 dir
+    local name=$1 arch=$2 flavor=$3 series=$4 log rc t0 dir v krel label
     log=$LOGS/guest-$name.tap
-    shift 2
-    dir=$arch
-    case " $* " in *" --flavor rt "*) dir=$dir-rt ;; esac
-    case " $* " in *" --kernel 6.12 "*) dir=$dir-6.12 ;; esac
+    shift 4
+    dir=$(td_guest "$arch" "$flavor" "$series")
+    v=KREL_$(td_var_suffix "$arch" "$flavor" "$series")
+    krel=${!v:-?}
     if [ ! -x "build/$arch/tdctl" ] || [ ! -f "build/$dir/topdown.ko" ]; then
-        fail "guest $name: nothing to run (build failed)"
+        fail "guest $name ($krel): nothing to run (build failed)"
         return
     fi
     t0=$(date +%s)
-    selftests/vm/run --arch "$arch" --log "$LOGS/console-$name.log" "$@" \
-        >"$log" 2>&1
+    selftests/vm/run --arch "$arch" --flavor "$flavor" --kernel "$series" \
+        --log "$LOGS/console-$name.log" "$@" >"$log" 2>&1
     rc=$?
-    echo "guest $name ran $(($(date +%s) - t0)) s" >>"$LOGS/guest-times"
-    tap "guest $name" "$log"
+    echo "guest $name ($krel) ran $(($(date +%s) - t0)) s" >>"$LOGS/guest-times"
+    label="$name ($krel)"
+    tap "guest $label" "$log"
     case $rc in
-    124) fail "guest $name: kernel splat on the console (see ${LOGS#"$ROOT"/}/console-$name.log)"
+    124) fail "guest $label: kernel splat on the console (see ${LOGS#"$ROOT"/}/console-$name.log)"
          grep -E 'BUG:|WARNING:|Oops|Call Trace:|lockdep|rcu|UBSAN|KASAN|panic' \
              "$LOGS/console-$name.log" | head -n 20 | sed 's/^/    /' ;;
-    125) fail "guest $name: did not finish (see ${LOGS#"$ROOT"/}/console-$name.log)"
+    125) fail "guest $label: did not finish (see ${LOGS#"$ROOT"/}/console-$name.log)"
          tail -n 20 "$log" | sed 's/^/    /' ;;
-    *)   pass "guest $name: booted, ran, console clean" ;;
+    *)   pass "guest $label: booted, ran, console clean" ;;
     esac
 }
 
 echo "== guests"
 T_GUESTS=$(date +%s)
 : >"$LOGS/guest-times"
-for series in 6.1 6.12; do
-    K=(--kernel "$series")
-    guest "x86_64-$series" x86_64 "${K[@]}" -- /selftests/guest_main.sh
-    # With -icount the emulated PMU counts instructions exactly.
-    guest "arm64-$series" arm64 "${K[@]}" --icount -- env TD_ICOUNT=1 /selftests/guest_main.sh
-    # The same suite on Debian's PREEMPT_RT kernels.
-    guest "x86_64-rt-$series" x86_64 "${K[@]}" --flavor rt -- /selftests/guest_main.sh
+MAIN_TAPS=()
+for g in "${GUESTS[@]}"; do
+    read -r arch flavor series suite <<<"$g"
+    name=$(td_guest "$arch" "$flavor" "$series")
+    if [ "$suite" = load ]; then
+        # Faults and load: CPU hotplug (4 vCPUs), the context-switch
+        # storm, and unload/reload with collection running.
+        guest "$name-load" "$arch" "$flavor" "$series" --smp 4 --timeout 1800 -- /selftests/guest_load.sh
+    elif [ "$arch" = arm64 ]; then
+        # With -icount the emulated PMU counts instructions exactly.
+        guest "$name" "$arch" "$flavor" "$series" --icount -- env TD_ICOUNT=1 /selftests/guest_main.sh
+        MAIN_TAPS+=("$LOGS/guest-$name.tap")
+    else
+        guest "$name" "$arch" "$flavor" "$series" -- /selftests/guest_main.sh
+        MAIN_TAPS+=("$LOGS/guest-$name.tap")
+    fi
 done
-guest arm64-rt-6.12 arm64 --kernel 6.12 --flavor rt --icount -- env TD_ICOUNT=1 /selftests/guest_main.sh
-# Faults and load: CPU hotplug (4 vCPUs), the context-switch storm, and
-# unload/reload with collection running.
-LOAD=(--smp 4 --timeout 1800 -- /selftests/guest_load.sh)
-guest x86_64-6.1-load x86_64 --kernel 6.1 "${LOAD[@]}"
-if [ "$ALL_KERNELS" = 1 ]; then
-    guest x86_64-6.12-load x86_64 --kernel 6.12 "${LOAD[@]}"
-    guest x86_64-rt-6.1-load x86_64 --kernel 6.1 --flavor rt "${LOAD[@]}"
-    guest x86_64-rt-6.12-load x86_64 --kernel 6.12 --flavor rt "${LOAD[@]}"
-fi
 echo "guests: $(($(date +%s) - T_GUESTS)) s in all" >>"$LOGS/guest-times"
-sed 's/^/    /' "$LOGS/guest-times"
+sed 's/^/    /' "$LOGS/guest-times" "$LOGS/times"
 
 echo "== figures (from the guests' '# COUNT' lines)"
 cat "$LOGS"/guest-*.tap 2>/dev/null |
@@ -164,8 +286,6 @@ cat "$LOGS"/guest-*.tap 2>/dev/null |
 
 echo
 # The record files the guests wrote, read back here (arm64's on x86-64).
-python3 selftests/host/test_guest_file.py "$LOGS"/guest-x86_64-6.1.tap \
-    "$LOGS"/guest-arm64-6.1.tap "$LOGS"/guest-x86_64-6.12.tap \
-    "$LOGS"/guest-arm64-6.12.tap >"$LOGS/guest-files.tap" 2>&1
+python3 selftests/host/test_guest_file.py "${MAIN_TAPS[@]}" >"$LOGS/guest-files.tap" 2>&1
 tap "guest record files on the host" "$LOGS/guest-files.tap"
 finish

@@ -3,9 +3,13 @@
 # scripts/deb.sh: what `make deb` runs.  Builds the Debian packages
 # topdown-dkms (all) and tdctl (this architecture) with dpkg-buildpackage
 # from a copy of the tree in build/deb/src/ (the build never writes into
-# the source tree), and leaves the binary packages, the native source
+# the source tree), then tdctl for arm64, cross-built (dpkg-buildpackage
+# -a arm64 -B, against the arm64 libraries scripts/deps.sh unpacked; with
+# the native package's library dependencies, checked to be the same
+# libraries), and leaves the binary packages, the native source
 # package (.dsc, .tar.xz) and the .changes and .buildinfo files in
-# build/deb/ (older ones removed first; the log in build/deb/build.log).
+# build/deb/ (older ones removed first; the logs in build/deb/build.log
+# and build-arm64.log). TD_DEB_ARM64=0 skips the arm64 package.
 #
 # The version is debian/changelog's.  When git describes the tree as
 # something else (commits after the release, local changes), the copy's
@@ -53,6 +57,28 @@ echo "deb: building topdown $VER in ${S#"$ROOT"/}" >&2
     tail -n 40 "$OUT/build.log" >&2
     die "dpkg-buildpackage failed; log in ${OUT#"$ROOT"/}/build.log"
 }
+
+# tdctl for arm64 (Debian 12 and 13 run on both architectures).
+if [ "${TD_DEB_ARM64:-1}" = 1 ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
+    [ -f "$ROOT/build/deps/env.sh" ] || die "build/deps/env.sh missing: run scripts/deps.sh (the arm64 libraries)"
+    # shellcheck source=/dev/null
+    . "$ROOT/build/deps/env.sh"
+    shl=$(sed -n 's/^shlibs:Depends=//p' "$S/debian/tdctl.substvars")
+    [ -n "$shl" ] || die "no shlibs:Depends in the amd64 build's debian/tdctl.substvars"
+    # The libraries each binary needs; the dynamic loader (which the arm64
+    # link names, the x86-64 one does not) is libc6's on both.
+    needed() { readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^ld-linux' | sort; }
+    want=$(needed "$S/debian/build/tdctl")
+    echo "deb: cross-building tdctl for arm64" >&2
+    (cd "$S" && TD_ARM64_SYSROOT_LIBS=$ARM64_SYSROOT_LIBS TD_CROSS_SHLIBS=$shl \
+        dpkg-buildpackage -a arm64 -B -d -us -uc) >"$OUT/build-arm64.log" 2>&1 || {
+        tail -n 40 "$OUT/build-arm64.log" >&2
+        die "dpkg-buildpackage -a arm64 failed; log in ${OUT#"$ROOT"/}/build-arm64.log"
+    }
+    got=$(needed "$S/debian/build/tdctl")
+    [ "$got" = "$want" ] ||
+        die "the arm64 tdctl needs other libraries than the amd64 one: $(echo "$got" | tr '\n' ' ')vs $(echo "$want" | tr '\n' ' ')"
+fi
 mv "$OUT"/src/*.deb "$OUT"/src/*.changes "$OUT"/src/*.buildinfo "$OUT"/src/*.dsc "$OUT"/src/*.tar.* "$OUT"/
 rm -rf "$OUT/src"
 printf '%s\n' "$OUT"/*.deb "$OUT"/*.changes | sed "s|^$ROOT/||"

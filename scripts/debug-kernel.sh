@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/debug-kernel.sh [--kernel 6.1|6.12] [--print-dir] [--force]
+# scripts/debug-kernel.sh [--kernel 6.1|6.12] [--flavor kasan|kcsan]
+#                         [--print-dir] [--force]
 #
 # Builds (once) a small x86-64 debug kernel from Debian's linux-source-6.1
 # (or linux-source-6.12 with --kernel 6.12: its fragment lacks
@@ -7,6 +8,14 @@
 # for the debug test tier (make check-debug): tinyconfig plus what the guest
 # and the module need, plus lockdep (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP,
 # KASAN (generic, inline, vmalloc; with SLUB), KMEMLEAK and UBSAN.
+#
+# --flavor kcsan (6.12 only) builds the data-race detector's kernel instead:
+# KCSAN cannot be combined with KASAN (Kconfig: KCSAN depends on !KASAN),
+# so it is a kernel of its own: the same base, DEBUG_ATOMIC_SLEEP, and KCSAN
+# in strict mode (KCSAN_STRICT: the rules closest to the kernel memory
+# model, with weak-memory modelling), each race reported once per run
+# (KCSAN_REPORT_ONCE_IN_MS of an hour); without lockdep, KMEMLEAK and UBSAN,
+# which the KASAN kernel covers, to keep the instrumented guest fast enough.
 #
 # The build lives outside the repository, in
 #   ${TD_DEBUG_KERNEL_CACHE:-/var/cache/topdown-debug-kernel}/<key>/
@@ -29,19 +38,26 @@ set -euo pipefail
 note() { printf 'debug-kernel: %s\n' "$*" >&2; }
 die() { printf 'debug-kernel: error: %s\n' "$*" >&2; exit 1; }
 
-PRINT=0 FORCE=0 SERIES=6.1
+PRINT=0 FORCE=0 SERIES=6.1 FLAVOR=kasan
 while [ $# -gt 0 ]; do
     case $1 in
     --print-dir) PRINT=1 ;;
     --force) FORCE=1 ;;
     --kernel) SERIES=${2:-}; shift ;;
     --kernel=*) SERIES=${1#*=} ;;
-    -h | --help) sed -n '2,27s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --flavor) FLAVOR=${2:-}; shift ;;
+    --flavor=*) FLAVOR=${1#*=} ;;
+    -h | --help) sed -n '2,37s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown argument $1" ;;
     esac
     shift
 done
 case $SERIES in 6.1 | 6.12) ;; *) die "unknown kernel series '$SERIES' (6.1 or 6.12)" ;; esac
+case $FLAVOR in
+kasan) ;;
+kcsan) [ "$SERIES" = 6.12 ] || die "the kcsan flavor is built for 6.12 only" ;;
+*) die "unknown flavor '$FLAVOR' (kasan or kcsan)" ;;
+esac
 
 SRC_PKG=linux-source-$SERIES
 SRC_TAR=/usr/src/$SRC_PKG.tar.xz
@@ -130,6 +146,24 @@ OFF='MODULE_SIG DEBUG_KMEMLEAK_DEFAULT_OFF SLOB'
 if [ "$SERIES" = 6.12 ]; then
     FRAGMENT=$(printf '%s\n' "$FRAGMENT" | grep -vx UBSAN_SANITIZE_ALL)
     OFF="$OFF SLUB_TINY"
+fi
+# The KCSAN kernel: the base (everything up to DEBUG_ATOMIC_SLEEP but
+# lockdep), then KCSAN. Its own fragment, so its own cache key; the kasan
+# fragments above stay as they are (their keys hash them).
+if [ "$FLAVOR" = kcsan ]; then
+    FRAGMENT=$(printf '%s\n' "$FRAGMENT" | sed -n '/^PROVE_LOCKING$/q; p' | grep -v '^$')
+    FRAGMENT="$FRAGMENT
+DEBUG_ATOMIC_SLEEP
+DEBUG_PREEMPT
+DEBUG_LIST
+SLUB
+KCSAN
+KCSAN_STRICT
+KCSAN_WEAK_MEMORY
+KCSAN_REPORT_ONCE_IN_MS=3600000
+SOFTLOCKUP_DETECTOR
+DETECT_HUNG_TASK"
+    OFF='MODULE_SIG SLOB SLUB_TINY KASAN'
 fi
 
 [ -f "$SRC_TAR" ] || {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/deps.sh [--rt] [--6.12] [--perf]
+# scripts/deps.sh [--rt] [--6.12] [--suites] [--perf]
 #
 # Installs the host packages the project needs (only when something is
 # missing), then unpacks the guest kernels, the arm64 cross-build headers and
@@ -8,8 +8,9 @@
 # everything present only does a few dpkg/apt-cache look-ups (about a second).
 #
 #   --rt     also install linux-headers-<ver>-rt-amd64 on the host and unpack
-#            linux-image-<ver>-rt-amd64 into build/deps/x86_64-rt/ (and, with
-#            --6.12, the 6.12 rt kernels of both architectures).
+#            linux-image-<ver>-rt-amd64 into build/deps/x86_64-rt/ and the
+#            arm64 rt image and headers into build/deps/arm64-rt/ (and, with
+#            --6.12 or --suites, the rt kernels of those series).
 #   --6.12   also the 6.12 LTS series of Debian 12's security archive
 #            (later runs keep it, up to date, without the option): the
 #            cloud kernels (x86_64, arm64) with their headers, common
@@ -18,6 +19,17 @@
 #            are not installed into /); the headers' Makefile is pointed at
 #            the unpacked common headers, scripts/ and tools/ at the
 #            unpacked amd64 linux-kbuild (for the arm64 cross build too).
+#   --suites also the kernels of Debian's other suites (scripts/series.sh):
+#            5.10 (bullseye), 6.12-trixie (trixie) and 7.3
+#            (trixie-backports), cloud (and with --rt, rt) for x86_64 and
+#            arm64: images (7.x: linux-binary-* and linux-base-*, the
+#            modules left out), headers, common headers and amd64
+#            linux-kbuild, unpacked into build/deps/k<series>/ and fetched
+#            with apt lists of their own (build/deps/apt/<suite>/; the
+#            system's sources are not touched); and the debootstrap roots of
+#            bullseye and trixie whose compilers build the module for them
+#            (scripts/suite-root.sh, cached in /var/cache/topdown-roots),
+#            made while the kernels download. Later runs keep them.
 #   --perf   also the perf tool of Debian's linux-perf (perf 6.1; there is
 #            no 6.12 one) with the shared libraries it needs, for both
 #            guest architectures, unpacked into build/deps/perf-<arch>/
@@ -30,7 +42,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEPS=$ROOT/build/deps
-WANT_RT=0 WANT_612=0 WANT_PERF=0
+WANT_RT=0 WANT_612=0 WANT_PERF=0 WANT_SUITES=0
 
 log() { printf 'deps: %s\n' "$*" >&2; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
@@ -42,6 +54,7 @@ for a in "$@"; do
     --rt) WANT_RT=1 ;;
     --6.12) WANT_612=1 ;;
     --perf) WANT_PERF=1 ;;
+    --suites) WANT_SUITES=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $a" ;;
     esac
@@ -53,6 +66,9 @@ K612=$ROOT/build/deps/k6.12
 WANT_RT612=$WANT_RT
 [ -f "$ROOT/build/deps/perf-x86_64/.stamp" ] && WANT_PERF=1
 [ -f "$K612/x86_64-rt/.stamp" ] && WANT_RT612=1
+[ -f "$ROOT/build/deps/k7.3/x86_64/.stamp" ] && WANT_SUITES=1
+# shellcheck source=scripts/series.sh
+. "$ROOT/scripts/series.sh"
 
 export DEBIAN_FRONTEND=noninteractive
 export LC_ALL=C
@@ -132,6 +148,7 @@ fi
 KREL_X86_64=$KVER-cloud-amd64
 KREL_ARM64=$KVER-cloud-arm64
 KREL_X86_64_RT=$KVER-rt-amd64
+KREL_ARM64_RT=$KVER-rt-arm64
 
 # --------------------------------------------------------------- host packages
 HOST_PKGS=(
@@ -163,13 +180,16 @@ install_missing "${HOST_PKGS[@]}"
 # ------------------------------------------------------- unpacked .deb groups
 # "pkg:arch=version" for each package, candidate versions from the apt lists.
 # Fills VERS[pkg]=candidate version for all the given packages (one call).
+# APT_OPTS: the apt options of the lists in use (empty: the system's; see
+# suite_apt for the other suites').
 declare -A VERS=()
+APT_OPTS=()
 resolve_versions() {
     local out i=0 v
     local args=("$@")
     for _ in 1 2; do
         VERS=()
-        out=$(apt-cache policy "${args[@]}" 2>/dev/null |
+        out=$(apt-cache ${APT_OPTS[@]+"${APT_OPTS[@]}"} policy "${args[@]}" 2>/dev/null |
             awk '/^[^ ]/ { n++ } /^  Candidate: / { c[n] = $2 } END { for (i = 1; i <= n; i++) print c[i] }')
         i=0
         while IFS= read -r v; do
@@ -177,8 +197,7 @@ resolve_versions() {
             i=$((i + 1))
         done <<<"$out"
         [ ${#VERS[@]} = ${#args[@]} ] && return 0
-        [ "$APT_UPDATED" = 1 ] && break
-        apt_update
+        refresh_lists || break
     done
     for v in "${args[@]}"; do [ -n "${VERS[$v]:-}" ] || die "package $v not found in the apt lists"; done
 }
@@ -188,6 +207,18 @@ pkg_versions() {
     for p in "$@"; do printf '%s=%s\n' "$p" "${VERS[$p]}"; done
 }
 
+# refresh_lists: apt-get update of the lists in use, once a run; fails
+# when they were updated already.
+refresh_lists() {
+    if [ ${#APT_OPTS[@]} -gt 0 ]; then
+        [ "$SUITE_UPDATED" = 1 ] && return 1
+        suite_update
+    else
+        [ "$APT_UPDATED" = 1 ] && return 1
+        apt_update
+    fi
+}
+
 # Rewrites absolute symlinks inside an unpacked tree to point inside the tree.
 fix_abs_symlinks() {
     local dir=$1 l t
@@ -195,6 +226,20 @@ fix_abs_symlinks() {
         t=$(readlink "$l")
         case $t in /*) ln -sfn "$dir$t" "$l" ;; esac
     done < <(find "$dir" -type l -print0)
+}
+
+# point_makefile KDIR SRCROOT: the headers' Makefile names the common
+# headers (and, since 7.x, its own directory as KBUILD_OUTPUT=) by their
+# installed paths under /usr/src; point them at the unpacked trees (the
+# common headers unpacked under SRCROOT). Debian's Makefile is kept as
+# Makefile.debian, so the rewrite is the same each run.
+point_makefile() {
+    local kdir=$1 srcroot=$2 want
+    [ -f "$kdir/Makefile.debian" ] || cp "$kdir/Makefile" "$kdir/Makefile.debian"
+    want=$(sed -e "s|^KBUILD_OUTPUT *= *.*|KBUILD_OUTPUT=$kdir|" \
+        -e "s|^include /usr/src/|include $srcroot/usr/src/|" "$kdir/Makefile.debian")
+    [ "$(cat "$kdir/Makefile")" = "$want" ] || printf '%s\n' "$want" >"$kdir/Makefile"
+    grep -q "^include $srcroot/" "$kdir/Makefile" || die "$kdir/Makefile: no include of the common headers"
 }
 
 # unpack_group DIR PKG... : download + dpkg -x the packages into DIR unless
@@ -215,7 +260,9 @@ unpack_group() {
     mapfile -t specs <<<"$want"
     local sandbox=()
     [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
-    if ! (cd "$dl" && apt-get -q "${sandbox[@]}" download "${specs[@]}" >&2); then
+    if ! (cd "$dl" && apt-get -q "${sandbox[@]}" ${APT_OPTS[@]+"${APT_OPTS[@]}"} download "${specs[@]}" >&2); then
+        # Another suite's lists: the caller refreshes them and tries again.
+        [ ${#APT_OPTS[@]} -gt 0 ] && { rm -rf "$dl" "$tmp"; return 1; }
         # Stale lists: the mirror keeps only the newest security update.
         [ "$APT_UPDATED" = 1 ] || [ -n "${TD_DEPS_RETRY:-}" ] && die "apt-get download ${specs[*]} failed"
         apt_update
@@ -242,8 +289,9 @@ ARM64_PKGS=(
     libbpf1:arm64 libbpf-dev:arm64 libelf1:arm64 zlib1g:arm64
 )
 RT_PKGS=("linux-image-$KREL_X86_64_RT:amd64")
+RT_ARM64_PKGS=("linux-image-$KREL_ARM64_RT:arm64" "linux-headers-$KREL_ARM64_RT:arm64")
 ALL_PKGS=("${X86_64_PKGS[@]}" "${ARM64_PKGS[@]}")
-[ "$WANT_RT" = 1 ] && ALL_PKGS+=("${RT_PKGS[@]}")
+[ "$WANT_RT" = 1 ] && ALL_PKGS+=("${RT_PKGS[@]}" "${RT_ARM64_PKGS[@]}")
 # 6.12: the common headers and the host's (amd64) kbuild in one group, then
 # one group per guest kernel: its image and its headers.
 if [ "$WANT_612" = 1 ]; then
@@ -310,10 +358,11 @@ fi
 
 # QEMU's aarch64 -kernel loader takes a raw Image (and, since QEMU 2.x, a
 # gzip-compressed one).  Debian's arm64 vmlinuz is a raw Image; should it
-# ever be gzip'd, decompress it once here.  arm64_image DIR KREL: prints
+# ever be gzip'd, decompress it once here.  arm64_image VMLINUZ: prints
 # the file to boot.
 arm64_image() {
-    local vmlinuz=$1/boot/vmlinuz-$2 image=$1/boot/Image-$2
+    local vmlinuz=$1 image
+    image=$(dirname "$1")/Image-$(basename "$1")
     if gzip -t "$vmlinuz" 2>/dev/null; then
         if [ ! -s "$image" ] || [ "$vmlinuz" -nt "$image" ]; then
             gzip -dc "$vmlinuz" >"$image.tmp"
@@ -323,15 +372,28 @@ arm64_image() {
     fi
     printf '%s\n' "$vmlinuz"
 }
-VMLINUZ_ARM64=$(arm64_image "$A" "$KREL_ARM64")
+VMLINUZ_ARM64=$(arm64_image "$A/boot/vmlinuz-$KREL_ARM64")
 
-# PREEMPT_RT flavour (x86-64 only), on request.
+# PREEMPT_RT flavour, on request: x86-64 (headers on the host) and arm64
+# (headers unpacked, the host's kbuild and common-rt headers).
 if [ "$WANT_RT" = 1 ]; then
     unpack_group "$DEPS/x86_64-rt" "${RT_PKGS[@]}"
+    unpack_group "$DEPS/arm64-rt" "${RT_ARM64_PKGS[@]}"
+    if [ "$(readlink "$DEPS/arm64-rt/usr/lib/linux-kbuild-6.1" 2>/dev/null || true)" != /usr/lib/linux-kbuild-6.1 ]; then
+        rm -rf "$DEPS/arm64-rt/usr/lib/linux-kbuild-6.1"
+        mkdir -p "$DEPS/arm64-rt/usr/lib"
+        ln -s /usr/lib/linux-kbuild-6.1 "$DEPS/arm64-rt/usr/lib/linux-kbuild-6.1"
+    fi
 fi
 HAVE_RT=0
 if [ -f "$DEPS/x86_64-rt/boot/vmlinuz-$KREL_X86_64_RT" ] && [ -d "/usr/src/linux-headers-$KREL_X86_64_RT" ]; then
     HAVE_RT=1
+fi
+KDIR_ARM64_RT='' VMLINUZ_ARM64_RT='' MODDIR_ARM64_RT=''
+if [ "$HAVE_RT" = 1 ] && [ -f "$DEPS/arm64-rt/boot/vmlinuz-$KREL_ARM64_RT" ]; then
+    KDIR_ARM64_RT=$DEPS/arm64-rt/usr/src/linux-headers-$KREL_ARM64_RT
+    VMLINUZ_ARM64_RT=$(arm64_image "$DEPS/arm64-rt/boot/vmlinuz-$KREL_ARM64_RT")
+    MODDIR_ARM64_RT=$DEPS/arm64-rt/lib/modules/$KREL_ARM64_RT
 fi
 
 # perf for the guests: build/deps/perf-<arch>/usr/bin/perf; the runner
@@ -371,11 +433,9 @@ if [ "$WANT_612" = 1 ]; then
             mkdir -p "$K612/$g/usr/lib"
             ln -s "$KBUILD612" "$K612/$g/usr/lib/linux-kbuild-$KVER_612"
         fi
-        # The headers' Makefile includes the common headers' by absolute path.
         common_mk=$K612/src/usr/src/linux-headers-$KVER_612-$common/Makefile
         [ -f "$common_mk" ] || die "$common_mk missing"
-        mk="include $common_mk"
-        [ "$(cat "$kdir/Makefile")" = "$mk" ] || printf '%s\n' "$mk" >"$kdir/Makefile"
+        point_makefile "$kdir" "$K612/src"
         [ -e "$kdir/scripts/basic/fixdep" ] || die "$kdir/scripts does not resolve to the unpacked linux-kbuild-$KVER_612"
         G=${g^^}
         G=${G//-/_}
@@ -383,7 +443,7 @@ if [ "$WANT_612" = 1 ]; then
         printf -v "KDIR_${G}_612" '%s' "$kdir"
         printf -v "MODDIR_${G}_612" '%s' "$K612/$g/lib/modules/$krel"
         if [ "$a" = arm64 ]; then
-            printf -v "VMLINUZ_${G}_612" '%s' "$(arm64_image "$K612/$g" "$krel")"
+            printf -v "VMLINUZ_${G}_612" '%s' "$(arm64_image "$K612/$g/boot/vmlinuz-$krel")"
         else
             printf -v "VMLINUZ_${G}_612" '%s' "$K612/$g/boot/vmlinuz-$krel"
         fi
@@ -392,6 +452,182 @@ if [ "$WANT_612" = 1 ]; then
     done
     HAVE_612=1
     [ "$WANT_RT612" = 1 ] && HAVE_RT_612=1
+fi
+
+# ------------------------------------------------------------ other suites
+# --suites: the series of Debian's other suites (scripts/series.sh), from
+# apt lists of their own; the system's sources are not touched.
+SUITE_VARS=()
+SUITE_NAME='' SUITE_UPDATED=0
+# suite_apt NAME SUITE...: use the lists of build/deps/apt/NAME, made from
+# the given suites of the host's mirror (the *-security ones of its
+# security archive); updated when new or more than a day old.
+suite_apt() {
+    local name=$1 d=$DEPS/apt/$1 su
+    shift
+    mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+    for su in "$@"; do
+        case $su in
+        *-security) printf 'deb %s %s main\n' "$(td_mirror security)" "$su" ;;
+        *) printf 'deb %s %s main\n' "$(td_mirror main)" "$su" ;;
+        esac
+    done >"$d/sources.list.tmp"
+    if cmp -s "$d/sources.list.tmp" "$d/sources.list"; then
+        rm -f "$d/sources.list.tmp"
+    else
+        mv "$d/sources.list.tmp" "$d/sources.list"
+        rm -f "$d/.updated"
+    fi
+    # With a package cache of their own: this system's apt keeps none
+    # (Dir::Cache::pkgcache ""), and without one each apt-cache call
+    # parses the whole lists again (seconds each, minutes on a busy host).
+    APT_OPTS=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
+        -o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o Acquire::Languages=none
+        -o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=srcpkgcache.bin)
+    SUITE_NAME=$name SUITE_UPDATED=0
+    [ -n "$(find "$d/.updated" -mmin -1440 2>/dev/null)" ] || suite_update
+}
+suite_update() {
+    log "apt-get update of the $SUITE_NAME lists (build/deps/apt/$SUITE_NAME)"
+    apt-get -q "${APT_OPTS[@]}" update >&2 || die "apt-get update of the $SUITE_NAME lists failed"
+    touch "$DEPS/apt/$SUITE_NAME/.updated"
+    # New lists: try again what did not download with the old ones.
+    rm -f "$DEPS/apt/$SUITE_NAME/unavailable"
+    SUITE_UPDATED=1
+}
+# deps_of PKG...: "package dependency" lines (architecture qualifiers and
+# the <> of virtual packages dropped).
+deps_of() {
+    apt-cache "${APT_OPTS[@]}" depends "$@" 2>/dev/null | awk '
+        /^[^ ]/ { p = $1; sub(/:.*/, "", p) }
+        /^ *\|?(Pre)?Depends: / { d = $2; gsub(/[<>]/, "", d); sub(/:.*/, "", d); print p, d }'
+}
+
+# suite_guest SERIES GUEST KREL: download and unpack one guest's image and
+# headers into build/deps/k<SERIES>/GUEST and its version's common headers
+# and amd64 kbuild into build/deps/k<SERIES>/src-<version>; fails when a
+# download fails. Sets SG_VARS.
+suite_guest() {
+    local S=$1 g=$2 krel=$3 K=$DEPS/k$1 a f ver out kb common d
+    case $g in x86_64*) a=amd64 ;; *) a=arm64 ;; esac
+    case $g in *-rt) f=rt ;; *) f=cloud ;; esac
+    ver=${krel%-"$f-$a"}
+    # 7.x images are metapackages over linux-binary-* (vmlinuz) and
+    # linux-base-* (modules.builtin*, config); linux-modules-* is left
+    # out: the guests load no module but topdown's.
+    out=$(deps_of "linux-image-$krel:$a" "linux-headers-$krel:$a")
+    kb=$(awk -v p="linux-headers-$krel" '$1 == p && $2 ~ /^linux-kbuild-/ { print $2; exit }' <<<"$out")
+    common=$(awk -v p="linux-headers-$krel" '$1 == p && $2 ~ /^linux-headers-.*-common(-rt)?$/ { print $2; exit }' <<<"$out")
+    [ -n "$kb" ] && [ -n "$common" ] || die "series $S: no linux-kbuild-* or common headers among the dependencies of linux-headers-$krel"
+    local gp=("linux-image-$krel:$a" "linux-headers-$krel:$a") src=("$kb:amd64" "$common:all")
+    while read -r d; do
+        gp+=("$d:$a")
+    done < <(awk -v p="linux-image-$krel" -v k="$krel" \
+        '$1 == p && ($2 == "linux-binary-" k || $2 == "linux-base-" k) { print $2 }' <<<"$out")
+    resolve_versions "${gp[@]}" "${src[@]}"
+    # The kbuild package's name may not carry the ABI (linux-kbuild-5.10):
+    # take the version of the headers.
+    VERS[$kb:amd64]=${VERS[linux-headers-$krel:$a]}
+    unpack_group "$K/src-$ver-$f" "${src[@]}" || return 1
+    unpack_group "$K/$g" "${gp[@]}" || return 1
+    local kbdir=$K/src-$ver-$f/usr/lib/$kb kdir=$K/$g/usr/src/linux-headers-$krel moddir vmlinuz
+    d=$K/$g
+    [ -x "$kbdir/scripts/basic/fixdep" ] || die "$kb unpacked without scripts/basic/fixdep"
+    # scripts/ and tools/ link to ../../lib/linux-kbuild-<ver>/...
+    if [ "$(readlink "$d/usr/lib/$kb" 2>/dev/null || true)" != "$kbdir" ]; then
+        rm -rf "$d/usr/lib/$kb"
+        mkdir -p "$d/usr/lib"
+        ln -s "$kbdir" "$d/usr/lib/$kb"
+    fi
+    point_makefile "$kdir" "$K/src-$ver-$f"
+    [ -e "$kdir/scripts/basic/fixdep" ] || die "$kdir/scripts does not resolve to the unpacked $kb"
+    # 7.x: everything under /usr/lib/modules/KREL/, vmlinuz included.
+    moddir=$d/usr/lib/modules/$krel
+    [ -f "$moddir/modules.builtin" ] || moddir=$d/lib/modules/$krel
+    [ -f "$moddir/modules.builtin" ] || die "no modules.builtin for $krel in $d"
+    vmlinuz=$d/boot/vmlinuz-$krel
+    [ -f "$vmlinuz" ] || vmlinuz=$moddir/vmlinuz
+    [ -f "$vmlinuz" ] || die "no vmlinuz for $krel in $d"
+    [ "$a" = arm64 ] && vmlinuz=$(arm64_image "$vmlinuz")
+    SG_VARS=("$krel" "$kdir" "$vmlinuz" "$moddir")
+}
+
+# suite_series SERIES BUILD-ROOT-SUITE APT-NAME SUITE...: the kernels of
+# one series into build/deps/k<SERIES>/, each guest (arch, flavour) at
+# the newest version of its metapackage (linux-image-cloud-amd64, ...)
+# whose packages the mirror serves: bullseye-security's arm64 5.10
+# packages are listed but not served here (404), so arm64 5.10 is the
+# newest bullseye point release's. Sets SUITE_VARS.
+suite_series() {
+    local S=$1 rootsuite=$2 tag g a f mv krel done_ G first=''
+    shift 2
+    suite_apt "$@"
+    tag=$(td_series_tag "$S")
+    local guests=(x86_64 arm64)
+    [ "$WANT_RT_SUITES" = 1 ] && guests+=(x86_64-rt arm64-rt)
+    for g in "${guests[@]}"; do
+        case $g in x86_64*) a=amd64 ;; *) a=arm64 ;; esac
+        case $g in *-rt) f=rt ;; *) f=cloud ;; esac
+        done_=0
+        # What a run with the same lists found (apt-cache is slow here:
+        # a dozen calls a guest); looked up again once the lists change.
+        local vf=$DEPS/k$S/.vars-$g
+        if [ -f "$vf" ] && [ "$vf" -nt "$DEPS/apt/$SUITE_NAME/.updated" ]; then
+            mapfile -t SG_VARS <"$vf"
+            [ ${#SG_VARS[@]} = 4 ] && [ -f "${SG_VARS[2]}" ] && [ -f "${SG_VARS[1]}/Makefile" ] &&
+                [ -f "${SG_VARS[3]}/modules.builtin" ] && done_=1 && krel=${SG_VARS[0]}
+        fi
+        [ $done_ = 1 ] ||
+        for mv in $(apt-cache "${APT_OPTS[@]}" madison "linux-image-$f-$a:$a" 2>/dev/null |
+            awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u -r -V | head -n 3); do
+            krel=$(apt-cache "${APT_OPTS[@]}" show "linux-image-$f-$a:$a=$mv" 2>/dev/null |
+                sed -n 's/^Depends:.*\(linux-image-[^ ,]*-'"$f-$a"'\).*/\1/p' | head -n 1)
+            krel=${krel#linux-image-}
+            [ -n "$krel" ] || continue
+            # Known not to download with these lists (see below).
+            grep -qxF "$krel" "$DEPS/apt/$SUITE_NAME/unavailable" 2>/dev/null && continue
+            case $krel in
+            "${S%%-*}".* | "${S%%-*}"-*) ;;
+            *) die "series $S: $SUITE_NAME now ships $krel; rename the series in scripts/series.sh" ;;
+            esac
+            if suite_guest "$S" "$g" "$krel"; then
+                done_=1
+                break
+            fi
+            log "series $S: the packages of $krel do not download; trying an older version"
+            printf '%s\n' "$krel" >>"$DEPS/apt/$SUITE_NAME/unavailable"
+        done
+        [ $done_ = 1 ] || die "series $S: no version of linux-image-$f-$a in the $SUITE_NAME lists downloads"
+        printf '%s\n' "${SG_VARS[@]}" >"$vf"
+        G=${g^^}
+        G=${G//-/_}$tag
+        SUITE_VARS+=("KREL_$G" "${SG_VARS[0]}" "KDIR_$G" "${SG_VARS[1]}" "VMLINUZ_$G" "${SG_VARS[2]}"
+            "MODDIR_$G" "${SG_VARS[3]}")
+        [ -n "$first" ] || first=${SG_VARS[0]%-cloud-amd64}
+        log "series $S, $g: $krel"
+    done
+    SUITE_VARS+=("KVER$tag" "$first" "HAVE$tag" 1 "HAVE_RT$tag" "$WANT_RT_SUITES"
+        "BUILDROOT$tag" "$("$ROOT/scripts/suite-root.sh" --print-dir "$rootsuite")")
+    APT_OPTS=()
+}
+
+HAVE_SUITES=0
+if [ "$WANT_SUITES" = 1 ]; then
+    WANT_RT_SUITES=$WANT_RT
+    [ -f "$DEPS/k7.3/x86_64-rt/.stamp" ] && WANT_RT_SUITES=1
+    # The build roots, made (once) while the kernels download.
+    ROOT_PIDS=()
+    for r in bullseye trixie; do
+        "$ROOT/scripts/suite-root.sh" "$r" >"$DEPS/suite-root-$r.log" 2>&1 &
+        ROOT_PIDS+=("$r:$!")
+    done
+    suite_series 5.10 bullseye bullseye bullseye bullseye-security
+    suite_series 6.12-trixie trixie trixie trixie trixie-security
+    suite_series 7.3 trixie trixie-backports trixie-backports
+    for rp in "${ROOT_PIDS[@]}"; do
+        wait "${rp#*:}" || { tail -n 20 "$DEPS/suite-root-${rp%%:*}.log" >&2; die "the ${rp%%:*} build root (scripts/suite-root.sh ${rp%%:*}) failed"; }
+    done
+    HAVE_SUITES=1
 fi
 
 # ------------------------------------------------------------ kselftest headers
@@ -427,16 +663,20 @@ vars=(
     KREL_X86_64 "$KREL_X86_64"
     KREL_ARM64 "$KREL_ARM64"
     KREL_X86_64_RT "$KREL_X86_64_RT"
+    KREL_ARM64_RT "$(if_rt "$KREL_ARM64_RT")"
     KDIR_X86_64 "/usr/src/linux-headers-$KREL_X86_64"
     KDIR_ARM64 "$KDIR_ARM64"
     KDIR_X86_64_RT "$(if_rt "/usr/src/linux-headers-$KREL_X86_64_RT")"
+    KDIR_ARM64_RT "$KDIR_ARM64_RT"
     HAVE_RT "$HAVE_RT"
     VMLINUZ_X86_64 "$DEPS/x86_64/boot/vmlinuz-$KREL_X86_64"
     VMLINUZ_ARM64 "$VMLINUZ_ARM64"
     VMLINUZ_X86_64_RT "$(if_rt "$DEPS/x86_64-rt/boot/vmlinuz-$KREL_X86_64_RT")"
+    VMLINUZ_ARM64_RT "$VMLINUZ_ARM64_RT"
     MODDIR_X86_64 "$DEPS/x86_64/lib/modules/$KREL_X86_64"
     MODDIR_ARM64 "$A/lib/modules/$KREL_ARM64"
     MODDIR_X86_64_RT "$(if_rt "$DEPS/x86_64-rt/lib/modules/$KREL_X86_64_RT")"
+    MODDIR_ARM64_RT "$MODDIR_ARM64_RT"
     BUSYBOX_X86_64 "$DEPS/x86_64/bin/busybox"
     BUSYBOX_ARM64 "$A/bin/busybox"
     CROSS_COMPILE_ARM64 aarch64-linux-gnu-
@@ -458,6 +698,7 @@ for v in KREL KDIR VMLINUZ MODDIR; do
         vars+=("$n" "${!n}")
     done
 done
+vars+=(HAVE_SUITES "$HAVE_SUITES" ${SUITE_VARS[@]+"${SUITE_VARS[@]}"})
 {
     echo "# Generated by scripts/deps.sh; do not edit.  Source from sh/bash."
     for ((i = 0; i < ${#vars[@]}; i += 2)); do printf "%s='%s'\n" "${vars[i]}" "${vars[i + 1]}"; done
@@ -474,4 +715,4 @@ for f in "$DEPS/x86_64/boot/vmlinuz-$KREL_X86_64" "$VMLINUZ_ARM64" "$DEPS/x86_64
     "$KDIR_ARM64/Makefile" "$KS/kselftest_harness.h"; do
     [ -e "$f" ] || die "expected $f after unpacking"
 done
-log "ok: kernel $KVER$([ "$HAVE_612" = 1 ] && echo " and $KVER_612" || true), env in ${DEPS#"$ROOT"/}/env.sh and env.mk$(if_rt ' (rt available)')"
+log "ok: kernel $KVER$([ "$HAVE_612" = 1 ] && echo " and $KVER_612" || true)$([ "$HAVE_SUITES" = 1 ] && echo " and the other suites'" || true), env in ${DEPS#"$ROOT"/}/env.sh and env.mk$(if_rt ' (rt available)')"

@@ -21,7 +21,7 @@ if [ -e "$DEST" ] && [ -n "$(ls -A "$DEST")" ]; then
     exit 1
 fi
 mkdir -p "$DEST/include/uapi/linux"
-for f in "$ROOT"/kmod/Kbuild "$ROOT"/kmod/Makefile "$ROOT"/kmod/*.c "$ROOT"/kmod/*.h; do
+for f in "$ROOT"/kmod/Kbuild "$ROOT"/kmod/Makefile "$ROOT"/kmod/*.mk "$ROOT"/kmod/*.c "$ROOT"/kmod/*.h; do
     cp "$f" "$DEST/"
 done
 cp "$ROOT/include/uapi/linux/topdown.h" "$DEST/include/uapi/linux/"

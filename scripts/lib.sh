@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# scripts/lib.sh: the counting of scripts/check.sh and scripts/check-debug.sh
-# (sourced). The caller sets ROOT (the repository) and LOGS (where each
-# step's log goes) before using step.
+# scripts/lib.sh: the counting of scripts/check.sh, scripts/check-debug.sh
+# and scripts/check-litmus.sh (sourced). The caller sets ROOT (the
+# repository) and LOGS (where each step's log goes) before using step.
 PASS=0 FAIL=0 SKIP=0
 
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
@@ -33,6 +33,18 @@ tap() {
     PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
     echo "$name: $p passed, $f failed, $s skipped"
     grep -E '^not ok [0-9]+|^ok [0-9]+.*# *SKIP' "$file" | sed 's/^/    /'
+}
+
+# tally NAME FILE: count the "PASS:", "FAIL:" and "SKIP:" lines of a tier
+# that reports in this file's own way (scripts/check-litmus.sh).
+tally() {
+    local name=$1 file=$2 p f s
+    p=$(grep -c '^PASS: ' "$file" | tr -d ' ')
+    f=$(grep -c '^FAIL: ' "$file" | tr -d ' ')
+    s=$(grep -c '^SKIP: ' "$file" | tr -d ' ')
+    PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+    echo "$name: $p passed, $f failed, $s skipped"
+    grep -E '^(FAIL|SKIP): ' "$file" | sed 's/^/    /'
 }
 
 # finish: the closing line "N passed, N failed[, N skipped]" and exit,

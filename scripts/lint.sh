@@ -23,7 +23,7 @@ cd "$ROOT" || exit 2
 files() {
     local args=() p
     for p in "$@"; do args+=(-o -name "$p"); done
-    find . \( -path ./build -o -path ./.git -o -path ./selftests/fuzz/corpus \) -prune \
+    find . \( -path ./build -o -path ./.git -o -path "./selftests/fuzz/corpus*" \) -prune \
         -o -type f \( "${args[@]:1}" \) -print | sed 's|^\./||' | sort
 }
 
@@ -66,9 +66,10 @@ FILE_IGNORE=(
     "selftests/kmod/pmusim_test.c SPACING"
     # Declarations that belong to no header: the __real_ and __wrap_
     # functions of ld --wrap and tdctl's main (rdbench.c), the libFuzzer
-    # entry point and the flag of stub.c (replay.c).
+    # entry point and the flag of stub.c (replay.c, the fuzz targets).
     "selftests/bench/reader/rdbench.c AVOID_EXTERNS"
     "selftests/fuzz/replay.c AVOID_EXTERNS"
+    "selftests/fuzz/fuzz_*.c AVOID_EXTERNS"
     # The argument vector of a command's --help holds argv[1], not a
     # constant, and is passed as char ** (getopt permutes it).
     "user/cli/tdctl.c STATIC_CONST_CHAR_ARRAY"

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write the valid seed files of the fuzz corpus (corpus/valid-*) with the
-independent writer of the host tests. Run again if the format changes."""
+"""Write the valid seed files of the fuzz corpora (corpus*/valid-*): record
+files with the independent writer of the host tests (corpus/), and decode
+inputs (corpus-decode/): perf stat output of the host tests' fixtures,
+tdctl's JSON lines and dump --json slices, raw encodings as arguments.
+Run again if a format changes."""
+import json
 import os
 import sys
 
@@ -13,3 +17,58 @@ for name, make in tdfile_gen.SCENARIOS.items():
     sc = make()
     sc.records = sc.records[:6]     # small seeds mutate faster
     sc.write(os.path.join(HERE, "corpus", "valid-%s.td" % name))
+
+# fuzz_decode.c's input: byte 0 the set (td_sets[], in this order), byte 1
+# how: bits 0-1 the -x separator (, ; | ::), bits 2-3 the output (plain,
+# JSON, CSV), bit 4 arguments instead of stdin, bit 5 slots and revision.
+SETS = ["intel_adl_hybrid", "intel_spr", "intel_icl", "intel_skl",
+        "intel_snb", "amd_zen5", "amd_zen4", "arm_neoverse_n2",
+        "arm_neoverse_v1", "arm_neoverse_v2", "arm_stall_cycles", "generic",
+        "software"]
+SEP = {",": 0, ";": 1, "|": 2, "::": 3}
+OUT = {"plain": 0, "json": 4, "csv": 8}
+ARGS, SLOTS = 0x10, 0x20
+FX = os.path.join(HERE, "../host/perf-stat")
+DEC = os.path.join(HERE, "corpus-decode")
+
+
+def seed(name, setname, how, text):
+    with open(os.path.join(DEC, "valid-%s" % name), "wb") as fh:
+        fh.write(bytes([SETS.index(setname), how]) + text.encode())
+
+
+def fixture(f):
+    with open(os.path.join(FX, f)) as fh:
+        return fh.read()
+
+
+os.makedirs(DEC, exist_ok=True)
+seed("n2-plain", "arm_neoverse_n2", SLOTS, fixture("n2-seed003.txt"))
+seed("n2-json", "arm_neoverse_n2", OUT["json"], fixture("n2-6.1.json"))
+seed("n2-percpu-csv", "arm_neoverse_n2", OUT["csv"],
+     fixture("n2-6.12-percpu.csv"))
+seed("icl-interval-semicolon", "intel_icl", SEP[";"],
+     fixture("icl-6.1-interval.csv"))
+seed("adl-hybrid-json", "intel_adl_hybrid", 0, fixture("adl-6.12-hybrid.json"))
+for ext, out in (("json", "json"), ("csv", "csv"), ("txt", "plain")):
+    seed("icl-interval-raw-" + ext, "intel_icl", OUT[out],
+         fixture("icl-6.12-interval-raw." + ext))
+seed("icl-raw-args", "intel_icl", ARGS,
+     "r01a4=4000\ncpu/event=0x9c,umask=0x01/u=800\n"
+     "event=0xc2,umask=0x02=1,600\nraw 0x2a4=1.2e3\ncycles=1000\n")
+seed("zen4-args", "amd_zen4", ARGS | OUT["csv"],
+     "cycles=1000\nde_src_op_disp.all=3000\nex_ret_ops=2400\n"
+     "de_no_dispatch_per_slot.no_ops_from_frontend=1200\n"
+     "r100001ea0=0x5dc\nDE_NO_DISPATCH.SMT_CONTENTION=300\n")
+seed("generic-lines", "generic", 0,
+     '{"cycles": 600, "instructions": 900}\n\n# a comment\n'
+     '{"instructions":"300","cycles":4e2}\n')
+# dump --json: the array of dump -i FILE --json, the lines of --follow
+sc = tdfile_gen.n2()
+slices = [{"seq": r.seq, "time_ns": r.time_ns, "cpu": r.cpu, "pid": r.tgid,
+           "tid": r.pid, "comm": r.comm, "duration_ns": r.duration_ns,
+           "counts": dict(zip(sc.events, r.deltas))} for r in sc.records[:4]]
+seed("n2-dump-array", "arm_neoverse_n2", SLOTS | OUT["json"],
+     json.dumps(slices, separators=(",", ":")) + "\n")
+seed("n2-dump-lines", "arm_neoverse_n2", SLOTS,
+     "".join(json.dumps(s) + "\n" for s in slices))

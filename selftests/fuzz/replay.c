@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Replays fuzz inputs through the fuzz target without a fuzzing engine:
- * `replay FILE...` (built with ASan and UBSan by the Makefile) is what
- * `make check` runs over the committed corpus. Prints TAP; a crash or a
- * sanitizer report ends the process and fails the test. Files named
- * valid-* must be accepted by the parser.
+ * Replays fuzz inputs through a fuzz target without a fuzzing engine:
+ * `replay-NAME [--first N] FILE...` (built with ASan and UBSan by the
+ * Makefile, one per target) is what `make check` runs over the committed
+ * corpora. Prints two TAP lines numbered from N (default 1), no plan; a
+ * crash or a sanitizer report ends the process and fails the test. Files
+ * named valid-* must be accepted by the target.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,8 +40,17 @@ static uint8_t *slurp(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
 	int accepted = 0, valid = 0, valid_bad = 0, unreadable = 0;
+	const char *name = strrchr(argv[0], '/');
+	int first = 1, arg0 = 1;
 
-	for (int i = 1; i < argc; i++) {
+	name = name ? name + 1 : argv[0];
+	if (!strncmp(name, "replay-", 7))
+		name += 7;
+	if (argc > 2 && !strcmp(argv[1], "--first")) {
+		first = atoi(argv[2]);
+		arg0 = 3;
+	}
+	for (int i = arg0; i < argc; i++) {
 		const char *base = strrchr(argv[i], '/');
 		size_t len = 0;
 		uint8_t *buf = slurp(argv[i], &len);
@@ -61,10 +71,10 @@ int main(int argc, char **argv)
 		}
 		free(buf);
 	}
-	printf("%sok 1 - fuzz corpus: %d inputs replayed under ASan and UBSan "
-	       "without a crash (%d accepted)\n", unreadable ? "not " : "", argc - 1, accepted);
-	printf("%sok 2 - fuzz corpus: the %d valid-* seeds parse\n",
-	       valid_bad || !valid ? "not " : "", valid);
-	printf("1..2\n");
+	printf("%sok %d - fuzz corpus %s: %d inputs replayed under ASan and "
+	       "UBSan without a crash (%d accepted)\n", unreadable ? "not " : "",
+	       first, name, argc - arg0, accepted);
+	printf("%sok %d - fuzz corpus %s: the %d valid-* seeds are accepted\n",
+	       valid_bad || !valid ? "not " : "", first + 1, name, valid);
 	return unreadable || valid_bad || !valid;
 }

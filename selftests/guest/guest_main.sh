@@ -16,15 +16,23 @@ echo "# suite: tdctl stat, top, record and report on live data"
 ./tdctl_stat_test.sh || rc=1
 echo "# suite: tdctl serve on live data"
 ./tdctl_serve_test.sh || rc=1
-# The same suites on the BPF backend (tdctl load --backend bpf).
-echo "# suite: tdctl end to end, BPF backend"
-TD_BACKEND=bpf ./tdctl_test.sh || rc=1
-echo "# suite: tdctl stat, top, record and report on live data, BPF backend"
-TD_BACKEND=bpf ./tdctl_stat_test.sh || rc=1
-echo "# suite: tdctl serve on live data, BPF backend"
-TD_BACKEND=bpf ./tdctl_serve_test.sh || rc=1
-echo "# suite: the same counts from both backends (tdctl_backends_test.sh)"
-./tdctl_backends_test.sh || rc=1
+# The same suites on the BPF backend (tdctl load --backend bpf), which
+# needs the kernel's BTF: the debug tier's kernels (scripts/debug-kernel.sh)
+# have none.
+if [ -e /sys/kernel/btf/vmlinux ]; then
+	echo "# suite: tdctl end to end, BPF backend"
+	TD_BACKEND=bpf ./tdctl_test.sh || rc=1
+	echo "# suite: tdctl stat, top, record and report on live data, BPF backend"
+	TD_BACKEND=bpf ./tdctl_stat_test.sh || rc=1
+	echo "# suite: tdctl serve on live data, BPF backend"
+	TD_BACKEND=bpf ./tdctl_serve_test.sh || rc=1
+	echo "# suite: the same counts from both backends (tdctl_backends_test.sh)"
+	./tdctl_backends_test.sh || rc=1
+else
+	echo "# suite: tdctl on the BPF backend"
+	skip "tdctl end to end, stat and serve on the BPF backend, the same counts from both" \
+		"the kernel has no BTF (/sys/kernel/btf/vmlinux), which the BPF backend needs"
+fi
 echo "# suite: kselftest topdown_test"
 if tdctl load >/tmp/load.out 2>&1; then
 	./topdown_test || rc=1
@@ -43,6 +51,8 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./abi_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"
 	./fuzz_test || rc=1
+	echo "# suite: poll wake-ups, unload after offline (wakeup_test)"
+	./wakeup_test || rc=1
 	check "module unloads after the fuzzer" rmmod topdown
 fi
 echo "# suite: tdctl load --events, exact per-task :u counts (events_test)"

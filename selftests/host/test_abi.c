@@ -5,7 +5,8 @@
  * tdctl was built for. The same ABI passes; another ABI version, record
  * size or per-CPU stats entry size is refused with a message that says
  * which side is newer; larger or smaller status structs are fine, and so
- * are a newer module's larger stats entry and an older module's VER0 one.
+ * are a newer module's larger stats entry and an older module's VER0 and
+ * VER1 ones.
  */
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +61,8 @@ int main(void)
 	expect(&st, true, NULL, "a newer module's larger per-CPU stats entry");
 	st.stats_size = TOPDOWN_CPU_STATS_SIZE_VER0;
 	expect(&st, true, NULL, "an older module's VER0 per-CPU stats entry");
+	st.stats_size = TOPDOWN_CPU_STATS_SIZE_VER1;
+	expect(&st, true, NULL, "an older module's VER1 per-CPU stats entry");
 	st.stats_size = TOPDOWN_CPU_STATS_SIZE_VER0 - 8;
 	expect(&st, false, "module is older", "a stats entry smaller than VER0");
 	st.stats_size = TOPDOWN_CPU_STATS_SIZE_VER0 + 8;

@@ -178,6 +178,26 @@ def test_quoting(tmp):
        "dump --csv: the same comms parse back as their text", "%r\n%s%s" % (got, out, err))
 
 
+def test_event_names(tmp):
+    """Event names are text from the file ('load -e' stores perf's own
+    text, "cpu/event=0x3c,umask=0x0/"): a CSV header quotes them like any
+    field, so the header has as many columns as the rows (issue 24, 13)."""
+    sc = tdfile_gen.generic()
+    sc.events = ["cpu/event=0x3c,umask=0x0/", 'ins"tr']
+    path = os.path.join(tmp, "names.td")
+    sc.write(path)
+    for args in (("report", "-i", path), ("report", "-i", path, "--by", "cpu"),
+                 ("dump", "-i", path), ("top", "-i", path, "-n", "2")):
+        rc, out, err = run("--csv", *args)
+        head, rows = parse(out)
+        ok(rc == 0 and rows and None not in rows and
+           sc.events[0] in head and sc.events[1] in head and
+           rows[0][sc.events[0]] and rows[0][sc.events[1]],
+           "%s --csv with the events %r: the header quoted, as many columns "
+           "as the rows" % (" ".join(args[:1] + args[3:]), sc.events),
+           out[:400] + err)
+
+
 def main():
     if not os.access(TDCTL, os.X_OK):
         print("1..0 # SKIP %s not built" % TDCTL)
@@ -188,6 +208,7 @@ def main():
     test_decode()
     test_report_cgroup(tmp)
     test_quoting(tmp)
+    test_event_names(tmp)
     return plan()
 
 

@@ -210,10 +210,11 @@ expect "decode: perf 6.1 -j INST_RETIRED gives the IPC" $? "$T/out" "$T/err"
 check_n2 n2-6.12-percpu.csv "perf 6.12 stat -x, -A: CPUs summed"
 
 run decode --set intel_icl -x ';' <"$FX/icl-6.1-interval.csv"
-[ $rc -eq 0 ] && has "retiring *40.0%" && has "bad_speculation *10.0%" &&
-	has "frontend_bound *20.0%" && has "backend_bound *30.0%" &&
-	has "ipc *1.50" && has "12 input lines summed"
-expect "decode -x ';': perf 6.1 -I intervals summed" $? "$T/out" "$T/err"
+[ $rc -eq 0 ] && has "2 intervals of perf stat -I (12 input lines)" &&
+	has "^ *1.001000000  *40.0%\\*  *10.0%  *20.0%  *30.0%  *1.50$" &&
+	has "^ *2.002000000  *40.0%\\*  *10.0%  *20.0%  *30.0%  *1.50$" &&
+	has "^\\* the largest TopDown Level-1 class"
+expect "decode -x ';': perf 6.1 -I, one result per interval, its bottleneck marked" $? "$T/out" "$T/err"
 
 run decode --set intel_adl_hybrid <"$FX/adl-6.12-hybrid.json"
 [ $rc -eq 0 ] && has "retiring *33.3%" && has "frontend_bound *20.0%" &&
@@ -293,6 +294,37 @@ expect "list --json: detected, sets and selected plan" $? "$T/out" "$T/err"
 run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events bogus
 [ $rc -ne 0 ] && has '"error"'
 expect "list --json: errors come as a JSON error object" $? "$T/out" "$T/err"
+
+# ---- list -s SET shows that set alone (issue 24, point 8) ---------------
+
+run list --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+[ $rc -eq 0 ] && has "^Set intel_icl, not usable here" && has "^Events:" &&
+	! has "^Detected" && ! has "^Event sets" && ! has "chosen"
+expect "list -s SET: only that set, no detection or set table, never 'chosen' where it does not fit" $? "$T/out" "$T/err"
+
+run list --root "$TMP/fx/neoverse_n2_r0p0" -s generic
+[ $rc -eq 0 ] && has "^Using generic: " && has "^Label: set=generic" &&
+	! has "^Detected" && ! has "^Event sets"
+expect "list -s SET that fits: only that set, with its plan" $? "$T/out" "$T/err"
+
+run -j list --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+[ $rc -eq 0 ] && ! has '"detected"' &&
+	has '"sets":\[{"name":"intel_icl","events":6,"fits":false,"chosen":false,' &&
+	has '"selected":{"set":"intel_icl","fits":false'
+expect "list --json -s SET: that set's row (chosen false where it does not fit) and its details" $? "$T/out" "$T/err"
+
+run list --csv --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+[ $rc -eq 0 ] && [ "$(wc -l <"$T/out")" -eq 2 ] && has '^"intel_icl",6,false,false,'
+expect "list --csv -s SET: the header and that set's row, not chosen" $? "$T/out" "$T/err"
+
+run list --root "$TMP/fx/neoverse_n2_r0p0" -s bogus
+bad=$((rc != 1))
+for s in intel_adl_hybrid intel_spr intel_icl intel_skl intel_snb amd_zen5 amd_zen4 \
+	arm_neoverse_n2 arm_neoverse_v1 arm_neoverse_v2 arm_stall_cycles generic software; do
+	err_has "$s" || { bad=1; echo "# $s not named"; }
+done
+err_has "unknown event set 'bogus'" || bad=1
+expect "list -s bogus: an error naming all 13 sets" $bad "$T/out" "$T/err"
 
 run list
 [ $rc -eq 0 ] && has "^Using "

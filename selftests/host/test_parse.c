@@ -56,9 +56,21 @@ static int stop(const struct jr_member *m, void *ctx)
 	return 7;
 }
 
+static int elem(const char *text, size_t len, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 8)
+		snprintf(s->vals[s->n], 64, "%.*s", (int)len, text);
+	s->n++;
+	return 0;
+}
+
 int main(void)
 {
 	struct seen s = { 0 };
+	const char *txt;
+	char deep[64];
 	char err[160];
 
 	count_ok("0", 0);
@@ -133,5 +145,35 @@ int main(void)
 	   "json: an unterminated object refused");
 	ok(json_read_flat("{\"a\": 1}", stop, NULL, err, sizeof(err)) == 7,
 	   "json: the callback's value stops the parse and is returned");
+
+	/* nested values: json_read_object() gives their text */
+	memset(&s, 0, sizeof(s));
+	txt = "{\"seq\":3,\"counts\":{\"a\":1,\"b\":[2,{\"c\":\"}\"}]},\"x\":null}";
+	ok(!json_read_object(txt, strlen(txt), member, &s, err, sizeof(err)) &&
+	   s.n == 3 && s.types[1] == JR_OBJECT &&
+	   !strcmp(s.vals[1], "{\"a\":1,\"b\":[2,{\"c\":\"}\"}]}") &&
+	   s.types[2] == JR_NULL,
+	   "json: json_read_object() passes a nested object as its text (%s)", err);
+	memset(&s, 0, sizeof(s));
+	txt = "{\"a\": {\"b\": 1]}";
+	ok(json_read_object(txt, strlen(txt), member, &s, err, sizeof(err)) &&
+	   strstr(err, "column"),
+	   "json: a bad nested object refused (%s)", err);
+	memset(deep, '[', sizeof(deep));
+	snprintf(deep, sizeof(deep), "{\"a\":%.*s1%.*s}", JR_MAX_DEPTH, "[[[[[[[[[[[[[[[[[[[[",
+		 JR_MAX_DEPTH, "]]]]]]]]]]]]]]]]]]]]");
+	ok(json_read_object(deep, strlen(deep), member, &s, err, sizeof(err)),
+	   "json: nesting deeper than JR_MAX_DEPTH refused (%s)", err);
+	memset(&s, 0, sizeof(s));
+	txt = " [{\"a\":1}, [2], \"s\" ,3] ";
+	ok(!json_read_array(txt, strlen(txt), elem, &s, err, sizeof(err)) &&
+	   s.n == 4 && !strcmp(s.vals[0], "{\"a\":1}") &&
+	   !strcmp(s.vals[1], "[2]") && !strcmp(s.vals[2], "\"s\"") &&
+	   !strcmp(s.vals[3], "3"),
+	   "json: json_read_array() gives each element's text (%s)", err);
+	ok(json_read_array("[1,]", 4, elem, &s, err, sizeof(err)) &&
+	   json_read_array("[1] 2", 5, elem, &s, err, sizeof(err)) &&
+	   json_read_array("[1\0]", 4, elem, &s, err, sizeof(err)),
+	   "json: a trailing comma, text after the array, a NUL refused");
 	return tap_done();
 }

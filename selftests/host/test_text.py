@@ -115,7 +115,84 @@ def main():
        "timeline: slice and thread names by the rule", "%r\n%r\n%s" % (
            names, threads, err))
     test_random(tmp)
+    test_header_text(tmp)
     return plan()
+
+
+class BScenario(tdfile_gen.Scenario):
+    """Header strings as bytes: host, cpu, target, label, event names."""
+
+    def __init__(self, strings, *a, **kw):
+        super().__init__(*a, **kw)
+        self.strings = strings
+
+    def header(self):
+        h = bytearray(super().header())
+        # offsets of Documentation/file-format.rst: label, arch, kernel,
+        # host, cpu, target, then 64 bytes per event (its name at 32)
+        where = {"label": (64, 64), "host": (256, 64), "cpu": (320, 128),
+                 "target": (448, 256)}
+        for i in range(len(self.events)):
+            where["event%d" % i] = (704 + 64 * i + 32, 32)
+        for k, v in self.strings.items():
+            off, size = where[k]
+            assert len(v) < size and b"\0" not in v
+            h[off:off + size] = v + b"\0" * (size - len(v))
+        return bytes(h)
+
+
+def clean(text):
+    """No byte that is not UTF-8, no C0 but newline, no DEL or C1."""
+    return not any(ord(c) < 0x20 and c != "\n" or 0x7f <= ord(c) < 0xa0
+                   for c in text)
+
+
+def test_header_text(tmp):
+    """Every string of a record file's header goes out by the same rule in
+    plain and CSV output (issue 24, point 14): host, CPU, target, label
+    and event names with bytes that are not UTF-8, C1 controls (as bytes
+    and as UTF-8) and a backslash."""
+    strings = {"host": b"ho\x85st\xc2\x9b1m", "cpu": b"cpu\xc2\x9b\xe9 0x41",
+               "target": b"all\x9btasks", "event0": b"cyc\xff\xc2\x9bZ\\x",
+               "event1": b"ins\xc2\x85,\"yz"}
+    sc = BScenario(strings, "set=generic", ["e0", "e1"], 1,
+                   [tdfile_gen.Rec(0, 10, 10, "t", tdfile_gen._time(i, 4),
+                                   1000, [300, 200]) for i in range(4)])
+    path = os.path.join(tmp, "hdr.td")
+    sc.write(path)
+    text = {k: tdfile_gen.comm_text(v) for k, v in strings.items()}
+    ev = [text["event0"], text["event1"]]
+    for args, want in (
+            (("report", "-i", path), [text["host"], text["cpu"], text["target"]] + ev),
+            (("report", "-i", path, "--csv"), ev),
+            (("dump", "-i", path), [e[:11] for e in ev]),
+            (("dump", "-i", path, "--csv"), ev),
+            (("top", "-i", path, "--batch", "-n", "1"), ev),
+            (("top", "-i", path, "--csv", "-n", "1"), ev)):
+        rc, out, err, utf8 = run(*args)
+        if "--csv" in args:
+            head = next(csv.reader(io.StringIO(out)), [])
+            found = [w for w in want if w in head]
+        else:
+            found = [w for w in want if w in out]
+        ok(rc == 0 and utf8 and clean(out) and found == want,
+           "%s%s: the header's strings by the rule, no raw bytes"
+           % (args[0], " --csv" if "--csv" in args else ""),
+           "%r\n%s%s" % (want, out[:600], err))
+    # a label with such bytes: the warning about it and top's status line
+    sc2 = BScenario({"label": b"set=gen\xc2\x9bric"}, "set=generic",
+                    ["cycles", "instructions"], 1, sc.records)
+    path = os.path.join(tmp, "label.td")
+    sc2.write(path)
+    want = tdfile_gen.comm_text(b"set=gen\xc2\x9bric")
+    rc, out, err, utf8 = run("report", "-i", path)
+    ok(rc == 0 and utf8 and clean(out) and clean(err) and want in out and
+       "gen\\xc2\\x9bric" in err,
+       "report: a label with a C1 control, by the rule in the header and "
+       "the warning", out[:400] + err)
+    rc, out, err, utf8 = run("top", "-i", path, "--batch", "-n", "1")
+    ok(rc == 0 and utf8 and clean(out) and want in out,
+       "top --batch: the label by the rule in the status line", out[:300])
 
 
 def random_comm(rnd):

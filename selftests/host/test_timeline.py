@@ -104,7 +104,7 @@ def check_file(tmp, name, sc, *args):
 def test_scenarios(tmp):
     for name in ("generic", "software", "n2"):
         sc = tdfile_gen.SCENARIOS[name]()
-        t = check_file(tmp, name, sc)
+        t = check_file(tmp, name, sc, "--counters", "slice")
         if not t:
             continue
         exp, _ = expected_slices(sc)
@@ -125,8 +125,8 @@ def test_scenarios(tmp):
     want = {"retiring", "bad_speculation", "frontend_bound", "backend_bound"}
     ok(len(cs) == len(xs) and all(want <= set(c["args"]) for c in cs) and
        all(c["name"] == "tid %d" % c["tid"] for c in cs),
-       "n2: a counter event per slice, named after its thread, with the "
-       "four TopDown fractions", cs[:2])
+       "n2, --counters slice: a counter event per slice, named after its "
+       "thread, with the four TopDown fractions", cs[:2])
     pairs = {(x["ts"], x["args"]["tid"]): x["args"]["metrics"] for x in xs}
     ok(all(all(pairs[(c["ts"], c["tid"])][k] == v for k, v in c["args"].items())
            for c in cs), "n2: counter values equal the slice's metrics")
@@ -194,6 +194,123 @@ def test_random(tmp):
         ok(len(got) == len(keep) and keep,
            "--from 0.1 --to 0.2: the slices that overlap the window (%d)"
            % len(keep), "%d %d" % (len(got), len(keep)))
+
+
+N2_OPTS = ["--slots", "5", "--revision", "r0p0"]
+
+
+def drifting(threads=4, n=300, seed=10):
+    """Set arm_neoverse_n2: each thread's breakdown drifts slowly from
+    slice to slice (frontend from 10% to 60% of the slots), with noise."""
+    rnd = random.Random(seed)
+    recs, t = [], [tdfile_gen.START_NS] * 2
+    for j in range(n):
+        for k in range(threads):
+            c = (j * threads + k) % 2
+            d = rnd.randint(200_000, 900_000)
+            t[c] += d + 1000
+            cyc = d * 2
+            slots = 5 * cyc
+            fe = int(slots * (0.10 + 0.5 * j / n + rnd.uniform(-0.004, 0.004)))
+            be = int(slots * (0.50 - 0.4 * j / n))
+            stall = fe + be + cyc      # rev r0p0 takes CPU_CYCLES off
+            spec = rnd.randint(cyc, 2 * cyc)
+            recs.append(tdfile_gen.Rec(c, 700 + k, 700, "drift%d" % k, t[c], d,
+                                       [cyc, spec * 9 // 10, spec, stall,
+                                        fe + cyc, be, cyc // 2]))
+    return tdfile_gen.Scenario("set=arm_neoverse_n2 slots=5 rev=r0p0",
+                               tdfile_gen.N2_EVENTS, 2, recs, slots=5,
+                               duration_ns=max(t) - tdfile_gen.START_NS + 1)
+
+
+def decoded(counts):
+    p = subprocess.run([TDCTL, "-j", "decode", "--set", "arm_neoverse_n2"] +
+                       N2_OPTS + ["%s=%d" % kv for kv in counts.items()],
+                       capture_output=True, text=True)
+    return json.loads(p.stdout)["metrics"] if p.returncode == 0 else {}
+
+
+def test_counters(tmp):
+    """--counters (issue 24, point 10): when a thread's counter track gets a
+    value, and what it is."""
+    sc = drifting()
+    src = os.path.join(tmp, "drift.td")
+    sc.write(src)
+    traces = {}
+    for mode in ("none", "slice", "change", "change:0", "interval:0.05",
+                 "interval", None):
+        out = os.path.join(tmp, "drift-%s.json" % mode)
+        rc, _, err = timeline("-i", src, "-o", out,
+                              *(["--counters", mode] if mode else []))
+        t = trace_check.load(out) if rc == 0 else {"traceEvents": []}
+        bad = trace_check.problems(t) if rc == 0 else [err]
+        ok(not bad, "--counters %s: a valid trace" % (mode or "(the default)"),
+           "\n".join(bad))
+        traces[mode] = t["traceEvents"]
+    xs = [e for e in traces["slice"] if e["ph"] == "X"]
+    n = len(xs)
+
+    def cs(mode):
+        return [e for e in traces[mode] if e["ph"] == "C"]
+    ok(not cs("none"), "--counters none: no counter events")
+    ok(len(cs("slice")) == n, "--counters slice: one per slice (%d)" % n)
+    ok(len(cs("change:0")) == n,
+       "--counters change:0: one per slice whose values differ (%d)" % n)
+    # change: every slice's values within 0.05 of what its track shows
+    shown, worst, bad = {}, 0.0, []
+    events = sorted(xs + cs("change"), key=lambda e: (e["ts"], e["ph"] == "X"))
+    for e in events:
+        tid = e["tid"] if e["ph"] == "C" else e["args"]["tid"]
+        if e["ph"] == "C":
+            shown[tid] = e["args"]
+            continue
+        if tid not in shown:
+            bad.append("slice at %s before its thread's first value" % e["ts"])
+            continue
+        for k, v in e["args"]["metrics"].items():
+            lim = Decimal("0.05") * (abs(shown[tid][k]) if k == "ipc" else 1)
+            d = abs(shown[tid][k] - v)
+            worst = max(worst, float(d / lim) if lim else 0)
+            if d > lim + Decimal("1e-6"):
+                bad.append("%s %s: shown %s, slice %s" % (e["ts"], k, shown[tid][k], v))
+    nc = len(cs("change"))
+    ok(not bad and nc < n / 3,
+       "--counters change (0.05): %d counter events for %d slices, every "
+       "slice within 0.05 of its track (worst %.2f of the bound)"
+       % (nc, n, worst), "\n".join(bad[:5]))
+    # interval: per thread per interval, the breakdown of its slices' sums
+    base = Decimal(0)
+    sums = {}
+    for x in xs:
+        k = int((x["ts"] - base) // Decimal("50000"))
+        acc = sums.setdefault((x["args"]["tid"], k), {})
+        for ev, v in x["args"]["counts"].items():
+            acc[ev] = acc.get(ev, 0) + v
+    got = {(e["tid"], int(e["ts"] // Decimal("50000"))): e
+           for e in cs("interval:0.05")}
+    bad = []
+    for key in sorted(sums)[:40] + sorted(sums)[-10:]:
+        want = decoded(sums[key])
+        e = got.get(key)
+        if not e or e["ts"] % Decimal("50000") or any(
+                abs(e["args"][m] - Decimal(repr(v))) > Decimal("1e-6")
+                for m, v in want.items() if m in e["args"]):
+            bad.append("%r: %r, want %r" % (key, e and e["args"], want))
+    ok(len(got) == len(sums) and not bad,
+       "--counters interval:0.05: one per thread per interval (%d), at its "
+       "start, the breakdown of the sums of its slices there" % len(sums),
+       "%d events, %d (thread, interval)s\n%s" % (len(got), len(sums),
+                                                  "\n".join(bad[:5])))
+    ok(traces[None] == traces["interval"] and
+       len(cs("interval")) < len(cs("interval:0.05")),
+       "no --counters: --counters interval, of 0.1 s")
+    for bad_mode in ("bogus", "change:-1", "change:x", "change:", "interval:0",
+                     "interval:x", "slice:1", "none:0"):
+        rc, _, err = timeline("-i", src, "-o", os.path.join(tmp, "x.json"),
+                              "--counters", bad_mode)
+        ok(rc != 0 and "--counters" in err and
+           not os.path.exists(os.path.join(tmp, "x.json")),
+           "--counters %s: refused, nothing written" % bad_mode, err)
 
 
 def test_files(tmp):
@@ -327,6 +444,7 @@ def main():
     try:
         test_scenarios(tmp)
         test_random(tmp)
+        test_counters(tmp)
         test_files(tmp)
         test_fuzz(tmp)
         test_live(tmp)

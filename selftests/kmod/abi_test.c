@@ -33,6 +33,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -192,6 +194,14 @@ TEST_F(t, config_and_status_size_limits)
 	EXPECT_EQ(E2BIG, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, TD_PAGE), buf));
 	*(uint32_t *)buf = 0xffffffff;
 	EXPECT_EQ(E2BIG, xioctl(self->fd, cmd_sized(TOPDOWN_IOC_CONFIGURE, 16383), buf));
+	/* GET_CONFIG takes the same sizes: "larger than the page size E2BIG". */
+	memset(buf, 0, 2 * TD_PAGE);
+	*(uint32_t *)buf = TD_PAGE;
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, buf));
+	*(uint32_t *)buf = TD_PAGE + 1;
+	EXPECT_EQ(E2BIG, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, buf));
+	*(uint32_t *)buf = 0xffffffff;
+	EXPECT_EQ(E2BIG, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, buf));
 	/* Size bits below VER0 are not our ioctls. */
 	*(uint32_t *)buf = TOPDOWN_CONFIG_SIZE_VER0;
 	EXPECT_EQ(ENOTTY, xioctl(self->fd,
@@ -356,6 +366,89 @@ TEST_F(t, other_pid_namespace_refused)
 		       WEXITSTATUS(status));
 }
 
+/* Fork a child that reads @p: its exit status, or 128 + signal. */
+static int child_reads(const volatile uint8_t *p)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(p[0] == 0xff ? 1 : 0);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/*
+ * "Only a file opened for writing can map the rings", "A mapping is not
+ * inherited across fork() ... and CONFIGURE is refused with EBUSY while
+ * any exists": a read-only descriptor maps nothing (so it cannot keep
+ * CONFIGURE out), a child has no copy of its parent's mapping (also one
+ * forked into a new pid namespace), and CONFIGURE works again as soon as
+ * the process that mapped unmaps, whatever its children do.
+ */
+TEST_F(t, mappings_stay_with_writable_files_and_their_process)
+{
+	const size_t ring = 16384;
+	struct topdown_config cfg;
+	int ro = open(TOPDOWN_DEVICE, O_RDONLY), pfd[2], status;
+	uint8_t *p;
+	pid_t pid;
+	char c;
+
+	ASSERT_LE(0, ro);
+	td_cfg_sw(&cfg, ring);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, ro, TD_RING_OFF(0, 1));
+	EXPECT_EQ(MAP_FAILED, p) TH_LOG("a read-only descriptor mapped a ring");
+	EXPECT_EQ(EBADF, errno);
+	if (p != MAP_FAILED)
+		munmap(p, TD_PAGE);
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	close(ro);
+
+	/* Mapped by this process: a child sees no copy of it. */
+	p = mmap(NULL, TD_PAGE + ring, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 1));
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(128 + SIGSEGV, child_reads(p)) TH_LOG("a child read its parent's mapping");
+
+	/* A child that lives on does not keep CONFIGURE out after munmap. */
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) < 0);
+	}
+	close(pfd[0]);
+	EXPECT_EQ(EBUSY, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	munmap(p, TD_PAGE + ring);
+	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg))
+		TH_LOG("a child holds the rings after its parent unmapped them");
+	close(pfd[1]);
+	waitpid(pid, &status, 0);
+
+	/* Nor into a new pid namespace (its mmap() is refused: see above). */
+	if (access("/proc/self/ns/pid", F_OK))
+		return;
+	p = mmap(NULL, TD_PAGE + ring, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 1));
+	ASSERT_NE(MAP_FAILED, p);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (unshare(CLONE_NEWPID))
+			_exit(100);
+		_exit(child_reads(p));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(128 + SIGSEGV, WEXITSTATUS(status))
+		TH_LOG("a child in a new pid namespace read the mapping (status %d)",
+		       WEXITSTATUS(status));
+	munmap(p, TD_PAGE + ring);
+}
+
 /* ---- which PMUs ------------------------------------------------------------ */
 
 static int sysfs_pmu_type(const char *name)
@@ -451,7 +544,27 @@ TEST_F(t, only_core_and_software_pmus_accepted)
 	EXPECT_LT(0, others);
 }
 
-/* ---- poll() after STOP --------------------------------------------------- */
+/*
+ * "a dynamic type no PMU has [is refused] with ENOENT": 0xffffffff too, and
+ * nothing switches the policy off in the module shipped (a test-only
+ * parameter of -1 once let exactly that type through). Run on the shipped
+ * module, not on the selftests' test build.
+ */
+TEST_F(t, pmu_type_all_ones_is_enoent)
+{
+	EXPECT_EQ(ENOENT, configure_one(self->fd, 0xffffffffu, 0, 0));
+	EXPECT_EQ(ENOENT, configure_one(self->fd, 0xfffffffeu, 0, 0));
+	EXPECT_NE(0, access("/sys/module/topdown/parameters/test_pmu_type", F_OK))
+		TH_LOG("the module loaded here is a test build (test_pmu_type)");
+}
+
+/*
+ * "Another error of perf's while checking a dynamic type, one that is not
+ * about the PMU ... is returned as perf gave it": the simulated PMU's
+ * event_init fails as told (init_error); only a refusal of the event
+ * (EINVAL, EOPNOTSUPP) becomes EOPNOTSUPP, a missing PMU ENOENT.
+ */
+#define SIM_DIR		"/sys/kernel/debug/td_pmusim"
 
 /* Context switches on every CPU for ms milliseconds. */
 static void switch_for_ms(int ms)
@@ -461,6 +574,225 @@ static void switch_for_ms(int ms)
 	while (td_now_ns() < end)
 		usleep(100);
 }
+
+TEST_F(t, perf_errors_not_about_the_pmu_are_returned)
+{
+	static const struct {
+		int injected, want;
+	} cases[] = {
+		{ ENOMEM, ENOMEM }, { EBUSY, EBUSY }, { EACCES, EACCES },
+		{ EPERM, EPERM }, { EINVAL, EOPNOTSUPP }, { EOPNOTSUPP, EOPNOTSUPP },
+		{ ENOENT, ENOENT },
+		{ 0, EOPNOTSUPP },	/* accepted by perf, but not a core PMU */
+	};
+	bool loaded_here = access("/sys/module/td_pmusim", F_OK) != 0;
+	struct topdown_config cfg;
+	int type;
+
+	char *tp;
+
+	if (td_load_pmusim())
+		SKIP(return, "td_pmusim.ko not loadable");
+	type = sysfs_pmu_type("td_pmusim");
+	ASSERT_LE(PERF_TYPE_MAX, type);
+	tp = td_read_file("/sys/module/topdown/parameters/test_pmu_type");
+	if (tp && atoi(tp) == type) {
+		free(tp);
+		SKIP(return, "the test build of the module lets the simulator's type through");
+	}
+	free(tp);
+	td_cfg_sw(&cfg, 16384);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d", cases[i].injected);
+		ASSERT_EQ(0, td_write_file(SIM_DIR "/init_error", v));
+		EXPECT_EQ(cases[i].want, configure_one(self->fd, type, 0, 0))
+			TH_LOG("perf failed with %s", strerror(cases[i].injected));
+	}
+	td_write_file(SIM_DIR "/init_error", "0");
+	/* The refusals changed nothing. */
+	EXPECT_EQ(16384, cur_ring_size(self->fd));
+	if (loaded_here)
+		EXPECT_EQ(0, syscall(SYS_delete_module, "td_pmusim", O_NONBLOCK));
+}
+
+/* ---- what STATUS, records and poll() say ------------------------------- */
+
+/*
+ * ev_state: OFF for every event configured for the CPU while stopped
+ * (before the first START and after STOP), NONE for the others.
+ */
+TEST_F(t, ev_state_off_when_stopped)
+{
+	uint64_t mask[TOPDOWN_CPUMASK_MAX_BYTES / 8] = { 1 };	/* CPU 0 */
+	int n = self->ncpu < 64 ? self->ncpu : 64;
+	struct topdown_cpu_stats stats[64];
+	struct topdown_config cfg;
+	struct topdown_status st;
+
+	td_cfg_sw(&cfg, 16384);
+	cfg.nr_events = 2;
+	cfg.events[1] = cfg.events[0];
+	cfg.events[1].cpus_ptr = (uintptr_t)mask;
+	cfg.events[1].cpus_size = sizeof(mask);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	for (int round = 0; round < 3; round++) {
+		const char *when = round == 0 ? "before START" :
+				   round == 1 ? "running" : "after STOP";
+
+		if (round == 1)
+			ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+		if (round == 2) {
+			usleep(10000);
+			ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+		}
+		ASSERT_EQ(0, td_status(self->fd, &st, stats, n));
+		for (int cpu = 0; cpu < n; cpu++) {
+			uint8_t want0 = round == 1 ? TOPDOWN_EVSTATE_COUNTING : TOPDOWN_EVSTATE_OFF;
+			uint8_t want1 = cpu ? TOPDOWN_EVSTATE_NONE : want0;
+
+			if (round == 1 && !(stats[cpu].flags & TOPDOWN_CPU_COUNTING))
+				continue;	/* offline */
+			EXPECT_EQ(want0, stats[cpu].ev_state[0]) TH_LOG("%s, CPU %d", when, cpu);
+			EXPECT_EQ(want1, stats[cpu].ev_state[1]) TH_LOG("%s, CPU %d", when, cpu);
+			for (int e = 2; e < TOPDOWN_MAX_EVENTS; e++)
+				EXPECT_EQ(TOPDOWN_EVSTATE_NONE, stats[cpu].ev_state[e]);
+		}
+	}
+}
+
+/* The id name_to_handle_at() gives for a cgroup directory, 0 on error. */
+static uint64_t cgroup_handle_id(const char *path)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mnt;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
+		return 0;
+	return h.id;
+}
+
+/* cgroup_id of this thread's own records over a few switches. */
+static int own_cgroup_ids(int fd, int ncpu, uint64_t *ids, int max)
+{
+	struct td_ring *r = calloc(ncpu, sizeof(*r));
+	struct topdown_record rec[256];
+	pid_t tid = gettid();
+	int n = 0;
+
+	if (!r)
+		return -1;
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		if (td_ring_map(fd, cpu, 1u << 18, &r[cpu]))
+			return -1;
+	if (ioctl(fd, TOPDOWN_IOC_START))
+		return -1;
+	switch_for_ms(20);
+	ioctl(fd, TOPDOWN_IOC_STOP);
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		int k;
+
+		while ((k = td_ring_drain(&r[cpu], rec, 256)) > 0)
+			for (int i = 0; i < k; i++)
+				if (rec[i].pid == (uint32_t)tid && n < max)
+					ids[n++] = rec[i].cgroup_id;
+		td_ring_unmap(&r[cpu]);
+	}
+	free(r);
+	return n;
+}
+
+/*
+ * cgroup_id: the id of the task's cgroup v2 directory (name_to_handle_at),
+ * 1 for the root, also while no cgroup v2 file system is mounted.
+ */
+TEST_F_TIMEOUT(t, cgroup_id_is_the_cgroup2_directory_id, 60)
+{
+	char mnt[] = "/tmp/td-cg2.XXXXXX", child[64], procs[96], rootprocs[96];
+	struct topdown_config cfg;
+	uint64_t ids[64], want;
+	char *own;
+	int n;
+
+	own = td_read_file("/proc/self/cgroup");
+	ASSERT_NE(NULL, own);
+	td_cfg_sw(&cfg, 1u << 18);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	if (strstr(own, "0::/\n") && !strstr(own, "\n1:")) {
+		/* In the root cgroup: id 1, whether cgroup2 is mounted or not. */
+		n = own_cgroup_ids(self->fd, self->ncpu, ids, 64);
+		ASSERT_LT(0, n);
+		for (int i = 0; i < n; i++) {
+			EXPECT_EQ(1, ids[i]) TH_LOG("root cgroup, record %d", i);
+		}
+	}
+	free(own);
+	if (!mkdtemp(mnt))
+		SKIP(return, "mkdtemp: %s", strerror(errno));
+	if (mount("none", mnt, "cgroup2", 0, NULL)) {
+		rmdir(mnt);
+		SKIP(return, "no cgroup v2 here: %s", strerror(errno));
+	}
+	EXPECT_EQ(1, cgroup_handle_id(mnt));
+	snprintf(child, sizeof(child), "%s/td-abi", mnt);
+	snprintf(rootprocs, sizeof(rootprocs), "%s/cgroup.procs", mnt);
+	ASSERT_EQ(0, mkdir(child, 0755) && errno != EEXIST);
+	want = cgroup_handle_id(child);
+	ASSERT_LT(1, want);
+	/* This process into the child cgroup, its records with its id. */
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", child);
+	ASSERT_EQ(0, td_write_fmt(procs, "%d", getpid()));
+	n = own_cgroup_ids(self->fd, self->ncpu, ids, 64);
+	td_write_fmt(rootprocs, "%d", getpid());
+	rmdir(child);
+	umount(mnt);
+	rmdir(mnt);
+	ASSERT_LT(0, n);
+	for (int i = 0; i < n; i++) {
+		EXPECT_EQ(want, ids[i]) TH_LOG("child cgroup, record %d", i);
+	}
+}
+
+/*
+ * poll() works on any open file of the device, not only the reader's: a
+ * read-only file that maps nothing sees the rings' unread data too.
+ */
+TEST_F_TIMEOUT(t, poll_on_any_file, 60)
+{
+	struct td_ring *r = calloc(self->ncpu, sizeof(*r));
+	struct topdown_config cfg;
+	struct pollfd pfd = { .events = POLLIN };
+	int ro = open(TOPDOWN_DEVICE, O_RDONLY);
+
+	ASSERT_LE(0, ro);
+	pfd.fd = ro;
+	td_cfg_sw(&cfg, 1u << 18);
+	cfg.watermark = TOPDOWN_RECORD_SIZE;
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	for (int cpu = 0; cpu < self->ncpu; cpu++)
+		ASSERT_EQ(0, td_ring_map(self->fd, cpu, 1u << 18, &r[cpu]));
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	switch_for_ms(20);
+	EXPECT_EQ(1, poll(&pfd, 1, 3000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+	for (int cpu = 0; cpu < self->ncpu; cpu++)
+		r[cpu].cons->consumer_pos = r[cpu].prod->producer_pos;
+	pfd.revents = 0;
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLHUP, pfd.revents & (POLLIN | POLLHUP));
+	for (int cpu = 0; cpu < self->ncpu; cpu++)
+		td_ring_unmap(&r[cpu]);
+	free(r);
+	close(ro);
+}
+
+/* ---- poll() after STOP --------------------------------------------------- */
 
 TEST_F_TIMEOUT(t, poll_after_stop_reports_tail_then_hup, 60)
 {
@@ -524,6 +856,115 @@ TEST_F_TIMEOUT(t, poll_after_stop_reports_tail_then_hup, 60)
 }
 
 /* ---- a refused CONFIGURE changes nothing ---------------------------------- */
+
+/* A field of /proc/meminfo in KiB, or -1. */
+static long meminfo_kb(const char *field)
+{
+	char *s = td_read_file("/proc/meminfo"), *p;
+	long v = -1;
+
+	p = s ? strstr(s, field) : NULL;
+	if (p)
+		v = strtol(p + strlen(field) + 1, NULL, 10);
+	free(s);
+	return v;
+}
+
+/* A counter of /proc/vmstat, or -1. */
+static long vmstat_count(const char *name)
+{
+	char *s = td_read_file("/proc/vmstat"), *line, *save = NULL;
+	long v = -1;
+	size_t n = strlen(name);
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, name, n) && line[n] == ' ')
+			v = strtol(line + n + 1, NULL, 10);
+	free(s);
+	return v;
+}
+
+/*
+ * Child: take anonymous memory until less than @left_kb is available,
+ * first in line for the OOM killer; tell the parent, then sleep.
+ */
+static void hog(int ready, long left_kb)
+{
+	const size_t chunk = 1 << 20;
+	char c = 1;
+
+	td_write_file("/proc/self/oom_score_adj", "1000");
+	while (meminfo_kb("MemAvailable:") > left_kb) {
+		char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		memset(p, 1, chunk);
+	}
+	if (write(ready, &c, 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * "a shortage fails it with ENOMEM (the kernel does not invoke the OOM
+ * killer for them)": with a process holding all but 8 MiB of the memory,
+ * a CONFIGURE of rings that fit the module's limit (an eighth of the
+ * memory) but not what is left fails with ENOMEM, changes nothing, and
+ * the OOM killer kills nobody.
+ */
+TEST_F_TIMEOUT(t, configure_under_memory_pressure_kills_nobody, 300)
+{
+	long total = meminfo_kb("MemTotal:"), left = 8 << 10;
+	struct topdown_config cfg, big;
+	uint32_t ring = 16u << 20;
+	int pfd[2], status, err;
+	long kills;
+	pid_t pid;
+	char c;
+
+	ASSERT_LT(0, total);
+	if (vmstat_count("oom_kill") < 0)
+		SKIP(return, "no oom_kill count in /proc/vmstat");
+	/* The largest ring the module's limit lets through on every CPU. */
+	while ((uint64_t)ring * 2 <= TOPDOWN_RING_MAX_SIZE &&
+	       ((uint64_t)ring * 2 + 2 * TD_PAGE) * self->ncpu <= total * 1024ull / 8)
+		ring *= 2;
+	if (((uint64_t)ring + 2 * TD_PAGE) * self->ncpu > total * 1024ull / 8 ||
+	    ring / 1024 < 2 * left)
+		SKIP(return, "too little memory for a ring larger than what is left free");
+	td_cfg_sw(&cfg, 16384);
+	strcpy(cfg.label, "set=keep-me");
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pfd[0]);
+		hog(pfd[1], left);
+	}
+	close(pfd[1]);
+	/* 0: the hog died taking the memory (the OOM killer, on its own). */
+	ASSERT_EQ(1, read(pfd[0], &c, 1));
+	TH_LOG("%ld KiB available of %ld, rings of %u KiB on %d CPUs",
+	       meminfo_kb("MemAvailable:"), total, ring >> 10, self->ncpu);
+	td_cfg_sw(&big, ring);
+	kills = vmstat_count("oom_kill");
+	err = xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &big);
+	EXPECT_EQ(kills, vmstat_count("oom_kill"))
+		TH_LOG("the OOM killer killed %ld processes during CONFIGURE",
+		       vmstat_count("oom_kill") - kills);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(pfd[0]);
+	EXPECT_EQ(ENOMEM, err) TH_LOG("CONFIGURE: %s", err ? strerror(err) : "succeeded");
+	if (!err)
+		return;
+	EXPECT_EQ(16384, cur_ring_size(self->fd));
+}
 
 TEST_F_TIMEOUT(t, configure_enomem_keeps_everything, 60)
 {

@@ -20,8 +20,9 @@
  *      debug kernel of make check-debug fails on such a report). The event
  *      counts context switches on its CPU, so every slice that is not a
  *      CPU's first must show exactly 1. The module refuses tracepoint
- *      events unless its test-only parameter test_pmu_type names their
- *      type, which this section sets for its own run.
+ *      events; its test build (topdown_hooks.ko, which guest_load.sh loads
+ *      for this test) accepts the type its parameter test_pmu_type names,
+ *      which this section sets for its own run.
  *
  * A CPU coming online is armed by a work item shortly after its online
  * callback, not within it (td_counters.c): the test waits for it to count,
@@ -319,7 +320,8 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	 * this one through, to keep the lock chain above exercised.
 	 */
 	if (td_write_file(TP_PARAM, "2")) {
-		tap(false, "tracepoint event: cannot set %s", TP_PARAM);
+		tap(false, "tracepoint event: cannot set %s (not the test build "
+		    "topdown_hooks.ko?)", TP_PARAM);
 		tap(false, "tracepoint event: not run");
 		return;
 	}

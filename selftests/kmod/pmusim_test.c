@@ -147,22 +147,14 @@ static bool module_loaded(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-#define SIM_MODPROBE_CONF	"/etc/modprobe.d/td-pmusim.conf"
-
-/* Let topdown, when it is next loaded, accept the simulator's PMU type. */
+/*
+ * Load topdown's test build, told to accept the simulator's type: the
+ * shipped module counts core PMUs only, and the simulator is not one (it
+ * has no hardware context). tdctl load and modprobe then find it loaded.
+ */
 static int allow_sim_type(int type)
 {
-	FILE *f;
-	int ret;
-
-	mkdir("/etc", 0755);
-	mkdir("/etc/modprobe.d", 0755);
-	f = fopen(SIM_MODPROBE_CONF, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "options topdown test_pmu_type=%d\n", type);
-	ret = ferror(f) ? -EIO : 0;
-	return fclose(f) ? -errno : ret;
+	return td_load_hooks(type);
 }
 
 static int sim_type(void)
@@ -771,10 +763,9 @@ FIXTURE_SETUP(pmusim)
 	ASSERT_LT(0, self->type);
 	/*
 	 * topdown counts core PMUs only; the simulator is not one (it has no
-	 * hardware context), so the module is told its type, by modprobe and
-	 * by tdctl load (libkmod), through the test-only parameter.
+	 * hardware context): the test build of the module is told its type.
 	 */
-	ASSERT_EQ(0, allow_sim_type(self->type));
+	ASSERT_EQ(0, allow_sim_type(self->type)) TH_LOG("loading topdown_hooks.ko");
 	s->ncpu = online_cpus(s->cpus);
 	ASSERT_LT(0, s->ncpu);
 	comm = td_read_file("/proc/self/comm");
@@ -800,8 +791,6 @@ FIXTURE_TEARDOWN(pmusim)
 {
 	const char *const unload[] = { "tdctl", "unload", NULL };
 	char out[128];
-
-	unlink(SIM_MODPROBE_CONF);
 
 	td_write_file(SIM_DIR "/noise", "0");
 	td_write_file(SIM_DIR "/read_tick", "0");

@@ -311,6 +311,28 @@ static inline int td_load_pmusim(void)
 	return ret;
 }
 
+/*
+ * Load topdown's test build, the one with the test hooks (kmod/Kbuild,
+ * TD_TEST_HOOKS), in place of the shipped module, which must not be
+ * loaded: $TD_HOOKS_KO, default /selftests/topdown_hooks.ko, with
+ * test_pmu_type=@pmu_type (-1: none). Its module name is "topdown", so
+ * modprobe, tdctl load and rmmod then use it. 0 or -errno.
+ */
+static inline int td_load_hooks(int pmu_type)
+{
+	const char *ko = getenv("TD_HOOKS_KO");
+	char params[32];
+	int fd, ret;
+
+	fd = open(ko ? ko : "/selftests/topdown_hooks.ko", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(params, sizeof(params), "test_pmu_type=%d", pmu_type);
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
 /* The id of the sched:sched_switch trace event, or -1 without tracefs. */
 static inline long td_sched_switch_id(void)
 {

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# selftests/pmusim/build.sh [--kernel 6.1|6.12 | --kdir DIR] ARCH [OUTDIR [FLAVOR]]
+# selftests/pmusim/build.sh [--kernel SERIES | --kdir DIR] ARCH [OUTDIR [FLAVOR]]
 #
-# Builds the test-only simulated PMU module td_pmusim.ko for the guest of
-# ARCH (x86_64 or arm64), kernel series --kernel (default 6.1) and FLAVOR
-# (cloud, the default, or rt), or against the kernel build tree DIR (the
-# debug kernel), with scripts/kbuild.sh (clean build, W=1, any warning
-# fails) and puts it into OUTDIR (default build/ARCH/selftests), which
-# selftests/vm/run copies to /selftests in the guest. Never installed.
-# The one way it is built: selftests/Makefile, scripts/check.sh and
-# scripts/check-debug.sh call this script.
+# Builds the selftests' test-only modules for the guest of ARCH (x86_64 or
+# arm64), kernel series --kernel (default 6.1; any of
+# scripts/series.sh, built as the module is) and FLAVOR (cloud, the
+# default, or rt), or against the kernel build tree DIR (the debug kernel),
+# with scripts/kbuild.sh (clean build, W=1, any warning fails), and puts
+# them into OUTDIR (default build/ARCH/selftests), which selftests/vm/run
+# copies to /selftests in the guest:
+#   td_pmusim.ko       the simulated PMU
+#   topdown_hooks.ko   the topdown module built with its test hooks
+#                      (TD_TEST_HOOKS=y, see kmod/Kbuild): the parameter
+#                      test_pmu_type that lets the simulated PMU's type
+#                      through; loaded by the tests that need it instead of
+#                      the shipped module (its module name is "topdown")
+# Never installed. The one way they are built: selftests/Makefile,
+# scripts/check.sh and scripts/check-debug.sh call this script.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-usage() { sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+# shellcheck source=scripts/series.sh
+. "$ROOT/scripts/series.sh"
+usage() { sed -n '2,18s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 SERIES=6.1
 KDIR=
 case ${1:-} in
@@ -26,7 +35,7 @@ arm64 | aarch64) ARCH=arm64 ;;
 *) echo "pmusim: unknown ARCH '$1' (x86_64 or arm64)" >&2; exit 2 ;;
 esac
 FLAVOR=${3:-cloud}
-GUEST=$ARCH$([ "$FLAVOR" = rt ] && echo -rt || true)$([ "$SERIES" = 6.12 ] && echo -6.12 || true)
+GUEST=$(td_guest "$ARCH" "$FLAVOR" "$SERIES")
 OUT=${2:-$ROOT/build/$ARCH/selftests}
 # Called from make: the kernel build must not inherit make's flags (a
 # jobserver it cannot use makes make print warnings, which fail the build).
@@ -36,8 +45,19 @@ WORK=$ROOT/build/$GUEST/pmusim
 # guest gets OUTDIR).
 [ -z "$KDIR" ] || WORK=$(dirname "$OUT")/pmusim
 rm -f "$OUT/td_pmusim.ko"
-TD_KDIR=$KDIR TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=/nonexistent TD_OUT=$WORK \
+# The module's kmod/td_compat.h (td_hrtimer_setup()) and its feature
+# tests (td_compat.mk), as include/.
+INC=$WORK-include
+rm -rf "$INC"
+mkdir -p "$INC"
+cp "$ROOT/kmod/td_compat.h" "$ROOT/kmod/td_compat.mk" "$INC/"
+TD_KDIR=$KDIR TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=$INC TD_OUT=$WORK \
     "$ROOT/scripts/kbuild.sh" --kernel "$SERIES" "$ARCH" "$FLAVOR"
 mkdir -p "$OUT"
 cp "$WORK/td_pmusim.ko" "$OUT/td_pmusim.ko"
 echo "pmusim: built ${OUT#"$ROOT"/}/td_pmusim.ko ($GUEST)" >&2
+rm -f "$OUT/topdown_hooks.ko"
+TD_KDIR=$KDIR TD_TEST_HOOKS=y TD_OUT=$WORK-hooks \
+    "$ROOT/scripts/kbuild.sh" --kernel "$SERIES" "$ARCH" "$FLAVOR"
+cp "$WORK-hooks/topdown.ko" "$OUT/topdown_hooks.ko"
+echo "pmusim: built ${OUT#"$ROOT"/}/topdown_hooks.ko ($GUEST)" >&2

@@ -75,6 +75,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "td_compat.h"
+
 #define SIM_NR_COUNTERS		8
 #define SIM_NR_PROFILES		8
 #define SIM_MAX_UNITS		1000000000ULL
@@ -164,6 +166,11 @@ struct sim_cpu {
 	u64 first[SIM_NR_COUNTERS];	/* value at an event's first read */
 	u64 last[SIM_NR_COUNTERS];	/* value at the latest read */
 	struct hrtimer timer;
+	/* pmu->add() and ->del(), on this CPU with interrupts off. */
+	int max_active;		/* events on the PMU at once, -1: any number */
+	int active;		/* events on the PMU now */
+	u64 adds;		/* pmu->add() calls */
+	u64 refused;		/* ... refused because max_active were on */
 };
 
 /* event->hw.flags: pmu->read() has been called for this event. */
@@ -177,6 +184,7 @@ static struct sim_profile sim_profiles[SIM_NR_PROFILES];
 static int sim_nr_profiles;
 static atomic_t sim_nr_events = ATOMIC_INIT(0);
 
+static int sim_init_error;		/* event_init's errno for our type, 0: none */
 static DEFINE_MUTEX(sim_noise_mutex);	/* serialises noise on/off */
 static u64 sim_noise_ns;		/* 0: off */
 static bool sim_read_tick;
@@ -292,6 +300,8 @@ static int sim_event_init(struct perf_event *event)
 		kind = SIM_HW;
 	else
 		return -ENOENT;
+	if (kind == SIM_OWN && READ_ONCE(sim_init_error))
+		return -READ_ONCE(sim_init_error);
 
 	raw_spin_lock_irqsave(&sim_lock, flags);
 	idx = sim_lookup(sim_layout, kind, attr->config);
@@ -376,8 +386,18 @@ static void sim_stop(struct perf_event *event, int flags)
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
+/* On the event's CPU, interrupts off; refused while max_active are on. */
 static int sim_add(struct perf_event *event, int flags)
 {
+	struct sim_cpu *c = this_cpu_ptr(&sim_cpus);
+	int max = READ_ONCE(c->max_active);
+
+	WRITE_ONCE(c->adds, c->adds + 1);
+	if (max >= 0 && c->active >= max) {
+		WRITE_ONCE(c->refused, c->refused + 1);
+		return -EAGAIN;
+	}
+	c->active++;
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
 		sim_start(event, PERF_EF_RELOAD);
@@ -387,6 +407,7 @@ static int sim_add(struct perf_event *event, int flags)
 static void sim_del(struct perf_event *event, int flags)
 {
 	sim_stop(event, PERF_EF_UPDATE);
+	this_cpu_ptr(&sim_cpus)->active--;
 }
 
 PMU_FORMAT_ATTR(event, "config:0-63");
@@ -796,6 +817,96 @@ static const struct file_operations sim_read_tick_fops = {
 	.release	= single_release,
 };
 
+/* init_error: an errno (1 .. 4095) event_init returns for our type; 0 off. */
+static ssize_t sim_init_error_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	unsigned int err;
+	int ret = kstrtouint_from_user(ubuf, len, 10, &err);
+
+	if (ret)
+		return ret;
+	if (err >= MAX_ERRNO)
+		return -ERANGE;
+	WRITE_ONCE(sim_init_error, err);
+	return len;
+}
+
+static int sim_init_error_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n", READ_ONCE(sim_init_error));
+	return 0;
+}
+
+static int sim_init_error_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sim_init_error_show, NULL);
+}
+
+static const struct file_operations sim_init_error_fops = {
+	.owner		= THIS_MODULE,
+	.open		= sim_init_error_open,
+	.read		= seq_read,
+	.write		= sim_init_error_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/*
+ * capacity: write "CPU MAX": at most MAX events on that CPU's PMU at once
+ * (-1: any number); pmu->add() refuses more, as a PMU whose counters are
+ * all taken does (a pinned event then goes to perf's ERROR state). Takes
+ * effect at the next add; events already on stay. Read: one line per CPU,
+ * "cpu N max M active A adds X refused R".
+ */
+static ssize_t sim_capacity_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	unsigned int cpu;
+	char *buf;
+	int max;
+
+	buf = sim_get_cmd(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (sscanf(buf, "%u %d", &cpu, &max) != 2 || cpu >= nr_cpu_ids ||
+	    !cpu_possible(cpu) || max < -1) {
+		kfree(buf);
+		return -EINVAL;
+	}
+	kfree(buf);
+	WRITE_ONCE(per_cpu_ptr(&sim_cpus, cpu)->max_active, max);
+	return len;
+}
+
+static int sim_capacity_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sim_cpu *c = per_cpu_ptr(&sim_cpus, cpu);
+
+		seq_printf(m, "cpu %d max %d active %d adds %llu refused %llu\n", cpu,
+			   READ_ONCE(c->max_active), READ_ONCE(c->active),
+			   READ_ONCE(c->adds), READ_ONCE(c->refused));
+	}
+	return 0;
+}
+
+static int sim_capacity_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sim_capacity_show, NULL);
+}
+
+static const struct file_operations sim_capacity_fops = {
+	.owner		= THIS_MODULE,
+	.open		= sim_capacity_open,
+	.read		= seq_read,
+	.write		= sim_capacity_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 /* reads: "cpu N first f0 .. f7 last l0 .. l7", one line per CPU. */
 static int sim_reads_show(struct seq_file *m, void *v)
 {
@@ -850,10 +961,10 @@ static int __init sim_init(void)
 	int cpu, ret;
 
 	for_each_possible_cpu(cpu)
-		hrtimer_init(&per_cpu_ptr(&sim_cpus, cpu)->timer,
-			     CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		td_hrtimer_setup(&per_cpu_ptr(&sim_cpus, cpu)->timer, sim_tick,
+				 CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	for_each_possible_cpu(cpu)
-		per_cpu_ptr(&sim_cpus, cpu)->timer.function = sim_tick;
+		per_cpu_ptr(&sim_cpus, cpu)->max_active = -1;
 
 	ret = perf_pmu_register(&sim_pmu, "td_pmusim", -1);
 	if (ret)
@@ -868,6 +979,8 @@ static int __init sim_init(void)
 	debugfs_create_file("events", 0400, sim_dir, NULL, &sim_events_fops);
 	debugfs_create_file("read_tick", 0600, sim_dir, NULL, &sim_read_tick_fops);
 	debugfs_create_file("reads", 0400, sim_dir, NULL, &sim_reads_fops);
+	debugfs_create_file("init_error", 0600, sim_dir, NULL, &sim_init_error_fops);
+	debugfs_create_file("capacity", 0600, sim_dir, NULL, &sim_capacity_fops);
 	return 0;
 }
 

@@ -135,7 +135,7 @@ check "status --csv" "$TDCTL" --csv status
 cp "$T/out" "$T/status.csv"
 rows=$(tail -n +2 "$T/status.csv" | grep -c '^"running",')
 ncpu=$(grep -o '"cpu":' "$T/status.json" | wc -l)
-head -n 1 "$T/status.csv" | grep -qx 'state,abi_version,record_size,nr_cpus,reader,start_ns,stop_ns,last_error,label,ring_size,watermark,overflow,cpu,online,counting,records,lost,read_errors,probe_count,probe_ns,probe_ns_mean,event_states,recoveries,backend' &&
+head -n 1 "$T/status.csv" | grep -qx 'state,abi_version,record_size,nr_cpus,reader,start_ns,stop_ns,last_error,label,ring_size,watermark,overflow,cpu,online,counting,records,lost,read_errors,probe_count,probe_ns,probe_ns_mean,event_states,recoveries,retries,retry_delay_ms,backend' &&
 	[ "$rows" -ge 1 ] && [ "$rows" -eq "$ncpu" ] &&
 	[ "$(wc -l <"$T/status.csv")" -eq $((rows + 1)) ]
 expect "status --csv: the header, one running row per CPU ($rows, JSON has $ncpu)" $? "$T/status.csv"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Flat JSON objects, one per line (base/json_read.h). */
+/* JSON objects, one per line (base/json_read.h). */
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +147,78 @@ static const char *read_number(const char *p)
 	return p;
 }
 
-int json_read_flat(const char *line, jr_member_fn fn, void *ctx, char *err,
-		   size_t errlen)
+/* A string at p (after its opening quote), checked, not unescaped: the
+ * end (after its closing quote), or NULL.
+ */
+static const char *skip_string(const char *p)
+{
+	unsigned int cp;
+
+	for (; *p != '"'; p++) {
+		if (!*p || (unsigned char)*p < 0x20)
+			return NULL;
+		if (*p != '\\')
+			continue;
+		p++;
+		if (*p == 'u') {
+			if (hex4(p + 1, &cp))
+				return NULL;
+			p += 4;
+		} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+			return NULL;
+		}
+	}
+	return p + 1;
+}
+
+/* Any value at p, checked, nested at most JR_MAX_DEPTH - depth deep: its
+ * end, or NULL.
+ */
+static const char *skip_value(const char *p, int depth)
+{
+	char close;
+
+	if (*p == '"')
+		return skip_string(p + 1);
+	if (*p != '{' && *p != '[') {
+		if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))
+			return p + 4;
+		if (!strncmp(p, "false", 5))
+			return p + 5;
+		return read_number(p);
+	}
+	if (depth >= JR_MAX_DEPTH)
+		return NULL;
+	close = *p == '{' ? '}' : ']';
+	p = skip_ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (close == '}') {
+			if (*p != '"')
+				return NULL;
+			p = skip_string(p + 1);
+			if (!p)
+				return NULL;
+			p = skip_ws(p);
+			if (*p++ != ':')
+				return NULL;
+			p = skip_ws(p);
+		}
+		p = skip_value(p, depth + 1);
+		if (!p)
+			return NULL;
+		p = skip_ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+		p = skip_ws(p);
+	}
+}
+
+static int read_object(const char *line, jr_member_fn fn, void *ctx,
+		       char *err, size_t errlen, bool nested)
 {
 	const char *p = skip_ws(line), *what = "expected '{'";
 	char *buf = malloc(strlen(line) + 2), *o = buf;
@@ -190,7 +261,16 @@ int json_read_flat(const char *line, jr_member_fn fn, void *ctx, char *err,
 				goto bad;
 		} else if (*p == '{' || *p == '[') {
 			what = "nested objects and arrays are not read";
-			goto bad;
+			if (!nested)
+				goto bad;
+			what = "a bad object or array (or nested too deep)";
+			end = skip_value(p, 1);
+			if (!end)
+				goto bad;
+			m.type = *p == '{' ? JR_OBJECT : JR_ARRAY;
+			m.val = p;
+			m.val_len = end - p;
+			p = end;
 		} else if (!strncmp(p, "true", 4)) {
 			m.type = JR_TRUE;
 			m.val = p;
@@ -235,10 +315,97 @@ int json_read_flat(const char *line, jr_member_fn fn, void *ctx, char *err,
 	ret = 0;
 	goto out;
 bad:
-	snprintf(err, errlen, "not a flat JSON object (%s at column %d)", what,
-		 (int)(p - line));
+	snprintf(err, errlen, "not a%s JSON object (%s at column %d)",
+		 nested ? "" : " flat", what, (int)(p - line));
 	ret = -1;
 out:
 	free(buf);
+	return ret;
+}
+
+int json_read_flat(const char *line, jr_member_fn fn, void *ctx, char *err,
+		   size_t errlen)
+{
+	return read_object(line, fn, ctx, err, errlen, false);
+}
+
+/* text[0..len) NUL-terminated, or NULL with err set. */
+static char *copy_text(const char *text, size_t len, char *err, size_t errlen)
+{
+	char *s = len < SIZE_MAX ? malloc(len + 1) : NULL;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memcpy(s, text, len);
+	s[len] = '\0';
+	if (strlen(s) != len) {
+		snprintf(err, errlen, "a NUL byte in the JSON text");
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int json_read_object(const char *text, size_t len, jr_member_fn fn,
+		     void *ctx, char *err, size_t errlen)
+{
+	char *s = copy_text(text, len, err, errlen);
+	int ret;
+
+	if (!s)
+		return -1;
+	ret = read_object(s, fn, ctx, err, errlen, true);
+	free(s);
+	return ret;
+}
+
+int json_read_array(const char *text, size_t len, jr_elem_fn fn, void *ctx,
+		    char *err, size_t errlen)
+{
+	char *s = copy_text(text, len, err, errlen);
+	const char *p, *end, *what = "expected '['";
+	int ret = -1;
+
+	if (!s)
+		return -1;
+	p = skip_ws(s);
+	if (*p++ != '[')
+		goto bad;
+	p = skip_ws(p);
+	if (*p == ']') {
+		p++;
+	} else {
+		for (;;) {
+			what = "a bad element (or nested too deep)";
+			end = skip_value(p, 1);
+			if (!end)
+				goto bad;
+			ret = fn(p, end - p, ctx);
+			if (ret)
+				goto out;
+			p = skip_ws(end);
+			what = "expected ',' or ']'";
+			if (*p == ']') {
+				p++;
+				break;
+			}
+			if (*p++ != ',')
+				goto bad;
+			p = skip_ws(p);
+		}
+	}
+	what = "text after the array";
+	if (*skip_ws(p))
+		goto bad;
+	ret = 0;
+	goto out;
+bad:
+	snprintf(err, errlen, "not a JSON array (%s at column %d)", what,
+		 (int)(p - s));
+	ret = -1;
+out:
+	free(s);
 	return ret;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/tdctl.h"
+#include "output/text.h"
 #include "file/tdfile.h"
 #include "output/vocab.h"
 
@@ -284,13 +285,16 @@ int td_input_load(const char *path, const char *out,
 		  struct td_file_image *img, struct td_file *f,
 		  td_file_block_fn fn, void *ctx, bool force)
 {
-	char err[600];
+	char raw[600], err[TD_TEXT_SIZE(600)];
 	int ret;
 
 	if (td_check_input(path, out))
 		return -1;
-	ret = td_file_load_flags(path, img, f, err, sizeof(err), fn, ctx,
+	raw[0] = '\0';
+	ret = td_file_load_flags(path, img, f, raw, sizeof(raw), fn, ctx,
 				 force ? TD_FILE_SALVAGE : 0);
+	/* it may quote the file's names: their text (output/text.h) */
+	td_text(err, raw, sizeof(raw), NULL);
 	if (ret == TD_FILE_NO_TRAILER) {
 		p_err("%s; --force reads it up to its last good record", err);
 		return -1;

@@ -7,16 +7,21 @@
  * in any of these forms (lines may mix them; blank and '#' lines skipped):
  *   {"EVENT": COUNT, ...}   tdctl's JSON lines: every line names each of
  *                           the set's events at most once; lines are summed
+ *   {..., "counts": {"EVENT": COUNT, ...}, ...}
+ *                           tdctl dump --json: a slice per line (--follow)
+ *                           or [slice, ...] on one line; slices are summed
  *   perf stat -j            {"counter-value" : "123.000000", "event" : ...}
  *                           (6.1 and 6.12: tools/perf/util/stat-display.c)
  *   perf stat -x SEP        COUNT SEP UNIT SEP EVENT SEP RUNTIME SEP PCNT...
  *                           after the optional time and aggregation fields
  *   perf stat               "  3,922,334,305      cpu_cycles   # ..."
  * In perf's forms, lines of events outside the set (task-clock, metrics)
- * are skipped and counted; lines of the same event at other CPUs or
- * intervals are summed, repeats at the same ones averaged (struct
- * perf_count). Event names match the set's names and perf's names for
- * them (td_set_event_index), counts any form of base/count.h.
+ * are skipped and counted; lines of the same event at other CPUs are
+ * summed, repeats at the same ones averaged (struct perf_count). perf stat
+ * -I lines (an interval time first, or "interval" in JSON) give one result
+ * per interval, as toplev -I does (struct decode_ivl). Event names match
+ * the set's names, perf's names for them and their raw encodings
+ * (td_set_event_index), counts any form of base/count.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +32,7 @@
 #include <string.h>
 
 #include "base/count.h"
+#include "base/hash.h"
 #include "base/json_read.h"
 #include "cli/tdctl.h"
 #include "evset/sets.h"
@@ -56,20 +62,35 @@ const struct td_opt decode_opts[] = {
  */
 struct perf_count {
 	int event;
-	char *key;		/* interval and aggregation fields */
+	int ivl;		/* the interval (struct decode_ivl) */
+	char *key;		/* aggregation fields */
 	uint64_t sum;
 	uint64_t n;
+};
+
+/* perf stat -I prints its time first as %lu.%09lu: room for it. */
+#define IVL_TIME_LEN	32
+
+/* The counts of one interval of perf stat -I, or of the whole input. */
+struct decode_ivl {
+	char time[IVL_TIME_LEN];	/* perf's text; "" without -I */
+	uint64_t counts[TOPDOWN_MAX_EVENTS];
+	bool seen[TOPDOWN_MAX_EVENTS];
+	int lines;			/* lines that gave counts */
 };
 
 struct decode_in {
 	const struct td_set *s;
 	struct perf_count *pc;	/* hash table, open addressing */
 	size_t pc_cap, pc_used;
-	uint64_t counts[TOPDOWN_MAX_EVENTS];
-	bool seen[TOPDOWN_MAX_EVENTS];
+	struct decode_ivl *ivl;	/* one, or one per perf stat -I interval */
+	int nivl, ivl_cap;
+	int timed;		/* -1 not yet known, 0 no times, 1 -I times */
+	bool seen[TOPDOWN_MAX_EVENTS];	/* in any interval */
 	char sep[16];		/* perf stat -x separator */
 	int lines;		/* lines that gave counts */
 	int skipped;		/* perf lines of other events */
+	int unreadable;		/* dump slices with a null count */
 	bool scaled;		/* perf scaled a count (multiplexing) */
 	bool zeroed[TOPDOWN_MAX_EVENTS];	/* <not counted> taken as 0 */
 	char where[64];		/* "stdin line N: " */
@@ -78,14 +99,17 @@ struct decode_in {
 static const char decode_desc[] =
 	"TopDown breakdown of the given counts with the formula of event set\n"
 	"NAME (see 'tdctl list'). Counts are EVENT=COUNT arguments or, without\n"
-	"them, lines on stdin: tdctl's JSON lines ({\"EVENT\": COUNT, ...},\n"
-	"summed), or perf stat output as printed: 'perf stat -j', 'perf stat\n"
-	"-x SEP' (give the same -x here; ',' by default) or plain 'perf stat'.\n"
-	"EVENT is the set's name or perf's name for it, in any case, with or\n"
-	"without a PMU ('cpu_core/topdown.slots_p/'); COUNT may have digit\n"
-	"groups, a fraction or an exponent (1,000,000  1e6  1000000.0). Only\n"
-	"the counts the formula needs are required. The output names the\n"
-	"formula and every assumption it made (slot width, revision).\n";
+	"them, lines on stdin: tdctl's JSON lines ({\"EVENT\": COUNT, ...} or\n"
+	"'tdctl dump --json' slices, summed), or perf stat output as printed:\n"
+	"'perf stat -j', 'perf stat -x SEP' (give the same -x here; ',' by\n"
+	"default) or plain 'perf stat'; with perf stat -I, one result per\n"
+	"interval. EVENT is the set's name or perf's name for it, in any case,\n"
+	"with or without a PMU ('cpu_core/topdown.slots_p/'), or its raw\n"
+	"encoding as 'tdctl list' shows it or perf prints it ('r01a4',\n"
+	"'cpu/event=0xa4,umask=0x01/'); COUNT may have digit groups, a\n"
+	"fraction or an exponent (1,000,000  1e6  1000000.0). Only the counts\n"
+	"the formula needs are required. The output names the formula and\n"
+	"every assumption it made (slot width, revision).\n";
 
 static void set_names(char *buf, size_t n, const struct td_set *s)
 {
@@ -107,16 +131,67 @@ static void all_set_names(char *buf, size_t n)
 				td_sets[i]->name);
 }
 
-static int add(struct decode_in *in, int i, uint64_t v)
+static int add(struct decode_in *in, int ivl, int i, uint64_t v)
 {
-	if (in->counts[i] + v < in->counts[i]) {
+	struct decode_ivl *iv = &in->ivl[ivl];
+
+	if (iv->counts[i] + v < iv->counts[i]) {
 		p_err("%sthe sum of %s overflows 64 bits", in->where,
 		      in->s->ev[i].name);
 		return -1;
 	}
-	in->counts[i] += v;
+	iv->counts[i] += v;
+	iv->seen[i] = true;
 	in->seen[i] = true;
 	return 0;
+}
+
+/*
+ * The interval of a line: time is perf stat -I's time (NULL: none). The
+ * input has times on every line that gives counts or on none; perf prints
+ * its intervals in order. The index, or -1 after p_err().
+ */
+static int ivl_of(struct decode_in *in, const char *time, size_t len)
+{
+	struct decode_ivl *last = in->nivl ? &in->ivl[in->nivl - 1] : NULL;
+
+	if (in->timed == !time) {
+		p_err("%s%s", in->where, time ?
+		      "perf stat -I's interval time after lines without one" :
+		      "a count without an interval time among perf stat -I lines");
+		return -1;
+	}
+	in->timed = !!time;
+	if (last && (!time || (strlen(last->time) == len &&
+			       !strncmp(last->time, time, len))))
+		return in->nivl - 1;
+	if (time && (len >= IVL_TIME_LEN || strspn(time, "0123456789.") != len ||
+		     !memchr(time, '.', len))) {
+		p_err("%sinterval time '%.*s' is not perf stat -I's seconds",
+		      in->where, (int)len, time);
+		return -1;
+	}
+	if (last && strtod(time, NULL) <= strtod(last->time, NULL)) {
+		p_err("%sinterval %.*s s after %s s: perf stat -I prints its intervals in order",
+		      in->where, (int)len, time, last->time);
+		return -1;
+	}
+	if (in->nivl == in->ivl_cap) {
+		int cap = in->ivl_cap ? 2 * in->ivl_cap : 16;
+		struct decode_ivl *n = realloc(in->ivl, cap * sizeof(*n));
+
+		if (!n) {
+			p_err("decode: out of memory");
+			return -1;
+		}
+		in->ivl = n;
+		in->ivl_cap = cap;
+	}
+	last = &in->ivl[in->nivl];
+	memset(last, 0, sizeof(*last));
+	if (time)
+		memcpy(last->time, time, len);
+	return in->nivl++;
 }
 
 static int count_of(struct decode_in *in, const char *name, size_t nlen,
@@ -131,13 +206,11 @@ static int count_of(struct decode_in *in, const char *name, size_t nlen,
 	return 0;
 }
 
-static size_t key_hash(int event, const char *key)
+/* The keys come from stdin: a keyed hash (base/hash.h). */
+static size_t key_hash(int event, int ivl, const char *key)
 {
-	size_t h = 5381 + (size_t)event;
-
-	while (*key)
-		h = h * 33 + (unsigned char)*key++;
-	return h;
+	return td_hash2(td_hash_bytes(key, strlen(key)),
+			(uint64_t)(uint32_t)event << 32 | (uint32_t)ivl);
 }
 
 static int perf_grow(struct decode_in *in)
@@ -155,7 +228,7 @@ static int perf_grow(struct decode_in *in)
 
 		if (!o->key)
 			continue;
-		for (h = key_hash(o->event, o->key) & (cap - 1); t[h].key;
+		for (h = key_hash(o->event, o->ivl, o->key) & (cap - 1); t[h].key;
 		     h = (h + 1) & (cap - 1))
 			;
 		t[h] = *o;
@@ -166,18 +239,20 @@ static int perf_grow(struct decode_in *in)
 	return 0;
 }
 
-/* A count of event i from perf, at the aggregation and interval key. */
-static int add_perf(struct decode_in *in, int i, const char *key, uint64_t v)
+/* A count of event i from perf, in interval ivl at the aggregation key. */
+static int add_perf(struct decode_in *in, int ivl, int i, const char *key,
+		    uint64_t v)
 {
 	struct perf_count *c;
 	size_t h;
 
 	if ((in->pc_used + 1) * 2 > in->pc_cap && perf_grow(in))
 		return -1;
-	for (h = key_hash(i, key) & (in->pc_cap - 1);; h = (h + 1) &
+	for (h = key_hash(i, ivl, key) & (in->pc_cap - 1);; h = (h + 1) &
 	     (in->pc_cap - 1)) {
 		c = &in->pc[h];
-		if (!c->key || (c->event == i && !strcmp(c->key, key)))
+		if (!c->key || (c->event == i && c->ivl == ivl &&
+				!strcmp(c->key, key)))
 			break;
 	}
 	if (!c->key) {
@@ -187,6 +262,7 @@ static int add_perf(struct decode_in *in, int i, const char *key, uint64_t v)
 			return -1;
 		}
 		c->event = i;
+		c->ivl = ivl;
 		in->pc_used++;
 	}
 	if (c->sum + v < c->sum) {
@@ -197,10 +273,12 @@ static int add_perf(struct decode_in *in, int i, const char *key, uint64_t v)
 	c->sum += v;
 	c->n++;
 	in->seen[i] = true;
+	in->ivl[ivl].seen[i] = true;
+	in->ivl[ivl].lines++;
 	return 0;
 }
 
-/* perf's counts into in->counts: averaged per key, summed over keys. */
+/* perf's counts into their intervals: averaged per key, summed over keys. */
 static int perf_total(struct decode_in *in)
 {
 	int ret = 0;
@@ -211,7 +289,7 @@ static int perf_total(struct decode_in *in)
 		if (!c->key)
 			continue;
 		if (!ret)
-			ret = add(in, c->event, c->sum / c->n +
+			ret = add(in, c->ivl, c->event, c->sum / c->n +
 				  (c->sum % c->n >= c->n - c->n / 2));
 		free(c->key);
 	}
@@ -235,13 +313,13 @@ static bool not_counted(const char *v, size_t len)
  * ran on: its count is 0, as the module's would be. Otherwise the
  * breakdown cannot be had.
  */
-static int perf_not_counted(struct decode_in *in, int i, const char *key,
-			    const char *v, size_t len)
+static int perf_not_counted(struct decode_in *in, int ivl, int i,
+			    const char *key, const char *v, size_t len)
 {
 	if (strchr(in->s->ev[i].name, '/') && len >= 13 &&
 	    !strncmp(v, "<not counted>", 13)) {
 		in->zeroed[i] = true;
-		return add_perf(in, i, key, 0) ? -1 : 1;
+		return add_perf(in, ivl, i, key, 0) ? -1 : 1;
 	}
 	p_err("%sperf has no count for %s ('%.*s'): the breakdown needs it",
 	      in->where, in->s->ev[i].name, (int)len, v);
@@ -253,6 +331,8 @@ static int perf_not_counted(struct decode_in *in, int i, const char *key,
 struct own_line {
 	struct decode_in *in;
 	bool seen[TOPDOWN_MAX_EVENTS];
+	uint64_t v[TOPDOWN_MAX_EVENTS];
+	bool has_null;		/* a dump slice with an unreadable count */
 };
 
 static int own_member(const struct jr_member *m, void *ctx)
@@ -260,7 +340,6 @@ static int own_member(const struct jr_member *m, void *ctx)
 	struct own_line *l = ctx;
 	struct decode_in *in = l->in;
 	char names[512];
-	uint64_t v;
 	int i = td_set_event_index(in->s, m->key, m->key_len);
 
 	if (i < 0) {
@@ -274,14 +353,106 @@ static int own_member(const struct jr_member *m, void *ctx)
 		return -1;
 	}
 	l->seen[i] = true;
+	if (m->type == JR_NULL) {
+		l->has_null = true;
+		return 0;
+	}
 	if (m->type != JR_NUMBER && m->type != JR_STRING) {
 		p_err("%sthe count of %s is not a number", in->where,
 		      in->s->ev[i].name);
 		return -1;
 	}
-	if (count_of(in, m->key, m->key_len, m->val, m->val_len, &v))
+	return count_of(in, m->key, m->key_len, m->val, m->val_len, &l->v[i]);
+}
+
+/* The counts of one line ({"EVENT": COUNT, ...}) summed; null (what dump
+ * prints for a count that could not be read) leaves the line out.
+ * 1, 0 (left out) or -1.
+ */
+static int own_counts(struct decode_in *in, const char *text, size_t len)
+{
+	struct own_line own = { .in = in };
+	char err[160];
+	int ivl, r;
+
+	err[0] = '\0';
+	r = json_read_object(text, len, own_member, &own, err, sizeof(err));
+	if (r) {
+		if (r == -1 && err[0])
+			p_err("%s%s", in->where, err);
 		return -1;
-	return add(in, i, v);
+	}
+	if (own.has_null) {
+		in->unreadable++;
+		return 0;
+	}
+	ivl = ivl_of(in, NULL, 0);
+	if (ivl < 0)
+		return -1;
+	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		if (own.seen[i] && add(in, ivl, i, own.v[i]))
+			return -1;
+	in->ivl[ivl].lines++;
+	return 1;
+}
+
+/* ---- tdctl dump --json -------------------------------------------------- */
+
+struct dump_line {
+	struct decode_in *in;
+	int ret;		/* own_counts() of "counts" */
+	bool has_counts;
+};
+
+static int dump_member(const struct jr_member *m, void *ctx)
+{
+	struct dump_line *d = ctx;
+
+	if (strcmp(m->key, "counts"))
+		return 0;
+	if (m->type != JR_OBJECT || d->has_counts) {
+		p_err("%s\"counts\" is not one object of counts", d->in->where);
+		return -1;
+	}
+	d->has_counts = true;
+	d->ret = own_counts(d->in, m->val, m->val_len);
+	return d->ret < 0 ? -1 : 0;
+}
+
+/* One slice of tdctl dump --json: 1 if it gave counts, 0, or -1. */
+static int dump_slice(const char *text, size_t len, void *ctx)
+{
+	struct dump_line d = { .in = ctx };
+	char err[160];
+
+	err[0] = '\0';
+	if (json_read_object(text, len, dump_member, &d, err, sizeof(err))) {
+		if (err[0])
+			p_err("%s%s", d.in->where, err);
+		return -1;
+	}
+	if (!d.has_counts) {
+		p_err("%sa slice without \"counts\" (tdctl dump --json prints them)",
+		      d.in->where);
+		return -1;
+	}
+	d.in->lines += d.ret;
+	return 0;
+}
+
+/* dump --json without --follow: [slice, ...] on one line. */
+static int dump_array(struct decode_in *in, const char *line)
+{
+	char err[160];
+
+	err[0] = '\0';
+	if (json_read_array(line, strlen(line), dump_slice, in, err,
+			    sizeof(err))) {
+		if (err[0])
+			p_err("%s%s", in->where, err);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- perf stat -j ---------------------------------------------------- */
@@ -293,7 +464,11 @@ struct perf_json {
 	bool has_event, has_value;
 	double pcnt;
 	bool is_perf;
-	char key[256];		/* the other members: "cpu=0;interval=1.0;" */
+	bool has_counts;	/* a dump slice's "counts" object */
+	char interval[IVL_TIME_LEN + 1];	/* perf stat -I's time */
+	size_t interval_len;
+	bool has_interval;
+	char key[256];		/* the other members: "cpu=0;" */
 };
 
 static size_t copy(char *dst, size_t n, const struct jr_member *m)
@@ -318,6 +493,11 @@ static int perf_member(const struct jr_member *m, void *ctx)
 		pj->pcnt = strtod(m->val, NULL);
 	} else if (!strcmp(m->key, "metric-value")) {
 		pj->is_perf = true;
+	} else if (!strcmp(m->key, "counts") && m->type == JR_OBJECT) {
+		pj->has_counts = true;
+	} else if (!strcmp(m->key, "interval") && m->type == JR_NUMBER) {
+		pj->has_interval = true;
+		pj->interval_len = copy(pj->interval, sizeof(pj->interval), m);
 	} else if (strcmp(m->key, "unit") && strcmp(m->key, "event-runtime") &&
 		   strcmp(m->key, "metric-unit") && strcmp(m->key, "variance")) {
 		size_t n = strlen(pj->key);
@@ -331,19 +511,22 @@ static int perf_member(const struct jr_member *m, void *ctx)
 static int json_line(struct decode_in *in, const char *line)
 {
 	struct perf_json pj = { .pcnt = 100.0 };
-	struct own_line own = { .in = in };
+	size_t len = strlen(line);
 	char err[160];
 	uint64_t v;
-	int i;
+	int i, ivl;
 
-	/* perf's lines have "counter-value" or "metric-value" keys */
-	if (json_read_flat(line, perf_member, &pj, err, sizeof(err))) {
+	/* perf's lines have "counter-value" or "metric-value" keys, dump's
+	 * a "counts" object
+	 */
+	if (json_read_object(line, len, perf_member, &pj, err, sizeof(err))) {
 		p_err("%s%s", in->where, err);
 		return -1;
 	}
+	if (pj.has_counts && !pj.is_perf)
+		return dump_slice(line, len, in) ? -1 : 0;
 	if (!pj.is_perf)
-		return json_read_flat(line, own_member, &own, err,
-				      sizeof(err)) ? -1 : 1;
+		return own_counts(in, line, len);
 	if (!pj.has_event || !pj.has_value)
 		return 0;	/* a metric-only line */
 	i = td_set_event_index(in->s, pj.event, pj.event_len);
@@ -351,14 +534,19 @@ static int json_line(struct decode_in *in, const char *line)
 		in->skipped++;
 		return 0;
 	}
+	ivl = ivl_of(in, pj.has_interval ? pj.interval : NULL,
+		     pj.interval_len);
+	if (ivl < 0)
+		return -1;
 	if (not_counted(pj.value, pj.value_len))
-		return perf_not_counted(in, i, pj.key, pj.value, pj.value_len);
+		return perf_not_counted(in, ivl, i, pj.key, pj.value,
+					pj.value_len);
 	if (count_of(in, pj.event, pj.event_len, pj.value,
 		     pj.value_len, &v))
 		return -1;
 	if (pj.pcnt < 100.0)
 		in->scaled = true;
-	return add_perf(in, i, pj.key, v) ? -1 : 1;
+	return add_perf(in, ivl, i, pj.key, v) ? -1 : 1;
 }
 
 /* ---- perf stat -x SEP and plain perf stat ---------------------------- */
@@ -369,6 +557,16 @@ struct field {
 	const char *p;
 	size_t len;
 };
+
+/* How many times c is in f. */
+static int count_char(const struct field *f, char c)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < f->len; i++)
+		n += f->p[i] == c;
+	return n;
+}
 
 static int split_sep(const char *line, const char *sep, struct field *f)
 {
@@ -382,6 +580,21 @@ static int split_sep(const char *line, const char *sep, struct field *f)
 			return n;
 		f[n].p = line;
 		f[n].len = e ? (size_t)(e - line) : strcspn(line, "\r\n");
+		/* perf prints an event given as PMU/TERMS/ as given, the
+		 * separator in its terms and all: one field up to the
+		 * closing slash.
+		 */
+		if (e && count_char(&f[n], '/') == 1 &&
+		    memchr(f[n].p, '=', f[n].len) > memchr(f[n].p, '/', f[n].len)) {
+			const char *close = strchr(e + seplen, '/');
+			const char *eol = line + strcspn(line, "\r\n");
+
+			if (close && close < eol) {
+				e = strstr(close, sep);
+				f[n].len = e ? (size_t)(e - line) :
+					   (size_t)(eol - line);
+			}
+		}
 		n++;
 		if (!e)
 			return n;
@@ -399,10 +612,29 @@ static int split_blank(const char *line, struct field *f)
 			break;
 		f[n].p = line;
 		f[n].len = strcspn(line, " \t\r\n");
+		/* perf's name of a raw event without one: "raw 0x1a4" */
+		if (f[n].len == 3 && !strncmp(line, "raw 0x", 6))
+			f[n].len = 4 + strcspn(line + 4, " \t\r\n");
 		line += f[n].len;
 		n++;
 	}
 	return n;
+}
+
+/* perf stat -I's time, the first field: "%lu.%09lu" after blanks, into
+ * *t (blanks skipped).
+ */
+static bool is_time(const struct field *f, struct field *t)
+{
+	size_t blanks = strspn(f->p, " \t"), dot;
+
+	if (blanks >= f->len)
+		return false;
+	t->p = f->p + blanks;
+	t->len = f->len - blanks;
+	dot = strspn(t->p, "0123456789");
+	return dot && dot + 1 < t->len && t->p[dot] == '.' &&
+	       strspn(t->p + dot + 1, "0123456789") >= t->len - dot - 1;
 }
 
 static bool is_pcnt(const struct field *f)
@@ -426,9 +658,10 @@ static bool is_count(const struct field *f)
 static int fields_line(struct decode_in *in, const struct field *f, int n,
 		       bool csv)
 {
+	struct field t;
 	char key[256];
 	uint64_t v;
-	int ev = -1, i = -1, val;
+	int ev = -1, i = -1, val, ivl, k0;
 
 	for (int k = 1; k < n && ev < 0; k++) {
 		i = td_set_event_index(in->s, f[k].p, f[k].len);
@@ -451,9 +684,15 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 			return -1;
 		}
 	}
-	/* the fields before the count: interval, CPU, socket... */
+	/* the fields before the count: perf stat -I's time, then CPU,
+	 * socket...
+	 */
+	k0 = val > 0 && is_time(&f[0], &t);
+	ivl = ivl_of(in, k0 ? t.p : NULL, k0 ? t.len : 0);
+	if (ivl < 0)
+		return -1;
 	key[0] = '\0';
-	for (int k = 0; k < val; k++)
+	for (int k = k0; k < val; k++)
 		snprintf(key + strlen(key), sizeof(key) - strlen(key), "%.*s;",
 			 (int)f[k].len, f[k].p);
 	if (!is_count(&f[val])) {
@@ -463,7 +702,7 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 			len--;
 		if (csv && len >= strlen(in->sep))
 			len -= strlen(in->sep);
-		return perf_not_counted(in, i, key, f[val].p,
+		return perf_not_counted(in, ivl, i, key, f[val].p,
 					csv ? f[val].len : len);
 	}
 	if (count_of(in, f[ev].p, f[ev].len, f[val].p, f[val].len, &v))
@@ -475,7 +714,7 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 	if (!csv && f[n - 1].len > 2 && f[n - 1].p[0] == '(' &&
 	    f[n - 1].p[f[n - 1].len - 1] == ')')
 		in->scaled = true;
-	return add_perf(in, i, key, v) ? -1 : 1;
+	return add_perf(in, ivl, i, key, v) ? -1 : 1;
 }
 
 static int text_line(struct decode_in *in, const char *line)
@@ -509,7 +748,8 @@ static int read_stdin(struct decode_in *in)
 			continue;
 		snprintf(in->where, sizeof(in->where), "stdin line %d: ",
 			 lineno);
-		r = *p == '{' ? json_line(in, p) : text_line(in, line);
+		r = *p == '{' ? json_line(in, p) : *p == '[' ?
+		    dump_array(in, p) : text_line(in, line);
 		if (r < 0) {
 			ret = -1;
 			break;
@@ -535,8 +775,11 @@ static int read_stdin(struct decode_in *in)
 
 static int args(struct decode_in *in, int argc, char **argv)
 {
+	if (ivl_of(in, NULL, 0) < 0)
+		return -1;
 	for (int a = 0; a < argc; a++) {
-		const char *eq = strchr(argv[a], '=');
+		/* the last '=': an encoding has some ("event=0xa4,...=5") */
+		const char *eq = strrchr(argv[a], '=');
 		char names[512];
 		uint64_t v;
 		int i;
@@ -558,7 +801,7 @@ static int args(struct decode_in *in, int argc, char **argv)
 			return -1;
 		}
 		if (count_of(in, argv[a], eq - argv[a], eq + 1, strlen(eq + 1),
-			     &v) || add(in, i, v))
+			     &v) || add(in, 0, i, v))
 			return -1;
 	}
 	return 0;
@@ -621,95 +864,237 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		note(nt,
 		     "perf scaled some counts (the counter ran part of the time): "
 		     "the ratios assume the events behaved alike while not counted");
+	if (in->unreadable)
+		note(nt,
+		     "%d dump slice%s with a count that could not be read (null) left out",
+		     in->unreadable, in->unreadable == 1 ? "" : "s");
 }
 
-/*
- * JSON and CSV through the row emitter: one row of set, label, lines (null
- * without stdin), the metrics (null when not computable), flagged (the
- * metrics outside 0..100%), formula and assumptions; lists are JSON
- * arrays, and in CSV one field ("flagged" space-separated, "assumptions"
- * "; "-separated). JSON also says how many lines of other events were
- * skipped.
- */
-enum {
-	DF_SET, DF_LABEL, DF_LINES, DF_FLAGGED, DF_FORMULA, DF_ASSUME,
-	DF_SKIPPED, DF_NR
+/* One result: the metrics of interval k (of all the input without -I). */
+struct result {
+	const struct decode_ivl *ivl;
+	struct td_metrics m;
 };
 
-static void decode_rows(const struct td_decoder *d, const char *label,
-			const struct td_metrics *m,
-			const struct decode_in *in, const struct notes *nt)
+/* The largest Level-1 class of m (the bottleneck mark '*'), or -1. */
+static int bottleneck(const struct td_metrics *m)
 {
-	static const struct td_field f[DF_NR] = {
-		[DF_SET] = { .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
-		[DF_LABEL] = { .name = "label", .in = TD_IN_JSON | TD_IN_CSV },
-		[DF_LINES] = { .name = "lines", .in = TD_IN_JSON | TD_IN_CSV },
-		[DF_FLAGGED] = { .name = "flagged", .in = TD_IN_CSV },
-		[DF_FORMULA] = { .name = "formula", .in = TD_IN_JSON | TD_IN_CSV },
-		[DF_ASSUME] = { .name = "assumptions", .in = TD_IN_CSV },
-		[DF_SKIPPED] = { .name = "skipped_lines", .in = TD_IN_JSON },
-	};
-	struct td_field hdr[DF_NR + TD_MAX_METRICS], mf[TD_MAX_METRICS];
-	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
-	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
-	json_writer_t *w;
-	struct td_emit e;
-	int n = 0;
+	int best = -1;
 
-	for (int i = 0; i < m->n; i++)
-		mf[i] = (struct td_field){ .name = m->m[i].name,
-					   .group = "metrics",
-					   .in = TD_IN_JSON | TD_IN_CSV };
-	/* The CSV header: the fields in row order. */
-	for (int i = DF_SET; i <= DF_LINES; i++)
-		hdr[n++] = f[i];
-	for (int i = 0; i < m->n; i++)
-		hdr[n++] = mf[i];
-	for (int i = DF_FLAGGED; i < DF_NR; i++)
-		hdr[n++] = f[i];
-	for (int i = 0; i < m->n; i++)
-		if (m->m[i].flagged)
-			snprintf(flagged + strlen(flagged),
-				 sizeof(flagged) - strlen(flagged), "%s%s",
-				 *flagged ? " " : "", m->m[i].name);
-	for (int i = 0; i < nt->n; i++)
-		snprintf(as + strlen(as), sizeof(as) - strlen(as), "%s%s",
-			 i ? "; " : "", nt->s[i]);
+	for (int i = 0; i < m->n; i++) {
+		const struct td_voc *v = td_voc_find(m->m[i].name);
 
-	td_emit_init(&e, stdout);
-	td_emit_header(&e, hdr, n, NULL);
-	td_emit_begin(&e, NULL, NULL);
-	td_emit_str(&e, &f[DF_SET], d->set, SIZE_MAX);
-	td_emit_str(&e, &f[DF_LABEL], label, SIZE_MAX);
-	if (in->lines)
-		td_emit_uint(&e, &f[DF_LINES], (uint64_t)in->lines);
-	else
-		td_emit_null(&e, &f[DF_LINES]);
-	td_emit_group(&e, "metrics");
-	for (int i = 0; i < m->n; i++)
-		td_emit_float(&e, &mf[i], m->m[i].value, m->m[i].valid);
-	td_emit_str(&e, &f[DF_FLAGGED], flagged, SIZE_MAX);
-	w = td_emit_json(&e);
-	if (w) {
+		if (v && (v->flags & TD_VOC_BOTTLENECK) && m->m[i].valid &&
+		    (best < 0 || m->m[i].value > m->m[best].value))
+			best = i;
+	}
+	return best;
+}
+
+/* JSON of perf stat -I input: "intervals": [{"time_s", "lines",
+ * "metrics": {...}, "flagged": [...]}, ...].
+ */
+static void json_intervals(json_writer_t *w, const struct result *r, int nr)
+{
+	jsonw_name(w, "intervals");
+	jsonw_start_array(w);
+	for (int k = 0; k < nr; k++) {
+		const struct td_metrics *m = &r[k].m;
+
+		jsonw_start_object(w);
+		/* perf's text: digits, a point, digits */
+		jsonw_name(w, "time_s");
+		jsonw_raw_value(w, r[k].ivl->time, strlen(r[k].ivl->time));
+		jsonw_uint_field(w, "lines", r[k].ivl->lines);
+		jsonw_name(w, "metrics");
+		jsonw_start_object(w);
+		for (int i = 0; i < m->n; i++) {
+			if (m->m[i].valid)
+				jsonw_float_field(w, m->m[i].name,
+						  m->m[i].value);
+			else
+				jsonw_null_field(w, m->m[i].name);
+		}
+		jsonw_end_object(w);
 		jsonw_name(w, "flagged");
 		jsonw_start_array(w);
 		for (int i = 0; i < m->n; i++)
 			if (m->m[i].flagged)
 				jsonw_string(w, m->m[i].name);
 		jsonw_end_array(w);
+		jsonw_end_object(w);
 	}
-	td_emit_str(&e, &f[DF_FORMULA], in->s->formula, SIZE_MAX);
-	td_emit_str(&e, &f[DF_ASSUME], as, SIZE_MAX);
-	w = td_emit_json(&e);
-	if (w) {
-		jsonw_name(w, "assumptions");
-		jsonw_start_array(w);
-		for (int i = 0; i < nt->n; i++)
-			jsonw_string(w, nt->s[i]);
-		jsonw_end_array(w);
+	jsonw_end_array(w);
+}
+
+/*
+ * JSON and CSV through the row emitter: set, label, lines (null without
+ * stdin), the metrics (null when not computable), flagged (the metrics
+ * outside 0..100%), formula and assumptions; lists are JSON arrays, and
+ * in CSV one field ("flagged" space-separated, "assumptions"
+ * "; "-separated). JSON also says how many lines of other events were
+ * skipped. With perf stat -I input: in CSV a row per interval, with its
+ * time_s after the label and its own lines; in JSON one object whose
+ * "intervals" (json_intervals()) replace "metrics" and "flagged".
+ */
+enum {
+	DF_SET, DF_LABEL, DF_TIME, DF_LINES, DF_FLAGGED, DF_FORMULA, DF_ASSUME,
+	DF_SKIPPED, DF_NR
+};
+
+static void decode_rows(const struct td_decoder *d, const char *label,
+			const struct result *r, int nr,
+			const struct decode_in *in, const struct notes *nt)
+{
+	static const struct td_field f[DF_NR] = {
+		[DF_SET] = { .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_LABEL] = { .name = "label", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_TIME] = { .name = "time_s", .in = TD_IN_CSV },
+		[DF_LINES] = { .name = "lines", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_FLAGGED] = { .name = "flagged", .in = TD_IN_CSV },
+		[DF_FORMULA] = { .name = "formula", .in = TD_IN_JSON | TD_IN_CSV },
+		[DF_ASSUME] = { .name = "assumptions", .in = TD_IN_CSV },
+		[DF_SKIPPED] = { .name = "skipped_lines", .in = TD_IN_JSON },
+	};
+	const struct td_metrics *m0 = &r[0].m;
+	struct td_field hdr[DF_NR + TD_MAX_METRICS], mf[TD_MAX_METRICS];
+	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1];
+	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
+	bool timed = in->timed > 0;
+	json_writer_t *w;
+	struct td_emit e;
+	int n = 0;
+
+	for (int i = 0; i < m0->n; i++)
+		mf[i] = (struct td_field){ .name = m0->m[i].name,
+					   .group = "metrics",
+					   .in = TD_IN_JSON | TD_IN_CSV };
+	/* The CSV header: the fields in row order. */
+	for (int i = DF_SET; i <= DF_LINES; i++)
+		if (i != DF_TIME || timed)
+			hdr[n++] = f[i];
+	for (int i = 0; i < m0->n; i++)
+		hdr[n++] = mf[i];
+	for (int i = DF_FLAGGED; i < DF_NR; i++)
+		hdr[n++] = f[i];
+	for (int i = 0; i < nt->n; i++)
+		snprintf(as + strlen(as), sizeof(as) - strlen(as), "%s%s",
+			 i ? "; " : "", nt->s[i]);
+
+	td_emit_init(&e, stdout);
+	td_emit_header(&e, hdr, n, NULL);
+	for (int k = 0; k < nr; k++) {
+		const struct td_metrics *m = &r[k].m;
+
+		td_emit_begin(&e, NULL, NULL);
+		td_emit_str(&e, &f[DF_SET], d->set, SIZE_MAX);
+		td_emit_str(&e, &f[DF_LABEL], label, SIZE_MAX);
+		if (timed)
+			td_emit_word(&e, &f[DF_TIME], r[k].ivl->time);
+		if (timed && e.fmt == TD_EMIT_CSV)
+			td_emit_uint(&e, &f[DF_LINES],
+				     (uint64_t)r[k].ivl->lines);
+		else if (in->lines)
+			td_emit_uint(&e, &f[DF_LINES], (uint64_t)in->lines);
+		else
+			td_emit_null(&e, &f[DF_LINES]);
+		w = td_emit_json(&e);
+		if (w && timed) {
+			/* every interval in this one object */
+			json_intervals(w, r, nr);
+		} else {
+			td_emit_group(&e, "metrics");
+			for (int i = 0; i < m->n && i < m0->n; i++)
+				td_emit_float(&e, &mf[i], m->m[i].value,
+					      m->m[i].valid);
+			flagged[0] = '\0';
+			for (int i = 0; i < m->n; i++)
+				if (m->m[i].flagged)
+					snprintf(flagged + strlen(flagged),
+						 sizeof(flagged) - strlen(flagged),
+						 "%s%s", *flagged ? " " : "",
+						 m->m[i].name);
+			td_emit_str(&e, &f[DF_FLAGGED], flagged, SIZE_MAX);
+			w = td_emit_json(&e);
+			if (w) {
+				jsonw_name(w, "flagged");
+				jsonw_start_array(w);
+				for (int i = 0; i < m->n; i++)
+					if (m->m[i].flagged)
+						jsonw_string(w, m->m[i].name);
+				jsonw_end_array(w);
+			}
+		}
+		td_emit_str(&e, &f[DF_FORMULA], in->s->formula, SIZE_MAX);
+		td_emit_str(&e, &f[DF_ASSUME], as, SIZE_MAX);
+		w = td_emit_json(&e);
+		if (w) {
+			jsonw_name(w, "assumptions");
+			jsonw_start_array(w);
+			for (int i = 0; i < nt->n; i++)
+				jsonw_string(w, nt->s[i]);
+			jsonw_end_array(w);
+		}
+		td_emit_uint(&e, &f[DF_SKIPPED], (uint64_t)in->skipped);
+		td_emit_end(&e);
+		if (e.fmt == TD_EMIT_JSON)
+			break;		/* one object */
 	}
-	td_emit_uint(&e, &f[DF_SKIPPED], (uint64_t)in->skipped);
-	td_emit_end(&e);
+}
+
+/* A metric's value as the plain output shows it, with the vocabulary's
+ * decimals (output/vocab.h); *flagged, *invalid set.
+ */
+static void plain_value(char *buf, size_t n, const struct td_metric *x,
+			bool *flagged, bool *invalid)
+{
+	if (!x->valid) {
+		snprintf(buf, n, "n/a");
+		*invalid = true;
+	} else if (td_metric_is_fraction(x->name)) {
+		snprintf(buf, n, "%.1f%%", x->value * 100.0);
+	} else {
+		snprintf(buf, n, "%.*f", td_voc_prec(x->name), x->value);
+	}
+	if (x->flagged)
+		*flagged = true;
+}
+
+/* perf stat -I input: a row per interval, its time first (toplev -I);
+ * after a value '!' (outside 0..100%) or '*' (the interval's bottleneck).
+ * True if a '*' was shown.
+ */
+static bool plain_intervals(const struct result *r, int nr, bool *flagged,
+			    bool *invalid)
+{
+	const struct td_metrics *m0 = &r[0].m;
+	int w[TD_MAX_METRICS];
+	bool marked = false;
+	char v[64];
+
+	printf("%16s", "time_s");
+	for (int i = 0; i < m0->n; i++) {
+		w[i] = (int)strlen(m0->m[i].name);
+		if (w[i] < 8)
+			w[i] = 8;
+		printf("  %*s%s", w[i], m0->m[i].name,
+		       i + 1 < m0->n ? " " : "");
+	}
+	printf("\n");
+	for (int k = 0; k < nr; k++) {
+		const struct td_metrics *m = &r[k].m;
+		int best = bottleneck(m);
+
+		printf("%16s", r[k].ivl->time);
+		for (int i = 0; i < m->n && i < m0->n; i++) {
+			plain_value(v, sizeof(v), &m->m[i], flagged, invalid);
+			printf("  %*s%s", w[i], v, m->m[i].flagged ? "!" :
+			       i == best ? "*" : i + 1 < m->n ? " " : "");
+			marked |= i == best && !m->m[i].flagged;
+		}
+		printf("\n");
+	}
+	return marked;
 }
 
 /* The metrics one per line, by name (as perf stat prints its metrics),
@@ -718,14 +1103,19 @@ static void decode_rows(const struct td_decoder *d, const char *label,
  * and the legend of the marks, as under every table.
  */
 static void decode_plain(const struct td_decoder *d, const char *label,
-			 const struct td_metrics *m,
+			 const struct result *r, int nr,
 			 const struct decode_in *in, const struct notes *nt)
 {
+	const struct td_metrics *m = &r[0].m;
 	bool flagged = false, invalid = false;
 	int best = -1;
+	char v[64];
 
 	printf("set %s (%s)", d->set, label);
-	if (in->lines)
+	if (in->timed > 0)
+		printf(", %d interval%s of perf stat -I (%d input lines)", nr,
+		       nr == 1 ? "" : "s", in->lines);
+	else if (in->lines)
 		printf(", %d input line%s summed", in->lines,
 		       in->lines == 1 ? "" : "s");
 	if (in->skipped)
@@ -734,29 +1124,17 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 	printf("\n");
 	if (!m->n)
 		printf("  no TopDown metrics for this set\n");
-	for (int i = 0; i < m->n; i++) {
-		const struct td_voc *v = td_voc_find(m->m[i].name);
-
-		if (v && (v->flags & TD_VOC_BOTTLENECK) && m->m[i].valid &&
-		    (best < 0 || m->m[i].value > m->m[best].value))
-			best = i;
-	}
-	for (int i = 0; i < m->n; i++) {
+	else if (in->timed > 0)
+		best = plain_intervals(r, nr, &flagged, &invalid) ? 0 : -1;
+	else
+		best = bottleneck(m);
+	for (int i = 0; in->timed <= 0 && i < m->n; i++) {
 		const struct td_metric *x = &m->m[i];
 
-		printf("  %-24s ", x->name);
-		if (!x->valid) {
-			printf("%8s", "n/a");
-			invalid = true;
-		} else if (td_metric_is_fraction(x->name)) {
-			printf("%7.1f%%", x->value * 100.0);
-		} else {
-			printf("%8.*f", td_voc_prec(x->name), x->value);
-		}
-		if (x->flagged) {
+		plain_value(v, sizeof(v), x, &flagged, &invalid);
+		printf("  %-24s %8s", x->name, v);
+		if (x->flagged)
 			printf("  !");
-			flagged = true;
-		}
 		if (i == best)
 			printf("  *");
 		printf("\n");
@@ -772,17 +1150,117 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		printf("assumes: %s\n", nt->s[i]);
 }
 
-int do_decode(int argc, char **argv)
+/* The events the formula needs that interval iv has no count of, in
+ * buf (empty: none).
+ */
+static void missing(const struct decode_in *in, const struct decode_ivl *iv,
+		    char *buf, size_t n)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < in->s->nr_events; i++)
+		if (!iv->seen[i] && !in->s->ev[i].optional)
+			snprintf(buf + strlen(buf), n - strlen(buf), "%s%s",
+				 *buf ? ", " : "", in->s->ev[i].name);
+}
+
+static void decode_in_free(struct decode_in *in)
+{
+	for (size_t h = 0; h < in->pc_cap; h++)
+		free(in->pc[h].key);
+	free(in->pc);
+	free(in->ivl);
+}
+
+/*
+ * Decode the counts of in (its set and separator set) given as EVENT=COUNT
+ * arguments argv[0..argc), or without them read from stdin, and print the
+ * result. What do_decode() runs once the options are read, and the fuzz
+ * target (selftests/fuzz/fuzz_decode.c). 0, or -1 after p_err().
+ */
+static int decode_run(struct decode_in *in, const char *slots,
+		      const char *rev, int argc, char **argv)
 {
 	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
-	const char *setname = NULL, *slots = NULL, *rev = NULL;
 	char label[TOPDOWN_LABEL_LEN + 64], err[512];
-	struct decode_in in = { .sep = "," };
+	struct result *res = NULL;
 	struct notes nt = { 0 };
-	struct td_getopt g;
-	struct td_metrics m;
 	struct td_decoder d;
-	int opt, n;
+	int n, ret = -1;
+
+	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s", in->s->name,
+		     slots ? " slots=" : "", slots ? slots : "",
+		     rev ? " rev=" : "", rev ? rev : "");
+	if (n < 0 || n >= TOPDOWN_LABEL_LEN) {
+		p_err("decode: --slots/--revision too long");
+		return -1;
+	}
+	/* The label's checks first: a bad --slots/--revision is reported
+	 * before any count is read.
+	 */
+	memset(names, 0, sizeof(names));
+	for (int i = 0; i < in->s->nr_events; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", in->s->ev[i].name);
+	if (td_decoder_from_label(&d, label, (const char (*)[32])names,
+				  in->s->nr_events, err, sizeof(err))) {
+		p_err("decode: %s", err);
+		return -1;
+	}
+
+	if (argc && args(in, argc, argv))
+		goto out;
+	td_parsing_options = false;	/* stdin's lines are input */
+	if (!argc && read_stdin(in))
+		goto out;
+
+	/* Only what the formula reads is required, in every interval. */
+	for (int k = 0; k < in->nivl; k++) {
+		missing(in, &in->ivl[k], err, sizeof(err));
+		if (!*err)
+			continue;
+		if (in->timed > 0)
+			p_err("decode: missing counts for set %s in interval %s s: %s",
+			      in->s->name, in->ivl[k].time, err);
+		else
+			p_err("decode: missing counts for set %s: %s",
+			      in->s->name, err);
+		goto out;
+	}
+	for (int i = 0; i < in->s->nr_events; i++)
+		if (!in->seen[i])
+			names[i][0] = '\0';
+	if (td_decoder_partial(&d, label, (const char (*)[32])names,
+			       in->s->nr_events, err, sizeof(err))) {
+		p_err("decode: %s", err);
+		goto out;
+	}
+	res = calloc(in->nivl, sizeof(*res));
+	if (!res) {
+		p_err("decode: out of memory");
+		goto out;
+	}
+	for (int k = 0; k < in->nivl; k++) {
+		res[k].ivl = &in->ivl[k];
+		td_decode(&d, in->ivl[k].counts, &res[k].m);
+	}
+	assumptions(in, &d, slots, rev, &nt);
+	if (json_output || csv_output)
+		decode_rows(&d, label, res, in->nivl, in, &nt);
+	else
+		decode_plain(&d, label, res, in->nivl, in, &nt);
+	ret = 0;
+out:
+	free(res);
+	decode_in_free(in);
+	return ret;
+}
+
+int do_decode(int argc, char **argv)
+{
+	const char *setname = NULL, *slots = NULL, *rev = NULL;
+	struct decode_in in = { .sep = ",", .timed = -1 };
+	struct td_getopt g;
+	char err[512];
+	int opt;
 
 	td_getopt_build(&g, "decode", decode_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
@@ -826,55 +1304,5 @@ int do_decode(int argc, char **argv)
 		      err);
 		return -1;
 	}
-	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s", in.s->name,
-		     slots ? " slots=" : "", slots ? slots : "",
-		     rev ? " rev=" : "", rev ? rev : "");
-	if (n < 0 || n >= TOPDOWN_LABEL_LEN) {
-		p_err("decode: --slots/--revision too long");
-		return -1;
-	}
-	/* The label's checks first: a bad --slots/--revision is reported
-	 * before any count is read.
-	 */
-	memset(names, 0, sizeof(names));
-	for (int i = 0; i < in.s->nr_events; i++)
-		snprintf(names[i], sizeof(names[i]), "%s", in.s->ev[i].name);
-	if (td_decoder_from_label(&d, label, (const char (*)[32])names,
-				  in.s->nr_events, err, sizeof(err))) {
-		p_err("decode: %s", err);
-		return -1;
-	}
-
-	if (optind < argc && args(&in, argc - optind, argv + optind))
-		return -1;
-	td_parsing_options = false;
-	if (optind >= argc && read_stdin(&in))
-		return -1;
-
-	/* Only what the formula reads is required. */
-	err[0] = '\0';
-	for (int i = 0; i < in.s->nr_events; i++) {
-		if (in.seen[i])
-			continue;
-		if (!in.s->ev[i].optional)
-			snprintf(err + strlen(err), sizeof(err) - strlen(err),
-				 "%s%s", *err ? ", " : "", in.s->ev[i].name);
-		names[i][0] = '\0';
-	}
-	if (*err) {
-		p_err("decode: missing counts for set %s: %s", in.s->name, err);
-		return -1;
-	}
-	if (td_decoder_partial(&d, label, (const char (*)[32])names,
-			       in.s->nr_events, err, sizeof(err))) {
-		p_err("decode: %s", err);
-		return -1;
-	}
-	td_decode(&d, in.counts, &m);
-	assumptions(&in, &d, slots, rev, &nt);
-	if (json_output || csv_output)
-		decode_rows(&d, label, &m, &in, &nt);
-	else
-		decode_plain(&d, label, &m, &in, &nt);
-	return 0;
+	return decode_run(&in, slots, rev, argc - optind, argv + optind);
 }

@@ -164,10 +164,13 @@ static void print_header(struct dump_ctx *d)
 	       td_voc_title("comm"), td_voc_title("duration_ns"),
 	       td_voc_title("flags"));
 	for (uint32_t i = 0; i < cfg->nr_events; i++) {
-		d->ev_w[i] = max_int(14, (int)strnlen(cfg->events[i].name,
-						      TOPDOWN_NAME_LEN));
-		printf(" %*.*s", d->ev_w[i], TOPDOWN_NAME_LEN,
-		       cfg->events[i].name);
+		char t[TD_TEXT_SIZE(TOPDOWN_NAME_LEN)];
+		size_t cols, len;
+
+		/* the text of the name (output/text.h), never cut */
+		len = td_text(t, cfg->events[i].name, TOPDOWN_NAME_LEN, &cols);
+		d->ev_w[i] = max_int(14, (int)cols);
+		printf(" %*s", d->ev_w[i] + (int)(len - cols), t);
 	}
 	for (int i = 0; i < m.n; i++) {
 		const char *t = td_voc_title(m.m[i].name);

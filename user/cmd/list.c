@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tdctl list - what this machine is, every event set, the one in use (or
- * the one asked for with --events, on any machine: a set that does not
- * fit here is shown from its table with the reason).
+ * tdctl list - what this machine is, every event set, the one in use; or,
+ * with --set, the one asked for alone, on any machine (a set that does
+ * not fit here is shown from its table with the reason).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -31,7 +31,8 @@ const struct td_opt list_opts[] = {
 
 static const char list_desc[] =
 	"Show the detected CPU and PMUs, every event set tdctl knows,\n"
-	"and the set it would use (or SET, on any machine) with its events.\n";
+	"and the set it would use with its events; with --set, only SET\n"
+	"(any of them, on any machine: whether it fits here, and why).\n";
 
 static const char *arch_name(enum td_arch a)
 {
@@ -102,9 +103,11 @@ static const char *tmpl_pmu(const struct td_ev_tmpl *t)
 
 /* One row per event set, through the row emitter: "sets" of the JSON
  * output, the rows of the CSV output; "chosen" marks the set in use (or
- * the one asked for).
+ * --set SET where it fits: p is its plan, NULL where it does not). only:
+ * SET's row alone.
  */
-static void list_sets(const struct td_cpu_info *ci, const struct td_set *ps)
+static void list_sets(const struct td_cpu_info *ci, const struct td_plan *p,
+		      const struct td_set *ps, bool only)
 {
 	enum { L_NAME, L_EVENTS, L_FITS, L_CHOSEN, L_TITLE, L_METRICS,
 	       L_REASON, L_NR };
@@ -125,13 +128,16 @@ static void list_sets(const struct td_cpu_info *ci, const struct td_set *ps)
 	td_emit_list_begin(&e, "sets");
 	for (int i = 0; i < td_nr_sets; i++) {
 		const struct td_set *s = td_sets[i];
-		int fit = td_set_fit(s, ci, buf, sizeof(buf));
+		int fit;
 
+		if (only && s != ps)
+			continue;
+		fit = td_set_fit(s, ci, buf, sizeof(buf));
 		td_emit_begin(&e, NULL, NULL);
 		td_emit_str(&e, &f[L_NAME], s->name, SIZE_MAX);
 		td_emit_uint(&e, &f[L_EVENTS], (uint64_t)s->nr_events);
 		td_emit_bool(&e, &f[L_FITS], fit >= TD_FIT_MANUAL);
-		td_emit_bool(&e, &f[L_CHOSEN], s == ps);
+		td_emit_bool(&e, &f[L_CHOSEN], p && s == ps);
 		td_emit_str(&e, &f[L_TITLE], s->title, SIZE_MAX);
 		td_emit_str(&e, &f[L_METRICS], s->metrics, SIZE_MAX);
 		td_emit_str(&e, &f[L_REASON], buf, SIZE_MAX);
@@ -140,15 +146,18 @@ static void list_sets(const struct td_cpu_info *ci, const struct td_set *ps)
 	td_emit_list_end(&e);
 }
 
-/* p is NULL for a set asked for with --events that does not fit this
- * machine; why says so.
+/* p is NULL for a set asked for with --set that does not fit this
+ * machine; why says so. only: the set asked for alone ("sets" holds its
+ * entry, no "detected").
  */
 static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
-		      const struct td_set *ps, const char *why)
+		      const struct td_set *ps, const char *why, bool only)
 {
 	char buf[512], rev[16];
 
 	jsonw_start_object(json_wtr);
+	if (only)
+		goto sets;
 	jsonw_name(json_wtr, "detected");
 	jsonw_start_object(json_wtr);
 	jsonw_string_field(json_wtr, "arch", arch_name(ci->arch));
@@ -200,7 +209,8 @@ static void list_json(const struct td_cpu_info *ci, const struct td_plan *p,
 	jsonw_end_array(json_wtr);
 	jsonw_end_object(json_wtr);
 
-	list_sets(ci, ps);
+sets:
+	list_sets(ci, p, ps, only);
 
 	jsonw_name(json_wtr, "selected");
 	jsonw_start_object(json_wtr);
@@ -263,10 +273,12 @@ static int core_pmus(const struct td_cpu_info *ci)
 }
 
 static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
-		       const struct td_set *ps, const char *why)
+		       const struct td_set *ps, const char *why, bool only)
 {
 	char buf[512], cpus[256];
 
+	if (only)
+		goto set;
 	printf("Detected\n");
 	printf("  arch:   %s\n", arch_name(ci->arch));
 	cpu_line(ci, buf, sizeof(buf));
@@ -307,11 +319,12 @@ static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
 		       s->name, s->nr_events, fit_name(fit, s == ps),
 		       s->title);
 	}
-
+	printf("\n");
+set:
 	if (p)
-		printf("\nUsing %s: %s\n", p->set, p->why);
+		printf("Using %s: %s\n", p->set, p->why);
 	else
-		printf("\nSet %s, not usable here: %s\n", ps->name, why);
+		printf("Set %s, not usable here: %s\n", ps->name, why);
 	printf("Metrics: %s\n", ps->metrics);
 	printf("Formula: %s\n", ps->formula);
 	printf("Encodings: %s\n", ps->source);
@@ -383,11 +396,11 @@ int do_list(int argc, char **argv)
 	if (!ps)
 		ps = td_set_find(plan.set);
 	if (json_output)
-		list_json(ci, pp, ps, err);
+		list_json(ci, pp, ps, err, set);
 	else if (csv_output)
-		list_sets(ci, ps);
+		list_sets(ci, pp, ps, set);
 	else
-		list_plain(ci, pp, ps, err);
+		list_plain(ci, pp, ps, err, set);
 	td_cpu_info_free(ci);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "cli/tdctl.h"
 #include "file/lost.h"
 #include "file/tdfile.h"
+#include "output/text.h"
 
 const struct td_opt report_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
@@ -92,10 +93,22 @@ static void report_meta_json(const char *path, const struct td_file *f,
 	td_json_lost(json_wtr, &lost, true);
 }
 
+/* The text of a file's string (output/text.h), "?" when empty, in buf
+ * (TD_TEXT_SIZE(TD_FILE_TARGET_LEN) bytes).
+ */
+static const char *meta_text(char *buf, const char *s, size_t size)
+{
+	td_text(buf, s, size, NULL);
+	return *buf ? buf : "?";
+}
+
 static void report_meta_plain(const char *path, const struct td_file *f,
 			      uint64_t kept)
 {
 	const struct td_file_meta *m = &f->meta;
+	char t1[TD_TEXT_SIZE(TD_FILE_TARGET_LEN)];
+	char t2[TD_TEXT_SIZE(TD_FILE_TARGET_LEN)];
+	char t3[TD_TEXT_SIZE(TD_FILE_TARGET_LEN)];
 	char when[64], lost_text[32];
 	struct td_lost lost;
 
@@ -103,15 +116,19 @@ static void report_meta_plain(const char *path, const struct td_file *f,
 	format_time(m->start_realtime_ns, when, sizeof(when));
 	printf("# record file %s (format %u.%u)\n", path, m->version_major,
 	       m->version_minor);
+	/* Every string of the file as text: the one rule of output/text.h. */
 	printf("# recorded on %s (%s, Linux %s, %u CPUs), %s\n",
-	       *m->host ? m->host : "?", *m->arch ? m->arch : "?",
-	       *m->kernel ? m->kernel : "?", m->nr_cpus, when);
+	       meta_text(t1, m->host, sizeof(m->host)),
+	       meta_text(t2, m->arch, sizeof(m->arch)),
+	       meta_text(t3, m->kernel, sizeof(m->kernel)), m->nr_cpus, when);
 	if (*m->cpu)
-		printf("# cpu: %s\n", m->cpu);
-	printf("# target: %s\n", *m->target ? m->target : "?");
-	printf("# event set: %s; events:", m->cfg.label);
+		printf("# cpu: %s\n", meta_text(t1, m->cpu, sizeof(m->cpu)));
+	printf("# target: %s\n", meta_text(t1, m->target, sizeof(m->target)));
+	printf("# event set: %s; events:",
+	       meta_text(t1, m->cfg.label, sizeof(m->cfg.label)));
 	for (uint32_t i = 0; i < m->cfg.nr_events; i++)
-		printf("%s %s", i ? "," : "", m->cfg.events[i].name);
+		printf("%s %s", i ? "," : "",
+		       meta_text(t1, m->cfg.events[i].name, TOPDOWN_NAME_LEN));
 	printf("\n# %.3f s, %llu records in the file (%llu read), %s; %llu shown\n\n",
 	       (m->stop_ns - m->start_ns) / 1e9,
 	       (unsigned long long)f->nr_records,

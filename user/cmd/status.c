@@ -76,7 +76,7 @@ enum {
 	F_ERROR, F_LABEL, F_RING, F_WATERMARK, F_OVERFLOW, F_CPU, F_ONLINE,
 	F_COUNTING, F_CPU_STATE, F_RECORDS, F_LOST, F_READ_ERRORS,
 	F_PROBE_COUNT, F_PROBE_NS, F_PROBE_MEAN, F_EV_STATES, F_RECOVERIES,
-	F_BACKEND, F_NR
+	F_RETRIES, F_RETRY_DELAY, F_BACKEND, F_NR
 };
 
 /* JSON key and CSV column, table title, formats, column, width, decimals */
@@ -116,6 +116,9 @@ static const struct td_field cpu_fields[F_NR] = {
 	[F_EV_STATES] = CSV_FIELD("event_states"),
 	/* JSON too where the module reports counter states */
 	[F_RECOVERIES] = CSV_FIELD("recoveries"),
+	/* JSON too where the module reports the retries' back-off */
+	[F_RETRIES] = CSV_FIELD("retries"),
+	[F_RETRY_DELAY] = CSV_FIELD("retry_delay_ms"),
 	[F_BACKEND] = CSV_FIELD("backend"),
 };
 
@@ -132,6 +135,10 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
 	memcpy(f, cpu_fields, sizeof(f));
 	if (ev_state)
 		f[F_RECOVERIES].in |= TD_IN_JSON;
+	if (ev_state && td_stats_have_retries(st)) {
+		f[F_RETRIES].in |= TD_IN_JSON;
+		f[F_RETRY_DELAY].in |= TD_IN_JSON;
+	}
 	if (st->error_code)
 		snprintf(err, sizeof(err), "event %d on CPU %d: %s",
 			 st->error_event, st->error_cpu,
@@ -181,6 +188,8 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
 		ev_states(st, cfg, s, evs, sizeof(evs));
 		td_emit_str(e, &f[F_EV_STATES], evs, sizeof(evs));
 		td_emit_uint(e, &f[F_RECOVERIES], s->recoveries);
+		td_emit_uint(e, &f[F_RETRIES], s->retries);
+		td_emit_uint(e, &f[F_RETRY_DELAY], s->retry_delay_ms);
 		td_emit_str(e, &f[F_BACKEND], td_backend_name(be), SIZE_MAX);
 		w = td_emit_json(e);
 		if (w && ev_state) {
@@ -342,8 +351,14 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 		if (!odd)
 			continue;
 		ev_states(st, cfg, s, evs, sizeof(evs));
-		printf("CPU %u counters: %s (recovered %llu)\n", s->cpu, evs,
+		printf("CPU %u counters: %s (recovered %llu", s->cpu, evs,
 		       (unsigned long long)s->recoveries);
+		if (td_stats_have_retries(st) && s->retries)
+			printf(", %llu retries", (unsigned long long)s->retries);
+		if (td_stats_have_retries(st) && s->retry_delay_ms)
+			printf(", backing off: %u ms between retries",
+			       s->retry_delay_ms);
+		printf(")\n");
 	}
 	td_warn_no_counter(st, stats, cfg,
 			   td_events_without_counter(st, stats, false), false,

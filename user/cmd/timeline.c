@@ -11,8 +11,11 @@
  *     and metrics as args; lost records as instant (i) events there.
  *     Linux pids stay below 2^22 (PID_MAX_LIMIT), so these ids never
  *     collide with a real one.
- *   - per thread of each real process: a counter (C) event per slice,
- *     named "tid N", with IPC and the TopDown fractions as its series.
+ *   - per thread of each real process: counter (C) events named "tid N"
+ *     with IPC and the TopDown fractions as their series (--counters):
+ *     once per interval of the slices in it (the default), when a value
+ *     moved by more than a threshold since the thread's last one, at
+ *     every slice, or none.
  *   - process_name / thread_name metadata (M) for every pid and tid used.
  * Timestamps are microseconds since the earliest slice start (or the
  * recording's start), written with all nine decimal digits of the
@@ -35,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "live/cgpath.h"
 #include "live/collect.h"
 #include "evset/evset.h"
@@ -55,6 +59,10 @@ const struct td_opt timeline_opts[] = {
 	TD_OPT_FILTERS,
 	{ "duration", 0, 'D', TD_ARG_NUM, "S",
 	  "record every task live for S seconds instead of reading a file", 0 },
+	{ "counters", 0, 'c', TD_ARG_WORD, "MODE",
+	  "per-thread counter events: interval[:S] (one per S seconds, the "
+	  "default, S 0.1), change[:T] (when a value moves by more than T, "
+	  "0.05), slice or none", 0 },
 	TD_OPT_OUT_JSON,
 	TD_OPT_OUT_FILE,
 	TD_OPT_HELP,
@@ -68,7 +76,8 @@ static const char timeline_desc[] =
 	"chrome://tracing: a track per CPU with one slice per time slice,\n"
 	"named by comm, with its pid, tid, cgroup, counts and TopDown\n"
 	"fractions; per-thread counter tracks of IPC and the TopDown\n"
-	"fractions; lost records as instant events.\n";
+	"fractions (--counters: per interval, the default, when they\n"
+	"change, at every slice, or none); lost records as instant events.\n";
 
 /* Where the records come from: a checked record file or a live buffer. */
 struct tl_src {
@@ -93,50 +102,81 @@ tl_rec(const struct tl_src *s, uint64_t i, struct topdown_record *tmp)
 	return tmp;
 }
 
-/* (tgid, tid) -> the last comm seen: the metadata events at the end. */
+/*
+ * (tgid, tid) -> the last comm seen: the metadata events at the end, in
+ * the order the threads were first seen. The keys come from the file: a
+ * keyed hash (base/hash.h) over an index of the entries.
+ */
+/* The counter series: IPC and the TopDown Level 1 fractions. */
+#define TL_SERIES	5
+
 struct tl_thread {
-	uint64_t key;		/* tgid << 32 | tid, 0: empty slot */
+	uint64_t key;		/* tgid << 32 | tid */
 	char comm[TOPDOWN_COMM_LEN];
+	/* its counter track: the values last written (--counters change),
+	 * the counts of its interval (--counters interval)
+	 */
+	double last[TL_SERIES];
+	unsigned int written;	/* bit i: last[i] was written */
+	bool in_bucket;
+	uint64_t bucket;
+	uint64_t sum[TOPDOWN_MAX_EVENTS];
 };
 
 struct tl_threads {
-	struct tl_thread *t;
-	size_t n, cap;		/* cap: a power of two */
+	struct tl_thread *t;	/* in insertion order */
+	size_t n, cap;
+	uint32_t *slot;		/* index + 1 into t, 0: empty */
+	size_t nslots;		/* a power of two */
 	bool oom;
 };
+
+static size_t tl_slot(const struct tl_threads *h, uint64_t key)
+{
+	size_t i = td_hash2(key, 0) & (h->nslots - 1);
+
+	while (h->slot[i] && h->t[h->slot[i] - 1].key != key)
+		i = (i + 1) & (h->nslots - 1);
+	return i;
+}
 
 static struct tl_thread *tl_thread(struct tl_threads *h, uint64_t key)
 {
 	size_t i;
 
-	if ((h->n + 1) * 2 > h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 1024;
-		struct tl_thread *nt = calloc(ncap, sizeof(*nt));
+	if ((h->n + 1) * 2 > h->nslots) {
+		size_t ns = h->nslots ? h->nslots * 2 : 1024;
+		uint32_t *slot = calloc(ns, sizeof(*slot));
+
+		if (!slot || ns > UINT32_MAX) {
+			free(slot);
+			h->oom = true;
+			return NULL;
+		}
+		free(h->slot);
+		h->slot = slot;
+		h->nslots = ns;
+		for (size_t k = 0; k < h->n; k++)
+			h->slot[tl_slot(h, h->t[k].key)] = k + 1;
+	}
+	i = tl_slot(h, key);
+	if (h->slot[i])
+		return &h->t[h->slot[i] - 1];
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 1024;
+		struct tl_thread *nt = realloc(h->t, cap * sizeof(*nt));
 
 		if (!nt) {
 			h->oom = true;
 			return NULL;
 		}
-		for (size_t k = 0; k < h->cap; k++) {
-			if (!h->t[k].key)
-				continue;
-			i = (h->t[k].key * 0x9e3779b97f4a7c15ull) >> 20 & (ncap - 1);
-			while (nt[i].key)
-				i = (i + 1) & (ncap - 1);
-			nt[i] = h->t[k];
-		}
-		free(h->t);
 		h->t = nt;
-		h->cap = ncap;
+		h->cap = cap;
 	}
-	i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (h->cap - 1);
-	while (h->t[i].key && h->t[i].key != key)
-		i = (i + 1) & (h->cap - 1);
-	if (!h->t[i].key) {
-		h->t[i].key = key;
-		h->n++;
-	}
-	return &h->t[i];
+	memset(&h->t[h->n], 0, sizeof(h->t[h->n]));
+	h->t[h->n].key = key;
+	h->slot[i] = ++h->n;
+	return &h->t[h->n - 1];
 }
 
 static const struct tl_thread *tl_find(const struct tl_threads *h,
@@ -144,17 +184,37 @@ static const struct tl_thread *tl_find(const struct tl_threads *h,
 {
 	size_t i;
 
-	if (!h->cap)
+	if (!h->nslots)
 		return NULL;
-	i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (h->cap - 1);
-	while (h->t[i].key && h->t[i].key != key)
-		i = (i + 1) & (h->cap - 1);
-	return h->t[i].key ? &h->t[i] : NULL;
+	i = tl_slot(h, key);
+	return h->slot[i] ? &h->t[h->slot[i] - 1] : NULL;
 }
+
+static void tl_threads_free(struct tl_threads *h)
+{
+	free(h->t);
+	free(h->slot);
+}
+
+enum tl_counters {
+	TL_CNT_CHANGE,		/* when a value moves by more than threshold */
+	TL_CNT_SLICE,		/* at every slice */
+	TL_CNT_INTERVAL,	/* once per thread per interval_ns */
+	TL_CNT_NONE,
+};
 
 struct tl_opts {
 	uint64_t min_ns;
 	struct td_filter filter;	/* --from/--to too */
+	enum tl_counters counters;
+	double threshold;		/* TL_CNT_CHANGE */
+	uint64_t interval_ns;		/* TL_CNT_INTERVAL */
+};
+
+/* A slice whose thread has a counter track: its record and start. */
+struct tl_cslice {
+	uint64_t start;
+	uint64_t index;
 };
 
 struct tl_out {
@@ -164,6 +224,7 @@ struct tl_out {
 	int ev_len[TOPDOWN_MAX_EVENTS];
 	/* counts */
 	uint64_t slices, short_skipped, outside, clipped, lost_events;
+	uint64_t counters;
 };
 
 static void put_str(struct td_buf *b, const char *s)
@@ -205,12 +266,18 @@ static void put_num(struct td_buf *b, double v)
 		td_buf_g17(b, v);
 }
 
-static bool is_l1(const char *name)
+/* The series of a metric (0: IPC, 1-4: the fractions), or -1. */
+static int series_of(const char *name)
 {
-	return !strcmp(name, "ipc") || !strcmp(name, "retiring") ||
-	       !strcmp(name, "bad_speculation") ||
-	       !strcmp(name, "frontend_bound") ||
-	       !strcmp(name, "backend_bound");
+	static const char *const names[TL_SERIES] = {
+		"ipc", "retiring", "bad_speculation", "frontend_bound",
+		"backend_bound",
+	};
+
+	for (int i = 0; i < TL_SERIES; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
 }
 
 static void put_lost(struct tl_out *o, uint32_t cpu, uint64_t ns,
@@ -308,37 +375,151 @@ static void put_slice(struct tl_out *o, const struct tl_src *s,
 	}
 	put_str(b, "}}");
 	o->slices++;
+}
 
-	/* The thread's counter tracks; the idle task has none. */
-	if (!dec || (r->flags & TOPDOWN_REC_IDLE) || !r->pid ||
-	    (r->flags & TOPDOWN_REC_ERROR_MASK))
-		return;
-	any = false;
-	for (int i = 0; i < m.n; i++) {
-		if (!m.m[i].valid || !isfinite(m.m[i].value) ||
-		    !is_l1(m.m[i].name))
+/* Does r's thread get a counter track? Not the idle task, nor a slice
+ * with an unreadable counter.
+ */
+static bool has_counters(const struct topdown_record *r)
+{
+	return r->pid && !(r->flags & TOPDOWN_REC_IDLE) &&
+	       !(r->flags & TOPDOWN_REC_ERROR_MASK);
+}
+
+/* A counter event of thread tgid/tid at ns: the series m has. */
+static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
+			uint64_t ns, const struct td_metrics *m)
+{
+	struct td_buf *b = &o->b;
+	bool any = false;
+
+	for (int i = 0; i < m->n; i++) {
+		if (!m->m[i].valid || !isfinite(m->m[i].value) ||
+		    series_of(m->m[i].name) < 0)
 			continue;
 		if (!any) {
 			put_str(b, ",\n{\"ph\":\"C\",\"pid\":");
-			td_buf_u64(b, r->tgid, 0);
+			td_buf_u64(b, tgid, 0);
 			put_str(b, ",\"tid\":");
-			td_buf_u64(b, r->pid, 0);
+			td_buf_u64(b, tid, 0);
 			put_str(b, ",\"ts\":");
-			put_us(o, start);
+			put_us(o, ns);
 			put_str(b, ",\"name\":\"tid ");
-			td_buf_u64(b, r->pid, 0);
+			td_buf_u64(b, tid, 0);
 			put_str(b, "\",\"args\":{");
 		} else {
 			td_buf_char(b, ',');
 		}
 		any = true;
 		td_buf_char(b, '"');
-		put_str(b, m.m[i].name);
+		put_str(b, m->m[i].name);
 		put_str(b, "\":");
-		put_num(b, m.m[i].value);
+		put_num(b, m->m[i].value);
 	}
-	if (any)
+	if (any) {
 		put_str(b, "}}");
+		o->counters++;
+	}
+}
+
+/* --counters change: did a series of m move by more than threshold
+ * (absolute for the fractions, relative for IPC) since t's last event,
+ * or appear or go? Then t remembers m's values.
+ */
+static bool changed(struct tl_thread *t, const struct td_metrics *m,
+		    double threshold)
+{
+	double v[TL_SERIES];
+	unsigned int has = 0;
+	bool moved = false;
+
+	for (int i = 0; i < m->n; i++) {
+		int k = series_of(m->m[i].name);
+
+		if (k < 0 || !m->m[i].valid || !isfinite(m->m[i].value))
+			continue;
+		v[k] = m->m[i].value;
+		has |= 1u << k;
+		if (!(t->written & 1u << k))
+			continue;
+		if (fabs(v[k] - t->last[k]) >
+		    (k ? threshold : threshold * fabs(t->last[k])))
+			moved = true;
+	}
+	if (!moved && has == t->written)
+		return false;
+	for (int k = 0; k < TL_SERIES; k++)
+		if (has & 1u << k)
+			t->last[k] = v[k];
+	t->written = has;
+	return true;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct tl_cslice *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* --counters interval: t's interval as one event at its start. */
+static void flush_bucket(struct tl_out *o, const struct td_decoder *dec,
+			 struct tl_thread *t, uint64_t interval_ns)
+{
+	struct td_metrics m;
+
+	if (!t->in_bucket)
+		return;
+	td_decode(dec, t->sum, &m);
+	put_counter(o, (uint32_t)(t->key >> 32), (uint32_t)t->key,
+		    o->base + t->bucket * interval_ns, &m);
+	memset(t->sum, 0, sizeof(t->sum));
+	t->in_bucket = false;
+}
+
+/* The counter tracks of the slices cs[0..n), in time order. */
+static void put_counters(struct tl_out *o, const struct tl_src *s,
+			 const struct td_decoder *dec, struct tl_threads *th,
+			 struct tl_cslice *cs, size_t n,
+			 const struct tl_opts *opt)
+{
+	struct topdown_record tmp;
+	struct td_metrics m;
+
+	qsort(cs, n, sizeof(*cs), by_start);
+	for (size_t i = 0; i < n; i++) {
+		const struct topdown_record *r = tl_rec(s, cs[i].index, &tmp);
+		struct tl_thread *t =
+			tl_thread(th, (uint64_t)r->tgid << 32 | r->pid);
+		uint64_t k;
+
+		if (!t)
+			return;		/* out of memory: th->oom says so */
+		if (opt->counters == TL_CNT_INTERVAL) {
+			k = (cs[i].start - o->base) / opt->interval_ns;
+			if (t->in_bucket && t->bucket != k)
+				flush_bucket(o, dec, t, opt->interval_ns);
+			t->in_bucket = true;
+			t->bucket = k;
+			for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
+				t->sum[e] += r->delta[e];
+			continue;
+		}
+		{
+			uint64_t cnt[TOPDOWN_MAX_EVENTS];
+
+			for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
+				cnt[e] = r->delta[e];
+			td_decode(dec, cnt, &m);
+		}
+		if (opt->counters == TL_CNT_SLICE ||
+		    changed(t, &m, opt->threshold))
+			put_counter(o, r->tgid, r->pid, cs[i].start, &m);
+	}
+	for (size_t k = 0; opt->counters == TL_CNT_INTERVAL && k < th->n; k++)
+		flush_bucket(o, dec, &th->t[k], opt->interval_ns);
 }
 
 /* Metadata naming a track: comm is a task's comm, or "CPU n". */
@@ -397,6 +578,8 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	bool *used = calloc(s->nr_cpus + 1, sizeof(bool));
 	struct td_gaps gaps = { 0 };
 	struct tl_threads th = { 0 }, named = { 0 };
+	struct tl_cslice *cs = NULL;
+	size_t ncs = 0, cs_cap = 0;
 	struct topdown_record tmp;
 	struct td_filter filter;
 	uint64_t from, to;
@@ -483,7 +666,25 @@ static int write_trace(FILE *out, const struct tl_src *s,
 			if (t)
 				memcpy(t->comm, r->comm, TOPDOWN_COMM_LEN);
 		}
+		/* its counter event, once every slice is known */
+		if (can_decode && opt->counters != TL_CNT_NONE &&
+		    has_counters(r)) {
+			if (ncs == cs_cap) {
+				size_t cap = cs_cap ? 2 * cs_cap : 4096;
+				struct tl_cslice *n = realloc(cs, cap * sizeof(*n));
+
+				if (!n) {
+					th.oom = true;
+					break;
+				}
+				cs = n;
+				cs_cap = cap;
+			}
+			cs[ncs++] = (struct tl_cslice){ start, i };
+		}
 	}
+	if (!th.oom && ncs)
+		put_counters(o, s, &dec, &th, cs, ncs, opt);
 	if (th.oom) {
 		p_err("out of memory");
 		goto out;
@@ -514,13 +715,11 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	/* A process is named after its main thread, else its first thread
 	 * in the table.
 	 */
-	for (size_t k = 0; k < th.cap; k++) {
+	for (size_t k = 0; k < th.n; k++) {
 		const struct tl_thread *t = &th.t[k];
 		uint32_t tgid = (uint32_t)(t->key >> 32), tid = (uint32_t)t->key;
 		const struct tl_thread *main_t;
 
-		if (!t->key)
-			continue;
 		put_meta(&o->b, "thread_name", tgid, tid, t->comm);
 		main_t = tl_find(&th, (uint64_t)tgid << 32 | tgid);
 		if (main_t && main_t != t)
@@ -546,8 +745,9 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	if (o->clipped)
 		p_warn("%llu slices overlapped earlier ones of their CPU and were left out",
 		       (unsigned long long)o->clipped);
-	p_info("%llu slices, %llu lost-record events; %llu outside the window, %llu shorter than --min-slice",
+	p_info("%llu slices, %llu counter events, %llu lost-record events; %llu outside the window, %llu shorter than --min-slice",
 	       (unsigned long long)o->slices,
+	       (unsigned long long)o->counters,
 	       (unsigned long long)o->lost_events,
 	       (unsigned long long)o->outside,
 	       (unsigned long long)o->short_skipped);
@@ -557,8 +757,9 @@ out:
 	if (o)
 		td_buf_close(&o->b);
 out_nobuf:
-	free(th.t);
-	free(named.t);
+	tl_threads_free(&th);
+	tl_threads_free(&named);
+	free(cs);
 	free(last_end);
 	td_gaps_free(&gaps);
 	free(used);
@@ -597,10 +798,58 @@ static void tl_on_record(const struct topdown_record *r, void *ctx)
 	c->recs[c->n++] = *r;
 }
 
+/* --counters change[:T] | slice | interval[:S] | none */
+static int parse_counters(const char *arg, struct tl_opts *opt)
+{
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	unsigned long long ns;
+	char *end;
+
+	if (len == 6 && !strncmp(arg, "change", 6)) {
+		opt->counters = TL_CNT_CHANGE;
+		if (!colon)
+			return 0;
+		errno = 0;
+		opt->threshold = strtod(colon + 1, &end);
+		if (!errno && end != colon + 1 && !*end &&
+		    opt->threshold >= 0 && opt->threshold <= 10)
+			return 0;
+		p_err("--counters change:T: T is a number from 0 to 10 (a fraction's change, or IPC's relative one), not '%s'",
+		      colon + 1);
+		return -1;
+	}
+	if (len == 8 && !strncmp(arg, "interval", 8)) {
+		opt->counters = TL_CNT_INTERVAL;
+		if (!colon)
+			return 0;
+		if (parse_seconds("--counters interval", colon + 1, 3600, &ns))
+			return -1;
+		if (!ns) {
+			p_err("--counters interval:S: S must be more than 0");
+			return -1;
+		}
+		opt->interval_ns = ns;
+		return 0;
+	}
+	if (!colon && !strcmp(arg, "slice")) {
+		opt->counters = TL_CNT_SLICE;
+		return 0;
+	}
+	if (!colon && !strcmp(arg, "none")) {
+		opt->counters = TL_CNT_NONE;
+		return 0;
+	}
+	p_err("--counters: '%s' is not change[:T], slice, interval[:S] or none",
+	      arg);
+	return -1;
+}
+
 int do_timeline(int argc, char **argv)
 {
 	const char *in = NULL;
-	struct tl_opts opt = { 0 };
+	struct tl_opts opt = { .counters = TL_CNT_INTERVAL, .threshold = 0.05,
+			       .interval_ns = 100000000 };
 	struct tl_live *lv = NULL;
 	struct td_file_image img = { 0 };
 	struct td_file f = { 0 };
@@ -633,6 +882,10 @@ int do_timeline(int argc, char **argv)
 			if (parse_u64("--min-slice", optarg, 1000000000ull, &v))
 				return -1;
 			opt.min_ns = v * 1000;
+			break;
+		case 'c':
+			if (parse_counters(optarg, &opt))
+				return -1;
 			break;
 		case 'D':
 			if (parse_seconds("--duration", optarg, 86400, &dur))

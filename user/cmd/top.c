@@ -27,6 +27,7 @@
 #include "cli/tdctl.h"
 #include "file/lost.h"
 #include "file/tdfile.h"
+#include "output/text.h"
 
 const struct td_opt top_opts[] = {
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
@@ -67,6 +68,7 @@ struct top_ctx {
 	struct td_agg cur, next, shown;
 	const char *source;	/* "live" or the replayed file */
 	const char *set;
+	char label[TD_TEXT_SIZE(TOPDOWN_LABEL_LEN)];
 	uint32_t nr_cpus;
 	uint64_t start_ns;
 	uint64_t prev_end;	/* end of the previous interval */
@@ -321,17 +323,40 @@ static int by_stamp(const void *a, const void *b)
 }
 
 /*
- * Replay a file: intervals of `delay` in the records' own time. Records
- * lost while recording are counted in the interval of their gap in the
- * CPU's sequence numbers, the rest in the last one (file/lost.h).
+ * The end of the k-th interval (k >= 1) of `delay` from start, at most
+ * stop: computed without wrapping, whatever the file's times.
+ */
+static uint64_t ivl_end(uint64_t start, uint64_t stop, uint64_t delay,
+			uint64_t k)
+{
+	if (k > (stop - start) / delay)
+		return stop;
+	return start + k * delay;
+}
+
+/* The interval (k >= 1) that time t (start <= t) ends up in. */
+static uint64_t ivl_of(uint64_t start, uint64_t delay, uint64_t t)
+{
+	uint64_t k = (t - start) / delay + !!((t - start) % delay);
+
+	return k ? k : 1;
+}
+
+/*
+ * Replay a file: intervals of `delay` in the records' own time. An
+ * interval without records is not shown (but the last): the snapshots are
+ * at most one per record, whatever the time the file spans. Records lost
+ * while recording are counted in the interval of their gap in the CPU's
+ * sequence numbers, the rest in the last one (file/lost.h).
  */
 static int top_replay(struct top_ctx *t, const struct td_file *f,
 		      uint64_t delay)
 {
+	uint64_t start = t->start_ns, stop = f->meta.stop_ns, end, ivl, last;
 	struct topdown_record r;
 	struct stamp *order;
 	struct td_gaps gaps;
-	uint64_t end, i = 0, lost = 0;
+	uint64_t i = 0, lost = 0;
 
 	order = malloc((f->nr_records ? f->nr_records : 1) * sizeof(*order));
 	if (!order || td_gaps_init_file(&gaps, f)) {
@@ -347,18 +372,30 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 	}
 	qsort(order, f->nr_records, sizeof(*order), by_stamp);
 	td_catch_signals();
-	for (end = t->start_ns + delay;; end += delay) {
+	/* The parser keeps every record within start..stop. */
+	last = stop > start ? ivl_of(start, delay, stop) : 1;
+	for (ivl = 1;; ivl++) {
+		uint64_t next = ivl_of(start, delay, i < f->nr_records ?
+				       order[i].time_ns : stop);
+
+		/* Empty intervals are skipped: to the next record's, or to
+		 * the last one.
+		 */
+		if (next > ivl)
+			ivl = next < last ? next : last;
+		end = ivl_end(start, stop, delay, ivl);
 		for (; i < f->nr_records && order[i].time_ns <= end; i++) {
 			td_file_record(f, order[i].index, &r);
 			lost += td_gaps_before(&gaps, &r);
 			if (td_filter_match(&t->filter, &r))
 				td_agg_add(&t->cur, &r);
 		}
-		if (end >= f->meta.stop_ns)
+		if (ivl >= last)
 			for (uint32_t c = 0; c < f->meta.nr_cpus; c++)
 				lost += td_gaps_rest(&gaps, c);
-		snapshot(t, end > f->meta.stop_ns ? f->meta.stop_ns : end, lost);
-		if (end >= f->meta.stop_ns || td_signal ||
+		t->prev_end = ivl_end(start, stop, delay, ivl - 1);
+		snapshot(t, end, lost);
+		if (ivl >= last || td_signal ||
 		    (t->iterations && t->count >= t->iterations))
 			break;
 		if (!t->batch) {
@@ -462,7 +499,10 @@ int do_top(int argc, char **argv)
 		t->filter.base_ns = t->start_ns;
 		t->prev_end = f.meta.start_ns;
 		t->nr_cpus = f.meta.nr_cpus;
-		t->set = f.meta.cfg.label;
+		/* the file's label as text (output/text.h) */
+		td_text(t->label, f.meta.cfg.label, sizeof(f.meta.cfg.label),
+			NULL);
+		t->set = t->label;
 		if (td_decoder_for(&f.meta.cfg, &t->live.dec)) {
 			t->set = t->live.dec.set;
 			t->live.can_decode = true;

@@ -39,6 +39,11 @@ bool td_stats_have_ev_state(const struct topdown_status *st)
 	return st->stats_size >= TOPDOWN_CPU_STATS_SIZE_VER1;
 }
 
+bool td_stats_have_retries(const struct topdown_status *st)
+{
+	return st->stats_size >= TOPDOWN_CPU_STATS_SIZE_VER2;
+}
+
 const char *td_evstate_name(const struct topdown_status *st,
 			    const struct topdown_cpu_stats *s, uint32_t ev)
 {
@@ -172,7 +177,7 @@ void td_warn_no_counter(const struct topdown_status *st,
 		p_warn("the BPF backend has no resident process: every %s command that opens it (status, dump, stat, top, record, serve) retries, and the readers every second while they run; it counts again, without a restart, once a counter is free",
 		       bin_name);
 	else if (retry)
-		p_warn("the module retries every %u ms (/sys/module/topdown/parameters/retry_ms) and counts again, without a restart, once a counter is free",
+		p_warn("the module retries every %u ms (/sys/module/topdown/parameters/retry_ms), less often while none is free (retry_max_ms), and counts again, without a restart, once a counter is free",
 		       retry);
 	else
 		p_warn("a module without retries (older than this tdctl) counts again only after '%s unload' and '%s load'",

@@ -18,6 +18,8 @@ const char *td_evstate_name(const struct topdown_status *st,
 
 /* The module filled the TOPDOWN_CPU_STATS_SIZE_VER1 fields. */
 bool td_stats_have_ev_state(const struct topdown_status *st);
+/* The module filled the TOPDOWN_CPU_STATS_SIZE_VER2 fields (retries). */
+bool td_stats_have_retries(const struct topdown_status *st);
 
 /*
  * Events that have no hardware counter on some CPU now (or, with

@@ -72,7 +72,7 @@ static size_t strip_modifiers(const char *name, size_t len)
 	return len;
 }
 
-int td_set_event_index(const struct td_set *s, const char *name, size_t len)
+static int name_index(const struct td_set *s, const char *name, size_t len)
 {
 	const char *inner = name, *slash;
 	size_t pmu_len = 0, n;
@@ -111,6 +111,187 @@ int td_set_event_index(const struct td_set *s, const char *name, size_t len)
 			return i;
 	}
 	return -1;
+}
+
+/* ---- raw encodings ---------------------------------------------------- */
+
+/*
+ * An event given by its encoding, as perf prints an event given so:
+ * "rNNNN" (hex, the raw config), "raw 0xNNNN" (perf's name of a raw event
+ * without one), PMU/TERMS/ with modifiers after it, or the bare TERMS of
+ * a set's encoding as `tdctl list` shows them ("event=0xa4,umask=0x01").
+ * TERMS are perf's x86 and Arm format terms that the sets' encodings use
+ * (event, umask, cmask, edge, inv, any; absent ones 0) or config=N; they
+ * are compared term by term with the template's encoding, a config with
+ * the template's config, so that no PMU's format files are needed.
+ */
+enum { ENC_EVENT, ENC_UMASK, ENC_CMASK, ENC_EDGE, ENC_INV, ENC_ANY, ENC_NR };
+
+static const char *const enc_term[ENC_NR] = {
+	"event", "umask", "cmask", "edge", "inv", "any",
+};
+
+struct enc {
+	uint64_t v[ENC_NR];
+	bool has_config;	/* a raw config, not terms */
+	uint64_t config;
+	const char *pmu;	/* NULL: none given */
+	size_t pmu_len;
+};
+
+/* A number as perf's terms and rNNNN take it: 0x hex or decimal (hex
+ * only with hex set); the whole of s[0..n), at most 64 bits.
+ */
+static bool enc_num(const char *s, size_t n, bool hex, uint64_t *v)
+{
+	int base = hex ? 16 : 10;
+
+	if (!hex && n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		n -= 2;
+		base = 16;
+	}
+	if (!n)
+		return false;
+	*v = 0;
+	for (size_t i = 0; i < n; i++) {
+		int d = isdigit((unsigned char)s[i]) ? s[i] - '0' :
+			base == 16 && isxdigit((unsigned char)s[i]) ?
+			tolower((unsigned char)s[i]) - 'a' + 10 : -1;
+
+		if (d < 0 || *v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return false;
+		*v = *v * base + (uint64_t)d;
+	}
+	return true;
+}
+
+/* "event=0xa4,umask=0x01" into e; false if anything else is in it. */
+static bool enc_terms(const char *s, size_t n, struct enc *e)
+{
+	bool seen[ENC_NR] = { false }, any = false;
+
+	while (n) {
+		const char *comma = memchr(s, ',', n);
+		size_t len = comma ? (size_t)(comma - s) : n;
+		const char *eq = memchr(s, '=', len);
+		size_t klen = eq ? (size_t)(eq - s) : len;
+		uint64_t v = 1;		/* a flag term without a value */
+		int k;
+
+		if (eq && !enc_num(eq + 1, len - klen - 1, false, &v))
+			return false;
+		if (klen == 6 && !strncasecmp(s, "config", 6) && eq &&
+		    !any && !e->has_config) {
+			e->has_config = true;
+			e->config = v;
+		} else {
+			for (k = 0; k < ENC_NR; k++)
+				if (strlen(enc_term[k]) == klen &&
+				    !strncasecmp(enc_term[k], s, klen))
+					break;
+			if (k == ENC_NR || seen[k] || e->has_config)
+				return false;
+			seen[k] = true;
+			e->v[k] = v;
+		}
+		any = true;
+		if (!comma)
+			break;
+		s += len + 1;
+		n -= len + 1;
+		if (!n)
+			return false;	/* a trailing comma */
+	}
+	return any && (e->has_config || seen[ENC_EVENT]);
+}
+
+/* The encoding in name[0..len), or false if it is not one. */
+static bool enc_parse(const char *name, size_t len, struct enc *e)
+{
+	const char *slash, *end;
+	uint64_t v;
+
+	memset(e, 0, sizeof(*e));
+	len = strip_modifiers(name, len);
+	if (len > 1 && name[0] == 'r' && enc_num(name + 1, len - 1, true, &v)) {
+		e->has_config = true;
+		e->config = v;
+		return true;
+	}
+	if (len > 6 && !strncmp(name, "raw 0x", 6) &&
+	    enc_num(name + 6, len - 6, true, &v)) {
+		e->has_config = true;
+		e->config = v;
+		return true;
+	}
+	slash = memchr(name, '/', len);
+	if (!slash)
+		return enc_terms(name, len, e);
+	/* PMU/TERMS/ and perf's modifiers after the closing slash */
+	end = name + len;
+	while (end > slash + 1 && end[-1] != '/') {
+		if (!strchr("ukhIGHpPSDWeb", end[-1]))
+			return false;
+		end--;
+	}
+	if (end == slash + 1 || slash == name)
+		return false;
+	e->pmu = name;
+	e->pmu_len = slash - name;
+	return enc_terms(slash + 1, end - 1 - (slash + 1), e);
+}
+
+/* Does the PMU given (if any) count template t's event? */
+static bool enc_pmu_fits(const struct enc *e, const struct td_ev_tmpl *t)
+{
+	const char *want = t->pmu == TD_PMU_CORE ? "cpu_core" :
+			   t->pmu == TD_PMU_ATOM ? "cpu_atom" : NULL;
+
+	if (!e->pmu)
+		return true;
+	if (want)
+		return e->pmu_len == strlen(want) &&
+		       !strncmp(e->pmu, want, e->pmu_len);
+	return (e->pmu_len == 3 && !strncmp(e->pmu, "cpu", 3)) ||
+	       (e->pmu_len > 4 && !strncmp(e->pmu, "armv", 4));
+}
+
+static int encoding_index(const struct td_set *s, const char *name,
+			  size_t len)
+{
+	struct enc in, t;
+
+	if (!enc_parse(name, len, &in))
+		return -1;
+	for (int i = 0; i < s->nr_events; i++) {
+		const struct td_ev_tmpl *tm = &s->ev[i];
+		const char *te = tm->encoding, *sp;
+
+		if (tm->kind != TD_EV_RAW || !enc_pmu_fits(&in, tm))
+			continue;
+		if (in.has_config) {
+			if (in.config == tm->config)
+				return i;
+			continue;
+		}
+		/* the template's "cpu_core event=..." */
+		sp = strchr(te, ' ');
+		if (sp)
+			te = sp + 1;
+		memset(&t, 0, sizeof(t));
+		if (enc_terms(te, strlen(te), &t) && !t.has_config &&
+		    !memcmp(t.v, in.v, sizeof(t.v)))
+			return i;
+	}
+	return -1;
+}
+
+int td_set_event_index(const struct td_set *s, const char *name, size_t len)
+{
+	int i = name_index(s, name, len);
+
+	return i >= 0 ? i : encoding_index(s, name, len);
 }
 
 bool td_set_exists(const char *name)
@@ -247,6 +428,7 @@ void td_format_revision(unsigned int rev, char *buf, size_t len)
 
 /* ---- plan ------------------------------------------------------------- */
 
+/* The names of the sets that fit ci (NULL: of every set). */
 static void list_valid(const struct td_cpu_info *ci, char *buf, size_t len)
 {
 	size_t pos = 0;
@@ -255,7 +437,7 @@ static void list_valid(const struct td_cpu_info *ci, char *buf, size_t len)
 	for (int i = 0; i < td_nr_sets; i++) {
 		int w;
 
-		if (td_set_fit(td_sets[i], ci, NULL, 0) < TD_FIT_MANUAL)
+		if (ci && td_set_fit(td_sets[i], ci, NULL, 0) < TD_FIT_MANUAL)
 			continue;
 		w = snprintf(buf + pos, len - pos, "%s%s", pos ? ", " : "",
 			     td_sets[i]->name);
@@ -333,7 +515,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 		struct td_plan *plan, char *err, size_t errlen)
 {
 	const struct td_set *s = NULL;
-	char why[256], valid[512];
+	char why[256], valid[512], all[512];
 	int fit = TD_FIT_NO;
 
 	memset(plan, 0, sizeof(*plan));
@@ -341,9 +523,10 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 		s = td_set_find(set_name);
 		if (!s) {
 			list_valid(ci, valid, sizeof(valid));
+			list_valid(NULL, all, sizeof(all));
 			snprintf(err, errlen,
-				 "unknown event set '%s'; valid here: %s",
-				 set_name, valid);
+				 "unknown event set '%s' (the %d sets: %s); valid here: %s",
+				 set_name, td_nr_sets, all, valid);
 			return -1;
 		}
 		fit = td_set_fit(s, ci, why, sizeof(why));

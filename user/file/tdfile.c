@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -528,11 +529,61 @@ void td_file_free(struct td_file *f)
 
 /* ---- loading ---------------------------------------------------------- */
 
-static int read_all(int fd, struct td_file_image *img)
+/*
+ * A stream's header so far (b[0..len)): 1 a whole header that parses, 0
+ * not enough of it yet, -1 not a record file's (nothing more is read: the
+ * parser says why).
+ */
+static int stream_header(const uint8_t *b, size_t len)
+{
+	struct td_file_meta m;
+	char why[8];
+	struct parse p = { b, len, why, sizeof(why) };
+	uint32_t size;
+
+	if (memcmp(b, TD_FILE_MAGIC, len < 8 ? len : 8))
+		return -1;
+	if (len < TD_FILE_FIXED_HEADER)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	if (!parse_header(&p, &m))
+		return 1;
+	/* short of the header it announces, or wrong */
+	size = get32(b + H_HEADER_SIZE);
+	return len < size && size <= TD_FILE_MAX_HEADER ? 0 : -1;
+}
+
+/* What a stream may hold: half of this machine's memory, or of what the
+ * process may have (RLIMIT_AS, RLIMIT_DATA).
+ */
+static uint64_t stream_max(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t max = pages > 0 && size > 0 ?
+		       (uint64_t)pages * (uint64_t)size / 2 : UINT64_MAX;
+	int res[] = { RLIMIT_AS, RLIMIT_DATA };
+	struct rlimit rl;
+
+	for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++)
+		if (!getrlimit(res[i], &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 2 < max)
+			max = rl.rlim_cur / 2;
+	return max;
+}
+
+/*
+ * Read a stream (stdin, a FIFO, a device): its header is checked first,
+ * so that what is not a record file (/dev/zero) stops the reading at
+ * once, and it may hold at most stream_max() bytes. 0 (then the parser
+ * checks what was read), -1 with errno, or -2 with the limit in *max.
+ */
+static int read_all(int fd, struct td_file_image *img, uint64_t *max)
 {
 	size_t cap = 1 << 16;
+	int header = 0;
 	ssize_t n;
 
+	*max = stream_max();
 	img->buf = malloc(cap);
 	if (!img->buf)
 		return -1;
@@ -543,13 +594,22 @@ static int read_all(int fd, struct td_file_image *img)
 			return -1;
 		}
 		img->len += n;
+		if (!header) {
+			header = stream_header(img->buf, img->len);
+			if (header < 0)
+				return 0;
+		}
 		if (img->len == cap) {
-			uint8_t *b = realloc(img->buf, cap * 2);
+			size_t ncap = cap * 2 < *max ? cap * 2 : (size_t)*max;
+			uint8_t *b;
 
+			if (ncap <= cap)
+				return -2;
+			b = realloc(img->buf, ncap);
 			if (!b)
 				return -1;
 			img->buf = b;
-			cap *= 2;
+			cap = ncap;
 		}
 	}
 	return 0;
@@ -563,6 +623,7 @@ int td_file_load_flags(const char *path, struct td_file_image *img,
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	char why[512];
 	struct stat st;
+	uint64_t max;
 	int ret;
 
 	memset(img, 0, sizeof(*img));
@@ -581,8 +642,16 @@ int td_file_load_flags(const char *path, struct td_file_image *img,
 			img->mapped = true;
 		}
 	}
-	if (!img->mapped && read_all(fd, img)) {
-		snprintf(err, errlen, "reading %s: %s", path, strerror(errno));
+	ret = img->mapped ? 0 : read_all(fd, img, &max);
+	if (ret) {
+		if (ret == -2)
+			snprintf(err, errlen,
+				 "%s: a stream of more than %llu MiB (half of this machine's memory or of the process's limit): give a record file by name, which is mapped, not read",
+				 is_stdin ? "stdin" : path,
+				 (unsigned long long)(max >> 20));
+		else
+			snprintf(err, errlen, "reading %s: %s", path,
+				 strerror(errno));
 		if (!is_stdin)
 			close(fd);
 		td_file_unload(img, NULL);

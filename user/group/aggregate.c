@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "base/common.h"
+#include "base/hash.h"
 #include "group/aggregate.h"
 
 /* ---- groups ----------------------------------------------------------- */
@@ -104,19 +105,25 @@ bool matches(enum td_by by, const struct td_group *g, const struct key *k)
 	}
 }
 
+/* Keys come from files: a keyed hash (base/hash.h), so that no file can
+ * make every group collide.
+ */
 static inline __attribute__((always_inline))
 uint64_t hash_key(enum td_by by, const struct key *k)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t w[2] = { 0, 0 };
 
 	if (by == TD_BY_COMM) {
+		/* the comm, NUL-padded as copy_comm() leaves it */
+		char c[TOPDOWN_COMM_LEN] = { 0 };
+
+		_Static_assert(sizeof(c) == sizeof(w), "a comm is two words");
 		for (int i = 0; i < TOPDOWN_COMM_LEN && k->comm[i]; i++)
-			h = (h ^ (unsigned char)k->comm[i]) * 0x100000001b3ull;
-	} else {
-		h = (h ^ k->id ^ k->cgroup_id ^ (uint64_t)k->cpu << 48) *
-		    0x9e3779b97f4a7c15ull;
+			c[i] = k->comm[i];
+		memcpy(w, c, sizeof(w));
+		return td_hash2(w[0], w[1]);
 	}
-	return h ^ h >> 29;
+	return td_hash2(k->cgroup_id, (uint64_t)k->cpu << 32 | k->id);
 }
 
 static bool rehash(struct td_agg *a, size_t nslots)

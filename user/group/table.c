@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "group/aggregate.h"
+#include "output/text.h"
 #include "output/vocab.h"
 
 /* Plain columns, left to right: time, keys, slices, run time, metrics,
@@ -57,8 +58,10 @@ static int max_int(int a, int b)
 static void build(struct table *t, const struct td_view *v,
 		  const struct td_table_out *o)
 {
+	char title[TD_TEXT_SIZE(TOPDOWN_NAME_LEN)];
 	int nr_keys = 0, mcol, ecol;
 	struct td_field *f;
+	size_t cols;
 	const char *name;
 
 	memset(t, 0, sizeof(*t));
@@ -154,7 +157,10 @@ static void build(struct table *t, const struct td_view *v,
 				t->col_field[i] = -1;
 				break;
 			}
-			w = (int)strlen(c->name);
+			/* its title is the text of the name (text.h) */
+			td_text(title, c->name, strnlen(c->name,
+							TOPDOWN_NAME_LEN), &cols);
+			w = (int)cols;
 			f = add(t, c->name, NULL, TD_IN_ALL, ecol + c->idx,
 				max_int(w, v->compact ? 8 :
 					v->opts.big_num ? 17 : 13));

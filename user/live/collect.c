@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "live/collect.h"
+#include "output/text.h"
 #include "base/common.h"
 
 volatile sig_atomic_t td_signal;
@@ -47,7 +48,7 @@ static uint64_t realtime_ns(void)
 bool td_decoder_for(const struct topdown_config *cfg, struct td_decoder *d)
 {
 	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
-	char err[256];
+	char err[256], text[TD_TEXT_SIZE(256)];
 
 	memset(names, 0, sizeof(names));
 	for (uint32_t i = 0; i < cfg->nr_events && i < TOPDOWN_MAX_EVENTS; i++)
@@ -56,7 +57,9 @@ bool td_decoder_for(const struct topdown_config *cfg, struct td_decoder *d)
 				   (const char (*)[TOPDOWN_NAME_LEN])names,
 				   cfg->nr_events, err, sizeof(err)))
 		return true;
-	p_warn("showing raw counts only: %s", err);
+	/* the label and names are a file's: their text (output/text.h) */
+	td_text(text, err, sizeof(err), NULL);
+	p_warn("showing raw counts only: %s", text);
 	return false;
 }
 

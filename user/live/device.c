@@ -47,11 +47,12 @@ int td_abi_check(const struct topdown_status *st, char *err, size_t len)
 		return -1;
 	}
 	if (st->stats_size < sizeof(struct topdown_cpu_stats) &&
-	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER0) {
+	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
+	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER1) {
 		snprintf(err, len,
-			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d or %zu: the module is older; install a module and tdctl of the same release",
+			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d, %d or %zu: the module is older; install a module and tdctl of the same release",
 			 st->stats_size, TOPDOWN_CPU_STATS_SIZE_VER0,
-			 sizeof(struct topdown_cpu_stats));
+			 TOPDOWN_CPU_STATS_SIZE_VER1, sizeof(struct topdown_cpu_stats));
 		return -1;
 	}
 	return 0;
@@ -130,14 +131,15 @@ int td_get_config(int fd, struct topdown_config *cfg)
 }
 
 /*
- * A module older than TOPDOWN_CPU_STATS_SIZE_VER1 takes only VER0 entries:
- * fetch those and spread them into @stats (the newer fields stay zero;
- * st->stats_size tells callers which fields are there).
+ * A module older than our struct topdown_cpu_stats takes only entries of
+ * an older size (@esize): fetch those and spread them into @stats (the
+ * newer fields stay zero; st->stats_size tells callers which fields are
+ * there).
  */
-static int status_ver0(int fd, struct topdown_status *st,
-		       struct topdown_cpu_stats *stats, uint32_t n)
+static int status_sized(int fd, struct topdown_status *st,
+			struct topdown_cpu_stats *stats, uint32_t n, uint32_t esize)
 {
-	uint8_t *buf = calloc(n ? n : 1, TOPDOWN_CPU_STATS_SIZE_VER0);
+	uint8_t *buf = calloc(n ? n : 1, esize);
 	int ret;
 
 	if (!buf)
@@ -145,14 +147,13 @@ static int status_ver0(int fd, struct topdown_status *st,
 	st->size = sizeof(*st);
 	st->stats_ptr = (uintptr_t)buf;
 	st->nr_stats = n;
-	st->stats_size = TOPDOWN_CPU_STATS_SIZE_VER0;
+	st->stats_size = esize;
 	ret = ioctl(fd, TOPDOWN_IOC_STATUS, st);
 	if (!ret) {
 		for (uint32_t i = 0; i < st->nr_stats; i++)
-			memcpy(&stats[i], buf + i * TOPDOWN_CPU_STATS_SIZE_VER0,
-			       TOPDOWN_CPU_STATS_SIZE_VER0);
+			memcpy(&stats[i], buf + i * esize, esize);
 		st->stats_ptr = (uintptr_t)stats;
-		st->stats_size = TOPDOWN_CPU_STATS_SIZE_VER0;
+		st->stats_size = esize;
 	}
 	free(buf);
 	return ret;
@@ -178,7 +179,10 @@ int td_get_status(int fd, struct topdown_status *st,
 	st->nr_stats = n;
 	st->stats_size = sizeof(**stats);
 	if (ioctl(fd, TOPDOWN_IOC_STATUS, st) &&
-	    (errno != EINVAL || status_ver0(fd, st, *stats, n))) {
+	    (errno != EINVAL ||
+	     (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER1) &&
+	      (errno != EINVAL ||
+	       status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER0))))) {
 		free(*stats);
 		*stats = NULL;
 		goto err;

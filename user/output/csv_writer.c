@@ -2,8 +2,12 @@
 /* The CSV writer of every tdctl command (see csv_writer.h). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "output/csv_writer.h"
+#include "output/text.h"
 
 void csv_quote(FILE *f, const char *s, size_t len)
 {
@@ -28,11 +32,34 @@ static void sep(struct csv_writer *w)
 		fputc(',', w->f);
 }
 
+void csv_name(FILE *f, const char *name)
+{
+	/* Names are identifiers (JSON keys), but event names come from the
+	 * module or a record file: their text (output/text.h), quoted as
+	 * text fields when they must be.
+	 */
+	size_t len = strlen(name);
+	char buf[TD_TEXT_SIZE(64)], *t = buf;
+
+	if (len > 64)
+		t = malloc(TD_TEXT_SIZE(len));
+	if (!t) {
+		fputs("?", f);		/* out of memory: no bytes unchecked */
+		return;
+	}
+	td_text(t, name, len, NULL);
+	if (strpbrk(t, ",\""))
+		csv_quote(f, t, SIZE_MAX);
+	else
+		fputs(t, f);
+	if (t != buf)
+		free(t);
+}
+
 void csvw_name(struct csv_writer *w, const char *name)
 {
-	/* Names are identifiers (JSON keys, event names): never quoted. */
 	sep(w);
-	fputs(name, w->f);
+	csv_name(w->f, name);
 }
 
 void csvw_header(struct csv_writer *w, const char *const *names)

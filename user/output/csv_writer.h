@@ -24,8 +24,13 @@ struct csv_writer {
 void csvw_init(struct csv_writer *w, FILE *f);
 /* The header: the names, NULL-terminated, then the end of the line. */
 void csvw_header(struct csv_writer *w, const char *const *names);
-/* One name of a header built field by field (end it with csvw_end_row). */
+/* One name of a header built field by field (end it with csvw_end_row):
+ * its text by the rule of output/text.h (an event name from a record
+ * file), bare, or quoted when it holds a comma or a quote ("cyc,les").
+ */
 void csvw_name(struct csv_writer *w, const char *name);
+/* The same without a separator, for code that writes its own. */
+void csv_name(FILE *f, const char *name);
 
 void csvw_str(struct csv_writer *w, const char *s);
 /* Up to len bytes of s (stops at a NUL). */

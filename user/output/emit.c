@@ -110,16 +110,20 @@ void td_emit_header(struct td_emit *e, const struct td_field *fields,
 		for (int i = 0; i < n; i++) {
 			const struct td_field *f = &fields[i];
 			int w = f->width < 0 ? -f->width : f->width;
-			char t[TD_EMIT_CELL];
+			const char *title = f->title ? f->title : f->name;
+			char t[TD_TEXT_SIZE(TD_EMIT_CELL / 4)];
+			size_t len, cols;
 
 			if (!shown(e, f))
 				continue;
-			/* Cut at the width; tables size their columns
-			 * to their titles.
+			/* The text of a name from a file (output/text.h),
+			 * cut at the width; tables size their columns to
+			 * their titles.
 			 */
-			snprintf(t, sizeof(t), "%.*s", w > 0 ? w : 64,
-				 f->title ? f->title : f->name);
-			set_cell(e, f, t);
+			len = td_text_cut(t, title, strnlen(title,
+							    TD_EMIT_CELL / 4),
+					  w > 0 ? (size_t)w : 64, &cols);
+			set_cell_w(e, f, t, (int)(len - cols));
 		}
 		td_emit_end(e);
 		break;

@@ -38,7 +38,10 @@ enum td_emit_fmt { TD_EMIT_PLAIN, TD_EMIT_JSON, TD_EMIT_CSV };
 #define TD_FIELD_COUNT		0x2	/* plain: digit grouping, units */
 
 #define TD_EMIT_MAX_COLS	48
-#define TD_EMIT_CELL		96
+/* A cell holds the text (output/text.h) of an event name: 4 bytes per
+ * byte of the name at most.
+ */
+#define TD_EMIT_CELL		(4 * 32 + 32)	/* 32: TOPDOWN_NAME_LEN */
 
 struct td_field {
 	const char *name;	/* JSON key, CSV column */

@@ -159,3 +159,36 @@ size_t td_text(char *dst, const char *src, size_t len, size_t *cols)
 		*cols = (size_t)(p - dst) - extra;
 	return (size_t)(p - dst);
 }
+
+size_t td_text_cut(char *dst, const char *src, size_t len, size_t max,
+		   size_t *cols)
+{
+	size_t c, n, chars = 0;
+
+	if (!cols)
+		cols = &c;
+	n = td_text(dst, src, len, cols);
+	if (!max || *cols <= max)
+		return n;
+	/* the text is whole characters: cut before the (max+1)-th, and
+	 * not inside a \xNN (a backslash starts one, and only one)
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (((unsigned char)dst[i] & 0xc0) == 0x80)
+			continue;
+		if (chars++ == max) {
+			size_t back = 0;
+
+			while (back < 3 && back < i && dst[i - 1 - back] != '\\')
+				back++;
+			if (back < 3 && back < i)
+				back++;		/* the backslash too */
+			else
+				back = 0;
+			dst[i - back] = '\0';
+			*cols = max - back;
+			return i - back;
+		}
+	}
+	return n;
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Text that comes from the kernel as bytes (a task's comm), written the
- * same way in every output format. The rule:
+ * Text that comes from the kernel or a record file as bytes (a task's
+ * comm, a host, CPU or event name, a label), written the same way in
+ * every output format. The rule:
  *   - valid UTF-8 passes through, character by character;
  *   - every other byte is written as \xNN (two lower-case hex digits):
  *     bytes that do not form valid UTF-8 (including a character cut by
@@ -27,6 +28,14 @@
  * two, a combining mark none), for padding.
  */
 size_t td_text(char *dst, const char *src, size_t len, size_t *cols);
+
+/*
+ * As td_text(), cut after max characters (0: not cut): for a table's
+ * titles, text from a record file (an event name) padded and cut by
+ * characters.
+ */
+size_t td_text_cut(char *dst, const char *src, size_t len, size_t max,
+		   size_t *cols);
 
 /*
  * The length of the valid UTF-8 character at s (at most n bytes), which

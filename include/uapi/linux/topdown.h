@@ -20,11 +20,18 @@
  *      _HW_CACHE, _RAW and _SOFTWARE, and a dynamic PMU type that perf
  *      schedules like a core PMU (in its hardware context). Tracepoint,
  *      breakpoint, kprobe, uprobe, uncore and other PMUs are refused with
- *      EOPNOTSUPP, a dynamic type no PMU has with ENOENT.
+ *      EOPNOTSUPP (so is an event perf refuses for a dynamic type's PMU
+ *      with EINVAL or EOPNOTSUPP), a dynamic type no PMU has with ENOENT.
+ *      Another error of perf's while checking a dynamic type, one that is
+ *      not about the PMU (ENOMEM, EBUSY, a security module's EACCES or
+ *      EPERM), is returned as perf gave it.
  *   2. TOPDOWN_IOC_START: creates one pinned per-CPU counter per event on
  *      every online CPU (and on CPUs that come online later) and attaches
  *      the sched_switch probe. From then on, every context switch writes
- *      one struct topdown_record for the task that leaves the CPU.
+ *      one struct topdown_record for the task that leaves the CPU. A
+ *      START that fails (perf refused a counter on some CPU: STATUS
+ *      error_code, error_event, error_cpu) leaves nothing behind: no CPU
+ *      counted, and no ring got a record, sequence number or statistic.
  *      A counter that perf creates but cannot put on a hardware counter
  *      (every counter taken by other pinned users) does not fail START:
  *      its deltas read 0 with the event's error bit, STATUS reports it
@@ -45,13 +52,27 @@
  *   page 1                  struct topdown_ring_producer   (read-only)
  *   pages 2 .. 2+data/PAGE  record data, data_size bytes   (read-only)
  *
- * The consumer page may only be mapped writable on its own (offset of the
+ * Only a file opened for writing can map the rings (EBADF otherwise). The
+ * consumer page may only be mapped writable on its own (offset of the
  * ring, length one page) and only by the single reader: the first file to
  * map a consumer page writable becomes the reader; any other file gets
  * EBUSY until the reader's file is closed and unmapped. Everything else is
  * mapped read-only (MAP_SHARED, PROT_READ; mprotect() cannot add
  * PROT_WRITE). A mapping may not extend past its ring, cannot be grown
- * with mremap() and cannot be split by a partial munmap().
+ * with mremap() and cannot be split by a partial munmap(). A mapping is
+ * not inherited across fork() (as with MADV_DONTFORK): it stays in the
+ * process that made it until munmap() or exit, and CONFIGURE is refused
+ * with EBUSY while any exists.
+ *
+ * Rings exist for every possible CPU, not only the online or present
+ * ones: a reader maps a fixed set once, and a CPU that comes online (or
+ * is hot-added) counts from its first switch, with no allocation in the
+ * hotplug path that could fail or wait. The cost is nr_cpus (STATUS: the
+ * possible CPU ids; a virtual machine that allows CPU hot-add may have
+ * several times more than it runs) times ring_size plus two pages:
+ * choose ring_size for it. CONFIGURE refuses rings that would take more
+ * than an eighth of the memory, and a shortage fails it with ENOMEM (the
+ * kernel does not invoke the OOM killer for them), changing nothing.
  *
  * Positions are byte counts that only grow; the byte at position p lives
  * at data offset (p & (data_size - 1)). Records are TOPDOWN_RECORD_SIZE
@@ -87,23 +108,39 @@
  * the CPU produced since CONFIGURE, including dropped ones, so a gap in
  * sequence numbers always equals the number of records lost.
  *
- * poll() on the reader's file reports EPOLLIN while collecting when some
- * ring holds at least `watermark` bytes of unread data, and once stopped
- * when some ring holds any unread data; stopped with every ring drained
- * (nothing more can arrive until a START) it reports EPOLLHUP. The
- * wake-ups while collecting are deferred through irq_work; the scheduler
- * path itself never wakes anybody. STOP wakes every poller.
+ * poll() on any open file of the device, the reader's or another (the
+ * unread data is the rings', whoever consumes them), reports EPOLLIN while
+ * collecting when some ring holds at least `watermark` bytes of unread
+ * data, and once stopped when some ring holds any unread data; stopped
+ * with every ring drained (nothing more can arrive until a START) it
+ * reports EPOLLHUP. The wake-ups while collecting are deferred through
+ * irq_work; the scheduler path itself never wakes anybody. STOP wakes
+ * every poller.
+ *
+ * No wake-up is lost if the reader store-releases consumer_pos (as above)
+ * before it calls poll(), in program order; nothing more is needed on the
+ * reader's side. The kernel issues a full barrier between its publication
+ * of producer_pos and its load of consumer_pos (the watermark test), and
+ * poll() issues one after it has registered the caller and before it
+ * loads the positions; so either the kernel sees the new consumer_pos and
+ * wakes the caller when the ring reaches the watermark again, or poll()
+ * sees the record that reached it and returns EPOLLIN at once.
  *
  * Permissions
  * -----------
- * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). Reading (STATUS,
- * GET_CONFIG, read-only mappings) works on any open file. CONFIGURE,
- * START and STOP need a file opened for writing (EBADF otherwise), and
- * CONFIGURE and START also need the calling process itself to hold
- * CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise), so a descriptor passed
- * to an unprivileged process cannot start counting. The rings hold host
- * pids: open() from a process outside the initial pid namespace is
- * refused with EACCES.
+ * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). STATUS, GET_CONFIG and
+ * poll() work on any open file. Mapping the rings, CONFIGURE, START and
+ * STOP need a file opened for writing (EBADF otherwise), so a read-only
+ * descriptor reads no record and cannot keep CONFIGURE out. CONFIGURE and
+ * START also need the calling process itself to hold CAP_PERFMON or
+ * CAP_SYS_ADMIN (EPERM otherwise), so a descriptor passed to an
+ * unprivileged process cannot start counting. The rings hold host pids:
+ * open() and mmap() from a process outside the initial pid namespace are
+ * refused with EACCES. That is checked where access is obtained: a
+ * descriptor already open stays usable in a child created in a new pid
+ * namespace (mapping through it is refused there), and a mapping is not
+ * inherited by any child; a process that shares its memory (CLONE_VM)
+ * with one in another namespace shares what it mapped, like any memory.
  *
  * ABI growth
  * ----------
@@ -230,9 +267,13 @@ struct topdown_config {
  * @seq:	per-CPU sequence number, from 0 at CONFIGURE, counting
  *		dropped records too
  * @time_ns:	end of the slice, CLOCK_MONOTONIC nanoseconds
- * @duration_ns: length of the slice; for a TOPDOWN_REC_FIRST record the
- *		time since counting started on this CPU
- * @cgroup_id:	cgroup v2 id of the task (0 without cgroups)
+ * @duration_ns: length of the slice; for the first slice after counting
+ *		started on this CPU, the time since it started
+ * @cgroup_id:	id of the task's cgroup in the cgroup v2 hierarchy: what
+ *		name_to_handle_at() gives for its directory, 1 for the root
+ *		cgroup, which is also every task's cgroup while no cgroup v2
+ *		file system is mounted; 0 only from a kernel built without
+ *		cgroups
  * @cpu:	the CPU
  * @pid:	thread id of the task that left the CPU (0: idle)
  * @tgid:	its thread group (process) id
@@ -258,6 +299,13 @@ struct topdown_record {
 #define TOPDOWN_RECORD_SIZE		128
 #define TOPDOWN_REC_ERROR_MASK		0xffu	/* per-event read errors */
 #define TOPDOWN_REC_PREEMPTED		(1u << 8)	/* still runnable */
+/*
+ * TOPDOWN_REC_FIRST: the first record written since counting (re)started
+ * on this CPU (START, or the CPU coming online): the counts before it do
+ * not continue into it. If the ring was full then, the first slices were
+ * dropped: they are the gap in seq just before this record, which carries
+ * the flag all the same.
+ */
 #define TOPDOWN_REC_FIRST		(1u << 9)	/* first after start */
 #define TOPDOWN_REC_IDLE		(1u << 10)	/* the idle task */
 
@@ -316,13 +364,26 @@ struct topdown_ring_producer {
  * @recoveries:	counters in TOPDOWN_EVSTATE_ERROR that the module re-enabled
  *		and that then got a hardware counter, since CONFIGURE (like
  *		@ev_error_slices and the counts above). The module retries
- *		every counter in error periodically (module parameter
- *		retry_ms, 1000 ms by default) until it gets a counter or
- *		collection stops; the first slice after a recovery reports
- *		0 with the event's error bit set, never a delta spanning the
- *		gap.
+ *		the counters in error until they get a counter or collection
+ *		stops: every retry_ms (module parameter, 1000 ms by default)
+ *		for the first 8 retries, then, for a CPU whose counters stay
+ *		in error, twice as long after each retry, up to retry_max_ms
+ *		(60000 ms by default; see @retries). The slice in which a
+ *		counter came back reports 0 with the event's error bit set,
+ *		never a delta spanning the gap, also when the CPU did not
+ *		switch while the counter was in error.
  * @ev_error_slices: per event, slices (records written or dropped) in
  *		which it could not be read
+ *
+ * Fields below were appended in TOPDOWN_CPU_STATS_SIZE_VER2.
+ *
+ * @retries:	re-enables of counters in error on this CPU since CONFIGURE,
+ *		successful or not (each one reschedules every perf event of
+ *		the CPU, other users' too)
+ * @retry_delay_ms: while collecting, how long this CPU now waits between
+ *		retries of its counters in error (retry_ms, or more when it
+ *		backs off); 0 when none is in error
+ * @__reserved2: written as zero
  */
 struct topdown_cpu_stats {
 	__u32 cpu;
@@ -339,21 +400,33 @@ struct topdown_cpu_stats {
 	__u8 __reserved[7];
 	__u64 recoveries;
 	__u64 ev_error_slices[TOPDOWN_MAX_EVENTS];
+	/* TOPDOWN_CPU_STATS_SIZE_VER2 */
+	__u64 retries;
+	__u32 retry_delay_ms;
+	__u32 __reserved2;
 };
 
 /* Sizes of struct topdown_cpu_stats that the kernel accepts in stats_size. */
 #define TOPDOWN_CPU_STATS_SIZE_VER0	56	/* up to producer_pos */
 #define TOPDOWN_CPU_STATS_SIZE_VER1	144	/* up to ev_error_slices */
+#define TOPDOWN_CPU_STATS_SIZE_VER2	160	/* up to __reserved2 */
 
 #define TOPDOWN_CPU_ONLINE		(1u << 0)
 #define TOPDOWN_CPU_COUNTING		(1u << 1)
 
-/* topdown_cpu_stats.ev_state: what perf did with the event's counter. */
+/*
+ * topdown_cpu_stats.ev_state: what perf did with the event's counter.
+ * While running, NONE means the event is not configured for this CPU or
+ * the CPU has no counters now (offline, or just back online and not
+ * armed yet). While stopped (STATE_CONFIGURED, before the first START or
+ * after STOP), every event configured for the CPU reads OFF (no counter
+ * exists), the others NONE; not configured (STATE_IDLE), all read NONE.
+ */
 #define TOPDOWN_EVSTATE_NONE		0	/* no counter on this CPU */
 #define TOPDOWN_EVSTATE_COUNTING	1	/* on a hardware counter */
 #define TOPDOWN_EVSTATE_ERROR		2	/* pinned, no counter free */
 #define TOPDOWN_EVSTATE_MULTIPLEXED	3	/* enabled, off a counter now */
-#define TOPDOWN_EVSTATE_OFF		4	/* disabled or detached */
+#define TOPDOWN_EVSTATE_OFF		4	/* stopped, disabled or detached */
 
 /**
  * struct topdown_status - state of the collection
@@ -366,10 +439,11 @@ struct topdown_cpu_stats {
  *		written (out), min(capacity, nr_cpus)
  * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0
  *		(the entries are that far apart and hold the fields up to
- *		producer_pos) or TOPDOWN_CPU_STATS_SIZE_VER1; any other size
- *		gets EINVAL, so a caller built with a larger struct retries
- *		with a smaller known size on an older kernel. Out: the size
- *		used, or sizeof(struct topdown_cpu_stats) without stats_ptr
+ *		producer_pos), TOPDOWN_CPU_STATS_SIZE_VER1 or _VER2; any
+ *		other size gets EINVAL, so a caller built with a larger
+ *		struct retries with a smaller known size on an older kernel.
+ *		Out: the size used, or sizeof(struct topdown_cpu_stats)
+ *		without stats_ptr
  * @stats_ptr:	user pointer to the stats array, or 0 (in)
  * @record_size: TOPDOWN_RECORD_SIZE (out)
  * @reader:	1 if a reader holds the rings (out)

@@ -9,7 +9,8 @@
  * it reads (a few fields of task_struct and the cgroup id chain) are
  * declared below with preserve_access_index, so libbpf relocates the
  * field offsets against the running kernel's BTF (/sys/kernel/btf/vmlinux),
- * with bpf_core_field_exists() where kernels differ.
+ * with bpf_core_field_exists() where kernels differ (5.10 to 7.3, x86-64
+ * and arm64 alike).
  *
  * Two programs, tdctl loads one (see td_bpf.h):
  *  - td_switch: per-CPU rings in an mmap()able array, written as the
