@@ -349,6 +349,9 @@ static int init_cpus(const struct topdown_config *cfg, int nr_cpus,
 		c->prod.record_size = TOPDOWN_RECORD_SIZE;
 		c->prod.cpu = (uint32_t)cpu;
 		c->prod.flags = cfg->flags;
+		/* The elements the program reads while ctl == seen (slot 0). */
+		for (uint32_t i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+			c->idx[i] = event_key(0, i, (uint32_t)cpu, (uint32_t)nr_cpus);
 		for (uint32_t i = 0; i < cfg->nr_events; i++) {
 			const struct topdown_event *e = &cfg->events[i];
 			uint64_t v;
