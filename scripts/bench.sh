@@ -104,11 +104,16 @@ fi
 # ------------------------------------------------------------------ guests
 # The guests run for minutes; run a snapshot of the runner so that an edit
 # of selftests/vm/run meanwhile cannot break a run in progress (bash reads
-# a script as it goes). The snapshot's build/ is the real one.
+# a script as it goes; it sources scripts/series.sh and may run
+# selftests/vm/hang-dump). The snapshot's
+# build/ is the real one.
 SNAP=$(mktemp -d /tmp/td-bench-runner.XXXXXX)
 trap 'rm -rf "$SNAP"' EXIT
 mkdir -p "$SNAP/selftests/vm"
+mkdir -p "$SNAP/scripts"
 cp selftests/vm/run "$SNAP/selftests/vm/run"
+cp scripts/series.sh "$SNAP/scripts/series.sh"
+cp selftests/vm/hang-dump "$SNAP/selftests/vm/hang-dump"
 ln -s "$ROOT/build" "$SNAP/build"
 GUEST_ARGS=()
 ICOUNT_ARGS=()
