@@ -24,6 +24,7 @@ fi
 
 # busy CPU: context switches on CPU (sleeps of 1 ms)
 busy() {
+	# shellcheck disable=SC2016 # the inner shell expands $i
 	taskset -c "$1" sh -c 'i=0; while [ $i -lt 200 ]; do usleep 1000; i=$((i + 1)); done'
 }
 # cpu_json CPU: the CPU's object of status --json, on one line

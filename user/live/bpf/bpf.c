@@ -77,10 +77,14 @@ const char *const *td_bpf_differences(const struct td_src *s)
 	size_t n = 0;
 
 	if (td_bpf_percpu(s)) {
-		list[n++] = "per-CPU rings as the module's, in a BPF array map (overwrite mode too); readers are woken through a BPF ring buffer";
+		list[n++] = "per-CPU rings as the module's, in a BPF array map "
+			    "(overwrite mode too); readers are woken through a BPF ring buffer";
 	} else {
-		list[n++] = "one ring buffer shared by all CPUs (--ring-size times the CPUs, rounded up to a power of two), not a ring per CPU (per-CPU rings need BPF atomic instructions: Linux 5.12)";
-		list[n++] = "no overwrite mode: a full ring buffer drops new records, counted per CPU as lost";
+		list[n++] = "one ring buffer shared by all CPUs (--ring-size times the CPUs, "
+			    "rounded up to a power of two), not a ring per CPU "
+			    "(per-CPU rings need BPF atomic instructions: Linux 5.12)";
+		list[n++] = "no overwrite mode: a full ring buffer drops new records, "
+			    "counted per CPU as lost";
 	}
 	for (size_t i = 0; i < sizeof(td_diff_common) / sizeof(td_diff_common[0]); i++)
 		list[n++] = td_diff_common[i];
@@ -258,7 +262,7 @@ static struct td_bpf_cpu *cpu_state(const struct td_bpf_map *m, uint32_t cpu)
 	return (struct td_bpf_cpu *)cpu_block(m, cpu, 1);
 }
 
-/* Element of counter i of CPU cpu in slot slot of td_events. */
+/* Element of counter i of CPU cpu in the given slot of td_events. */
 static uint32_t event_key(uint32_t slot, uint32_t i, uint32_t cpu,
 			  uint32_t nr_cpus)
 {
@@ -429,11 +433,12 @@ static int choose_ring(uint32_t flags, uint32_t *ring)
 	const char *env = getenv("TDCTL_BPF_RING");
 	bool atomics = have_bpf_atomics();
 
-	if (env && !strcmp(env, "shared")) {
-		*ring = TD_BPF_RING_SHARED;
-	} else if (env && strcmp(env, "percpu")) {
+	if (env && strcmp(env, "shared") && strcmp(env, "percpu")) {
 		p_err("TDCTL_BPF_RING must be percpu or shared, not '%s'", env);
 		return -1;
+	}
+	if (env && !strcmp(env, "shared")) {
+		*ring = TD_BPF_RING_SHARED;
 	} else if (atomics) {
 		*ring = TD_BPF_RING_PERCPU;
 	} else if (env) {
@@ -501,7 +506,7 @@ int td_bpf_load(const struct topdown_config *cfg)
 	bc.cfg.ring_size = cfg->ring_size ? cfg->ring_size : TOPDOWN_RING_DEFAULT_SIZE;
 	bc.cfg.watermark = cfg->watermark ? cfg->watermark : bc.cfg.ring_size / 4;
 	bc.ring = ring;
-	bc.read_value = rv != NULL;
+	bc.read_value = !!rv;
 	/* Records in the shared ring buffer, or only wake-up notes. */
 	bc.ring_bytes = percpu ? page : ring_bytes_for(cfg->ring_size, nr_cpus);
 	bc.cpu_blocks = TD_BPF_HDR_BLOCKS +

@@ -182,8 +182,14 @@ static __always_inline int td_read_one(struct td_bpf_cpu *c, __u32 i,
 		struct bpf_perf_event_value pv;
 		__u64 en, run;
 
-		if (bpf_perf_event_read_value(&td_events, idx, &pv, sizeof(pv)))
+		/*
+		 * *v written on failure too: left undefined, clang may copy
+		 * an unset register, which the verifier rejects.
+		 */
+		if (bpf_perf_event_read_value(&td_events, idx, &pv, sizeof(pv))) {
+			*v = 0;
 			return -1;
+		}
 		*v = pv.counter;
 		en = pv.enabled - c->enabled[i];
 		run = pv.running - c->running[i];
