@@ -113,6 +113,19 @@ check-packages:
 	scripts/check-packages.sh
 .PHONY: check-packages
 
+# serve's HTTP front end, fuzzed hard (selftests/fuzz/tier_http.sh: 10
+# million libFuzzer executions of the request path and of the web
+# configuration parser each, then AFL++; figures in
+# build/fuzz/tier-http.txt), and its long load test (300 s of abuse;
+# make check runs 20 s).
+fuzz-http:
+	$(MAKE) -C selftests/fuzz tier-http
+serve-load:
+	$(MAKE) -s -C selftests/host all
+	TD_SERVE_LOAD=long OUT=$(CURDIR)/build/host/ PYTHONPATH=selftests/lib \
+		python3 selftests/host/test_serve_load.py
+.PHONY: fuzz-http serve-load
+
 checkpatch: deps
 	scripts/checkpatch.sh
 

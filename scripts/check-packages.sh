@@ -19,7 +19,9 @@
 #      postinst has DKMS build the module for the installed kernels), then
 #      dkms autoinstall -k for each kernel (what the kernel packages' DKMS
 #      hook runs); checks dkms status, the module's version and vermagic,
-#      and its signature by DKMS's MOK key (/var/lib/dkms/mok.pub).
+#      and its signature by DKMS's MOK key (/var/lib/dkms/mok.pub); that
+#      tdctl-serve.service is installed and disabled, and that the system
+#      user tdctl-serve was made.
 #   3. boots each kernel (x86-64) in QEMU with that DKMS-built module and
 #      the root's tdctl, with the root's libraries (selftests/vm/run with
 #      TD_MODULE, TD_TDCTL, TD_SYSROOT) and runs
@@ -176,6 +178,16 @@ packages() {
     done
     tdctl_version_is() { in_root /usr/sbin/tdctl --version | grep -x "tdctl $VER (ABI [0-9]*)"; }
     step "$suite: tdctl --version in the root is $VER" tdctl_version_is
+    # tdctl serve's unit, installed disabled, and the system user it drops
+    # to (the package's sysusers file, applied by its postinst).
+    serve_unit_disabled() {
+        { [ -f "$R/lib/systemd/system/tdctl-serve.service" ] ||
+            [ -f "$R/usr/lib/systemd/system/tdctl-serve.service" ]; } &&
+            [ "$(in_root systemctl is-enabled tdctl-serve.service)" = disabled ]
+    }
+    step "$suite: tdctl-serve.service installed, disabled" serve_unit_disabled
+    serve_user() { in_root getent passwd tdctl-serve | grep -E '^tdctl-serve:x:[1-9][0-9]{0,2}:.*:/usr/sbin/nologin$'; }
+    step "$suite: the system user tdctl-serve exists (nologin)" serve_user
 
     # The DKMS-built module of each kernel, uncompressed for the guest.
     local KO_DIR=$P/ko ko f v vm signer

@@ -17,7 +17,8 @@
 #              once (debootstrap, minutes) in the background while the
 #              rest builds, and cached
 #   host       host unit tests (TAP), the fuzz corpora of the record file
-#              reader and of tdctl decode's parsers under ASan/UBSan
+#              reader, tdctl decode's parsers, serve's request path and
+#              its web configuration under ASan/UBSan
 #   guest      inside QEMU, the guest suites (tdctl end to end tests and
 #              the kselftest-harness selftests, TAP) on
 #                5.10 (bullseye)          x86_64
@@ -61,6 +62,10 @@
 #     headers downloaded and unpacked)   849 s wall, 220 s CPU
 #   a module build in a build root      25 to 146 s wall, 5 to 13 s CPU
 #   make deb's arm64 tdctl and lintian of it: about 25 s CPU
+#   tdctl serve on a network (issue 23), at load 6 to 8: test_http 0.05 s,
+#     test_serve_tls.py (Prometheus over TLS) 15 s, test_serve_load.py
+#     (short run) 35 s, the http and webcfg replays 8 s with their build;
+#     the guest serve suite 9 s per backend in the x86_64 6.1 guest
 # The roots and the downloads run in the background (deps.sh --suites)
 # while the host parts build and run (the first build that needs them
 # waits), so what make check adds is mostly CPU contention.
@@ -211,8 +216,8 @@ if [ -f selftests/host/Makefile ]; then
     make -s -C selftests/host run >"$LOGS/host.tap" 2>&1
     tap "host" "$LOGS/host.tap"
 fi
-# The fuzz corpora (record file reader, decode's parsers), replayed under
-# ASan and UBSan.
+# The fuzz corpora (record file reader, decode's parsers, serve's request
+# path, serve's web configuration), replayed under ASan and UBSan.
 make -s -C selftests/fuzz run >"$LOGS/fuzz.tap" 2>&1
 tap "fuzz corpora" "$LOGS/fuzz.tap"
 

@@ -162,6 +162,10 @@ HOST_PKGS=(
     linux-source-6.12
     prometheus  # tdctl serve's scrape test (selftests/host/test_serve.py)
     clang libbpf-dev bpftool  # the BPF backend: program, library, skeleton
+    # tdctl serve: TLS (OpenSSL), --web.config.file (libyaml), bcrypt
+    # (libxcrypt); its tests: openssl for certificates, wrk for load, and
+    # AFL++ for make fuzz-http (libFuzzer comes with clang)
+    libssl-dev libyaml-dev libcrypt-dev openssl wrk afl++
 )
 # Packaging: make deb (debhelper, dh_dkms, dh_bash-completion, rst2man),
 # lintian, DKMS, and make check-packages (debootstrap, systemd-analyze).
@@ -287,6 +291,7 @@ ARM64_PKGS=(
     "linux-image-$KREL_ARM64:arm64" "linux-headers-$KREL_ARM64:arm64" busybox-static:arm64
     libkmod2:arm64 libkmod-dev:arm64 liblzma5:arm64 libzstd1:arm64 libssl3:arm64
     libbpf1:arm64 libbpf-dev:arm64 libelf1:arm64 zlib1g:arm64
+    libssl-dev:arm64 libyaml-0-2:arm64 libyaml-dev:arm64 libcrypt1:arm64 libcrypt-dev:arm64
 )
 RT_PKGS=("linux-image-$KREL_X86_64_RT:amd64")
 RT_ARM64_PKGS=("linux-image-$KREL_ARM64_RT:arm64" "linux-headers-$KREL_ARM64_RT:arm64")

@@ -5,9 +5,11 @@
 # source tree (dkms.conf, VERSION, the UAPI header; dkms builds it for
 # KVER, default build/deps/env.sh's KREL_X86_64, in private trees, and
 # the module carries the package version and DKMS's signature), tdctl
-# --version, and
-# topdown.service with systemd-analyze verify in a root made of the host's
-# units and the tdctl package.
+# --version, topdown.service and tdctl-serve.service installed and not
+# enabled, checked with systemd-analyze verify in a root made of the
+# host's units and the tdctl package, and the system user tdctl-serve
+# that the package's sysusers file makes (systemd-sysusers --root on a
+# copy of the host's user database: no systemd needs to run).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -40,9 +42,18 @@ field() { dpkg-deb -f "$1" "$2"; }
 [ "$(field "${dkms[0]}" Architecture)" = all ] && [[ $(field "${dkms[0]}" Depends) == dkms* ]] &&
     ok "topdown-dkms: Architecture all, Depends dkms" ||
     not_ok "topdown-dkms: Architecture all, Depends dkms ($(field "${dkms[0]}" Depends))"
-[ "$(field "${tdctl[0]}" Version)" = "$VER" ] && [[ $(field "${tdctl[0]}" Depends) == *libkmod2* ]] &&
+# The libraries tdctl links (user/libs.mk), through shlibs: libkmod,
+# libbpf, OpenSSL (serve's TLS), libyaml (its web config), libxcrypt.
+depends_libs() {
+    local d l
+    d=$(field "$1" Depends)
+    for l in libkmod2 libbpf1 libssl3 libyaml-0-2 libcrypt1; do
+        [[ ", $d," == *", $l "* || ", $d," == *", $l,"* ]] || return 1
+    done
+}
+[ "$(field "${tdctl[0]}" Version)" = "$VER" ] && depends_libs "${tdctl[0]}" &&
     [ "$(field "${tdctl[0]}" Recommends)" = topdown-dkms ] &&
-    ok "tdctl $VER: Depends libkmod2 (shlibs), Recommends topdown-dkms" ||
+    ok "tdctl $VER: Depends libkmod2, libbpf1, libssl3, libyaml-0-2, libcrypt1 (shlibs), Recommends topdown-dkms" ||
     not_ok "tdctl: version, Depends, Recommends ($(field "${tdctl[0]}" Depends))"
 
 # The DKMS tree.
@@ -91,21 +102,52 @@ dpkg-deb -e "${tdctl[0]}" "$T/ctl"
 grep -qx /etc/default/topdown "$T/ctl/conffiles" 2>/dev/null &&
     ok "/etc/default/topdown is a conffile" || not_ok "/etc/default/topdown is a conffile"
 # dh_installsystemd --no-enable: enable only what was enabled before.
-grep -q "deb-systemd-helper debian-installed 'topdown.service'" "$T/ctl/postinst" &&
-    ! grep -q "deb-systemd-helper enable 'topdown.service'.*|| true$" <(
-        sed -n "/debian-installed/,\$!p" "$T/ctl/postinst") &&
-    ok "topdown.service is not enabled on install (kept enabled only if it was)" ||
-    not_ok "topdown.service is not enabled on install" "$T/ctl/postinst"
+for unit in topdown.service tdctl-serve.service; do
+    [ -f "$T/root/lib/systemd/system/$unit" ] &&
+        grep -q "deb-systemd-helper debian-installed '$unit'" "$T/ctl/postinst" &&
+        ! grep -q "deb-systemd-helper enable '$unit'.*|| true$" <(
+            sed -n "/debian-installed/,\$!p" "$T/ctl/postinst") &&
+        ok "$unit installed, not enabled on install (kept enabled only if it was)" ||
+        not_ok "$unit installed, not enabled on install" "$T/ctl/postinst"
+done
+
+# The user serve drops to: the package's sysusers file, which postinst
+# hands to systemd-sysusers. Made here in a copy of the host's user
+# database, as systemd-sysusers --root does it for a root that is not
+# running.
+conf=$T/root/usr/lib/sysusers.d/tdctl.conf
+if [ -f "$conf" ] && grep -q '^ *systemd-sysusers .* tdctl.conf$' "$T/ctl/postinst"; then
+    ok "usr/lib/sysusers.d/tdctl.conf, applied by postinst"
+else
+    not_ok "usr/lib/sysusers.d/tdctl.conf, applied by postinst" "$T/ctl/postinst"
+fi
+mkdir -p "$T/users/etc" "$T/users/usr/lib/sysusers.d"
+cp /etc/passwd /etc/group "$T/users/etc/"
+cp "$conf" "$T/users/usr/lib/sysusers.d/" 2>/dev/null
+if systemd-sysusers --root="$T/users" tdctl.conf >"$T/sysusers" 2>&1; then
+    IFS=: read -r name _ uid gid _ home shell < <(grep '^tdctl-serve:' "$T/users/etc/passwd")
+    if [ "${name:-}" = tdctl-serve ] && [ "$uid" -gt 0 ] && [ "$uid" -lt 1000 ] &&
+        [ "$shell" = /usr/sbin/nologin ] && [ "$home" = / ] &&
+        grep -q "^tdctl-serve:x:$gid:$" "$T/users/etc/group"; then
+        ok "systemd-sysusers makes the system user tdctl-serve (uid $uid, gid $gid, nologin)"
+    else
+        not_ok "systemd-sysusers makes the system user tdctl-serve" "$T/users/etc/passwd"
+    fi
+else
+    not_ok "systemd-sysusers --root with the package's tdctl.conf" "$T/sysusers"
+fi
 
 # systemd-analyze verify: the unit's keys, its ExecStart/ExecStop binary,
 # its man pages, its dependencies, in a root of the host's units + tdctl.
 mkdir -p "$T/root/lib/systemd/system.host"
 cp -a /lib/systemd/system/. "$T/root/lib/systemd/system.host/"
 cp -an "$T/root/lib/systemd/system.host/." "$T/root/lib/systemd/system/"
-if MANPATH=$T/root/usr/share/man systemd-analyze verify --root="$T/root" topdown.service \
-    >"$T/verify" 2>&1 && [ ! -s "$T/verify" ]; then
-    ok "systemd-analyze verify topdown.service: clean"
-else
-    not_ok "systemd-analyze verify topdown.service" "$T/verify"
-fi
+for unit in topdown.service tdctl-serve.service; do
+    if MANPATH=$T/root/usr/share/man systemd-analyze verify --root="$T/root" "$unit" \
+        >"$T/verify" 2>&1 && [ ! -s "$T/verify" ]; then
+        ok "systemd-analyze verify $unit: clean"
+    else
+        not_ok "systemd-analyze verify $unit" "$T/verify"
+    fi
+done
 tap_done

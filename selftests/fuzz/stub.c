@@ -14,6 +14,7 @@ bool json_output;
 bool csv_output;
 json_writer_t *json_wtr;
 const char *bin_name = "tdctl";
+const char *td_cmd_name = "report";
 int orig_stdout_fd = -1;
 const char *td_cmd_name;
 bool td_parsing_options;
@@ -70,4 +71,14 @@ int parse_seconds(const char *opt, const char *s, unsigned int max_s,
 	(void)max_s;
 	(void)ns;
 	return -1;
+}
+
+void p_warn(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+void p_info(const char *fmt, ...)
+{
+	(void)fmt;
 }

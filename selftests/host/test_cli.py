@@ -52,7 +52,9 @@ def man_commands():
     return files, listed
 
 
-LONG_OPT = re.compile(r"^\s*(?:-\w,\s+)?--([a-z][\w-]*)")
+# Option names: words and dashes, and dots between them (serve's
+# --web.config.file, as exporter-toolkit names it).
+LONG_OPT = re.compile(r"^\s*(?:-\w,\s+)?--([a-z][\w-]*(?:\.[\w-]+)*)")
 
 
 def help_options(cmd):
@@ -80,7 +82,7 @@ def man_options(cmd):
         body = text.split(section)[1].split("\n\n\n")[0]
         body = re.split(r"\n[A-Z ]+\n=+\n", body)[0]
         for ln in body.splitlines():
-            m = re.match(r"^(?:-\w, )?--([a-z][\w-]*)", ln)
+            m = re.match(r"^(?:-\w, )?--([a-z][\w-]*(?:\.[\w-]+)*)", ln)
             if m:
                 opts.add(m.group(1))
     return opts
@@ -465,12 +467,12 @@ def test_tables():
             known.add(opt["option"])
             if opt["short"]:
                 known.add(opt["short"])
-        syn = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", c["synopsis"]))
+        syn = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*(?:\.[\w-]+)*)", c["synopsis"]))
         with open(os.path.join(MANDIR, "tdctl-%s.rst" % c["command"])) as fh:
             text = fh.read()
         man = text.split("\nSYNOPSIS\n")[1].split("\nDESCRIPTION\n")[0]
         man = re.sub(r"[*\\]", "", man)
-        mopts = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", man))
+        mopts = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*(?:\.[\w-]+)*)", man))
         bad = (syn | mopts) - known
         ok(not bad, "%s: the --help and man page synopses name only its "
            "options (%d)" % (c["command"], len(syn | mopts)),

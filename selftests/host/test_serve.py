@@ -153,7 +153,7 @@ def check_http(port):
     ok(r.startswith(b"HTTP/1.1 400"), "a malformed request: 400", r[:80])
     r = raw(port, b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 20000)
     ok(r.startswith(b"HTTP/1.1 431"), "a request over 8 KiB: 431, not read on", r[:80])
-    r = raw(port, b"HEAD /metrics HTTP/1.1\r\n\r\n")
+    r = raw(port, b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
     ok(r.startswith(b"HTTP/1.1 200") and r.endswith(b"\r\n\r\n"),
        "HEAD: the headers only", r[-80:])
     # Clients that connect and say nothing do not block the others.
@@ -262,7 +262,7 @@ def check_files(tmp):
     # verify wants the binary and the man page installed: the unit as is,
     # with the binary of this build and without Documentation=.
     with open(os.path.join(TOP, "contrib/systemd/tdctl-serve.service")) as fh:
-        unit = "".join(ln.replace("/usr/bin/tdctl", TDCTL) for ln in fh
+        unit = "".join(ln.replace("/usr/sbin/tdctl", TDCTL) for ln in fh
                        if not ln.startswith("Documentation="))
     path = os.path.join(tmp, "tdctl-serve.service")
     with open(path, "w") as fh:
@@ -271,6 +271,15 @@ def check_files(tmp):
                        text=True)
     ok(p.returncode == 0 and not p.stderr.strip(),
        "systemd-analyze verify contrib/systemd/tdctl-serve.service", p.stderr)
+    # Its hardening: "OK" or better (exposure below 5.0 of 10).
+    p = subprocess.run(["systemd-analyze", "security", "--offline=yes", path],
+                       capture_output=True, text=True)
+    m = [ln for ln in p.stdout.splitlines() if "Overall exposure level" in ln]
+    score = float(m[0].split(":")[1].split()[0]) if m else 99
+    level = m[0].split(":")[1].split()[1] if m else "?"
+    ok(score < 5.0 and level in ("OK", "SAFE", "PERFECT"),
+       "systemd-analyze security tdctl-serve.service: %.1f %s" % (score, level),
+       p.stdout[-3000:] + p.stderr)
 
 
 def run(tmp):

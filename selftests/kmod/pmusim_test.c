@@ -483,8 +483,19 @@ static uint64_t units_of_child(int child)
  * A child named @comm doing known work in many slices: it yields after
  * every unit batch, sleeps now and then and hops between CPUs, so slices
  * of both profiles interleave on every CPU and tasks migrate.
+ *
+ * It renames itself first, then says so on @ready and waits for a byte
+ * on @go (EOF: the test died, it does nothing). The rename has to be over
+ * before the collection starts and the background ticks run: the kernel
+ * does not write a comm in one store (5.10's strlcpy() copies byte by
+ * byte, 6.13 and later copy the name and then zero the rest), so a tick
+ * inside prctl() can see "simAim_test", which has no profile. td_pmusim
+ * then rightly counts a background unit there, topdown rightly gives it
+ * to this task, and the slice's record carries the comm at its end,
+ * "simA": a profiled record with a background unit in it.
  */
-static void child_work(const char *comm, int child, const int *cpus, int ncpu)
+static void child_work(const char *comm, int child, const int *cpus, int ncpu,
+		       int ready, int go)
 {
 	char buf[32];
 	int fd;
@@ -493,6 +504,10 @@ static void child_work(const char *comm, int child, const int *cpus, int ncpu)
 	fd = open(SIM_DIR "/work", O_WRONLY);
 	if (fd < 0)
 		_exit(10);
+	if (write(ready, "r", 1) != 1 || read(go, buf, 1) != 1)
+		_exit(12);
+	close(ready);
+	close(go);
 	for (int i = 0; i < ITERATIONS; i++) {
 		int len = snprintf(buf, sizeof(buf), "%llu",
 				   (unsigned long long)units_of(child, i));
@@ -525,6 +540,9 @@ struct session {
 	struct jv *dump;
 	uint64_t units[2];		/* expected units per profile */
 	char dir[64];
+	pid_t pids[2 * CHILDREN_PER_PROFILE];	/* the workload's children */
+	int nchildren;
+	int go;				/* their start pipe (write end), or -1 */
 };
 
 static void cmd_path(const struct session *s, char *buf, size_t n, const char *name)
@@ -544,7 +562,7 @@ static int set_profiles(const struct machine *m, const char *self_comm)
 	int ret;
 
 	ret = td_write_file(SIM_DIR "/profiles", "clear");
-	/* The test and its children before they rename: counted as nothing. */
+	/* The test, and its children until they rename: counted as nothing. */
 	ret = ret ?: td_write_fmt(SIM_DIR "/profiles", "comm=%s", self_comm);
 	for (int p = 0; p < 2 && !ret; p++) {
 		int n = snprintf(cmd, sizeof(cmd), "comm=%s", m->p[p].comm);
@@ -566,34 +584,67 @@ static int set_profiles(const struct machine *m, const char *self_comm)
 	return ret;
 }
 
-/* Children of both profiles; returns 0 when all of them did their work. */
-static int run_workload(struct session *s)
+/*
+ * Fork the children of both profiles and wait until each has its name
+ * (see child_work()); they wait for run_workload(). Returns 0 or -1.
+ */
+static int spawn_workload(struct session *s)
 {
-	pid_t pids[2 * CHILDREN_PER_PROFILE];
-	int n = 0, bad = 0;
+	int ready[2], go[2], n = 2 * CHILDREN_PER_PROFILE, got = 0;
+	char c;
 
 	s->units[0] = 0;
 	s->units[1] = 0;
-	for (int p = 0; p < 2; p++) {
-		for (int k = 0; k < CHILDREN_PER_PROFILE; k++) {
-			int child = p * CHILDREN_PER_PROFILE + k;
-			pid_t pid = fork();
-
-			if (pid < 0)
-				return -1;
-			if (pid == 0)
-				child_work(s->m->p[p].comm, child, s->cpus, s->ncpu);
-			pids[n++] = pid;
-			s->units[p] += units_of_child(child);
-		}
+	s->nchildren = 0;
+	if (pipe(ready))
+		return -1;
+	if (pipe(go)) {
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int child = 0; child < n; child++) {
+		int p = child / CHILDREN_PER_PROFILE;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			break;
+		if (pid == 0) {
+			close(ready[0]);
+			close(go[1]);
+			child_work(s->m->p[p].comm, child, s->cpus, s->ncpu, ready[1],
+				   go[0]);
+		}
+		s->pids[s->nchildren++] = pid;
+		s->units[p] += units_of_child(child);
+	}
+	close(ready[1]);
+	close(go[0]);
+	s->go = go[1];
+	while (got < s->nchildren && read(ready[0], &c, 1) == 1)
+		got++;
+	close(ready[0]);
+	return s->nchildren == n && got == n ? 0 : -1;
+}
+
+/* Start the children; returns 0 when all of them did their work. */
+static int run_workload(struct session *s)
+{
+	int bad = 0;
+
+	for (int i = 0; i < s->nchildren; i++)
+		if (write(s->go, "g", 1) != 1)
+			bad++;
+	close(s->go);
+	s->go = -1;
+	for (int i = 0; i < s->nchildren; i++) {
 		int st;
 
-		if (waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) ||
+		if (waitpid(s->pids[i], &st, 0) != s->pids[i] || !WIFEXITED(st) ||
 		    WEXITSTATUS(st))
 			bad++;
 	}
+	s->nchildren = 0;
 	return bad ? -1 : 0;
 }
 
@@ -752,6 +803,7 @@ FIXTURE_SETUP(pmusim)
 
 	memset(s, 0, sizeof(*s));
 	s->m = variant->m;
+	s->go = -1;
 	ASSERT_EQ(0, td_load_pmusim()) TH_LOG("loading td_pmusim.ko");
 	if (module_loaded("topdown")) {	/* left by an earlier suite */
 		const char *const unload[] = { "tdctl", "unload", NULL };
@@ -795,6 +847,11 @@ FIXTURE_TEARDOWN(pmusim)
 	td_write_file(SIM_DIR "/noise", "0");
 	td_write_file(SIM_DIR "/read_tick", "0");
 	jfree(self->s.dump);
+	if (self->s.go >= 0) {		/* not started: EOF makes them leave */
+		close(self->s.go);
+		for (int i = 0; i < self->s.nchildren; i++)
+			waitpid(self->s.pids[i], NULL, 0);
+	}
 	snprintf(out, sizeof(out), "%s/teardown", self->s.dir);
 	if (module_loaded("topdown"))
 		run(NULL, out, unload);
@@ -829,7 +886,7 @@ static void sum_records(struct __test_metadata *_metadata, struct session *s,
 			if (!strcmp(comm, m->p[p].comm))
 				break;
 		if (p == 2 && !strcmp(comm, self_comm)) {
-			/* The test itself (and its children before they rename). */
+			/* The test itself (its children have their names already). */
 			EXPECT_FALSE(nonzero) TH_LOG("record %d of %s counted", r, comm);
 			continue;
 		}
@@ -937,6 +994,8 @@ TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
 	uint64_t ticks = 0;
 
 	memset(per_prof, 0, sizeof(per_prof));
+	/* Named before anything counts: see child_work(). */
+	ASSERT_EQ(0, spawn_workload(s));
 	cmd_path(s, out, sizeof(out), "load");
 	snprintf(ring, sizeof(ring), "%u", RING_SIZE);
 	if (variant->through_tdctl) {

@@ -21,7 +21,9 @@
  *   - at each tick of the optional background timer (debugfs noise, a
  *     period in microseconds): one unit of the "*" profile is added on
  *     the CPU it fires on, unless the interrupted task has a profile of
- *     its own, so profiled tasks only ever count their own work;
+ *     its own, so profiled tasks only ever count their own work (by the
+ *     comm at that tick: one caught inside a rename, half-written, has
+ *     no profile; see the README);
  *   - with debugfs read_tick set, at each pmu->read() of counter 0: one
  *     unit of the "*" profile, under the same rule, before the value is
  *     taken. Every slice of an unprofiled task then counts something,

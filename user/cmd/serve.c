@@ -8,10 +8,11 @@
  * are left to PromQL (rate() of the counts, recording rules in
  * contrib/prometheus/topdown.rules.yml), so any window works.
  *
- * One thread, one poll() loop: the listening socket, the clients and the
- * device. A client gets at most SV_REQ_MAX bytes of request and
- * SV_TIMEOUT_MS to send it and read the answer, and at most SV_CLIENTS
- * connections are served at once; one request per connection.
+ * One poll() loop: the rings, and the HTTP server of user/http/ (its
+ * connections, TLS and basic authentication from --web.config.file, its
+ * limits: http/server.h), which calls sv_answer() for each request. The
+ * certificate, the socket and the rings are opened first; then serve
+ * drops to --user and every capability (base/privs.h).
  *
  * Groups are keyed by their label values (a cgroup's path, not its id:
  * a cgroup re-created under the same path is the same series). At most
@@ -36,18 +37,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/privs.h"
 #include "group/aggregate.h"
+#include "http/server.h"
 #include "live/cgpath.h"
 #include "live/collect.h"
+#include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "evset/evset.h"
 #include "output/text.h"
 #include "cli/tdctl.h"
 
 #define SV_DEFAULT_PORT	"10642"
-#define SV_REQ_MAX	8192
-#define SV_TIMEOUT_MS	10000
-#define SV_CLIENTS	16
+#define SV_CONNS	1024	/* --max-connections */
+#define SV_USER		"tdctl-serve"	/* the package's system user */
 #define SV_RETRY_MS	10000	/* reopen the device after this long */
 #define SV_LABEL_MAX	512	/* a group's label values, escaped */
 
@@ -58,6 +61,12 @@ const struct td_opt serve_opts[] = {
 	  "series per cgroup (default), process or comm", 0 },
 	{ "max-series", 0, 'N', TD_ARG_NUM, "N",
 	  "at most N groups, the rest summed as 'other' (default 1000)", 0 },
+	{ "web.config.file", 0, 'W', TD_ARG_FILE, "FILE",
+	  "TLS and basic authentication: exporter-toolkit's web configuration", 0 },
+	{ "user", 0, 'U', TD_ARG_WORD, "USER[:GROUP]",
+	  "serve as USER once the rings are open (default for root: " SV_USER ", else nobody)", 0 },
+	{ "max-connections", 0, 'C', TD_ARG_NUM, "N",
+	  "at most N connections; the oldest idle one makes room (default 1024)", 0 },
 	{ "duration", 0, 'D', TD_ARG_NUM, "S",
 	  "exit after S seconds (default: until SIGINT or SIGTERM)", 0 },
 	TD_OPT_OUT_JSON,
@@ -77,16 +86,6 @@ struct sv_group {
 	char labels[SV_LABEL_MAX];	/* e.g. cgroup="/system.slice" */
 	uint64_t slices, runtime_ns, read_errors;
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
-};
-
-struct sv_client {
-	int fd;			/* -1: free slot */
-	uint64_t deadline;	/* ns */
-	char req[SV_REQ_MAX];
-	size_t rlen;
-	char *resp;		/* being sent */
-	size_t len, off;
-	bool closing;		/* sent; waiting for the client to close */
 };
 
 struct sv {
@@ -113,11 +112,9 @@ struct sv {
 	uint64_t *lost;		/* per CPU */
 	int lost_cpus;
 	uint64_t records, opens;
-	/* HTTP */
-	int lfd;
-	struct sv_client cl[SV_CLIENTS];
-	uint64_t requests, bad_requests;
 	double last_scrape_s;
+	int status_fd;		/* read-only /dev/topdown kept across the drop */
+	int bpf_fd;		/* the BPF backend's pin folder, likewise */
 };
 
 /* ---- label values --------------------------------------------------------- */
@@ -439,17 +436,21 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 		if (!td_reader_status(&s->rd, &st, &stats))
 			state = td_state_name(st.state);
 		free(stats);
-	} else if (td_backend_active() == TD_BACKEND_BPF) {
+	} else if (s->bpf_fd >= 0 ? td_bpf_watching(s->bpf_fd) :
+		   td_backend_active() == TD_BACKEND_BPF) {
 		state = "running";	/* loaded is running */
 	} else if (td_module_loaded()) {
-		/* Another reader holds the rings: a read-only file may ask. */
-		int fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
+		/* Another reader holds the rings: a read-only file may ask
+		 * (the one opened before the drop of privileges, if any).
+		 */
+		int fd = s->status_fd >= 0 ? s->status_fd :
+			 open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
 		struct topdown_status q = { .size = sizeof(q) };
 
 		state = "idle";
 		if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_STATUS, &q))
 			state = td_state_name(q.state);
-		if (fd >= 0)
+		if (fd >= 0 && fd != s->status_fd)
 			close(fd);
 	}
 
@@ -528,58 +529,10 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 	s->last_scrape_s = mono_s() - t0;
 }
 
-/* ---- HTTP --------------------------------------------------------------------- */
+/* ---- HTTP (user/http/server.c serves, this answers) ---------------------- */
 
-static void cl_close(struct sv_client *c)
-{
-	if (c->fd >= 0)
-		close(c->fd);
-	free(c->resp);
-	memset(c, 0, sizeof(*c));
-	c->fd = -1;
-}
-
-static void cl_respond(struct sv_client *c, const char *status,
-		       const char *ctype, const char *body, size_t blen,
-		       bool head)
-{
-	char hdr[256];
-	int n = snprintf(hdr, sizeof(hdr),
-			 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-			 status, ctype, blen);
-
-	free(c->resp);
-	c->resp = malloc((size_t)n + (head ? 0 : blen));
-	if (!c->resp) {
-		cl_close(c);
-		return;
-	}
-	memcpy(c->resp, hdr, (size_t)n);
-	if (!head)
-		memcpy(c->resp + n, body, blen);
-	c->len = (size_t)n + (head ? 0 : blen);
-	c->off = 0;
-}
-
-/* Does the request's Accept header ask for OpenMetrics? */
-static bool wants_openmetrics(const char *req)
-{
-	for (const char *l = strstr(req, "\r\n"); l; l = strstr(l + 2, "\r\n")) {
-		const char *v, *e;
-
-		if (strncasecmp(l + 2, "accept:", 7))
-			continue;
-		v = l + 9;
-		e = strstr(v, "\r\n");
-		if (!e)
-			return false;
-		return memmem(v, (size_t)(e - v), "application/openmetrics-text",
-			      28) != NULL;
-	}
-	return false;
-}
-
-static void cl_request(struct sv *s, struct sv_client *c)
+static void sv_answer(void *ctx, const struct td_http_req *r,
+		      struct td_http_reply *rep)
 {
 	static const char text_type[] = "text/plain; version=0.0.4; charset=utf-8";
 	static const char om_type[] =
@@ -588,163 +541,69 @@ static void cl_request(struct sv *s, struct sv_client *c)
 		"<html><head><title>topdown exporter</title></head><body>"
 		"<h1>topdown exporter</h1><p><a href=\"/metrics\">Metrics</a></p>"
 		"</body></html>\n";
-	char method[8], path[256];
-	bool head;
+	struct sv *s = ctx;
 
-	s->requests++;
-	if (sscanf(c->req, "%7s %255s HTTP/1.", method, path) != 2) {
-		s->bad_requests++;
-		cl_respond(c, "400 Bad Request", "text/plain", "bad request\n", 12,
-			   false);
-		return;
-	}
-	head = !strcmp(method, "HEAD");
-	if (strcmp(method, "GET") && !head) {
-		cl_respond(c, "405 Method Not Allowed", "text/plain",
-			   "only GET\n", 9, false);
-		return;
-	}
-	if (!strcmp(path, "/metrics") || !strncmp(path, "/metrics?", 9)) {
-		bool om = wants_openmetrics(c->req);
+	if (!strcmp(r->path, "/metrics")) {
 		struct sv_out o = { .cap = 65536 };
 
 		o.p = malloc(o.cap);
 		o.oom = !o.p;
-		sv_metrics(s, &o, om);
-		if (o.oom)
-			cl_respond(c, "500 Internal Server Error", "text/plain",
-				   "out of memory\n", 14, head);
-		else
-			cl_respond(c, "200 OK", om ? om_type : text_type, o.p,
-				   o.len, head);
-		free(o.p);
-		return;
-	}
-	if (!strcmp(path, "/")) {
-		cl_respond(c, "200 OK", "text/html; charset=utf-8", index,
-			   sizeof(index) - 1, head);
-		return;
-	}
-	cl_respond(c, "404 Not Found", "text/plain", "not found\n", 10, head);
-}
-
-static void cl_io(struct sv *s, struct sv_client *c, short revents)
-{
-	ssize_t n;
-
-	if (revents & (POLLERR | POLLNVAL)) {
-		cl_close(c);
-		return;
-	}
-	if (c->closing) {
-		/* Answer sent: read what the client still sends until it
-		 * closes (closing with unread data would reset the
-		 * connection, and the client could lose the answer).
-		 */
-		char sink[4096];
-
-		n = read(c->fd, sink, sizeof(sink));
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-			cl_close(c);
-		return;
-	}
-	if (!c->resp) {
-		n = read(c->fd, c->req + c->rlen, SV_REQ_MAX - 1 - c->rlen);
-		if (n <= 0) {
-			if (n == 0 || (errno != EAGAIN && errno != EINTR))
-				cl_close(c);
+		sv_metrics(s, &o, r->openmetrics);
+		if (o.oom) {
+			free(o.p);
+			rep->status = 500;
 			return;
 		}
-		c->rlen += (size_t)n;
-		c->req[c->rlen] = '\0';
-		if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
-			cl_request(s, c);
-		} else if (c->rlen >= SV_REQ_MAX - 1) {
-			s->bad_requests++;
-			cl_respond(c, "431 Request Header Fields Too Large",
-				   "text/plain", "request too large\n", 18, false);
-		}
-		if (!c->resp)
-			return;
-	}
-	n = send(c->fd, c->resp + c->off, c->len - c->off, MSG_NOSIGNAL);
-	if (n < 0) {
-		if (errno != EAGAIN && errno != EINTR)
-			cl_close(c);
-		return;
-	}
-	c->off += (size_t)n;
-	if (c->off == c->len) {
-		shutdown(c->fd, SHUT_WR);
-		c->closing = true;
+		rep->ctype = r->openmetrics ? om_type : text_type;
+		rep->body = o.p;
+		rep->len = o.len;
+	} else if (!strcmp(r->path, "/")) {
+		rep->ctype = "text/html; charset=utf-8";
+		rep->body = strdup(index);
+		rep->len = sizeof(index) - 1;
+		if (!rep->body)
+			rep->status = 500;
+	} else {
+		rep->status = 404;
 	}
 }
 
-static void sv_accept(struct sv *s)
+/* Who serve becomes once the rings are open (base/privs.h): --user, or
+ * for root the package's system user, else nobody. A process that is not
+ * root keeps its user and sheds its capabilities.
+ */
+static int sv_pick_user(const char *spec, struct td_user *u)
 {
-	for (int i = 0; i < SV_CLIENTS; i++) {
-		struct sv_client *c = &s->cl[i];
-		int fd;
+	static const char *const defaults[] = { SV_USER, "nobody", NULL };
 
-		if (c->fd >= 0)
-			continue;
-		fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			return;
-		cl_close(c);
-		c->fd = fd;
-		c->deadline = td_now_ns() + SV_TIMEOUT_MS * 1000000ull;
+	if (spec)
+		return td_user_parse("--user", spec, u);
+	if (geteuid()) {
+		u->uid = geteuid();
+		u->gid = getegid();
+		snprintf(u->name, sizeof(u->name), "uid %u", (unsigned int)u->uid);
+		return 0;
 	}
-}
-
-static int sv_listen(const char *addr)
-{
-	char host[256];
-	const char *port = SV_DEFAULT_PORT, *colon = strrchr(addr, ':');
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
-	struct addrinfo *ai = NULL;
-	int fd = -1, one = 1, r;
-	size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
-
-	if (colon)
-		port = colon + 1;
-	if (hl >= sizeof(host) || strspn(port, "0123456789") != strlen(port) ||
-	    !*port || strlen(port) > 5 || atoi(port) < 1 || atoi(port) > 65535) {
-		p_err("invalid --listen '%s' (expected ADDR:PORT)", addr);
-		return -1;
-	}
-	memcpy(host, addr, hl);
-	host[hl] = '\0';
-	if (host[0] == '[' && hl > 1 && host[hl - 1] == ']') {
-		memmove(host, host + 1, hl - 2);
-		host[hl - 2] = '\0';
-	}
-	r = getaddrinfo(*host ? host : NULL, port, &hints, &ai);
-	if (r) {
-		p_err("invalid --listen '%s': %s", addr, gai_strerror(r));
-		return -1;
-	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
-		p_err("cannot listen on %s: %s", addr, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
+	if (!td_user_default(defaults, u))
+		return 0;
+	p_err("no user %s or nobody to serve as: name one with --user USER[:GROUP]",
+	      SV_USER);
+	return -1;
 }
 
 int do_serve(int argc, char **argv)
 {
 	const char *listen_addr = "127.0.0.1:" SV_DEFAULT_PORT;
+	const char *web_file = NULL, *user_spec = NULL;
 	unsigned long long v, dur = 0;
 	struct sv *s = calloc(1, sizeof(*s));
-	struct pollfd pfd[SV_CLIENTS + 2];
+	struct pollfd *pfd = NULL;
+	struct td_webcfg web = { 0 };
+	struct td_http_opts ho = { 0 };
+	struct td_http *http = NULL;
+	struct td_user user;
 	bool rings_hup = false;
+	char err[512];
 	uint64_t end;
 	struct td_getopt g;
 	int opt, ret = -1;
@@ -755,12 +614,19 @@ int do_serve(int argc, char **argv)
 	}
 	s->by = TD_BY_CGROUP;
 	s->max_groups = 1000;
-	s->lfd = -1;
+	s->status_fd = -1;
+	s->bpf_fd = -1;
 	td_getopt_build(&g, "serve", serve_desc);
 	while ((opt = td_getopt_next(&g, argc, argv)) >= 0) {
 		switch (opt) {
 		case 'l':
 			listen_addr = optarg;
+			break;
+		case 'W':
+			web_file = optarg;
+			break;
+		case 'U':
+			user_spec = optarg;
 			break;
 		case 'B':
 			if (td_by_parse("--by", optarg, &s->by))
@@ -780,6 +646,15 @@ int do_serve(int argc, char **argv)
 			}
 			s->max_groups = v;
 			break;
+		case 'C':
+			if (parse_u64("--max-connections", optarg, 65536, &v))
+				goto out;
+			if (v < 2) {
+				p_err("--max-connections must be at least 2");
+				goto out;
+			}
+			ho.max_conns = v;
+			break;
 		case 'D':
 			if (parse_seconds("--duration", optarg, 1000000, &dur))
 				goto out;
@@ -790,6 +665,12 @@ int do_serve(int argc, char **argv)
 	if (ret <= 0)
 		goto out;
 	ret = -1;
+	if (sv_pick_user(user_spec, &user))
+		goto out;
+	if (web_file && td_webcfg_load(web_file, &web, err, sizeof(err))) {
+		p_err("--web.config.file %s: %s", web_file, err);
+		goto out;
+	}
 	s->g = calloc(s->max_groups + 1, sizeof(*s->g));
 	for (s->lcap = 64; s->lcap < 2 * (s->max_groups + 1); s->lcap *= 2)
 		;
@@ -805,18 +686,48 @@ int do_serve(int argc, char **argv)
 		 s->by == TD_BY_PROCESS ? "pid=\"other\",comm" :
 		 s->by == TD_BY_COMM ? "comm" : "cgroup");
 	s->n = 1;
-	for (int i = 0; i < SV_CLIENTS; i++)
-		s->cl[i].fd = -1;
-	s->lfd = sv_listen(listen_addr);
-	if (s->lfd < 0)
+	/* With root's rights still: the certificate and key, the socket,
+	 * the rings; then nothing of them is left.
+	 */
+	ho.listen = listen_addr;
+	ho.web = web_file ? &web : NULL;
+	if (!ho.max_conns)
+		ho.max_conns = SV_CONNS;
+	ho.fn = sv_answer;
+	ho.ctx = s;
+	http = td_http_open(&ho);
+	if (!http)
 		goto out;
+	pfd = calloc(td_http_nfds(http) + 1, sizeof(*pfd));
+	if (!pfd) {
+		p_err("out of memory");
+		goto out;
+	}
+	sv_open(s, td_now_ns());
+	/* Not the reader (another one is): keep a read-only file to ask the
+	 * module's state, or the BPF backend's pin folder to see it go,
+	 * which the unprivileged user could not open or look into.
+	 */
+	if (!s->open && td_backend_active() == TD_BACKEND_BPF)
+		s->bpf_fd = td_bpf_watch();
+	else if (!s->open && td_module_loaded())
+		s->status_fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (td_drop_privileges(&user))
+		goto out;
+	if (s->open)
+		p_info("serving as %s, without capabilities", user.name);
+	else
+		p_info("serving as %s, without capabilities; no backend ran, and as %s serve cannot open the rings later: restart it once the collection runs",
+		       user.name, user.name);
 	td_catch_signals();
-	p_info("listening on http://%s/metrics", listen_addr);
+	p_info("listening on %s/metrics%s", td_http_url(http),
+	       web.nusers ? " (basic authentication)" : "");
 	end = dur ? td_now_ns() + dur : UINT64_MAX;
 
 	while (!td_signal) {
 		uint64_t now = td_now_ns();
-		int n = 0, timeout = 250, nc = 0, k, rings = -1;
+		int rings = -1;
+		size_t n;
 
 		if (now >= end)
 			break;
@@ -824,46 +735,20 @@ int do_serve(int argc, char **argv)
 		sv_cache_expire(s, now);
 		if (s->open)
 			td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
-		for (int i = 0; i < SV_CLIENTS; i++) {
-			struct sv_client *c = &s->cl[i];
-
-			if (c->fd < 0)
-				continue;
-			if (now >= c->deadline) {
-				cl_close(c);	/* too slow */
-				continue;
-			}
-			pfd[n].fd = c->fd;
-			pfd[n].events = c->resp && !c->closing ? POLLOUT : POLLIN;
-			n++;
-			nc++;
-		}
-		pfd[n].fd = nc < SV_CLIENTS ? s->lfd : -1;
-		pfd[n].events = POLLIN;
-		n++;
+		n = td_http_pollfds(http, pfd, now);
 		/* Stopped and drained (POLLHUP): look again after the timeout. */
 		if (s->open && !rings_hup) {
 			pfd[n].fd = s->rd.fd;
 			pfd[n].events = POLLIN;
-			rings = n++;
+			pfd[n].revents = 0;
+			rings = (int)n;
 		}
 		rings_hup = false;
-		if (poll(pfd, (nfds_t)n, timeout) <= 0)
+		if (poll(pfd, rings >= 0 ? n + 1 : n, 250) <= 0)
 			continue;
 		rings_hup = rings >= 0 &&
 			    (pfd[rings].revents & (POLLIN | POLLHUP)) == POLLHUP;
-		k = 0;
-		for (int i = 0; i < SV_CLIENTS; i++) {
-			struct sv_client *c = &s->cl[i];
-
-			if (c->fd < 0 || pfd[k].fd != c->fd)
-				continue;
-			if (pfd[k].revents)
-				cl_io(s, c, pfd[k].revents);
-			k++;
-		}
-		if (pfd[nc].fd >= 0 && (pfd[nc].revents & POLLIN))
-			sv_accept(s);
+		td_http_events(http, pfd, n, td_now_ns());
 	}
 	ret = 0;
 	/* An exporter that never had a backend to read exported nothing. */
@@ -873,19 +758,24 @@ int do_serve(int argc, char **argv)
 		ret = -1;
 	}
 out:
-	for (int i = 0; i < SV_CLIENTS; i++)
-		if (s->cl[i].fd > 0)
-			cl_close(&s->cl[i]);
+	if (http) {
+		const struct td_http_stats *st = td_http_get_stats(http);
+
+		p_info("%llu records read, %llu requests",
+		       (unsigned long long)s->records,
+		       (unsigned long long)st->requests);
+	}
+	td_http_close(http);
 	if (s->open) {
 		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
 		td_reader_close(&s->rd);
 	}
-	if (s->lfd >= 0) {
-		close(s->lfd);
-		p_info("%llu records read, %llu requests",
-		       (unsigned long long)s->records,
-		       (unsigned long long)s->requests);
-	}
+	if (s->status_fd >= 0)
+		close(s->status_fd);
+	if (s->bpf_fd >= 0)
+		close(s->bpf_fd);
+	td_webcfg_free(&web);
+	free(pfd);
 	free(s->g);
 	free(s->lslot);
 	free(s->kslot);

@@ -132,6 +132,21 @@ bool td_bpf_active(void)
 	return access(PIN("link"), F_OK) == 0;
 }
 
+int td_bpf_watch(void)
+{
+	if (!td_bpf_active())
+		return -1;
+	return open(TD_BPF_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+bool td_bpf_watching(int fd)
+{
+	struct stat st;
+
+	/* A removed folder has no links left; fstat() needs no rights. */
+	return fd >= 0 && !fstat(fd, &st) && st.st_nlink > 0;
+}
+
 int td_bpf_usable(char *err, size_t len)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {

@@ -19,6 +19,14 @@
 
 /* Is the BPF backend collecting (its link is pinned)? */
 bool td_bpf_active(void);
+/* For a process about to drop its privileges (serve, not the reader):
+ * td_bpf_watch() opens the pin folder while the backend is active (-1
+ * if it is not), and td_bpf_watching(fd) later tells, without rights on
+ * /sys/fs/bpf, whether that folder still exists (tdctl unload removes
+ * it; a new load makes another one, which this fd does not see).
+ */
+int td_bpf_watch(void);
+bool td_bpf_watching(int fd);
 /* Why the BPF backend cannot run here (no BTF, no bpf(), ...), in err;
  * 0 if it can be tried.
  */

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""`tdctl serve --web.config.file`: TLS and basic authentication as
+Prometheus exporters do them, scraped by the real Prometheus; and the
+drop to an unprivileged user without capabilities.
+
+Certificates are made here with openssl (a CA, the server's for
+127.0.0.1, a client's); the bcrypt hash with libxcrypt's crypt() through
+ctypes. serve runs inside rdbench (fake rings, a known workload, as in
+test_serve.py) with the web configuration of Documentation/install.rst
+(TLS, a client certificate required and verified, one user). Then:
+
+  - Prometheus with the right scheme, CA, client certificate and password
+    scrapes it (up 1, every record counted); jobs with a wrong password,
+    no password and plain HTTP are refused (up 0);
+  - the same by hand: no password, a wrong password, an unknown user: 401;
+    plain HTTP to the TLS port: no metrics; no client certificate: the
+    handshake fails;
+  - web configurations serve cannot fully honour are refused, exit 1,
+    the key named;
+  - run as root, serve becomes nobody with no capability left
+    (/proc/PID/status: Uid, Gid, Groups, the five capability sets,
+    NoNewPrivs).
+
+SKIP without prometheus or openssl. TAP.
+"""
+import base64
+import ctypes
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
+from tap import TDCTL, TOP, ok, plan  # noqa: E402
+from test_serve import (OUT, RDBENCH, free_port, query, stop,  # noqa: E402
+                        SET_FIXTURE)
+
+N, CPUS = 6000, 2
+USER, PASSWORD = "prometheus", "s3cret pass:word"
+
+
+def bcrypt(password, cost=10):
+    lib = ctypes.CDLL("libcrypt.so.1")
+    lib.crypt_gensalt.restype = ctypes.c_char_p
+    lib.crypt.restype = ctypes.c_char_p
+    salt = lib.crypt_gensalt(b"$2b$", cost, None, 0)
+    return lib.crypt(password.encode(), salt).decode()
+
+
+def openssl(*args, cwd):
+    subprocess.run(["openssl"] + list(args), cwd=cwd, check=True,
+                   capture_output=True)
+
+
+def make_certs(d):
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+            "-subj", "/CN=topdown test CA", cwd=d)
+    for name, ext in (("server", "subjectAltName=IP:127.0.0.1,DNS:localhost"),
+                      ("client", "extendedKeyUsage=clientAuth")):
+        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-nodes", "-keyout", name + ".key", "-out", name + ".csr",
+                "-subj", "/CN=" + name, cwd=d)
+        with open(os.path.join(d, name + ".ext"), "w") as fh:
+            fh.write(ext + "\n")
+        openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.crt", "-CAkey",
+                "ca.key", "-CAcreateserial", "-out", name + ".crt", "-days", "2",
+                "-extfile", name + ".ext", cwd=d)
+    os.chmod(os.path.join(d, "server.key"), 0o600)
+
+
+def https(port, d, auth=None, cert=True, path="/metrics"):
+    """(status, body) over TLS, or (None, error text)."""
+    ctx = ssl.create_default_context(cafile=os.path.join(d, "ca.crt"))
+    if cert:
+        ctx.load_cert_chain(os.path.join(d, "client.crt"), os.path.join(d, "client.key"))
+    hdr = "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n" % path
+    if auth:
+        hdr += "Authorization: Basic %s\r\n" % base64.b64encode(
+            ("%s:%s" % auth).encode()).decode()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+                s.sendall((hdr + "\r\n").encode())
+                out = b""
+                while True:
+                    b = s.recv(65536)
+                    if not b:
+                        break
+                    out += b
+    except (OSError, ssl.SSLError) as e:
+        return None, str(e)
+    head, _, body = out.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body.decode(errors="replace")
+
+
+def plain(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            out = b""
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                out += b
+            return out
+    except OSError as e:
+        return str(e).encode()
+
+
+def wait_tls(port, d):
+    for _ in range(100):
+        st, _ = https(port, d, (USER, PASSWORD))
+        if st:
+            return st
+        time.sleep(0.2)
+    return None
+
+
+def status_of(pid):
+    with open("/proc/%d/status" % pid) as fh:
+        return dict(ln.rstrip("\n").split(":\t", 1) for ln in fh if ":\t" in ln)
+
+
+def serve_pid(parent):
+    """rdbench runs serve's code in its own process."""
+    return parent.pid
+
+
+def check_refused_configs(d):
+    good_users = "basic_auth_users:\n  %s: %s\n" % (USER, bcrypt(PASSWORD, 4))
+    cases = [
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+         "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "cipher_suites: not supported"),
+        ("tls_server_config:\n  cert_file: server.crt\n", "missing key_file"),
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: nothere.key\n",
+         "cannot use key_file"),
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: ca.key\n",
+         "key values mismatch"),
+        ("http_server_config:\n  http2: true\n" + good_users, "http2: true is not supported"),
+        ("basic_auth_users:\n  prom: plaintext\n", "not a bcrypt hash"),
+        ("web:\n  x: 1\n", "unknown key 'web'"),
+    ]
+    for text, why in cases:
+        path = os.path.join(d, "bad.yml")
+        with open(path, "w") as fh:
+            fh.write(text)
+        p = subprocess.run([TDCTL, "serve", "--listen", "127.0.0.1:%d" % free_port(),
+                            "--web.config.file", path, "--duration", "1"],
+                           capture_output=True, text=True, timeout=30)
+        ok(p.returncode == 1 and why in p.stderr and "--web.config.file" in p.stderr,
+           "refused: %s (exit %d)" % (why, p.returncode), p.stderr)
+
+
+def run(d):
+    make_certs(d)
+    fx = os.path.join(d, "fx")
+    subprocess.run([os.path.join(OUT, "mkfixture"), fx, SET_FIXTURE], check=True,
+                   stdout=subprocess.DEVNULL)
+    web = os.path.join(d, "web.yml")
+    # As in Documentation/install.rst (relative paths: the file's folder).
+    with open(web, "w") as fh:
+        fh.write("tls_server_config:\n"
+                 "  cert_file: server.crt\n"
+                 "  key_file: server.key\n"
+                 "  client_auth_type: RequireAndVerifyClientCert\n"
+                 "  client_ca_file: ca.crt\n"
+                 "basic_auth_users:\n"
+                 "  %s: %s\n" % (USER, bcrypt(PASSWORD)))
+    check_refused_configs(d)
+    port, prom = free_port(), free_port()
+    procs = []
+    try:
+        log = open(os.path.join(d, "serve.log"), "w")
+        procs.append(subprocess.Popen(
+            [RDBENCH, "--fixture", os.path.join(fx, SET_FIXTURE), "-n", str(N),
+             "--cpus", str(CPUS), "--live", "--rate", "1000", "--", "serve",
+             "--listen", "127.0.0.1:%d" % port, "--web.config.file", web,
+             "--by", "process", "--duration", "60"],
+            stdout=log, stderr=subprocess.STDOUT))
+        st = wait_tls(port, d)
+        ok(st == 200, "TLS, client certificate and password: 200", st)
+        if os.geteuid() == 0:
+            s = status_of(serve_pid(procs[0]))
+            caps = {k: s.get(k) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}
+            ok(s["Uid"].split() == ["65534"] * 4 and s["Gid"].split() == ["65534"] * 4 and
+               not s.get("Groups", "").strip() and
+               all(v == "0000000000000000" for v in caps.values()) and
+               s.get("NoNewPrivs") == "1",
+               "run as root, serve is now nobody with no capability, no_new_privs",
+               "%s %s %s %s" % (s["Uid"], s["Gid"], caps, s.get("NoNewPrivs")))
+        else:
+            ok(True, "privileges dropped # SKIP not root")
+        st, body = https(port, d)
+        ok(st == 401, "no password: 401", (st, body[:200]))
+        st, body = https(port, d, (USER, "wrong"))
+        ok(st == 401 and "topdown_" not in body, "a wrong password: 401", (st, body[:200]))
+        st, body = https(port, d, ("mallory", PASSWORD))
+        ok(st == 401, "an unknown user: 401", (st, body[:200]))
+        r = plain(port)
+        ok(b"topdown_" not in r and (not r or b"HTTPS server" in r or b"reset" in r),
+           "plain HTTP to the TLS port: no metrics", r[:200])
+        st, err = https(port, d, (USER, PASSWORD), cert=False)
+        ok(st is None, "no client certificate: the handshake fails", err)
+
+        with open(os.path.join(d, "prometheus.yml"), "w") as fh:
+            tls = ("    tls_config:\n      ca_file: %s\n      cert_file: %s\n"
+                   "      key_file: %s\n" % tuple(os.path.join(d, f) for f in
+                                                  ("ca.crt", "client.crt", "client.key")))
+            fh.write("global:\n  scrape_interval: 1s\nscrape_configs:\n")
+            for job, scheme, auth in (("good", "https", PASSWORD), ("wrong", "https", "x"),
+                                      ("nopass", "https", None), ("plain", "http", None)):
+                fh.write("  - job_name: %s\n    scheme: %s\n" % (job, scheme))
+                if scheme == "https":
+                    fh.write(tls)
+                if auth:
+                    fh.write("    basic_auth:\n      username: %s\n      password: '%s'\n"
+                             % (USER, auth))
+                fh.write("    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % port)
+        plog = open(os.path.join(d, "prometheus.log"), "w")
+        procs.append(subprocess.Popen(
+            ["prometheus", "--config.file=" + os.path.join(d, "prometheus.yml"),
+             "--storage.tsdb.path=" + os.path.join(d, "data"),
+             "--web.listen-address=127.0.0.1:%d" % prom],
+            stdout=plog, stderr=subprocess.STDOUT))
+        up, recs = {}, []
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 40:
+            try:
+                up = {r["metric"]["job"]: r["value"][1] for r in query(prom, "up")}
+                recs = query(prom, 'topdown_records_total{job="good"}')
+            except (OSError, RuntimeError):
+                pass
+            if len(up) == 4 and recs and int(float(recs[0]["value"][1])) == N:
+                break
+            time.sleep(0.5)
+        ok(up.get("good") == "1" and recs and int(float(recs[0]["value"][1])) == N,
+           "Prometheus scrapes over TLS with a client certificate and basic auth: "
+           "up 1, all %d records" % N, (up, recs))
+        ok(up.get("wrong") == "0" and up.get("nopass") == "0" and up.get("plain") == "0",
+           "Prometheus jobs with a wrong password, no password, plain HTTP: up 0", up)
+    finally:
+        for p in procs:
+            stop(p)
+
+
+def main():
+    for tool in ("prometheus", "openssl"):
+        if not shutil.which(tool):
+            print("1..0 # SKIP %s is not installed (scripts/deps.sh)" % tool)
+            return 0
+    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
+                        "reader"], capture_output=True, text=True)
+    if not ok(b.returncode == 0, "rdbench builds (the fake rings)", b.stderr):
+        return plan()
+    d = tempfile.mkdtemp(prefix="td_tls.")
+    os.chmod(d, 0o755)
+    try:
+        run(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,877 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The HTTP server of tdctl serve (see server.h): connections in a table,
+ * each one a small state machine driven by the caller's poll() loop:
+ *
+ *   READ -> (AUTH) -> (WAIT) -> WRITE -> CLOSING -> closed
+ *
+ * READ collects the request head (after the TLS handshake, which OpenSSL
+ * runs inside the first SSL_read()); AUTH waits for the bcrypt thread;
+ * WAIT for a free answer slot; WRITE sends the answer; CLOSING reads
+ * what the client still sends until it closes, so that closing with
+ * unread data does not reset the connection before the client read the
+ * answer.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include "base/common.h"
+#include "http/auth.h"
+#include "http/server.h"
+
+enum cstate { C_FREE, C_READ, C_AUTH, C_WAIT, C_WRITE, C_CLOSING };
+
+struct conn {
+	enum cstate st;
+	int fd;
+	uint32_t gen;		/* which connection of this slot */
+	SSL *ssl;
+	short want;		/* TLS: the event OpenSSL waits for */
+	uint64_t since, deadline;
+	char *req;		/* TD_HTTP_HEAD_MAX bytes */
+	size_t rlen;
+	struct td_http_req r;
+	int status;		/* td_http_parse()'s */
+	bool auth_ok;
+	uint8_t key[32];
+	char *resp;
+	size_t len, off;
+};
+
+struct job {
+	int state;		/* 0 free, 1 queued, 2 done */
+	size_t conn;
+	uint32_t gen;
+	char user[TD_HTTP_CRED_MAX], pass[TD_HTTP_CRED_MAX];
+	bool ok;
+};
+
+struct td_http {
+	struct td_http_opts o;
+	int lfd;
+	char url[300];
+	SSL_CTX *tls;
+	struct conn *c;
+	size_t nc;		/* slots */
+	size_t *pmap;		/* pfd index -> slot (SIZE_MAX: listen, pipe) */
+	size_t busy;		/* answers held */
+	struct td_http_stats stats;
+	/* the bcrypt thread */
+	struct td_auth *auth;
+	pthread_t thr;
+	bool thr_up, thr_stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job jobs[TD_HTTP_AUTH_QUEUE];
+	int pipe[2];
+};
+
+#define NO_SLOT ((size_t)-1)
+
+/* ---- answers (no I/O) --------------------------------------------------- */
+
+static const char *reason(int st)
+{
+	switch (st) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 414: return "URI Too Long";
+	case 429: return "Too Many Requests";
+	case 431: return "Request Header Fields Too Large";
+	case 505: return "HTTP Version Not Supported";
+	default: return "Internal Server Error";
+	}
+}
+
+int td_http_answer(const struct td_webcfg *web, td_http_fn fn, void *ctx,
+		   int st, const struct td_http_req *r, bool auth_ok,
+		   char **out, size_t *len)
+{
+	struct td_http_reply rep = { .status = st, .ctype = "text/plain; charset=utf-8" };
+	char hdr[1024], *p;
+	size_t hl, extra = 0;
+	bool head = st == 200 && r->head;
+	char msg[64];
+
+	if (st == 200 && web && web->nusers && !auth_ok)
+		rep.status = 401;
+	if (rep.status == 200) {
+		fn(ctx, r, &rep);
+		if (!rep.ctype)
+			rep.ctype = "text/plain; charset=utf-8";
+	}
+	if (rep.status != 200 && !rep.body) {
+		int n = snprintf(msg, sizeof(msg), "%d %s\n", rep.status,
+				 reason(rep.status));
+
+		rep.body = strdup(msg);
+		if (!rep.body)
+			return -1;
+		rep.len = (size_t)n;
+	}
+	hl = (size_t)snprintf(hdr, sizeof(hdr),
+			      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			      "Connection: close\r\n%s%s%s",
+			      rep.status, reason(rep.status), rep.ctype, rep.len,
+			      rep.status == 401 ? "WWW-Authenticate: Basic realm=\"topdown\", "
+			      "charset=\"UTF-8\"\r\n" : "",
+			      rep.status == 405 ? "Allow: GET, HEAD\r\n" : "",
+			      rep.status == 429 ? "Retry-After: 1\r\n" : "");
+	for (int i = 0; web && i < web->nheaders; i++)
+		extra += strlen(web->headers[i].name) +
+			 strlen(web->headers[i].value) + 4;
+	*len = hl + extra + 2 + (head ? 0 : rep.len);
+	p = malloc(*len);
+	if (!p) {
+		free(rep.body);
+		return -1;
+	}
+	memcpy(p, hdr, hl);
+	for (int i = 0; web && i < web->nheaders; i++)
+		hl += (size_t)sprintf(p + hl, "%s: %s\r\n", web->headers[i].name,
+				      web->headers[i].value);
+	memcpy(p + hl, "\r\n", 2);
+	if (!head && rep.len)
+		memcpy(p + hl + 2, rep.body, rep.len);
+	free(rep.body);
+	*out = p;
+	return 0;
+}
+
+/* ---- the bcrypt thread --------------------------------------------------- */
+
+static void *auth_thread(void *arg)
+{
+	struct td_http *h = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);	/* signals: the loop's */
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		struct job *j = NULL;
+
+		for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !j; i++)
+			if (h->jobs[i].state == 1)
+				j = &h->jobs[i];
+		if (!j) {
+			if (h->thr_stop)
+				break;
+			pthread_cond_wait(&h->cv, &h->mu);
+			continue;
+		}
+		j->state = 3;	/* running */
+		pthread_mutex_unlock(&h->mu);
+		j->ok = td_auth_verify(h->auth, j->user, j->pass);
+		pthread_mutex_lock(&h->mu);
+		j->state = 2;
+		/* A full pipe: the loop has a byte to wake it already. */
+		if (write(h->pipe[1], "", 1) < 0)
+			continue;
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+/* Queue c's credentials for the bcrypt thread: false if the queue is
+ * full.
+ */
+static bool auth_queue(struct td_http *h, size_t slot)
+{
+	struct conn *c = &h->c[slot];
+	bool queued = false;
+
+	if (!h->thr_up) {
+		if (pthread_create(&h->thr, NULL, auth_thread, h))
+			return false;
+		h->thr_up = true;
+	}
+	pthread_mutex_lock(&h->mu);
+	for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !queued; i++) {
+		struct job *j = &h->jobs[i];
+
+		if (j->state)
+			continue;
+		j->conn = slot;
+		j->gen = c->gen;
+		memcpy(j->user, c->r.user, sizeof(j->user));
+		memcpy(j->pass, c->r.pass, sizeof(j->pass));
+		j->state = 1;
+		queued = true;
+	}
+	if (queued)
+		pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return queued;
+}
+
+/* ---- connections ---------------------------------------------------------- */
+
+static void c_close(struct td_http *h, struct conn *c)
+{
+	if (c->st == C_FREE)
+		return;
+	if (c->st == C_WRITE)
+		h->busy--;
+	if (c->ssl)
+		SSL_free(c->ssl);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->req);
+	free(c->resp);
+	OPENSSL_cleanse(&c->r, sizeof(c->r));
+	c->ssl = NULL;
+	c->req = NULL;
+	c->resp = NULL;
+	c->fd = -1;
+	c->st = C_FREE;
+	c->gen++;
+	h->stats.conns--;
+}
+
+/* What c's I/O waits for: 0 nothing, else the poll events. */
+static short c_events(const struct conn *c)
+{
+	switch (c->st) {
+	case C_READ:
+		return c->ssl ? c->want : POLLIN;
+	case C_WRITE:
+		return c->ssl ? c->want : POLLOUT;
+	case C_CLOSING:
+		return POLLIN;
+	default:
+		return 0;
+	}
+}
+
+/* OpenSSL's verdict on a call that returned r: >0 bytes, 0 EOF, -2 try
+ * again (c->want set), -1 failed.
+ */
+static ssize_t tls_result(struct td_http *h, struct conn *c, int r, size_t n)
+{
+	static const char plain[] =
+		"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+
+	if (r > 0)
+		return (ssize_t)n;
+	switch (SSL_get_error(c->ssl, r)) {
+	case SSL_ERROR_WANT_READ:
+		c->want = POLLIN;
+		return -2;
+	case SSL_ERROR_WANT_WRITE:
+		c->want = POLLOUT;
+		return -2;
+	case SSL_ERROR_ZERO_RETURN:
+		return 0;
+	default:
+		/* Plain HTTP to the TLS port: say so, as Go's server does. */
+		if (ERR_GET_REASON(ERR_peek_error()) == SSL_R_HTTP_REQUEST &&
+		    send(c->fd, plain, sizeof(plain) - 1,
+			 MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+			/* best effort */
+		}
+		ERR_clear_error();
+		if (!SSL_is_init_finished(c->ssl))
+			h->stats.tls_failed++;
+		return -1;
+	}
+}
+
+static ssize_t c_read(struct td_http *h, struct conn *c, char *buf, size_t n)
+{
+	ssize_t k;
+	size_t got = 0;
+
+	if (c->ssl && c->st != C_CLOSING) {
+		int r;
+
+		ERR_clear_error();
+		r = SSL_read_ex(c->ssl, buf, n, &got);
+		return tls_result(h, c, r, got);
+	}
+	k = read(c->fd, buf, n);
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return -2;
+	return k;
+}
+
+static ssize_t c_write(struct td_http *h, struct conn *c, const char *buf,
+		       size_t n)
+{
+	ssize_t k;
+	size_t put = 0;
+
+	if (c->ssl) {
+		int r;
+
+		ERR_clear_error();
+		r = SSL_write_ex(c->ssl, buf, n, &put);
+		return tls_result(h, c, r, put);
+	}
+	k = send(c->fd, buf, n, MSG_NOSIGNAL);
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return -2;
+	return k;
+}
+
+static void c_answer(struct td_http *h, struct conn *c, uint64_t now)
+{
+	int cls;
+
+	if (h->busy >= TD_HTTP_BUSY_MAX) {
+		c->st = C_WAIT;
+		return;
+	}
+	free(c->req);
+	c->req = NULL;
+	if (td_http_answer(h->o.web, h->o.fn, h->o.ctx, c->status, &c->r,
+			   c->auth_ok, &c->resp, &c->len)) {
+		c_close(h, c);
+		return;
+	}
+	OPENSSL_cleanse(&c->r, sizeof(c->r));
+	cls = c->resp[9] - '0';
+	if (cls >= 0 && cls < 6)
+		h->stats.status[cls]++;
+	h->stats.requests++;
+	h->busy++;
+	c->st = C_WRITE;
+	c->want = POLLOUT;
+	c->off = 0;
+	c->deadline = now + TD_HTTP_TIMEOUT_MS * 1000000ull;
+}
+
+/* A whole head arrived (or an error): authenticate, then answer. */
+static void c_request(struct td_http *h, size_t slot, uint64_t now)
+{
+	struct conn *c = &h->c[slot];
+
+	c->auth_ok = false;
+	if (c->status == 200 && h->auth) {
+		if (!c->r.auth) {
+			c->status = 401;
+		} else {
+			switch (td_auth_lookup(h->auth, c->r.user, c->r.pass,
+					       c->key)) {
+			case TD_AUTH_OK:
+				c->auth_ok = true;
+				break;
+			case TD_AUTH_FAIL:
+				c->status = 401;
+				break;
+			default:
+				if (auth_queue(h, slot)) {
+					c->st = C_AUTH;
+					return;
+				}
+				c->status = 429;
+			}
+		}
+	}
+	c_answer(h, c, now);
+}
+
+static void c_readable(struct td_http *h, size_t slot, uint64_t now)
+{
+	struct conn *c = &h->c[slot];
+	ssize_t n;
+
+	for (;;) {
+		n = c_read(h, c, c->req + c->rlen, TD_HTTP_HEAD_MAX - c->rlen);
+		if (n == -2)
+			return;
+		if (n <= 0) {
+			c_close(h, c);
+			return;
+		}
+		c->rlen += (size_t)n;
+		if (c->rlen < TD_HTTP_HEAD_MAX &&
+		    !td_http_head_ends(c->req, c->rlen - (size_t)n, c->rlen))
+			continue;
+		c->status = td_http_parse(c->req, c->rlen, TD_HTTP_HEAD_MAX,
+					  &c->r);
+		if (c->status) {
+			c_request(h, slot, now);
+			return;
+		}
+	}
+}
+
+static void c_writable(struct td_http *h, struct conn *c, uint64_t now)
+{
+	ssize_t n;
+
+	while (c->off < c->len) {
+		n = c_write(h, c, c->resp + c->off, c->len - c->off);
+		if (n == -2)
+			return;
+		if (n <= 0) {
+			c_close(h, c);
+			return;
+		}
+		c->off += (size_t)n;
+	}
+	free(c->resp);
+	c->resp = NULL;
+	h->busy--;
+	if (c->ssl)
+		SSL_shutdown(c->ssl);	/* close_notify; not waiting for theirs */
+	shutdown(c->fd, SHUT_WR);
+	c->st = C_CLOSING;
+	if (c->deadline > now + 2000000000ull)
+		c->deadline = now + 2000000000ull;
+}
+
+static void c_closing(struct td_http *h, struct conn *c)
+{
+	char sink[4096];
+	ssize_t n = read(c->fd, sink, sizeof(sink));
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		c_close(h, c);
+}
+
+/* Answers that waited for a slot. */
+static void c_unwait(struct td_http *h, uint64_t now)
+{
+	for (size_t i = 0; i < h->nc && h->busy < TD_HTTP_BUSY_MAX; i++)
+		if (h->c[i].st == C_WAIT)
+			c_answer(h, &h->c[i], now);
+}
+
+static void auth_done(struct td_http *h, uint64_t now)
+{
+	char b[64];
+
+	while (read(h->pipe[0], b, sizeof(b)) > 0)
+		;
+	pthread_mutex_lock(&h->mu);
+	for (int i = 0; i < TD_HTTP_AUTH_QUEUE; i++) {
+		struct job *j = &h->jobs[i];
+		struct conn *c = &h->c[j->conn];
+
+		if (j->state != 2)
+			continue;
+		h->stats.auth_checks++;
+		if (c->st == C_AUTH && c->gen == j->gen) {
+			td_auth_remember(h->auth, c->key, j->ok);
+			c->auth_ok = j->ok;
+			if (!j->ok)
+				c->status = 401;
+			c_answer(h, c, now);
+		}
+		OPENSSL_cleanse(j, sizeof(*j));
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* The slot for a new connection: a free one, or the oldest that has not
+ * sent a whole request (closed to make room).
+ */
+static size_t free_slot(struct td_http *h, bool evict)
+{
+	size_t old = NO_SLOT;
+
+	for (size_t i = 0; i < h->nc; i++) {
+		const struct conn *c = &h->c[i];
+
+		if (c->st == C_FREE)
+			return i;
+		if ((c->st == C_READ || c->st == C_CLOSING) &&
+		    (old == NO_SLOT || c->since < h->c[old].since))
+			old = i;
+	}
+	if (old != NO_SLOT && evict) {
+		c_close(h, &h->c[old]);
+		h->stats.evicted++;
+	}
+	return old;
+}
+
+static void accept_all(struct td_http *h, uint64_t now)
+{
+	for (int k = 0; k < 256; k++) {
+		size_t slot = free_slot(h, false);
+		struct conn *c;
+		int fd;
+
+		if (slot == NO_SLOT)
+			return;
+		fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		slot = free_slot(h, true);
+		c = &h->c[slot];
+		c->req = malloc(TD_HTTP_HEAD_MAX);
+		if (h->tls && c->req) {
+			c->ssl = SSL_new(h->tls);
+			if (c->ssl && !SSL_set_fd(c->ssl, fd)) {
+				SSL_free(c->ssl);
+				c->ssl = NULL;
+			}
+		}
+		if (!c->req || (h->tls && !c->ssl)) {
+			free(c->req);
+			c->req = NULL;
+			close(fd);
+			return;
+		}
+		if (c->ssl)
+			SSL_set_accept_state(c->ssl);
+		c->fd = fd;
+		c->st = C_READ;
+		c->want = POLLIN;
+		c->rlen = 0;
+		c->since = now;
+		c->deadline = now + TD_HTTP_TIMEOUT_MS * 1000000ull;
+		h->stats.accepted++;
+		h->stats.conns++;
+	}
+}
+
+size_t td_http_nfds(const struct td_http *h)
+{
+	return h->nc + 2;
+}
+
+size_t td_http_pollfds(struct td_http *h, struct pollfd *pfd, uint64_t now)
+{
+	size_t n = 0;
+	bool room = false;
+
+	for (size_t i = 0; i < h->nc; i++) {
+		struct conn *c = &h->c[i];
+		short ev;
+
+		if (c->st == C_FREE) {
+			room = true;
+			continue;
+		}
+		if (now >= c->deadline) {
+			if (c->st != C_CLOSING)
+				h->stats.timed_out++;
+			c_close(h, c);
+			room = true;
+			continue;
+		}
+		if (c->st == C_READ || c->st == C_CLOSING)
+			room = true;	/* may be closed for a newer one */
+		ev = c_events(c);
+		if (!ev)
+			continue;
+		pfd[n].fd = c->fd;
+		pfd[n].events = ev;
+		pfd[n].revents = 0;
+		h->pmap[n++] = i;
+	}
+	pfd[n].fd = room ? h->lfd : -1;
+	pfd[n].events = POLLIN;
+	pfd[n].revents = 0;
+	h->pmap[n++] = NO_SLOT;
+	pfd[n].fd = h->pipe[0];
+	pfd[n].events = POLLIN;
+	pfd[n].revents = 0;
+	h->pmap[n++] = NO_SLOT;
+	return n;
+}
+
+void td_http_events(struct td_http *h, const struct pollfd *pfd, size_t n,
+		    uint64_t now)
+{
+	bool accept_now = false, auth_now = false;
+
+	for (size_t k = 0; k < n; k++) {
+		struct conn *c;
+
+		if (!pfd[k].revents)
+			continue;
+		if (h->pmap[k] == NO_SLOT) {
+			if (pfd[k].fd == h->lfd)
+				accept_now = true;
+			else if (pfd[k].fd == h->pipe[0])
+				auth_now = true;
+			continue;
+		}
+		c = &h->c[h->pmap[k]];
+		if (c->fd != pfd[k].fd)
+			continue;	/* closed meanwhile */
+		if (pfd[k].revents & POLLNVAL) {
+			c_close(h, c);
+			continue;
+		}
+		switch (c->st) {
+		case C_READ:
+			c_readable(h, h->pmap[k], now);
+			break;
+		case C_WRITE:
+			c_writable(h, c, now);
+			break;
+		case C_CLOSING:
+			c_closing(h, c);
+			break;
+		default:
+			break;
+		}
+		if (c->st == C_WRITE && c->off == 0)
+			c_writable(h, c, now);	/* answer at once */
+	}
+	if (auth_now)
+		auth_done(h, now);
+	c_unwait(h, now);
+	if (accept_now)
+		accept_all(h, now);
+}
+
+const struct td_http_stats *td_http_get_stats(const struct td_http *h)
+{
+	return &h->stats;
+}
+
+const char *td_http_url(const struct td_http *h)
+{
+	return h->url;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static int listen_on(const char *addr)
+{
+	char host[256];
+	const char *port, *colon = strrchr(addr, ':');
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	int fd = -1, one = 1, r;
+	size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
+
+	port = colon ? colon + 1 : "";
+	if (!colon || hl >= sizeof(host) ||
+	    strspn(port, "0123456789") != strlen(port) || !*port ||
+	    strlen(port) > 5 || atoi(port) < 1 || atoi(port) > 65535) {
+		p_err("invalid --listen '%s' (expected ADDR:PORT)", addr);
+		return -1;
+	}
+	memcpy(host, addr, hl);
+	host[hl] = '\0';
+	if (host[0] == '[' && hl > 1 && host[hl - 1] == ']') {
+		memmove(host, host + 1, hl - 2);
+		host[hl - 2] = '\0';
+	}
+	r = getaddrinfo(*host ? host : NULL, port, &hints, &ai);
+	if (r) {
+		p_err("invalid --listen '%s': %s", addr, gai_strerror(r));
+		return -1;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 1024)) {
+		p_err("cannot listen on %s: %s", addr, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+static int accept_any_cert(int ok, X509_STORE_CTX *x)
+{
+	(void)ok;
+	(void)x;
+	return 1;
+}
+
+static void tls_err(const char *what, const char *file)
+{
+	unsigned long e = ERR_get_error();
+	char buf[256];
+
+	ERR_error_string_n(e, buf, sizeof(buf));
+	p_err("--web.config.file: %s %s: %s", what, file ? file : "",
+	      e ? buf : strerror(errno));
+	ERR_clear_error();
+}
+
+static SSL_CTX *tls_context(const struct td_webcfg *w)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	int mode = SSL_VERIFY_NONE;
+
+	if (!ctx) {
+		tls_err("cannot make a TLS context", NULL);
+		return NULL;
+	}
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS |
+			 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+			 SSL_MODE_ENABLE_PARTIAL_WRITE);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION |
+			    (w->prefer_server_ciphers ?
+			     SSL_OP_CIPHER_SERVER_PREFERENCE : 0));
+	if (!SSL_CTX_set_min_proto_version(ctx, w->min_version) ||
+	    !SSL_CTX_set_max_proto_version(ctx, w->max_version)) {
+		tls_err("TLS versions not available", NULL);
+		goto fail;
+	}
+	if (SSL_CTX_use_certificate_chain_file(ctx, w->cert_file) != 1) {
+		tls_err("cannot use cert_file", w->cert_file);
+		goto fail;
+	}
+	if (SSL_CTX_use_PrivateKey_file(ctx, w->key_file, SSL_FILETYPE_PEM) != 1) {
+		tls_err("cannot use key_file", w->key_file);
+		goto fail;
+	}
+	if (SSL_CTX_check_private_key(ctx) != 1) {
+		tls_err("key_file does not match cert_file", w->key_file);
+		goto fail;
+	}
+	if (w->client_ca_file) {
+		/* The names sent in the certificate request: NULL (none
+		 * read) fails below; the context owns the list.
+		 */
+		SSL_CTX_set_client_CA_list(ctx, SSL_load_client_CA_file(w->client_ca_file));
+		if (!SSL_CTX_get_client_CA_list(ctx) ||
+		    SSL_CTX_load_verify_locations(ctx, w->client_ca_file, NULL) != 1) {
+			tls_err("cannot use client_ca_file", w->client_ca_file);
+			goto fail;
+		}
+	}
+	/* Go's tls.ClientAuthType, in OpenSSL's terms. */
+	switch (w->client_auth) {
+	case TD_CA_NONE:
+		break;
+	case TD_CA_REQUEST:
+		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, accept_any_cert);
+		break;
+	case TD_CA_REQUIRE_ANY:
+		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER |
+				   SSL_VERIFY_FAIL_IF_NO_PEER_CERT, accept_any_cert);
+		break;
+	case TD_CA_VERIFY_IF_GIVEN:
+		mode = SSL_VERIFY_PEER;
+		SSL_CTX_set_verify(ctx, mode, NULL);
+		break;
+	case TD_CA_REQUIRE_VERIFY:
+		mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+		SSL_CTX_set_verify(ctx, mode, NULL);
+		break;
+	}
+	return ctx;
+fail:
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
+struct td_http *td_http_open(const struct td_http_opts *o)
+{
+	struct td_http *h = calloc(1, sizeof(*h));
+	struct rlimit rl;
+	char err[512];
+	size_t want;
+
+	if (!h) {
+		p_err("out of memory");
+		return NULL;
+	}
+	h->o = *o;
+	h->lfd = -1;
+	h->pipe[0] = -1;
+	h->pipe[1] = -1;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	/* OpenSSL writes to sockets with write(): no SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	/* Descriptors: one per connection and some to spare. */
+	want = o->max_conns + 64;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+		if (rl.rlim_cur < want) {
+			h->o.max_conns = rl.rlim_cur > 96 ? rl.rlim_cur - 64 : 32;
+			p_warn("at most %zu connections (RLIMIT_NOFILE %llu)",
+			       h->o.max_conns, (unsigned long long)rl.rlim_cur);
+		}
+	}
+	h->nc = h->o.max_conns;
+	h->c = calloc(h->nc, sizeof(*h->c));
+	h->pmap = calloc(h->nc + 2, sizeof(*h->pmap));
+	if (!h->c || !h->pmap || pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC)) {
+		p_err("out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < h->nc; i++)
+		h->c[i].fd = -1;
+	if (o->web && o->web->tls) {
+		h->tls = tls_context(o->web);
+		if (!h->tls)
+			goto fail;
+	}
+	if (o->web && o->web->nusers) {
+		h->auth = td_auth_new(o->web);
+		if (!h->auth) {
+			p_err("out of memory");
+			goto fail;
+		}
+		if (td_auth_selftest(h->auth, err, sizeof(err))) {
+			p_err("--web.config.file: %s", err);
+			goto fail;
+		}
+	}
+	h->lfd = listen_on(o->listen);
+	if (h->lfd < 0)
+		goto fail;
+	snprintf(h->url, sizeof(h->url), "%s://%s", h->tls ? "https" : "http",
+		 o->listen);
+	return h;
+fail:
+	td_http_close(h);
+	return NULL;
+}
+
+void td_http_close(struct td_http *h)
+{
+	if (!h)
+		return;
+	if (h->thr_up) {
+		pthread_mutex_lock(&h->mu);
+		h->thr_stop = true;
+		pthread_cond_signal(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		pthread_join(h->thr, NULL);
+	}
+	for (size_t i = 0; h->c && i < h->nc; i++)
+		c_close(h, &h->c[i]);
+	if (h->lfd >= 0)
+		close(h->lfd);
+	if (h->pipe[0] >= 0)
+		close(h->pipe[0]);
+	if (h->pipe[1] >= 0)
+		close(h->pipe[1]);
+	SSL_CTX_free(h->tls);
+	td_auth_free(h->auth);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	free(h->c);
+	free(h->pmap);
+	free(h);
+}
