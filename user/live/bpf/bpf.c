@@ -452,16 +452,14 @@ static int choose_ring(uint32_t flags, uint32_t *ring)
 		p_err("TDCTL_BPF_RING must be percpu or shared, not '%s'", env);
 		return -1;
 	}
-	if (env && !strcmp(env, "shared")) {
-		*ring = TD_BPF_RING_SHARED;
-	} else if (atomics) {
-		*ring = TD_BPF_RING_PERCPU;
-	} else if (env) {
+	if (env && !strcmp(env, "percpu") && !atomics) {
 		p_err("TDCTL_BPF_RING=percpu: this kernel has no BPF atomic instructions (Linux 5.12)");
 		return -1;
-	} else {
-		*ring = TD_BPF_RING_SHARED;
 	}
+	if (atomics && !(env && !strcmp(env, "shared")))
+		*ring = TD_BPF_RING_PERCPU;
+	else
+		*ring = TD_BPF_RING_SHARED;
 	if (*ring == TD_BPF_RING_SHARED && (flags & TOPDOWN_OVERFLOW_OVERWRITE)) {
 		p_err("--overwrite with the BPF backend needs per-CPU rings, which need BPF atomic instructions (Linux 5.12)%s",
 		      atomics ? " (TDCTL_BPF_RING=shared)" : ": this kernel has none");
