@@ -30,6 +30,16 @@ st=$?
 [ $st -eq 3 ] && grep -q "^state: *not running" "$T/out" && grep -q "^event set:" "$T/out" &&
 	grep -q "backend" "$T/out"
 expect "status before load: not running, what would run, exit 3" $? "$T/out" "$T/err"
+# The ring layout a BPF load would get here: per-CPU rings (overwrite
+# mode too) from Linux 5.12 on, one shared ring buffer before.
+if is_bpf; then
+	if bpf_atomics; then
+		grep -q "^ *bpf: can run .*: per-CPU rings as the module's, overwrite mode too" "$T/out"
+	else
+		grep -q "^ *bpf: can run .*: one ring buffer shared by all CPUs, no overwrite mode (.*Linux 5.12" "$T/out"
+	fi
+	expect "status before load: the BPF ring layout of this kernel ($(uname -r))" $? "$T/out"
+fi
 
 # 2. Unknown event set refused before anything is loaded.
 if "$TDCTL" load --backend "$TD_BACKEND" --events no_such_set >"$T/out" 2>"$T/err"; then
@@ -91,10 +101,17 @@ if is_bpf; then
 		ok "status --json: backend bpf and its differences" ||
 		not_ok "status --json: backend bpf and its differences" "$T/status.json"
 	"$TDCTL" status >"$T/out" 2>&1
-	grep -q "^backend: *bpf" "$T/out" && grep -q "^  - per-CPU rings as the module's" "$T/out" &&
-		grep -q "^  - no resident process" "$T/out" &&
-		ok "status: the backend and what it does differently" ||
-		not_ok "status: the backend and what it does differently" "$T/out"
+	# Per-CPU rings from Linux 5.12 on, else the shared ring buffer.
+	if bpf_atomics; then
+		grep -q "^  - per-CPU rings as the module's" "$T/out" &&
+			grep -q "^ring: *[0-9]* bytes per CPU" "$T/out"
+	else
+		grep -q "^  - one ring buffer shared by all CPUs" "$T/out" &&
+			grep -q "^  - no overwrite mode" "$T/out" &&
+			grep -q "^ring: *one BPF ring buffer shared by all CPUs" "$T/out"
+	fi && grep -q "^backend: *bpf" "$T/out" && grep -q "^  - no resident process" "$T/out" &&
+		ok "status: the backend, its ring layout on $(uname -r), what it does differently" ||
+		not_ok "status: the backend, its ring layout on $(uname -r), what it does differently" "$T/out"
 else
 	grep -q '"backend":"module",' "$T/status.json" &&
 		ok "status --json: backend module" ||
@@ -282,23 +299,41 @@ check "unload the wrapped ring" "$TDCTL" unload
 # then gets the newest records of each CPU, in sequence, at most 31 (the
 # slot at producer_pos may be being filled), and reports the older ones
 # as overwritten.
-check "load --overwrite with 4 KiB rings" "$TDCTL" load --backend "$TD_BACKEND" \
-	--overwrite --ring-size 4096
-switches
-"$TDCTL" --csv dump >"$T/ow.csv" 2>"$T/err"
-expect "dump of the overwritten rings" $? "$T/err"
-grep -q "lost (overwritten before it was read)" "$T/err"
-expect "dump reports the overwritten records" $? "$T/err"
-awk -F, 'NR > 1 {
-		if (($4 in last) && $1 != last[$4] + 1) bad++
-		last[$4] = $1; n[$4]++
-	}
-	END {
-		for (c in n) { cpus++; if (n[c] > 31) bad++; if (n[c] > 8) full++ }
-		exit !(cpus > 0 && full > 0 && bad == 0)
-	}' "$T/ow.csv"
-expect "each CPU's newest records, in sequence, at most 31" $? "$T/ow.csv"
-check "unload the overwriting rings" "$TDCTL" unload
+# The BPF backend before Linux 5.12 has no per-CPU rings and so no
+# overwrite mode: --overwrite is refused, saying why, and nothing loads.
+if is_bpf && ! bpf_atomics; then
+	if "$TDCTL" load --backend bpf --overwrite --ring-size 4096 >"$T/out" 2>"$T/err"; then
+		not_ok "load --overwrite refused on $(uname -r) (no BPF atomics)" "$T/out"
+		"$TDCTL" unload >/dev/null 2>&1
+	else
+		grep -q "overwrite with the BPF backend needs per-CPU rings, which need BPF atomic instructions (Linux 5.12): this kernel has none" "$T/err" &&
+			[ ! -e /sys/fs/bpf/topdown ]
+		expect "load --overwrite refused on $(uname -r): needs BPF atomics (5.12), nothing loaded" $? "$T/err"
+	fi
+	why="overwrite mode on the BPF backend needs per-CPU rings, i.e. BPF atomic instructions (Linux 5.12); this kernel is $(uname -r)"
+	for t in "dump of the overwritten rings" "dump reports the overwritten records" \
+		"each CPU's newest records, in sequence, at most 31" "unload the overwriting rings"; do
+		skip "$t" "$why"
+	done
+else
+	check "load --overwrite with 4 KiB rings" "$TDCTL" load --backend "$TD_BACKEND" \
+		--overwrite --ring-size 4096
+	switches
+	"$TDCTL" --csv dump >"$T/ow.csv" 2>"$T/err"
+	expect "dump of the overwritten rings" $? "$T/err"
+	grep -q "lost (overwritten before it was read)" "$T/err"
+	expect "dump reports the overwritten records" $? "$T/err"
+	awk -F, 'NR > 1 {
+			if (($4 in last) && $1 != last[$4] + 1) bad++
+			last[$4] = $1; n[$4]++
+		}
+		END {
+			for (c in n) { cpus++; if (n[c] > 31) bad++; if (n[c] > 8) full++ }
+			exit !(cpus > 0 && full > 0 && bad == 0)
+		}' "$T/ow.csv"
+	expect "each CPU's newest records, in sequence, at most 31" $? "$T/ow.csv"
+	check "unload the overwriting rings" "$TDCTL" unload
+fi
 # 14. The BPF backend's program for kernels without BPF atomics (before
 # 5.12): one shared BPF ring buffer; selected here by TDCTL_BPF_RING.
 if is_bpf; then
@@ -325,6 +360,17 @@ if is_bpf; then
 		grep -q "overwrite with the BPF backend needs per-CPU rings" "$T/err" &&
 			[ ! -e /sys/fs/bpf/topdown ]
 		expect "--overwrite refused with the shared ring buffer, nothing loaded" $? "$T/err"
+	fi
+	# Before 5.12 the per-CPU rings cannot be asked for either.
+	if ! bpf_atomics; then
+		if TDCTL_BPF_RING=percpu "$TDCTL" load --backend bpf >"$T/out" 2>"$T/err"; then
+			not_ok "TDCTL_BPF_RING=percpu refused on $(uname -r)" "$T/out"
+			"$TDCTL" unload >/dev/null 2>&1
+		else
+			grep -q "TDCTL_BPF_RING=percpu: this kernel has no BPF atomic instructions (Linux 5.12)" "$T/err" &&
+				[ ! -e /sys/fs/bpf/topdown ]
+			expect "TDCTL_BPF_RING=percpu refused on $(uname -r): no BPF atomics, nothing loaded" $? "$T/err"
+		fi
 	fi
 fi
 

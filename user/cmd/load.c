@@ -58,7 +58,7 @@ int td_explain_not_running(const char *error)
 		{ .name = "bpf", .in = TD_IN_JSON | TD_IN_CSV },
 		{ .name = "run", .in = TD_IN_JSON | TD_IN_CSV },
 	};
-	char cpu[128], mod[320], bpf[300], why[256], err[512], run[160];
+	char cpu[128], mod[320], bpf[480], why[256], err[512], run[160];
 	struct td_cpu_info *ci;
 	struct td_plan plan;
 	bool have_plan = false, mod_ok, bpf_ok;
@@ -78,7 +78,8 @@ int td_explain_not_running(const char *error)
 			 "not installed in /lib/modules/$(uname -r) (make install, the topdown-dkms package, or load --module PATH)");
 	bpf_ok = !td_bpf_usable(why, sizeof(why));
 	if (bpf_ok)
-		snprintf(bpf, sizeof(bpf), "can run (kernel BTF, libbpf)");
+		snprintf(bpf, sizeof(bpf), "can run (kernel BTF, libbpf): %s",
+			 td_bpf_rings_here());
 	else
 		snprintf(bpf, sizeof(bpf), "cannot run: %s", why);
 	snprintf(run, sizeof(run), "%s load%s", bin_name,

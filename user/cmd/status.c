@@ -306,8 +306,9 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 	if (cfg) {
 		printf("label:      %s\n", cfg->label);
 		if (be == TD_BACKEND_BPF && !bpf_percpu)
-			printf("ring:       one BPF ring buffer of %u bytes per CPU (%u records) "
-			       "times the CPUs, drop new when full, wake-up at %u bytes\n",
+			printf("ring:       one BPF ring buffer shared by all CPUs: "
+			       "%u bytes (%u records) times the CPUs, rounded up to a "
+			       "power of two; drop new when full, wake-up at %u bytes\n",
 			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
 			       cfg->watermark);
 		else

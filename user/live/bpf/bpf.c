@@ -160,9 +160,11 @@ int td_bpf_usable(char *err, size_t len)
 
 /*
  * Does the verifier take BPF atomic instructions (BPF_XCHG: Linux 5.12)?
- * A feature test: a program of one exchange on the stack.
+ * A feature test: a program of one exchange on the stack. 1 yes, 0 no
+ * (the verifier refuses the instruction: EINVAL), -1 cannot tell (not
+ * allowed to load a program: EPERM without root, ...).
  */
-static bool have_bpf_atomics(void)
+static int bpf_atomics(void)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
@@ -177,9 +179,25 @@ static bool have_bpf_atomics(void)
 			       sizeof(insns) / sizeof(insns[0]), NULL);
 
 	if (fd < 0)
-		return false;
+		return errno == EINVAL ? 0 : -1;
 	close(fd);
-	return true;
+	return 1;
+}
+
+const char *td_bpf_rings_here(void)
+{
+	switch (bpf_atomics()) {
+	case 1:
+		return "per-CPU rings as the module's, overwrite mode too";
+	case 0:
+		return "one ring buffer shared by all CPUs, no overwrite mode "
+		       "(per-CPU rings need BPF atomic instructions: Linux 5.12; "
+		       "this kernel has none)";
+	default:
+		return "its ring layout needs root to tell (per-CPU rings where "
+		       "the kernel has BPF atomic instructions, Linux 5.12, else "
+		       "one shared ring buffer)";
+	}
 }
 
 static int nr_possible_cpus(void)
@@ -446,7 +464,7 @@ static void explain_load_error(int err)
 static int choose_ring(uint32_t flags, uint32_t *ring)
 {
 	const char *env = getenv("TDCTL_BPF_RING");
-	bool atomics = have_bpf_atomics();
+	bool atomics = bpf_atomics() == 1;
 
 	if (env && strcmp(env, "shared") && strcmp(env, "percpu")) {
 		p_err("TDCTL_BPF_RING must be percpu or shared, not '%s'", env);
@@ -828,41 +846,35 @@ static bool reader_present(void)
 	return busy;
 }
 
-int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
-		      struct topdown_cpu_stats **stats)
+/* The status from the configuration and the mapped rings. */
+static int fill_status(const struct td_bpf_config *bc,
+		       const struct td_bpf_map *m, struct topdown_status *st,
+		       struct topdown_cpu_stats **stats)
 {
-	struct td_bpf_map m = { 0 };
-	struct td_bpf_config bc;
-
-	*stats = NULL;
-	if (read_config(s, &bc) ||
-	    map_rings(s->cpu_fd, bc.nr_cpus, bc.cpu_blocks, &m))
-		return -1;
-	*stats = calloc(bc.nr_cpus, sizeof(**stats));
+	*stats = calloc(bc->nr_cpus, sizeof(**stats));
 	if (!*stats) {
 		p_err("out of memory");
-		unmap_rings(&m);
 		return -1;
 	}
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	st->state = TOPDOWN_STATE_RUNNING;
 	st->abi_version = TOPDOWN_ABI_VERSION;
-	st->nr_cpus = bc.nr_cpus;
-	st->nr_stats = bc.nr_cpus;
+	st->nr_cpus = bc->nr_cpus;
+	st->nr_stats = bc->nr_cpus;
 	st->stats_size = sizeof(**stats);
 	st->stats_ptr = (uintptr_t)*stats;
 	st->record_size = TOPDOWN_RECORD_SIZE;
 	st->reader = reader_present();
-	st->start_ns = bc.start_ns;
+	st->start_ns = bc->start_ns;
 	st->error_event = -1;
 	st->error_cpu = -1;
-	for (uint32_t cpu = 0; cpu < bc.nr_cpus; cpu++) {
+	for (uint32_t cpu = 0; cpu < bc->nr_cpus; cpu++) {
 		struct topdown_cpu_stats *o = &(*stats)[cpu];
 		struct td_bpf_cpu c;
 		uint32_t armed, want;
 
-		memcpy(&c, cpu_state(&m, cpu), sizeof(c));
+		memcpy(&c, cpu_state(m, cpu), sizeof(c));
 		armed = TD_CTL_ARMED(c.ctl);
 		want = TD_CTL_WANT(c.ctl);
 		o->cpu = cpu;
@@ -876,7 +888,7 @@ int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
 		o->producer_pos = c.pos;
 		o->arm_errors = (uint8_t)c.arm_errors;
 		o->recoveries = c.recoveries;
-		for (uint32_t i = 0; i < bc.cfg.nr_events && i < TOPDOWN_MAX_EVENTS; i++) {
+		for (uint32_t i = 0; i < bc->cfg.nr_events && i < TOPDOWN_MAX_EVENTS; i++) {
 			uint32_t bit = 1u << i;
 
 			if (!(armed & bit))
@@ -889,7 +901,39 @@ int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
 			o->ev_error_slices[i] = c.ev_err[i];
 		}
 	}
+	return 0;
+}
+
+int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
+		      struct topdown_cpu_stats **stats)
+{
+	struct td_bpf_map m = { 0 };
+	struct td_bpf_config bc;
+	int ret;
+
+	*stats = NULL;
+	if (read_config(s, &bc) ||
+	    map_rings(s->cpu_fd, bc.nr_cpus, bc.cpu_blocks, &m))
+		return -1;
+	ret = fill_status(&bc, &m, st, stats);
 	unmap_rings(&m);
+	return ret;
+}
+
+/*
+ * A reader's status from what it read and mapped at open: no bpf() call,
+ * which a reader that dropped its privileges (serve) may not make any
+ * more where kernel.unprivileged_bpf_disabled refuses every bpf()
+ * command to it (Debian 11's 5.10; 6.1's __sys_bpf() refuses only
+ * BPF_MAP_CREATE and BPF_PROG_LOAD).
+ */
+int td_bpf_reader_status(const struct td_reader *r, struct topdown_status *st,
+			 struct topdown_cpu_stats **stats)
+{
+	*stats = NULL;
+	if (fill_status(&r->bpf->bc, &r->bpf->m, st, stats))
+		return -1;
+	st->reader = true;	/* this one */
 	return 0;
 }
 

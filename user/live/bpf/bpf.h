@@ -31,6 +31,10 @@ bool td_bpf_watching(int fd);
  * 0 if it can be tried.
  */
 int td_bpf_usable(char *err, size_t len);
+/* Where a load here would put the records, and whether --overwrite works
+ * (a feature probe of the running kernel), for status when nothing runs.
+ */
+const char *td_bpf_rings_here(void);
 
 /* Load and start with cfg (as for TOPDOWN_IOC_CONFIGURE; overwrite mode
  * needs the per-CPU rings, i.e. BPF atomics). -1 after p_err(), with
@@ -52,6 +56,9 @@ int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
 		      struct topdown_cpu_stats **stats);
 
 int td_bpf_reader_open(struct td_reader *r);
+/* As td_bpf_get_status(), from what the reader read at open. */
+int td_bpf_reader_status(const struct td_reader *r, struct topdown_status *st,
+			 struct topdown_cpu_stats **stats);
 long td_bpf_reader_drain(struct td_reader *r, td_record_fn rec_fn,
 			 td_lost_fn lost_fn, void *ctx);
 void td_bpf_reader_close(struct td_reader *r);
