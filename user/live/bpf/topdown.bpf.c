@@ -40,6 +40,8 @@
 
 #define TD_PF_IDLE	0x00000002	/* include/linux/sched.h, 5.10 to 6.12 */
 #define TD_MAX_ERRNO	4095		/* include/linux/err.h */
+/* A record in the shared ring buffer, with the ring buffer's header. */
+#define TD_SHARED_REC	(sizeof(struct topdown_record) + BPF_RINGBUF_HDR_SZ)
 
 struct kernfs_node {
 	__u64 id;
@@ -444,7 +446,7 @@ out:
 SEC("tp_btf/sched_switch")
 int BPF_PROG(td_switch_shared, _Bool preempt, struct task_struct *prev)
 {
-	__u64 now = bpf_ktime_get_ns(), wake;
+	__u64 now = bpf_ktime_get_ns(), wake, avail;
 	__u32 cpu = td_task_cpu(prev);
 	struct topdown_record *rec;
 	struct td_bpf_cpu *c;
@@ -466,9 +468,21 @@ int BPF_PROG(td_switch_shared, _Bool preempt, struct task_struct *prev)
 	rec->seq = c->seq++;
 	/* producer_pos stays 0: the rings map has no data here. */
 	c->pos += TOPDOWN_RECORD_SIZE;
-	/* Wake the reader only past the watermark, as the module. */
-	wake = bpf_ringbuf_query(&td_ring, BPF_RB_AVAIL_DATA) + sizeof(*rec) >=
-	       td_watermark ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	/*
+	 * Wake the reader when the unread data (our record and its header
+	 * included since the reserve) crosses a multiple of the watermark,
+	 * as the module wakes at the crossing; a multiple, so that a
+	 * crossing another CPU's reserve hid from this query is made up at
+	 * the next one. Not at every record past the watermark: with no
+	 * reader, or a slow one, that forced a wake-up per switch, and on
+	 * PREEMPT_RT the ring buffer's wake-up (an irq_work) runs in the
+	 * CPU's irq_work thread, so each was two more switches, each with
+	 * its own record and wake-up: the ring filled with them.
+	 */
+	avail = bpf_ringbuf_query(&td_ring, BPF_RB_AVAIL_DATA);
+	wake = avail >= TD_SHARED_REC &&
+	       avail / td_watermark != (avail - TD_SHARED_REC) / td_watermark ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	bpf_ringbuf_submit(rec, wake);
 out:
 	td_account(c, now);
