@@ -66,21 +66,6 @@ static struct td_ring rings[MAXCPU];
 static uint64_t next_seq[MAXCPU], gaps[MAXCPU], foreign[MAXCPU];
 static atomic_int stop_load;
 
-static int set_online(int cpu, int on)
-{
-	char path[96];
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	for (int tries = 0; tries < 50; tries++) {
-		ret = td_write_file(path, on ? "1" : "0");
-		if (ret != -EBUSY && ret != -EAGAIN)
-			return ret;
-		usleep(20000);
-	}
-	return ret;
-}
-
 static bool can_hotplug(int cpu)
 {
 	char path[96];
@@ -198,7 +183,7 @@ static void *pinned_sleeper(void *arg)
 static bool all_online(void)
 {
 	for (int cpu = 1; cpu < ncpu; cpu++)
-		if (can_hotplug(cpu) && set_online(cpu, 1))
+		if (can_hotplug(cpu) && td_set_online(cpu, 1))
 			return false;
 	return true;
 }
@@ -236,9 +221,9 @@ static int race_hotplug(const int *hp, int nhp, uint64_t *seed, uint64_t end,
 	while (td_now_ns() < end) {
 		int cpu = hp[td_rand_below(seed, nhp)];
 
-		if (set_online(cpu, 0) == 0) {
+		if (td_set_online(cpu, 0) == 0) {
 			usleep(td_rand_below(seed, 3000));
-			if (set_online(cpu, 1))
+			if (td_set_online(cpu, 1))
 				*ok = false;
 			cycles++;
 		}
@@ -349,7 +334,7 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	for (long i = 0; ok && i < cycles; i++) {
 		int cpu = hp[i % nhp], f;
 
-		if (set_online(cpu, 0) || set_online(cpu, 1)) {
+		if (td_set_online(cpu, 0) || td_set_online(cpu, 1)) {
 			bad_online++;
 			continue;
 		}
@@ -459,7 +444,7 @@ int main(void)
 		pthread_t pt;
 
 		drain(NULL, NULL);
-		if (set_online(cpu, 0)) {
+		if (td_set_online(cpu, 0)) {
 			printf("# cycle %ld: cpu %d offline: %s\n", i, cpu, strerror(errno));
 			bad_offline++;
 			continue;
@@ -474,7 +459,7 @@ int main(void)
 			printf("# cycle %ld: cpu %d wrote records while offline\n", i, cpu);
 			bad_offline++;
 		}
-		if (set_online(cpu, 1)) {
+		if (td_set_online(cpu, 1)) {
 			printf("# cycle %ld: cpu %d online: %s\n", i, cpu, strerror(errno));
 			bad_online++;
 			break;
@@ -524,15 +509,15 @@ int main(void)
 		int cpu = hp[0], f1, f2, f3;
 		bool ok = true;
 
-		ok &= set_online(cpu, 0) == 0;
+		ok &= td_set_online(cpu, 0) == 0;
 		ok &= ioctl(fd, TOPDOWN_IOC_START) == 0;
 		f1 = cpu_flags(cpu);
-		ok &= set_online(cpu, 1) == 0;
+		ok &= td_set_online(cpu, 1) == 0;
 		f2 = wait_counting(cpu);
-		ok &= set_online(cpu, 0) == 0;
+		ok &= td_set_online(cpu, 0) == 0;
 		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
 		ok &= ioctl(fd, TOPDOWN_IOC_START) == 0;
-		ok &= set_online(cpu, 1) == 0;
+		ok &= td_set_online(cpu, 1) == 0;
 		f3 = wait_counting(cpu);
 		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
 		tap(ok && !(f1 & TOPDOWN_CPU_COUNTING) && (f2 & TOPDOWN_CPU_COUNTING) &&

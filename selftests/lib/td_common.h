@@ -210,6 +210,25 @@ static inline int td_write_file(const char *path, const char *s)
 	return ret;
 }
 
+/*
+ * CPU @cpu online (@on) or offline; retried for up to a second while the
+ * kernel answers EBUSY or EAGAIN (a hotplug in progress). 0 or -errno.
+ */
+static inline int td_set_online(int cpu, int on)
+{
+	char path[96];
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	for (int tries = 0; tries < 50; tries++) {
+		ret = td_write_file(path, on ? "1" : "0");
+		if (ret != -EBUSY && ret != -EAGAIN)
+			return ret;
+		usleep(20000);
+	}
+	return ret;
+}
+
 /* td_write_file() of a formatted string (up to 1 KiB). */
 static inline __attribute__((format(printf, 2, 3)))
 int td_write_fmt(const char *path, const char *fmt, ...)

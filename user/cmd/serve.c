@@ -435,6 +435,12 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
 		if (!td_reader_status(&s->rd, &st, &stats))
 			state = td_state_name(st.state);
+		else if (s->bpf_fd >= 0 && td_bpf_watching(s->bpf_fd))
+			/* Reading the BPF backend's rings, its status maps
+			 * refused (seen on 5.10 after the drop of
+			 * privileges): loaded is running.
+			 */
+			state = "running";
 		free(stats);
 	} else if (s->bpf_fd >= 0 ? td_bpf_watching(s->bpf_fd) :
 		   td_backend_active() == TD_BACKEND_BPF) {
@@ -704,11 +710,13 @@ int do_serve(int argc, char **argv)
 		goto out;
 	}
 	sv_open(s, td_now_ns());
-	/* Not the reader (another one is): keep a read-only file to ask the
-	 * module's state, or the BPF backend's pin folder to see it go,
-	 * which the unprivileged user could not open or look into.
+	/* Keep the BPF backend's pin folder to see it go, which the
+	 * unprivileged user could not open or look into: when not the
+	 * reader (another one is), and when the reader's status maps refuse
+	 * (as on 5.10 after the drop). For the module, a read-only file
+	 * asks its state.
 	 */
-	if (!s->open && td_backend_active() == TD_BACKEND_BPF)
+	if (td_backend_active() == TD_BACKEND_BPF)
 		s->bpf_fd = td_bpf_watch();
 	else if (!s->open && td_module_loaded())
 		s->status_fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
