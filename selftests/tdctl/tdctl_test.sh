@@ -312,7 +312,8 @@ if is_bpf && ! bpf_atomics; then
 	fi
 	why="overwrite mode on the BPF backend needs per-CPU rings, i.e. BPF atomic instructions (Linux 5.12); this kernel is $(uname -r)"
 	for t in "dump of the overwritten rings" "dump reports the overwritten records" \
-		"each CPU's newest records, in sequence, at most 31" "unload the overwriting rings"; do
+		"each CPU's newest records, in sequence but for torn copies reported, at most 31 after" \
+		"unload the overwriting rings"; do
 		skip "$t" "$why"
 	done
 else
@@ -323,15 +324,36 @@ else
 	expect "dump of the overwritten rings" $? "$T/err"
 	grep -q "lost (overwritten before it was read)" "$T/err"
 	expect "dump reports the overwritten records" $? "$T/err"
-	awk -F, 'NR > 1 {
-			if (($4 in last) && $1 != last[$4] + 1) bad++
-			last[$4] = $1; n[$4]++
+	# A copy the producer overwrote while the dump copied it is
+	# discarded and reported ("overwritten while it was read"), and the
+	# dump goes on from the newest records: a gap in a CPU's sequence
+	# numbers, which must equal what was reported for that CPU (the UAPI
+	# header). Seen on the 7.3 rt guest, both backends, 2 to 4 records
+	# in 4 of 6 dumps. From the last gap on, at most 31 records.
+	awk -F, 'FNR == NR {
+			if (/overwritten while it was read/) {
+				c = $0; sub(/.*CPU /, "", c); sub(/:.*/, "", c)
+				k = $0; sub(/.*CPU [0-9]*: /, "", k); sub(/ .*/, "", k)
+				torn[c] += k
+			}
+			next
+		}
+		FNR > 1 {
+			if (($4 in last) && $1 != last[$4] + 1) {
+				gap[$4] += $1 - last[$4] - 1; run[$4] = 0
+			}
+			last[$4] = $1; n[$4]++; run[$4]++
 		}
 		END {
-			for (c in n) { cpus++; if (n[c] > 31) bad++; if (n[c] > 8) full++ }
+			for (c in n) {
+				cpus++; if (run[c] > 31) bad++; if (n[c] > 8) full++
+				if (gap[c] + 0 != torn[c] + 0) bad++
+				printf "CPU %s: %d records, %d missing, %d reported torn\n", c, n[c], gap[c], torn[c]
+			}
 			exit !(cpus > 0 && full > 0 && bad == 0)
-		}' "$T/ow.csv"
-	expect "each CPU's newest records, in sequence, at most 31" $? "$T/ow.csv"
+		}' "$T/err" "$T/ow.csv" >"$T/ow.sum"
+	expect "each CPU's newest records, in sequence but for torn copies reported, at most 31 after" $? \
+		"$T/ow.sum" "$T/err" "$T/ow.csv"
 	check "unload the overwriting rings" "$TDCTL" unload
 fi
 # 14. The BPF backend's program for kernels without BPF atomics (before
