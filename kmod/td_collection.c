@@ -9,7 +9,9 @@
  * (td_ring.c), START and STOP create and release the counters and attach
  * and detach the probe (td_counters.c).
  */
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
 
@@ -17,9 +19,46 @@
 #include "td_internal.h"
 
 /*
- * Process context. Make @cfg (validated: ring_size and watermark
- * resolved, cpus_ptr cleared) the configuration, @masks (one per event,
- * td_mask_at()) the events' CPUs unless @all[i], with new empty rings.
+ * td.lock held, not running: the groups of @cfg (validated), or one group
+ * of the events in their order without groups.
+ */
+static void td_configure_groups(const struct topdown_config *cfg)
+{
+	u32 g, i;
+
+	memset(td.grp_nr, 0, sizeof(td.grp_nr));
+	memset(td.grp_ev, 0, sizeof(td.grp_ev));
+	if (!cfg->nr_groups) {
+		td.nr_groups = 1;
+		td.grp_nr[0] = cfg->nr_events;
+		for (i = 0; i < cfg->nr_events; i++)
+			td.grp_ev[0][i] = i;
+	} else {
+		td.nr_groups = cfg->nr_groups;
+		for (g = 0; g < cfg->nr_groups; g++) {
+			td.grp_nr[g] = cfg->groups[g].nr_events;
+			memcpy(td.grp_ev[g], cfg->groups[g].events,
+			       sizeof(td.grp_ev[g]));
+		}
+	}
+	td.grp_width = 0;
+	for (g = 0; g < td.nr_groups; g++)
+		td.grp_width = max(td.grp_width, td.grp_nr[g]);
+	/*
+	 * The rotation work runs just after a tick and requeues itself then;
+	 * the timer wheel fires a timer one tick after its expiry (round up
+	 * "to prevent early expiry", calc_index() of 6.1 and 6.12), so the
+	 * delay is one tick short of the interval: rotate_ms in whole ticks,
+	 * at least two (rotate_ms is 0 without 2 groups).
+	 */
+	td.rot_jiffies = max(msecs_to_jiffies(cfg->rotate_ms), 2UL) - 1;
+}
+
+/*
+ * Process context. Make @cfg (validated: ring_size, watermark and
+ * rotate_ms resolved, cpus_ptr cleared) the configuration, @masks (one per
+ * pool entry, td_mask_at()) the entries' CPUs unless @all[i], with new
+ * empty rings.
  * -EBUSY while running or while the old rings are mapped; a refused call
  * changes nothing.
  */
@@ -52,6 +91,7 @@ int td_configure(const struct topdown_config *cfg, struct cpumask *masks,
 	for (i = 0; i < cfg->nr_events; i++)
 		cpumask_copy(td.ev_cpus[i], td_mask_at(masks, i));
 	td.cfg = *cfg;
+	td_configure_groups(cfg);
 	td.nr_events = cfg->nr_events;
 	td.ring_size = cfg->ring_size;
 	td.watermark = cfg->watermark;
@@ -77,7 +117,7 @@ static int td_allow_kernel(void)
 
 	lockdep_assert_held(&td.lock);
 	for (i = 0; i < td.nr_events; i++)
-		if (!(td.cfg.events[i].flags & TOPDOWN_EVENT_EXCLUDE_KERNEL))
+		if (!(td_cfg_ev(&td.cfg, i)->flags & TOPDOWN_EVENT_EXCLUDE_KERNEL))
 			return td_perf_allow_kernel();
 	return 0;
 }

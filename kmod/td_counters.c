@@ -55,6 +55,47 @@
  * after the disarm sees td_cpu.active clear and touches nothing else (see
  * td_probe.c); td_counters_sync() waits for it before rings or the module
  * go away.
+ *
+ * Groups and rotation
+ * -------------------
+ * With groups (include/uapi/linux/topdown.h, "Groups and rotation") every
+ * (group, position) gets a pinned counter of its own, group 0's enabled
+ * and the others created disabled, so that only the current group's hold
+ * hardware counters. The probe reads td_cpu.ev[], the current group's.
+ * Each armed CPU runs a deferrable delayed work item on itself
+ * (td_rot_work_fn, queued by the arm IPI, every td.rot_jiffies): it
+ *
+ *   1. with IRQs off: ends the old group's statistics period, makes the
+ *      new group current (td_cpu.ev, .nr, the record's group bits) and
+ *      holds every counter in resync, flags TOPDOWN_REC_ROTATED on;
+ *   2. perf_event_disable() of the old group's counters, then
+ *      perf_event_enable() of the new group's. Both take perf's context
+ *      mutex (so they cannot run in the probe) and, the counters being
+ *      this CPU's, run their cross-call locally. Any slice that ends
+ *      meanwhile (the work may block or be preempted) is a ROTATED record:
+ *      zero deltas, every error bit, never a delta of a half-switched
+ *      group;
+ *   3. with IRQs off: releases the hold and forces a resync of the new
+ *      group's counters.
+ *
+ * The slice of the task the work preempted ended before step 1, measured
+ * whole by the old group; the slice that ends after step 3 (the work's
+ * own, normally) re-reads the new baselines and is the ROTATED record
+ * that settles the change; the next slice is whole again. The next change
+ * waits for both to end (td_rot_ready(): the work, due, tries again a
+ * tick later): the worker may run the work again before it switches out,
+ * when the timer expired meanwhile, and two changes in one slice would
+ * skip a group's turn without a record of it. Nothing is
+ * added to the probe's path: the group's bits come with the flags it
+ * already ORs in, and per-group statistics are kept per period (td_probe.c).
+ *
+ * The work never takes td_cpus_lock nor the hotplug lock: the offline
+ * callback and td_cpu_put() cancel it synchronously, after the disarm has
+ * cleared td_cpu.rot_on (it requeues itself only while that is set), and
+ * before any counter is released; so it only runs on its own CPU, and
+ * only while the counters exist. td_cpu.rot_lock keeps the retry work off
+ * a CPU while it changes group: the retry re-enables only the current
+ * group's counters in error, never another group's.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -145,7 +186,7 @@ static u32 td_cpu_errors(struct td_cpu *c)
 {
 	u32 i, errors = 0;
 
-	for (i = 0; i < td.nr_events; i++)
+	for (i = 0; i < c->nr; i++)
 		if (c->ev[i] && READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ERROR)
 			errors |= BIT(i);
 	return errors;
@@ -165,8 +206,11 @@ static unsigned int td_retry_wait(unsigned int fails)
 	return period << fails;
 }
 
-/* td_cpus_lock held: re-enable @cpu's counters in error, or back off. */
-static void td_cpu_retry(unsigned int cpu)
+/*
+ * td_cpus_lock, the hotplug read lock and the CPU's rot_lock held:
+ * re-enable @cpu's counters in error (its current group's), or back off.
+ */
+static void td_cpu_retry_locked(unsigned int cpu)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
 	u32 errors = td_cpu_errors(c), i;
@@ -180,9 +224,7 @@ static void td_cpu_retry(unsigned int cpu)
 	if (c->retry_fails > TD_RETRY_STEADY && time_before(jiffies, c->retry_at))
 		return;
 	/* Harmless on a CPU going down: nothing to resync, perf skips it. */
-	cpus_read_lock();
 	smp_call_function_single(cpu, td_cpu_resync_ipi, &errors, 1);
-	cpus_read_unlock();
 	for (i = 0; i < td.nr_events; i++) {
 		if (!(errors & BIT(i)))
 			continue;
@@ -203,6 +245,22 @@ static void td_cpu_retry(unsigned int cpu)
 	c->retry_at = jiffies + msecs_to_jiffies(wait);
 }
 
+/*
+ * td_cpus_lock held: the retry, not while the CPU changes group. The
+ * hotplug lock before rot_lock: the offline callback waits, under the
+ * hotplug lock, for the rotation work, which takes rot_lock.
+ */
+static void td_cpu_retry(unsigned int cpu)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+	cpus_read_lock();
+	mutex_lock(&c->rot_lock);
+	td_cpu_retry_locked(cpu);
+	mutex_unlock(&c->rot_lock);
+	cpus_read_unlock();
+}
+
 /* Retry every CPU's counters in error when due; requeue while collecting. */
 static void td_retry_work_fn(struct work_struct *work)
 {
@@ -218,62 +276,233 @@ out:
 	mutex_unlock(&td_cpus_lock);
 }
 
+static u8 td_evstate(struct perf_event *ev)
+{
+	if (!ev)
+		return TOPDOWN_EVSTATE_NONE;
+	switch (READ_ONCE(ev->state)) {
+	case PERF_EVENT_STATE_ACTIVE:
+		return TOPDOWN_EVSTATE_COUNTING;
+	case PERF_EVENT_STATE_INACTIVE:
+		return TOPDOWN_EVSTATE_MULTIPLEXED;
+	case PERF_EVENT_STATE_ERROR:
+		return TOPDOWN_EVSTATE_ERROR;
+	default:	/* OFF, EXIT, DEAD and 6.x's REVOKED */
+		return TOPDOWN_EVSTATE_OFF;
+	}
+}
+
 /*
  * Process context, td.lock held (STATUS): TOPDOWN_EVSTATE_* of @cpu's
- * counters. Under td_cpus_lock, so that none is released meanwhile.
+ * counters, per position of the current group (ev_state) and per group
+ * (grp_ev_state). Under td_cpus_lock, so that none is released meanwhile,
+ * and the CPU's rot_lock, so that the current group is not half changed.
  */
-void td_counters_ev_state(unsigned int cpu, u8 *state)
+void td_counters_ev_state(unsigned int cpu, struct topdown_cpu_stats *s)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
-	u32 i;
+	u32 g, i;
 
 	lockdep_assert_held(&td.lock);
 	mutex_lock(&td_cpus_lock);
-	for (i = 0; i < td.nr_events; i++) {
-		struct perf_event *ev = c->ev[i];
-
-		if (!ev)
-			state[i] = TOPDOWN_EVSTATE_NONE;
-		else if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
-			state[i] = TOPDOWN_EVSTATE_COUNTING;
-		else if (READ_ONCE(ev->state) == PERF_EVENT_STATE_INACTIVE)
-			state[i] = TOPDOWN_EVSTATE_MULTIPLEXED;
-		else if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR)
-			state[i] = TOPDOWN_EVSTATE_ERROR;
-		else
-			state[i] = TOPDOWN_EVSTATE_OFF;
-	}
+	mutex_lock(&c->rot_lock);
+	for (i = 0; i < c->nr; i++)
+		s->ev_state[i] = td_evstate(c->ev[i]);
+	for (g = 0; g < td.nr_groups; g++)
+		for (i = 0; i < td.grp_nr[g]; i++)
+			s->grp_ev_state[g][i] = td_evstate(c->gev[g][i]);
+	mutex_unlock(&c->rot_lock);
 	mutex_unlock(&td_cpus_lock);
+}
+
+/*
+ * Process context (STATUS): the per-group statistics of @cpu, the current
+ * group's period included, consistent with each other (td_cpu.grp_seq;
+ * the per-CPU counts it adds are read racily, as the others of STATUS).
+ */
+void td_counters_grp_stats(unsigned int cpu, struct topdown_cpu_stats *s)
+{
+	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	unsigned int seq;
+	u32 g, i;
+
+	do {
+		seq = raw_read_seqcount_begin(&c->grp_seq);
+		g = READ_ONCE(c->grp);
+		s->cur_group = g;
+		s->rotations = READ_ONCE(c->rotations);
+		s->rotation_ns = READ_ONCE(c->rotation_ns);
+		memcpy(s->grp_records, c->grp_records, sizeof(s->grp_records));
+		memcpy(s->grp_time_ns, c->grp_time_ns, sizeof(s->grp_time_ns));
+		memcpy(s->grp_error_slices, c->grp_errors,
+		       sizeof(s->grp_error_slices));
+		memcpy(s->grp_ev_error_slices, c->grp_ev_err,
+		       sizeof(s->grp_ev_error_slices));
+		/* The period under way (empty once it ended). */
+		s->grp_records[g] += READ_ONCE(c->records) - c->base_records;
+		s->grp_error_slices[g] += READ_ONCE(c->read_errors) -
+					  c->base_read_errors;
+		for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+			s->grp_ev_error_slices[g][i] += READ_ONCE(c->ev_err[i]) -
+							c->base_ev_err[i];
+		if (c->measuring)
+			s->grp_time_ns[g] += READ_ONCE(c->last_ns) - c->start_ns;
+	} while (read_seqcount_retry(&c->grp_seq, seq));
 }
 
 static void td_counters_release(struct td_cpu *c)
 {
-	int i;
+	u32 g, i;
 
 	lockdep_assert_held(&td_cpus_lock);
-	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
-		if (c->ev[i]) {
-			perf_event_release_kernel(c->ev[i]);
-			c->ev[i] = NULL;
+	for (g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
+		for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+			if (c->gev[g][i]) {
+				perf_event_release_kernel(c->gev[g][i]);
+				c->gev[g][i] = NULL;
+			}
 		}
+	}
+	/* Disarmed: the probe does not look; the retry work may. */
+	mutex_lock(&c->rot_lock);
+	memset(c->ev, 0, sizeof(c->ev));
+	c->nr = 0;
+	mutex_unlock(&c->rot_lock);
+}
+
+/*
+ * On the CPU, IRQs off: the last change settled and a slice ended after
+ * the settling one (at arm: a slice of group 0 ended), so that the current
+ * group measured a slice of its turn. The worker can run the work again
+ * before it switches out: the timer may expire while it still runs (a
+ * vCPU that did not run for ticks, a long work item before it), and a
+ * change then would skip a group with no record of its turn.
+ */
+static bool td_rot_ready(const struct td_cpu *c)
+{
+	lockdep_assert_irqs_disabled();
+	return c->rot_phase == TD_ROT_NONE &&
+	       (s64)(c->probe_count - c->rot_next) >= 0;
+}
+
+/*
+ * The rotation work of one CPU (see "Groups and rotation" above): on that
+ * CPU, its counters alive (cancelled before they are released). A change
+ * that is due but not ready (td_rot_ready()) is tried again a tick later.
+ */
+static void td_rot_work_fn(struct work_struct *work)
+{
+	struct td_cpu *c = container_of(to_delayed_work(work), struct td_cpu,
+					rot_work);
+	u32 old, new, i;
+	bool changing, wait;
+	u64 t0;
+
+	mutex_lock(&c->rot_lock);
+	local_irq_disable();
+	old = c->grp;
+	new = old + 1 < td.nr_groups ? old + 1 : 0;
+	/* Bound to its CPU; a work that ran elsewhere must not touch it. */
+	changing = READ_ONCE(c->rot_on) && c->active &&
+		   !WARN_ON_ONCE(this_cpu_ptr(&td_cpus) != c);
+	wait = changing && !td_rot_ready(c);
+	changing = changing && !wait;
+	t0 = ktime_get_mono_fast_ns();
+	if (changing) {
+		/* 1. The new group is current; everything held in resync. */
+		raw_write_seqcount_begin(&c->grp_seq);
+		td_grp_period_end(c);
+		c->grp = new;
+		c->nr = td.grp_nr[new];
+		memcpy(c->ev, c->gev[new], sizeof(c->ev));
+		c->hold = GENMASK(c->nr - 1, 0);
+		c->resync = c->hold;
+		c->grp_flags = TD_REC_GROUP(new) | TOPDOWN_REC_ROTATED;
+		c->rec_flags = (c->rec_flags & TOPDOWN_REC_FIRST) | c->grp_flags;
+		c->rot_phase = TD_ROT_CHANGING;
+		c->rotations++;
+		raw_write_seqcount_end(&c->grp_seq);
+	}
+	local_irq_enable();
+	if (wait)
+		goto requeue;
+	if (!changing)
+		goto out;
+
+	/* 2. Free the old group's hardware counters, then take them. */
+	for (i = 0; i < td.grp_nr[old]; i++)
+		if (c->gev[old][i])
+			perf_event_disable(c->gev[old][i]);
+	for (i = 0; i < td.grp_nr[new]; i++)
+		if (c->gev[new][i])
+			perf_event_enable(c->gev[new][i]);
+
+	/* 3. Release the hold: the next slice re-reads the baselines. */
+	local_irq_disable();
+	if (c->rot_phase == TD_ROT_CHANGING) {
+		c->resync = c->hold;
+		c->hold = 0;
+		c->rot_phase = TD_ROT_COMMITTED;
+	}
+	c->rotation_ns += ktime_get_mono_fast_ns() - t0;
+	local_irq_enable();
+requeue:
+	if (READ_ONCE(c->rot_on))
+		queue_delayed_work_on(smp_processor_id(), system_wq,
+				      &c->rot_work, wait ? 1 : td.rot_jiffies);
+out:
+	mutex_unlock(&c->rot_lock);
+}
+
+/* Module init: the rotation work and lock of every possible CPU. */
+void td_counters_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+
+		INIT_DEFERRABLE_WORK(&c->rot_work, td_rot_work_fn);
+		mutex_init(&c->rot_lock);
+		seqcount_init(&c->grp_seq);
 	}
 }
 
-/* On the CPU, IRQs off: take baselines and let the probe run here. */
+/*
+ * On the CPU, IRQs off: group 0 first, take baselines and let the probe
+ * run here; with groups, start the rotation.
+ */
 static void td_cpu_arm(struct td_cpu *c)
 {
 	u64 scratch[TOPDOWN_MAX_EVENTS];
 	u32 errors;
 
 	lockdep_assert_irqs_disabled();
+	c->grp = 0;
+	c->nr = td.grp_nr[0];
+	c->width = td.grp_width;
+	memcpy(c->ev, c->gev[0], sizeof(c->ev));
+	c->hold = 0;
 	c->resync = 0;
 	td_probe_read(c, scratch, &errors);
 	/* Counters not active yet are re-based on their first good read. */
 	c->resync = errors;
 	WRITE_ONCE(c->arm_errors, errors);	/* STATUS reads it racily */
 	c->last_ns = ktime_get_mono_fast_ns();
-	c->first = true;
+	c->grp_flags = TD_REC_GROUP(0);
+	c->rec_flags = c->grp_flags | TOPDOWN_REC_FIRST;
+	c->rot_phase = TD_ROT_NONE;
+	c->rot_next = c->probe_count + 1;	/* group 0 measures a slice */
+	raw_write_seqcount_begin(&c->grp_seq);
+	td_grp_period_end(c);	/* nothing since the last disarm */
+	td_grp_period_begin(c, c->last_ns);
+	raw_write_seqcount_end(&c->grp_seq);
 	WRITE_ONCE(c->active, true);
+	if (td.nr_groups > 1) {
+		WRITE_ONCE(c->rot_on, true);
+		queue_delayed_work_on(smp_processor_id(), system_wq,
+				      &c->rot_work, td.rot_jiffies);
+	}
 }
 
 /* IPI: arm this CPU unless it went offline since @info's hp_gen. */
@@ -289,21 +518,33 @@ static void td_cpu_arm_ipi(void *info)
 	td_cpu_arm(c);
 }
 
-/* On the CPU: the probe no longer touches this CPU's counters or ring. */
+/*
+ * On the CPU: the probe no longer touches this CPU's counters or ring, the
+ * current group's statistics period ends, and the rotation work stops
+ * requeueing itself (whoever disarms then cancels it).
+ */
 static void td_cpu_disarm_ipi(void *info)
 {
+	struct td_cpu *c = this_cpu_ptr(&td_cpus);
 	unsigned long flags;
 
 	local_irq_save(flags);
-	WRITE_ONCE(this_cpu_ptr(&td_cpus)->active, false);
+	if (c->active) {
+		raw_write_seqcount_begin(&c->grp_seq);
+		td_grp_period_end(c);
+		raw_write_seqcount_end(&c->grp_seq);
+	}
+	WRITE_ONCE(c->active, false);
+	WRITE_ONCE(c->rot_on, false);
 	local_irq_restore(flags);
 }
 
 /*
- * Disarm @cpu and release its counters. The IPI is sent under
- * cpus_read_lock(), so the CPU is either fully online or fully offline;
- * offline (-ENXIO), its offline callback has disarmed it, and that
- * hotplug operation is ordered before us by the lock.
+ * Disarm @cpu, wait for its rotation work and release its counters. The
+ * IPI is sent under cpus_read_lock(), so the CPU is either fully online
+ * or fully offline; offline (-ENXIO), its offline callback has disarmed
+ * it and cancelled the work, and that hotplug operation is ordered before
+ * us by the lock.
  */
 static void td_cpu_put(unsigned int cpu)
 {
@@ -313,6 +554,7 @@ static void td_cpu_put(unsigned int cpu)
 	cpus_read_lock();
 	smp_call_function_single(cpu, td_cpu_disarm_ipi, NULL, 1);
 	cpus_read_unlock();
+	cancel_delayed_work_sync(&c->rot_work);
 	td_counters_release(c);
 }
 
@@ -328,7 +570,7 @@ static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
 	unsigned int gen;
-	u32 i;
+	u32 g, i;
 
 	lockdep_assert_held(&td_cpus_lock);
 	*arm = false;
@@ -340,22 +582,28 @@ static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 	if (!(gen & 1))
 		return 0;	/* down: nothing to count until it is back */
 
-	for (i = 0; i < td.nr_events; i++) {
-		struct perf_event *ev;
+	/* Group 0's counters enabled, the other groups' created disabled. */
+	for (g = 0; g < td.nr_groups; g++) {
+		for (i = 0; i < td.grp_nr[g]; i++) {
+			u32 p = td.grp_ev[g][i];
+			struct perf_event_attr attr = td.attr[p];
+			struct perf_event *ev;
 
-		if (!td.ev_all_cpus[i] && !cpumask_test_cpu(cpu, td.ev_cpus[i]))
-			continue;
-		ev = perf_event_create_kernel_counter(&td.attr[i], cpu, NULL,
-						      NULL, NULL);
-		if (IS_ERR(ev)) {
-			td_counters_release(c);
-			/* The CPU went down meanwhile: not the event's fault. */
-			if (smp_load_acquire(&c->hp_gen) != gen)
-				return 0;
-			*err_event = i;
-			return PTR_ERR(ev);
+			if (!td.ev_all_cpus[p] && !cpumask_test_cpu(cpu, td.ev_cpus[p]))
+				continue;
+			attr.disabled = g != 0;
+			ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+							      NULL, NULL);
+			if (IS_ERR(ev)) {
+				td_counters_release(c);
+				/* The CPU went down meanwhile: not the event's fault. */
+				if (smp_load_acquire(&c->hp_gen) != gen)
+					return 0;
+				*err_event = p;
+				return PTR_ERR(ev);
+			}
+			c->gev[g][i] = ev;
 		}
-		c->ev[i] = ev;
 	}
 	c->sync_gen = gen;
 	*arm = true;
@@ -437,6 +685,12 @@ static int td_cpu_offline(unsigned int cpu)
 		smp_call_function_single(cpu, td_cpu_disarm_ipi, NULL, 1);
 	else
 		td_cpu_disarm_ipi(NULL);
+	/*
+	 * Before the workqueue unbinds this CPU's workers (a lower hotplug
+	 * state): the rotation work must not run anywhere else. It takes
+	 * neither the hotplug lock nor td_cpus_lock.
+	 */
+	cancel_delayed_work_sync(&c->rot_work);
 	/* No wake-up left queued while the CPU (its irq_work thread) is down. */
 	td_rings_sync_wakeup(cpu);
 	/* After the disarm: whoever sees the new hp_gen may free counters. */
@@ -451,7 +705,7 @@ static void td_build_attrs(void)
 	u32 i;
 
 	for (i = 0; i < td.nr_events; i++) {
-		const struct topdown_event *e = &td.cfg.events[i];
+		const struct topdown_event *e = td_cfg_ev(&td.cfg, i);
 		struct perf_event_attr *a = &td.attr[i];
 
 		memset(a, 0, sizeof(*a));
@@ -555,6 +809,9 @@ static void td_counters_disarm(void)
 	cpuhp_remove_state_nocalls_cpuslocked(td.hp_state);
 	cpus_read_unlock();
 	td.hp_state = 0;
+	/* Every rot_on is clear: no rotation work queues itself again. */
+	for_each_possible_cpu(cpu)
+		cancel_delayed_work_sync(&per_cpu_ptr(&td_cpus, cpu)->rot_work);
 }
 
 /*

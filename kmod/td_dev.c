@@ -191,11 +191,63 @@ static int td_check_event(const struct topdown_event *e)
 	return 0;
 }
 
+/*
+ * The groups of a configuration ("Groups and rotation"): nr_groups up to
+ * TOPDOWN_MAX_GROUPS; each group 1 .. TOPDOWN_MAX_EVENTS distinct pool
+ * indexes below nr_events, no flags, zero past its events; groups past
+ * nr_groups zero; every pool entry in some group; rotate_ms 0 below two
+ * groups, else 0 (the default, resolved here) or within its bounds.
+ */
+static int td_check_groups(struct topdown_config *cfg)
+{
+	u64 used = 0;
+	u32 g, j;
+
+	if (cfg->nr_groups > TOPDOWN_MAX_GROUPS)
+		return -EINVAL;
+	for (g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
+		const struct topdown_group *grp = &cfg->groups[g];
+		u64 mine = 0;
+
+		if (g >= cfg->nr_groups) {
+			if (memchr_inv(grp, 0, sizeof(*grp)))
+				return -EINVAL;
+			continue;
+		}
+		if (grp->nr_events < 1 || grp->nr_events > TOPDOWN_MAX_EVENTS ||
+		    grp->flags)
+			return -EINVAL;
+		for (j = 0; j < TOPDOWN_MAX_EVENTS; j++) {
+			u32 p = grp->events[j];
+
+			if (j >= grp->nr_events) {
+				if (p)
+					return -EINVAL;
+				continue;
+			}
+			if (p >= cfg->nr_events || mine & BIT_ULL(p))
+				return -EINVAL;
+			mine |= BIT_ULL(p);
+		}
+		used |= mine;
+	}
+	if (cfg->nr_groups && used != GENMASK_ULL(cfg->nr_events - 1, 0))
+		return -EINVAL;
+	if (cfg->nr_groups < 2)
+		return cfg->rotate_ms ? -EINVAL : 0;
+	if (!cfg->rotate_ms)
+		cfg->rotate_ms = TOPDOWN_ROTATE_DEFAULT_MS;
+	if (cfg->rotate_ms < TOPDOWN_ROTATE_MIN_MS ||
+	    cfg->rotate_ms > TOPDOWN_ROTATE_MAX_MS)
+		return -EINVAL;
+	return 0;
+}
+
 static int td_ioctl_configure(struct topdown_config __user *uarg)
 {
 	struct topdown_config *cfg;
 	struct cpumask *masks = NULL;
-	bool all[TOPDOWN_MAX_EVENTS] = { };	/* copied whole by td_configure() */
+	bool all[TOPDOWN_MAX_POOL] = { };	/* copied whole by td_configure() */
 	u32 usize, ring, wm, i;
 	int ret;
 
@@ -215,7 +267,9 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	ret = -EINVAL;
 	if (cfg->flags & ~TOPDOWN_CONFIG_FLAGS_ALL || cfg->__reserved)
 		goto out;
-	if (cfg->nr_events < 1 || cfg->nr_events > TOPDOWN_MAX_EVENTS)
+	/* With groups, nr_events counts the pool. */
+	if (cfg->nr_groups > TOPDOWN_MAX_GROUPS || cfg->nr_events < 1 ||
+	    cfg->nr_events > td_cfg_pool_max(cfg))
 		goto out;
 	if (!td_str_terminated(cfg->label, sizeof(cfg->label)))
 		goto out;
@@ -226,17 +280,22 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	wm = cfg->watermark ? cfg->watermark : ring / 4;
 	if (wm > ring)
 		goto out;
-	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+	for (i = 0; i < TOPDOWN_MAX_POOL; i++) {
+		const struct topdown_event *e = td_cfg_ev(cfg, i);
+
 		if (i >= cfg->nr_events) {
 			ret = -EINVAL;
-			if (memchr_inv(&cfg->events[i], 0, sizeof(cfg->events[i])))
+			if (memchr_inv(e, 0, sizeof(*e)))
 				goto out;
 			continue;
 		}
-		ret = td_check_event(&cfg->events[i]);
+		ret = td_check_event(e);
 		if (ret)
 			goto out;
 	}
+	ret = td_check_groups(cfg);
+	if (ret)
+		goto out;
 
 	/* Masks go to a scratch copy: a refused call changes nothing. */
 	ret = -ENOMEM;
@@ -244,7 +303,7 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	if (!masks)
 		goto out;
 	for (i = 0; i < cfg->nr_events; i++) {
-		struct topdown_event *e = &cfg->events[i];
+		struct topdown_event *e = td_cfg_ev(cfg, i);
 		struct cpumask *m = td_mask_at(masks, i);
 
 		all[i] = !e->cpus_size;
@@ -257,7 +316,7 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 	}
 	/* Last: the only check that asks perf. */
 	for (i = 0; i < cfg->nr_events; i++) {
-		ret = td_check_pmu(&cfg->events[i],
+		ret = td_check_pmu(td_cfg_ev(cfg, i),
 				   all[i] ? NULL : td_mask_at(masks, i));
 		if (ret)
 			goto out;
@@ -283,7 +342,7 @@ out:
 static int td_ioctl_get_config(struct topdown_config __user *uarg)
 {
 	u32 words = BITS_TO_U64(nr_cpu_ids), need = words * sizeof(u64);
-	bool all[TOPDOWN_MAX_EVENTS];
+	bool all[TOPDOWN_MAX_POOL];
 	struct topdown_config *in, *out;
 	u32 usize, i, nr_events;
 	u64 *arrs;
@@ -297,7 +356,7 @@ static int td_ioctl_get_config(struct topdown_config __user *uarg)
 		return -E2BIG;
 	in = kzalloc(sizeof(*in), GFP_KERNEL);
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
-	arrs = kcalloc(TOPDOWN_MAX_EVENTS * words, sizeof(u64), GFP_KERNEL);
+	arrs = kcalloc(TOPDOWN_MAX_POOL * words, sizeof(u64), GFP_KERNEL);
 	ret = -ENOMEM;
 	if (!in || !out || !arrs)
 		goto free;
@@ -309,6 +368,12 @@ static int td_ioctl_get_config(struct topdown_config __user *uarg)
 	mutex_lock(&td.lock);
 	ret = -ENODATA;
 	if (td.state == TOPDOWN_STATE_IDLE) {
+		mutex_unlock(&td.lock);
+		goto free;
+	}
+	/* A VER0 struct cannot say what a grouped record's deltas count. */
+	ret = -EOVERFLOW;
+	if (td.cfg.nr_groups && usize < TOPDOWN_CONFIG_SIZE_VER1) {
 		mutex_unlock(&td.lock);
 		goto free;
 	}
@@ -325,8 +390,8 @@ static int td_ioctl_get_config(struct topdown_config __user *uarg)
 	/* Each event's CPU bitmap goes to the buffer offered, if any. */
 	ret = 0;
 	for (i = 0; i < nr_events && !ret; i++) {
-		struct topdown_event *o = &out->events[i];
-		const struct topdown_event *e = &in->events[i];
+		struct topdown_event *o = td_cfg_ev(out, i);
+		const struct topdown_event *e = td_cfg_ev(in, i);
 
 		o->cpus_ptr = 0;
 		o->cpus_size = 0;
@@ -354,13 +419,22 @@ free:
  * no counter exists; each event configured for @cpu reads
  * TOPDOWN_EVSTATE_OFF, the others TOPDOWN_EVSTATE_NONE.
  */
-static void td_fill_stopped_states(int cpu, u8 *state)
+static void td_fill_stopped_states(int cpu, struct topdown_cpu_stats *s)
 {
-	u32 i;
+	u32 cur = per_cpu_ptr(&td_cpus, cpu)->grp, g, i;
 
-	for (i = 0; i < td.nr_events; i++)
-		state[i] = td.ev_all_cpus[i] || cpumask_test_cpu(cpu, td.ev_cpus[i]) ?
-			   TOPDOWN_EVSTATE_OFF : TOPDOWN_EVSTATE_NONE;
+	for (g = 0; g < td.nr_groups; g++) {
+		for (i = 0; i < td.grp_nr[g]; i++) {
+			u32 p = td.grp_ev[g][i];
+
+			s->grp_ev_state[g][i] =
+				td.ev_all_cpus[p] || cpumask_test_cpu(cpu, td.ev_cpus[p]) ?
+				TOPDOWN_EVSTATE_OFF : TOPDOWN_EVSTATE_NONE;
+		}
+	}
+	/* The positions of the group that counted last. */
+	memcpy(s->ev_state, s->grp_ev_state[cur < td.nr_groups ? cur : 0],
+	       sizeof(s->ev_state));
 }
 
 static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
@@ -377,11 +451,12 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 	if (READ_ONCE(c->active))
 		s->flags |= TOPDOWN_CPU_COUNTING;
 	if (td.state == TOPDOWN_STATE_RUNNING)
-		td_counters_ev_state(cpu, s->ev_state);
+		td_counters_ev_state(cpu, s);
 	else if (td.state == TOPDOWN_STATE_CONFIGURED)
-		td_fill_stopped_states(cpu, s->ev_state);
+		td_fill_stopped_states(cpu, s);
 	if (!c->ring)
 		return;
+	td_counters_grp_stats(cpu, s);
 	s->records = READ_ONCE(c->records);
 	s->lost = READ_ONCE(c->lost);
 	s->read_errors = READ_ONCE(c->read_errors);
@@ -399,7 +474,7 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 
 /*
  * Copy @n stats entries to user space as the caller knows them: @usize
- * (TOPDOWN_CPU_STATS_SIZE_VER0, _VER1 or _VER2) bytes each, the leading
+ * (TOPDOWN_CPU_STATS_SIZE_VER0, _VER1, _VER2 or _VER3) bytes each, the leading
  * part of struct topdown_cpu_stats.
  */
 static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
@@ -435,7 +510,8 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 		return ret;
 	if (st.stats_ptr && st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
 	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER2)
+	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER2 &&
+	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER3)
 		return -EINVAL;
 	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
 	if (n) {
@@ -479,12 +555,21 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
  * growth" in the UAPI header).
  */
 static_assert(offsetofend(struct topdown_config, events) == TOPDOWN_CONFIG_SIZE_VER0);
-static_assert(sizeof(struct topdown_config) >= TOPDOWN_CONFIG_SIZE_VER0);
-static_assert(offsetofend(struct topdown_status, __reserved) == TOPDOWN_STATUS_SIZE_VER0);
-static_assert(offsetofend(struct topdown_cpu_stats, producer_pos) == TOPDOWN_CPU_STATS_SIZE_VER0);
+static_assert(offsetofend(struct topdown_config, groups) == TOPDOWN_CONFIG_SIZE_VER1);
+static_assert(sizeof(struct topdown_config) >= TOPDOWN_CONFIG_SIZE_VER1);
+static_assert(offsetofend(struct topdown_cpu_stats, producer_pos) ==
+	      TOPDOWN_CPU_STATS_SIZE_VER0);
 static_assert(offsetofend(struct topdown_cpu_stats, ev_error_slices) ==
 	      TOPDOWN_CPU_STATS_SIZE_VER1);
-static_assert(sizeof(struct topdown_cpu_stats) == TOPDOWN_CPU_STATS_SIZE_VER2);
+static_assert(offsetofend(struct topdown_cpu_stats, __reserved2) ==
+	      TOPDOWN_CPU_STATS_SIZE_VER2);
+static_assert(offsetofend(struct topdown_cpu_stats, grp_ev_error_slices) ==
+	      TOPDOWN_CPU_STATS_SIZE_VER3);
+static_assert(sizeof(struct topdown_cpu_stats) == TOPDOWN_CPU_STATS_SIZE_VER3);
+/* A group index fits the record's group bits. */
+static_assert(TOPDOWN_MAX_GROUPS - 1 <= TOPDOWN_REC_GROUP(TOPDOWN_REC_GROUP_MASK));
+static_assert(TOPDOWN_MAX_POOL <= 64);
+static_assert(offsetofend(struct topdown_status, __reserved) == TOPDOWN_STATUS_SIZE_VER0);
 static_assert(sizeof(struct topdown_status) >= TOPDOWN_STATUS_SIZE_VER0);
 
 /*

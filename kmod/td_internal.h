@@ -12,7 +12,9 @@
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
+#include <linux/seqlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <uapi/linux/topdown.h>
 
@@ -20,10 +22,12 @@
 
 /*
  * Per-CPU state. @active, the baselines and everything the probe writes
- * are written only on this CPU with interrupts off: by the probe, and by
- * the arm/disarm steps of td_counters.c (an IPI, or the offline callback),
- * so no lock is needed between them. @ev[] is written by process context
- * under td_cpus_lock (td_counters.c), and only while this CPU is disarmed.
+ * are written only on this CPU with interrupts off: by the probe, by the
+ * arm/disarm steps of td_counters.c (an IPI, or the offline callback) and
+ * by the two steps of a group change (the rotation work, on this CPU), so
+ * no lock is needed between them. @gev[][] is written by process context
+ * under td_cpus_lock (td_counters.c), and only while this CPU is disarmed
+ * and its rotation work is idle.
  */
 struct td_cpu {
 	/* Set while the probe may use the counters and ring of this CPU. */
@@ -36,8 +40,13 @@ struct td_cpu {
 	unsigned int hp_gen;
 	/* hp_gen when its counters were created; process context, td_cpus_lock */
 	unsigned int sync_gen;
-	bool first;
+	u32 nr;			/* events of the current group */
+	u32 width;		/* deltas written: the largest group's events */
+	u32 rec_flags;		/* group bits, FIRST, ROTATED of the next record */
+	u32 grp_flags;		/* rec_flags after that record */
 	u8 resync;		/* events whose baseline must be re-read */
+	u8 hold;		/* events kept in resync while the group changes */
+	/* The current group's, NULL past them up to @width. */
 	struct perf_event *ev[TOPDOWN_MAX_EVENTS];
 	u64 last[TOPDOWN_MAX_EVENTS];
 	u64 last_ns;
@@ -70,7 +79,50 @@ struct td_cpu {
 	unsigned long retry_at;	/* jiffies: next retry while backing off */
 
 	struct irq_work wake_work;
+
+	/*
+	 * Groups (td_counters.c, "Groups and rotation" in the UAPI header).
+	 * Every (group, position) has a counter of its own; @ev holds the
+	 * current group's. The rotation work changes group on this CPU;
+	 * @rot_lock keeps the retry work off the counters meanwhile.
+	 */
+	struct perf_event *gev[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
+	u32 grp;		/* the current group */
+	u8 rot_phase;		/* TD_ROT_* */
+	/* @probe_count from which the next change may happen (see td_counters.c) */
+	u64 rot_next;
+	bool rot_on;		/* the rotation work may requeue itself */
+	struct delayed_work rot_work;
+	struct mutex rot_lock;	/* the retry work off a group change */
+
+	/*
+	 * Per-group statistics, kept per period: what the per-CPU counts
+	 * above grew by while a group counted is added to its totals when
+	 * the period ends (a group change, a disarm), so that the probe
+	 * counts nothing per group. Written on this CPU with interrupts
+	 * off, under @grp_seq for STATUS.
+	 */
+	seqcount_t grp_seq;
+	bool measuring;		/* the current group's period has begun */
+	u64 start_ns;		/* ... at the end of this slice */
+	u64 base_records, base_read_errors, base_ev_err[TOPDOWN_MAX_EVENTS];
+	u64 grp_records[TOPDOWN_MAX_GROUPS];
+	u64 grp_time_ns[TOPDOWN_MAX_GROUPS];
+	u64 grp_errors[TOPDOWN_MAX_GROUPS];
+	u64 grp_ev_err[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
+	u64 rotations;
+	u64 rotation_ns;
 };
+
+/* td_cpu.rot_phase: where the CPU is in a group change. */
+enum {
+	TD_ROT_NONE,		/* counting one group */
+	TD_ROT_CHANGING,	/* the work disables the old, enables the new */
+	TD_ROT_COMMITTED,	/* done: the next slice ends with a resync */
+};
+
+/* A record's group bits. */
+#define TD_REC_GROUP(g)		((u32)(g) << TOPDOWN_REC_GROUP_SHIFT)
 
 DECLARE_PER_CPU(struct td_cpu, td_cpus);
 
@@ -86,9 +138,16 @@ struct td_collection {
 	struct mutex lock;		/* serialises everything below, except: */
 	u32 state;			/* TOPDOWN_STATE_* */
 	struct topdown_config cfg;	/* validated; cpus_ptr cleared */
-	struct perf_event_attr attr[TOPDOWN_MAX_EVENTS];
-	cpumask_var_t ev_cpus[TOPDOWN_MAX_EVENTS];
-	bool ev_all_cpus[TOPDOWN_MAX_EVENTS];
+	/* The pool (td_cfg_ev()); without groups, the events. */
+	struct perf_event_attr attr[TOPDOWN_MAX_POOL];
+	cpumask_var_t ev_cpus[TOPDOWN_MAX_POOL];
+	bool ev_all_cpus[TOPDOWN_MAX_POOL];
+	/* Groups: 1 without them (the events in order). */
+	u32 nr_groups;
+	u32 grp_nr[TOPDOWN_MAX_GROUPS];
+	u32 grp_width;			/* the largest grp_nr */
+	u8 grp_ev[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];	/* pool indexes */
+	unsigned long rot_jiffies;	/* with 2 groups or more */
 	int hp_state;			/* dynamic cpuhp state while running */
 	u64 start_ns, stop_ns;
 	int err_code, err_event, err_cpu;
@@ -194,18 +253,35 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 		irq_work_queue(&c->wake_work);
 }
 
+/* Pool entry @i of a configuration ("Groups and rotation"). */
+static inline struct topdown_event *td_cfg_ev(struct topdown_config *cfg, u32 i)
+{
+	return i < TOPDOWN_MAX_EVENTS ? &cfg->events[i] :
+	       &cfg->more_events[i - TOPDOWN_MAX_EVENTS];
+}
+
+/* Pool entries of a configuration: the events without groups. */
+static inline u32 td_cfg_pool_max(const struct topdown_config *cfg)
+{
+	return cfg->nr_groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS;
+}
+
 /* td_probe.c */
 int td_probe_init(void);
 int td_probe_attach(void);
 void td_probe_detach(void);
 void td_probe_sync(void);
 void td_probe_read(struct td_cpu *c, u64 *delta, u32 *errors);
+void td_grp_period_begin(struct td_cpu *c, u64 start_ns);
+void td_grp_period_end(struct td_cpu *c);
 
 /* td_counters.c */
 int td_counters_start(void);
 void td_counters_stop(void);
 void td_counters_sync(void);
-void td_counters_ev_state(unsigned int cpu, u8 *state);
+void td_counters_ev_state(unsigned int cpu, struct topdown_cpu_stats *s);
+void td_counters_grp_stats(unsigned int cpu, struct topdown_cpu_stats *s);
+void td_counters_init(void);
 
 /* td_collection.c: the state machine */
 int td_configure(const struct topdown_config *cfg, struct cpumask *masks,
@@ -214,7 +290,7 @@ int td_start(void);
 int td_stop(void);
 void td_collection_exit(void);
 
-/* The i-th of CONFIGURE's event masks, an array of cpumask_size() each. */
+/* The i-th of CONFIGURE's pool masks, an array of cpumask_size() each. */
 static inline struct cpumask *td_mask_at(struct cpumask *masks, u32 i)
 {
 	return (void *)masks + i * cpumask_size();

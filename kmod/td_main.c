@@ -114,7 +114,7 @@ static void td_free_masks(void)
 {
 	int i;
 
-	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+	for (i = 0; i < TOPDOWN_MAX_POOL; i++)
 		free_cpumask_var(td.ev_cpus[i]);
 }
 
@@ -144,13 +144,14 @@ static int __init td_init(void)
 
 	td_check_layout();
 	td_rings_init();
+	td_counters_init();
 
 	ret = td_probe_init();
 	if (ret) {
 		pr_err("topdown: sched_switch tracepoint not found\n");
 		return ret;
 	}
-	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+	for (i = 0; i < TOPDOWN_MAX_POOL; i++) {
 		if (!zalloc_cpumask_var(&td.ev_cpus[i], GFP_KERNEL)) {
 			td_free_masks();
 			return -ENOMEM;

@@ -36,7 +36,8 @@ MODULE_PARM_DESC(probe_time, "account the time spent in the probe (default: on)"
  * not schedule it, or it failed) or has just come back. A counter that is
  * not active reports 0 and sets its error bit; its baseline is re-read
  * when it comes back, and that first slice also reports 0 with its error
- * bit, so no delta ever spans the gap.
+ * bit, so no delta ever spans the gap. While the CPU changes group, every
+ * counter is held in resync (td_cpu.hold): no slice then has a delta.
  */
 static noinline u32 td_read_resync(struct td_cpu *c, u64 *delta, u32 pending,
 				   u32 failed)
@@ -47,7 +48,7 @@ static noinline u32 td_read_resync(struct td_cpu *c, u64 *delta, u32 pending,
 	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		if (rebased & BIT(i))
 			delta[i] = 0;
-	c->resync = failed;
+	c->resync = failed | c->hold;
 	return failed | rebased;
 }
 
@@ -62,14 +63,18 @@ static noinline u32 td_read_resync(struct td_cpu *c, u64 *delta, u32 pending,
  */
 static __always_inline u32 td_read(struct td_cpu *c, u64 *delta, int cpu)
 {
-	u32 n = td.nr_events, pending = c->resync, failed = 0;
+	/*
+	 * Up to the largest group's events: a ring slot may hold a record of
+	 * a larger group from the last lap, and unused deltas must read 0.
+	 */
+	u32 n = c->width, pending = c->resync, failed = 0;
 	u32 i;
 
 	for (i = 0; i < n; i++) {
 		struct perf_event *ev = c->ev[i];
 		u64 val;
 
-		if (!ev) {	/* event not configured on this CPU */
+		if (!ev) {	/* not configured on this CPU, or past the group */
 			delta[i] = 0;
 			continue;
 		}
@@ -107,16 +112,87 @@ static noinline void td_count_errors(struct td_cpu *c, u32 errors)
 }
 
 /*
+ * Per-group statistics by period (td_cpu.grp_seq's fields): a period of
+ * the current group begins at the end of the slice in which it started
+ * counting (arm, or the ROTATED slice of a group change) and ends at the
+ * end of its last slice (disarm, or the start of a group change). What
+ * the per-CPU counts grew by meanwhile is the group's. On this CPU, IRQs
+ * off, inside a write section of grp_seq.
+ */
+void td_grp_period_begin(struct td_cpu *c, u64 start_ns)
+{
+	c->measuring = true;
+	c->start_ns = start_ns;
+}
+
+/* The counts since the last call go to the current group (see above). */
+void td_grp_period_end(struct td_cpu *c)
+{
+	u32 g = c->grp, i;
+
+	c->grp_records[g] += c->records - c->base_records;
+	c->base_records = c->records;
+	c->grp_errors[g] += c->read_errors - c->base_read_errors;
+	c->base_read_errors = c->read_errors;
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
+		c->grp_ev_err[g][i] += c->ev_err[i] - c->base_ev_err[i];
+		c->base_ev_err[i] = c->ev_err[i];
+	}
+	if (c->measuring)
+		c->grp_time_ns[g] += c->last_ns - c->start_ns;
+	c->measuring = false;
+}
+
+/*
+ * The first slice that ends after a group change completed: it has
+ * re-read the new group's baselines (td_cpu.resync), so the next slice is
+ * measured whole by the new group. The next change waits for that slice
+ * to end too (td_cpu.rot_next: this slice and the next one).
+ */
+static void td_rot_settle(struct td_cpu *c, u64 now)
+{
+	raw_write_seqcount_begin(&c->grp_seq);
+	td_grp_period_begin(c, now);
+	c->rot_phase = TD_ROT_NONE;
+	c->rot_next = c->probe_count + 2;
+	c->grp_flags = TD_REC_GROUP(c->grp);
+	raw_write_seqcount_end(&c->grp_seq);
+}
+
+/* Flags that take td_slice_flags(): counter errors, a group change. */
+#define TD_SLOW_FLAGS	(TOPDOWN_REC_ERROR_MASK | TOPDOWN_REC_ROTATED)
+
+/*
+ * A slice with unreadable counters, or one in which the CPU changed group
+ * (TOPDOWN_REC_ROTATED: td_read() returned zero deltas, the counters being
+ * held in resync). Returns the record's flags.
+ */
+static noinline u32 td_slice_flags(struct td_cpu *c, u32 flags, u64 now)
+{
+	if (!(flags & TOPDOWN_REC_ROTATED)) {
+		td_count_errors(c, flags & TOPDOWN_REC_ERROR_MASK);
+		return flags;
+	}
+	/* The change is complete: the next slice is the new group's. */
+	if (c->rot_phase == TD_ROT_COMMITTED)
+		td_rot_settle(c, now);
+	/* No group measured it: every error bit, events of other CPUs too. */
+	return flags | GENMASK(c->nr - 1, 0);
+}
+
+/*
  * The ring is full (drop mode): the record is lost, but the counters are
  * still read so that the next record's deltas cover only its own slice.
  */
-static noinline void td_probe_drop(struct td_cpu *c, int cpu)
+static noinline void td_probe_drop(struct td_cpu *c, int cpu, u64 now)
 {
 	u64 scratch[TOPDOWN_MAX_EVENTS];
-	u32 errors = td_read(c, scratch, cpu);
+	u32 flags = td_read(c, scratch, cpu) | c->rec_flags;
 
-	if (unlikely(errors))
-		td_count_errors(c, errors);
+	if (unlikely(flags & TD_SLOW_FLAGS))
+		td_slice_flags(c, flags, now);
+	/* FIRST waits for a written record; ROTATED is spent. */
+	c->rec_flags = c->grp_flags | (c->rec_flags & TOPDOWN_REC_FIRST);
 }
 
 /*
@@ -138,7 +214,9 @@ static __always_inline u64 td_prev_cgroup_id(struct task_struct *prev)
  * The hot path, once per context switch on every CPU: one clock read, the
  * counter reads, a 128-byte record and its publication. Nothing on the
  * stack (no canary, no zeroing), the ring slot and the counter reads
- * inlined, the rare cases (ring full, counter errors) out of line.
+ * inlined, the rare cases (ring full, counter errors, a group change) out
+ * of line. With groups it reads only the current group's counters (td_cpu
+ * .ev, .nr): the same path as one group, and no per-group accounting.
  */
 static void td_probe_sched_switch(TD_SWITCH_ARGS)
 {
@@ -156,15 +234,16 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	cpu = smp_processor_id();
 	rec = td_ring_reserve(c);
 	if (unlikely(!rec)) {
-		td_probe_drop(c, cpu);
+		td_probe_drop(c, cpu, now);
 		goto out;
 	}
 	/* The slot was written a whole ring ago: fetch it while perf reads. */
 	prefetchw(rec);
 	prefetchw((void *)rec + TOPDOWN_RECORD_SIZE / 2);
-	flags = td_read(c, rec->delta, cpu);
-	if (unlikely(flags))
-		td_count_errors(c, flags);
+	/* The group's bits, and FIRST or ROTATED once. */
+	flags = td_read(c, rec->delta, cpu) | c->rec_flags;
+	if (unlikely(flags & TD_SLOW_FLAGS))
+		flags = td_slice_flags(c, flags, now);
 	/*
 	 * Still runnable: preempted, or put back on the runqueue. Not the
 	 * tracepoint's prev_state: 6.1's __schedule() samples it before
@@ -178,14 +257,11 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	if (preempt || task_is_running(prev))
 		flags |= TOPDOWN_REC_PREEMPTED;
 	/*
-	 * Until a record is written: one dropped because the ring was full
-	 * does not take the flag along, or no reader would see where counting
-	 * started (the dropped ones are the gap in seq before this record).
+	 * FIRST stays in rec_flags until a record is written: one dropped
+	 * because the ring was full does not take the flag along, or no
+	 * reader would see where counting started (the dropped ones are the
+	 * gap in seq before this record).
 	 */
-	if (unlikely(c->first)) {
-		flags |= TOPDOWN_REC_FIRST;
-		c->first = false;
-	}
 	if (is_idle_task(prev))
 		flags |= TOPDOWN_REC_IDLE;
 	rec->time_ns = now;
@@ -197,6 +273,7 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	rec->flags = flags;
 	memcpy(rec->comm, prev->comm, TOPDOWN_COMM_LEN);
 	td_ring_write(c, rec);
+	c->rec_flags = c->grp_flags;
 out:
 	c->last_ns = now;
 	td_stat_add(&c->probe_count, 1);

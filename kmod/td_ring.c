@@ -128,6 +128,18 @@ void td_rings_install(void **rings)
 		memset(c->ev_err, 0, sizeof(c->ev_err));
 		c->arm_errors = 0;
 		c->recoveries = 0;
+		/* Not running: no probe, no rotation work on this CPU. */
+		c->grp = 0;
+		c->measuring = false;
+		c->base_records = 0;
+		c->base_read_errors = 0;
+		memset(c->base_ev_err, 0, sizeof(c->base_ev_err));
+		memset(c->grp_records, 0, sizeof(c->grp_records));
+		memset(c->grp_time_ns, 0, sizeof(c->grp_time_ns));
+		memset(c->grp_errors, 0, sizeof(c->grp_errors));
+		memset(c->grp_ev_err, 0, sizeof(c->grp_ev_err));
+		c->rotations = 0;
+		c->rotation_ns = 0;
 		c->retries = 0;
 	}
 	kfree(rings);

@@ -63,6 +63,7 @@ FILE_IGNORE=(
     "selftests/host/test_evset.c SPACING"
     "selftests/host/test_fmt.c SPACING"
     "selftests/host/test_events.c SPACING"
+    "selftests/host/test_estimate.c SPACING"
     "selftests/kmod/pmusim_test.c SPACING"
     # Declarations that belong to no header: the __real_ and __wrap_
     # functions of ld --wrap and tdctl's main (rdbench.c), the libFuzzer

@@ -10,7 +10,9 @@
  * how it is read: bits 0-1 the -x separator (',' ';' '|' and "::"),
  * bits 2-3 the output (plain, JSON, CSV, plain), bit 4 the rest are
  * EVENT=COUNT arguments, one per line, instead of stdin, bit 5 a slot
- * width and a revision where the set takes them. The rest is the text.
+ * width and a revision where the set takes them, bit 6 --level 2, bit 7
+ * -M: the text's first line is its argument (GROUP[,GROUP..]). The rest
+ * is the text.
  * decode.c is included: its parsers are static. An input named valid-*
  * in the corpus must decode (replay.c checks it).
  */
@@ -53,10 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const seps[] = { ",", ";", "|", "::" };
 	static FILE *devnull;
 	struct decode_in in = { .timed = -1 };
-	char *text, *argv[MAX_ARGS], *save = NULL;
+	char *text, *body, *nl, *argv[MAX_ARGS], *save = NULL;
 	FILE *saved_in = stdin, *saved_out = stdout, *f;
 	json_writer_t *w = NULL;
 	int argc = 0, ret;
+	size_t blen;
 	uint8_t how;
 
 	fuzz_parsed_ok = 0;
@@ -67,11 +70,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.s = td_sets[data[0] % td_nr_sets];
 	how = data[1];
 	snprintf(in.sep, sizeof(in.sep), "%s", seps[how & 3]);
+	in.level = how & 0x40 ? 2 : 1;
 	text = malloc(size - 1);
 	if (!text)
 		return 0;
 	memcpy(text, data + 2, size - 2);
 	text[size - 2] = '\0';
+	body = text;
+	blen = size - 2;
+	if (how & 0x80) {
+		/* -M's argument: the first line */
+		nl = memchr(text, '\n', blen);
+		in.mg = text;
+		body = nl ? nl + 1 : text + blen;
+		if (nl)
+			*nl = '\0';
+		blen -= body - text;
+	}
 	json_output = ((how >> 2) & 3) == 1;
 	csv_output = ((how >> 2) & 3) == 2;
 	if (json_output) {
@@ -81,13 +96,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stdout = devnull;
 	if (how & 0x10) {
 		/* arguments: the lines of the text (not empty ones) */
-		for (char *a = strtok_r(text, "\n", &save); a && argc < MAX_ARGS;
+		for (char *a = strtok_r(body, "\n", &save); a && argc < MAX_ARGS;
 		     a = strtok_r(NULL, "\n", &save))
 			argv[argc++] = a;
 		f = NULL;
 	} else {
 		/* stdin: the text, NUL bytes and all (fmemopen needs one) */
-		f = fmemopen(text, size > 2 ? size - 2 : 1, "r");
+		f = fmemopen(body, blen ? blen : 1, "r");
 		if (!f)
 			goto out;
 		stdin = f;

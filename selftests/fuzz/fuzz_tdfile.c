@@ -3,7 +3,9 @@
  * Fuzz target of the record file reader: td_file_parse() on any input,
  * and for inputs it accepts, what report and top do with them: every
  * record read back, grouped in every way, decoded, sorted by every column
- * and printed as a table, CSV and JSON (to /dev/null).
+ * and printed as a table, CSV and JSON (to /dev/null); and with event
+ * groups (format 2.0, or one group of a 1.0 file) the per-group sums,
+ * clusters and estimates of every row, aggregated in two halves merged.
  *
  * Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the
  * parser ignore a wrong checksum so that mutated files get past it.
@@ -15,11 +17,68 @@
 
 #include "base/common.h"
 #include "group/aggregate.h"
+#include "group/estimate.h"
 #include "file/tdfile.h"
 
 int fuzz_parsed_ok;	/* for the replay driver */
 
 static FILE *devnull;
+
+/* Metrics of a group as an event set's decoder would compute them:
+ * ratios to the group's first event, and one of them per unit of time.
+ */
+static void fuzz_metrics(const void *ctx, int group, const double *c, int k,
+			 double time_ns, double *out, bool *valid)
+{
+	(void)ctx;
+	(void)group;
+	for (int j = 0; j < k; j++) {
+		out[j] = j ? c[j] / c[0] : c[0] / time_ns;
+		valid[j] = j ? c[0] > 0 : time_ns > 0;
+	}
+}
+
+/* The event groups' sums, clusters and estimates of every row. */
+static void use_groups(const struct td_file *f)
+{
+	const struct topdown_config *cfg = &f->meta.cfg;
+	struct td_estimate e[TD_EST_MAX_METRICS];
+	struct topdown_record r;
+	struct td_agg a, half;
+
+	for (int by = 0; by < TD_BY_NR; by++) {
+		td_agg_init(&a, by);
+		td_agg_init(&half, by);
+		if (td_agg_groups(&a, cfg) || td_agg_groups(&half, cfg))
+			abort();	/* the parser accepted cfg */
+		for (uint64_t i = 0; i < f->nr_records; i++) {
+			td_file_record(f, i, &r);
+			td_agg_add(i < f->nr_records / 2 ? &a : &half, &r);
+		}
+		td_agg_finish(&a);
+		td_agg_merge(&a, &half);
+		for (size_t i = 0; i <= a.n; i++) {
+			const struct td_group *g = i < a.n ? &a.g[i] : &a.total;
+
+			for (uint32_t p = 0; p < cfg->nr_events; p++)
+				td_est_count(&a, g, p, &e[0]);
+			for (int k = 0; k < a.nr_groups; k++) {
+				struct td_est_fn fn = { a.group_events[k],
+							fuzz_metrics, NULL };
+
+				td_est_metrics(&a, g, k, &fn, e);
+				for (int m = 0; m < fn.nr; m++)
+					if (e[m].kind != TD_EST_UNKNOWN &&
+					    (!(e[m].error >= 0) ||
+					     !(e[m].coverage > 0 &&
+					       e[m].coverage <= 1)))
+						abort();
+			}
+		}
+		td_agg_free(&a);
+		td_agg_free(&half);
+	}
+}
 
 static void use(const struct td_file *f)
 {
@@ -95,7 +154,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	fuzz_parsed_ok = 1;
-	use(&f);
+	/* The commands show files with event groups once they read them;
+	 * until then they refuse them (TD_FILE_GROUPS), so only the
+	 * estimator reads those here.
+	 */
+	if (!f.meta.cfg.nr_groups)
+		use(&f);
+	use_groups(&f);
 	td_file_free(&f);
 	return 0;
 }

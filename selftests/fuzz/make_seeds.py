@@ -17,17 +17,24 @@ for name, make in tdfile_gen.SCENARIOS.items():
     sc = make()
     sc.records = sc.records[:6]     # small seeds mutate faster
     sc.write(os.path.join(HERE, "corpus", "valid-%s.td" % name))
+# Format 2.0 (groups): enough records for rotated slices, error slices and
+# both groups on both CPUs.
+for name, make in tdfile_gen.SCENARIOS_GROUPS.items():
+    sc = make()
+    sc.records = sc.records[:24]
+    sc.write(os.path.join(HERE, "corpus", "valid-%s.td" % name))
 
 # fuzz_decode.c's input: byte 0 the set (td_sets[], in this order), byte 1
 # how: bits 0-1 the -x separator (, ; | ::), bits 2-3 the output (plain,
-# JSON, CSV), bit 4 arguments instead of stdin, bit 5 slots and revision.
+# JSON, CSV), bit 4 arguments instead of stdin, bit 5 slots and revision,
+# bit 6 --level 2, bit 7 -M: the text's first line is its argument.
 SETS = ["intel_adl_hybrid", "intel_spr", "intel_icl", "intel_skl",
         "intel_snb", "amd_zen5", "amd_zen4", "arm_neoverse_n2",
         "arm_neoverse_v1", "arm_neoverse_v2", "arm_stall_cycles", "generic",
         "software"]
 SEP = {",": 0, ";": 1, "|": 2, "::": 3}
 OUT = {"plain": 0, "json": 4, "csv": 8}
-ARGS, SLOTS = 0x10, 0x20
+ARGS, SLOTS, LEVEL2, MGROUPS = 0x10, 0x20, 0x40, 0x80
 FX = os.path.join(HERE, "../host/perf-stat")
 DEC = os.path.join(HERE, "corpus-decode")
 
@@ -63,6 +70,18 @@ seed("zen4-args", "amd_zen4", ARGS | OUT["csv"],
 seed("generic-lines", "generic", 0,
      '{"cycles": 600, "instructions": 900}\n\n# a comment\n'
      '{"instructions":"300","cycles":4e2}\n')
+# Level 2: perf stat -M TopdownL2 / PipelineL2 (test_decode_l2.py)
+seed("icl-topdownl2-json", "intel_icl", LEVEL2 | OUT["json"],
+     fixture("icl-6.12-topdownl2.json"))
+seed("icl-topdownl2-plain", "intel_icl", MGROUPS,
+     "TopdownL2\n" + fixture("icl-6.1-topdownl2.txt"))
+seed("skl-topdownl2-semicolon", "intel_skl", LEVEL2 | SEP[";"] | OUT["csv"],
+     fixture("skl-6.1-topdownl2.csv"))
+seed("zen4-pipelinel2-csv", "amd_zen4", LEVEL2,
+     fixture("zen4-6.12-pipelinel2.csv"))
+seed("n2-dtlb-mix", "arm_neoverse_n2", MGROUPS | SLOTS,
+     "dtlb_effectiveness,operation_mix\n" +
+     fixture("n2-6.12-dtlb-mix.txt"))
 # dump --json: the array of dump -i FILE --json, the lines of --follow
 sc = tdfile_gen.n2()
 slices = [{"seq": r.seq, "time_ns": r.time_ns, "cpu": r.cpu, "pid": r.tgid,

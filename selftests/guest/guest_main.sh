@@ -49,6 +49,8 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./counters_test || rc=1
 	echo "# suite: ABI growth, permissions, poll, overwrite (abi_test)"
 	./abi_test || rc=1
+	echo "# suite: groups and rotation at switch boundaries (groups_test)"
+	./groups_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"
 	./fuzz_test || rc=1
 	echo "# suite: poll wake-ups, unload after offline (wakeup_test)"

@@ -163,6 +163,10 @@ const char *const fx_names[FX_NR] = {
 	[FX_V2] = "neoverse_v2",
 	[FX_QEMU_ARM] = "qemu_arm64_max",
 	[FX_QEMU_X86] = "qemu_x86_max",
+	[FX_TGL] = "tigerlake",
+	[FX_SNB] = "sandybridge",
+	[FX_ADL_PCORE] = "alderlake_pcore_only",
+	[FX_V3] = "neoverse_v3",
 };
 
 int fx_make(const char *root, enum fx fx)
@@ -228,6 +232,19 @@ int fx_make(const char *root, enum fx fx)
 			    "QEMU TCG CPU version 2.5+", 2);
 		common(root, "0-1\n");
 		pmu(root, "kprobe", 6, NULL, NULL);
+		break;
+	case FX_TGL:
+		intel(root, 0x8c, "11th Gen Intel(R) Core(TM) i7-1185G7");
+		break;
+	case FX_SNB:
+		intel(root, 0x2a, "Intel(R) Core(TM) i7-2600 CPU @ 3.40GHz");
+		break;
+	case FX_ADL_PCORE:
+		/* E-cores off in the firmware: one "cpu" PMU, not hybrid */
+		intel(root, 0x97, "12th Gen Intel(R) Core(TM) i9-12900K");
+		break;
+	case FX_V3:
+		neoverse(root, 0, 0xd84, 1, "0x00000008\n");
 		break;
 	case FX_NR:
 		return -1;

@@ -62,11 +62,15 @@ class Rec:
 
 
 class Scenario:
+    """A record file. groups (a list of lists of pool indexes) makes it a
+    2.0 file with rotate_ms; events is then the pool."""
+
     def __init__(self, label, events, nr_cpus, records, slots=0,
                  duration_ns=2_000_000_000, lost=None, target="all tasks",
-                 records_read=None):
+                 records_read=None, groups=None, rotate_ms=20):
         self.label, self.events, self.nr_cpus = label, events, nr_cpus
         self.records, self.slots = records, slots
+        self.groups, self.rotate_ms = groups, rotate_ms
         self.start_ns = START_NS
         self.stop_ns = START_NS + duration_ns
         self.lost = lost or [0] * nr_cpus
@@ -78,10 +82,17 @@ class Scenario:
                 seq[r.cpu] += 1 + (r.pid % 3)    # gaps: other tasks' records
                 r.seq = seq[r.cpu]
 
+    def header_size(self):
+        n = len(self.events)
+        if self.groups is None:
+            return 704 + 64 * n
+        return 704 + 64 * n + 8 + 16 * len(self.groups)
+
     def header(self):
         n = len(self.events)
-        h = MAGIC + struct.pack("<HHIIIII", 1, 0, 0x01020304, 704 + 64 * n,
-                                128, self.nr_cpus, n)
+        major = 1 if self.groups is None else 2
+        h = MAGIC + struct.pack("<HHIIIII", major, 0, 0x01020304,
+                                self.header_size(), 128, self.nr_cpus, n)
         h += struct.pack("<QQIIII", self.start_ns, 1_790_000_000_000_000_000,
                          0, 262144, self.slots, 0)
         h += (text(self.label, 64) + text("aarch64", 64)
@@ -90,7 +101,12 @@ class Scenario:
               + text(self.target, 256))
         for i, name in enumerate(self.events):
             h += struct.pack("<IIQQQ", 8, 0, 0x11 + i, 0, 0) + text(name, 32)
-        assert len(h) == 704 + 64 * n
+        if self.groups is not None:
+            # The groups section of format 2.0 (file-format.rst, "Groups").
+            h += struct.pack("<II", len(self.groups), self.rotate_ms)
+            for g in self.groups:
+                h += struct.pack("<II", len(g), 0) + bytes(g + [0] * (8 - len(g)))
+        assert len(h) == self.header_size()
         return h
 
     def body(self):
@@ -220,3 +236,167 @@ def columns(text):
 def pad(text, width):
     """text left-aligned in width columns."""
     return text + " " * max(0, width - columns(text))
+
+
+# ---- recordings with event groups and rotation ----------------------------
+#
+# A simulation, slice by slice, of what the module writes with groups
+# (include/uapi/linux/topdown.h, "Groups and rotation"): each CPU counts
+# one group at a time and moves to the next every rotate_ms; the slice
+# during which it moves is rotated (no counts, every error bit of the new
+# group). Every task has true counts for every pool event in every slice,
+# whichever group measured it, so the truth of each task is known exactly.
+
+REC_PREEMPTED, REC_IDLE, REC_ROTATED = 0x100, 0x400, 0x800
+GROUP_SHIFT = 16
+
+
+class Task:
+    """rates: counts per microsecond of each pool event; phases: a list of
+    (start fraction of the recording, rates) that replace them from then
+    on; period_ns: the rates alternate between rates and alt_rates every
+    period_ns of wall time (a task in step with the rotation); slice_ns:
+    mean slice length; cv: spread of one slice's counts around its rate;
+    rho: how much of a slice's deviation carries to the next slice of the
+    task (behaviour that drifts)."""
+
+    def __init__(self, pid, tgid, comm, rates, cpus, slice_ns=500_000,
+                 phases=(), cv=0.3, rho=0.6, period_ns=0, alt_rates=None,
+                 weight=1.0):
+        self.pid, self.tgid, self.comm = pid, tgid, comm
+        self.rates, self.cpus, self.slice_ns = rates, cpus, slice_ns
+        self.phases, self.cv, self.rho = list(phases), cv, rho
+        self.period_ns, self.alt_rates = period_ns, alt_rates
+        self.weight = weight
+        self.drift = None
+
+    def rates_at(self, t, frac):
+        r = self.rates
+        for start, rates in self.phases:
+            if frac >= start:
+                r = rates
+        if self.period_ns and (t // self.period_ns) % 2:
+            r = self.alt_rates
+        return r
+
+
+def simulate(rng, events, groups, tasks, nr_cpus=4, rotate_ms=20,
+             duration_ns=2_000_000_000, p_error=0.0, idle_ns=200_000,
+             cpu_phase=True, label="set=sim"):
+    """Slices of every CPU from START_NS for duration_ns. Returns the
+    Scenario (format 2.0) and the truth: pid -> {"time_ns", "counts"
+    (true count of every pool event over all the task's slices),
+    "measured_ns" (per group: time of the slices it measured),
+    "slices", "rotated"}."""
+    import math
+    npool = len(events)
+    recs, truth = [], {}
+    rot_ns = rotate_ms * 1_000_000
+    for cpu in range(nr_cpus):
+        mine = [t for t in tasks if cpu in t.cpus]
+        t = START_NS
+        group = 0
+        # Each CPU rotates on its own clock: a phase of its own.
+        due = t + (rng.randrange(rot_ns) if cpu_phase else rot_ns)
+        while t < START_NS + duration_ns:
+            task = None
+            if mine and rng.random() < 0.9:
+                task = rng.choices(mine, [x.weight for x in mine])[0]
+            if task is None:
+                dur = max(1000, int(rng.expovariate(1 / idle_ns)))
+            else:
+                dur = max(1000, int(rng.expovariate(1 / task.slice_ns)))
+            end = min(t + dur, START_NS + duration_ns)
+            dur = end - t
+            if dur <= 0:
+                break
+            rotated = t >= due and len(groups) > 1   # one group: no rotation
+            if rotated:
+                # A per-CPU timer, due every rotate_ms; the group moves at
+                # the first switch after it (the slice that starts there).
+                group = (group + 1) % len(groups)
+                while due <= t:
+                    due += rot_ns
+            if task is None:
+                true = [dur // 1000] * npool
+                pid, tgid, comm, flags = 0, 0, "swapper/%d" % cpu, REC_IDLE
+            else:
+                frac = (t - START_NS) / duration_ns
+                rates = task.rates_at(t, frac)
+                if task.drift is None:
+                    task.drift = [0.0] * npool
+                true = []
+                for e in range(npool):
+                    sd = math.sqrt(math.log(1 + task.cv ** 2))
+                    task.drift[e] = (task.rho * task.drift[e] +
+                                     math.sqrt(1 - task.rho ** 2) * rng.gauss(0, sd))
+                    mult = math.exp(task.drift[e] - sd * sd / 2)
+                    true.append(int(round(rates[e] * dur / 1000 * mult)))
+                pid, tgid, comm = task.pid, task.tgid, task.comm
+                flags = REC_PREEMPTED if rng.random() < 0.3 else 0
+            gev = groups[group]
+            flags |= group << GROUP_SHIFT
+            if rotated:
+                flags |= REC_ROTATED | ((1 << len(gev)) - 1)
+                deltas = [0] * len(gev)
+            else:
+                deltas = [true[e] for e in gev]
+                if p_error and rng.random() < p_error:
+                    j = rng.randrange(len(gev))
+                    flags |= 1 << j
+                    deltas[j] = 0
+            recs.append(Rec(cpu, pid, tgid, comm, end, dur, deltas,
+                            cgroup=10 + tgid % 3, flags=flags))
+            if pid:
+                tr = truth.setdefault(pid, {
+                    "tgid": tgid, "time_ns": 0, "counts": [0] * npool,
+                    "measured_ns": [0] * len(groups), "slices": 0,
+                    "rotated": 0})
+                tr["time_ns"] += dur
+                tr["slices"] += 1
+                for e in range(npool):
+                    tr["counts"][e] += true[e]
+                if rotated:
+                    tr["rotated"] += 1
+                elif not flags & 0xff:
+                    tr["measured_ns"][group] += dur
+            t = end
+    recs.sort(key=lambda r: (r.time_ns, r.cpu))
+    for r in recs:
+        r.seq = None
+    # One group is a configuration without groups: format 1.0, the
+    # group's events in delta order.
+    one = len(groups) == 1
+    sc = Scenario(label, [events[e] for e in groups[0]] if one else events,
+                  nr_cpus, recs, duration_ns=duration_ns,
+                  groups=None if one else groups, rotate_ms=rotate_ms)
+    return sc, truth
+
+
+def grouped_small():
+    """A small 2.0 file: a pool of 3 events in two groups with the anchor
+    (cycles) in both, two CPUs, two tasks; for the format tests."""
+    import random
+    rng = random.Random(20)
+    tasks = [Task(100, 100, "alpha", [3000, 6000, 40], [0, 1]),
+             Task(101, 100, "alpha-w", [2000, 1000, 300], [1])]
+    sc, _ = simulate(rng, ["cycles", "instructions", "branch-misses"],
+                     [[0, 1], [0, 2]], tasks, nr_cpus=2, rotate_ms=2,
+                     duration_ns=20_000_000, p_error=0.05)
+    return sc
+
+
+def grouped_wide():
+    """A pool past 8 events (more_events) in groups of 8, 5 and 2."""
+    import random
+    rng = random.Random(21)
+    pool = ["ev%02d" % i for i in range(12)]
+    tasks = [Task(300, 300, "wide", [1000 + 100 * i for i in range(12)], [0]),
+             Task(301, 300, "wide-2", [500 + 50 * i for i in range(12)], [0])]
+    sc, _ = simulate(rng, pool, [list(range(8)), [0, 8, 9, 10, 11], [11, 3]],
+                     tasks, nr_cpus=1, rotate_ms=1, duration_ns=8_000_000,
+                     p_error=0.05)
+    return sc
+
+
+SCENARIOS_GROUPS = {"grouped": grouped_small, "grouped-wide": grouped_wide}

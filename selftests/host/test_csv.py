@@ -73,18 +73,19 @@ def test_list(tmp):
         diffs = [] if len(rows) == len(doc["sets"]) else ["row count"]
         for s, r in zip(doc["sets"], rows):
             diffs += same(s, r or {}, ("name", "events", "fits", "chosen", "title",
-                                       "metrics", "reason"))
+                                       "metrics", "reason", "metric_groups"))
         chosen = [r["name"] for r in rows if r and r["chosen"] == "true"]
         ok(rc == 0 and rc2 == 0 and not diffs and
-           head == ["name", "events", "fits", "chosen", "title", "metrics", "reason"] and
+           head == ["name", "events", "fits", "chosen", "title", "metrics", "reason",
+                    "metric_groups"] and
            chosen == [doc["selected"]["set"]] and (not want or chosen == [want]),
            "list --csv on %s%s: the sets as in JSON, chosen %s" % (
                name, " --events " + want if want else "", chosen),
            "\n".join(diffs) + out + err)
     rc, out, err = run("list", "--root", os.path.join(fx, "skylake_server"), "--csv",
                        "--events", "nope")
-    ok(rc == 1 and out == "" and err.startswith("tdctl: Error: ") and "nope" in err,
-       "list --csv with a bad --events: plain error on stderr, no CSV", out + err)
+    ok(rc == 2 and out == "" and err.startswith("tdctl: Error: ") and "nope" in err,
+       "list --csv with a bad --events: a usage error (exit 2) on stderr, no CSV", out + err)
 
 
 def test_decode():

@@ -210,6 +210,11 @@ static const struct autocase autocases[] = {
 	  "Neoverse V2" },
 	{ FX_QEMU_ARM, "generic", "set=generic", 2, "part 0x051" },
 	{ FX_QEMU_X86, "software", "set=software", 1, "no hardware PMU" },
+	{ FX_TGL, "intel_icl", "set=intel_icl", 6, "Tiger Lake" },
+	{ FX_SNB, "intel_snb", "set=intel_snb slots=4", 6, "Sandy Bridge" },
+	{ FX_ADL_PCORE, "intel_icl", "set=intel_icl", 6, "Alder Lake" },
+	{ FX_V3, "arm_neoverse_v2", "set=arm_neoverse_v2 slots=8", 7,
+	  "Neoverse V3" },
 };
 
 static bool plan_sane(const struct td_plan *p)
@@ -843,6 +848,631 @@ static void test_metric_kinds(void)
 	   sets, share_out, ratio_out);
 }
 
+/* ---- levels and groups (evset.h, "Levels and groups") ------------------ */
+
+/* A configuration of set's groups ids ("l1,be"), from the tables through
+ * td_set_group(): pool names and groups, as a plan would lay them out.
+ */
+struct gcfg {
+	int nr_pool, nr_groups;
+	char pool[TOPDOWN_MAX_POOL][TOPDOWN_NAME_LEN];
+	struct topdown_group groups[TOPDOWN_MAX_GROUPS];
+};
+
+static bool make_gcfg(const char *set, const char *ids, struct gcfg *c)
+{
+	struct td_group_desc gd;
+
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; !td_set_group(set, i, &gd); i++) {
+		char want[8];
+		struct topdown_group *g;
+
+		snprintf(want, sizeof(want), ",%s,", gd.id);
+		{
+			char list[64];
+
+			snprintf(list, sizeof(list), ",%s,", ids);
+			if (!strstr(list, want))
+				continue;
+		}
+		g = &c->groups[c->nr_groups++];
+		g->nr_events = gd.nr_events;
+		for (int k = 0; k < gd.nr_events; k++) {
+			int e = 0;
+
+			while (e < c->nr_pool && strcmp(c->pool[e], gd.events[k]))
+				e++;
+			if (e == c->nr_pool)
+				snprintf(c->pool[c->nr_pool++], TOPDOWN_NAME_LEN,
+					 "%s", gd.events[k]);
+			g->events[k] = e;
+		}
+	}
+	return c->nr_groups > 0;
+}
+
+static bool gdec(struct td_gdecoder *gd, const char *label, const char *set,
+		 const char *ids)
+{
+	struct gcfg c;
+	char err[256];
+
+	if (!make_gcfg(set, ids, &c))
+		return false;
+	if (td_gdecoder_init(gd, label, (const char (*)[32])c.pool, c.nr_pool,
+			     c.groups, c.nr_groups, err, sizeof(err))) {
+		diag("gdecoder %s: %s", label, err);
+		return false;
+	}
+	return true;
+}
+
+/* Decode group g of gd with counts given in the group's event order. */
+static bool grun(const struct td_gdecoder *gd, int g, const uint64_t *c,
+		 struct td_metrics *m)
+{
+	uint64_t d[TOPDOWN_MAX_EVENTS] = { 0 };
+
+	memcpy(d, c, sizeof(uint64_t) * gd->g[g].nr_events);
+	memset(m, 0, sizeof(*m));
+	td_gdecode(gd, g, d, m);
+	return m->n == gd->g[g].nr_metrics;
+}
+
+static bool same_event(const struct td_ev_tmpl *a, const struct td_ev_tmpl *b)
+{
+	return a->kind == b->kind && a->pmu == b->pmu && a->config == b->config;
+}
+
+static bool td_unit_fraction(enum td_unit u)
+{
+	return u == TD_UNIT_SLOTS || u == TD_UNIT_CYCLES || u == TD_UNIT_SHARE;
+}
+
+static bool one_event_per_name(const struct td_set *s,
+			       const struct td_ev_tmpl *t)
+{
+	for (int h = 0; h < s->nr_groups; h++)
+		for (int j = 0; j < s->groups[h].nr_events; j++)
+			if (!strcmp(t->name, s->groups[h].ev[j].name) &&
+			    !same_event(t, &s->groups[h].ev[j]))
+				return false;
+	return true;
+}
+
+/* Every set's groups against the rules of evset_priv.h and evset.h. */
+static void test_group_tables(void)
+{
+	int sets = 0, groups = 0, bad = 0;
+
+	for (int i = 0; i < td_nr_sets; i++) {
+		const struct td_set *s = td_sets[i];
+		const char *home[TD_MAX_TREE];
+		int nhome = 0;
+
+		if (!s->nr_groups)
+			continue;
+		sets++;
+		if (s->groups[0].level != 1 || !s->gp_counters || !s->budget) {
+			diag("%s: group 0 not level 1, or no budget", s->name);
+			bad++;
+		}
+		/* group 0 holds every Level 1 event */
+		for (int k = 0; k < s->nr_events; k++) {
+			bool found = false;
+
+			for (int j = 0; j < s->groups[0].nr_events; j++)
+				if (!strcmp(s->groups[0].ev[j].name,
+					    s->ev[k].name) &&
+				    same_event(&s->groups[0].ev[j], &s->ev[k]))
+					found = true;
+			if (!found) {
+				diag("%s: group 0 lacks %s", s->name,
+				     s->ev[k].name);
+				bad++;
+			}
+		}
+		for (int gi = 0; gi < s->nr_groups; gi++) {
+			const struct td_grp *g = &s->groups[gi];
+			struct td_group_desc gd;
+			int gp = 0;
+			bool anchor = false;
+
+			groups++;
+			if (!g->id || strlen(g->id) < 1 || strlen(g->id) > 3 ||
+			    (gi && g->level != 2) ||
+			    g->nr_events < 1 || g->nr_events > TOPDOWN_MAX_EVENTS ||
+			    g->fam->nr_roles > TOPDOWN_MAX_EVENTS) {
+				diag("%s/%s: bad id, level or size", s->name,
+				     g->name);
+				bad++;
+			}
+			for (int h = 0; h < gi; h++)
+				if (!strcmp(s->groups[h].id, g->id) ||
+				    !strcmp(s->groups[h].name, g->name)) {
+					diag("%s: group %s twice", s->name,
+					     g->id);
+					bad++;
+				}
+			for (int k = 0; k < g->nr_events; k++) {
+				const struct td_ev_tmpl *t = &g->ev[k];
+
+				gp += td_tmpl_takes_gp(s, t);
+				anchor |= !strcmp(t->name, g->anchor);
+				if (strlen(t->name) >= TOPDOWN_NAME_LEN ||
+				    t->role >= g->fam->nr_roles) {
+					diag("%s/%s: %s bad name or role",
+					     s->name, g->name, t->name);
+					bad++;
+				}
+				for (int j = 0; j < k; j++)
+					if (!strcmp(t->name, g->ev[j].name) ||
+					    t->role == g->ev[j].role) {
+						diag("%s/%s: %s twice",
+						     s->name, g->name, t->name);
+						bad++;
+					}
+				/* one name, one event, in the whole set */
+				if (!one_event_per_name(s, t)) {
+					diag("%s: %s differs between groups",
+					     s->name, t->name);
+					bad++;
+				}
+			}
+			if (gp > s->gp_counters || !anchor) {
+				diag("%s/%s: %d general counters of %d, anchor %s",
+				     s->name, g->name, gp, s->gp_counters,
+				     anchor ? "ok" : "missing");
+				bad++;
+			}
+			if (td_set_group(s->name, gi, &gd) || !gd.nr_metrics ||
+			    gd.nr_metrics >= TD_MAX_GROUP_METRICS) {
+				diag("%s/%s: no metrics", s->name, g->name);
+				bad++;
+				continue;
+			}
+			for (int k = 0; k < gd.nr_metrics; k++) {
+				const struct td_metric_info *m = gd.metrics[k];
+
+				for (int h = 0; h < nhome; h++)
+					if (!strcmp(home[h], m->name)) {
+						diag("%s: %s computed by two groups",
+						     s->name, m->name);
+						bad++;
+					}
+				if (nhome < TD_MAX_TREE)
+					home[nhome++] = m->name;
+				if (m->fraction != td_unit_fraction(m->unit) ||
+				    (m->parent && (m->level != 2 ||
+						   !td_set_metric_info(s, m->parent) ||
+						   td_set_metric_info(s, m->parent)->level != 1)) ||
+				    (gi && m->level != 2)) {
+					diag("%s: %s: unit, level or parent wrong",
+					     s->name, m->name);
+					bad++;
+				}
+			}
+		}
+		/* group 0 computes Level 1 as the set does, first */
+		{
+			struct td_decoder d;
+			struct td_metrics m1;
+			struct td_group_desc gd;
+			char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN] = { { 0 } };
+			char label[64], err[256];
+
+			for (int k = 0; k < s->nr_events; k++)
+				snprintf(names[k], 32, "%s", s->ev[k].name);
+			snprintf(label, sizeof(label), "set=%s", s->name);
+			td_decoder_from_label(&d, label, (const char (*)[32])names,
+					      s->nr_events, err, sizeof(err));
+			td_decode(&d, (const uint64_t[8]){ 0 }, &m1);
+			td_set_group(s->name, 0, &gd);
+			for (int k = 0; k < m1.n; k++)
+				if (k >= gd.nr_metrics ||
+				    strcmp(gd.metrics[k]->name, m1.m[k].name)) {
+					diag("%s: group 0 metric %d is not %s",
+					     s->name, k, m1.m[k].name);
+					bad++;
+				}
+		}
+	}
+	ok(!bad && sets >= 7,
+	   "groups: %d sets, %d groups: ids, levels, events within the counter budget, one event per name, one home per metric, group 0 = Level 1 first",
+	   sets, groups);
+}
+
+static void test_group_plans(void)
+{
+	static const struct {
+		enum fx fx;
+		const char *set;
+		int level;
+		const char *mg;
+		const char *label;	/* NULL: refused, err has why */
+		const char *why;
+	} cases[] = {
+		{ FX_ICX, NULL, 2, NULL, "set=intel_icl g=l1,bs,be,re", NULL },
+		{ FX_ICX, NULL, 1, "tma_backend_bound_group",
+		  "set=intel_icl g=l1,be", NULL },
+		{ FX_ICX, NULL, 0, "tma_frontend_bound_group",
+		  "set=intel_icl g=l1", NULL },
+		{ FX_ICX, NULL, 0, "TopdownL1", "set=intel_icl", NULL },
+		{ FX_ICX, NULL, 0, "topdownl2,TopdownL1",
+		  "set=intel_icl g=l1,bs,be,re", NULL },
+		{ FX_ICX, NULL, 0, "nonsense", NULL, "tma_backend_bound_group" },
+		{ FX_ICX, NULL, 3, NULL, NULL, "levels 1 and 2" },
+		{ FX_SPR, "intel_icl", 2, NULL, NULL, "not model 0x8f" },
+		{ FX_SPR, NULL, 2, NULL, NULL, "no groups below Level 1" },
+		{ FX_SPR, NULL, 0, "TopdownL1", "set=intel_spr", NULL },
+		{ FX_SKX, NULL, 2, NULL, "set=intel_skl slots=4 g=l1,fr", NULL },
+		{ FX_BDW, NULL, 2, NULL, "set=intel_snb slots=4 g=l1,fe,re",
+		  NULL },
+		{ FX_BDW, NULL, 0, "tma_retiring_group",
+		  "set=intel_snb slots=4 g=l1,re", NULL },
+		{ FX_ZEN4, NULL, 2, NULL, "set=amd_zen4 slots=6 g=l1,fb,br",
+		  NULL },
+		{ FX_ZEN5, NULL, 0, "backend_bound_group",
+		  "set=amd_zen5 slots=8 g=l1,fb", NULL },
+		{ FX_ZEN4, NULL, 0, "PipelineL1", "set=amd_zen4 slots=6", NULL },
+		{ FX_N2R0P0, NULL, 2, NULL,
+		  "set=arm_neoverse_n2 slots=5 rev=r0p0 g=l1,dt,ib,c1,c2,c3",
+		  NULL },
+		{ FX_N2R0P0, NULL, 0, "TLB",
+		  "set=arm_neoverse_n2 slots=5 rev=r0p0 g=l1,dt,ib", NULL },
+		{ FX_V2, NULL, 0, "Operation_Mix",
+		  "set=arm_neoverse_v2 slots=8 g=l1,m1,m2", NULL },
+		{ FX_V2, NULL, 0, "l2_cache_effectiveness,branch_effectiveness",
+		  "set=arm_neoverse_v2 slots=8 g=l1,ib,c2", NULL },
+		{ FX_V2, NULL, 2, "Operation_Mix", NULL, "more than 32 events" },
+		{ FX_N1, NULL, 2, NULL, NULL, "no groups below Level 1" },
+		{ FX_TGL, NULL, 2, NULL, "set=intel_icl g=l1,bs,be,re", NULL },
+		{ FX_SNB, NULL, 2, NULL, "set=intel_snb slots=4 g=l1,fe,re",
+		  NULL },
+		{ FX_ADL_PCORE, NULL, 2, NULL, NULL, "not model 0x97" },
+		{ FX_ADL_PCORE, NULL, 1, NULL, "set=intel_icl", NULL },
+		{ FX_V3, NULL, 2, NULL,
+		  "set=arm_neoverse_v2 slots=8 g=l1,dt,ib,c1,c2,c3", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct td_select sel = { .level = cases[i].level,
+					 .metric_groups = cases[i].mg,
+					 .rotate_ms = 7 };
+		struct td_cpu_info *ci = detect(cases[i].fx);
+		const char *mg = cases[i].mg ? cases[i].mg : "none";
+		struct td_gdecoder gd;
+		struct td_plan p;
+		char err[512], pool[TOPDOWN_MAX_POOL][32];
+		struct topdown_group tg[TOPDOWN_MAX_GROUPS];
+		int r;
+		bool good;
+
+		if (!ci) {
+			ok(false, "plan case %zu: detect", i);
+			continue;
+		}
+		r = td_plan_select(ci, cases[i].set, &sel, &p, err,
+				   sizeof(err));
+		if (!cases[i].label) {
+			ok(r && strstr(err, cases[i].why),
+			   "plan %s, level %d, -M %s, refused (%s)",
+			   fx_names[cases[i].fx], cases[i].level, mg, err);
+			td_cpu_info_free(ci);
+			continue;
+		}
+		good = !r && !strcmp(p.label, cases[i].label);
+		if (!good)
+			diag("r=%d label '%s' err '%s'", r, p.label, r ? err : "");
+		/* the pool and groups make a configuration that decodes */
+		memset(tg, 0, sizeof(tg));
+		for (int k = 0; k < p.nr_events; k++)
+			memcpy(pool[k], p.ev[k].name, 32);
+		for (int g = 0; g < p.nr_groups; g++) {
+			tg[g].nr_events = p.groups[g].nr;
+			for (int k = 0; k < p.groups[g].nr; k++)
+				tg[g].events[k] = p.groups[g].ev[k];
+		}
+		if (good && td_gdecoder_init(&gd, p.label,
+					     (const char (*)[32])pool,
+					     p.nr_events, tg, p.nr_groups, err,
+					     sizeof(err))) {
+			diag("gdecoder: %s", err);
+			good = false;
+		}
+		good = good && gd.nr_groups == (p.nr_groups ? p.nr_groups : 1) &&
+		       gd.grouped == (p.nr_groups > 0) &&
+		       p.nr_events <= TOPDOWN_MAX_POOL &&
+		       (p.nr_groups > 1 ? p.rotate_ms == 7 : p.rotate_ms == 0);
+		for (int k = 0; good && k < p.nr_events; k++)
+			good = p.ev[k].name[0] && (p.ev[k].type != 0 ||
+						   !strcmp(p.ev[k].name, "cycles") ||
+						   !strcmp(p.ev[k].name,
+							   "instructions"));
+		ok(good, "plan %s, level %d, -M %s, %s, %d events in %d groups",
+		   fx_names[cases[i].fx], cases[i].level, mg, cases[i].label,
+		   p.nr_events, p.nr_groups);
+		td_cpu_info_free(ci);
+	}
+}
+
+/* Every metric of every group, hand-computed. */
+static void test_group_decode(void)
+{
+	struct td_gdecoder gd;
+	struct td_metrics m;
+
+	if (gdec(&gd, "set=intel_icl g=l1,bs,be,re", "intel_icl",
+		 "l1,bs,be,re")) {
+		/* cycles inst SLOTS IDQ RET BE CYC0 */
+		uint64_t l1[] = { 2000, 3000, 10000, 2000, 3000, 4000, 300 };
+		/* SLOTS IDQ RET BE BRM MC */
+		uint64_t bs[] = { 10000, 2000, 3000, 4000, 300, 100 };
+		/* SLOTS BE RET MEM STORES STALLS P1 P2 */
+		uint64_t be[] = { 10000, 4000, 2000, 500, 100, 800, 300, 500 };
+		/* SLOTS RET ISSUED MS DEC0 DEC0_C1 MITE */
+		uint64_t re[] = { 10000, 4000, 5000, 1000, 3000, 1000, 8000 };
+
+		ok(grun(&gd, 0, l1, &m) && all_l1(&m, 0.3, 0.1, 0.2, 0.4) &&
+		   near(&m, "ipc", 1.5) && near(&m, "fetch_latency", 0.15) &&
+		   near(&m, "fetch_bandwidth", 0.05) && m.n == 7,
+		   "intel_icl group l1: Level 1, fetch latency 5 * 300 / 10000");
+		ok(grun(&gd, 1, bs, &m) && near(&m, "branch_mispredicts", 0.075) &&
+		   near(&m, "machine_clears", 0.025) && m.n == 2,
+		   "intel_icl group bs: 3/4 of the 10%% bad speculation mispredicts");
+		ok(grun(&gd, 2, be, &m) &&
+		   near(&m, "memory_bound", 0.4 * 600 / 1300) &&
+		   near(&m, "core_bound", 0.4 * 700 / 1300) && m.n == 2,
+		   "intel_icl group be: memory 600/1300 of the 40%% backend");
+		ok(grun(&gd, 3, re, &m) && near(&m, "heavy_operations", 0.18) &&
+		   near(&m, "light_operations", 0.22) && m.n == 2,
+		   "intel_icl group re: heavy = microcode 8%% + decoder 10%%");
+		memset(be, 0, sizeof(be));
+		ok(grun(&gd, 2, be, &m) && !m.m[0].valid && !m.m[1].valid,
+		   "intel_icl group be: zero slots gives no value, not 0");
+	} else {
+		ok(false, "intel_icl gdecoder");
+	}
+	if (gdec(&gd, "set=intel_skl slots=4 g=l1,fr", "intel_skl", "l1,fr")) {
+		/* cycles inst IDQ CYC0 RET MACRO */
+		uint64_t fr[] = { 1000, 1200, 800, 150, 1600, 100 };
+
+		ok(grun(&gd, 1, fr, &m) && near(&m, "fetch_latency", 0.15) &&
+		   near(&m, "fetch_bandwidth", 0.05) &&
+		   near(&m, "heavy_operations", 0.125) &&
+		   near(&m, "light_operations", 0.275),
+		   "intel_skl group fr: fetch 4 * 150 / 4000, heavy (1600 + 100 - 1200) / 4000");
+	} else {
+		ok(false, "intel_skl gdecoder");
+	}
+	if (gdec(&gd, "set=intel_snb slots=4 g=l1,fe,re", "intel_snb",
+		 "l1,fe,re")) {
+		uint64_t fe[] = { 1000, 800, 150 };
+		uint64_t re[] = { 1000, 1600, 2000, 400 };
+
+		ok(grun(&gd, 1, fe, &m) && near(&m, "fetch_latency", 0.15) &&
+		   near(&m, "fetch_bandwidth", 0.05) && grun(&gd, 2, re, &m) &&
+		   near(&m, "heavy_operations", 0.08) &&
+		   near(&m, "light_operations", 0.32),
+		   "intel_snb groups fe, re: heavy = 1600 / 2000 * 400 / 4000");
+	} else {
+		ok(false, "intel_snb gdecoder");
+	}
+	if (gdec(&gd, "set=amd_zen4 slots=6 g=l1,fb,br", "amd_zen4",
+		 "l1,fb,br")) {
+		/* cyc FE FE_LAT BE LOAD_NC NC */
+		uint64_t fb[] = { 1000, 1200, 100, 1800, 300, 1200 };
+		/* cyc DISP RET BRN RESYNC UCODE */
+		uint64_t br[] = { 1000, 3000, 2400, 30, 10, 240 };
+
+		ok(grun(&gd, 1, fb, &m) && near(&m, "fetch_latency", 0.1) &&
+		   near(&m, "fetch_bandwidth", 0.1) &&
+		   near(&m, "memory_bound", 0.075) &&
+		   near(&m, "core_bound", 0.225),
+		   "amd_zen4 group fb: 6 * 100 / 6000 latency, 1/4 of backend memory");
+		ok(grun(&gd, 2, br, &m) && near(&m, "branch_mispredicts", 0.075) &&
+		   near(&m, "machine_clears", 0.025) &&
+		   near(&m, "heavy_operations", 0.04) &&
+		   near(&m, "light_operations", 0.36),
+		   "amd_zen4 group br: mispredicts 30 of 40 redirects, microcode 10%%");
+	} else {
+		ok(false, "amd_zen4 gdecoder");
+	}
+	if (gdec(&gd, "set=amd_zen5 slots=8 g=l1,fb", "amd_zen5", "l1,fb")) {
+		uint64_t fb[] = { 1000, 1200, 100, 1800, 300, 1200 };
+
+		ok(grun(&gd, 1, fb, &m) && near(&m, "fetch_latency", 0.1) &&
+		   near(&m, "fetch_bandwidth", 0.05),
+		   "amd_zen5 group fb: 8-wide, 8 * 100 / 8000");
+	} else {
+		ok(false, "amd_zen5 gdecoder");
+	}
+	if (gdec(&gd, "set=arm_neoverse_n2 slots=5 rev=r0p3 g=l1,dt,c2,m2",
+		 "arm_neoverse_n2", "l1,dt,c2,m2")) {
+		/* cyc inst L1D_TLB L1D_TLB_R WALK L2D_TLB L2D_TLB_R */
+		uint64_t dt[] = { 1000, 2000, 500, 50, 10, 40, 4 };
+		/* cyc inst L2D L2D_R LL_RD LL_MISS */
+		uint64_t c2[] = { 1000, 2000, 400, 100, 100, 30 };
+		/* cyc SPEC IMMED INDIRECT RETURN CRYPTO */
+		uint64_t m2[] = { 1000, 1000, 100, 20, 15, 0 };
+
+		ok(grun(&gd, 1, dt, &m) && near(&m, "dtlb_mpki", 5) &&
+		   near(&m, "dtlb_walk_ratio", 0.02) &&
+		   near(&m, "l1d_tlb_miss_ratio", 0.1) &&
+		   near(&m, "l1d_tlb_mpki", 25) &&
+		   near(&m, "l2_tlb_miss_ratio", 0.1) &&
+		   near(&m, "l2_tlb_mpki", 2) && m.n == 6,
+		   "arm_neoverse_n2 group dt: MPKI and miss ratios");
+		ok(grun(&gd, 2, c2, &m) && near(&m, "l2_cache_miss_ratio", 0.25) &&
+		   near(&m, "l2_cache_mpki", 50) &&
+		   near(&m, "ll_cache_read_hit_ratio", 0.7) &&
+		   near(&m, "ll_cache_read_miss_ratio", 0.3) &&
+		   near(&m, "ll_cache_read_mpki", 15),
+		   "arm_neoverse_n2 group c2: L2 and last-level cache");
+		ok(grun(&gd, 3, m2, &m) && near(&m, "branch_percentage", 0.12) &&
+		   near(&m, "branch_return_spec_rate", 0.015) &&
+		   near(&m, "crypto_percentage", 0) &&
+		   !td_metric_is_fraction("l2_tlb_mpki") &&
+		   td_metric_is_fraction("branch_percentage"),
+		   "arm_neoverse_n2 group m2: operation mix, fractions vs MPKI");
+	} else {
+		ok(false, "arm_neoverse_n2 gdecoder");
+	}
+}
+
+static void test_group_tree(void)
+{
+	static const char *const want[] = {
+		"retiring", "heavy_operations", "light_operations",
+		"bad_speculation", "branch_mispredicts", "machine_clears",
+		"frontend_bound", "fetch_latency", "fetch_bandwidth",
+		"backend_bound", "memory_bound", "core_bound", "ipc",
+	};
+	static const int depth[] = { 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0 };
+	struct td_tree_node t[TD_MAX_TREE];
+	struct td_gdecoder gd;
+	bool good;
+	int n, g = -1, k = -1;
+
+	good = gdec(&gd, "set=intel_icl g=l1,bs,be,re", "intel_icl",
+		    "l1,bs,be,re");
+	n = good ? td_gdecoder_tree(&gd, t, TD_MAX_TREE) : 0;
+	good = n == 13;
+	for (int i = 0; good && i < n; i++) {
+		good = !strcmp(t[i].info->name, want[i]) &&
+		       t[i].depth == depth[i] &&
+		       gd.g[t[i].group].metrics[t[i].index] == t[i].info;
+		if (!good)
+			diag("node %d: %s depth %d", i, t[i].info->name,
+			     t[i].depth);
+	}
+	ok(good, "tree: each Level 1 class, then its Level 2 children from their groups");
+	ok(td_gdecoder_find(&gd, "memory_bound", &g, &k) && g == 2 && k == 0 &&
+	   !strcmp(td_gdecoder_find(&gd, "memory_bound", NULL, NULL)->perf_name,
+		   "tma_memory_bound") &&
+	   !strcmp(td_gdecoder_find(&gd, "memory_bound", NULL, NULL)->parent,
+		   "backend_bound") &&
+	   !td_gdecoder_find(&gd, "smt_contention", NULL, NULL),
+	   "find: memory_bound's home is group 2, perf's tma_memory_bound");
+	ok(gd.g[2].anchor == 0 && !strcmp(gd.g[2].name, "backend") &&
+	   gd.g[2].level == 2 && gd.g[0].level == 1,
+	   "groups: name, level and the anchor's position (TOPDOWN.SLOTS_P)");
+	good = gdec(&gd, "set=arm_neoverse_v2 slots=8 g=l1,dt", "arm_neoverse_v2",
+		    "l1,dt");
+	n = good ? td_gdecoder_tree(&gd, t, TD_MAX_TREE) : 0;
+	ok(n == 5 + 6 && t[5].depth == 0 && t[5].group == 1 &&
+	   !t[5].info->parent && !strcmp(t[4].info->name, "ipc"),
+	   "tree: Arm drill-down metrics after Level 1, without parent");
+	good = gdec(&gd, "set=amd_zen4 slots=6 g=l1,fb,br", "amd_zen4",
+		    "l1,fb,br");
+	ok(good && !strcmp(td_gdecoder_find(&gd, "light_operations", NULL,
+					    NULL)->perf_name,
+			   "retiring_fastpath"),
+	   "zen4: tdctl's light_operations is perf's retiring_fastpath");
+}
+
+static void test_group_errors(void)
+{
+	static const struct {
+		const char *label, *ids, *set, *why;
+	} bad[] = {
+		{ "set=intel_icl g=l1,zz", "l1,be", "intel_icl", "not a group" },
+		{ "set=intel_icl g=be,l1", "l1,be", "intel_icl", "has 8 events" },
+		{ "set=intel_icl g=l1,l1", "l1,be", "intel_icl", "twice" },
+		{ "set=intel_icl g=l1,", "l1,be", "intel_icl", "empty group" },
+		{ "set=intel_icl g=l1", "l1,be", "intel_icl", "names 1 groups" },
+		{ "set=intel_icl g=l1,bs", "l1,be", "intel_icl",
+		  "has 6 events" },
+		{ "set=intel_icl", "l1,be", "intel_icl", "names none" },
+		{ "set=intel_spr g=l1", "l1", "intel_icl", "has no groups" },
+		{ "set=intel_icl g=l1,be g=l1,be", "l1,be", "intel_icl",
+		  "twice" },
+	};
+	char err[256], names[8][32] = { { 0 } };
+	struct td_gdecoder gd;
+	struct td_decoder d;
+	struct gcfg c;
+	int refused = 0;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		make_gcfg(bad[i].set, bad[i].ids, &c);
+		if (td_gdecoder_init(&gd, bad[i].label,
+				     (const char (*)[32])c.pool, c.nr_pool,
+				     c.groups, c.nr_groups, err, sizeof(err)) &&
+		    strstr(err, bad[i].why))
+			refused++;
+		else
+			diag("'%s' with %s: '%s'", bad[i].label, bad[i].ids, err);
+	}
+	ok(refused == (int)(sizeof(bad) / sizeof(bad[0])),
+	   "gdecoder: %d malformed labels and group mismatches refused with why",
+	   refused);
+
+	make_gcfg("intel_icl", "l1,be", &c);
+	c.groups[1].events[1] = c.groups[1].events[0];
+	ok(td_gdecoder_init(&gd, "set=intel_icl g=l1,be",
+			    (const char (*)[32])c.pool, c.nr_pool, c.groups,
+			    c.nr_groups, err, sizeof(err)) &&
+	   strstr(err, "twice"), "gdecoder: a group counting an event twice (%s)",
+	   err);
+	make_gcfg("intel_icl", "l1,be", &c);
+	c.groups[1].events[7] = 40;
+	ok(td_gdecoder_init(&gd, "set=intel_icl g=l1,be",
+			    (const char (*)[32])c.pool, c.nr_pool, c.groups,
+			    c.nr_groups, err, sizeof(err)) &&
+	   strstr(err, "not in the pool"), "gdecoder: pool index out of range");
+	make_gcfg("intel_icl", "l1,be", &c);
+	for (int k = 0; k < 7; k++)
+		memcpy(names[k], c.pool[k], 32);
+	ok(td_decoder_from_label(&d, "set=intel_icl g=l1", (const char (*)[32])names,
+				 7, err, sizeof(err)) &&
+	   strstr(err, "groups"),
+	   "td_decoder_from_label refuses a g= label (%s)", err);
+
+	/* a VER0 configuration through td_gdecoder_from_config */
+	{
+		struct topdown_config cfg;
+		const struct td_set *s = &td_set_intel_icl;
+		uint64_t cnt[8] = { 1000, 1500, 5000, 1000, 2000, 1500 };
+		struct td_metrics m;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.size = TOPDOWN_CONFIG_SIZE_VER0;
+		cfg.nr_events = s->nr_events;
+		snprintf(cfg.label, sizeof(cfg.label), "set=intel_icl");
+		for (int k = 0; k < s->nr_events; k++)
+			snprintf(cfg.events[k].name, 32, "%s", s->ev[k].name);
+		cfg.nr_groups = 3;	/* past size: not read */
+		ok(!td_gdecoder_from_config(&gd, &cfg, err, sizeof(err)) &&
+		   !gd.grouped && gd.nr_groups == 1 &&
+		   gd.g[0].nr_metrics == 5 && gd.g[0].anchor == 2 &&
+		   grun(&gd, 0, cnt, &m) && all_l1(&m, 0.4, 0.1, 0.2, 0.3),
+		   "from_config: VER0 is one group, decoded as Level 1");
+	}
+	/* a VER1 configuration with more_events */
+	{
+		struct topdown_config cfg;
+
+		make_gcfg("arm_neoverse_n2", "l1,dt,ib,c1,c2,c3", &c);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.size = TOPDOWN_CONFIG_SIZE_VER1;
+		cfg.nr_events = c.nr_pool;
+		snprintf(cfg.label, sizeof(cfg.label),
+			 "set=arm_neoverse_n2 slots=5 rev=r0p0 g=l1,dt,ib,c1,c2,c3");
+		for (int k = 0; k < c.nr_pool; k++)
+			memcpy(k < 8 ? cfg.events[k].name :
+			       cfg.more_events[k - 8].name, c.pool[k], 32);
+		cfg.nr_groups = c.nr_groups;
+		memcpy(cfg.groups, c.groups, sizeof(c.groups));
+		ok(!td_gdecoder_from_config(&gd, &cfg, err, sizeof(err)) &&
+		   gd.grouped && gd.nr_groups == 6 && gd.nr_pool > 8 &&
+		   !strcmp(gd.g[5].id, "c3"),
+		   "from_config: VER1, %d events in 6 groups (%s)", c.nr_pool,
+		   gd.nr_groups == 6 ? "ok" : err);
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -857,6 +1487,11 @@ int main(void)
 	test_seed003();
 	test_edges();
 	test_metric_kinds();
+	test_group_tables();
+	test_group_plans();
+	test_group_decode();
+	test_group_tree();
+	test_group_errors();
 	remove_fixtures();
 	return tap_done();
 }

@@ -21,6 +21,14 @@ build/perf-json/ (never into the repository). Then, for every event set:
             `tdctl decode --json`, with the documented differences
             (DIFFERENCES below, Documentation/event-sets.rst) applied to
             perf's side and printed.
+  level 2   for the models where a set offers its groups below Level 1
+            (tdctl list --root: selected.groups[].offered): every group's
+            events (with perf's modifiers: NAME,cmask=N is perf's
+            cpu@NAME,cmask=N@ without the escapes) against the JSON as above, and every
+            metric of the groups that perf names (TopdownL2, PipelineL2,
+            Arm's metric groups) evaluated on random in-range counts
+            against `tdctl decode --level 2 / -M --json`, to 1e-12,
+            perf's metric groups of it among tdctl's (what -M selects by).
 
 TAP on stdout. Needs build/x86_64/tdctl and the two tarballs
 (scripts/deps.sh installs linux-source-6.1 and linux-source-6.12).
@@ -241,15 +249,19 @@ class Root:
                                   part << 4 | rev))
 
     def chosen(self):
+        """The set chosen here, and whether it offers Level 2 here."""
         rc, out, err = run("--json", "list", "--root", self.dir)
         if rc:
             raise RuntimeError("tdctl list --root failed: " + err + out)
-        return json.loads(out)["selected"]["set"]
+        sel = json.loads(out)["selected"]
+        groups = sel.get("groups") or []
+        return sel["set"], bool(groups) and all(g["offered"] for g in groups)
 
 
 def claims(base):
-    """{set: [(kind, key)]}: key is (vendor, family, model) or ('arm', part).
-    One fake tree per machine, tdctl run on them four at a time."""
+    """{set: [(kind, key, l2)]}: key is (vendor, family, model) or ('arm',
+    part), l2 whether the set offers Level 2 there. One fake tree per
+    machine, tdctl run on them four at a time."""
     jobs = []
     for kind in ("intel", "hybrid"):
         for model in range(256):
@@ -271,8 +283,8 @@ def claims(base):
 
     out = {}
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        for job, chosen in zip(jobs, pool.map(one, jobs)):
-            out.setdefault(chosen, []).append(job)
+        for job, (chosen, l2) in zip(jobs, pool.map(one, jobs)):
+            out.setdefault(chosen, []).append(job + (l2,))
     return out
 
 
@@ -315,9 +327,37 @@ FIXED_TWINS = {"TOPDOWN.SLOTS", "CPU_CLK_UNHALTED.THREAD",
                "CPU_CLK_UNHALTED.CORE", "INST_RETIRED.ANY"}
 
 
-def check_encodings(setname, info, pdir, vendor):
+MODIFIER = re.compile(r"^([^,]+)((?:,(?:cmask|inv|edge|any)(?:=\w+)?)+)$", re.I)
+
+
+def modified(pdir, name, vendor):
+    """NAME,cmask=N[,edge][,inv]: perf's base event with the terms
+    applied, as perf's cpu@NAME\\,cmask\\=N@; None if not that form."""
+    m = MODIFIER.match(name)
+    if not m or m.group(1).upper() not in pdir.events:
+        return None
+    f = list(perf_fields(pdir.events[m.group(1).upper()][0], vendor))
+    for term in m.group(2).split(",")[1:]:
+        k, _, v = term.partition("=")
+        f[{"cmask": 2, "edge": 3, "inv": 4, "any": 5}[k.lower()]] = int(v or "1", 0)
+    return tuple(f)
+
+
+def all_events(info, groups):
+    """The set's Level 1 events, and with groups those of its groups."""
+    evs = list(info["events"])
+    names = {e["name"] for e in evs}
+    for g in (info.get("groups") or []) if groups else []:
+        for e in g["events"]:
+            if e["name"] not in names:
+                names.add(e["name"])
+                evs.append(e)
+    return evs
+
+
+def check_encodings(setname, info, pdir, vendor, groups=False):
     errs = []
-    for ev in info["events"]:
+    for ev in all_events(info, groups):
         name = ev["name"]
         pmu = None
         base = name
@@ -341,6 +381,15 @@ def check_encodings(setname, info, pdir, vendor):
                     enc = "event=%#x umask=%#x cmask=%d edge=%d inv=%d any=%d"
                     errs.append(("%s: perf's %s is " + enc + ", tdctl's %s " + enc)
                                 % (pdir.rel, nm, *theirs, name, *mine))
+        for nm in names if not found else []:
+            theirs = modified(pdir, nm, vendor)
+            if theirs is None:
+                continue
+            found.append(nm)
+            if theirs != mine:
+                enc = "event=%#x umask=%#x cmask=%d edge=%d inv=%d any=%d"
+                errs.append(("%s: perf's %s is " + enc + ", tdctl's %s " + enc)
+                            % (pdir.rel, nm, *theirs, name, *mine))
         if not found:
             errs.append("%s: none of %s is a perf event of %s"
                         % (name, " ".join(names), pdir.rel))
@@ -637,9 +686,9 @@ def decode(setname, counts, extra=()):
     return json.loads(out)["metrics"]
 
 
-def env_of(info, counts, sub):
+def env_of(info, counts, sub, groups=False):
     env = {}
-    for ev in info["events"]:
+    for ev in all_events(info, groups):
         base = ev["name"].split("/", 1)[-1]
         if ev["name"] not in counts:
             continue
@@ -755,6 +804,159 @@ def compare_hybrid(info, pdir, rng):
     return errs, compared
 
 
+# ---- Level 2 ----------------------------------------------------------------
+
+def l2_counts(setname, slots, rng):
+    """Counts of every event of the set's groups, in range (so that perf's
+    clamps, max(0, ...) and min(cycles, ...), do not bind), and the
+    substitutions of perf's events tdctl does not count (DIFFERENCES)."""
+    u = rng.uniform
+    C = rng.randrange(10 ** 6, 10 ** 9)
+    c, sub = {}, {}
+    if setname in ("intel_snb", "intel_skl"):
+        c, sub = counts_for(setname, slots, rng)
+        C = c["cycles"]
+        S = 4 * C
+        ret = c["UOPS_RETIRED.RETIRE_SLOTS"]
+        inst = int(ret * u(0.6, 0.95))
+        c.update({"instructions": inst,
+                  "IDQ_NOT_DELIV.CYCLES_0_UOPS":
+                      int(min(C, c["IDQ_UOPS_NOT_DELIVERED.CORE"] / 4) * u(0, 1)),
+                  "UOPS_RETIRED.MACRO_FUSED": int(inst * u(0, 0.1)),
+                  "IDQ.MS_UOPS": int(c["UOPS_ISSUED.ANY"] * u(0, 0.2))})
+        assert S
+    elif setname == "intel_icl":
+        c, sub = counts_for(setname, slots, rng)
+        C, S = c["cycles"], c["TOPDOWN.SLOTS_P"]
+        fe, ret = c["IDQ_UOPS_NOT_DELIVERED.CORE"], c["UOPS_RETIRED.SLOTS"]
+        stalls = int(C * u(0.1, 0.6))
+        issued = int(ret * u(1, 1.3))
+        mite = int(C * u(1, 3))
+        dec0 = int(mite * u(0.2, 0.6))
+        c.update({"IDQ_NOT_DELIV.CYCLES_0_UOPS": int(fe / 5 * u(0, 1)),
+                  "BR_MISP_RETIRED.ALL_BRANCHES": rng.randrange(1, C // 100),
+                  "MACHINE_CLEARS.COUNT": rng.randrange(1, C // 1000),
+                  "CYCLE_ACTIVITY.STALLS_TOTAL": stalls,
+                  "CYCLE_ACTIVITY.STALLS_MEM_ANY": int(stalls * u(0, 1)),
+                  "EXE_ACTIVITY.BOUND_ON_STORES": int(C * u(0, 0.1)),
+                  "EXE_ACTIVITY.1_PORTS_UTIL": int(C * u(0, 0.3)),
+                  "EXE_ACTIVITY.2_PORTS_UTIL": int(C * u(0, 0.3)),
+                  "UOPS_ISSUED.ANY": issued,
+                  "IDQ.MS_UOPS": int(issued * u(0, 0.2)),
+                  "IDQ.MITE_UOPS": mite, "UOPS_DECODED.DEC0": dec0,
+                  "UOPS_DECODED.DEC0,cmask=1": int(dec0 * u(0.5, 1))})
+        assert S
+    elif setname in ("amd_zen4", "amd_zen5"):
+        c, sub = counts_for(setname, slots, rng)
+        w = slots
+        nc = rng.randrange(10 ** 5, C)
+        ret = c["ex_ret_ops"]
+        lat = int(c["de_no_dispatch.no_ops_from_fe"] / w * u(0, 1))
+        c.update({"de_no_dispatch.fe,cmask=%d" % w: lat,
+                  "ex_no_retire.not_complete": nc,
+                  "ex_no_retire.load_not_complete": int(nc * u(0, 1)),
+                  "ex_ret_brn_misp": rng.randrange(1, C // 100),
+                  "resyncs_or_nc_redirects" if setname == "amd_zen4" else
+                  "bp_redirects.resync": rng.randrange(1, C // 1000),
+                  "ex_ret_ucode_ops": int(ret * u(0, 0.2))})
+    elif setname.startswith("arm_neoverse"):
+        c, sub = counts_for(setname, slots, rng)
+        inst = c["INST_RETIRED"] = rng.randrange(10 ** 6, 3 * C)
+        spec = int(inst * u(1, 1.3))
+        acc = {}
+        for a, r in (("L1D_TLB", "L1D_TLB_REFILL"), ("L1I_TLB", "L1I_TLB_REFILL"),
+                     ("L2D_TLB", "L2D_TLB_REFILL"), ("L1D_CACHE", "L1D_CACHE_REFILL"),
+                     ("L1I_CACHE", "L1I_CACHE_REFILL"), ("L2D_CACHE", "L2D_CACHE_REFILL"),
+                     ("L3D_CACHE", "L3D_CACHE_REFILL"), ("LL_CACHE_RD", "LL_CACHE_MISS_RD"),
+                     ("BR_RETIRED", "BR_MIS_PRED_RETIRED")):
+            acc[a] = rng.randrange(10 ** 4, inst)
+            acc[r] = int(acc[a] * u(0, 0.5))
+        acc["DTLB_WALK"] = int(acc["L1D_TLB_REFILL"] * u(0, 1))
+        acc["ITLB_WALK"] = int(acc["L1I_TLB_REFILL"] * u(0, 1))
+        acc["STALL_FRONTEND"] = int(C * u(0, 0.5))
+        acc["STALL_BACKEND"] = int(C * u(0, 0.5))
+        acc["INST_SPEC"] = spec
+        for e in ("LD_SPEC", "ST_SPEC", "DP_SPEC", "ASE_SPEC", "VFP_SPEC",
+                  "CRYPTO_SPEC", "BR_IMMED_SPEC", "BR_RETURN_SPEC",
+                  "BR_INDIRECT_SPEC"):
+            acc[e] = int(spec * u(0, 0.2))
+        c.update(acc)
+    return c, sub
+
+
+def selections(info):
+    """(decode arguments, events) of each selection that together decode
+    every group: --level 2, and -M for the groups only -M takes."""
+    groups = info.get("groups") or []
+    out = []
+    chosen = [g for g in groups if g["in_level2"]]
+    out.append((["--level", "2"], chosen))
+    extra = [g for g in groups if not g["in_level2"]]
+    if extra:
+        mg = sorted({g["aliases"].split()[0] for g in extra})
+        out.append((["-M", ",".join(mg)], [groups[0]] + extra))
+    return [(args, {e["name"] for g in gs for e in g["events"]}) for args, gs in out]
+
+
+def compare_l2(setname, info, pdir, rng, key, vendor):
+    """Errors, and how many Level 2 metrics were compared."""
+    errs, compared, seen = [], 0, set()
+    minfo = {m["name"]: m for m in info.get("metric_info") or []}
+    slots = {"amd_zen4": 6, "amd_zen5": 8, "arm_neoverse_n2": 5,
+             "arm_neoverse_v2": 8}.get(setname, 4 if setname in
+                                       ("intel_snb", "intel_skl") else 0)
+    literals = {"#SMT_on": 0.0, "#core_wide": 1.0, "#smt_on": 0.0,
+                "#num_packages": 1.0, "#num_cores": 4.0, "#num_dies": 1.0,
+                "#num_cpus_online": 4.0, "#slots": float(slots)}
+    unit = "cpu_core" if any(m.get("Unit") == "cpu_core" for m in pdir.metrics) else None
+    midr = 0
+    if key[0] == "arm":
+        midr = 0x41 << 24 | 0 << 20 | 0xf << 16 | key[1] << 4 | 3
+
+    def cpuid(ident):
+        return arm_cpuid_match(int(ident, 16), midr)
+
+    for _ in range(20):
+        counts, sub = l2_counts(setname, slots, rng)
+        env = env_of(info, counts, sub, groups=True)
+        for args, events in selections(info):
+            extra = list(args)
+            if setname.startswith("arm_neoverse"):
+                extra += ["--slots", str(slots)]
+            if setname == "arm_neoverse_n2":
+                extra += ["--revision", "r0p3"]
+            mine = decode(setname, {k: v for k, v in counts.items() if k in events},
+                          extra)
+            for name, val in mine.items():
+                m = minfo.get(name)
+                if not m or m["level"] < 2 or not m["perf_name"] or val is None:
+                    continue
+                pm = [x for x in pdir.metrics if x.get("MetricName") == m["perf_name"]]
+                if not pm:
+                    errs.append("%s: perf has no metric %s (tdctl's %s)"
+                                % (pdir.rel, m["perf_name"], name))
+                    continue
+                if name not in seen:
+                    seen.add(name)
+                    theirs_g = set((pm[0].get("MetricGroup") or "").split(";")) - {""}
+                    mine_g = set((m["perf_groups"] or "").split(";"))
+                    if not theirs_g <= mine_g:
+                        errs.append("%s %s: perf's metric groups %s not in tdctl's"
+                                    % (pdir.rel, name, sorted(theirs_g - mine_g)))
+                try:
+                    theirs = metric_value(pdir, m["perf_name"], env, literals, cpuid,
+                                          unit=unit)
+                except KeyError as e:
+                    errs.append("%s %s: perf's %s needs %s, which tdctl does not count"
+                                % (pdir.rel, name, m["perf_name"], e))
+                    continue
+                compared += 1
+                if abs(theirs - val) > 1e-12 * max(1.0, abs(theirs)):
+                    errs.append("%s %s: perf %.15g, tdctl %.15g (counts %s)"
+                                % (pdir.rel, name, theirs, val, counts))
+    return errs, compared
+
+
 def main():
     if not os.access(TDCTL, os.X_OK):
         print("1..0 # SKIP %s not built (make -C user)" % TDCTL)
@@ -793,8 +995,8 @@ def main():
         if setname in DIFFERENCES:
             note("%s differs from perf on purpose: %s" % (setname, DIFFERENCES[setname]))
         # the perf directories of every model the set is chosen for
-        targets, uncovered = {}, []
-        for kind, key in claimed[setname]:
+        targets, uncovered, l2_targets = {}, [], set()
+        for kind, key, l2 in claimed[setname]:
             vendor = "arm" if kind == "arm" else ("amd" if key[0] == "AuthenticAMD" else "intel")
             hit = False
             for ver in arches:
@@ -808,6 +1010,8 @@ def main():
                                                if full else key))}
                 for rel in rels:
                     targets.setdefault((ver, rel), (vendor, key))
+                    if l2:
+                        l2_targets.add((ver, rel))
                     hit = True
             if not hit and key not in uncovered:
                 uncovered.append(key)
@@ -838,6 +1042,24 @@ def main():
             errs, compared = compare_metrics(setname, info, d, rng, key)
             ok(not errs and compared > 0,
                "%s on perf %s %s: TopDown metrics equal perf's (%d compared)"
+               % (setname, ver, rel, compared), "\n".join(errs[:20]))
+        for (ver, rel) in sorted(l2_targets):
+            vendor, key = targets[(ver, rel)]
+            if TOO_OLD.get(setname) == ver:
+                continue
+            d = pdir(ver, rel)
+            errs = check_encodings(setname, info, d, vendor, groups=True)
+            ok(not errs, "%s on perf %s %s: Level 2 groups' encodings and names"
+               % (setname, ver, rel), "\n".join(errs))
+            if not any(m.get("MetricName") in
+                       {x["perf_name"] for x in info.get("metric_info") or []
+                        if x["level"] > 1} for m in d.metrics):
+                note("%s on perf %s %s: perf has none of its Level 2 metrics here"
+                     % (setname, ver, rel))
+                continue
+            errs, compared = compare_l2(setname, info, d, rng, key, vendor)
+            ok(not errs and compared > 0,
+               "%s on perf %s %s: Level 2 metrics equal perf's to 1e-12 (%d compared)"
                % (setname, ver, rel, compared), "\n".join(errs[:20]))
         if setname == "arm_stall_cycles":
             note("arm_stall_cycles is not TopDown (stalled-cycle shares): "

@@ -339,8 +339,13 @@ def main():
         ("text file", b"hello world\n" * 10, "offset 0: not a tdctl record file (bad magic)"),
         ("line endings converted", good[:4] + b"\n" + good[6:],
          "offset 0: bad magic (line endings"),
-        ("version 2.0", good[:8] + struct.pack("<H", 2) + good[10:],
-         "offset 8: unsupported format version 2.0"),
+        ("version 3.0", good[:8] + struct.pack("<H", 3) + good[10:],
+         "offset 8: unsupported format version 3.0"),
+        # 2.0 (groups) with a 1.0 header: the first record's seq is read
+        # as nr_groups (2), and the header is too short for them.
+        ("version 2.0 without groups", good[:8] + struct.pack("<H", 2) + good[10:],
+         "offset 16: header size %d, expected %d for 2 events and 2 groups"
+         % (hsize, hsize + 8 + 2 * 16)),
         ("big-endian marker", put32(good, 12, 0x04030201),
          "offset 12: byte-order marker is big-endian"),
         ("record size 64", put32(good, 20, 64), "offset 20: record size 64"),

@@ -70,6 +70,39 @@ def decode(setname, params, counts):
     return json.loads(p.stdout)["metrics"] if p.returncode == 0 else None
 
 
+def rotated(tmp, fx, setname, cg, formula, series, counts, want, rnd):
+    """Rotated groups: serve labels each count with its group (l1, and
+    here a second group dt with the anchor and other counts); the
+    fractions stay those of group l1 alone, within the group."""
+    gseries = [s.replace('",cgroup=', '",group="l1",cgroup=')
+               if "topdown_events_total" in s else s for s in series]
+    other = {"CPU_CYCLES": counts["CPU_CYCLES"] * 3 + 12345,
+             "INST_RETIRED": rnd.randint(1_000_000_000, 3_000_000_000),
+             "L1D_TLB": rnd.randint(1_000_000_000, 3_000_000_000)}
+    gseries += ['      - series: \'topdown_events_total{set="%s",event="%s",'
+                'group="dt",cgroup="%s"}\'\n        values: "0+%dx20"\n'
+                % (setname, e, cg, c) for e, c in other.items()]
+    tests = ["      - expr: 'abs(cgroup:topdown_%s:ratio_rate1m - %.17g) < bool 1e-9'\n"
+             "        eval_time: 4m\n"
+             "        exp_samples:\n"
+             "          - labels: '{cgroup=\"%s\", formula=\"%s\", group=\"l1\", "
+             "set=\"%s\"}'\n"
+             "            value: 1\n" % (f, want[f], cg, formula, setname)
+             for f in FRACTIONS]
+    path = os.path.join(tmp, fx + ".groups.test.yml")
+    with open(path, "w") as fh:
+        fh.write("rule_files: [%s]\nevaluation_interval: 15s\ntests:\n"
+                 "  - interval: 15s\n    input_series:\n%s"
+                 "    promql_expr_test:\n%s"
+                 % (json.dumps(RULES), "".join(gseries), "".join(tests)))
+    p = subprocess.run(["promtool", "test", "rules", path],
+                       capture_output=True, text=True)
+    ok(p.returncode == 0,
+       "%s, rotated groups l1 and dt: the fractions are group l1's alone "
+       "(labelled group l1), the anchor of dt left out" % fx,
+       p.stdout + p.stderr)
+
+
 def main():
     if not shutil.which("promtool"):
         print("1..0 # SKIP promtool is not installed (scripts/deps.sh)")
@@ -113,6 +146,8 @@ def main():
                "%s (set %s): the rules' four fractions equal tdctl decode's (%s)"
                % (fx, setname, ", ".join("%s %.4f" % (f, want[f]) for f in FRACTIONS)),
                p.stdout + p.stderr)
+            if fx == "neoverse_n2_r0p3":
+                rotated(tmp, fx, setname, cg, formula, series, counts, want, rnd)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return plan()

@@ -10,11 +10,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "file/tdfile.h"
@@ -74,23 +76,31 @@ static void fill_meta(struct td_file_meta *m)
 	}
 }
 
-static uint8_t *write_image(size_t *len)
+/* A whole file of the writer's, in memory. */
+static uint8_t *write_file(const struct td_file_meta *m,
+			   const struct topdown_record *r, int nr, size_t *len)
 {
 	struct td_file_writer w;
-	struct td_file_meta m;
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
-	fill_meta(&m);
-	if (!f || td_file_write_header(&w, f, &m))
+	if (!f || td_file_write_header(&w, f, m))
 		return NULL;
-	for (int i = 0; i < TEST_RECS; i++)
-		if (td_file_write_record(&w, &recs[i]))
+	for (int i = 0; i < nr; i++)
+		if (td_file_write_record(&w, &r[i]))
 			return NULL;
-	if (td_file_write_trailer(&w, &m))
+	if (td_file_write_trailer(&w, m))
 		return NULL;
 	fclose(f);
 	return (uint8_t *)buf;
+}
+
+static uint8_t *write_image(size_t *len)
+{
+	struct td_file_meta m;
+
+	fill_meta(&m);
+	return write_file(&m, recs, TEST_RECS, len);
 }
 
 static void test_round_trip(const uint8_t *img, size_t len)
@@ -271,6 +281,253 @@ static void test_crc(void)
 	   "CRC-32 of every length 0..1024, split anywhere, as bit by bit");
 }
 
+/* ---- format 2.0: event groups ------------------------------------------ */
+
+#define G_POOL	10
+#define G_RECS	30
+
+static const uint8_t g_events[3][8] = {
+	{ 0, 1, 2 }, { 0, 3, 4, 5, 6, 7, 8, 9 }, { 9, 0 },
+};
+
+static const uint32_t g_nr[3] = { 3, 8, 2 };
+static struct topdown_record grecs[G_RECS];
+
+static void fill_meta_groups(struct td_file_meta *m)
+{
+	fill_meta(m);
+	memset(&m->cfg, 0, sizeof(m->cfg));
+	m->cfg.size = sizeof(m->cfg);
+	m->cfg.nr_events = G_POOL;
+	m->cfg.ring_size = 65536;
+	snprintf(m->cfg.label, sizeof(m->cfg.label), "set=generic level=2");
+	for (int i = 0; i < G_POOL; i++) {
+		struct topdown_event *ev = td_pool_event(&m->cfg, i);
+
+		ev->type = 4;
+		ev->config = 0x100 + i;
+		ev->config1 = i * 3;
+		snprintf(ev->name, TOPDOWN_NAME_LEN, "pool%d", i);
+	}
+	m->cfg.nr_groups = 3;
+	m->cfg.rotate_ms = 0;		/* the default: written as 20 */
+	for (int g = 0; g < 3; g++) {
+		m->cfg.groups[g].nr_events = g_nr[g];
+		memcpy(m->cfg.groups[g].events, g_events[g], 8);
+	}
+	for (int i = 0; i < G_RECS; i++) {
+		struct topdown_record *r = &grecs[i];
+		uint32_t g = (i / 4) % 3;
+
+		memset(r, 0, sizeof(*r));
+		r->cpu = i % 2;
+		r->seq = 1 + i;
+		r->time_ns = 2000000000ull + i * 1000000ull;
+		r->duration_ns = 400000 + i;
+		r->pid = 200 + i % 3;
+		r->tgid = 200;
+		snprintf(r->comm, sizeof(r->comm), "g-%d", i % 3);
+		r->flags = g << TOPDOWN_REC_GROUP_SHIFT;
+		if (i % 4 == 0 && i) {
+			r->flags |= TOPDOWN_REC_ROTATED | ((1u << g_nr[g]) - 1);
+			continue;
+		}
+		if (i == 7)
+			r->flags |= 1u << 1;
+		for (uint32_t j = 0; j < g_nr[g]; j++)
+			if (!(r->flags & (1u << j)))
+				r->delta[j] = 1000ull * (i + 1) + j;
+	}
+}
+
+static void test_groups_round_trip(const uint8_t *img, size_t len)
+{
+	struct td_file_meta want;
+	struct td_file f;
+	char err[512] = "";
+	bool same = true;
+	size_t hs = 712 + G_POOL * 64 + 3 * 16;
+
+	fill_meta_groups(&want);
+	if (!ok(!td_file_parse(&f, img, len, err, sizeof(err)),
+		"2.0: the writer's file with groups parses (%s)", err))
+		return;
+	ok(f.meta.version_major == 2 && f.meta.version_minor == 0 &&
+	   f.meta.header_size == hs && len == hs + G_RECS * 128 + 40 + 8 * 3,
+	   "2.0: version 2.0, header 712 + 64 * pool + 16 * groups (%u)",
+	   f.meta.header_size);
+	ok(f.meta.cfg.nr_events == G_POOL && f.meta.cfg.nr_groups == 3 &&
+	   f.meta.cfg.rotate_ms == TOPDOWN_ROTATE_DEFAULT_MS,
+	   "2.0: pool of %d, 3 groups, rotate_ms 0 stored as the default (%u)",
+	   G_POOL, f.meta.cfg.rotate_ms);
+	for (int i = 0; i < G_POOL; i++) {
+		const struct topdown_event *a = td_pool_event_c(&f.meta.cfg, i);
+		const struct topdown_event *b = td_pool_event_c(&want.cfg, i);
+
+		same &= a->type == b->type && a->config == b->config &&
+			a->config1 == b->config1 && !strcmp(a->name, b->name);
+	}
+	for (int g = 0; g < 3; g++)
+		same &= f.meta.cfg.groups[g].nr_events == g_nr[g] &&
+			!memcmp(f.meta.cfg.groups[g].events, g_events[g], 8);
+	ok(same, "2.0: the pool (past 8: more_events) and the groups come back");
+	same = f.nr_records == G_RECS;
+	for (uint64_t i = 0; same && i < f.nr_records; i++) {
+		struct topdown_record r;
+
+		td_file_record(&f, i, &r);
+		same = !memcmp(&r, &grecs[i], sizeof(r));
+	}
+	ok(same, "2.0: %d records (groups, rotated, errors) bit for bit",
+	   G_RECS);
+	/* The groups section at 704 + 64 * pool: nr_groups, rotate_ms, then
+	 * group 1's nr_events and its pool indexes.
+	 */
+	ok(img[704 + 640] == 3 && img[704 + 644] == 20 &&
+	   img[704 + 648 + 16] == 8 && img[704 + 648 + 16 + 8 + 7] == 9 &&
+	   img[8] == 2 && img[28] == G_POOL,
+	   "2.0: bytes of the groups section where file-format.rst puts them");
+	td_file_free(&f);
+}
+
+/* The example of file-format.rst, "Groups": its bytes. */
+static void test_groups_doc_example(void)
+{
+	static const uint8_t want[40] = {
+		2, 0, 0, 0, 0x14, 0, 0, 0,
+		2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0,
+		2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0,
+	};
+	struct td_file_meta m;
+	size_t len = 0;
+	uint8_t *img;
+
+	fill_meta(&m);		/* cycles, instructions, branch-misses */
+	m.cfg.nr_groups = 2;
+	m.cfg.rotate_ms = 20;
+	m.cfg.groups[0] = (struct topdown_group){ 2, 0, { 0, 1 } };
+	m.cfg.groups[1] = (struct topdown_group){ 2, 0, { 0, 2 } };
+	img = write_file(&m, NULL, 0, &len);
+	ok(img && img[16] == 0xa8 && img[17] == 0x03 && img[28] == 3 &&
+	   !memcmp(img + 896, want, sizeof(want)),
+	   "2.0: file-format.rst's example, byte for byte");
+	free(img);
+}
+
+/* One group is the VER0 layout: a 1.0 file, the group's events in delta
+ * order, which every 1.x reader reads.
+ */
+static void test_one_group_is_v1(void)
+{
+	struct td_file_meta m;
+	struct td_file f;
+	char err[512] = "";
+	size_t len = 0;
+	uint8_t *img;
+
+	fill_meta(&m);
+	m.cfg.nr_groups = 1;
+	m.cfg.groups[0] = (struct topdown_group){ 3, 0, { 2, 0, 1 } };
+	img = write_file(&m, recs, TEST_RECS, &len);
+	if (!ok(img && !td_file_parse(&f, img, len, err, sizeof(err)),
+		"one group: the file parses (%s)", err))
+		return;
+	ok(f.meta.version_major == 1 && f.meta.cfg.nr_groups == 0 &&
+	   f.meta.cfg.nr_events == 3 &&
+	   !strcmp(f.meta.cfg.events[0].name, "event2") &&
+	   !strcmp(f.meta.cfg.events[1].name, "event0") &&
+	   !strcmp(f.meta.cfg.events[2].name, "event1") &&
+	   f.meta.header_size == 704 + 3 * 64,
+	   "one group: format 1.0, the events in the group's order");
+	td_file_free(&f);
+	free(img);
+}
+
+/* Configurations the format cannot hold: EINVAL, nothing written. */
+static const char *const writer_bad[] = {
+	"9 groups", "a group of 0 events", "a group of 9 events",
+	"a pool index past the pool", "a pool entry twice in a group",
+	"a pool entry in no group", "a pool of 33", "rotate_ms 60001",
+};
+
+static void break_config(struct topdown_config *c, int i)
+{
+	switch (i) {
+	case 0:
+		c->nr_groups = 9;
+		break;
+	case 1:
+		c->groups[2].nr_events = 0;
+		break;
+	case 2:
+		c->groups[1].nr_events = 9;
+		break;
+	case 3:
+		c->groups[2].events[0] = G_POOL;
+		break;
+	case 4:
+		c->groups[0].events[2] = 1;
+		break;
+	case 5:
+		c->groups[0].nr_events = 2;
+		break;
+	case 6:
+		c->nr_events = 33;
+		break;
+	case 7:
+		c->rotate_ms = 60001;
+		break;
+	}
+}
+
+static void test_groups_writer_refuses(void)
+{
+	struct td_file_writer w;
+	int wrong = 0;
+
+	for (size_t i = 0; i < sizeof(writer_bad) / sizeof(writer_bad[0]); i++) {
+		struct td_file_meta m;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		fill_meta_groups(&m);
+		break_config(&m.cfg, i);
+		errno = 0;
+		if (!td_file_write_header(&w, f, &m) || errno != EINVAL) {
+			printf("# writer accepted: %s\n", writer_bad[i]);
+			wrong++;
+		}
+		fclose(f);
+		ok(len == 0, "writer: %s refused before writing", writer_bad[i]);
+		free(buf);
+	}
+	ok(!wrong, "writer: every malformed group configuration is EINVAL");
+}
+
+/* The commands that do not read groups get a clear refusal. */
+static void test_groups_flag(const uint8_t *img, size_t len)
+{
+	char path[] = "/tmp/td-groups-XXXXXX", err[600] = "";
+	struct td_file_image im;
+	struct td_file f;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, img, len) != (ssize_t)len) {
+		ok(false, "temporary file");
+		return;
+	}
+	close(fd);
+	ok(td_file_load_flags(path, &im, &f, err, sizeof(err), NULL, NULL, 0) &&
+	   strstr(err, "offset 8: a recording with event groups (format 2.0, 3 groups"),
+	   "a loader without TD_FILE_GROUPS refuses 2.0 at offset 8 (%s)", err);
+	ok(!td_file_load_flags(path, &im, &f, err, sizeof(err), NULL, NULL,
+			       TD_FILE_GROUPS) && f.meta.cfg.nr_groups == 3,
+	   "with TD_FILE_GROUPS it reads it");
+	td_file_unload(&im, &f);
+	unlink(path);
+}
+
 int main(void)
 {
 	size_t len = 0;
@@ -286,5 +543,22 @@ int main(void)
 	test_empty_and_names();
 	test_crc();
 	free(img);
+
+	{
+		struct td_file_meta gm;
+
+		fill_meta_groups(&gm);
+		img = write_file(&gm, grecs, G_RECS, &len);
+	}
+	if (!ok(img, "2.0: the writer writes a configuration with groups"))
+		return 1;
+	test_groups_round_trip(img, len);
+	test_truncations(img, len);
+	test_byte_changes(img, len);
+	test_groups_flag(img, len);
+	free(img);
+	test_groups_doc_example();
+	test_one_group_is_v1();
+	test_groups_writer_refuses();
 	return tap_done();
 }

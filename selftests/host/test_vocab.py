@@ -144,7 +144,63 @@ def main():
     _, rows = header(out, "TIME_S")
     ok(rows and float(rows[0].split()[0]) == round(recs[0]["time_s"], 6),
        "dump's table shows time_s, not the raw clock", rows[:1])
+    rotated(tmp, voc, titles)
     return plan()
+
+
+def rotated(tmp, voc, titles):
+    """The same rules on a recording with rotated groups (Level 1 and the
+    DTLB group of arm_neoverse_n2, test_report_groups.py's): the columns
+    NAME_coverage and NAME_error of every count and metric, the JSON
+    objects coverage and error, dump's group and rotated."""
+    import test_report_groups as R
+    pl, err = R.plan_of(tmp)
+    if not ok(pl is not None, "rotated groups: tdctl list -j shows N2's groups", err):
+        return
+    pool, groups, label, _ = pl
+    path = os.path.join(tmp, "l2.td")
+    R.simulate(3, pool, groups, label, dur=200_000_000)[0].write(path)
+    events = set(pool)
+
+    def known(h, cmd):
+        base = re.sub(r"_(coverage|error)$", "", h)
+        return h in events or base in events or (
+            h in voc and cmd in voc[h]["commands"].split())
+    for cmd, line in (("report", ["report", "-i", path, "--by", "task"]),
+                      ("top", ["top", "-i", path, "--batch", "-n", "1"]),
+                      ("dump", ["dump", "-i", path])):
+        rc, out, err = run(*(line + ["--csv"]))
+        head = out.splitlines()[0].split(",") if out else []
+        bad = [h for h in head if not known(h, cmd)]
+        cov = [h for h in head if h.endswith("_coverage")]
+        ok(rc == 0 and head and not bad and (cmd == "dump" or len(cov) > 10),
+           "rotated groups, %s --csv: every column is in the vocabulary or "
+           "an event's (NAME_coverage, NAME_error: %d)" % (cmd, len(cov)),
+           "%s\n%s" % (bad, err))
+        rc, out, err = run(*line)
+        hdr, rows = header(out, "TIME_S" if cmd == "dump" else "PID")
+        t = hdr.split()
+        bad = [x for x in t if x not in titles and x not in events and
+               x not in voc]
+        mis = misaligned(hdr, rows)
+        ok(rc == 0 and t and rows and not bad and not mis,
+           "rotated groups, %s: every title is the vocabulary's (or a name), "
+           "values\u00b1errors end under their titles" % cmd,
+           "%s %s\n%s\n%s" % (bad, mis, hdr, "\n".join(rows[:2])))
+    rc, out, _ = run("report", "-i", path, "--by", "task", "--json")
+    row = json.loads(out)["rows"][0] if rc == 0 else {}
+    keys = set(row) | set(row.get("metrics", {}))
+    bad = [k for k in keys if k not in voc]
+    ok(rc == 0 and not bad and set(row["coverage"]) == set(row["error"]) ==
+       set(row["counts"]) | set(row["metrics"]),
+       "rotated groups, report --json: every key in the vocabulary; coverage "
+       "and error keyed as counts and metrics", bad)
+    rc, out, _ = run("dump", "-i", path, "--json")
+    rec = json.loads(out)[0] if rc == 0 else {}
+    bad = [k for k in set(rec) | set(rec.get("metrics", {})) if k not in voc]
+    ok(rc == 0 and not bad and "group" in rec and "rotated" in rec,
+       "rotated groups, dump --json: every key in the vocabulary, with group "
+       "and rotated", bad)
 
 
 if __name__ == "__main__":

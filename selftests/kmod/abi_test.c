@@ -113,14 +113,30 @@ static uint32_t cur_ring_size(int fd)
 	return got.ring_size;
 }
 
+/*
+ * A struct larger than the module's own (the size GET_CONFIG returns) with
+ * a zero tail: what a newer program sends when it uses nothing new.
+ */
 TEST_F(t, larger_config_zero_tail_accepted)
 {
-	const size_t extras[] = { 8, 16, 64, 4096 - TOPDOWN_CONFIG_SIZE_VER0 };
+	size_t extras[] = { 8, 16, 64, 0 };	/* the last: up to a page */
+	struct topdown_config base, mod;
+	size_t own;
+
+	td_cfg_sw(&base, 16384);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &base));
+	memset(&mod, 0, sizeof(mod));
+	mod.size = sizeof(mod);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, &mod));
+	own = mod.size;
+	ASSERT_LE(TOPDOWN_CONFIG_SIZE_VER0, own);
+	ASSERT_GT(4096, own + 64);
+	extras[3] = 4096 - own;
 
 	for (unsigned int i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
-		size_t size = TOPDOWN_CONFIG_SIZE_VER0 + extras[i];
+		size_t size = own + extras[i];
 		uint32_t ring = 8192u << i;
-		uint8_t *buf = grown_config(extras[i], 0, ring);
+		uint8_t *buf = grown_config(size - TOPDOWN_CONFIG_SIZE_VER0, 0, ring);
 		uint8_t *out = malloc(size);
 		struct topdown_config got;
 
@@ -148,16 +164,26 @@ TEST_F(t, larger_config_zero_tail_accepted)
 	}
 }
 
+/*
+ * Bytes past the module's own struct (the size GET_CONFIG returns) must
+ * be zero: a newer program asked for something this module cannot do.
+ */
 TEST_F(t, larger_config_nonzero_tail_is_e2big)
 {
 	const size_t extras[] = { 8, 16, 100 };
-	struct topdown_config base;
+	struct topdown_config base, got;
+	size_t own;
 
 	td_cfg_sw(&base, 16384);
 	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &base));
+	memset(&got, 0, sizeof(got));
+	got.size = sizeof(got);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, &got));
+	own = got.size;
+	ASSERT_LE(TOPDOWN_CONFIG_SIZE_VER0, own);
 	for (unsigned int i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
-		size_t size = TOPDOWN_CONFIG_SIZE_VER0 + extras[i];
-		uint8_t *buf = grown_config(extras[i], 0, 8192);
+		size_t size = own + extras[i];
+		uint8_t *buf = grown_config(size - TOPDOWN_CONFIG_SIZE_VER0, 0, 8192);
 
 		/* One non-zero byte, last of the tail. */
 		buf[size - 1] = 1;

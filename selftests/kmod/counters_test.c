@@ -311,14 +311,15 @@ TEST_F(dev, status_stats_sizes)
 	const size_t v0 = TOPDOWN_CPU_STATS_SIZE_VER0;
 	const size_t v1 = TOPDOWN_CPU_STATS_SIZE_VER1;
 	const size_t v2 = TOPDOWN_CPU_STATS_SIZE_VER2;
-	const size_t big = v2 + 32;
+	const size_t v3 = TOPDOWN_CPU_STATS_SIZE_VER3;
+	const size_t big = v3 + 32;
 	struct topdown_config cfg;
 	struct topdown_status st;
 	int nr = td_nr_cpus(self->fd);
 	uint8_t *buf;
 
 	ASSERT_LT(0, nr);
-	ASSERT_EQ(v2, sizeof(struct topdown_cpu_stats));
+	ASSERT_EQ(v3, sizeof(struct topdown_cpu_stats));
 	buf = malloc((nr + 1) * big);
 	ASSERT_NE(NULL, buf);
 	td_cfg_sw(&cfg, RING);
@@ -377,6 +378,8 @@ TEST_F(dev, status_stats_sizes)
 	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v1 + 4));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v2 + 8));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v3 + 8));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v0 - 8));
 	EXPECT_EQ(EINVAL, errno);

@@ -185,7 +185,9 @@ static int expect_get_config(uint32_t size, size_t avail, bool writable)
 		return EINVAL;
 	if (size > PAGE)
 		return E2BIG;
-	if (avail < sizeof(struct topdown_config))
+	/* It reads and writes back min(size, its own struct). */
+	if (avail < (size < sizeof(struct topdown_config) ?
+		     size : sizeof(struct topdown_config)))
 		return EFAULT;
 	if (!writable)
 		return EFAULT;
@@ -330,20 +332,82 @@ struct model_env {
 	uint8_t *unmapped;	/* PROT_NONE */
 };
 
-/* The errno CONFIGURE must return for cfg (0 if accepted). */
-static int model_configure(const struct topdown_config *c,
-			   const struct model_env *env)
+/* Pool entry i ("Groups and rotation"): events[], then more_events[]. */
+static const struct topdown_event *pool_ev(const struct topdown_config *c,
+					   unsigned int i)
 {
-	uint32_t ring = c->ring_size ? c->ring_size : TOPDOWN_RING_DEFAULT_SIZE;
-	uint32_t wm;
+	return i < TOPDOWN_MAX_EVENTS ? &c->events[i] :
+	       &c->more_events[i - TOPDOWN_MAX_EVENTS];
+}
 
-	if (c->size < TOPDOWN_CONFIG_SIZE_VER0)
+/* The groups' rules of the header (EINVAL), 0 if they hold. */
+static int model_groups(const struct topdown_config *c)
+{
+	static const struct topdown_group zero;
+	uint64_t used = 0;
+
+	for (unsigned int g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
+		const struct topdown_group *grp = &c->groups[g];
+		uint64_t mine = 0;
+
+		if (g >= c->nr_groups) {
+			if (memcmp(grp, &zero, sizeof(zero)))
+				return EINVAL;
+			continue;
+		}
+		if (grp->nr_events < 1 || grp->nr_events > TOPDOWN_MAX_EVENTS ||
+		    grp->flags)
+			return EINVAL;
+		for (unsigned int j = 0; j < TOPDOWN_MAX_EVENTS; j++) {
+			unsigned int p = grp->events[j];
+
+			if (j >= grp->nr_events) {
+				if (p)
+					return EINVAL;
+				continue;
+			}
+			if (p >= c->nr_events || (mine >> p & 1))
+				return EINVAL;
+			mine |= 1ull << p;
+		}
+		used |= mine;
+	}
+	if (c->nr_groups && used != (c->nr_events == 64 ? ~0ull :
+				     (1ull << c->nr_events) - 1))
 		return EINVAL;
-	if (c->size > PAGE)
+	if (c->nr_groups < 2)
+		return c->rotate_ms ? EINVAL : 0;
+	if (c->rotate_ms && (c->rotate_ms < TOPDOWN_ROTATE_MIN_MS ||
+			     c->rotate_ms > TOPDOWN_ROTATE_MAX_MS))
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * The errno CONFIGURE must return for cfg (0 if accepted). The module
+ * reads cfg->size bytes and takes what lies past them as zero: the rules
+ * apply to that view of it (*eff).
+ */
+static int model_configure(const struct topdown_config *in,
+			   const struct model_env *env,
+			   struct topdown_config *eff)
+{
+	const struct topdown_config *c = eff;
+	uint32_t ring, wm, pool;
+
+	*eff = *in;
+	if (in->size < TOPDOWN_CONFIG_SIZE_VER0)
+		return EINVAL;
+	if (in->size > PAGE)
 		return E2BIG;
+	if (in->size < sizeof(*eff))
+		memset((uint8_t *)eff + in->size, 0, sizeof(*eff) - in->size);
+	ring = c->ring_size ? c->ring_size : TOPDOWN_RING_DEFAULT_SIZE;
+	pool = c->nr_groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS;
 	if (c->flags & ~TOPDOWN_CONFIG_FLAGS_ALL || c->__reserved)
 		return EINVAL;
-	if (c->nr_events < 1 || c->nr_events > TOPDOWN_MAX_EVENTS)
+	if (c->nr_groups > TOPDOWN_MAX_GROUPS || c->nr_events < 1 ||
+	    c->nr_events > pool)
 		return EINVAL;
 	if (!memchr(c->label, 0, sizeof(c->label)))
 		return EINVAL;
@@ -353,8 +417,8 @@ static int model_configure(const struct topdown_config *c,
 	wm = c->watermark ? c->watermark : ring / 4;
 	if (wm > ring)
 		return EINVAL;
-	for (unsigned int i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
-		const struct topdown_event *e = &c->events[i];
+	for (unsigned int i = 0; i < TOPDOWN_MAX_POOL; i++) {
+		const struct topdown_event *e = pool_ev(c, i);
 		static const struct topdown_event zero;
 
 		if (i >= c->nr_events) {
@@ -369,8 +433,10 @@ static int model_configure(const struct topdown_config *c,
 		if (!e->cpus_ptr != !e->cpus_size)
 			return EINVAL;
 	}
+	if (model_groups(c))
+		return EINVAL;
 	for (unsigned int i = 0; i < c->nr_events; i++) {
-		const struct topdown_event *e = &c->events[i];
+		const struct topdown_event *e = pool_ev(c, i);
 		const uint64_t *m = (const uint64_t *)(uintptr_t)e->cpus_ptr;
 
 		if (!e->cpus_size)
@@ -384,7 +450,7 @@ static int model_configure(const struct topdown_config *c,
 	}
 	/* Core CPU PMUs and software events only (the header's Permissions). */
 	for (unsigned int i = 0; i < c->nr_events; i++) {
-		switch (c->events[i].type) {
+		switch (pool_ev(c, i)->type) {
 		case PERF_TYPE_HARDWARE:
 		case PERF_TYPE_SOFTWARE:
 		case PERF_TYPE_HW_CACHE:
@@ -409,8 +475,8 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 	uint64_t seed = td_env_long("TD_SEED", 1);
 	long iters = td_env_long("TD_HOSTILE_ITERS", 3000);
 	struct model_env env = { .ncpu = self->ncpu };
-	struct topdown_config c, back;
-	unsigned long cases = 0, accepted = 0, started = 0;
+	struct topdown_config c, eff, back;
+	unsigned long cases = 0, accepted = 0, started = 0, grouped = 0;
 	uint8_t buf[2 * 65536] __attribute__((aligned(8)));
 	uint64_t *masks;
 
@@ -450,8 +516,40 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 			c.flags &= TOPDOWN_CONFIG_FLAGS_ALL;
 		if (REPAIR())
 			c.__reserved = 0;
+		/* Groups (VER1): none in most rounds, as before. */
 		if (REPAIR())
-			c.nr_events = td_rand_below(&seed, TOPDOWN_MAX_EVENTS + 2);
+			c.nr_groups = td_rand_below(&seed, 2) ? 0 :
+				td_rand_below(&seed, TOPDOWN_MAX_GROUPS + 2);
+		if (REPAIR())
+			c.nr_events = td_rand_below(&seed, (c.nr_groups ? TOPDOWN_MAX_POOL :
+							    TOPDOWN_MAX_EVENTS) + 2);
+		if (REPAIR()) {
+			static const uint32_t ms[] = { 0, 0, 0, 1, 20, 60000, 60001 };
+
+			c.rotate_ms = c.nr_groups < 2 && td_rand_below(&seed, 4) ? 0 :
+				ms[td_rand_below(&seed, TD_NELEM(ms))];
+		}
+		for (unsigned int g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
+			struct topdown_group *grp = &c.groups[g];
+
+			if (g >= c.nr_groups) {
+				if (REPAIR())
+					memset(grp, 0, sizeof(*grp));
+				continue;
+			}
+			/* Nice: entry i in group i % nr_groups, then maybe more. */
+			if (!REPAIR())
+				continue;
+			memset(grp, 0, sizeof(*grp));
+			for (unsigned int p = g; p < c.nr_events && grp->nr_events < 8;
+			     p += c.nr_groups)
+				grp->events[grp->nr_events++] = p;
+			if (!grp->nr_events || td_rand_below(&seed, 4) == 0)
+				grp->events[grp->nr_events++ % 8] =
+					td_rand_below(&seed, c.nr_events + 1);
+			if (td_rand_below(&seed, 16) == 0)
+				grp->flags = 1;
+		}
 		if (REPAIR())
 			c.label[td_rand_below(&seed, sizeof(c.label))] = 0;
 		if (REPAIR())
@@ -459,8 +557,8 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 		if (REPAIR())
 			c.watermark = td_rand_below(&seed, 3) ?
 				td_rand_below(&seed, (c.ring_size ? c.ring_size : 1) + 2) : 0;
-		for (unsigned int i = 0; i < TOPDOWN_MAX_EVENTS; i++) {
-			struct topdown_event *e = &c.events[i];
+		for (unsigned int i = 0; i < TOPDOWN_MAX_POOL; i++) {
+			struct topdown_event *e = (struct topdown_event *)pool_ev(&c, i);
 			uint64_t q = td_rand(&seed);
 
 			if (i >= c.nr_events && REPAIR()) {
@@ -511,7 +609,7 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 		/* Bytes past sizeof(c), when size says more: zero. */
 		memset(buf, 0, 2 * PAGE);
 		memcpy(buf, &c, sizeof(c));
-		want = model_configure(&c, &env);
+		want = model_configure(&c, &env, &eff);
 		err = xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, buf);
 		cases++;
 		if (want == -1) {
@@ -531,14 +629,19 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 		memset(&back, 0, sizeof(back));
 		back.size = sizeof(back);
 		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, &back));
-		EXPECT_EQ(c.nr_events, back.nr_events);
-		EXPECT_EQ(c.flags, back.flags);
-		EXPECT_EQ(0, memcmp(c.label, back.label, sizeof(c.label)));
-		for (unsigned int i = 0; i < c.nr_events; i++) {
-			EXPECT_EQ(c.events[i].type, back.events[i].type);
-			EXPECT_EQ(c.events[i].config, back.events[i].config);
-			EXPECT_EQ(c.events[i].flags, back.events[i].flags);
+		EXPECT_EQ(eff.nr_events, back.nr_events);
+		EXPECT_EQ(eff.flags, back.flags);
+		EXPECT_EQ(0, memcmp(eff.label, back.label, sizeof(eff.label)));
+		for (unsigned int i = 0; i < eff.nr_events; i++) {
+			EXPECT_EQ(pool_ev(&eff, i)->type, pool_ev(&back, i)->type);
+			EXPECT_EQ(pool_ev(&eff, i)->config, pool_ev(&back, i)->config);
+			EXPECT_EQ(pool_ev(&eff, i)->flags, pool_ev(&back, i)->flags);
 		}
+		EXPECT_EQ(eff.nr_groups, back.nr_groups);
+		EXPECT_EQ(0, memcmp(eff.groups, back.groups, sizeof(eff.groups)));
+		EXPECT_EQ(eff.nr_groups < 2 ? 0 : eff.rotate_ms ? eff.rotate_ms :
+			  TOPDOWN_ROTATE_DEFAULT_MS, back.rotate_ms);
+		grouped += !!eff.nr_groups;
 		/* Now and then run it: perf may refuse a garbage event, but
 		 * never leave the collection half started.
 		 */
@@ -559,8 +662,10 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 			cases += 2;
 		}
 	}
-	TH_LOG("%lu configs tried, %lu accepted, %lu started", cases, accepted, started);
+	TH_LOG("%lu configs tried, %lu accepted (%lu with groups), %lu started", cases,
+	       accepted, grouped, started);
 	EXPECT_LT(0, accepted);
+	EXPECT_LT(0, grouped);
 	td_count("ioctl_cases", cases);
 	munmap(masks, 4 * PAGE);
 }

@@ -241,7 +241,7 @@ TEST_F(dev, config_rejects_bad_fields)
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &big));
 	EXPECT_EQ(E2BIG, errno);
 	td_cfg_sw(&cfg, 0);
-	cfg.size = sizeof(cfg) - 8;
+	cfg.size = TOPDOWN_CONFIG_SIZE_VER0 - 8;
 	EXPECT_EQ(-1, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	EXPECT_EQ(EINVAL, errno);
 

@@ -51,6 +51,20 @@ else
 	not_ok "unknown --events refused with its name" "$T/err"
 fi
 
+# The BPF backend refuses event groups (the module rotates them from a
+# work item on each CPU; no process stays behind a BPF load), saying why.
+if is_bpf; then
+	if "$TDCTL" load --backend bpf -e '{cpu-clock,cs},{page-faults,task-clock}' \
+		>"$T/out" 2>"$T/err"; then
+		not_ok "event groups refused on the BPF backend" "$T/out"
+		"$TDCTL" unload >/dev/null 2>&1
+	else
+		grep -q "event groups are not available with the BPF backend" "$T/err" &&
+			[ ! -e /sys/fs/bpf/topdown ] && [ ! -e /sys/module/topdown ]
+		expect "event groups refused on the BPF backend, saying why, nothing loaded" $? "$T/err"
+	fi
+fi
+
 # 3. tdctl list names the set it would pick, and why; load then uses it.
 check "list" "$TDCTL" list
 picked=$(sed -n 's/^Using \([a-z0-9_]*\): .*/\1/p' "$T/out")

@@ -283,7 +283,7 @@ int td_no_options(int argc, char **argv, const char *desc)
 
 int td_input_load(const char *path, const char *out,
 		  struct td_file_image *img, struct td_file *f,
-		  td_file_block_fn fn, void *ctx, bool force)
+		  td_file_block_fn fn, void *ctx, unsigned int flags)
 {
 	char raw[600], err[TD_TEXT_SIZE(600)];
 	int ret;
@@ -292,7 +292,7 @@ int td_input_load(const char *path, const char *out,
 		return -1;
 	raw[0] = '\0';
 	ret = td_file_load_flags(path, img, f, raw, sizeof(raw), fn, ctx,
-				 force ? TD_FILE_SALVAGE : 0);
+				 flags);
 	/* it may quote the file's names: their text (output/text.h) */
 	td_text(err, raw, sizeof(raw), NULL);
 	if (ret == TD_FILE_NO_TRAILER) {

@@ -209,8 +209,10 @@ int td_no_options(int argc, char **argv, const char *desc);
  * The input record file of report, dump -i, top -i and timeline -i:
  * refused when it is also the -o output (out: the command's own -o, NULL:
  * the global one), loaded and checked (td_file_load_flags(), fn called
- * per block); with force, an interrupted recording is read up to its last
- * good record, with a warning saying what was not read. 0, or -1 after
+ * per block); flags are td_file_load_flags()'s: with TD_FILE_SALVAGE
+ * (--force), an interrupted recording is read up to its last good record,
+ * with a warning saying what was not read; with TD_FILE_GROUPS the reader
+ * shows recordings with event groups (format 2.x). 0, or -1 after
  * p_err().
  */
 struct td_file;
@@ -219,7 +221,7 @@ int td_input_load(const char *path, const char *out,
 		  struct td_file_image *img, struct td_file *f,
 		  void (*fn)(const struct td_file *f, uint64_t first,
 			     uint64_t n, void *ctx),
-		  void *ctx, bool force);
+		  void *ctx, unsigned int flags);
 #define TD_OPT_FORCE { "force", 0, 'F', TD_ARG_NONE, NULL, \
 		       "read an interrupted recording up to its last good record", 0 }
 

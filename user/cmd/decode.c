@@ -20,8 +20,9 @@
  * summed, repeats at the same ones averaged (struct perf_count). perf stat
  * -I lines (an interval time first, or "interval" in JSON) give one result
  * per interval, as toplev -I does (struct decode_ivl). Event names match
- * the set's names, perf's names for them and their raw encodings
- * (td_set_event_index), counts any form of base/count.h.
+ * the set's names (with --level 2 or -M, those of its groups' pool),
+ * perf's names for them and their raw encodings (td_tmpl_is), counts any
+ * form of base/count.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -41,6 +42,10 @@
 
 const struct td_opt decode_opts[] = {
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "the event set", 0 },
+	{ "level", 0, 'L', TD_ARG_NUM, "N",
+	  "1 (default) or 2: the set's Level 2 groups too", 0 },
+	{ "metrics", 'M', 'M', TD_ARG_WORD, "GROUP[,GROUP..]",
+	  "perf's metric groups (perf stat -M): the set's groups for them", 0 },
 	{ "slots", 'S', 'S', TD_ARG_NUM, "N", "slot width", 0 },
 	{ "revision", 'r', 'r', TD_ARG_WORD, "rXpY", "CPU revision", 0 },
 	{ "field-separator", 'x', 'x', TD_ARG_WORD, "SEP",
@@ -50,7 +55,7 @@ const struct td_opt decode_opts[] = {
 	TD_OPT_END,
 };
 
-#define MAX_NOTES	8
+#define MAX_NOTES	12
 #define NOTE_LEN	200
 
 /*
@@ -74,32 +79,38 @@ struct perf_count {
 /* The counts of one interval of perf stat -I, or of the whole input. */
 struct decode_ivl {
 	char time[IVL_TIME_LEN];	/* perf's text; "" without -I */
-	uint64_t counts[TOPDOWN_MAX_EVENTS];
-	bool seen[TOPDOWN_MAX_EVENTS];
+	uint64_t counts[TOPDOWN_MAX_POOL];
+	bool seen[TOPDOWN_MAX_POOL];
 	int lines;			/* lines that gave counts */
 };
 
 struct decode_in {
 	const struct td_set *s;
+	int level;		/* --level (0: 1) */
+	const char *mg;		/* -M GROUP[,GROUP..], or NULL */
+	/* the events: the set's, or the pool of its groups */
+	int nr_ev;
+	const struct td_ev_tmpl *ev[TOPDOWN_MAX_POOL];
 	struct perf_count *pc;	/* hash table, open addressing */
 	size_t pc_cap, pc_used;
 	struct decode_ivl *ivl;	/* one, or one per perf stat -I interval */
 	int nivl, ivl_cap;
 	int timed;		/* -1 not yet known, 0 no times, 1 -I times */
-	bool seen[TOPDOWN_MAX_EVENTS];	/* in any interval */
+	bool seen[TOPDOWN_MAX_POOL];	/* in any interval */
 	char sep[16];		/* perf stat -x separator */
 	int lines;		/* lines that gave counts */
 	int skipped;		/* perf lines of other events */
 	int unreadable;		/* dump slices with a null count */
 	bool scaled;		/* perf scaled a count (multiplexing) */
-	bool zeroed[TOPDOWN_MAX_EVENTS];	/* <not counted> taken as 0 */
+	bool zeroed[TOPDOWN_MAX_POOL];	/* <not counted> taken as 0 */
 	char where[64];		/* "stdin line N: " */
 };
 
 static const char decode_desc[] =
 	"TopDown breakdown of the given counts with the formula of event set\n"
-	"NAME (see 'tdctl list'). Counts are EVENT=COUNT arguments or, without\n"
-	"them, lines on stdin: tdctl's JSON lines ({\"EVENT\": COUNT, ...} or\n"
+	"NAME (see 'tdctl list'); with --level 2 or -M, of its groups below\n"
+	"Level 1 too, each metric under tdctl's and perf's name. Counts are\n"
+	"EVENT=COUNT arguments or, without them, lines on stdin: tdctl's JSON lines ({\"EVENT\": COUNT, ...} or\n"
 	"'tdctl dump --json' slices, summed), or perf stat output as printed:\n"
 	"'perf stat -j', 'perf stat -x SEP' (give the same -x here; ',' by\n"
 	"default) or plain 'perf stat'; with perf stat -I, one result per\n"
@@ -111,14 +122,25 @@ static const char decode_desc[] =
 	"the formula needs are required. The output names the formula and\n"
 	"every assumption it made (slot width, revision).\n";
 
-static void set_names(char *buf, size_t n, const struct td_set *s)
+static void set_names(char *buf, size_t n, const struct decode_in *in)
 {
 	size_t pos = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; s && i < s->nr_events && pos < n; i++)
+	for (int i = 0; i < in->nr_ev && pos < n; i++)
 		pos += snprintf(buf + pos, n - pos, "%s%s", i ? ", " : "",
-				s->ev[i].name);
+				in->ev[i]->name);
+}
+
+/* The event of name (len bytes): its name, one of perf's for it or its
+ * encoding.
+ */
+static int ev_index(const struct decode_in *in, const char *name, size_t len)
+{
+	for (int i = 0; i < in->nr_ev; i++)
+		if (td_tmpl_is(in->ev[i], name, len))
+			return i;
+	return -1;
 }
 
 static void all_set_names(char *buf, size_t n)
@@ -137,7 +159,7 @@ static int add(struct decode_in *in, int ivl, int i, uint64_t v)
 
 	if (iv->counts[i] + v < iv->counts[i]) {
 		p_err("%sthe sum of %s overflows 64 bits", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	iv->counts[i] += v;
@@ -267,7 +289,7 @@ static int add_perf(struct decode_in *in, int ivl, int i, const char *key,
 	}
 	if (c->sum + v < c->sum) {
 		p_err("%sthe sum of %s overflows 64 bits", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	c->sum += v;
@@ -316,13 +338,13 @@ static bool not_counted(const char *v, size_t len)
 static int perf_not_counted(struct decode_in *in, int ivl, int i,
 			    const char *key, const char *v, size_t len)
 {
-	if (strchr(in->s->ev[i].name, '/') && len >= 13 &&
+	if (strchr(in->ev[i]->name, '/') && len >= 13 &&
 	    !strncmp(v, "<not counted>", 13)) {
 		in->zeroed[i] = true;
 		return add_perf(in, ivl, i, key, 0) ? -1 : 1;
 	}
 	p_err("%sperf has no count for %s ('%.*s'): the breakdown needs it",
-	      in->where, in->s->ev[i].name, (int)len, v);
+	      in->where, in->ev[i]->name, (int)len, v);
 	return -1;
 }
 
@@ -330,8 +352,8 @@ static int perf_not_counted(struct decode_in *in, int ivl, int i,
 
 struct own_line {
 	struct decode_in *in;
-	bool seen[TOPDOWN_MAX_EVENTS];
-	uint64_t v[TOPDOWN_MAX_EVENTS];
+	bool seen[TOPDOWN_MAX_POOL];
+	uint64_t v[TOPDOWN_MAX_POOL];
 	bool has_null;		/* a dump slice with an unreadable count */
 };
 
@@ -340,16 +362,16 @@ static int own_member(const struct jr_member *m, void *ctx)
 	struct own_line *l = ctx;
 	struct decode_in *in = l->in;
 	char names[512];
-	int i = td_set_event_index(in->s, m->key, m->key_len);
+	int i = ev_index(in, m->key, m->key_len);
 
 	if (i < 0) {
-		set_names(names, sizeof(names), in->s);
+		set_names(names, sizeof(names), in);
 		p_err("%sunknown event '%s' for set %s (its events: %s)",
 		      in->where, m->key, in->s->name, names);
 		return -1;
 	}
 	if (l->seen[i]) {
-		p_err("%sevent %s given twice", in->where, in->s->ev[i].name);
+		p_err("%sevent %s given twice", in->where, in->ev[i]->name);
 		return -1;
 	}
 	l->seen[i] = true;
@@ -359,7 +381,7 @@ static int own_member(const struct jr_member *m, void *ctx)
 	}
 	if (m->type != JR_NUMBER && m->type != JR_STRING) {
 		p_err("%sthe count of %s is not a number", in->where,
-		      in->s->ev[i].name);
+		      in->ev[i]->name);
 		return -1;
 	}
 	return count_of(in, m->key, m->key_len, m->val, m->val_len, &l->v[i]);
@@ -389,7 +411,7 @@ static int own_counts(struct decode_in *in, const char *text, size_t len)
 	ivl = ivl_of(in, NULL, 0);
 	if (ivl < 0)
 		return -1;
-	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+	for (int i = 0; i < in->nr_ev; i++)
 		if (own.seen[i] && add(in, ivl, i, own.v[i]))
 			return -1;
 	in->ivl[ivl].lines++;
@@ -529,7 +551,7 @@ static int json_line(struct decode_in *in, const char *line)
 		return own_counts(in, line, len);
 	if (!pj.has_event || !pj.has_value)
 		return 0;	/* a metric-only line */
-	i = td_set_event_index(in->s, pj.event, pj.event_len);
+	i = ev_index(in, pj.event, pj.event_len);
 	if (i < 0) {
 		in->skipped++;
 		return 0;
@@ -661,12 +683,23 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 	struct field t;
 	char key[256];
 	uint64_t v;
-	int ev = -1, i = -1, val, ivl, k0;
+	int ev = -1, i = -1, val, ivl, k0, end = -1;
 
+	/* perf -x, does not quote a name with the separator in it
+	 * (cpu/EVENT,cmask=0x6/): up to 4 fields may make one name
+	 */
 	for (int k = 1; k < n && ev < 0; k++) {
-		i = td_set_event_index(in->s, f[k].p, f[k].len);
-		if (i >= 0)
-			ev = k;
+		for (int span = csv ? 4 : 1; span >= 1 && ev < 0; span--) {
+			const struct field *l = &f[k + span - 1];
+
+			if (k + span > n)
+				continue;
+			i = ev_index(in, f[k].p, l->p + l->len - f[k].p);
+			if (i >= 0) {
+				ev = k;
+				end = k + span - 1;
+			}
+		}
 	}
 	if (ev < 0)
 		return 0;
@@ -708,8 +741,8 @@ static int fields_line(struct decode_in *in, const struct field *f, int n,
 	if (count_of(in, f[ev].p, f[ev].len, f[val].p, f[val].len, &v))
 		return -1;
 	/* -x: EVENT SEP RUNTIME SEP PCNT; plain: "(66.65%)" at the end */
-	if (csv && ev + 2 < n && is_pcnt(&f[ev + 2]) &&
-	    strtod(f[ev + 2].p, NULL) < 100.0)
+	if (csv && end + 2 < n && is_pcnt(&f[end + 2]) &&
+	    strtod(f[end + 2].p, NULL) < 100.0)
 		in->scaled = true;
 	if (!csv && f[n - 1].len > 2 && f[n - 1].p[0] == '(' &&
 	    f[n - 1].p[f[n - 1].len - 1] == ')')
@@ -763,7 +796,7 @@ static int read_stdin(struct decode_in *in)
 	if (!ret && !in->lines) {
 		char names[512];
 
-		set_names(names, sizeof(names), in->s);
+		set_names(names, sizeof(names), in);
 		p_err("decode: no counts of set %s's events (%s) on the command line or stdin%s",
 		      in->s->name, names, in->skipped ?
 		      " (only other events; perf stat -x output with "
@@ -788,16 +821,16 @@ static int args(struct decode_in *in, int argc, char **argv)
 			p_err("decode: '%s' is not EVENT=COUNT", argv[a]);
 			return -1;
 		}
-		i = td_set_event_index(in->s, argv[a], eq - argv[a]);
+		i = ev_index(in, argv[a], eq - argv[a]);
 		if (i < 0) {
-			set_names(names, sizeof(names), in->s);
+			set_names(names, sizeof(names), in);
 			p_err("decode: unknown event '%.*s' for set %s (its events: %s)",
 			      (int)(eq - argv[a]), argv[a], in->s->name,
 			      names);
 			return -1;
 		}
 		if (in->seen[i]) {
-			p_err("decode: event %s given twice", in->s->ev[i].name);
+			p_err("decode: event %s given twice", in->ev[i]->name);
 			return -1;
 		}
 		if (count_of(in, argv[a], eq - argv[a], eq + 1, strlen(eq + 1),
@@ -849,17 +882,17 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		     rev, rev_given ? "" : " assumed, no --revision",
 		     on ? "ON" : "off", s->rev_rule, fixed);
 	}
-	for (int i = 0; i < s->nr_events; i++)
-		if (!in->seen[i])
+	for (int i = 0; i < in->nr_ev; i++)
+		if (!in->seen[i] && in->ev[i]->optional)
 			note(nt,
-			     "no count for %s: the metrics that read it (IPC) are left out",
-			     s->ev[i].name);
-	for (int i = 0; i < s->nr_events; i++)
+			     "no count for %s: the metrics that need it are left out",
+			     in->ev[i]->name);
+	for (int i = 0; i < in->nr_ev; i++)
 		if (in->zeroed[i])
 			note(nt,
 			     "perf did not count %s (<not counted>): taken as 0, "
 			     "the task did not run on that PMU's CPUs",
-			     s->ev[i].name);
+			     in->ev[i]->name);
 	if (in->scaled)
 		note(nt,
 		     "perf scaled some counts (the counter ran part of the time): "
@@ -870,58 +903,142 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		     in->unreadable, in->unreadable == 1 ? "" : "s");
 }
 
-/* One result: the metrics of interval k (of all the input without -I). */
-struct result {
-	const struct decode_ivl *ivl;
-	struct td_metrics m;
+/* One metric decoded, in the order of the hierarchy. */
+struct out_metric {
+	const struct td_metric_info *info;
+	struct td_metric m;
+	int depth;
 };
 
-/* The largest Level-1 class of m (the bottleneck mark '*'), or -1. */
-static int bottleneck(const struct td_metrics *m)
+/* One result: the metrics of interval k (of all the input without -I),
+ * each group's from the counts of its own events.
+ */
+struct result {
+	const struct decode_ivl *ivl;
+	int n;
+	struct out_metric m[TD_MAX_TREE];
+};
+
+/* The decoder of the groups chosen and the order of their metrics. */
+struct decoded {
+	struct td_gdecoder gd;
+	int nr_tree;
+	struct td_tree_node tree[TD_MAX_TREE];
+};
+
+/* The metrics of one interval's counts, in the order of the tree. */
+static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
+			  struct result *r)
+{
+	r->ivl = iv;
+	r->n = 0;
+	for (int i = 0; i < dd->nr_tree && i < TD_MAX_TREE; i++) {
+		const struct td_tree_node *t = &dd->tree[i];
+		const struct td_gd_group *gg = &dd->gd.g[t->group];
+		uint64_t delta[TOPDOWN_MAX_EVENTS] = { 0 };
+		struct td_metrics m;
+
+		for (int j = 0; j < gg->nr_events; j++)
+			delta[j] = iv->counts[gg->pool[j]];
+		td_gdecode(&dd->gd, t->group, delta, &m);
+		if (t->index >= m.n)
+			continue;
+		r->m[r->n].info = t->info;
+		r->m[r->n].m = m.m[t->index];
+		r->m[r->n].depth = t->depth;
+		r->n++;
+	}
+}
+
+/* The largest Level-1 class of r (the bottleneck mark '*'), or -1. */
+static int bottleneck(const struct result *r)
 {
 	int best = -1;
 
-	for (int i = 0; i < m->n; i++) {
-		const struct td_voc *v = td_voc_find(m->m[i].name);
+	for (int i = 0; i < r->n; i++) {
+		const struct td_metric *x = &r->m[i].m;
+		const struct td_voc *v = td_voc_find(x->name);
 
-		if (v && (v->flags & TD_VOC_BOTTLENECK) && m->m[i].valid &&
-		    (best < 0 || m->m[i].value > m->m[best].value))
+		if (v && (v->flags & TD_VOC_BOTTLENECK) && x->valid &&
+		    (best < 0 || x->value > r->m[best].m.value))
 			best = i;
 	}
 	return best;
 }
 
+/* "metrics" (null when not computable), "perf_metrics" (the same values
+ * under perf's names, for the metrics perf has) and "flagged" of r.
+ */
+static void json_metrics(json_writer_t *w, const struct result *r)
+{
+	jsonw_name(w, "metrics");
+	jsonw_start_object(w);
+	for (int i = 0; i < r->n; i++) {
+		const struct td_metric *x = &r->m[i].m;
+
+		if (x->valid)
+			jsonw_float_field(w, x->name, x->value);
+		else
+			jsonw_null_field(w, x->name);
+	}
+	jsonw_end_object(w);
+	jsonw_name(w, "perf_metrics");
+	jsonw_start_object(w);
+	for (int i = 0; i < r->n; i++) {
+		const struct td_metric *x = &r->m[i].m;
+		const char *pn = r->m[i].info ? r->m[i].info->perf_name : NULL;
+
+		if (!pn)
+			continue;
+		if (x->valid)
+			jsonw_float_field(w, pn, x->value);
+		else
+			jsonw_null_field(w, pn);
+	}
+	jsonw_end_object(w);
+	jsonw_name(w, "flagged");
+	jsonw_start_array(w);
+	for (int i = 0; i < r->n; i++)
+		if (r->m[i].m.flagged)
+			jsonw_string(w, r->m[i].m.name);
+	jsonw_end_array(w);
+}
+
+/* JSON with groups: "groups", each with its name, id and formula. */
+static void json_groups(json_writer_t *w, const struct td_gdecoder *gd)
+{
+	struct td_group_desc g;
+
+	if (!gd->grouped)
+		return;
+	jsonw_name(w, "groups");
+	jsonw_start_array(w);
+	for (int i = 0; i < gd->nr_groups; i++) {
+		jsonw_start_object(w);
+		jsonw_string_field(w, "name", gd->g[i].name);
+		jsonw_string_field(w, "id", gd->g[i].id);
+		for (int k = 0; !td_set_group(gd->set, k, &g); k++)
+			if (!strcmp(g.id, gd->g[i].id))
+				jsonw_string_field(w, "formula", g.formula);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
 /* JSON of perf stat -I input: "intervals": [{"time_s", "lines",
- * "metrics": {...}, "flagged": [...]}, ...].
+ * "metrics": {...}, "perf_metrics": {...}, "flagged": [...]}, ...].
  */
 static void json_intervals(json_writer_t *w, const struct result *r, int nr)
 {
 	jsonw_name(w, "intervals");
 	jsonw_start_array(w);
 	for (int k = 0; k < nr; k++) {
-		const struct td_metrics *m = &r[k].m;
-
 		jsonw_start_object(w);
 		/* perf's text: digits, a point, digits */
 		jsonw_name(w, "time_s");
 		jsonw_raw_value(w, r[k].ivl->time, strlen(r[k].ivl->time));
 		jsonw_uint_field(w, "lines", r[k].ivl->lines);
-		jsonw_name(w, "metrics");
-		jsonw_start_object(w);
-		for (int i = 0; i < m->n; i++) {
-			if (m->m[i].valid)
-				jsonw_float_field(w, m->m[i].name,
-						  m->m[i].value);
-			else
-				jsonw_null_field(w, m->m[i].name);
-		}
-		jsonw_end_object(w);
-		jsonw_name(w, "flagged");
-		jsonw_start_array(w);
-		for (int i = 0; i < m->n; i++)
-			if (m->m[i].flagged)
-				jsonw_string(w, m->m[i].name);
-		jsonw_end_array(w);
+		json_metrics(w, &r[k]);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -932,17 +1049,18 @@ static void json_intervals(json_writer_t *w, const struct result *r, int nr)
  * stdin), the metrics (null when not computable), flagged (the metrics
  * outside 0..100%), formula and assumptions; lists are JSON arrays, and
  * in CSV one field ("flagged" space-separated, "assumptions"
- * "; "-separated). JSON also says how many lines of other events were
- * skipped. With perf stat -I input: in CSV a row per interval, with its
- * time_s after the label and its own lines; in JSON one object whose
- * "intervals" (json_intervals()) replace "metrics" and "flagged".
+ * "; "-separated). JSON also has the groups decoded, the metrics under
+ * perf's names, and how many lines of other events were skipped. With
+ * perf stat -I input: in CSV a row per interval, with its time_s after
+ * the label and its own lines; in JSON one object whose "intervals"
+ * (json_intervals()) replace "metrics", "perf_metrics" and "flagged".
  */
 enum {
 	DF_SET, DF_LABEL, DF_TIME, DF_LINES, DF_FLAGGED, DF_FORMULA, DF_ASSUME,
 	DF_SKIPPED, DF_NR
 };
 
-static void decode_rows(const struct td_decoder *d, const char *label,
+static void decode_rows(const struct decoded *dd, const char *label,
 			const struct result *r, int nr,
 			const struct decode_in *in, const struct notes *nt)
 {
@@ -956,24 +1074,24 @@ static void decode_rows(const struct td_decoder *d, const char *label,
 		[DF_ASSUME] = { .name = "assumptions", .in = TD_IN_CSV },
 		[DF_SKIPPED] = { .name = "skipped_lines", .in = TD_IN_JSON },
 	};
-	const struct td_metrics *m0 = &r[0].m;
-	struct td_field hdr[DF_NR + TD_MAX_METRICS], mf[TD_MAX_METRICS];
-	char flagged[TD_MAX_METRICS * (TOPDOWN_NAME_LEN + 1) + 1];
+	const struct result *r0 = &r[0];
+	struct td_field hdr[DF_NR + TD_MAX_TREE], mf[TD_MAX_TREE];
+	char flagged[TD_MAX_TREE * (TOPDOWN_NAME_LEN + 1) + 1];
 	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
 	bool timed = in->timed > 0;
 	json_writer_t *w;
 	struct td_emit e;
 	int n = 0;
 
-	for (int i = 0; i < m0->n; i++)
-		mf[i] = (struct td_field){ .name = m0->m[i].name,
+	for (int i = 0; i < r0->n; i++)
+		mf[i] = (struct td_field){ .name = r0->m[i].m.name,
 					   .group = "metrics",
-					   .in = TD_IN_JSON | TD_IN_CSV };
+					   .in = TD_IN_CSV };
 	/* The CSV header: the fields in row order. */
 	for (int i = DF_SET; i <= DF_LINES; i++)
 		if (i != DF_TIME || timed)
 			hdr[n++] = f[i];
-	for (int i = 0; i < m0->n; i++)
+	for (int i = 0; i < r0->n; i++)
 		hdr[n++] = mf[i];
 	for (int i = DF_FLAGGED; i < DF_NR; i++)
 		hdr[n++] = f[i];
@@ -984,10 +1102,10 @@ static void decode_rows(const struct td_decoder *d, const char *label,
 	td_emit_init(&e, stdout);
 	td_emit_header(&e, hdr, n, NULL);
 	for (int k = 0; k < nr; k++) {
-		const struct td_metrics *m = &r[k].m;
+		const struct result *m = &r[k];
 
 		td_emit_begin(&e, NULL, NULL);
-		td_emit_str(&e, &f[DF_SET], d->set, SIZE_MAX);
+		td_emit_str(&e, &f[DF_SET], dd->gd.set, SIZE_MAX);
 		td_emit_str(&e, &f[DF_LABEL], label, SIZE_MAX);
 		if (timed)
 			td_emit_word(&e, &f[DF_TIME], r[k].ivl->time);
@@ -999,31 +1117,25 @@ static void decode_rows(const struct td_decoder *d, const char *label,
 		else
 			td_emit_null(&e, &f[DF_LINES]);
 		w = td_emit_json(&e);
-		if (w && timed) {
-			/* every interval in this one object */
-			json_intervals(w, r, nr);
+		if (w) {
+			json_groups(w, &dd->gd);
+			/* perf stat -I: every interval in this one object */
+			if (timed)
+				json_intervals(w, r, nr);
+			else
+				json_metrics(w, m);
 		} else {
-			td_emit_group(&e, "metrics");
-			for (int i = 0; i < m->n && i < m0->n; i++)
-				td_emit_float(&e, &mf[i], m->m[i].value,
-					      m->m[i].valid);
+			for (int i = 0; i < m->n && i < r0->n; i++)
+				td_emit_float(&e, &mf[i], m->m[i].m.value,
+					      m->m[i].m.valid);
 			flagged[0] = '\0';
 			for (int i = 0; i < m->n; i++)
-				if (m->m[i].flagged)
+				if (m->m[i].m.flagged)
 					snprintf(flagged + strlen(flagged),
 						 sizeof(flagged) - strlen(flagged),
 						 "%s%s", *flagged ? " " : "",
-						 m->m[i].name);
+						 m->m[i].m.name);
 			td_emit_str(&e, &f[DF_FLAGGED], flagged, SIZE_MAX);
-			w = td_emit_json(&e);
-			if (w) {
-				jsonw_name(w, "flagged");
-				jsonw_start_array(w);
-				for (int i = 0; i < m->n; i++)
-					if (m->m[i].flagged)
-						jsonw_string(w, m->m[i].name);
-				jsonw_end_array(w);
-			}
 		}
 		td_emit_str(&e, &f[DF_FORMULA], in->s->formula, SIZE_MAX);
 		td_emit_str(&e, &f[DF_ASSUME], as, SIZE_MAX);
@@ -1067,30 +1179,32 @@ static void plain_value(char *buf, size_t n, const struct td_metric *x,
 static bool plain_intervals(const struct result *r, int nr, bool *flagged,
 			    bool *invalid)
 {
-	const struct td_metrics *m0 = &r[0].m;
-	int w[TD_MAX_METRICS];
+	const struct result *r0 = &r[0];
+	int w[TD_MAX_TREE];
 	bool marked = false;
 	char v[64];
 
 	printf("%16s", "time_s");
-	for (int i = 0; i < m0->n; i++) {
-		w[i] = (int)strlen(m0->m[i].name);
+	for (int i = 0; i < r0->n; i++) {
+		w[i] = (int)strlen(r0->m[i].m.name);
 		if (w[i] < 8)
 			w[i] = 8;
-		printf("  %*s%s", w[i], m0->m[i].name,
-		       i + 1 < m0->n ? " " : "");
+		printf("  %*s%s", w[i], r0->m[i].m.name,
+		       i + 1 < r0->n ? " " : "");
 	}
 	printf("\n");
 	for (int k = 0; k < nr; k++) {
-		const struct td_metrics *m = &r[k].m;
+		const struct result *m = &r[k];
 		int best = bottleneck(m);
 
 		printf("%16s", r[k].ivl->time);
-		for (int i = 0; i < m->n && i < m0->n; i++) {
-			plain_value(v, sizeof(v), &m->m[i], flagged, invalid);
-			printf("  %*s%s", w[i], v, m->m[i].flagged ? "!" :
+		for (int i = 0; i < m->n && i < r0->n; i++) {
+			const struct td_metric *x = &m->m[i].m;
+
+			plain_value(v, sizeof(v), x, flagged, invalid);
+			printf("  %*s%s", w[i], v, x->flagged ? "!" :
 			       i == best ? "*" : i + 1 < m->n ? " " : "");
-			marked |= i == best && !m->m[i].flagged;
+			marked |= i == best && !x->flagged;
 		}
 		printf("\n");
 	}
@@ -1098,20 +1212,24 @@ static bool plain_intervals(const struct result *r, int nr, bool *flagged,
 }
 
 /* The metrics one per line, by name (as perf stat prints its metrics),
+ * in the order of the hierarchy (children indented under their class),
  * with the vocabulary's decimals (output/vocab.h); after the value '!'
  * for a fraction outside 0..100% and '*' for the largest Level-1 class,
- * and the legend of the marks, as under every table.
+ * perf's name of the metric with groups, and the legend of the marks, as
+ * under every table. perf stat -I input: a row per interval
+ * (plain_intervals()).
  */
-static void decode_plain(const struct td_decoder *d, const char *label,
+static void decode_plain(const struct decoded *dd, const char *label,
 			 const struct result *r, int nr,
 			 const struct decode_in *in, const struct notes *nt)
 {
-	const struct td_metrics *m = &r[0].m;
+	const struct td_gdecoder *gd = &dd->gd;
 	bool flagged = false, invalid = false;
+	struct td_group_desc g;
 	int best = -1;
 	char v[64];
 
-	printf("set %s (%s)", d->set, label);
+	printf("set %s (%s)", gd->set, label);
 	if (in->timed > 0)
 		printf(", %d interval%s of perf stat -I (%d input lines)", nr,
 		       nr == 1 ? "" : "s", in->lines);
@@ -1122,21 +1240,27 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 		printf(", %d line%s of other events skipped", in->skipped,
 		       in->skipped == 1 ? "" : "s");
 	printf("\n");
-	if (!m->n)
+	if (!r[0].n)
 		printf("  no TopDown metrics for this set\n");
 	else if (in->timed > 0)
 		best = plain_intervals(r, nr, &flagged, &invalid) ? 0 : -1;
 	else
-		best = bottleneck(m);
-	for (int i = 0; in->timed <= 0 && i < m->n; i++) {
-		const struct td_metric *x = &m->m[i];
+		best = bottleneck(&r[0]);
+	for (int i = 0; in->timed <= 0 && i < r[0].n; i++) {
+		const struct td_metric *x = &r[0].m[i].m;
+		const struct td_metric_info *mi = r[0].m[i].info;
+		int depth = r[0].m[i].depth;
 
 		plain_value(v, sizeof(v), x, &flagged, &invalid);
-		printf("  %-24s %8s", x->name, v);
+		printf("  %*s%-*s %8s", 2 * depth, "", 24 - 2 * depth, x->name,
+		       v);
 		if (x->flagged)
 			printf("  !");
 		if (i == best)
 			printf("  *");
+		if (gd->grouped && mi && mi->perf_name)
+			printf("%s  perf: %s", x->flagged || i == best ? "" : "   ",
+			       mi->perf_name);
 		printf("\n");
 	}
 	if (best >= 0)
@@ -1146,21 +1270,164 @@ static void decode_plain(const struct td_decoder *d, const char *label,
 	if (invalid)
 		printf("n/a: not computable from these counts (zero denominator)\n");
 	printf("formula: %s\n", in->s->formula);
+	for (int i = 1; gd->grouped && i < gd->nr_groups; i++)
+		for (int k = 0; !td_set_group(gd->set, k, &g); k++)
+			if (!strcmp(g.id, gd->g[i].id))
+				printf("group %s: %s\n", g.name, g.formula);
 	for (int i = 0; i < nt->n; i++)
 		printf("assumes: %s\n", nt->s[i]);
 }
 
-/* The events the formula needs that interval iv has no count of, in
- * buf (empty: none).
+/*
+ * The events of the selection: the set's Level 1 events, or the pool of
+ * the groups it takes (group 0's events first) and their composition.
+ */
+static int choose_events(struct decode_in *in, int level, const char *mg,
+			 struct topdown_group *groups, int *nr_groups,
+			 char *ids, size_t idlen)
+{
+	struct td_select sel = { .level = level, .metric_groups = mg };
+	bool want[TOPDOWN_MAX_GROUPS];
+	char err[1024];
+	int r = 0;
+
+	*nr_groups = 0;
+	ids[0] = '\0';
+	if (level > 1 || (mg && *mg)) {
+		r = td_select_groups(NULL, in->s, &sel, want, err, sizeof(err));
+		if (r < 0) {
+			p_err("decode: %s", err);
+			return -1;
+		}
+	}
+	if (!(level > 1 || (mg && *mg)) || r == 1) {
+		in->nr_ev = in->s->nr_events;
+		for (int i = 0; i < in->s->nr_events; i++)
+			in->ev[i] = &in->s->ev[i];
+		return 0;
+	}
+	for (int g = 0; g < in->s->nr_groups; g++) {
+		const struct td_grp *grp = &in->s->groups[g];
+		struct topdown_group *tg;
+
+		if (!want[g])
+			continue;
+		tg = &groups[(*nr_groups)++];
+		memset(tg, 0, sizeof(*tg));
+		tg->nr_events = grp->nr_events;
+		snprintf(ids + strlen(ids), idlen - strlen(ids), "%s%s",
+			 *ids ? "," : "", grp->id);
+		for (int k = 0; k < grp->nr_events; k++) {
+			int e = 0;
+
+			while (e < in->nr_ev &&
+			       strcmp(in->ev[e]->name, grp->ev[k].name))
+				e++;
+			if (e == in->nr_ev) {
+				if (e == TOPDOWN_MAX_POOL) {
+					p_err("decode: more than %d events",
+					      TOPDOWN_MAX_POOL);
+					return -1;
+				}
+				in->ev[in->nr_ev++] = &grp->ev[k];
+			} else if (!grp->ev[k].optional) {
+				/* required by one group: required */
+				if (in->ev[e]->optional)
+					in->ev[e] = &grp->ev[k];
+			}
+			tg->events[k] = e;
+		}
+	}
+	return 0;
+}
+
+/* The selected group of the set with this composition. */
+static const struct td_grp *group_of(const struct decode_in *in,
+				     const char *ids, int k)
+{
+	const char *p = ids;
+	size_t n;
+
+	for (; k > 0 && p; k--) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return NULL;
+	n = strcspn(p, ",");
+	return td_grp_find(in->s, p, n);
+}
+
+/* Does one of the groups (without groups: the set) need pool event i? */
+static bool needed(const struct decode_in *in, const struct topdown_group *g,
+		   int nr_groups, const char *ids, int i)
+{
+	if (!nr_groups)
+		return !in->ev[i]->optional;
+	for (int k = 0; k < nr_groups; k++) {
+		const struct td_grp *grp = group_of(in, ids, k);
+
+		for (uint32_t j = 0; j < g[k].nr_events; j++)
+			if (g[k].events[j] == i && !grp->ev[j].optional)
+				return true;
+	}
+	return false;
+}
+
+/* Leave out the groups missing a count they need; error if none is left. */
+static int drop_groups(struct decode_in *in, struct topdown_group *g,
+		       int *nr_groups, char *ids, size_t idlen,
+		       struct notes *nt)
+{
+	char kept[64] = "", missing[256];
+	int n = 0;
+
+	for (int k = 0; k < *nr_groups; k++) {
+		const struct td_grp *grp = group_of(in, ids, k);
+
+		missing[0] = '\0';
+		for (uint32_t j = 0; j < g[k].nr_events; j++) {
+			int e = g[k].events[j];
+
+			if (!in->seen[e] && !grp->ev[j].optional)
+				snprintf(missing + strlen(missing),
+					 sizeof(missing) - strlen(missing),
+					 "%s%s", *missing ? ", " : "",
+					 in->ev[e]->name);
+		}
+		if (*missing) {
+			note(nt, "no counts for group %s (%s): its metrics are left out",
+			     grp->name, missing);
+			continue;
+		}
+		snprintf(kept + strlen(kept), sizeof(kept) - strlen(kept),
+			 "%s%s", *kept ? "," : "", grp->id);
+		g[n++] = g[k];
+	}
+	if (!n) {
+		set_names(missing, sizeof(missing), in);
+		p_err("decode: no group of set %s has all its counts (its events: %s)",
+		      in->s->name, missing);
+		return -1;
+	}
+	*nr_groups = n;
+	snprintf(ids, idlen, "%s", kept);
+	return 0;
+}
+
+/* The events the formulas of the groups g (without groups: the set's)
+ * need that interval iv has no count of, in buf (empty: none).
  */
 static void missing(const struct decode_in *in, const struct decode_ivl *iv,
-		    char *buf, size_t n)
+		    const struct topdown_group *g, int nr_groups,
+		    const char *ids, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	for (int i = 0; i < in->s->nr_events; i++)
-		if (!iv->seen[i] && !in->s->ev[i].optional)
+	for (int i = 0; i < in->nr_ev; i++)
+		if (!iv->seen[i] && needed(in, g, nr_groups, ids, i))
 			snprintf(buf + strlen(buf), n - strlen(buf), "%s%s",
-				 *buf ? ", " : "", in->s->ev[i].name);
+				 *buf ? ", " : "", in->ev[i]->name);
 }
 
 static void decode_in_free(struct decode_in *in)
@@ -1172,38 +1439,51 @@ static void decode_in_free(struct decode_in *in)
 }
 
 /*
- * Decode the counts of in (its set and separator set) given as EVENT=COUNT
- * arguments argv[0..argc), or without them read from stdin, and print the
- * result. What do_decode() runs once the options are read, and the fuzz
- * target (selftests/fuzz/fuzz_decode.c). 0, or -1 after p_err().
+ * Decode the counts of in (its set, --level, -M and separator set) given
+ * as EVENT=COUNT arguments argv[0..argc), or without them read from
+ * stdin, and print the result. What do_decode() runs once the options
+ * are read, and the fuzz target (selftests/fuzz/fuzz_decode.c). 0, or -1
+ * after p_err().
  */
 static int decode_run(struct decode_in *in, const char *slots,
 		      const char *rev, int argc, char **argv)
 {
-	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
-	char label[TOPDOWN_LABEL_LEN + 64], err[512];
+	char names[TOPDOWN_MAX_POOL][TOPDOWN_NAME_LEN];
+	char label[TOPDOWN_LABEL_LEN + 64], err[512], ids[64];
+	struct topdown_group groups[TOPDOWN_MAX_GROUPS];
+	struct decoded *dd = NULL;
 	struct result *res = NULL;
 	struct notes nt = { 0 };
 	struct td_decoder d;
-	int n, ret = -1;
+	int n, ret = -1, nr_groups;
 
-	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s", in->s->name,
+	if (choose_events(in, in->level ? in->level : 1, in->mg, groups,
+			  &nr_groups, ids, sizeof(ids)))
+		goto out;
+	n = snprintf(label, sizeof(label), "set=%s%s%s%s%s%s%s", in->s->name,
 		     slots ? " slots=" : "", slots ? slots : "",
-		     rev ? " rev=" : "", rev ? rev : "");
+		     rev ? " rev=" : "", rev ? rev : "",
+		     nr_groups ? " g=" : "", ids);
 	if (n < 0 || n >= TOPDOWN_LABEL_LEN) {
 		p_err("decode: --slots/--revision too long");
-		return -1;
+		goto out;
+	}
+	dd = calloc(1, sizeof(*dd));
+	if (!dd) {
+		p_err("decode: out of memory");
+		goto out;
 	}
 	/* The label's checks first: a bad --slots/--revision is reported
 	 * before any count is read.
 	 */
 	memset(names, 0, sizeof(names));
-	for (int i = 0; i < in->s->nr_events; i++)
-		snprintf(names[i], sizeof(names[i]), "%s", in->s->ev[i].name);
-	if (td_decoder_from_label(&d, label, (const char (*)[32])names,
-				  in->s->nr_events, err, sizeof(err))) {
+	for (int i = 0; i < in->nr_ev; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", in->ev[i]->name);
+	if (td_gdecoder_build(&dd->gd, label, (const char (*)[32])names,
+			      in->nr_ev, nr_groups ? groups : NULL, nr_groups,
+			      false, err, sizeof(err))) {
 		p_err("decode: %s", err);
-		return -1;
+		goto out;
 	}
 
 	if (argc && args(in, argc, argv))
@@ -1212,9 +1492,20 @@ static int decode_run(struct decode_in *in, const char *slots,
 	if (!argc && read_stdin(in))
 		goto out;
 
-	/* Only what the formula reads is required, in every interval. */
+	/* With groups, a group without the counts it needs is left out
+	 * (perf stat -M DTLB_Effectiveness has no Level 1 counts), said so.
+	 */
+	if (nr_groups && drop_groups(in, groups, &nr_groups, ids, sizeof(ids),
+				     &nt))
+		goto out;
+	if (nr_groups)
+		snprintf(strstr(label, " g=") + 3,
+			 sizeof(label) - (strstr(label, " g=") + 3 - label),
+			 "%s", ids);
+	/* Only what the formulas read is required, in every interval. */
 	for (int k = 0; k < in->nivl; k++) {
-		missing(in, &in->ivl[k], err, sizeof(err));
+		missing(in, &in->ivl[k], groups, nr_groups, ids, err,
+			sizeof(err));
 		if (!*err)
 			continue;
 		if (in->timed > 0)
@@ -1225,31 +1516,33 @@ static int decode_run(struct decode_in *in, const char *slots,
 			      in->s->name, err);
 		goto out;
 	}
-	for (int i = 0; i < in->s->nr_events; i++)
+	for (int i = 0; i < in->nr_ev; i++)
 		if (!in->seen[i])
 			names[i][0] = '\0';
-	if (td_decoder_partial(&d, label, (const char (*)[32])names,
-			       in->s->nr_events, err, sizeof(err))) {
+	if (td_gdecoder_build(&dd->gd, label, (const char (*)[32])names,
+			      in->nr_ev, nr_groups ? groups : NULL, nr_groups,
+			      true, err, sizeof(err))) {
 		p_err("decode: %s", err);
 		goto out;
 	}
+	dd->nr_tree = td_gdecoder_tree(&dd->gd, dd->tree, TD_MAX_TREE);
 	res = calloc(in->nivl, sizeof(*res));
 	if (!res) {
 		p_err("decode: out of memory");
 		goto out;
 	}
-	for (int k = 0; k < in->nivl; k++) {
-		res[k].ivl = &in->ivl[k];
-		td_decode(&d, in->ivl[k].counts, &res[k].m);
-	}
+	for (int k = 0; k < in->nivl; k++)
+		decode_result(dd, &in->ivl[k], &res[k]);
+	d = dd->gd.g[0].dec;
 	assumptions(in, &d, slots, rev, &nt);
 	if (json_output || csv_output)
-		decode_rows(&d, label, res, in->nivl, in, &nt);
+		decode_rows(dd, label, res, in->nivl, in, &nt);
 	else
-		decode_plain(&d, label, res, in->nivl, in, &nt);
+		decode_plain(dd, label, res, in->nivl, in, &nt);
 	ret = 0;
 out:
 	free(res);
+	free(dd);
 	decode_in_free(in);
 	return ret;
 }
@@ -1258,6 +1551,7 @@ int do_decode(int argc, char **argv)
 {
 	const char *setname = NULL, *slots = NULL, *rev = NULL;
 	struct decode_in in = { .sep = ",", .timed = -1 };
+	unsigned long long level = 1;
 	struct td_getopt g;
 	char err[512];
 	int opt;
@@ -1273,6 +1567,13 @@ int do_decode(int argc, char **argv)
 			break;
 		case 'r':
 			rev = optarg;
+			break;
+		case 'L':
+			if (parse_u64("--level", optarg, 2, &level))
+				return -1;
+			break;
+		case 'M':
+			in.mg = optarg;
 			break;
 		case 'x':
 			if (!*optarg || strlen(optarg) >= sizeof(in.sep)) {
@@ -1304,5 +1605,6 @@ int do_decode(int argc, char **argv)
 		      err);
 		return -1;
 	}
+	in.level = (int)level;
 	return decode_run(&in, slots, rev, argc - optind, argv + optind);
 }

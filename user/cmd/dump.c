@@ -38,11 +38,30 @@ const struct td_opt dump_opts[] = {
 	TD_OPT_END,
 };
 
+/* The metrics of one record: a decode (td_metrics), or with rotated
+ * groups every metric of the configuration, valid where the record's
+ * group computes it.
+ */
+struct mview {
+	int n;
+	const struct td_metric *m;
+};
+
 struct dump_ctx {
 	struct td_reader rd;
-	const struct topdown_config *cfg;	/* the rings' or the file's */
+	/* The rings' or the file's configuration; with one event group,
+	 * that group's events in delta order (td_view_cfg); with rotated
+	 * groups the pool, each record's deltas placed by its group.
+	 */
+	const struct topdown_config *cfg;
+	struct td_view_cfg *vc;
+	bool rotated;
 	struct td_decoder dec;
 	bool can_decode;
+	/* rotated: the metrics in the tables' order (td_gdecoder_tree()) */
+	int nr_tree;
+	struct td_tree_node tree[TD_MAX_TREE];
+	struct td_metric rm[TD_MAX_TREE];
 	bool follow;
 	struct td_filter filter;
 	/* batch of records, printed in time order (order.h) */
@@ -53,18 +72,104 @@ struct dump_ctx {
 	uint64_t lost;
 	uint64_t base_ns;	/* time_s 0: the collection's start */
 	bool marked, flagged;	/* plain: a '*' or '!' was printed */
-	int ev_w[TOPDOWN_MAX_EVENTS];	/* plain: column widths */
-	int m_w[TD_MAX_METRICS];
-	bool m_l1[TD_MAX_METRICS];	/* a Level-1 class: may be marked */
+	int ev_w[TOPDOWN_MAX_POOL];	/* plain: column widths */
+	int m_w[TD_MAX_TREE];
+	bool m_l1[TD_MAX_TREE];	/* a Level-1 class: may be marked */
 	/* the lines are formatted here (fmt.h), JSON names escaped once */
 	struct td_buf out;
-	char ev_json[TOPDOWN_MAX_EVENTS][6 * TOPDOWN_NAME_LEN + 4];
-	int ev_json_len[TOPDOWN_MAX_EVENTS];
-	const char *m_name[TD_MAX_METRICS];	/* the names of m_* */
-	char m_json[TD_MAX_METRICS][6 * 64 + 4];	/* -1: longer */
-	int m_json_len[TD_MAX_METRICS];
-	bool m_fraction[TD_MAX_METRICS];
+	char ev_json[TOPDOWN_MAX_POOL][6 * TOPDOWN_NAME_LEN + 4];
+	int ev_json_len[TOPDOWN_MAX_POOL];
+	const char *m_name[TD_MAX_TREE];	/* the names of m_* */
+	char m_json[TD_MAX_TREE][6 * 64 + 4];	/* -1: longer */
+	int m_json_len[TD_MAX_TREE];
+	bool m_fraction[TD_MAX_TREE];
 };
+
+/* A record's counts by configuration event (pool entry with rotated
+ * groups): the delta of those its group measured and could read.
+ */
+struct rcounts {
+	uint64_t c[TOPDOWN_MAX_POOL];
+	uint32_t have;		/* bit i: c[i] is a count */
+	int group;		/* rotated: the record's group, -1 none */
+};
+
+/* Rotated: whether group g counts pool entry p. */
+static bool in_group(const struct dump_ctx *d, int g, uint32_t p)
+{
+	const struct topdown_group *grp = &d->cfg->groups[g];
+
+	for (uint32_t j = 0; j < grp->nr_events && j < TOPDOWN_MAX_EVENTS; j++)
+		if (grp->events[j] == p)
+			return true;
+	return false;
+}
+
+/* The configuration as the records show it (struct dump_ctx). 0, or -1
+ * after p_err().
+ */
+static int dump_setup(struct dump_ctx *d, const struct topdown_config *cfg)
+{
+	int n;
+
+	d->vc = malloc(sizeof(*d->vc));
+	if (!d->vc) {
+		p_err("out of memory");
+		return -1;
+	}
+	if (td_view_cfg_init(d->vc, cfg))
+		return -1;
+	d->cfg = &d->vc->cfg;
+	d->rotated = d->vc->rotated;
+	d->can_decode = d->vc->can_decode;
+	if (!d->rotated) {
+		if (d->can_decode)
+			d->dec = d->vc->dec;
+		return 0;
+	}
+	if (!d->can_decode)
+		return 0;
+	n = td_gdecoder_tree(&d->vc->gd, d->tree, TD_MAX_TREE);
+	d->nr_tree = n < TD_MAX_TREE ? n : TD_MAX_TREE;
+	for (int i = 0; i < d->nr_tree; i++)
+		d->rm[i].name = d->tree[i].info->name;
+	return 0;
+}
+
+static void record_counts(const struct dump_ctx *d,
+			  const struct topdown_record *r, struct rcounts *rc)
+{
+	const struct topdown_config *cfg = d->cfg;
+
+	rc->have = 0;
+	rc->group = -1;
+	if (!d->rotated) {
+		for (uint32_t i = 0; i < cfg->nr_events &&
+		     i < TOPDOWN_MAX_EVENTS; i++) {
+			rc->c[i] = r->delta[i];
+			if (!(r->flags & (1u << i)))
+				rc->have |= 1u << i;
+		}
+		return;
+	}
+	memset(rc->c, 0, sizeof(rc->c));
+	rc->group = (int)TOPDOWN_REC_GROUP(r->flags);
+	if (rc->group >= (int)cfg->nr_groups) {
+		rc->group = -1;
+		return;
+	}
+	if (r->flags & TOPDOWN_REC_ROTATED)
+		return;
+	for (uint32_t j = 0; j < cfg->groups[rc->group].nr_events &&
+	     j < TOPDOWN_MAX_EVENTS; j++) {
+		uint32_t p = cfg->groups[rc->group].events[j];
+
+		if (p >= TOPDOWN_MAX_POOL || (r->flags & (1u << j)))
+			continue;
+		rc->c[p] = r->delta[j];
+		rc->have |= 1u << p;
+	}
+}
 
 static volatile sig_atomic_t stop_flag;
 
@@ -112,7 +217,9 @@ static void flags_str(uint32_t f, char *buf)
 		*p++ = 'F';
 	if (f & TOPDOWN_REC_IDLE)
 		*p++ = 'I';
-	if (f & TOPDOWN_REC_ERROR_MASK)
+	if (f & TOPDOWN_REC_ROTATED)
+		*p++ = 'R';
+	else if (f & TOPDOWN_REC_ERROR_MASK)
 		*p++ = 'E';
 	*p = '\0';
 }
@@ -134,15 +241,42 @@ static int max_int(int a, int b)
 	return a > b ? a : b;
 }
 
+static uint32_t nr_ev(const struct dump_ctx *d)
+{
+	return d->cfg->nr_events < TOPDOWN_MAX_POOL ? d->cfg->nr_events :
+	       TOPDOWN_MAX_POOL;
+}
+
+static const char *ev_name(const struct dump_ctx *d, uint32_t i)
+{
+	return td_pool_event_c(d->cfg, i)->name;
+}
+
+/* The metric columns: a decode of nothing, or every metric of the
+ * rotated groups.
+ */
+static void header_metrics(struct dump_ctx *d, struct td_metrics *tmp,
+			   struct mview *mv)
+{
+	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
+
+	tmp->n = 0;
+	if (d->rotated) {
+		*mv = (struct mview){ d->nr_tree, d->rm };
+		return;
+	}
+	if (d->can_decode)
+		td_decode(&d->dec, zero, tmp);
+	*mv = (struct mview){ tmp->n, tmp->m };
+}
+
 static void print_header(struct dump_ctx *d)
 {
-	const struct topdown_config *cfg = d->cfg;
-	struct td_metrics m = { 0 };
-	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
+	struct td_metrics tmp;
+	struct mview m;
 	struct csv_writer w;
 
-	if (d->can_decode)
-		td_decode(&d->dec, zero, &m);
+	header_metrics(d, &tmp, &m);
 	if (csv_output) {
 		static const char *const fixed[] = {
 			"seq", "time_ns", "time_s", "cpu", "pid", "tid",
@@ -152,8 +286,10 @@ static void print_header(struct dump_ctx *d)
 		csvw_init(&w, stdout);
 		for (int i = 0; fixed[i]; i++)
 			csvw_name(&w, fixed[i]);
-		for (uint32_t i = 0; i < cfg->nr_events; i++)
-			csvw_name(&w, cfg->events[i].name);
+		if (d->rotated)
+			csvw_name(&w, "group");
+		for (uint32_t i = 0; i < nr_ev(d); i++)
+			csvw_name(&w, ev_name(d, i));
 		for (int i = 0; i < m.n; i++)
 			csvw_name(&w, m.m[i].name);
 		csvw_end_row(&w);
@@ -163,12 +299,14 @@ static void print_header(struct dump_ctx *d)
 	       td_voc_title("cpu"), td_voc_title("pid"), td_voc_title("tid"),
 	       td_voc_title("comm"), td_voc_title("duration_ns"),
 	       td_voc_title("flags"));
-	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+	if (d->rotated)
+		printf(" %3s", td_voc_title("group"));
+	for (uint32_t i = 0; i < nr_ev(d); i++) {
 		char t[TD_TEXT_SIZE(TOPDOWN_NAME_LEN)];
 		size_t cols, len;
 
 		/* the text of the name (output/text.h), never cut */
-		len = td_text(t, cfg->events[i].name, TOPDOWN_NAME_LEN, &cols);
+		len = td_text(t, ev_name(d, i), TOPDOWN_NAME_LEN, &cols);
 		d->ev_w[i] = max_int(14, (int)cols);
 		printf(" %*s", d->ev_w[i] + (int)(len - cols), t);
 	}
@@ -183,7 +321,7 @@ static void print_header(struct dump_ctx *d)
 }
 
 /* What is known of metric i by its name; names are constant strings. */
-static void metric_names(struct dump_ctx *d, const struct td_metrics *m)
+static void metric_names(struct dump_ctx *d, const struct mview *m)
 {
 	for (int i = 0; i < m->n; i++) {
 		if (m->m[i].name == d->m_name[i])
@@ -232,7 +370,7 @@ static void put_time_s(struct dump_ctx *d, uint64_t ns, int prec, int width)
 }
 
 /* The largest Level-1 class of m, -1 if none. */
-static int bottleneck(const struct dump_ctx *d, const struct td_metrics *m)
+static int bottleneck(const struct dump_ctx *d, const struct mview *m)
 {
 	int best = -1;
 
@@ -250,10 +388,10 @@ static int bottleneck(const struct dump_ctx *d, const struct td_metrics *m)
  * outside 0..100%.
  */
 static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
-		      const struct td_metrics *m, const char *comm,
-		      size_t len, size_t cols, const char *fl)
+		      const struct rcounts *rc, const struct mview *m,
+		      const char *comm, size_t len, size_t cols,
+		      const char *fl)
 {
-	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
 	int mark = bottleneck(d, m);
 
@@ -268,12 +406,22 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_fixed(b, r->duration_ns / 1e3, 3, 10);
 	td_buf_char(b, ' ');
 	td_buf_pad(b, fl, strlen(fl), -4);
-	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+	if (d->rotated) {
 		td_buf_char(b, ' ');
-		if (r->flags & (1u << i))
-			td_buf_pad(b, "<error>", 7, d->ev_w[i]);
+		td_buf_field(b, (uint64_t)(rc->group < 0 ? 0 : rc->group), 3,
+			     ' ');
+		b->p--;	/* td_buf_field()'s separator */
+	}
+	for (uint32_t i = 0; i < nr_ev(d); i++) {
+		td_buf_char(b, ' ');
+		if (rc->have & (1u << i))
+			td_buf_u64(b, rc->c[i], d->ev_w[i]);
+		else if (d->rotated && (rc->group < 0 ||
+					(r->flags & TOPDOWN_REC_ROTATED) ||
+					!in_group(d, rc->group, i)))
+			td_buf_pad(b, "-", 1, d->ev_w[i]);
 		else
-			td_buf_u64(b, r->delta[i], d->ev_w[i]);
+			td_buf_pad(b, "<error>", 7, d->ev_w[i]);
 	}
 	for (int i = 0; i < m->n; i++) {
 		char cell[TD_FMT_MAX + 4];
@@ -308,9 +456,9 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
  * ",%.6f" or "," per metric; quotes in comm doubled.
  */
 static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
-		    const struct td_metrics *m, const char *comm, const char *fl)
+		    const struct rcounts *rc, const struct mview *m,
+		    const char *comm, const char *fl)
 {
-	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
 
 	td_buf_field(b, r->seq, 0, ',');
@@ -330,10 +478,15 @@ static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_field(b, r->duration_ns, 0, ',');
 	td_buf_field(b, r->cgroup_id, 0, ',');
 	td_buf_mem(b, fl, strlen(fl));
-	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+	if (d->rotated) {
 		td_buf_char(b, ',');
-		if (!(r->flags & (1u << i)))
-			td_buf_u64(b, r->delta[i], 0);
+		if (rc->group >= 0)
+			td_buf_u64(b, (uint64_t)rc->group, 0);
+	}
+	for (uint32_t i = 0; i < nr_ev(d); i++) {
+		td_buf_char(b, ',');
+		if (rc->have & (1u << i))
+			td_buf_u64(b, rc->c[i], 0);
 	}
 	for (int i = 0; i < m->n; i++) {
 		td_buf_char(b, ',');
@@ -358,9 +511,8 @@ static void put_field(struct td_buf *b, const char *name_colon, size_t n,
  */
 static inline __attribute__((always_inline))
 void put_json(struct dump_ctx *d, const struct topdown_record *r,
-	      const struct td_metrics *m, const char *sep)
+	      const struct rcounts *rc, const struct mview *m, const char *sep)
 {
-	const struct topdown_config *cfg = d->cfg;
 	struct td_buf *b = &d->out;
 	static const char *const tf[] = { "false", "true" };
 	char comm[COMM_TEXT_SIZE];
@@ -389,15 +541,25 @@ void put_json(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_mem(b, ",\"idle\":", 8);
 	n = !!(r->flags & TOPDOWN_REC_IDLE);
 	td_buf_mem(b, tf[n], 4 + !n);
+	if (d->rotated) {
+		td_buf_mem(b, ",\"group\":", 9);
+		if (rc->group >= 0)
+			td_buf_u64(b, (uint64_t)rc->group, 0);
+		else
+			td_buf_mem(b, "null", 4);
+		td_buf_mem(b, ",\"rotated\":", 11);
+		n = !!(r->flags & TOPDOWN_REC_ROTATED);
+		td_buf_mem(b, tf[n], 4 + !n);
+	}
 	td_buf_mem(b, ",\"counts\":{", 11);
-	for (uint32_t i = 0; i < cfg->nr_events; i++) {
+	for (uint32_t i = 0; i < nr_ev(d); i++) {
 		if (i)
 			td_buf_char(b, ',');
 		td_buf_mem(b, d->ev_json[i], d->ev_json_len[i]);
-		if (r->flags & (1u << i))
-			td_buf_mem(b, "null", 4);
+		if (rc->have & (1u << i))
+			td_buf_u64(b, rc->c[i], 0);
 		else
-			td_buf_u64(b, r->delta[i], 0);
+			td_buf_mem(b, "null", 4);
 	}
 	td_buf_mem(b, "},\"metrics\":{", 13);
 	for (int i = 0; i < m->n; i++) {
@@ -425,44 +587,80 @@ void put_json(struct dump_ctx *d, const struct topdown_record *r,
  */
 static __attribute__((noinline))
 void print_json_writer(struct dump_ctx *d, const struct topdown_record *r,
-		       const struct td_metrics *m)
+		       const struct rcounts *rc, const struct mview *m)
 {
 	td_buf_flush(&d->out);
-	put_json(d, r, m, "");
+	put_json(d, r, rc, m, "");
 	jsonw_raw_value(json_wtr, d->out.buf, d->out.p - d->out.buf);
 	d->out.p = d->out.buf;
 	if (d->follow)	/* one document per line while streaming */
 		jsonw_newline(json_wtr);
 }
 
+/* Rotated groups: the metrics of the record's group, from its deltas
+ * (td_gdecode()); the other groups' are not known for this slice, nor
+ * any of a rotated slice or of one with an unreadable counter.
+ */
+static void rotated_metrics(struct dump_ctx *d, const struct topdown_record *r,
+			    const struct rcounts *rc)
+{
+	uint64_t delta[TOPDOWN_MAX_EVENTS];
+	struct td_metrics gm;
+
+	for (int i = 0; i < d->nr_tree; i++) {
+		d->rm[i].value = 0;
+		d->rm[i].valid = false;
+		d->rm[i].flagged = false;
+	}
+	if (rc->group < 0 || (r->flags & (TOPDOWN_REC_ROTATED |
+					  TOPDOWN_REC_ERROR_MASK)))
+		return;
+	for (int j = 0; j < TOPDOWN_MAX_EVENTS; j++)
+		delta[j] = r->delta[j];
+	td_gdecode(&d->vc->gd, rc->group, delta, &gm);
+	for (int i = 0; i < d->nr_tree; i++) {
+		if (d->tree[i].group != rc->group || d->tree[i].index >= gm.n)
+			continue;
+		d->rm[i].value = gm.m[d->tree[i].index].value;
+		d->rm[i].valid = gm.m[d->tree[i].index].valid;
+		d->rm[i].flagged = gm.m[d->tree[i].index].flagged;
+	}
+}
+
 static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 {
 	char comm[COMM_TEXT_SIZE], fl[8];
 	size_t len, cols;
-	struct td_metrics m;
-	uint64_t counts[TOPDOWN_MAX_EVENTS];
+	struct td_metrics tm;
+	struct rcounts rc;
+	struct mview m;
 	const char *sep;
 
-	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
-		counts[i] = r->delta[i];
-	m.n = 0;
-	if (d->can_decode)
-		td_decode(&d->dec, counts, &m);
+	record_counts(d, r, &rc);
+	if (d->rotated) {
+		rotated_metrics(d, r, &rc);
+		m = (struct mview){ d->nr_tree, d->rm };
+	} else {
+		tm.n = 0;
+		if (d->can_decode)
+			td_decode(&d->dec, rc.c, &tm);
+		m = (struct mview){ tm.n, tm.m };
+	}
 	metric_names(d, &m);
 	if (!json_output) {
 		len = comm_str(r, comm, &cols);
 		flags_str(r->flags, fl);
 		if (csv_output)
-			put_csv(d, r, &m, comm, fl);
+			put_csv(d, r, &rc, &m, comm, fl);
 		else
-			put_plain(d, r, &m, comm, len, cols, fl);
+			put_plain(d, r, &rc, &m, comm, len, cols, fl);
 		return;
 	}
 	sep = d->follow ? NULL : jsonw_raw_begin(json_wtr);
 	if (sep)
-		put_json(d, r, &m, sep);
+		put_json(d, r, &rc, &m, sep);
 	else
-		print_json_writer(d, r, &m);
+		print_json_writer(d, r, &rc, &m);
 }
 
 /* Print recs[0..n) in time order (the filter's records only). */
@@ -503,15 +701,12 @@ static const char dump_desc[] =
 /* Start the output: JSON array or the table's header. */
 static int dump_begin(struct dump_ctx *d)
 {
-	const struct topdown_config *cfg = d->cfg;
-
 	if (td_buf_init(&d->out, stdout)) {
 		p_err("out of memory");
 		return -1;
 	}
-	for (uint32_t i = 0; i < cfg->nr_events; i++)
-		d->ev_json_len[i] = json_name(d->ev_json[i],
-					      cfg->events[i].name);
+	for (uint32_t i = 0; i < nr_ev(d); i++)
+		d->ev_json_len[i] = json_name(d->ev_json[i], ev_name(d, i));
 	if (json_output && !d->follow)
 		jsonw_start_array(json_wtr);
 	else if (!json_output)
@@ -541,12 +736,15 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 	struct td_lost lost;
 	struct td_file f;
 
-	if (td_input_load(path, NULL, &img, &f, NULL, NULL, force))
+	if (td_input_load(path, NULL, &img, &f, NULL, NULL,
+			  TD_FILE_GROUPS | (force ? TD_FILE_SALVAGE : 0)))
 		return -1;
-	d->cfg = &f.meta.cfg;
+	if (dump_setup(d, &f.meta.cfg)) {
+		td_file_unload(&img, &f);
+		return -1;
+	}
 	d->base_ns = f.meta.start_ns;
 	d->filter.base_ns = d->base_ns;
-	d->can_decode = td_decoder_for(d->cfg, &d->dec);
 	td_file_lost(&f, &lost);
 	td_lost_warn(&lost, "while recording");
 	/* The records in place, or converted to the host's byte order. */
@@ -626,22 +824,29 @@ int do_dump(int argc, char **argv)
 		p_usage_error("--follow and --duration read the rings, not a file (-i)");
 		return -1;
 	}
-	if (input)
-		return dump_file(&d, input, force);
+	if (input) {
+		ret = dump_file(&d, input, force);
+		free(d.vc);
+		return ret;
+	}
 	if (force) {
 		p_usage_error("--force reads a record file (-i FILE)");
 		return -1;
 	}
 	if (td_reader_open(&d.rd))
 		return -1;
-	d.cfg = &d.rd.cfg;
-	d.can_decode = td_decoder_for(d.cfg, &d.dec);
+	if (dump_setup(&d, &d.rd.cfg)) {
+		free(d.vc);
+		td_reader_close(&d.rd);
+		return -1;
+	}
 	/* time_s counts from the collection's start. */
 	if (!td_reader_status(&d.rd, &st, &stats))
 		d.base_ns = st.start_ns;
 	d.filter.base_ns = d.base_ns;
 	free(stats);
 	if (dump_begin(&d)) {
+		free(d.vc);
 		td_reader_close(&d.rd);
 		return -1;
 	}
@@ -671,6 +876,7 @@ int do_dump(int argc, char **argv)
 	}
 
 	dump_end(&d);
+	free(d.vc);
 	td_reader_close(&d.rd);
 	return ret;
 }

@@ -110,7 +110,7 @@ static void list_sets(const struct td_cpu_info *ci, const struct td_plan *p,
 		      const struct td_set *ps, bool only)
 {
 	enum { L_NAME, L_EVENTS, L_FITS, L_CHOSEN, L_TITLE, L_METRICS,
-	       L_REASON, L_NR };
+	       L_REASON, L_MGROUPS, L_NR };
 	static const struct td_field f[L_NR] = {
 		[L_NAME] = { .name = "name", .in = TD_IN_JSON | TD_IN_CSV },
 		[L_EVENTS] = { .name = "events", .in = TD_IN_JSON | TD_IN_CSV },
@@ -119,6 +119,8 @@ static void list_sets(const struct td_cpu_info *ci, const struct td_plan *p,
 		[L_TITLE] = { .name = "title", .in = TD_IN_JSON | TD_IN_CSV },
 		[L_METRICS] = { .name = "metrics", .in = TD_IN_JSON | TD_IN_CSV },
 		[L_REASON] = { .name = "reason", .in = TD_IN_JSON | TD_IN_CSV },
+		[L_MGROUPS] = { .name = "metric_groups",
+				.in = TD_IN_JSON | TD_IN_CSV },
 	};
 	struct td_emit e;
 	char buf[512];
@@ -141,9 +143,122 @@ static void list_sets(const struct td_cpu_info *ci, const struct td_plan *p,
 		td_emit_str(&e, &f[L_TITLE], s->title, SIZE_MAX);
 		td_emit_str(&e, &f[L_METRICS], s->metrics, SIZE_MAX);
 		td_emit_str(&e, &f[L_REASON], buf, SIZE_MAX);
+		td_set_metric_groups(s, false, ";", buf, sizeof(buf));
+		td_emit_str(&e, &f[L_MGROUPS], buf, SIZE_MAX);
 		td_emit_end(&e);
 	}
 	td_emit_list_end(&e);
+}
+
+static const char *unit_name(enum td_unit u)
+{
+	switch (u) {
+	case TD_UNIT_SLOTS:
+		return "slots";
+	case TD_UNIT_CYCLES:
+		return "cycles";
+	case TD_UNIT_SHARE:
+		return "share";
+	case TD_UNIT_PER_CYCLE:
+		return "per_cycle";
+	case TD_UNIT_PKI:
+		return "per_kilo_instructions";
+	}
+	return "?";
+}
+
+static void json_tmpl(const struct td_ev_tmpl *t)
+{
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "name", t->name);
+	jsonw_string_field(json_wtr, "pmu", tmpl_pmu(t));
+	jsonw_uint_field(json_wtr, "config", t->config);
+	jsonw_string_field(json_wtr, "encoding", t->encoding);
+	if (t->aliases)
+		jsonw_string_field(json_wtr, "aliases", t->aliases);
+	else
+		jsonw_null_field(json_wtr, "aliases");
+	jsonw_bool_field(json_wtr, "optional", t->optional);
+	jsonw_end_object(json_wtr);
+}
+
+static void json_str_or_null(const char *name, const char *v)
+{
+	if (v)
+		jsonw_string_field(json_wtr, name, v);
+	else
+		jsonw_null_field(json_wtr, name);
+}
+
+/* The set's levels: its groups, their metrics, the counter budget. */
+static void list_groups_json(const struct td_cpu_info *ci,
+			     const struct td_set *s)
+{
+	char why[256];
+
+	jsonw_name(json_wtr, "groups");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < s->nr_groups; i++) {
+		const struct td_grp *g = &s->groups[i];
+		struct td_group_desc d;
+
+		td_set_group(s->name, i, &d);
+		why[0] = '\0';
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "name", g->name);
+		jsonw_string_field(json_wtr, "id", g->id);
+		jsonw_uint_field(json_wtr, "level", g->level);
+		jsonw_bool_field(json_wtr, "in_level2", d.in_level2);
+		jsonw_bool_field(json_wtr, "offered",
+				 !g->offered || g->offered(ci, why, sizeof(why)));
+		if (why[0])
+			jsonw_string_field(json_wtr, "not_offered", why);
+		jsonw_string_field(json_wtr, "perf_groups", d.perf_groups);
+		json_str_or_null("aliases", g->aliases);
+		jsonw_string_field(json_wtr, "anchor", g->anchor);
+		jsonw_uint_field(json_wtr, "general_counters",
+				 d.general_counters);
+		jsonw_string_field(json_wtr, "formula", g->formula);
+		jsonw_name(json_wtr, "events");
+		jsonw_start_array(json_wtr);
+		for (int k = 0; k < g->nr_events; k++)
+			json_tmpl(&g->ev[k]);
+		jsonw_end_array(json_wtr);
+		jsonw_name(json_wtr, "metrics");
+		jsonw_start_array(json_wtr);
+		for (int k = 0; k < d.nr_metrics; k++)
+			jsonw_string(json_wtr, d.metrics[k]->name);
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_name(json_wtr, "metric_info");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < s->nr_minfo; i++) {
+		const struct td_metric_info *m = &s->minfo[i];
+
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "name", m->name);
+		json_str_or_null("perf_name", m->perf_name);
+		json_str_or_null("perf_groups", m->perf_groups);
+		json_str_or_null("parent", m->parent);
+		jsonw_uint_field(json_wtr, "level", m->level);
+		jsonw_string_field(json_wtr, "unit", unit_name(m->unit));
+		jsonw_bool_field(json_wtr, "fraction", m->fraction);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	if (s->gp_counters) {
+		jsonw_name(json_wtr, "counter_budget");
+		jsonw_start_object(json_wtr);
+		jsonw_uint_field(json_wtr, "general", s->gp_counters);
+		jsonw_bool_field(json_wtr, "hardware_on_fixed", s->hw_fixed);
+		if (s->cycle_counter)
+			jsonw_uint_field(json_wtr, "cycle_counter_event",
+					 s->cycle_counter);
+		jsonw_string_field(json_wtr, "source", s->budget);
+		jsonw_end_object(json_wtr);
+	}
 }
 
 /* p is NULL for a set asked for with --set that does not fit this
@@ -259,6 +374,7 @@ sets:
 		jsonw_end_object(json_wtr);
 	}
 	jsonw_end_array(json_wtr);
+	list_groups_json(ci, ps);
 	jsonw_end_object(json_wtr);
 	jsonw_end_object(json_wtr);
 }
@@ -270,6 +386,40 @@ static int core_pmus(const struct td_cpu_info *ci)
 	for (int i = 0; i < ci->nr_pmus; i++)
 		n += ci->pmu[i].core;
 	return n;
+}
+
+/* The groups below Level 1 and what selects them. */
+static void list_groups_plain(const struct td_cpu_info *ci,
+			      const struct td_set *s)
+{
+	char why[256];
+
+	if (!s->nr_groups) {
+		printf("Below Level 1: no groups (--level 2 and -M refused)\n");
+		return;
+	}
+	printf("Groups below Level 1, rotated (--level 2: those of level 1 and 2;\n"
+	       "-M GROUP: group 0 and those with a metric in perf's GROUP):\n");
+	for (int i = 0; i < s->nr_groups; i++) {
+		const struct td_grp *g = &s->groups[i];
+		struct td_group_desc d;
+
+		td_set_group(s->name, i, &d);
+		why[0] = '\0';
+		printf("  %-3s %-18s level %s  %d event%s (%d general counter%s)%s%s\n",
+		       g->id, g->name, i ? (d.in_level2 ? "2 " : "-M") : "1 ",
+		       g->nr_events, g->nr_events == 1 ? "" : "s",
+		       d.general_counters, d.general_counters == 1 ? "" : "s",
+		       !g->offered || g->offered(ci, why, sizeof(why)) ? "" :
+		       "  NOT HERE: ", why);
+		printf("      metrics:");
+		for (int k = 0; k < d.nr_metrics; k++)
+			printf(" %s", d.metrics[k]->name);
+		printf("\n      -M: %s%s%s%s\n", d.perf_groups,
+		       g->aliases ? " (seed 003: " : "",
+		       g->aliases ? g->aliases : "", g->aliases ? ")" : "");
+	}
+	printf("Counter budget: %s\n", s->budget);
 }
 
 static void list_plain(const struct td_cpu_info *ci, const struct td_plan *p,
@@ -353,6 +503,7 @@ set:
 			printf("  [IPC only]");
 		printf("\n");
 	}
+	list_groups_plain(ci, ps);
 }
 
 int do_list(int argc, char **argv)
@@ -387,7 +538,11 @@ int do_list(int argc, char **argv)
 	}
 	ps = set ? td_set_find(set) : NULL;
 	if (td_plan_for(ci, set, &plan, err, sizeof(err)) && !ps) {
-		p_err("%s", err);
+		/* No such set: the value of -s is wrong (a usage error). */
+		if (set)
+			p_usage_error("%s", err);
+		else
+			p_err("%s", err);
 		td_cpu_info_free(ci);
 		return -1;
 	}

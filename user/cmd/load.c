@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "base/abi.h"
 #include "evset/counters.h"
 #include "live/backend.h"
 #include "live/bpf/bpf.h"
@@ -192,7 +193,7 @@ static void explain_start_error(int fd, const struct topdown_config *cfg, int er
 	}
 	if (!td_get_status(fd, &st, &stats) && st.error_event >= 0 &&
 	    st.error_event < (int)cfg->nr_events) {
-		const struct topdown_event *e = &cfg->events[st.error_event];
+		const struct topdown_event *e = td_cfg_event(cfg, st.error_event);
 
 		p_err("perf refused event %s (type %u, config 0x%llx) on CPU %d: %s",
 		      e->name, e->type, (unsigned long long)e->config,
@@ -222,6 +223,29 @@ static uint32_t start_no_counter(const struct td_src *src,
 			   src->kind == TD_BACKEND_BPF);
 	free(stats);
 	return mask;
+}
+
+/* Events of group 0 (what the module counts first), by position. */
+static int first_nr(const struct td_plan *plan)
+{
+	return plan->nr_groups ? plan->groups[0].nr : plan->nr_events;
+}
+
+static const char *first_name(const struct td_plan *plan, int j)
+{
+	return plan->ev[plan->nr_groups ? plan->groups[0].ev[j] : j].name;
+}
+
+/* The interval the module uses (GET_CONFIG resolves the default). */
+static unsigned int cfg_rotate_ms(int fd, const struct topdown_config *cfg)
+{
+	struct topdown_config got;
+
+	memset(&got, 0, sizeof(got));
+	got.size = sizeof(got);
+	if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &got))
+		return got.rotate_ms;
+	return cfg->rotate_ms ? cfg->rotate_ms : TOPDOWN_ROTATE_DEFAULT_MS;
 }
 
 static bool is_running(int fd)
@@ -258,9 +282,15 @@ const struct td_opt load_opts[] = {
 	{ "set", 's', 's', TD_ARG_SET, "NAME", "event set by name", 0 },
 	{ "events", 'e', 'e', TD_ARG_EVENTS, "EVENTS",
 	  "perf's event list instead of a set (cycles,instructions:u,rNNNN,PMU/terms/)", 0 },
+	{ "level", 0, 'L', TD_ARG_NUM, "N",
+	  "1 (default): Level 1, no rotation; 2: the set's Level 2 groups, rotated", 0 },
+	{ "metrics", 'M', 'M', TD_ARG_WORD, "GROUP[,GROUP..]",
+	  "perf's metric groups (perf stat -M): the set's groups for them, rotated", 0 },
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring", 0 },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader", 0 },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records", 0 },
+	{ "rotate", 0, 'R', TD_ARG_NUM, "MS",
+	  "with event groups: move each CPU to the next group every MS ms", 0 },
 	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
 	  "module (default), bpf or auto", 0 },
 	TD_OPT_OUTPUT,
@@ -275,10 +305,18 @@ static void load_desc(char *desc, size_t n)
 		 "start collecting with the event set chosen for this CPU ('%s list'),\n"
 		 "the set NAME, or the events EVENTS in perf's syntax (cycles,\n"
 		 "instructions:u, rNNNN, PMU/event=..,umask=../, at most %d; -e may\n"
-		 "be repeated). The ring size is a power of two (default %u bytes),\n"
-		 "the watermark defaults to a quarter of it; without --overwrite a\n"
-		 "full ring drops new records and counts them.\n", bin_name,
-		 TOPDOWN_MAX_EVENTS, TOPDOWN_RING_DEFAULT_SIZE);
+		 "be repeated). Event groups in perf's syntax, -e '{a,b},{c,d}': each\n"
+		 "{...} is a group and each event outside braces a group of its own;\n"
+		 "a CPU counts one group at a time and moves to the next every --rotate\n"
+		 "MS (default %d), between two slices (up to %d groups of %d, %d events\n"
+		 "in all; module backend only). --level 2 or -M GROUP adds the set's\n"
+		 "groups below Level 1 (%s list shows them), counted in turn the same\n"
+		 "way. The ring size is a power of two (default %u bytes), the\n"
+		 "watermark defaults to a quarter of it; without --overwrite a full\n"
+		 "ring drops new records and counts them.\n",
+		 bin_name, TOPDOWN_MAX_EVENTS, TOPDOWN_ROTATE_DEFAULT_MS,
+		 TOPDOWN_MAX_GROUPS, TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_POOL,
+		 bin_name, TOPDOWN_RING_DEFAULT_SIZE);
 }
 
 /* Append one -e argument to the comma-separated list. */
@@ -299,7 +337,7 @@ static int add_events(char *list, size_t n, const char *arg)
  * automatically). A set's name given to --events is taken as --set.
  */
 static int choose_plan(const char *set, const char *events,
-		       struct td_plan *plan)
+		       const struct td_select *sel, struct td_plan *plan)
 {
 	struct td_cpu_info *ci;
 	char err[512];
@@ -315,22 +353,24 @@ static int choose_plan(const char *set, const char *events,
 	if (*events && set != events)
 		ret = td_plan_events(ci, "", events, plan, err, sizeof(err));
 	else
-		ret = td_plan_for(ci, set, plan, err, sizeof(err));
+		ret = td_plan_select(ci, set, sel, plan, err, sizeof(err));
 	td_cpu_info_free(ci);
 	if (ret)
 		p_err("%s", err);
 	return ret;
 }
 
-/* What load started, in JSON or CSV through the row emitter: JSON lists
- * the events and those without a counter as arrays, CSV as one field of
+/*
+ * What load started, in JSON or CSV through the row emitter: JSON lists
+ * the events, the groups (each an object: its name and its events' names,
+ * in record order) and those without a counter as arrays, CSV as one field of
  * space-separated names.
  */
 static void load_result(const struct td_plan *plan, enum td_backend backend,
-			uint32_t no_counter)
+			uint32_t no_counter, unsigned int rotate_ms)
 {
 	enum { F_SET, F_WHY, F_LABEL, F_EVENTS, F_NO_COUNTER, F_BACKEND,
-	       F_REASON, F_NR };
+	       F_REASON, F_ROTATE, F_NR };
 	static const struct td_field f[F_NR] = {
 		[F_SET] = { .name = "set", .in = TD_IN_JSON | TD_IN_CSV },
 		[F_WHY] = { .name = "why", .in = TD_IN_JSON | TD_IN_CSV },
@@ -339,19 +379,20 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 		[F_NO_COUNTER] = { .name = "no_counter", .in = TD_IN_CSV },
 		[F_BACKEND] = { .name = "backend", .in = TD_IN_JSON | TD_IN_CSV },
 		[F_REASON] = { .name = "no_counter_reason", .in = TD_IN_JSON },
+		[F_ROTATE] = { .name = "rotate_ms", .in = TD_IN_JSON },
 	};
-	char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 1) + 1] = "";
+	char evs[TOPDOWN_MAX_POOL * (TOPDOWN_NAME_LEN + 1) + 1] = "";
 	char bad[sizeof(evs)] = "";
 	json_writer_t *w;
 	struct td_emit e;
 
-	for (int i = 0; i < plan->nr_events; i++) {
+	for (int i = 0; i < plan->nr_events; i++)
 		snprintf(evs + strlen(evs), sizeof(evs) - strlen(evs), "%s%s",
 			 i ? " " : "", plan->ev[i].name);
+	for (int i = 0; i < first_nr(plan); i++)
 		if (no_counter & (1u << i))
 			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
-				 "%s%s", *bad ? " " : "", plan->ev[i].name);
-	}
+				 "%s%s", *bad ? " " : "", first_name(plan, i));
 	td_emit_init(&e, stdout);
 	td_emit_header(&e, f, F_NR, NULL);
 	td_emit_begin(&e, NULL, NULL);
@@ -364,6 +405,7 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 	if (no_counter)
 		td_emit_str(&e, &f[F_REASON], td_no_counter_reason(),
 			    SIZE_MAX);
+	td_emit_uint(&e, &f[F_ROTATE], rotate_ms);
 	w = td_emit_json(&e);
 	if (w) {
 		jsonw_name(w, "events");
@@ -371,11 +413,28 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 		for (int i = 0; i < plan->nr_events; i++)
 			jsonw_string(w, plan->ev[i].name);
 		jsonw_end_array(w);
+		if (plan->nr_groups) {
+			jsonw_name(w, "groups");
+			jsonw_start_array(w);
+			for (int gi = 0; gi < plan->nr_groups; gi++) {
+				const struct td_plan_group *pg = &plan->groups[gi];
+
+				jsonw_start_object(w);
+				jsonw_string_field(w, "name", pg->name);
+				jsonw_name(w, "events");
+				jsonw_start_array(w);
+				for (int k = 0; k < pg->nr; k++)
+					jsonw_string(w, plan->ev[pg->ev[k]].name);
+				jsonw_end_array(w);
+				jsonw_end_object(w);
+			}
+			jsonw_end_array(w);
+		}
 		jsonw_name(w, "no_counter");
 		jsonw_start_array(w);
-		for (int i = 0; i < plan->nr_events; i++)
+		for (int i = 0; i < first_nr(plan); i++)
 			if (no_counter & (1u << i))
-				jsonw_string(w, plan->ev[i].name);
+				jsonw_string(w, first_name(plan, i));
 		jsonw_end_array(w);
 	}
 	td_emit_end(&e);
@@ -384,8 +443,9 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 int do_load(int argc, char **argv)
 {
 	const char *module = NULL, *set = NULL;
-	unsigned long long ring = 0, wm = 0;
-	char events[4096] = "", desc[768];
+	unsigned long long ring = 0, wm = 0, rotate = 0, level = 1;
+	struct td_select sel = { 0 };
+	char events[4096] = "", desc[1024];
 	struct topdown_config cfg;
 	struct td_plan plan;
 	struct td_src src_mod = { .kind = TD_BACKEND_MODULE, .cfg_fd = -1,
@@ -415,6 +475,14 @@ int do_load(int argc, char **argv)
 			if (add_events(events, sizeof(events), optarg))
 				return -1;
 			break;
+		case 'L':
+			if (parse_u64("--level", optarg, 2, &level))
+				return -1;
+			sel.level = (int)level;
+			break;
+		case 'M':
+			sel.metric_groups = optarg;
+			break;
 		case 'r':
 			if (parse_u64("--ring-size", optarg, TOPDOWN_RING_MAX_SIZE, &ring))
 				return -1;
@@ -430,6 +498,15 @@ int do_load(int argc, char **argv)
 			break;
 		case 'O':
 			overwrite = true;
+			break;
+		case 'R':
+			if (parse_u64("--rotate", optarg, TOPDOWN_ROTATE_MAX_MS, &rotate))
+				return -1;
+			if (rotate < TOPDOWN_ROTATE_MIN_MS) {
+				p_err("--rotate must be %d to %d ms", TOPDOWN_ROTATE_MIN_MS,
+				      TOPDOWN_ROTATE_MAX_MS);
+				return -1;
+			}
 			break;
 		case 'b':
 			if (td_backend_parse(optarg, &backend)) {
@@ -448,6 +525,11 @@ int do_load(int argc, char **argv)
 		p_usage_error("--set and --events exclude each other: a set names its own events");
 		return -1;
 	}
+	if (*events && (sel.level > 1 || sel.metric_groups) &&
+	    !td_set_exists(events)) {
+		p_usage_error("--level and -M choose a set's groups; --events names its events");
+		return -1;
+	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
 		p_usage_error("--watermark must not exceed the ring size");
 		return -1;
@@ -458,8 +540,17 @@ int do_load(int argc, char **argv)
 	}
 
 	/* Choose the events first: a wrong --set or --events changes nothing. */
-	if (choose_plan(set, events, &plan))
+	if (choose_plan(set, events, &sel, &plan))
 		return -1;
+	if (rotate && plan.nr_groups < 2) {
+		p_err("--rotate needs two event groups or more (perf's group syntax: -e '{a,b},{c,d}')");
+		return -1;
+	}
+	plan.rotate_ms = (unsigned int)rotate;
+	if (plan.nr_groups && backend == TD_BACKEND_BPF) {
+		p_err("%s", td_bpf_no_groups);
+		return -1;
+	}
 
 	td_config_from_plan(&plan, &cfg);
 	cfg.ring_size = ring;
@@ -479,6 +570,10 @@ int do_load(int argc, char **argv)
 			static const char none[] =
 				"--backend auto: neither backend can run";
 
+			if (plan.nr_groups) {
+				p_err("the module did not load, and %s", td_bpf_no_groups);
+				return -1;
+			}
 			if (td_bpf_usable(why, sizeof(why)))
 				return td_explain_not_running(none);
 			backend = TD_BACKEND_BPF;
@@ -545,11 +640,22 @@ int do_load(int argc, char **argv)
 done:
 	ret = 0;
 	if (json_output || csv_output) {
-		load_result(&plan, backend, no_counter);
+		load_result(&plan, backend, no_counter,
+			    plan.nr_groups > 1 ? cfg_rotate_ms(fd, &cfg) : 0);
 	} else {
 		printf("collecting with event set '%s'%s: %s\n", plan.set,
 		       backend == TD_BACKEND_BPF ? " (BPF backend)" : "",
 		       plan.why);
+		for (int k = 0; k < plan.nr_groups; k++) {
+			printf("  group %d%s%s:", k, plan.groups[k].name[0] ? " " : "",
+			       plan.groups[k].name);
+			for (int j = 0; j < plan.groups[k].nr; j++)
+				printf(" %s", plan.ev[plan.groups[k].ev[j]].name);
+			printf("\n");
+		}
+		if (plan.nr_groups > 1)
+			printf("  each CPU moves to the next group every %u ms\n",
+			       cfg_rotate_ms(fd, &cfg));
 	}
 out:
 	if (fd >= 0)

@@ -84,9 +84,14 @@ static void fill_meta(struct record_ctx *c, struct td_file_meta *m)
 	m->start_realtime_ns = l->start_real_ns;
 	m->slots = l->can_decode ? l->dec.slots : 0;
 	m->cfg = l->rd.cfg;
-	for (uint32_t i = 0; i < m->cfg.nr_events; i++) {
-		m->cfg.events[i].cpus_ptr = 0;
-		m->cfg.events[i].cpus_size = 0;
+	/* The module's configuration as GET_CONFIG returned it: with
+	 * groups (TOPDOWN_CONFIG_SIZE_VER1) the writer stores the pool, the
+	 * groups and the rotation (format 2.0).
+	 */
+	for (uint32_t i = 0; i < m->cfg.nr_events && i < TOPDOWN_MAX_POOL;
+	     i++) {
+		td_pool_event(&m->cfg, i)->cpus_ptr = 0;
+		td_pool_event(&m->cfg, i)->cpus_size = 0;
 	}
 	if (!uname(&u)) {
 		snprintf(m->arch, sizeof(m->arch), "%.63s", u.machine);

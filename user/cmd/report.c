@@ -47,8 +47,32 @@ static void format_time(uint64_t realtime_ns, char *buf, size_t n)
 		snprintf(buf, n, "?");
 }
 
+/* JSON: the event groups of a 2.x file and their rotation (pool
+ * indexes, as the file stores them); nothing for 1.x.
+ */
+static void groups_json(const struct topdown_config *c)
+{
+	jsonw_name(json_wtr, "groups");
+	if (!c->nr_groups) {
+		jsonw_null(json_wtr);
+		return;
+	}
+	jsonw_start_array(json_wtr);
+	for (uint32_t g = 0; g < c->nr_groups && g < TOPDOWN_MAX_GROUPS; g++) {
+		const struct topdown_group *grp = &c->groups[g];
+
+		jsonw_start_array(json_wtr);
+		for (uint32_t j = 0; j < grp->nr_events &&
+		     j < TOPDOWN_MAX_EVENTS; j++)
+			jsonw_uint(json_wtr, grp->events[j]);
+		jsonw_end_array(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_uint_field(json_wtr, "rotate_ms", c->rotate_ms);
+}
+
 static void report_meta_json(const char *path, const struct td_file *f,
-			     const struct td_decoder *dec, uint64_t kept)
+			     const char *set, uint64_t kept)
 {
 	const struct td_file_meta *m = &f->meta;
 	struct td_lost lost;
@@ -67,15 +91,16 @@ static void report_meta_json(const char *path, const struct td_file *f,
 	jsonw_uint_field(json_wtr, "nr_cpus", m->nr_cpus);
 	jsonw_string_field(json_wtr, "target", m->target);
 	jsonw_string_field(json_wtr, "label", m->cfg.label);
-	if (dec)
-		jsonw_string_field(json_wtr, "set", dec->set);
+	if (set)
+		jsonw_string_field(json_wtr, "set", set);
 	else
 		jsonw_null_field(json_wtr, "set");
 	jsonw_uint_field(json_wtr, "slots", m->slots);
 	jsonw_name(json_wtr, "events");
 	jsonw_start_array(json_wtr);
-	for (uint32_t i = 0; i < m->cfg.nr_events; i++) {
-		const struct topdown_event *e = &m->cfg.events[i];
+	for (uint32_t i = 0; i < m->cfg.nr_events && i < TOPDOWN_MAX_POOL;
+	     i++) {
+		const struct topdown_event *e = td_pool_event_c(&m->cfg, i);
 
 		jsonw_start_object(json_wtr);
 		jsonw_event_fields(json_wtr, e);
@@ -83,6 +108,7 @@ static void report_meta_json(const char *path, const struct td_file *f,
 		jsonw_end_object(json_wtr);
 	}
 	jsonw_end_array(json_wtr);
+	groups_json(&m->cfg);
 	jsonw_uint_field(json_wtr, "start_ns", m->start_ns);
 	jsonw_uint_field(json_wtr, "stop_ns", m->stop_ns);
 	jsonw_uint_field(json_wtr, "duration_ns", m->stop_ns - m->start_ns);
@@ -126,10 +152,33 @@ static void report_meta_plain(const char *path, const struct td_file *f,
 	printf("# target: %s\n", meta_text(t1, m->target, sizeof(m->target)));
 	printf("# event set: %s; events:",
 	       meta_text(t1, m->cfg.label, sizeof(m->cfg.label)));
-	for (uint32_t i = 0; i < m->cfg.nr_events; i++)
+	for (uint32_t i = 0; i < m->cfg.nr_events && i < TOPDOWN_MAX_POOL; i++)
 		printf("%s %s", i ? "," : "",
-		       meta_text(t1, m->cfg.events[i].name, TOPDOWN_NAME_LEN));
-	printf("\n# %.3f s, %llu records in the file (%llu read), %s; %llu shown\n\n",
+		       meta_text(t1, td_pool_event_c(&m->cfg, i)->name,
+				 TOPDOWN_NAME_LEN));
+	printf("\n");
+	if (m->cfg.nr_groups) {
+		printf("# %u event groups, rotated every %u ms at a context switch:",
+		       m->cfg.nr_groups, m->cfg.rotate_ms);
+		for (uint32_t g = 0; g < m->cfg.nr_groups &&
+		     g < TOPDOWN_MAX_GROUPS; g++) {
+			const struct topdown_group *grp = &m->cfg.groups[g];
+
+			printf("%s {", g ? "," : "");
+			for (uint32_t j = 0; j < grp->nr_events &&
+			     j < TOPDOWN_MAX_EVENTS; j++) {
+				uint32_t p = grp->events[j];
+				const char *name = p < TOPDOWN_MAX_POOL ?
+					td_pool_event_c(&m->cfg, p)->name : "";
+
+				printf("%s%s", j ? "," : "",
+				       meta_text(t1, name, TOPDOWN_NAME_LEN));
+			}
+			printf("}");
+		}
+		printf("\n");
+	}
+	printf("# %.3f s, %llu records in the file (%llu read), %s; %llu shown\n\n",
 	       (m->stop_ns - m->start_ns) / 1e9,
 	       (unsigned long long)f->nr_records,
 	       (unsigned long long)m->records_read,
@@ -152,6 +201,12 @@ static void report_block(const struct td_file *f, uint64_t first, uint64_t n,
 	struct topdown_record r;
 
 	rc->filter->base_ns = f->meta.start_ns;	/* --from/--to */
+	/* Rotated groups: the sums and clusters of each group, from the
+	 * first record on (the configuration is known once the header is).
+	 */
+	if (f->meta.cfg.nr_groups >= 2 && !rc->agg->nr_groups &&
+	    td_agg_groups(rc->agg, &f->meta.cfg))
+		rc->agg->oom = true;
 	for (uint64_t i = first; i < first + n && !rc->agg->oom; i++) {
 		const struct topdown_record *rp = recs ? &recs[i] : &r;
 
@@ -170,7 +225,7 @@ int do_report(int argc, char **argv)
 	struct td_file_image img;
 	enum td_by by = TD_BY_PROCESS;
 	struct td_filter filter;
-	struct td_decoder dec;
+	struct td_view_cfg *vc;
 	struct td_table_out table = { .header = true, .total = true };
 	struct td_table_opts topts = { 0 };
 	struct td_getopt g;
@@ -178,7 +233,8 @@ int do_report(int argc, char **argv)
 	struct td_agg agg;
 	struct td_lost lost;
 	struct td_file f;
-	bool can_decode, force = false;
+	const char *set;
+	bool force = false;
 	int opt, ret = 0;
 
 	td_filter_init(&filter);
@@ -216,14 +272,29 @@ int do_report(int argc, char **argv)
 	rc.agg = &agg;
 	rc.filter = &filter;
 	rc.filtered = filter.any;
-	if (td_input_load(path, NULL, &img, &f, report_block, &rc, force)) {
+	if (td_input_load(path, NULL, &img, &f, report_block, &rc,
+			  TD_FILE_GROUPS | (force ? TD_FILE_SALVAGE : 0))) {
 		td_agg_free(&agg);
 		return -1;
 	}
-	can_decode = td_decoder_for(&f.meta.cfg, &dec);
-	td_view_init(&view, by, &f.meta.cfg, can_decode ? &dec : NULL);
+	vc = malloc(sizeof(*vc));
+	if (!vc || td_view_cfg_init(vc, &f.meta.cfg)) {
+		if (!vc)
+			p_err("out of memory");
+		free(vc);
+		td_agg_free(&agg);
+		td_file_unload(&img, &f);
+		return -1;
+	}
+	td_view_init_cfg(&view, by, vc, 0);
+	set = !vc->can_decode ? NULL : vc->rotated ? vc->gd.set : vc->dec.set;
 	view.opts = topts;
+	/* a file without records: no block was read */
+	if (view.gd && !agg.nr_groups && !agg.oom && td_view_agg(&view, &agg))
+		agg.oom = true;
+	td_agg_finish(&agg);
 	if (td_view_sort_by(&view, sort)) {
+		free(vc);
 		td_agg_free(&agg);
 		td_file_unload(&img, &f);
 		return -1;
@@ -235,8 +306,7 @@ int do_report(int argc, char **argv)
 		ret = -1;
 	} else if (json_output) {
 		jsonw_start_object(json_wtr);
-		report_meta_json(path, &f, can_decode ? &dec : NULL,
-				 agg.total.slices);
+		report_meta_json(path, &f, set, agg.total.slices);
 		jsonw_string_field(json_wtr, "by", td_by_names[by]);
 		td_table_print(stdout, &view, &agg, &table);
 		jsonw_end_object(json_wtr);
@@ -245,6 +315,7 @@ int do_report(int argc, char **argv)
 			report_meta_plain(path, &f, agg.total.slices);
 		td_table_print(stdout, &view, &agg, &table);
 	}
+	free(vc);
 	td_agg_free(&agg);
 	td_file_unload(&img, &f);
 	return ret;

@@ -19,6 +19,13 @@
  * --max-series groups exist; records of any further group are added to
  * the group "other". Groups are never removed, so a counter never goes
  * backwards when its tasks exit.
+ *
+ * With rotated event groups (tdctl load --level 2, -M) each slice was
+ * measured by one group: the counts are exported per event group, with a
+ * group="ID" label, and so is the time each group measured
+ * (topdown_group_run_seconds_total), so that PromQL can estimate a rate
+ * over all the run time, and compute every metric within one group
+ * (design.rst, "Estimates from rotated groups"). Nothing is scaled here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -88,6 +95,14 @@ struct sv_group {
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 };
 
+/* Rotated event groups: per group of the configuration, the time it
+ * measured and its events' counts (in the group's order).
+ */
+struct sv_gx {
+	uint64_t ns[TOPDOWN_MAX_GROUPS];
+	uint64_t c[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
+};
+
 struct sv {
 	enum td_by by;
 	size_t max_groups;
@@ -107,8 +122,19 @@ struct sv {
 	struct td_decoder dec;
 	bool can_decode;
 	char set[TOPDOWN_NAME_LEN * 2];
-	char ev_label[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN * 6 + 1];
-	const char *ev_kind[TOPDOWN_MAX_EVENTS];	/* ",cpu_kind=..." or "" */
+	/* the events by pool entry (delta order without rotation) */
+	char ev_label[TOPDOWN_MAX_POOL][TOPDOWN_NAME_LEN * 6 + 1];
+	const char *ev_kind[TOPDOWN_MAX_POOL];	/* ",cpu_kind=..." or "" */
+	uint32_t nr_ev;
+	/* rotated groups (2 or more; 0: none): the configuration's groups,
+	 * their label values (the label's group ids, else their index),
+	 * and per exported group the sums of each event group (gx[i] for
+	 * g[i])
+	 */
+	uint32_t nr_egroups;
+	struct topdown_group egroup[TOPDOWN_MAX_GROUPS];
+	char eg_label[TOPDOWN_MAX_GROUPS][16];
+	struct sv_gx *gx;
 	uint64_t *lost;		/* per CPU */
 	int lost_cpus;
 	uint64_t records, opens;
@@ -273,11 +299,30 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 	g = &s->g[gi];
 	g->slices++;
 	g->runtime_ns += r->duration_ns;
+	s->records++;
+	if (s->nr_egroups) {
+		/* a slice of one group, or of none (rotated, unreadable) */
+		uint32_t k = TOPDOWN_REC_GROUP(r->flags);
+		struct sv_gx *x = &s->gx[gi];
+
+		if (r->flags & TOPDOWN_REC_ROTATED)
+			return;
+		if (r->flags & TOPDOWN_REC_ERROR_MASK) {
+			g->read_errors++;
+			return;
+		}
+		if (k >= s->nr_egroups)
+			return;
+		x->ns[k] += r->duration_ns;
+		for (uint32_t j = 0; j < s->egroup[k].nr_events &&
+		     j < TOPDOWN_MAX_EVENTS; j++)
+			x->c[k][j] += r->delta[j];
+		return;
+	}
 	if (r->flags & TOPDOWN_REC_ERROR_MASK)
 		g->read_errors++;
 	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
 		g->counts[e] += r->delta[e];
-	s->records++;
 }
 
 static void sv_cache_expire(struct sv *s, uint64_t now)
@@ -307,8 +352,8 @@ static void sv_on_lost(int cpu, uint64_t count, const char *why, void *ctx)
 
 static void sv_open(struct sv *s, uint64_t now)
 {
-	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
-	char err[256];
+	struct td_view_cfg *vc;
+	const struct topdown_config *c;
 
 	/* After a failure, try again only once the module is there (quietly
 	 * otherwise: one error, not one every SV_RETRY_MS).
@@ -331,29 +376,63 @@ static void sv_open(struct sv *s, uint64_t now)
 		}
 		s->lost_cpus = s->rd.nr_cpus;
 	}
-	memset(names, 0, sizeof(names));
-	for (uint32_t i = 0; i < s->rd.cfg.nr_events; i++) {
-		memcpy(names[i], s->rd.cfg.events[i].name, TOPDOWN_NAME_LEN);
-		esc_label(s->ev_label[i], sizeof(s->ev_label[i]),
-			  s->rd.cfg.events[i].name, TOPDOWN_NAME_LEN);
+	/* The events as the records count them: one group is its events in
+	 * delta order; rotated groups, the pool (td_view_cfg_init()).
+	 */
+	vc = malloc(sizeof(*vc));
+	if (!vc || td_view_cfg_init(vc, &s->rd.cfg)) {
+		free(vc);
+		td_reader_close(&s->rd);
+		return;
+	}
+	c = &vc->cfg;
+	if (vc->rotated && !s->gx) {
+		s->gx = calloc(s->max_groups + 1, sizeof(*s->gx));
+		if (!s->gx) {
+			p_err("out of memory for the event groups' counters");
+			free(vc);
+			td_reader_close(&s->rd);
+			return;
+		}
+	}
+	s->nr_ev = c->nr_events < TOPDOWN_MAX_POOL ? c->nr_events :
+		   TOPDOWN_MAX_POOL;
+	for (uint32_t i = 0; i < s->nr_ev; i++) {
+		const char *name = td_pool_event_c(c, i)->name;
+
+		esc_label(s->ev_label[i], sizeof(s->ev_label[i]), name,
+			  TOPDOWN_NAME_LEN);
 		/* Hybrid sets name each event after its core type's PMU
 		 * (evset_intel.c): "core/..." counts on P-cores only,
 		 * "atom/..." on E-cores only.
 		 */
-		s->ev_kind[i] = !strncmp(names[i], "core/", 5) ?
+		s->ev_kind[i] = !strncmp(name, "core/", 5) ?
 				",cpu_kind=\"core\"" :
-				!strncmp(names[i], "atom/", 5) ?
+				!strncmp(name, "atom/", 5) ?
 				",cpu_kind=\"atom\"" : "";
 	}
-	s->can_decode = !td_decoder_from_label(&s->dec, s->rd.cfg.label,
-					       (const char (*)[TOPDOWN_NAME_LEN])names,
-					       (int)s->rd.cfg.nr_events, err,
-					       sizeof(err));
+	s->nr_egroups = vc->rotated ? c->nr_groups : 0;
+	for (uint32_t k = 0; k < s->nr_egroups; k++) {
+		s->egroup[k] = c->groups[k];
+		if (vc->can_decode && vc->gd.g[k].id[0])
+			esc_label(s->eg_label[k], sizeof(s->eg_label[k]),
+				  vc->gd.g[k].id, sizeof(vc->gd.g[k].id));
+		else
+			snprintf(s->eg_label[k], sizeof(s->eg_label[k]), "%u",
+				 k);
+	}
+	s->can_decode = vc->can_decode;
 	if (s->can_decode)
+		s->dec = vc->rotated ? vc->gd.g[0].dec : vc->dec;
+	if (s->can_decode && vc->rotated)
+		esc_label(s->set, sizeof(s->set), vc->gd.set,
+			  sizeof(vc->gd.set));
+	else if (s->can_decode)
 		esc_label(s->set, sizeof(s->set), s->dec.set, sizeof(s->dec.set));
 	else
 		esc_label(s->set, sizeof(s->set), s->rd.cfg.label,
 			  sizeof(s->rd.cfg.label));
+	free(vc);
 	s->open = true;
 	s->opens++;
 	p_info("serving the rings of %d CPUs, event set %s", s->rd.nr_cpus,
@@ -417,6 +496,29 @@ static void family(struct sv_out *o, bool om, const char *name,
 static double mono_s(void)
 {
 	return (double)td_now_ns() / 1e9;
+}
+
+/* Rotated groups: the counts of exported group i, per event group, each
+ * labelled with the group that measured it.
+ */
+static void sv_group_counts(struct sv *s, struct sv_out *o, size_t i)
+{
+	for (uint32_t k = 0; k < s->nr_egroups; k++) {
+		const struct topdown_group *grp = &s->egroup[k];
+
+		for (uint32_t j = 0; j < grp->nr_events &&
+		     j < TOPDOWN_MAX_EVENTS; j++) {
+			uint32_t e = grp->events[j];
+
+			if (e >= s->nr_ev)
+				continue;
+			out_add(o, "topdown_events_total{set=\"%s\","
+				"event=\"%s\",group=\"%s\"%s,%s} %llu\n",
+				s->set, s->ev_label[e], s->eg_label[k],
+				s->ev_kind[e], s->g[i].labels,
+				(unsigned long long)s->gx[i].c[k][j]);
+		}
+	}
 }
 
 static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
@@ -491,10 +593,30 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 
 		if (!g->slices)
 			continue;
-		for (uint32_t e = 0; e < s->rd.cfg.nr_events; e++)
+		if (s->nr_egroups) {
+			sv_group_counts(s, o, i);
+			continue;
+		}
+		for (uint32_t e = 0; e < s->nr_ev && e < TOPDOWN_MAX_EVENTS;
+		     e++)
 			out_add(o, "topdown_events_total{set=\"%s\",event=\"%s\"%s,%s} %llu\n",
 				s->set, s->ev_label[e], s->ev_kind[e], g->labels,
 				(unsigned long long)g->counts[e]);
+	}
+	if (s->nr_egroups && s->open) {
+		family(o, om, "topdown_group_run_seconds_total", "counter",
+		       "seconds",
+		       "Rotated event groups: on-CPU time of the group's tasks that event group 'group' measured; a rate of topdown_events_total{group} over its rate, times topdown_run_seconds_total's, estimates the event's rate over all the run time.");
+		for (size_t i = 0; i < s->n; i++)
+			for (uint32_t k = 0; s->g[i].slices &&
+			     k < s->nr_egroups; k++)
+				out_add(o, "topdown_group_run_seconds_total"
+					"{group=\"%s\",%s} %llu.%09llu\n",
+					s->eg_label[k], s->g[i].labels,
+					(unsigned long long)(s->gx[i].ns[k] /
+							     1000000000ull),
+					(unsigned long long)(s->gx[i].ns[k] %
+							     1000000000ull));
 	}
 	family(o, om, "topdown_run_seconds_total", "counter", "seconds",
 	       "On-CPU time of the group's tasks.");
@@ -785,6 +907,7 @@ out:
 	td_webcfg_free(&web);
 	free(pfd);
 	free(s->g);
+	free(s->gx);
 	free(s->lslot);
 	free(s->kslot);
 	free(s->lost);

@@ -82,6 +82,7 @@ static void print_block(struct stat_ctx *s, uint64_t end_ns)
 		jsonw_start_object(json_wtr);
 		jsonw_float_field(json_wtr, "time_s", t);
 	}
+	td_agg_finish(&s->cur);
 	td_table_print(stdout, &s->view, &s->cur, &(struct td_table_out){
 		.header = !s->blocks, .total = true,
 		.time_in = TD_IN_PLAIN | TD_IN_CSV, .time_s = t });
@@ -100,6 +101,7 @@ static void print_block(struct stat_ctx *s, uint64_t end_ns)
 
 static void print_table(struct stat_ctx *s)
 {
+	td_agg_finish(&s->cur);
 	td_table_print(stdout, &s->view, &s->cur,
 		       &(struct td_table_out){ .header = true, .total = true });
 }
@@ -230,8 +232,13 @@ int do_stat(int argc, char **argv)
 	/* Progress would mix with the command's own output. */
 	s->live.progress = !s->interval_ns && s->tgt.kind != TD_TGT_CMD &&
 			   td_want_progress();
-	td_view_init(&s->view, by, &s->live.rd.cfg,
-		     s->live.can_decode ? &s->live.dec : NULL);
+	td_view_init_cfg(&s->view, by, s->live.vc, 0);
+	/* rotated groups: the sums and clusters of each group, too */
+	if (td_view_agg(&s->view, &s->cur) || td_view_agg(&s->view, &s->next)) {
+		p_err("out of memory");
+		ret = -1;
+		goto out;
+	}
 	s->view.cgroup_path = td_cgroup_path;	/* live: ids resolve here */
 	s->view.opts = topts;
 	if (td_view_sort_by(&s->view, sort)) {

@@ -5,11 +5,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/abi.h"
 #include "evset/counters.h"
 #include "live/backend.h"
 #include "live/bpf/bpf.h"
 #include "live/device.h"
 #include "output/emit.h"
+#include "output/vocab.h"
 #include "cli/tdctl.h"
 
 #define TD_MAX_BUDGETS 8
@@ -55,17 +57,55 @@ static void plain_budgets(const struct topdown_config *cfg)
 	}
 }
 
-/* "name=state ..." of one CPU's events, for the CSV and plain output. */
+/* The module reported the per-group statistics (TOPDOWN_CPU_STATS_SIZE_VER3). */
+static bool have_groups(const struct topdown_status *st,
+			const struct topdown_config *cfg)
+{
+	return cfg && cfg->nr_groups && st->stats_size >= TOPDOWN_CPU_STATS_SIZE_VER3;
+}
+
+/* The group whose events a CPU's per-position fields describe now. */
+static uint32_t cur_group(const struct topdown_status *st,
+			  const struct topdown_config *cfg,
+			  const struct topdown_cpu_stats *s)
+{
+	return have_groups(st, cfg) && s->cur_group < td_cfg_nr_groups(cfg) ?
+	       s->cur_group : 0;
+}
+
+/* Name of the event at position j of group g. */
+static const char *pos_name(const struct topdown_config *cfg, uint32_t g,
+			    uint32_t j)
+{
+	return td_cfg_event(cfg, td_cfg_group_event(cfg, g, j))->name;
+}
+
+/* "name=state ..." of one CPU's events (with groups, the current one's),
+ * for the CSV and plain output.
+ */
 static void ev_states(const struct topdown_status *st,
 		      const struct topdown_config *cfg,
 		      const struct topdown_cpu_stats *s, char *buf, size_t len)
 {
+	uint32_t g = cur_group(st, cfg, s);
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (uint32_t e = 0; cfg && e < cfg->nr_events && off < len; e++)
+	for (uint32_t e = 0; cfg && e < td_cfg_group_nr(cfg, g) && off < len; e++)
 		off += snprintf(buf + off, len - off, "%s%s=%s", e ? " " : "",
-				cfg->events[e].name, td_evstate_name(st, s, e));
+				pos_name(cfg, g, e), td_evstate_name(st, s, e));
+}
+
+/* "v0 v1 ..." of a per-group array, for the CSV. */
+static void per_group(const struct topdown_config *cfg, const __u64 *v,
+		      char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (uint32_t g = 0; g < td_cfg_nr_groups(cfg) && off < len; g++)
+		off += snprintf(buf + off, len - off, "%s%llu", g ? " " : "",
+				(unsigned long long)v[g]);
 }
 
 /* The per-CPU rows, in every format: CSV repeats the collection's state
@@ -76,7 +116,8 @@ enum {
 	F_ERROR, F_LABEL, F_RING, F_WATERMARK, F_OVERFLOW, F_CPU, F_ONLINE,
 	F_COUNTING, F_CPU_STATE, F_RECORDS, F_LOST, F_READ_ERRORS,
 	F_PROBE_COUNT, F_PROBE_NS, F_PROBE_MEAN, F_EV_STATES, F_RECOVERIES,
-	F_RETRIES, F_RETRY_DELAY, F_BACKEND, F_NR
+	F_RETRIES, F_RETRY_DELAY, F_BACKEND, F_CUR_GROUP, F_ROTATIONS,
+	F_ROTATION_NS, F_GRP_RECORDS, F_GRP_TIME, F_GRP_ERRORS, F_NR
 };
 
 /* JSON key and CSV column, table title, formats, column, width, decimals */
@@ -120,7 +161,58 @@ static const struct td_field cpu_fields[F_NR] = {
 	[F_RETRIES] = CSV_FIELD("retries"),
 	[F_RETRY_DELAY] = CSV_FIELD("retry_delay_ms"),
 	[F_BACKEND] = CSV_FIELD("backend"),
+	/* With groups only (have_groups()): JSON and CSV; the plain output
+	 * has a table of its own (group_rows()). Names from the vocabulary.
+	 */
+	[F_CUR_GROUP] = FIELD("cur_group", NULL, 0, -1, 0, 0),
+	[F_ROTATIONS] = FIELD("rotations", NULL, 0, -1, 0, 0),
+	[F_ROTATION_NS] = FIELD("rotation_ns", NULL, 0, -1, 0, 0),
+	[F_GRP_RECORDS] = FIELD("group_records", NULL, 0, -1, 0, 0),
+	[F_GRP_TIME] = FIELD("group_runtime_ns", NULL, 0, -1, 0, 0),
+	[F_GRP_ERRORS] = FIELD("group_error_slices", NULL, 0, -1, 0, 0),
 };
+
+/* Per CPU, per group: its records, time, errors and counters (JSON). */
+static void json_groups(json_writer_t *w, const struct topdown_status *st,
+			const struct topdown_config *cfg,
+			const struct topdown_cpu_stats *s)
+{
+	static const char *const names[] = {
+		[TOPDOWN_EVSTATE_NONE] = "none",
+		[TOPDOWN_EVSTATE_COUNTING] = "counting",
+		[TOPDOWN_EVSTATE_ERROR] = "error",
+		[TOPDOWN_EVSTATE_MULTIPLEXED] = "multiplexed",
+		[TOPDOWN_EVSTATE_OFF] = "off",
+	};
+
+	jsonw_name(w, "groups");
+	jsonw_start_array(w);
+	for (uint32_t g = 0; g < td_cfg_nr_groups(cfg); g++) {
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "group", g);
+		jsonw_uint_field(w, "records", s->grp_records[g]);
+		jsonw_uint_field(w, "runtime_ns", s->grp_time_ns[g]);
+		jsonw_uint_field(w, "error_slices", s->grp_error_slices[g]);
+		jsonw_name(w, "events");
+		jsonw_start_array(w);
+		for (uint32_t j = 0; j < td_cfg_group_nr(cfg, g); j++) {
+			uint8_t v = s->grp_ev_state[g][j];
+
+			jsonw_start_object(w);
+			jsonw_string_field(w, "name", pos_name(cfg, g, j));
+			jsonw_string_field(w, "state",
+					   st->state != TOPDOWN_STATE_RUNNING ? "off" :
+					   v < sizeof(names) / sizeof(names[0]) ?
+					   names[v] : "unknown");
+			jsonw_uint_field(w, "error_slices",
+					 s->grp_ev_error_slices[g][j]);
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
 
 static void cpu_rows(struct td_emit *e, enum td_backend be,
 		     const struct topdown_status *st,
@@ -138,6 +230,12 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
 	if (ev_state && td_stats_have_retries(st)) {
 		f[F_RETRIES].in |= TD_IN_JSON;
 		f[F_RETRY_DELAY].in |= TD_IN_JSON;
+	}
+	if (have_groups(st, cfg)) {
+		for (int k = F_CUR_GROUP; k <= F_ROTATION_NS; k++)
+			f[k].in = TD_IN_JSON | TD_IN_CSV;
+		for (int k = F_GRP_RECORDS; k <= F_GRP_ERRORS; k++)
+			f[k].in = TD_IN_CSV;
 	}
 	if (st->error_code)
 		snprintf(err, sizeof(err), "event %d on CPU %d: %s",
@@ -191,14 +289,31 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
 		td_emit_uint(e, &f[F_RETRIES], s->retries);
 		td_emit_uint(e, &f[F_RETRY_DELAY], s->retry_delay_ms);
 		td_emit_str(e, &f[F_BACKEND], td_backend_name(be), SIZE_MAX);
+		if (have_groups(st, cfg)) {
+			char v[TOPDOWN_MAX_GROUPS * 24];
+
+			td_emit_uint(e, &f[F_CUR_GROUP], s->cur_group);
+			td_emit_uint(e, &f[F_ROTATIONS], s->rotations);
+			td_emit_uint(e, &f[F_ROTATION_NS], s->rotation_ns);
+			per_group(cfg, s->grp_records, v, sizeof(v));
+			td_emit_word(e, &f[F_GRP_RECORDS], v);
+			per_group(cfg, s->grp_time_ns, v, sizeof(v));
+			td_emit_word(e, &f[F_GRP_TIME], v);
+			per_group(cfg, s->grp_error_slices, v, sizeof(v));
+			td_emit_word(e, &f[F_GRP_ERRORS], v);
+		}
 		w = td_emit_json(e);
+		if (w && have_groups(st, cfg))
+			json_groups(w, st, cfg, s);
 		if (w && ev_state) {
+			uint32_t g = cur_group(st, cfg, s);
+
+			/* With groups: the group counting now, by position. */
 			jsonw_name(w, "events");
 			jsonw_start_array(w);
-			for (uint32_t k = 0; k < cfg->nr_events; k++) {
+			for (uint32_t k = 0; k < td_cfg_group_nr(cfg, g); k++) {
 				jsonw_start_object(w);
-				jsonw_string_field(w, "name",
-						   cfg->events[k].name);
+				jsonw_string_field(w, "name", pos_name(cfg, g, k));
 				jsonw_string_field(w, "state",
 						   td_evstate_name(st, s, k));
 				jsonw_bool_field(w, "no_counter_at_start",
@@ -219,6 +334,95 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
  */
 static const char *const *bpf_diffs;
 static bool bpf_percpu;
+/* The groups of the configuration, and how they rotate (plain). */
+static void plain_groups(const struct topdown_config *cfg)
+{
+	if (!cfg->nr_groups)
+		return;
+	if (cfg->nr_groups > 1)
+		printf("groups:     %u, each CPU moves to the next every %u ms "
+		       "(between two slices)\n", cfg->nr_groups, cfg->rotate_ms);
+	else
+		printf("groups:     1 (no rotation)\n");
+	for (uint32_t g = 0; g < cfg->nr_groups; g++) {
+		printf("  %u:", g);
+		for (uint32_t j = 0; j < td_cfg_group_nr(cfg, g); j++)
+			printf(" %s", pos_name(cfg, g, j));
+		printf("\n");
+	}
+}
+
+/*
+ * Plain: one row per CPU and group: whether it counts now, its records,
+ * the run time it measured and its share of the CPU's, its slices with
+ * errors; the CPU's group changes on its group 0 row. Names and titles
+ * are the vocabulary's (td_voc_title()).
+ */
+enum {
+	G_CPU, G_GROUP, G_STATE, G_RECORDS, G_TIME, G_SHARE, G_ERRORS,
+	G_ROTATIONS, G_ROT_US, G_NR
+};
+
+static const struct td_field group_fields[G_NR] = {
+	[G_CPU] = FIELD("cpu", NULL, TD_IN_PLAIN, 0, 4, 0),
+	[G_GROUP] = FIELD("group", NULL, TD_IN_PLAIN, 1, 6, 0),
+	[G_STATE] = FIELD("state", NULL, TD_IN_PLAIN, 2, -9, 0),
+	[G_RECORDS] = FIELD("records", NULL, TD_IN_PLAIN, 3, 12, 0),
+	[G_TIME] = FIELD("runtime_ns", NULL, TD_IN_PLAIN, 4, 12, 0),
+	[G_SHARE] = FIELD("runtime_share", NULL, TD_IN_PLAIN, 5, 6, 0),
+	[G_ERRORS] = FIELD("error_slices", NULL, TD_IN_PLAIN, 6, 11, 0),
+	[G_ROTATIONS] = FIELD("rotations", NULL, TD_IN_PLAIN, 7, 10, 0),
+	[G_ROT_US] = FIELD("rotation_ns", NULL, TD_IN_PLAIN, 8, 8, 0),
+};
+
+static void group_rows(struct td_emit *e, const struct topdown_status *st,
+		       const struct topdown_config *cfg,
+		       const struct topdown_cpu_stats *stats)
+{
+	struct td_field f[G_NR];
+
+	memcpy(f, group_fields, sizeof(f));
+	for (int k = 0; k < G_NR; k++) {
+		f[k].title = td_voc_title(f[k].name);
+		f[k].prec = td_voc_prec(f[k].name);
+	}
+	td_emit_header(e, f, G_NR, NULL);
+	for (uint32_t i = 0; i < st->nr_stats; i++) {
+		const struct topdown_cpu_stats *s = &stats[i];
+		uint64_t total = 0;
+
+		for (uint32_t g = 0; g < td_cfg_nr_groups(cfg); g++)
+			total += s->grp_time_ns[g];
+		if (!total && !s->rotations && !(s->flags & TOPDOWN_CPU_ONLINE))
+			continue;
+		for (uint32_t g = 0; g < td_cfg_nr_groups(cfg); g++) {
+			bool now = s->cur_group == g &&
+				   s->flags & TOPDOWN_CPU_COUNTING;
+
+			td_emit_begin(e, NULL, NULL);
+			td_emit_uint(e, &f[G_CPU], s->cpu);
+			td_emit_uint(e, &f[G_GROUP], g);
+			td_emit_word(e, &f[G_STATE], now ? "counting" : "waiting");
+			td_emit_uint(e, &f[G_RECORDS], s->grp_records[g]);
+			/* milliseconds in tables (the vocabulary's RUN_MS) */
+			td_emit_float(e, &f[G_TIME], s->grp_time_ns[g] / 1e6, true);
+			td_emit_float(e, &f[G_SHARE], total ?
+				      100.0 * s->grp_time_ns[g] / total : 0, total);
+			td_emit_uint(e, &f[G_ERRORS], s->grp_error_slices[g]);
+			if (g) {
+				td_emit_null(e, &f[G_ROTATIONS]);
+				td_emit_null(e, &f[G_ROT_US]);
+			} else {
+				td_emit_uint(e, &f[G_ROTATIONS], s->rotations);
+				/* microseconds per change (ROT_US) */
+				td_emit_float(e, &f[G_ROT_US], s->rotations ?
+					      s->rotation_ns / 1e3 / s->rotations : 0,
+					      s->rotations);
+			}
+			td_emit_end(e);
+		}
+	}
+}
 
 static void status_json(enum td_backend be, const struct topdown_status *st,
 			const struct topdown_config *cfg,
@@ -262,11 +466,26 @@ static void status_json(enum td_backend be, const struct topdown_status *st,
 		jsonw_name(json_wtr, "events");
 		jsonw_start_array(json_wtr);
 		for (uint32_t i = 0; i < cfg->nr_events; i++) {
-			const struct topdown_event *e = &cfg->events[i];
+			const struct topdown_event *e = td_cfg_event(cfg, i);
 
 			jsonw_start_object(json_wtr);
 			jsonw_event_fields(json_wtr, e);
 			jsonw_bool_field(json_wtr, "all_cpus", !e->cpus_size);
+			jsonw_end_object(json_wtr);
+		}
+		jsonw_end_array(json_wtr);
+		/* Groups: pool indexes into "events", in record order. */
+		jsonw_uint_field(json_wtr, "nr_groups", cfg->nr_groups);
+		jsonw_uint_field(json_wtr, "rotate_ms", cfg->rotate_ms);
+		jsonw_name(json_wtr, "groups");
+		jsonw_start_array(json_wtr);
+		for (uint32_t g = 0; g < cfg->nr_groups; g++) {
+			jsonw_start_object(json_wtr);
+			jsonw_name(json_wtr, "events");
+			jsonw_start_array(json_wtr);
+			for (uint32_t j = 0; j < td_cfg_group_nr(cfg, g); j++)
+				jsonw_uint(json_wtr, td_cfg_group_event(cfg, g, j));
+			jsonw_end_array(json_wtr);
 			jsonw_end_object(json_wtr);
 		}
 		jsonw_end_array(json_wtr);
@@ -320,18 +539,24 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 			       cfg->watermark);
 		printf("events:\n");
 		for (uint32_t i = 0; i < cfg->nr_events; i++) {
-			const struct topdown_event *e = &cfg->events[i];
+			const struct topdown_event *e = td_cfg_event(cfg, i);
 
 			printf("  %-24s type %-3u config 0x%llx%s\n", e->name,
 			       e->type, (unsigned long long)e->config,
 			       e->cpus_size ? " (some CPUs)" : "");
 		}
+		plain_groups(cfg);
 	}
 	printf("\n");
 	td_emit_init(&out, stdout);
 	cpu_rows(&out, be, st, cfg, stats);
 	if (!cfg)
 		return;
+	if (have_groups(st, cfg)) {
+		printf("\n");
+		td_emit_init(&out, stdout);
+		group_rows(&out, st, cfg, stats);
+	}
 	printf("\n");
 	plain_budgets(cfg);
 	if (st->state != TOPDOWN_STATE_RUNNING)
@@ -346,7 +571,7 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 		char evs[TOPDOWN_MAX_EVENTS * (TOPDOWN_NAME_LEN + 16)];
 		bool odd = s->recoveries;
 
-		for (uint32_t e = 0; e < cfg->nr_events; e++)
+		for (uint32_t e = 0; e < td_cfg_group_nr(cfg, cur_group(st, cfg, s)); e++)
 			odd |= s->ev_state[e] != TOPDOWN_EVSTATE_COUNTING &&
 			       s->flags & TOPDOWN_CPU_COUNTING;
 		if (!odd)

@@ -910,7 +910,7 @@ int do_timeline(int argc, char **argv)
 		in = TD_DEFAULT_FILE;
 
 	if (in) {
-		if (td_input_load(in, NULL, &img, &f, NULL, NULL, false))
+		if (td_input_load(in, NULL, &img, &f, NULL, NULL, 0))
 			return -1;
 		loaded = true;
 		src.cfg = &f.meta.cfg;

@@ -204,6 +204,7 @@ static void snapshot(struct top_ctx *t, uint64_t end_ns, uint64_t lost)
 {
 	struct td_agg tmp = t->shown;
 
+	td_agg_finish(&t->cur);
 	t->shown = t->cur;
 	t->cur = t->next;
 	t->next = tmp;
@@ -293,6 +294,17 @@ static void keys_raw(struct top_ctx *t)
 		t->keys = true;
 }
 
+/* Rotated groups: each interval's sums and clusters of every group. */
+static int top_agg_groups(struct top_ctx *t)
+{
+	if (td_view_agg(&t->view, &t->cur) || td_view_agg(&t->view, &t->next) ||
+	    td_view_agg(&t->view, &t->shown)) {
+		p_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int top_live(struct top_ctx *t)
 {
 	if (td_live_open(&t->live, &t->tgt, on_record, t))
@@ -302,9 +314,12 @@ static int top_live(struct top_ctx *t)
 	t->prev_end = t->live.start_ns;
 	t->nr_cpus = t->live.rd.nr_cpus;
 	t->set = t->live.can_decode ? t->live.dec.set : t->live.rd.cfg.label;
-	td_view_init(&t->view, t->view.by, &t->live.rd.cfg,
-		     t->live.can_decode ? &t->live.dec : NULL);
+	td_view_init_cfg(&t->view, t->view.by, t->live.vc, 0);
 	t->view.cgroup_path = td_cgroup_path;	/* live: ids resolve here */
+	if (top_agg_groups(t)) {
+		td_live_close(&t->live);
+		return -1;
+	}
 	return 0;
 }
 
@@ -486,7 +501,8 @@ int do_top(int argc, char **argv)
 	td_agg_init(&t->next, t->view.by);
 	td_agg_init(&t->shown, t->view.by);
 	if (input) {
-		if (td_input_load(input, NULL, &img, &f, NULL, NULL, false))
+		if (td_input_load(input, NULL, &img, &f, NULL, NULL,
+				  TD_FILE_GROUPS))
 			goto out;
 		/* On a terminal the screen shows them (and would wipe a
 		 * warning): the status line counts them per interval.
@@ -503,12 +519,19 @@ int do_top(int argc, char **argv)
 		td_text(t->label, f.meta.cfg.label, sizeof(f.meta.cfg.label),
 			NULL);
 		t->set = t->label;
-		if (td_decoder_for(&f.meta.cfg, &t->live.dec)) {
-			t->set = t->live.dec.set;
-			t->live.can_decode = true;
+		t->live.vc = malloc(sizeof(*t->live.vc));
+		if (!t->live.vc) {
+			p_err("out of memory");
+			goto close;
 		}
-		td_view_init(&t->view, t->view.by, &f.meta.cfg,
-			     t->live.can_decode ? &t->live.dec : NULL);
+		if (td_view_cfg_init(t->live.vc, &f.meta.cfg))
+			goto close;
+		if (t->live.vc->can_decode)
+			t->set = t->live.vc->rotated ? t->live.vc->gd.set :
+				 t->live.vc->dec.set;
+		td_view_init_cfg(&t->view, t->view.by, t->live.vc, 0);
+		if (top_agg_groups(t))
+			goto close;
 	} else {
 		t->source = "live";
 		if (top_live(t))
@@ -537,10 +560,12 @@ int do_top(int argc, char **argv)
 	if (!t->batch)
 		printf("\n");
 close:
-	if (input)
+	if (input) {
 		td_file_unload(&img, &f);
-	else
+		free(t->live.vc);
+	} else {
 		td_live_close(&t->live);
+	}
 out:
 	td_agg_free(&t->cur);
 	td_agg_free(&t->next);

@@ -32,6 +32,7 @@
 #include "evset/counters.h"
 #include "evset/evset.h"
 #include "evset/evset_priv.h"
+#include "base/abi.h"
 #include "base/common.h"
 
 bool td_stats_have_ev_state(const struct topdown_status *st)
@@ -164,9 +165,17 @@ void td_warn_no_counter(const struct topdown_status *st,
 				len += snprintf(cpus + len, sizeof(cpus) - len,
 						"%s%u", len ? "," : "", s->cpu);
 		}
-		p_warn("event %s has no hardware counter on CPU %s%s: its slices read as errors (0) until one is free",
-		       cfg && i < cfg->nr_events ? cfg->events[i].name : "?",
-		       cpus, at_start ? " at start" : "");
+		/* With groups, position i of group 0 (at start) or of the
+		 * group each CPU counts now.
+		 */
+		if (cfg && cfg->nr_groups && !at_start)
+			p_warn("event at position %u of the group counting on CPU %s has no hardware counter: its slices read as errors (0) until one is free",
+			       i, cpus);
+		else
+			p_warn("event %s has no hardware counter on CPU %s%s: its slices read as errors (0) until one is free",
+			       cfg && i < td_cfg_group_nr(cfg, 0) ?
+			       td_cfg_event(cfg, td_cfg_group_event(cfg, 0, i))->name : "?",
+			       cpus, at_start ? " at start" : "");
 	}
 	if (!mask)
 		return;
@@ -359,15 +368,23 @@ int td_counter_budgets(const struct topdown_config *cfg, struct td_budget *b,
 			d->source = "not in sysfs; the driver's kernel log line is gone";
 		}
 #endif
-		for (uint32_t e = 0; cfg && e < cfg->nr_events; e++) {
-			const struct topdown_event *ev = &cfg->events[e];
-			uint32_t ext = ev->config >> 32;
+		/* With groups, what one group needs at a time: the most. */
+		for (uint32_t g = 0; cfg && g < td_cfg_nr_groups(cfg); g++) {
+			int used = 0;
 
-			/* Hybrid: the PMU type in the config's high bits. */
-			if (ev->type == p->type ||
-			    (hw_type(ev->type) &&
-			     (ncore == 1 || !ext || ext == p->type)))
-				d->used++;
+			for (uint32_t j = 0; j < td_cfg_group_nr(cfg, g); j++) {
+				const struct topdown_event *ev =
+					td_cfg_event(cfg, td_cfg_group_event(cfg, g, j));
+				uint32_t ext = ev->config >> 32;
+
+				/* Hybrid: the PMU type in the config's high bits. */
+				if (ev->type == p->type ||
+				    (hw_type(ev->type) &&
+				     (ncore == 1 || !ext || ext == p->type)))
+					used++;
+			}
+			if (used > d->used)
+				d->used = used;
 		}
 		n++;
 	}

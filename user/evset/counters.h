@@ -51,7 +51,10 @@ struct td_budget {
 	int gp;			/* general-purpose counters, -1 unknown */
 	int fixed;		/* fixed counters, -1 unknown */
 	const char *source;	/* where gp came from, or why unknown */
-	int used;		/* events of the configuration on this PMU */
+	/* Events of the configuration on this PMU (with groups: of the
+	 * group that needs the most).
+	 */
+	int used;
 };
 
 /*

@@ -19,9 +19,18 @@
  *                                  (td_event_alias)
  * each with :u, :k or :uk (or, after PMU/.../, the same letters with or
  * without the colon): perf's modifiers, which exclude the other privilege
- * levels. Events are separated by commas. Groups, sampling terms and
- * every other modifier are refused with the reason: the module counts
- * each event on its own, per CPU, and never samples.
+ * levels. Events are separated by commas. Sampling terms and every other
+ * modifier are refused with the reason: the module never samples.
+ *
+ * Groups, in perf's syntax: {a,b},{c,d} makes each {...} a group of
+ * events counted together, and an event outside braces a group of its own
+ * (perf's groups of one, each scheduled on its own), as soon as the list
+ * has a brace. The module counts one group per CPU at a time and rotates
+ * them (include/uapi/linux/topdown.h, "Groups and rotation"). Without
+ * braces the list is one set of events counted together, as before. An
+ * event named the same in several groups is one pool entry (an anchor
+ * such as cycles in every group); a group's modifier ({a,b}:u) is refused:
+ * put the modifier on each event.
  *
  * The label says what readers need to decode the counts, from the
  * encodings alone (the names are the user's):
@@ -916,11 +925,54 @@ static void make_label(const struct td_cpu_info *ci, struct td_plan *plan)
 
 /* ---- the list --------------------------------------------------------- */
 
+/*
+ * The pool entry of event e in a grouped list: the entry of the same name
+ * if there is one (it must be the same event), else a new one. Returns
+ * its index, -1 after ERR.
+ */
+static int pool_add(const struct td_cpu_info *ci, struct td_plan *plan,
+		    const struct td_evsel *e, char *err, size_t errlen)
+{
+	for (int i = 0; i < plan->nr_events; i++) {
+		if (strcmp(plan->ev[i].name, e->name))
+			continue;
+		if (!same_event(ci, &plan->ev[i], e) || !same_scope(&plan->ev[i], e)) {
+			ERR("two different events are named '%s'", e->name);
+			return -1;
+		}
+		return i;
+	}
+	if (plan->nr_events >= TOPDOWN_MAX_POOL) {
+		ERR("too many events: the groups of the module count at most %d in all",
+		    TOPDOWN_MAX_POOL);
+		return -1;
+	}
+	plan->ev[plan->nr_events] = *e;
+	return plan->nr_events++;
+}
+
+/* A new group for a grouped list; -1 after ERR. */
+static int group_new(struct td_plan *plan, char *err, size_t errlen)
+{
+	struct td_plan_group *grp;
+
+	if (plan->nr_groups >= TOPDOWN_MAX_GROUPS) {
+		ERR("too many groups: the module rotates at most %d", TOPDOWN_MAX_GROUPS);
+		return -1;
+	}
+	grp = &plan->groups[plan->nr_groups];
+	memset(grp, 0, sizeof(*grp));
+	snprintf(grp->name, sizeof(grp->name), "events group %d", plan->nr_groups);
+	return plan->nr_groups++;
+}
+
 int td_plan_events(const struct td_cpu_info *ci, const char *root,
 		   const char *spec, struct td_plan *plan, char *err,
 		   size_t errlen)
 {
+	bool grouped = strpbrk(spec, "{}"), in_group = false;
 	const char *p = spec;
+	int g = -1;
 
 	memset(plan, 0, sizeof(*plan));
 	snprintf(plan->set, sizeof(plan->set), "events");
@@ -928,19 +980,32 @@ int td_plan_events(const struct td_cpu_info *ci, const char *root,
 		ERR("no events given");
 		return -1;
 	}
-	if (strpbrk(spec, "{}")) {
-		ERR("event groups ({...}) are not supported: the module counts each event on its "
-		    "own (the in-kernel perf API cannot create groups)");
-		return -1;
-	}
 	while (*p) {
 		char tok[512];
 		size_t len = 0;
 		bool in_pmu = false;
-		struct td_evsel *e;
+		struct td_evsel e;
+		int idx;
 
-		/* One event: up to a comma outside PMU/.../. */
-		while (p[len] && (in_pmu || p[len] != ',')) {
+		if (grouped && *p == '{') {
+			if (in_group) {
+				ERR("'{' inside a group in '%s': groups do not nest", spec);
+				return -1;
+			}
+			in_group = true;
+			p++;
+			g = group_new(plan, err, errlen);
+			if (g < 0)
+				return -1;
+		} else if (grouped && !in_group) {
+			/* An event outside braces: a group of its own. */
+			g = group_new(plan, err, errlen);
+			if (g < 0)
+				return -1;
+		}
+		/* One event: up to a comma or brace outside PMU/.../. */
+		while (p[len] && (in_pmu || (p[len] != ',' && p[len] != '{' &&
+					     p[len] != '}'))) {
 			if (p[len] == '/')
 				in_pmu = !in_pmu;
 			len++;
@@ -956,29 +1021,83 @@ int td_plan_events(const struct td_cpu_info *ci, const char *root,
 		memcpy(tok, p, len);
 		tok[len] = '\0';
 		p += len;
+		if (*p == '{') {
+			ERR("'{' after event '%s' in '%s': separate groups with a comma",
+			    tok, spec);
+			return -1;
+		}
+		if (*p == '}') {
+			if (!in_group) {
+				ERR("'}' without its '{' in '%s'", spec);
+				return -1;
+			}
+			in_group = false;
+			if (*++p == ':') {
+				ERR("a modifier after a group ('}%.8s') is not supported: "
+				    "put it on each event of the group", p);
+				return -1;
+			}
+			if (*p && *p != ',') {
+				ERR("'%c' after a group in '%s': separate groups with a comma",
+				    *p, spec);
+				return -1;
+			}
+		}
 		if (*p == ',' && !*++p) {
 			ERR("empty event at the end of '%s'", spec);
 			return -1;
 		}
-		if (plan->nr_events >= TOPDOWN_MAX_EVENTS) {
-			ERR("too many events: the module counts at most %d",
-			    TOPDOWN_MAX_EVENTS);
+		if (!grouped && plan->nr_events >= TOPDOWN_MAX_EVENTS) {
+			ERR("too many events: the module counts at most %d "
+			    "(or up to %d in groups, {a,b},{c,d})",
+			    TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_POOL);
 			return -1;
 		}
 		if (strpbrk(tok, " \t\n")) {
 			ERR("event '%s': no blanks inside an event", tok);
 			return -1;
 		}
-		e = &plan->ev[plan->nr_events];
-		if (parse_event(ci, root, tok, e, err, errlen))
+		if (parse_event(ci, root, tok, &e, err, errlen))
 			return -1;
-		for (int i = 0; i < plan->nr_events; i++) {
-			if (!strcmp(plan->ev[i].name, e->name)) {
-				ERR("event '%s' given twice", e->name);
+		if (!grouped) {
+			for (int i = 0; i < plan->nr_events; i++) {
+				if (!strcmp(plan->ev[i].name, e.name)) {
+					ERR("event '%s' given twice", e.name);
+					return -1;
+				}
+			}
+			plan->ev[plan->nr_events++] = e;
+			continue;
+		}
+		idx = pool_add(ci, plan, &e, err, errlen);
+		if (idx < 0)
+			return -1;
+		for (int j = 0; j < plan->groups[g].nr; j++) {
+			if (plan->groups[g].ev[j] == idx) {
+				ERR("event '%s' given twice in one group", plan->ev[idx].name);
 				return -1;
 			}
 		}
-		plan->nr_events++;
+		if (plan->groups[g].nr >= TOPDOWN_MAX_EVENTS) {
+			ERR("group %d has more than %d events: "
+			    "a group is counted at once, on %d counters at most",
+			    g, TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_EVENTS);
+			return -1;
+		}
+		plan->groups[g].ev[plan->groups[g].nr++] = idx;
+	}
+	if (in_group) {
+		ERR("'{' without its '}' in '%s'", spec);
+		return -1;
+	}
+	if (grouped) {
+		/* Decoding by group is the readers'; the label names none. */
+		snprintf(plan->label, sizeof(plan->label), "set=events");
+		snprintf(plan->why, sizeof(plan->why),
+			 "requested with --events: %d events in %d groups, %s, counts only",
+			 plan->nr_events, plan->nr_groups,
+			 plan->nr_groups > 1 ? "rotated" : "one group");
+		return 0;
 	}
 	make_label(ci, plan);
 	return 0;

@@ -46,20 +46,6 @@ const struct td_set *td_set_find(const char *name)
 	return NULL;
 }
 
-/* Does the space-separated list have the word w (n bytes), ignoring case? */
-static bool has_word(const char *list, const char *w, size_t n)
-{
-	while (list && *list) {
-		size_t len = strcspn(list, " ");
-
-		if (len == n && !strncasecmp(list, w, n))
-			return true;
-		list += len;
-		list += strspn(list, " ");
-	}
-	return false;
-}
-
 /* perf's modifiers after the last ':' ("instructions:u", "cycles:ukG"). */
 static size_t strip_modifiers(const char *name, size_t len)
 {
@@ -72,44 +58,74 @@ static size_t strip_modifiers(const char *name, size_t len)
 	return len;
 }
 
-static int name_index(const struct td_set *s, const char *name, size_t len)
+/* name (len bytes, modifiers stripped) as td_set_event_index() takes it:
+ * *inner, *n the event without "pmu/.../", *pmu, *pmu_len its PMU.
+ */
+static bool split_pmu(const char *name, size_t len, const char **pmu,
+		      size_t *pmu_len, const char **inner, size_t *n)
 {
-	const char *inner = name, *slash;
-	size_t pmu_len = 0, n;
+	const char *slash;
 
 	len = strip_modifiers(name, len);
 	slash = memchr(name, '/', len);
-	n = len;
-	if (slash) {
-		/* "pmu/event/" as perf prints it, or tdctl's "core/EVENT" */
-		pmu_len = slash - name;
-		inner = slash + 1;
-		n = len - pmu_len - 1;
-		if (n && inner[n - 1] == '/')
-			n--;
-		if (!n || memchr(inner, '/', n))
-			return -1;
-		/* perf's hybrid PMUs are tdctl's core/ and atom/ prefixes */
-		if (pmu_len > 4 && !strncmp(name, "cpu_", 4)) {
-			name += 4;
-			pmu_len -= 4;
-		}
+	*pmu = name;
+	*pmu_len = 0;
+	*inner = name;
+	*n = len;
+	if (!slash)
+		return true;
+	/* "pmu/event/" as perf prints it, or tdctl's "core/EVENT" */
+	*pmu_len = slash - name;
+	*inner = slash + 1;
+	*n = len - *pmu_len - 1;
+	if (*n && (*inner)[*n - 1] == '/')
+		(*n)--;
+	if (!*n || memchr(*inner, '/', *n))
+		return false;
+	/* perf's hybrid PMUs are tdctl's core/ and atom/ prefixes */
+	if (*pmu_len > 4 && !strncmp(name, "cpu_", 4)) {
+		*pmu += 4;
+		*pmu_len -= 4;
 	}
-	for (int i = 0; i < s->nr_events; i++) {
-		const struct td_ev_tmpl *t = &s->ev[i];
-		const char *tn = t->name, *ts = strchr(tn, '/');
+	return true;
+}
 
-		if (ts) {
-			/* a per-PMU event: the PMU must be the same */
-			if (!pmu_len || (size_t)(ts - tn) != pmu_len ||
-			    strncasecmp(tn, name, pmu_len))
-				continue;
-			tn = ts + 1;
-		}
-		if ((strlen(tn) == n && !strncasecmp(tn, inner, n)) ||
-		    has_word(t->aliases, inner, n))
-			return i;
+static bool tmpl_is(const struct td_ev_tmpl *t, const char *pmu,
+		    size_t pmu_len, const char *inner, size_t n)
+{
+	const char *tn = t->name, *ts = strchr(tn, '/');
+
+	if (ts) {
+		/* a per-PMU event: the PMU must be the same */
+		if (!pmu_len || (size_t)(ts - tn) != pmu_len ||
+		    strncasecmp(tn, pmu, pmu_len))
+			return false;
+		tn = ts + 1;
 	}
+	return (strlen(tn) == n && !strncasecmp(tn, inner, n)) ||
+	       td_in_list(t->aliases, " ", inner, n);
+}
+
+static bool tmpl_name_is(const struct td_ev_tmpl *t, const char *name,
+			 size_t len)
+{
+	const char *pmu, *inner;
+	size_t pmu_len, n;
+
+	return split_pmu(name, len, &pmu, &pmu_len, &inner, &n) &&
+	       tmpl_is(t, pmu, pmu_len, inner, n);
+}
+
+static int name_index(const struct td_set *s, const char *name, size_t len)
+{
+	const char *pmu, *inner;
+	size_t pmu_len, n;
+
+	if (!split_pmu(name, len, &pmu, &pmu_len, &inner, &n))
+		return -1;
+	for (int i = 0; i < s->nr_events; i++)
+		if (tmpl_is(&s->ev[i], pmu, pmu_len, inner, n))
+			return i;
 	return -1;
 }
 
@@ -257,33 +273,35 @@ static bool enc_pmu_fits(const struct enc *e, const struct td_ev_tmpl *t)
 	       (e->pmu_len > 4 && !strncmp(e->pmu, "armv", 4));
 }
 
+/* Is the encoding in counted by template tm? */
+static bool enc_tmpl_is(const struct enc *in, const struct td_ev_tmpl *tm)
+{
+	const char *te = tm->encoding, *sp;
+	struct enc t;
+
+	if (tm->kind != TD_EV_RAW || !enc_pmu_fits(in, tm))
+		return false;
+	if (in->has_config)
+		return in->config == tm->config;
+	/* the template's "cpu_core event=..." */
+	sp = strchr(te, ' ');
+	if (sp)
+		te = sp + 1;
+	memset(&t, 0, sizeof(t));
+	return enc_terms(te, strlen(te), &t) && !t.has_config &&
+	       !memcmp(t.v, in->v, sizeof(t.v));
+}
+
 static int encoding_index(const struct td_set *s, const char *name,
 			  size_t len)
 {
-	struct enc in, t;
+	struct enc in;
 
 	if (!enc_parse(name, len, &in))
 		return -1;
-	for (int i = 0; i < s->nr_events; i++) {
-		const struct td_ev_tmpl *tm = &s->ev[i];
-		const char *te = tm->encoding, *sp;
-
-		if (tm->kind != TD_EV_RAW || !enc_pmu_fits(&in, tm))
-			continue;
-		if (in.has_config) {
-			if (in.config == tm->config)
-				return i;
-			continue;
-		}
-		/* the template's "cpu_core event=..." */
-		sp = strchr(te, ' ');
-		if (sp)
-			te = sp + 1;
-		memset(&t, 0, sizeof(t));
-		if (enc_terms(te, strlen(te), &t) && !t.has_config &&
-		    !memcmp(t.v, in.v, sizeof(t.v)))
+	for (int i = 0; i < s->nr_events; i++)
+		if (enc_tmpl_is(&in, &s->ev[i]))
 			return i;
-	}
 	return -1;
 }
 
@@ -292,6 +310,14 @@ int td_set_event_index(const struct td_set *s, const char *name, size_t len)
 	int i = name_index(s, name, len);
 
 	return i >= 0 ? i : encoding_index(s, name, len);
+}
+
+bool td_tmpl_is(const struct td_ev_tmpl *t, const char *name, size_t len)
+{
+	struct enc in;
+
+	return tmpl_name_is(t, name, len) ||
+	       (enc_parse(name, len, &in) && enc_tmpl_is(&in, t));
 }
 
 bool td_set_exists(const char *name)
@@ -376,11 +402,6 @@ void td_put_ipc(struct td_metrics *out, uint64_t instructions,
 		uint64_t cycles)
 {
 	put_ratio(out, IPC_NAME, instructions, cycles, false);
-}
-
-bool td_metric_is_fraction(const char *name)
-{
-	return strcmp(name, IPC_NAME);
 }
 
 /* ---- revision --------------------------------------------------------- */
@@ -511,14 +532,51 @@ static int build_label(const struct td_set *s, unsigned int slots,
 	return w > 0 && (size_t)w < len ? 0 : -1;
 }
 
-int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
-		struct td_plan *plan, char *err, size_t errlen)
+int td_tmpl_resolve(const struct td_cpu_info *ci, const struct td_set *s,
+		    const struct td_ev_tmpl *t, struct td_evsel *e, char *err,
+		    size_t errlen)
+{
+	const struct td_pmu *p;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", t->name);
+	e->config = t->config;
+	e->all_cpus = true;
+	switch (t->kind) {
+	case TD_EV_HW:
+		e->type = PERF_TYPE_HARDWARE;
+		break;
+	case TD_EV_SW:
+		e->type = PERF_TYPE_SOFTWARE;
+		break;
+	case TD_EV_RAW:
+		p = td_sel_pmu(ci, t->pmu);
+		if (!p) {
+			snprintf(err, errlen,
+				 "event set '%s': no PMU for event %s",
+				 s->name, t->name);
+			return -1;
+		}
+		e->type = p->type;
+		if (!td_pmu_covers_all(ci, p)) {
+			e->all_cpus = false;
+			memcpy(e->cpus, p->cpus, sizeof(e->cpus));
+		}
+		break;
+	}
+	return 0;
+}
+
+/* The set asked for (or the automatic one), with plan->why. */
+static const struct td_set *choose_set(const struct td_cpu_info *ci,
+				       const char *set_name,
+				       struct td_plan *plan, char *err,
+				       size_t errlen)
 {
 	const struct td_set *s = NULL;
 	char why[256], valid[512], all[512];
 	int fit = TD_FIT_NO;
 
-	memset(plan, 0, sizeof(*plan));
 	if (set_name) {
 		s = td_set_find(set_name);
 		if (!s) {
@@ -527,7 +585,7 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 			snprintf(err, errlen,
 				 "unknown event set '%s' (the %d sets: %s); valid here: %s",
 				 set_name, td_nr_sets, all, valid);
-			return -1;
+			return NULL;
 		}
 		fit = td_set_fit(s, ci, why, sizeof(why));
 		if (fit < TD_FIT_MANUAL) {
@@ -535,27 +593,39 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 			snprintf(err, errlen,
 				 "event set '%s' does not fit this CPU (%s); valid here: %s",
 				 set_name, why, valid);
-			return -1;
+			return NULL;
 		}
 		snprintf(plan->why, sizeof(plan->why), "requested by name: %s",
 			 why);
-	} else {
-		for (int i = 0; i < td_nr_sets && !s; i++) {
-			fit = td_set_fit(td_sets[i], ci, why, sizeof(why));
-			if (fit >= TD_FIT_AUTO)
-				s = td_sets[i];
-		}
-		if (!s) {
-			/* The table ends with generic and software, which
-			 * always report TD_FIT_AUTO when they are the
-			 * fallback; reaching here means the table is broken.
-			 */
-			snprintf(err, errlen, "no event set fits this machine");
-			return -1;
-		}
-		snprintf(plan->why, sizeof(plan->why), "%s", why);
+		return s;
 	}
+	for (int i = 0; i < td_nr_sets && !s; i++) {
+		fit = td_set_fit(td_sets[i], ci, why, sizeof(why));
+		if (fit >= TD_FIT_AUTO)
+			s = td_sets[i];
+	}
+	if (!s) {
+		/* The table ends with generic and software, which always
+		 * report TD_FIT_AUTO when they are the fallback; reaching
+		 * here means the table is broken.
+		 */
+		snprintf(err, errlen, "no event set fits this machine");
+		return NULL;
+	}
+	snprintf(plan->why, sizeof(plan->why), "%s", why);
+	return s;
+}
 
+int td_plan_select(const struct td_cpu_info *ci, const char *set_name,
+		   const struct td_select *sel, struct td_plan *plan,
+		   char *err, size_t errlen)
+{
+	const struct td_set *s;
+
+	memset(plan, 0, sizeof(*plan));
+	s = choose_set(ci, set_name, plan, err, errlen);
+	if (!s)
+		return -1;
 	snprintf(plan->set, sizeof(plan->set), "%s", s->name);
 	if (build_label(s, td_set_slots(s, ci), s->has_rev,
 			ci->has_midr ? (ci->variant << 4 | ci->revision) : 0,
@@ -563,43 +633,68 @@ int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
 		snprintf(err, errlen, "label for '%s' too long", s->name);
 		return -1;
 	}
+	if (sel && (sel->level > 1 || (sel->metric_groups &&
+				       *sel->metric_groups))) {
+		int r = td_plan_groups(ci, s, sel, plan, err, errlen);
 
-	for (int i = 0; i < s->nr_events; i++) {
-		const struct td_ev_tmpl *t = &s->ev[i];
-		struct td_evsel *e = &plan->ev[i];
-		const struct td_pmu *p;
-
-		snprintf(e->name, sizeof(e->name), "%s", t->name);
-		e->config = t->config;
-		e->all_cpus = true;
-		switch (t->kind) {
-		case TD_EV_HW:
-			e->type = PERF_TYPE_HARDWARE;
-			break;
-		case TD_EV_SW:
-			e->type = PERF_TYPE_SOFTWARE;
-			break;
-		case TD_EV_RAW:
-			p = td_sel_pmu(ci, t->pmu);
-			if (!p) {
-				snprintf(err, errlen,
-					 "event set '%s': no PMU for event %s",
-					 s->name, t->name);
-				return -1;
-			}
-			e->type = p->type;
-			if (!td_pmu_covers_all(ci, p)) {
-				e->all_cpus = false;
-				memcpy(e->cpus, p->cpus, sizeof(e->cpus));
-			}
-			break;
-		}
+		if (r <= 0)	/* groups planned, or an error */
+			return r;
+		/* only Level 1 asked for: the plan without groups */
 	}
+	for (int i = 0; i < s->nr_events; i++)
+		if (td_tmpl_resolve(ci, s, &s->ev[i], &plan->ev[i], err,
+				    errlen))
+			return -1;
 	plan->nr_events = s->nr_events;
 	return 0;
 }
 
+int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
+		struct td_plan *plan, char *err, size_t errlen)
+{
+	return td_plan_select(ci, set_name, NULL, plan, err, errlen);
+}
+
 /* ---- label & decoder -------------------------------------------------- */
+
+/* g=ID,ID,...: the set's groups in configuration order (a plan puts the
+ * Level 1 group first; `tdctl decode` may leave it out).
+ */
+static int parse_group_ids(const struct td_set *s, const char *v,
+			   struct td_label *l, char *err, size_t errlen)
+{
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		const struct td_grp *g = td_grp_find(s, v, n);
+
+		if (!g) {
+			snprintf(err, errlen,
+				 "label: '%.*s' is not a group of event set '%s'",
+				 (int)n, v, s->name);
+			return -1;
+		}
+		for (int i = 0; i < l->nr_groups; i++) {
+			if (l->groups[i] == g) {
+				snprintf(err, errlen,
+					 "label: group '%s' given twice",
+					 g->id);
+				return -1;
+			}
+		}
+		if (l->nr_groups == TOPDOWN_MAX_GROUPS) {
+			snprintf(err, errlen, "label: more than %d groups",
+				 TOPDOWN_MAX_GROUPS);
+			return -1;
+		}
+		l->groups[l->nr_groups++] = g;
+		v += n;
+		if (*v == ',' && !*++v) {
+			snprintf(err, errlen, "label: empty group id");
+			return -1;
+		}
+	}
+	return 0;
+}
 
 static int parse_slots(const char *v, unsigned int *out)
 {
@@ -611,17 +706,9 @@ static int parse_slots(const char *v, unsigned int *out)
 	return 0;
 }
 
-static int decoder_build(struct td_decoder *d, const char *label,
-			 const char names[][TOPDOWN_NAME_LEN], int nr,
-			 bool partial, char *err, size_t errlen)
+/* Terminated, not empty, single spaces between items. */
+static int label_well_formed(const char *label, char *err, size_t errlen)
 {
-	bool have_slots = false, have_rev = false;
-	char buf[TOPDOWN_LABEL_LEN], *tok, *save = NULL;
-	const struct td_set *s = NULL;
-	unsigned int slots = 0, rev = 0;
-	bool first = true;
-
-	memset(d, 0, sizeof(*d));
 	if (!label || strnlen(label, TOPDOWN_LABEL_LEN) >= TOPDOWN_LABEL_LEN) {
 		snprintf(err, errlen, "label missing or not terminated");
 		return -1;
@@ -631,9 +718,26 @@ static int decoder_build(struct td_decoder *d, const char *label,
 		snprintf(err, errlen, "malformed label '%s'", label);
 		return -1;
 	}
-	if (!strncmp(label, "set=events", 10) &&
-	    (!label[10] || label[10] == ' '))
-		return td_events_decoder(d, label, nr, err, errlen);
+	return 0;
+}
+
+bool td_label_is_events(const char *label, char *err, size_t errlen)
+{
+	return !label_well_formed(label, err, errlen) &&
+	       !strncmp(label, "set=events", 10) &&
+	       (!label[10] || label[10] == ' ');
+}
+
+int td_label_parse(const char *label, struct td_label *l, char *err,
+		   size_t errlen)
+{
+	char buf[TOPDOWN_LABEL_LEN], *tok, *save = NULL;
+	const struct td_set *s = NULL;
+	bool first = true;
+
+	memset(l, 0, sizeof(*l));
+	if (label_well_formed(label, err, errlen))
+		return -1;
 	strcpy(buf, label);
 	for (tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
@@ -659,33 +763,43 @@ static int decoder_build(struct td_decoder *d, const char *label,
 			}
 			first = false;
 		} else if (!strcmp(tok, "slots")) {
-			if (have_slots || !s->def_slots) {
+			if (l->have_slots || !s->def_slots) {
 				snprintf(err, errlen,
-					 have_slots ? "slots= given twice" :
+					 l->have_slots ? "slots= given twice" :
 					 "event set '%s' takes no slots=",
 					 s->name);
 				return -1;
 			}
-			if (parse_slots(eq, &slots)) {
+			if (parse_slots(eq, &l->slots)) {
 				snprintf(err, errlen,
 					 "bad slots '%s' (1..255)", eq);
 				return -1;
 			}
-			have_slots = true;
+			l->have_slots = true;
 		} else if (!strcmp(tok, "rev")) {
-			if (have_rev || !s->has_rev) {
+			if (l->have_rev || !s->has_rev) {
 				snprintf(err, errlen,
-					 have_rev ? "rev= given twice" :
+					 l->have_rev ? "rev= given twice" :
 					 "event set '%s' takes no rev=",
 					 s->name);
 				return -1;
 			}
-			if (td_parse_revision(eq, &rev)) {
+			if (td_parse_revision(eq, &l->rev)) {
 				snprintf(err, errlen,
 					 "bad revision '%s' (want rXpY)", eq);
 				return -1;
 			}
-			have_rev = true;
+			l->have_rev = true;
+		} else if (!strcmp(tok, "g")) {
+			if (l->nr_groups || !s->nr_groups) {
+				snprintf(err, errlen,
+					 l->nr_groups ? "g= given twice" :
+					 "event set '%s' has no groups (g=)",
+					 s->name);
+				return -1;
+			}
+			if (parse_group_ids(s, eq, l, err, errlen))
+				return -1;
 		} else {
 			snprintf(err, errlen, "unknown label item '%s'", tok);
 			return -1;
@@ -695,17 +809,40 @@ static int decoder_build(struct td_decoder *d, const char *label,
 		snprintf(err, errlen, "empty label");
 		return -1;
 	}
+	l->s = s;
+	return 0;
+}
 
-	if (nr != s->nr_events) {
-		snprintf(err, errlen,
-			 "event set '%s' has %d events, the config has %d",
-			 s->name, s->nr_events, nr);
+int td_decoder_map(struct td_decoder *d, const char *what,
+		   const struct td_ev_tmpl *ev, int nev,
+		   const char names[][TOPDOWN_NAME_LEN], int nr, bool partial,
+		   char *err, size_t errlen)
+{
+	int required = 0;
+
+	for (int i = 0; i < nev; i++)
+		required += !(partial && ev[i].optional);
+	if (nr != nev && !(partial && nr >= required && nr <= nev)) {
+		snprintf(err, errlen, "%s has %d events, the config has %d",
+			 what, nev, nr);
 		return -1;
 	}
 	for (int r = 0; r < TOPDOWN_MAX_EVENTS; r++)
 		d->idx[r] = -1;
-	for (int i = 0; i < s->nr_events; i++) {
-		const struct td_ev_tmpl *t = &s->ev[i];
+	for (int j = 0; j < nr; j++) {
+		bool known = !names[j][0] && partial;
+
+		for (int i = 0; i < nev && !known; i++)
+			known = !strncmp(names[j], ev[i].name,
+					 TOPDOWN_NAME_LEN);
+		if (!known) {
+			snprintf(err, errlen, "%s has no event %.*s", what,
+				 TOPDOWN_NAME_LEN, names[j]);
+			return -1;
+		}
+	}
+	for (int i = 0; i < nev; i++) {
+		const struct td_ev_tmpl *t = &ev[i];
 		int pos = -1;
 
 		for (int j = 0; j < nr; j++) {
@@ -724,17 +861,47 @@ static int decoder_build(struct td_decoder *d, const char *label,
 		}
 		if (pos < 0 && !(partial && t->optional)) {
 			snprintf(err, errlen,
-				 "event set '%s' needs event %s, not in the config",
-				 s->name, t->name);
+				 "%s needs event %s, not in the config",
+				 what, t->name);
 			return -1;
 		}
 		d->idx[t->role] = pos;
 	}
-	d->family = s;
 	d->nr_events = nr;
-	d->slots = have_slots ? slots : s->def_slots;
-	d->revision = rev;	/* r0p0 when not given */
-	snprintf(d->set, sizeof(d->set), "%s", s->name);
+	return 0;
+}
+
+void td_decoder_params(struct td_decoder *d, const struct td_label *l)
+{
+	d->family = l->s;
+	d->slots = l->have_slots ? l->slots : l->s->def_slots;
+	d->revision = l->rev;	/* r0p0 when not given */
+	snprintf(d->set, sizeof(d->set), "%s", l->s->name);
+}
+
+static int decoder_build(struct td_decoder *d, const char *label,
+			 const char names[][TOPDOWN_NAME_LEN], int nr,
+			 bool partial, char *err, size_t errlen)
+{
+	struct td_label l;
+	char what[TOPDOWN_NAME_LEN + 16];
+
+	memset(d, 0, sizeof(*d));
+	if (td_label_is_events(label, err, errlen))
+		return td_events_decoder(d, label, nr, err, errlen);
+	if (td_label_parse(label, &l, err, errlen))
+		return -1;
+	if (l.nr_groups) {
+		snprintf(err, errlen,
+			 "label '%s' is of a configuration with groups: decode each group's records (td_gdecoder_init)",
+			 label);
+		return -1;
+	}
+	snprintf(what, sizeof(what), "event set '%s'", l.s->name);
+	if (td_decoder_map(d, what, l.s->ev, l.s->nr_events, names, nr,
+			   partial, err, errlen))
+		return -1;
+	td_decoder_params(d, &l);
 	return 0;
 }
 
@@ -762,6 +929,8 @@ void td_decode(const struct td_decoder *d, const uint64_t *counts,
 	if (!d || !d->family || !counts)
 		return;
 	s = d->family;
-	if (s->fam && s->fam->decode)
+	if (d->grp)
+		((const struct td_grp *)d->grp)->fam->decode(d, counts, out);
+	else if (s->fam && s->fam->decode)
 		s->fam->decode(d, counts, out);
 }

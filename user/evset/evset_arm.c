@@ -169,6 +169,263 @@ static const struct td_ev_tmpl v1_ev[] = {
 	EVA(BR_MIS_PRED, A_BR_MIS_PRED, 0x10, "branch-misses", false),
 };
 
+/* ---- drill-down groups ---------------------------------------------------
+ *
+ * Arm's stage 2 for Neoverse N2 and V2: the metric groups of perf's
+ * arm64/arm/neoverse-n2-v2/metrics.json (linux 6.12; 6.1's neoverse-n2
+ * has none), which seed 003's authors upstreamed as TLB, cache, branch
+ * and instruction mix: miss ratios, MPKI and shares of the speculatively
+ * executed instructions. They explain Level 1 rather than divide it (no
+ * parent). Each group counts CPU_CYCLES (on the cycle counter) and its
+ * denominators: INST_RETIRED (MPKI), the accesses (ratios), INST_SPEC
+ * (the mix).
+ */
+#define ARM_M(n, pn, grp, u) { n, pn, grp, NULL, 2, u, true }
+#define ARM_PKI(n, pn, grp) { n, pn, grp, NULL, 2, TD_UNIT_PKI, false }
+#define ARM_L1(n, pn) { n, pn, "Default;TopdownL1", NULL, 1, TD_UNIT_SLOTS, true }
+
+static const struct td_metric_info arm_minfo[] = {
+	ARM_L1("retiring", "retiring"),
+	ARM_L1("bad_speculation", "bad_speculation"),
+	ARM_L1("frontend_bound", "frontend_bound"),
+	ARM_L1("backend_bound", "backend_bound"),
+	{ "ipc", "ipc", "General", NULL, 1, TD_UNIT_PER_CYCLE, false },
+	ARM_PKI("dtlb_mpki", "dtlb_mpki", "MPKI;DTLB_Effectiveness"),
+	ARM_M("dtlb_walk_ratio", "dtlb_walk_ratio",
+	      "Miss_Ratio;DTLB_Effectiveness", TD_UNIT_SHARE),
+	ARM_M("l1d_tlb_miss_ratio", "l1d_tlb_miss_ratio",
+	      "Miss_Ratio;DTLB_Effectiveness", TD_UNIT_SHARE),
+	ARM_PKI("l1d_tlb_mpki", "l1d_tlb_mpki", "MPKI;DTLB_Effectiveness"),
+	ARM_M("l2_tlb_miss_ratio", "l2_tlb_miss_ratio",
+	      "Miss_Ratio;ITLB_Effectiveness;DTLB_Effectiveness",
+	      TD_UNIT_SHARE),
+	ARM_PKI("l2_tlb_mpki", "l2_tlb_mpki", "MPKI;ITLB_Effectiveness;DTLB_Effectiveness"),
+	ARM_PKI("itlb_mpki", "itlb_mpki", "MPKI;ITLB_Effectiveness"),
+	ARM_M("itlb_walk_ratio", "itlb_walk_ratio",
+	      "Miss_Ratio;ITLB_Effectiveness", TD_UNIT_SHARE),
+	ARM_M("l1i_tlb_miss_ratio", "l1i_tlb_miss_ratio",
+	      "Miss_Ratio;ITLB_Effectiveness", TD_UNIT_SHARE),
+	ARM_PKI("l1i_tlb_mpki", "l1i_tlb_mpki", "MPKI;ITLB_Effectiveness"),
+	ARM_M("branch_misprediction_ratio", "branch_misprediction_ratio",
+	      "Miss_Ratio;Branch_Effectiveness", TD_UNIT_SHARE),
+	ARM_PKI("branch_mpki", "branch_mpki", "MPKI;Branch_Effectiveness"),
+	ARM_PKI("branch_pki", "branch_pki", "MPKI;Branch_Effectiveness"),
+	ARM_M("l1d_cache_miss_ratio", "l1d_cache_miss_ratio",
+	      "Miss_Ratio;L1D_Cache_Effectiveness", TD_UNIT_SHARE),
+	ARM_PKI("l1d_cache_mpki", "l1d_cache_mpki", "MPKI;L1D_Cache_Effectiveness"),
+	ARM_M("l1i_cache_miss_ratio", "l1i_cache_miss_ratio",
+	      "Miss_Ratio;L1I_Cache_Effectiveness", TD_UNIT_SHARE),
+	ARM_PKI("l1i_cache_mpki", "l1i_cache_mpki", "MPKI;L1I_Cache_Effectiveness"),
+	ARM_M("l2_cache_miss_ratio", "l2_cache_miss_ratio",
+	      "Miss_Ratio;L2_Cache_Effectiveness", TD_UNIT_SHARE),
+	ARM_PKI("l2_cache_mpki", "l2_cache_mpki", "MPKI;L2_Cache_Effectiveness"),
+	ARM_M("ll_cache_read_hit_ratio", "ll_cache_read_hit_ratio",
+	      "LL_Cache_Effectiveness", TD_UNIT_SHARE),
+	ARM_M("ll_cache_read_miss_ratio", "ll_cache_read_miss_ratio",
+	      "Miss_Ratio;LL_Cache_Effectiveness", TD_UNIT_SHARE),
+	ARM_PKI("ll_cache_read_mpki", "ll_cache_read_mpki", "MPKI;LL_Cache_Effectiveness"),
+	ARM_PKI("l3d_cache_mpki", "l3d_cache_mpki", "MPKI;L3_Cache_Effectiveness"),
+	ARM_M("l3d_cache_miss_ratio", "l3d_cache_miss_rate",
+	      "Miss_Ratio;L3_Cache_Effectiveness", TD_UNIT_SHARE),
+	ARM_M("frontend_stalled_cycles", "frontend_stalled_cycles",
+	      "Cycle_Accounting", TD_UNIT_CYCLES),
+	ARM_M("backend_stalled_cycles", "backend_stalled_cycles",
+	      "Cycle_Accounting", TD_UNIT_CYCLES),
+	ARM_M("load_percentage", "load_percentage", "Operation_Mix",
+	      TD_UNIT_SHARE),
+	ARM_M("store_percentage", "store_percentage", "Operation_Mix",
+	      TD_UNIT_SHARE),
+	ARM_M("integer_dp_percentage", "integer_dp_percentage",
+	      "Operation_Mix", TD_UNIT_SHARE),
+	ARM_M("simd_percentage", "simd_percentage", "Operation_Mix",
+	      TD_UNIT_SHARE),
+	ARM_M("scalar_fp_percentage", "scalar_fp_percentage", "Operation_Mix",
+	      TD_UNIT_SHARE),
+	ARM_M("branch_percentage", "branch_percentage", "Operation_Mix",
+	      TD_UNIT_SHARE),
+	ARM_M("crypto_percentage", "crypto_percentage", "Operation_Mix",
+	      TD_UNIT_SHARE),
+	ARM_M("branch_immed_spec_rate", "branch_immed_spec_rate",
+	      "Operation_Mix", TD_UNIT_SHARE),
+	ARM_M("branch_return_spec_rate", "branch_return_spec_rate",
+	      "Operation_Mix", TD_UNIT_SHARE),
+	ARM_M("branch_indirect_spec_rate", "branch_indirect_spec_rate",
+	      "Operation_Mix", TD_UNIT_SHARE),
+};
+
+#define ARM_MINFO .nr_minfo = sizeof(arm_minfo) / sizeof(arm_minfo[0]), \
+	.minfo = arm_minfo
+
+/* Events of a drill-down group: role = position in the group;
+ * INST_RETIRED is a denominator here, not optional.
+ */
+#define GEV(n, role, cfg) EV(n, role, cfg)
+#define EV_INSTR(role) EVA(INST_RETIRED, role, 0x08, "instructions", false)
+/* CPU_CYCLES where no metric reads it: the group's anchor, which `tdctl
+ * decode` does not require (perf stat -M DTLB_Effectiveness has none)
+ */
+#define EV_ANCHOR(role) EVA(CPU_CYCLES, role, 0x11, "cycles cpu-cycles", true)
+
+/* r(name, numerator, denominator, scale), r2 with a second term */
+#define R(n, a, d, sc) { n, a, -1, 0, d, sc }
+#define R2(n, a, sg, b, d, sc) { n, a, b, sg, d, sc }
+
+enum { D_CYC, D_INST, D_L1D_TLB, D_L1D_TLB_R, D_WALK, D_L2_TLB, D_L2_TLB_R };
+
+static const struct td_ev_tmpl dtlb_ev[] = {
+	EV_ANCHOR(D_CYC), EV_INSTR(D_INST),
+	GEV(L1D_TLB, D_L1D_TLB, 0x25), GEV(L1D_TLB_REFILL, D_L1D_TLB_R, 0x05),
+	GEV(DTLB_WALK, D_WALK, 0x34), GEV(L2D_TLB, D_L2_TLB, 0x2f),
+	GEV(L2D_TLB_REFILL, D_L2_TLB_R, 0x2d),
+};
+
+static const struct td_ratio dtlb_r[] = {
+	R("dtlb_mpki", D_WALK, D_INST, 1000),
+	R("dtlb_walk_ratio", D_WALK, D_L1D_TLB, 1),
+	R("l1d_tlb_miss_ratio", D_L1D_TLB_R, D_L1D_TLB, 1),
+	R("l1d_tlb_mpki", D_L1D_TLB_R, D_INST, 1000),
+	R("l2_tlb_miss_ratio", D_L2_TLB_R, D_L2_TLB, 1),
+	R("l2_tlb_mpki", D_L2_TLB_R, D_INST, 1000),
+};
+
+enum { I_CYC, I_INST, I_L1I_TLB, I_L1I_TLB_R, I_WALK, I_BR, I_BR_MIS };
+
+static const struct td_ev_tmpl itlb_ev[] = {
+	EV_ANCHOR(I_CYC), EV_INSTR(I_INST),
+	GEV(L1I_TLB, I_L1I_TLB, 0x26), GEV(L1I_TLB_REFILL, I_L1I_TLB_R, 0x02),
+	GEV(ITLB_WALK, I_WALK, 0x35), GEV(BR_RETIRED, I_BR, 0x21),
+	GEV(BR_MIS_PRED_RETIRED, I_BR_MIS, 0x22),
+};
+
+static const struct td_ratio itlb_r[] = {
+	R("itlb_mpki", I_WALK, I_INST, 1000),
+	R("itlb_walk_ratio", I_WALK, I_L1I_TLB, 1),
+	R("l1i_tlb_miss_ratio", I_L1I_TLB_R, I_L1I_TLB, 1),
+	R("l1i_tlb_mpki", I_L1I_TLB_R, I_INST, 1000),
+	R("branch_misprediction_ratio", I_BR_MIS, I_BR, 1),
+	R("branch_mpki", I_BR_MIS, I_INST, 1000),
+	R("branch_pki", I_BR, I_INST, 1000),
+};
+
+enum { C_CYC, C_INST, C_L1D, C_L1D_R, C_L1I, C_L1I_R };
+
+static const struct td_ev_tmpl l1c_ev[] = {
+	EV_ANCHOR(C_CYC), EV_INSTR(C_INST),
+	GEV(L1D_CACHE, C_L1D, 0x04), GEV(L1D_CACHE_REFILL, C_L1D_R, 0x03),
+	GEV(L1I_CACHE, C_L1I, 0x14), GEV(L1I_CACHE_REFILL, C_L1I_R, 0x01),
+};
+
+static const struct td_ratio l1c_r[] = {
+	R("l1d_cache_miss_ratio", C_L1D_R, C_L1D, 1),
+	R("l1d_cache_mpki", C_L1D_R, C_INST, 1000),
+	R("l1i_cache_miss_ratio", C_L1I_R, C_L1I, 1),
+	R("l1i_cache_mpki", C_L1I_R, C_INST, 1000),
+};
+
+enum { L_CYC, L_INST, L_L2D, L_L2D_R, L_LL_RD, L_LL_MISS };
+
+static const struct td_ev_tmpl l2c_ev[] = {
+	EV_ANCHOR(L_CYC), EV_INSTR(L_INST),
+	GEV(L2D_CACHE, L_L2D, 0x16), GEV(L2D_CACHE_REFILL, L_L2D_R, 0x17),
+	GEV(LL_CACHE_RD, L_LL_RD, 0x36), GEV(LL_CACHE_MISS_RD, L_LL_MISS, 0x37),
+};
+
+static const struct td_ratio l2c_r[] = {
+	R("l2_cache_miss_ratio", L_L2D_R, L_L2D, 1),
+	R("l2_cache_mpki", L_L2D_R, L_INST, 1000),
+	R2("ll_cache_read_hit_ratio", L_LL_RD, -1, L_LL_MISS, L_LL_RD, 1),
+	R("ll_cache_read_miss_ratio", L_LL_MISS, L_LL_RD, 1),
+	R("ll_cache_read_mpki", L_LL_MISS, L_INST, 1000),
+};
+
+enum { T_CYC, T_INST, T_L3D, T_L3D_R, T_STALL_FE, T_STALL_BE };
+
+static const struct td_ev_tmpl l3c_ev[] = {
+	EV_CYCLES(T_CYC), EV_INSTR(T_INST),
+	GEV(L3D_CACHE, T_L3D, 0x2b), GEV(L3D_CACHE_REFILL, T_L3D_R, 0x2a),
+	EVA(STALL_FRONTEND, T_STALL_FE, 0x23, "stalled-cycles-frontend", false),
+	EVA(STALL_BACKEND, T_STALL_BE, 0x24, "stalled-cycles-backend", false),
+};
+
+static const struct td_ratio l3c_r[] = {
+	R("l3d_cache_mpki", T_L3D_R, T_INST, 1000),
+	R("l3d_cache_miss_ratio", T_L3D_R, T_L3D, 1),
+	R("frontend_stalled_cycles", T_STALL_FE, T_CYC, 1),
+	R("backend_stalled_cycles", T_STALL_BE, T_CYC, 1),
+};
+
+enum { X_CYC, X_SPEC, X_LD, X_ST, X_DP, X_ASE, X_VFP };
+
+static const struct td_ev_tmpl mix1_ev[] = {
+	EV_ANCHOR(X_CYC), GEV(INST_SPEC, X_SPEC, 0x1b),
+	GEV(LD_SPEC, X_LD, 0x70), GEV(ST_SPEC, X_ST, 0x71),
+	GEV(DP_SPEC, X_DP, 0x73), GEV(ASE_SPEC, X_ASE, 0x74),
+	GEV(VFP_SPEC, X_VFP, 0x75),
+};
+
+static const struct td_ratio mix1_r[] = {
+	R("load_percentage", X_LD, X_SPEC, 1),
+	R("store_percentage", X_ST, X_SPEC, 1),
+	R("integer_dp_percentage", X_DP, X_SPEC, 1),
+	R("simd_percentage", X_ASE, X_SPEC, 1),
+	R("scalar_fp_percentage", X_VFP, X_SPEC, 1),
+};
+
+enum { Y_CYC, Y_SPEC, Y_IMMED, Y_INDIRECT, Y_RETURN, Y_CRYPTO };
+
+static const struct td_ev_tmpl mix2_ev[] = {
+	EV_ANCHOR(Y_CYC), GEV(INST_SPEC, Y_SPEC, 0x1b),
+	GEV(BR_IMMED_SPEC, Y_IMMED, 0x78), GEV(BR_INDIRECT_SPEC, Y_INDIRECT, 0x7a),
+	GEV(BR_RETURN_SPEC, Y_RETURN, 0x79), GEV(CRYPTO_SPEC, Y_CRYPTO, 0x77),
+};
+
+static const struct td_ratio mix2_r[] = {
+	R2("branch_percentage", Y_IMMED, 1, Y_INDIRECT, Y_SPEC, 1),
+	R("crypto_percentage", Y_CRYPTO, Y_SPEC, 1),
+	R("branch_immed_spec_rate", Y_IMMED, Y_SPEC, 1),
+	R("branch_return_spec_rate", Y_RETURN, Y_SPEC, 1),
+	R("branch_indirect_spec_rate", Y_INDIRECT, Y_SPEC, 1),
+};
+
+#define RGRP(nm, i, l2, al, evs, rs, anc, f) \
+	{ .name = nm, .id = i, .level = 2, .in_level2 = l2, .aliases = al, \
+	  .fam = &td_fam_ratios, .nr_events = sizeof(evs) / sizeof(evs[0]), \
+	  .ev = evs, .anchor = anc, .formula = f, \
+	  .nr_ratios = sizeof(rs) / sizeof(rs[0]), .ratios = rs }
+
+static const struct td_grp arm_groups[] = {
+	{ .name = "topdown", .id = "l1", .level = 1, .fam = &fam_stall_slot,
+	  .nr_events = 7, .ev = n2_ev, .anchor = "CPU_CYCLES",
+	  .formula = "Level 1 (this set's formula)" },
+	RGRP("dtlb", "dt", true, "TLB", dtlb_ev, dtlb_r, "CPU_CYCLES",
+	     "MPKI = 1000 * refills or walks / INST_RETIRED; ratios = refills "
+	     "or walks / L1D_TLB or L2D_TLB accesses"),
+	RGRP("itlb_branch", "ib", true, "TLB Branch", itlb_ev, itlb_r,
+	     "CPU_CYCLES",
+	     "ITLB: as DTLB over L1I_TLB; branch: BR_MIS_PRED_RETIRED / "
+	     "BR_RETIRED, per 1000 INST_RETIRED"),
+	RGRP("l1_cache", "c1", true, "Cache", l1c_ev, l1c_r, "CPU_CYCLES",
+	     "refills / accesses and 1000 * refills / INST_RETIRED, L1D and L1I"),
+	RGRP("l2_ll_cache", "c2", true, "Cache", l2c_ev, l2c_r, "CPU_CYCLES",
+	     "L2D: refills / accesses, MPKI; last level: (LL_CACHE_RD - "
+	     "LL_CACHE_MISS_RD) / LL_CACHE_RD, misses / reads, MPKI"),
+	RGRP("l3_cache_stalls", "c3", true, "Cache", l3c_ev, l3c_r,
+	     "CPU_CYCLES",
+	     "L3D: refills / accesses, MPKI; STALL_FRONTEND and STALL_BACKEND "
+	     "/ CPU_CYCLES"),
+	RGRP("op_mix", "m1", false, "InstructionMix", mix1_ev, mix1_r,
+	     "CPU_CYCLES", "LD_SPEC, ST_SPEC, DP_SPEC, ASE_SPEC, VFP_SPEC / "
+	     "INST_SPEC"),
+	RGRP("branch_mix", "m2", false, "InstructionMix", mix2_ev, mix2_r,
+	     "CPU_CYCLES", "BR_IMMED_SPEC, BR_INDIRECT_SPEC, BR_RETURN_SPEC, "
+	     "CRYPTO_SPEC / INST_SPEC"),
+};
+
+#define ARM_GROUPS .nr_groups = sizeof(arm_groups) / sizeof(arm_groups[0]), \
+	.groups = arm_groups, .gp_counters = 6, .cycle_counter = ARM_CPU_CYCLES, \
+	.budget = "6 event counters and the cycle counter (Arm Neoverse N2 " \
+		  "and V2 Technical Reference Manuals, PMCR_EL0.N)"
+
 static bool arm_main_pmu(const struct td_cpu_info *ci, const char **name)
 {
 	int i = ci->main_pmu;
@@ -288,6 +545,9 @@ const struct td_set td_set_arm_neoverse_n2 = {
 	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
 		"common-and-microarch.json, arm/neoverse-n2 in 6.1, "
 		"arm/neoverse-n2-v2 in 6.12)",
+	.anchor = "CPU_CYCLES",
+	ARM_MINFO,
+	ARM_GROUPS,
 };
 
 const struct td_set td_set_arm_neoverse_v1 = {
@@ -326,6 +586,9 @@ const struct td_set td_set_arm_neoverse_v2 = {
 		"common-and-microarch.json; arm/neoverse-n2-v2 in 6.12; V3 and "
 		"N3 are in neither 6.1 nor 6.12: Arm PMUv3 architecture, the "
 		"same common event numbers)",
+	.anchor = "CPU_CYCLES",
+	ARM_MINFO,
+	ARM_GROUPS,
 };
 
 /* ---- cycle-based stall breakdown -------------------------------------- */

@@ -22,6 +22,8 @@
 
 #define RAW(ev, umask, cmask) \
 	((uint64_t)(ev) | (uint64_t)(umask) << 8 | (uint64_t)(cmask) << 24)
+/* ... with the edge-detect bit (18) of IA32_PERFEVTSELx */
+#define RAW_EDGE(ev, umask, cmask) (RAW(ev, umask, cmask) | 1ull << 18)
 
 static const struct {
 	unsigned int model;
@@ -207,6 +209,230 @@ static int match_skl(const struct td_set *s, const struct td_cpu_info *ci,
 			    "pre-Icelake TopDown L1, 4 slots per cycle");
 }
 
+/* ---- Level 2 ------------------------------------------------------------
+ *
+ * perf's TopdownL2 of tools/perf/pmu-events/arch/x86/CPU/ metrics JSON
+ * (linux 6.1 and 6.12: test_perf_json.py evaluates them), with the
+ * differences of Level 1 (SMT off; on Icelake the general-counter slot
+ * events for PERF_METRICS) and without perf's clamps (max(0, ...),
+ * min(cycles, ...)): a value outside 0..1 is shown as counted and
+ * flagged, as in Level 1. Each group counts the Level 1 events its
+ * metrics are shares of, and its own slots (or cycles, times the width).
+ */
+static const struct td_metric_info intel_minfo[] = {
+	{ "retiring", "tma_retiring",
+	  "BvUW;Default;TmaL1;TopdownL1;tma_L1_group", NULL, 1,
+	  TD_UNIT_SLOTS, true },
+	{ "bad_speculation", "tma_bad_speculation",
+	  "Default;TmaL1;TopdownL1;tma_L1_group", NULL, 1, TD_UNIT_SLOTS,
+	  true },
+	{ "frontend_bound", "tma_frontend_bound",
+	  "BvFB;BvIO;Default;PGO;TmaL1;TopdownL1;tma_L1_group", NULL, 1,
+	  TD_UNIT_SLOTS, true },
+	{ "backend_bound", "tma_backend_bound",
+	  "BvOB;Default;TmaL1;TopdownL1;tma_L1_group", NULL, 1,
+	  TD_UNIT_SLOTS, true },
+	{ "ipc", NULL, NULL, NULL, 1, TD_UNIT_PER_CYCLE, false },
+	{ "fetch_latency", "tma_fetch_latency",
+	  "Frontend;TmaL2;TopdownL2;tma_L2_group;tma_frontend_bound_group",
+	  "frontend_bound", 2, TD_UNIT_SLOTS, true },
+	{ "fetch_bandwidth", "tma_fetch_bandwidth",
+	  "FetchBW;Frontend;TmaL2;TopdownL2;tma_L2_group;"
+	  "tma_frontend_bound_group;tma_issueFB",
+	  "frontend_bound", 2, TD_UNIT_SLOTS, true },
+	{ "branch_mispredicts", "tma_branch_mispredicts",
+	  "BadSpec;BrMispredicts;BvMP;TmaL2;TopdownL2;tma_L2_group;"
+	  "tma_bad_speculation_group;tma_issueBM",
+	  "bad_speculation", 2, TD_UNIT_SLOTS, true },
+	{ "machine_clears", "tma_machine_clears",
+	  "BadSpec;BvMS;MachineClears;TmaL2;TopdownL2;tma_L2_group;"
+	  "tma_bad_speculation_group;tma_issueMC;tma_issueSyncxn",
+	  "bad_speculation", 2, TD_UNIT_SLOTS, true },
+	{ "memory_bound", "tma_memory_bound",
+	  "Backend;TmaL2;TopdownL2;tma_L2_group;tma_backend_bound_group",
+	  "backend_bound", 2, TD_UNIT_SLOTS, true },
+	{ "core_bound", "tma_core_bound",
+	  "Backend;Compute;TmaL2;TopdownL2;tma_L2_group;"
+	  "tma_backend_bound_group",
+	  "backend_bound", 2, TD_UNIT_SLOTS, true },
+	{ "heavy_operations", "tma_heavy_operations",
+	  "Retire;TmaL2;TopdownL2;tma_L2_group;tma_retiring_group",
+	  "retiring", 2, TD_UNIT_SLOTS, true },
+	{ "light_operations", "tma_light_operations",
+	  "Retire;TmaL2;TopdownL2;tma_L2_group;tma_retiring_group",
+	  "retiring", 2, TD_UNIT_SLOTS, true },
+};
+
+#define INTEL_MINFO .nr_minfo = sizeof(intel_minfo) / sizeof(intel_minfo[0]), \
+	.minfo = intel_minfo
+
+/* A ratio num / den of long doubles, !valid when den is 0. */
+static void put_ld(struct td_metrics *out, const char *name, long double num,
+		   long double den)
+{
+	td_put_value(out, name, den ? num / den : 0, den != 0, true);
+}
+
+/* The names are perf's, shortened to TOPDOWN_NAME_LEN where needed (the
+ * alias is then perf's full name); cmask= in a name is perf's event term
+ * (cpu@EVENT\,cmask\=N@ in its metric expressions).
+ */
+#define CYC0_ALIASES "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE"
+#define EV_CYC0(role, cmask) \
+	RW("IDQ_NOT_DELIV.CYCLES_0_UOPS", role, TD_PMU_MAIN, \
+	   RAW(0x9c, 0x01, cmask), "event=0x9c,umask=0x01,cmask=" #cmask, \
+	   CYC0_ALIASES)
+
+/* Before Icelake, slots = 4 * cycles (d->slots). */
+enum { F_CYCLES, F_INST, F_IDQ, F_CYC0, F_RET, F_MACRO, F_ISSUED, F_MS, F_NR };
+
+/*
+ *   fetch_latency   = 4 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE
+ *                     / slots (sandybridge..haswell: min(cycles, ...))
+ *   fetch_bandwidth = frontend_bound - fetch_latency
+ */
+static void put_fetch_4wide(const struct td_decoder *d, const uint64_t *c,
+			    struct td_metrics *out)
+{
+	unsigned __int128 S = (unsigned __int128)d->slots *
+			      td_cnt(d, c, F_CYCLES);
+	__int128 lat = (__int128)d->slots * td_cnt(d, c, F_CYC0);
+
+	td_put_ratio(out, "fetch_latency", lat, S, true);
+	td_put_ratio(out, "fetch_bandwidth",
+		     (__int128)td_cnt(d, c, F_IDQ) - lat, S, true);
+}
+
+/* Skylake: heavy = (UOPS_RETIRED.RETIRE_SLOTS + UOPS_RETIRED.MACRO_FUSED -
+ * INST_RETIRED.ANY) / slots, light = retiring - heavy.
+ */
+static void decode_skl_fr(const struct td_decoder *d, const uint64_t *c,
+			  struct td_metrics *out)
+{
+	unsigned __int128 S = (unsigned __int128)d->slots *
+			      td_cnt(d, c, F_CYCLES);
+	__int128 ret = td_cnt(d, c, F_RET);
+	__int128 heavy = ret + td_cnt(d, c, F_MACRO) - td_cnt(d, c, F_INST);
+
+	put_fetch_4wide(d, c, out);
+	td_put_ratio(out, "heavy_operations", heavy, S, true);
+	td_put_ratio(out, "light_operations", ret - heavy, S, true);
+}
+
+static const struct td_family fam_skl_fr = {
+	.name = "intel_skl_fr", .nr_roles = F_NR, .decode = decode_skl_fr,
+};
+
+static void decode_snb_fe(const struct td_decoder *d, const uint64_t *c,
+			  struct td_metrics *out)
+{
+	put_fetch_4wide(d, c, out);
+}
+
+static const struct td_family fam_snb_fe = {
+	.name = "intel_snb_fe", .nr_roles = F_NR, .decode = decode_snb_fe,
+};
+
+/* Sandy Bridge..Broadwell: heavy = microcode_sequencer =
+ * UOPS_RETIRED.RETIRE_SLOTS / UOPS_ISSUED.ANY * IDQ.MS_UOPS / slots.
+ */
+static void decode_snb_re(const struct td_decoder *d, const uint64_t *c,
+			  struct td_metrics *out)
+{
+	long double S = (long double)d->slots * td_cnt(d, c, F_CYCLES);
+	long double ret = td_cnt(d, c, F_RET);
+	long double iss = td_cnt(d, c, F_ISSUED);
+	long double heavy = iss ? ret / iss * td_cnt(d, c, F_MS) : 0;
+	bool ok = S && iss;
+
+	td_put_value(out, "heavy_operations", ok ? heavy / S : 0, ok, true);
+	td_put_value(out, "light_operations", ok ? (ret - heavy) / S : 0, ok,
+		     true);
+}
+
+static const struct td_family fam_snb_re = {
+	.name = "intel_snb_re", .nr_roles = F_NR, .decode = decode_snb_re,
+};
+
+#define EV_CYCLES(role, opt) HW("cycles", role, PERF_COUNT_HW_CPU_CYCLES, \
+	"PERF_TYPE_HARDWARE/CPU_CYCLES", CYCLES_ALIASES, opt)
+#define EV_INST(role, opt) HW("instructions", role, \
+	PERF_COUNT_HW_INSTRUCTIONS, "PERF_TYPE_HARDWARE/INSTRUCTIONS", \
+	INST_ALIASES, opt)
+#define EV_IDQ(role) RW("IDQ_UOPS_NOT_DELIVERED.CORE", role, TD_PMU_MAIN, \
+	RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01", "topdown-fetch-bubbles")
+#define EV_RETIRE_SLOTS(role) RW("UOPS_RETIRED.RETIRE_SLOTS", role, \
+	TD_PMU_MAIN, RAW(0xc2, 0x02, 0), "event=0xc2,umask=0x02", \
+	"topdown-slots-retired")
+#define EV_ISSUED(role, al) RW("UOPS_ISSUED.ANY", role, TD_PMU_MAIN, \
+	RAW(0x0e, 0x01, 0), "event=0x0e,umask=0x01", al)
+#define EV_MS(role) RW("IDQ.MS_UOPS", role, TD_PMU_MAIN, RAW(0x79, 0x30, 0), \
+	"event=0x79,umask=0x30", NULL)
+
+static const struct td_ev_tmpl skl_fr_ev[] = {
+	EV_CYCLES(F_CYCLES, false),
+	EV_INST(F_INST, false),
+	EV_IDQ(F_IDQ),
+	EV_CYC0(F_CYC0, 4),
+	EV_RETIRE_SLOTS(F_RET),
+	RW("UOPS_RETIRED.MACRO_FUSED", F_MACRO, TD_PMU_MAIN,
+	   RAW(0xc2, 0x04, 0), "event=0xc2,umask=0x04", NULL),
+};
+
+static const struct td_ev_tmpl snb_fe_ev[] = {
+	EV_CYCLES(F_CYCLES, false),
+	EV_IDQ(F_IDQ),
+	EV_CYC0(F_CYC0, 4),
+};
+
+static const struct td_ev_tmpl snb_re_ev[] = {
+	EV_CYCLES(F_CYCLES, false),
+	EV_RETIRE_SLOTS(F_RET),
+	EV_ISSUED(F_ISSUED, "topdown-slots-issued"),
+	EV_MS(F_MS),
+};
+
+static const struct td_grp skl_groups[] = {
+	{ .name = "topdown", .id = "l1", .level = 1, .fam = &fam_4wide,
+	  .nr_events = 6, .ev = skl_ev, .anchor = "cycles",
+	  .formula = "Level 1 (this set's formula)" },
+	{ .name = "frontend_retiring", .id = "fr", .level = 2,
+	  .in_level2 = true, .fam = &fam_skl_fr, .nr_events = 6,
+	  .ev = skl_fr_ev, .anchor = "cycles",
+	  .formula = "slots = 4 * cycles; fetch_latency = 4 * "
+		     "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / slots; "
+		     "fetch_bandwidth = IDQ_UOPS_NOT_DELIVERED.CORE / slots - "
+		     "fetch_latency; heavy_operations = "
+		     "(UOPS_RETIRED.RETIRE_SLOTS + UOPS_RETIRED.MACRO_FUSED - "
+		     "INST_RETIRED.ANY) / slots; light_operations = "
+		     "UOPS_RETIRED.RETIRE_SLOTS / slots - heavy_operations" },
+};
+
+static const struct td_grp snb_groups[] = {
+	{ .name = "topdown", .id = "l1", .level = 1, .fam = &fam_4wide,
+	  .nr_events = 6, .ev = snb_ev, .anchor = "cycles",
+	  .formula = "Level 1 (this set's formula)" },
+	{ .name = "frontend", .id = "fe", .level = 2, .in_level2 = true,
+	  .fam = &fam_snb_fe, .nr_events = 3, .ev = snb_fe_ev,
+	  .anchor = "cycles",
+	  .formula = "slots = 4 * cycles; fetch_latency = 4 * "
+		     "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / slots; "
+		     "fetch_bandwidth = IDQ_UOPS_NOT_DELIVERED.CORE / slots - "
+		     "fetch_latency" },
+	{ .name = "retiring", .id = "re", .level = 2, .in_level2 = true,
+	  .fam = &fam_snb_re, .nr_events = 4, .ev = snb_re_ev,
+	  .anchor = "cycles",
+	  .formula = "slots = 4 * cycles; heavy_operations = "
+		     "UOPS_RETIRED.RETIRE_SLOTS / UOPS_ISSUED.ANY * IDQ.MS_UOPS "
+		     "/ slots (perf's microcode_sequencer); light_operations = "
+		     "UOPS_RETIRED.RETIRE_SLOTS / slots - heavy_operations" },
+};
+
+#define PRE_ICL_BUDGET .gp_counters = 4, .hw_fixed = true, \
+	.budget = "4 general-purpose counters per hardware thread with SMT " \
+		  "on (8 with SMT off; CPUID leaf 0AH EAX[15:8], Intel SDM " \
+		  "vol. 3B), cycles and instructions on fixed counters"
+
 const struct td_set td_set_intel_snb = {
 	.name = "intel_snb",
 	.title = "Intel Sandy Bridge..Broadwell: TopDown L1, 4-wide",
@@ -223,6 +449,11 @@ const struct td_set td_set_intel_snb = {
 		"INT_MISC.RECOVERY_CYCLES) / slots; backend_bound = the rest",
 	.source = "perf pmu-events x86/sandybridge, ivybridge, haswell, broadwell "
 		"(+ -x/-ep variants), linux 6.1 and 6.12",
+	.anchor = "cycles",
+	INTEL_MINFO,
+	.nr_groups = sizeof(snb_groups) / sizeof(snb_groups[0]),
+	.groups = snb_groups,
+	PRE_ICL_BUDGET,
 };
 
 const struct td_set td_set_intel_skl = {
@@ -241,6 +472,11 @@ const struct td_set td_set_intel_skl = {
 		"INT_MISC.RECOVERY_CYCLES) / slots; backend_bound = the rest",
 	.source = "perf pmu-events x86/skylake, skylakex, cascadelakex, linux 6.1 "
 		"and 6.12",
+	.anchor = "cycles",
+	INTEL_MINFO,
+	.nr_groups = sizeof(skl_groups) / sizeof(skl_groups[0]),
+	.groups = skl_groups,
+	PRE_ICL_BUDGET,
 };
 
 /* ---- Icelake and later: TOPDOWN.SLOTS_P on a general counter ---------- */
@@ -282,11 +518,12 @@ static const struct td_ev_tmpl icl_ev[] = {
 	RW("TOPDOWN.SLOTS_P", S_SLOTS, TD_PMU_MAIN, RAW(0xa4, 0x01, 0),
 	   "event=0xa4,umask=0x01", "TOPDOWN.SLOTS slots"),
 	RW("IDQ_UOPS_NOT_DELIVERED.CORE", S_IDQ, TD_PMU_MAIN,
-	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01", "IDQ_BUBBLES.CORE"),
+	   RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01",
+	   "IDQ_BUBBLES.CORE topdown-fe-bound"),
 	RW("UOPS_RETIRED.SLOTS", S_RET, TD_PMU_MAIN, RAW(0xc2, 0x02, 0),
-	   "event=0xc2,umask=0x02", NULL),
+	   "event=0xc2,umask=0x02", "topdown-retiring"),
 	RW("TOPDOWN.BACKEND_BOUND_SLOTS", S_BE, TD_PMU_MAIN,
-	   RAW(0xa4, 0x02, 0), "event=0xa4,umask=0x02", NULL),
+	   RAW(0xa4, 0x02, 0), "event=0xa4,umask=0x02", "topdown-be-bound"),
 };
 
 static const unsigned int icl_models[] = {
@@ -310,6 +547,249 @@ static int match_icl(const struct td_set *s, const struct td_cpu_info *ci,
 	return fit;
 }
 
+/* ---- Icelake Level 2 ----------------------------------------------------
+ *
+ * perf's icelake, icelakex, tigerlake and rocketlake TopdownL2 (5-wide:
+ * the 5 of fetch_latency), with INT_MISC.UOP_DROPPING and the
+ * INT_MISC.CLEARS_COUNT / RECOVERY_CYCLES term of backend_bound at 0 as
+ * in Level 1. Alder Lake's and Sapphire Rapids' Level 2 are made of
+ * PERF_METRICS events (topdown-fetch-lat, -mem-bound...): not offered
+ * there (intel_spr has its own Level 2).
+ */
+#define ICL_WIDTH 5
+
+enum { S_CYC0 = S_NR, S_G0_NR };
+
+/* Group 0: Level 1 as the set computes it, then
+ *   fetch_latency   = 5 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE
+ *                     / SLOTS
+ *   fetch_bandwidth = frontend_bound - fetch_latency
+ */
+static void decode_icl_l1(const struct td_decoder *d, const uint64_t *c,
+			  struct td_metrics *out)
+{
+	uint64_t slots = td_cnt(d, c, S_SLOTS);
+	__int128 lat = (__int128)ICL_WIDTH * td_cnt(d, c, S_CYC0);
+
+	decode_slots(d, c, out);
+	td_put_ratio(out, "fetch_latency", lat, slots, true);
+	td_put_ratio(out, "fetch_bandwidth",
+		     (__int128)td_cnt(d, c, S_IDQ) - lat, slots, true);
+}
+
+static const struct td_family fam_icl_l1 = {
+	.name = "intel_icl_l1", .nr_roles = S_G0_NR, .decode = decode_icl_l1,
+};
+
+enum { B_SLOTS, B_IDQ, B_RET, B_BE, B_BRM, B_MC, B_NR };
+
+/*
+ *   bad_speculation    = (SLOTS - frontend - retiring - backend) / SLOTS
+ *   branch_mispredicts = BR_MISP_RETIRED.ALL_BRANCHES /
+ *                        (BR_MISP_RETIRED.ALL_BRANCHES + MACHINE_CLEARS.COUNT)
+ *                        * bad_speculation
+ *   machine_clears     = bad_speculation - branch_mispredicts
+ */
+static void decode_icl_bs(const struct td_decoder *d, const uint64_t *c,
+			  struct td_metrics *out)
+{
+	uint64_t slots = td_cnt(d, c, B_SLOTS);
+	__int128 bad = (__int128)slots - td_cnt(d, c, B_IDQ) -
+		       td_cnt(d, c, B_RET) - td_cnt(d, c, B_BE);
+	long double brm = td_cnt(d, c, B_BRM);
+	long double all = brm + td_cnt(d, c, B_MC);
+	long double share = all ? brm / all : 0;
+
+	put_ld(out, "branch_mispredicts", share * (long double)bad,
+	       all ? (long double)slots : 0);
+	put_ld(out, "machine_clears", (1 - share) * (long double)bad,
+	       all ? (long double)slots : 0);
+}
+
+static const struct td_family fam_icl_bs = {
+	.name = "intel_icl_bs", .nr_roles = B_NR, .decode = decode_icl_bs,
+};
+
+enum { K_SLOTS, K_BE, K_RET, K_MEM, K_STORES, K_STALLS, K_P1, K_P2, K_NR };
+
+/*
+ *   memory_bound = (CYCLE_ACTIVITY.STALLS_MEM_ANY +
+ *                   EXE_ACTIVITY.BOUND_ON_STORES) /
+ *                  (CYCLE_ACTIVITY.STALLS_TOTAL + EXE_ACTIVITY.1_PORTS_UTIL
+ *                   + retiring * EXE_ACTIVITY.2_PORTS_UTIL +
+ *                   EXE_ACTIVITY.BOUND_ON_STORES) * backend_bound
+ *   core_bound   = backend_bound - memory_bound
+ */
+static void decode_icl_be(const struct td_decoder *d, const uint64_t *c,
+			  struct td_metrics *out)
+{
+	long double slots = td_cnt(d, c, K_SLOTS);
+	long double ret = slots ? td_cnt(d, c, K_RET) / slots : 0;
+	long double stores = td_cnt(d, c, K_STORES);
+	long double den = td_cnt(d, c, K_STALLS) + (long double)td_cnt(d, c, K_P1) +
+			  ret * td_cnt(d, c, K_P2) + stores;
+	long double share = den ? (td_cnt(d, c, K_MEM) + stores) / den : 0;
+	long double be = td_cnt(d, c, K_BE);
+	bool ok = slots && den;
+
+	put_ld(out, "memory_bound", share * be, ok ? slots : 0);
+	put_ld(out, "core_bound", (1 - share) * be, ok ? slots : 0);
+}
+
+static const struct td_family fam_icl_be = {
+	.name = "intel_icl_be", .nr_roles = K_NR, .decode = decode_icl_be,
+};
+
+enum { H_SLOTS, H_RET, H_ISSUED, H_MS, H_DEC0, H_DEC0_C1, H_MITE, H_NR2 };
+
+/*
+ *   heavy_operations = UOPS_RETIRED.SLOTS / UOPS_ISSUED.ANY * IDQ.MS_UOPS
+ *                      / SLOTS (perf's microcode_sequencer) + retiring *
+ *                      (UOPS_DECODED.DEC0 - UOPS_DECODED.DEC0,cmask=1) /
+ *                      IDQ.MITE_UOPS
+ *   light_operations = retiring - heavy_operations
+ */
+static void decode_icl_re(const struct td_decoder *d, const uint64_t *c,
+			  struct td_metrics *out)
+{
+	long double slots = td_cnt(d, c, H_SLOTS);
+	long double ret = td_cnt(d, c, H_RET);
+	long double iss = td_cnt(d, c, H_ISSUED);
+	long double mite = td_cnt(d, c, H_MITE);
+	bool ok = slots && iss && mite;
+	long double heavy = 0;
+
+	if (ok)
+		heavy = ret / iss * td_cnt(d, c, H_MS) / slots +
+			ret / slots * ((long double)td_cnt(d, c, H_DEC0) -
+				       (long double)td_cnt(d, c, H_DEC0_C1)) /
+			mite;
+	td_put_value(out, "heavy_operations", heavy, ok, true);
+	td_put_value(out, "light_operations", ok ? ret / slots - heavy : 0,
+		     ok, true);
+}
+
+static const struct td_family fam_icl_re = {
+	.name = "intel_icl_re", .nr_roles = H_NR2, .decode = decode_icl_re,
+};
+
+#define EV_SLOTS_P(role) RW("TOPDOWN.SLOTS_P", role, TD_PMU_MAIN, \
+	RAW(0xa4, 0x01, 0), "event=0xa4,umask=0x01", "TOPDOWN.SLOTS slots")
+#define EV_IDQ_ICL(role) RW("IDQ_UOPS_NOT_DELIVERED.CORE", role, TD_PMU_MAIN, \
+	RAW(0x9c, 0x01, 0), "event=0x9c,umask=0x01", \
+	"IDQ_BUBBLES.CORE topdown-fe-bound")
+#define EV_RET_ICL(role) RW("UOPS_RETIRED.SLOTS", role, TD_PMU_MAIN, \
+	RAW(0xc2, 0x02, 0), "event=0xc2,umask=0x02", "topdown-retiring")
+#define EV_BE_ICL(role) RW("TOPDOWN.BACKEND_BOUND_SLOTS", role, TD_PMU_MAIN, \
+	RAW(0xa4, 0x02, 0), "event=0xa4,umask=0x02", "topdown-be-bound")
+
+static const struct td_ev_tmpl icl_l1_ev[] = {
+	EV_CYCLES(S_CYCLES, true),
+	EV_INST(S_INST, true),
+	EV_SLOTS_P(S_SLOTS),
+	EV_IDQ_ICL(S_IDQ),
+	EV_RET_ICL(S_RET),
+	EV_BE_ICL(S_BE),
+	EV_CYC0(S_CYC0, 5),
+};
+
+static const struct td_ev_tmpl icl_bs_ev[] = {
+	EV_SLOTS_P(B_SLOTS),
+	EV_IDQ_ICL(B_IDQ),
+	EV_RET_ICL(B_RET),
+	EV_BE_ICL(B_BE),
+	RW("BR_MISP_RETIRED.ALL_BRANCHES", B_BRM, TD_PMU_MAIN,
+	   RAW(0xc5, 0x00, 0), "event=0xc5", NULL),
+	RW("MACHINE_CLEARS.COUNT", B_MC, TD_PMU_MAIN, RAW_EDGE(0xc3, 0x01, 1),
+	   "event=0xc3,umask=0x01,cmask=1,edge=1", NULL),
+};
+
+static const struct td_ev_tmpl icl_be_ev[] = {
+	EV_SLOTS_P(K_SLOTS),
+	EV_BE_ICL(K_BE),
+	EV_RET_ICL(K_RET),
+	RW("CYCLE_ACTIVITY.STALLS_MEM_ANY", K_MEM, TD_PMU_MAIN,
+	   RAW(0xa3, 0x14, 20), "event=0xa3,umask=0x14,cmask=20", NULL),
+	RW("EXE_ACTIVITY.BOUND_ON_STORES", K_STORES, TD_PMU_MAIN,
+	   RAW(0xa6, 0x40, 2), "event=0xa6,umask=0x40,cmask=2", NULL),
+	RW("CYCLE_ACTIVITY.STALLS_TOTAL", K_STALLS, TD_PMU_MAIN,
+	   RAW(0xa3, 0x04, 4), "event=0xa3,umask=0x04,cmask=4", NULL),
+	RW("EXE_ACTIVITY.1_PORTS_UTIL", K_P1, TD_PMU_MAIN, RAW(0xa6, 0x02, 0),
+	   "event=0xa6,umask=0x02", NULL),
+	RW("EXE_ACTIVITY.2_PORTS_UTIL", K_P2, TD_PMU_MAIN, RAW(0xa6, 0x04, 0),
+	   "event=0xa6,umask=0x04", NULL),
+};
+
+static const struct td_ev_tmpl icl_re_ev[] = {
+	EV_SLOTS_P(H_SLOTS),
+	EV_RET_ICL(H_RET),
+	EV_ISSUED(H_ISSUED, NULL),
+	EV_MS(H_MS),
+	RW("UOPS_DECODED.DEC0", H_DEC0, TD_PMU_MAIN, RAW(0x56, 0x01, 0),
+	   "event=0x56,umask=0x01", NULL),
+	RW("UOPS_DECODED.DEC0,cmask=1", H_DEC0_C1, TD_PMU_MAIN,
+	   RAW(0x56, 0x01, 1), "event=0x56,umask=0x01,cmask=1",
+	   "UOPS_DECODED.DEC0,cmask=0x1"),
+	RW("IDQ.MITE_UOPS", H_MITE, TD_PMU_MAIN, RAW(0x79, 0x04, 0),
+	   "event=0x79,umask=0x04", NULL),
+};
+
+/* perf's icelake, icelakex, tigerlake, rocketlake (mapfile.csv) */
+static const unsigned int icl_l2_models[] = {
+	0x7d, 0x7e, 0x6a, 0x6c, 0x8c, 0x8d, 0xa7,
+};
+
+static bool icl_l2_offered(const struct td_cpu_info *ci, char *why, size_t n)
+{
+	if (is_intel6(ci) && in_list(ci->model, icl_l2_models,
+				     sizeof(icl_l2_models) /
+				     sizeof(*icl_l2_models)))
+		return true;
+	snprintf(why, n,
+		 "Level 2 of intel_icl is Ice Lake's, Tiger Lake's and Rocket Lake's (models 7d 7e 6a 6c 8c 8d a7), not model 0x%x's",
+		 ci->model);
+	return false;
+}
+
+static const struct td_grp icl_groups[] = {
+	{ .name = "topdown", .id = "l1", .level = 1, .fam = &fam_icl_l1,
+	  .nr_events = 7, .ev = icl_l1_ev, .anchor = "TOPDOWN.SLOTS_P",
+	  .offered = icl_l2_offered,
+	  .formula = "Level 1 (this set's formula); fetch_latency = 5 * "
+		     "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / "
+		     "TOPDOWN.SLOTS_P; fetch_bandwidth = frontend_bound - "
+		     "fetch_latency" },
+	{ .name = "bad_speculation", .id = "bs", .level = 2,
+	  .in_level2 = true, .fam = &fam_icl_bs, .nr_events = 6,
+	  .ev = icl_bs_ev, .anchor = "TOPDOWN.SLOTS_P",
+	  .offered = icl_l2_offered,
+	  .formula = "bad_speculation as Level 1; branch_mispredicts = "
+		     "BR_MISP_RETIRED.ALL_BRANCHES / (BR_MISP_RETIRED.ALL_BRANCHES "
+		     "+ MACHINE_CLEARS.COUNT) * bad_speculation; machine_clears "
+		     "= bad_speculation - branch_mispredicts" },
+	{ .name = "backend", .id = "be", .level = 2, .in_level2 = true,
+	  .fam = &fam_icl_be, .nr_events = 8, .ev = icl_be_ev,
+	  .anchor = "TOPDOWN.SLOTS_P", .offered = icl_l2_offered,
+	  .formula = "memory_bound = (CYCLE_ACTIVITY.STALLS_MEM_ANY + "
+		     "EXE_ACTIVITY.BOUND_ON_STORES) / (CYCLE_ACTIVITY.STALLS_TOTAL "
+		     "+ EXE_ACTIVITY.1_PORTS_UTIL + retiring * "
+		     "EXE_ACTIVITY.2_PORTS_UTIL + EXE_ACTIVITY.BOUND_ON_STORES) * "
+		     "backend_bound; core_bound = backend_bound - memory_bound" },
+	{ .name = "retiring", .id = "re", .level = 2, .in_level2 = true,
+	  .fam = &fam_icl_re, .nr_events = 7, .ev = icl_re_ev,
+	  .anchor = "TOPDOWN.SLOTS_P", .offered = icl_l2_offered,
+	  .formula = "heavy_operations = UOPS_RETIRED.SLOTS / UOPS_ISSUED.ANY "
+		     "* IDQ.MS_UOPS / TOPDOWN.SLOTS_P + retiring * "
+		     "(UOPS_DECODED.DEC0 - UOPS_DECODED.DEC0,cmask=1) / "
+		     "IDQ.MITE_UOPS; light_operations = retiring - "
+		     "heavy_operations" },
+};
+
+#define ICL_BUDGET .gp_counters = 8, .hw_fixed = true, \
+	.budget = "8 general-purpose counters per hardware thread from Ice " \
+		  "Lake on (CPUID leaf 0AH EAX[15:8], Intel SDM vol. 3B), " \
+		  "cycles and instructions on fixed counters"
+
 const struct td_set td_set_intel_icl = {
 	.name = "intel_icl",
 	.title = "Intel Icelake+ big cores: TopDown L1 from slot events",
@@ -325,6 +805,11 @@ const struct td_set td_set_intel_icl = {
 		"TOPDOWN.SLOTS_P; bad_speculation = the rest",
 	.source = "perf pmu-events x86/icelake, icelakex, tigerlake, rocketlake, "
 		"sapphirerapids, alderlake (cpu_core), linux 6.1 and 6.12",
+	.anchor = "TOPDOWN.SLOTS_P",
+	INTEL_MINFO,
+	.nr_groups = sizeof(icl_groups) / sizeof(icl_groups[0]),
+	.groups = icl_groups,
+	ICL_BUDGET,
 };
 
 /* ---- Sapphire Rapids and later: Level 1 + Level 2 ---------------------- */
@@ -416,6 +901,9 @@ const struct td_set td_set_intel_spr = {
 		"TOPDOWN.SLOTS_P, measured, not forced to sum to 1",
 	.source = "perf pmu-events x86/sapphirerapids, emeraldrapids, "
 		"graniterapids, linux 6.1 and 6.12",
+	.anchor = "TOPDOWN.SLOTS_P",
+	INTEL_MINFO,
+	ICL_BUDGET,
 };
 
 /* ---- hybrid: Golden Cove on cpu_core, Gracemont on cpu_atom ------------ */
@@ -528,4 +1016,5 @@ const struct td_set td_set_intel_adl_hybrid = {
 		"TOPDOWN_*.ALL events",
 	.source = "perf pmu-events x86/alderlake (cpu_core and cpu_atom units), "
 		"linux 6.1 and 6.12",
+	INTEL_MINFO,
 };

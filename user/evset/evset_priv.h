@@ -19,6 +19,19 @@ struct td_family {
 	td_decode_fn decode;
 };
 
+/*
+ * A metric (num + sign2 * num2) * scale / den of a group's counts, for
+ * groups of plain ratios (td_fam_ratios): roles, num2 -1 for none.
+ */
+struct td_ratio {
+	const char *name;
+	int num, num2, sign2, den;
+	unsigned int scale;
+};
+
+/* The family of groups whose metrics are their td_grp.ratios. */
+extern const struct td_family td_fam_ratios;
+
 /* The sets, defined in the per-vendor files. */
 extern const struct td_set td_set_intel_snb, td_set_intel_skl,
 	td_set_intel_icl, td_set_intel_spr, td_set_intel_adl_hybrid,
@@ -47,6 +60,41 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 /* The decoder of a "set=events ..." label for nr events (events.c). */
 int td_events_decoder(struct td_decoder *d, const char *label, int nr,
 		      char *err, size_t errlen);
+
+/* The groups of a selection into plan (label and set already there):
+ * 0, 1 when the selection is Level 1 alone (no groups), -1 with err.
+ */
+int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
+		   const struct td_select *sel, struct td_plan *plan,
+		   char *err, size_t errlen);
+/* Resolve a template's perf type and CPUs on this machine. */
+int td_tmpl_resolve(const struct td_cpu_info *ci, const struct td_set *s,
+		    const struct td_ev_tmpl *t, struct td_evsel *e, char *err,
+		    size_t errlen);
+
+/* Label items of a set's label (evset.c). */
+struct td_label {
+	const struct td_set *s;
+	bool have_slots, have_rev;
+	unsigned int slots, rev;
+	int nr_groups;			/* ids in g=, 0: none */
+	const struct td_grp *groups[TOPDOWN_MAX_GROUPS];
+};
+
+int td_label_parse(const char *label, struct td_label *l, char *err,
+		   size_t errlen);
+/* A well-formed "set=events ..." label (evset/events.c decodes it). */
+bool td_label_is_events(const char *label, char *err, size_t errlen);
+/* Map names (nr, in counting order) onto the roles of the templates ev
+ * (nev): d->idx[role] = position. partial: an optional template may be
+ * missing (an empty name). 0, or -1 with a message.
+ */
+int td_decoder_map(struct td_decoder *d, const char *what,
+		   const struct td_ev_tmpl *ev, int nev,
+		   const char names[][TOPDOWN_NAME_LEN], int nr, bool partial,
+		   char *err, size_t errlen);
+/* Set d's label parameters (slots, revision) and set from l. */
+void td_decoder_params(struct td_decoder *d, const struct td_label *l);
 
 /* Helpers for decoders. */
 static inline bool td_has(const struct td_decoder *d, int role)

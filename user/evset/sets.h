@@ -83,8 +83,8 @@ struct td_ev_tmpl {
 	 * names), space-separated; matched case-insensitively. NULL: none.
 	 */
 	const char *aliases;
-	/* No TopDown metric reads it (only IPC): `tdctl decode` does not
-	 * require its count.
+	/* `tdctl decode` does not require its count: only IPC (or, on AMD,
+	 * the fifth class smt_contention) reads it, and is left out.
 	 */
 	bool optional;
 };
@@ -96,11 +96,38 @@ struct td_ev_tmpl {
 
 struct td_set;
 struct td_family;	/* the formula: evset_priv.h */
+struct td_ratio;	/* a metric of a group of ratios: evset_priv.h */
 
 typedef int (*td_match_fn)(const struct td_set *s,
 			   const struct td_cpu_info *ci, char *why, size_t n);
 typedef void (*td_decode_fn)(const struct td_decoder *d,
 			     const uint64_t *c, struct td_metrics *out);
+
+/*
+ * A group of a set below Level 1 (evset.h, "Levels and groups"). Its
+ * events are templates of their own (roles of its family); an event of
+ * the same name in two groups of a set is the same event (same kind,
+ * PMU and config: the host tests check it). groups[0] is the Level 1
+ * group: every event of the set's Level 1 list, and its family computes
+ * the set's Level 1 metrics first, as the set's own family does.
+ */
+struct td_grp {
+	const char *name;	/* "backend", unique in the set */
+	const char *id;		/* in the label's g=, 1..3 characters */
+	int level;		/* 1: groups[0]; 2 */
+	bool in_level2;		/* --level 2 includes it (else only -M) */
+	const char *aliases;	/* more -M names (seed 003's), ' '-separated */
+	const struct td_family *fam;
+	int nr_events;
+	const struct td_ev_tmpl *ev;
+	const char *anchor;	/* the event normalising it */
+	const char *formula;	/* one line for `tdctl list` */
+	/* Offered on this CPU? NULL: wherever the set fits. */
+	bool (*offered)(const struct td_cpu_info *ci, char *why, size_t n);
+	/* td_fam_ratios: its metrics, each a ratio of its counts */
+	int nr_ratios;
+	const struct td_ratio *ratios;
+};
 
 struct td_set {
 	const char *name;
@@ -119,6 +146,22 @@ struct td_set {
 	td_match_fn match;
 	const char *formula;	/* one line: the formula and its source */
 	const char *source;	/* where the encodings come from */
+	const char *anchor;	/* the Level 1 event normalising it, NULL */
+	/* Below Level 1: the metrics of the set (Level 1 and 2, with perf's
+	 * names), its groups (groups[0] the Level 1 group), and the counter
+	 * budget the groups are made for: general-purpose counters per
+	 * hardware thread, plus cycles/instructions on fixed counters
+	 * (hw_fixed: PERF_TYPE_HARDWARE events; cycle_counter: the raw
+	 * event on Arm's cycle counter).
+	 */
+	int nr_minfo;
+	const struct td_metric_info *minfo;
+	int nr_groups;
+	const struct td_grp *groups;
+	int gp_counters;
+	bool hw_fixed;
+	uint64_t cycle_counter;
+	const char *budget;	/* where gp_counters comes from */
 };
 
 /* The table, in order of preference (most specific first). */
@@ -155,6 +198,41 @@ int td_parse_cpulist(const char *s, uint64_t *bits, int nwords);
 /* Format bits as a cpulist into buf; returns buf. */
 char *td_format_cpulist(const uint64_t *bits, int nwords, char *buf,
 			size_t len);
+
+/* Is w (n bytes) one of the items of list, separated by any of seps
+ * (case-insensitive)?
+ */
+bool td_in_list(const char *list, const char *seps, const char *w, size_t n);
+/* perf's metric groups s's groups serve (with aliases: and the names
+ * seed 003 gave them), each once, separated by sep.
+ */
+void td_set_metric_groups(const struct td_set *s, bool aliases,
+			  const char *sep, char *buf, size_t len);
+/* The group of s whose label id is id (len bytes), or NULL. */
+const struct td_grp *td_grp_find(const struct td_set *s, const char *id,
+				 size_t len);
+/* Does the template take a general-purpose counter of s's budget? */
+bool td_tmpl_takes_gp(const struct td_set *s, const struct td_ev_tmpl *t);
+/* Is t (a template of the set or of one of its groups) called name
+ * (len bytes), or given by its encoding, as td_set_event_index() matches
+ * names and encodings?
+ */
+bool td_tmpl_is(const struct td_ev_tmpl *t, const char *name, size_t len);
+/* The groups of s a selection takes: want[0 .. TOPDOWN_MAX_GROUPS - 1];
+ * ci NULL: whatever the CPU (`tdctl decode`). 0, 1 when the selection is
+ * Level 1 alone, -1 with err.
+ */
+int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
+		     const struct td_select *sel, bool *want, char *err,
+		     size_t errlen);
+/* The metric info of name in s (its table first), or NULL. */
+const struct td_metric_info *td_set_metric_info(const struct td_set *s,
+						const char *name);
+/* The gdecoder, partial as td_decoder_partial() (`tdctl decode`). */
+int td_gdecoder_build(struct td_gdecoder *gd, const char *label,
+		      const char pool[][TOPDOWN_NAME_LEN], int nr_pool,
+		      const struct topdown_group *groups, int nr_groups,
+		      bool partial, char *err, size_t errlen);
 
 /* rXpY <-> (X << 4) | Y */
 int td_parse_revision(const char *s, unsigned int *rev);

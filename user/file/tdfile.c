@@ -47,6 +47,14 @@ enum { T_MAGIC = 0, T_NR_RECORDS = 8, T_STOP = 16, T_READ = 24, T_LOST = 32 };
 
 #define REC_KNOWN_FLAGS (TOPDOWN_REC_ERROR_MASK | TOPDOWN_REC_PREEMPTED | \
 			 TOPDOWN_REC_FIRST | TOPDOWN_REC_IDLE)
+/* 2.x: the group that measured the slice, and the slice of a rotation. */
+#define REC_KNOWN_FLAGS_GROUPS (REC_KNOWN_FLAGS | TOPDOWN_REC_ROTATED | \
+				TOPDOWN_REC_GROUP_MASK)
+
+/* In the groups section of a 2.x header (after the events). */
+enum { G_NR_GROUPS = 0, G_ROTATE_MS = 4, G_GROUPS = TD_FILE_GROUPS_FIXED };
+/* In one group entry. */
+enum { GE_NR_EVENTS = 0, GE_FLAGS = 4, GE_EVENTS = 8 };
 
 /* ---- parsing ---------------------------------------------------------- */
 
@@ -105,7 +113,7 @@ static int parse_events(struct parse *p, struct td_file_meta *m)
 	for (uint32_t i = 0; i < m->cfg.nr_events; i++) {
 		uint64_t off = H_EVENTS + (uint64_t)i * TD_FILE_EVENT_SIZE;
 		const uint8_t *e = p->buf + off;
-		struct topdown_event *ev = &m->cfg.events[i];
+		struct topdown_event *ev = td_pool_event(&m->cfg, i);
 		char what[32];
 
 		ev->type = get32(e + E_TYPE);
@@ -122,7 +130,7 @@ static int parse_events(struct parse *p, struct td_file_meta *m)
 			    true))
 			return -1;
 		for (uint32_t j = 0; j < i; j++)
-			if (!strcmp(m->cfg.events[j].name, ev->name))
+			if (!strcmp(td_pool_event(&m->cfg, j)->name, ev->name))
 				return fail(p, off + E_NAME,
 					    "event %u has the name of event %u ('%s')",
 					    i, j, ev->name);
@@ -130,10 +138,73 @@ static int parse_events(struct parse *p, struct td_file_meta *m)
 	return 0;
 }
 
+/*
+ * 2.x: the groups after the events (nr_groups was read and checked by
+ * parse_header, which also made sure the section is in the file).
+ */
+static int parse_groups(struct parse *p, struct td_file_meta *m)
+{
+	uint64_t base = H_EVENTS + (uint64_t)m->cfg.nr_events * TD_FILE_EVENT_SIZE;
+	uint32_t used = 0;
+
+	m->cfg.rotate_ms = get32(p->buf + base + G_ROTATE_MS);
+	if (m->cfg.rotate_ms < TOPDOWN_ROTATE_MIN_MS ||
+	    m->cfg.rotate_ms > TOPDOWN_ROTATE_MAX_MS)
+		return fail(p, base + G_ROTATE_MS,
+			    "rotation interval %u ms outside %u..%u",
+			    m->cfg.rotate_ms, TOPDOWN_ROTATE_MIN_MS,
+			    TOPDOWN_ROTATE_MAX_MS);
+	for (uint32_t g = 0; g < m->cfg.nr_groups; g++) {
+		uint64_t off = base + G_GROUPS + (uint64_t)g * TD_FILE_GROUP_SIZE;
+		const uint8_t *e = p->buf + off;
+		struct topdown_group *grp = &m->cfg.groups[g];
+
+		grp->nr_events = get32(e + GE_NR_EVENTS);
+		if (!grp->nr_events || grp->nr_events > TOPDOWN_MAX_EVENTS)
+			return fail(p, off + GE_NR_EVENTS,
+				    "group %u: %u events, outside 1..%d", g,
+				    grp->nr_events, TOPDOWN_MAX_EVENTS);
+		grp->flags = get32(e + GE_FLAGS);
+		if (grp->flags)
+			return fail(p, off + GE_FLAGS,
+				    "group %u: flags 0x%x, must be 0", g,
+				    grp->flags);
+		for (uint32_t j = 0; j < TOPDOWN_MAX_EVENTS; j++) {
+			uint8_t ev = e[GE_EVENTS + j];
+
+			grp->events[j] = ev;
+			if (j >= grp->nr_events) {
+				if (ev)
+					return fail(p, off + GE_EVENTS + j,
+						    "group %u: entry %u past its %u events is not zero",
+						    g, j, grp->nr_events);
+				continue;
+			}
+			if (ev >= m->cfg.nr_events)
+				return fail(p, off + GE_EVENTS + j,
+					    "group %u: event %u is pool entry %u, the pool has %u",
+					    g, j, ev, m->cfg.nr_events);
+			for (uint32_t k = 0; k < j; k++)
+				if (grp->events[k] == ev)
+					return fail(p, off + GE_EVENTS + j,
+						    "group %u: pool entry %u twice (events %u and %u)",
+						    g, ev, k, j);
+			used |= 1u << ev;
+		}
+	}
+	for (uint32_t i = 0; i < m->cfg.nr_events; i++)
+		if (!(used & (1u << i)))
+			return fail(p, H_EVENTS + (uint64_t)i * TD_FILE_EVENT_SIZE,
+				    "event %u ('%s') is in no group", i,
+				    td_pool_event(&m->cfg, i)->name);
+	return 0;
+}
+
 static int parse_header(struct parse *p, struct td_file_meta *m)
 {
 	const uint8_t *b = p->buf;
 	uint32_t v, need;
+	bool groups;
 
 	if (p->len < 8 || memcmp(b, TD_FILE_MAGIC, 8)) {
 		if (p->len >= 8 && !memcmp(b + 1, "TDR", 3))
@@ -148,11 +219,13 @@ static int parse_header(struct parse *p, struct td_file_meta *m)
 			    TD_FILE_FIXED_HEADER, p->len);
 	m->version_major = get16(b + H_MAJOR);
 	m->version_minor = get16(b + H_MINOR);
-	if (m->version_major != TD_FILE_VERSION_MAJOR)
+	if (m->version_major != TD_FILE_VERSION_MAJOR &&
+	    m->version_major != TD_FILE_GROUPS_MAJOR)
 		return fail(p, H_MAJOR,
-			    "unsupported format version %u.%u (this tdctl reads %d.x)",
+			    "unsupported format version %u.%u (this tdctl reads %d.x and %d.x)",
 			    m->version_major, m->version_minor,
-			    TD_FILE_VERSION_MAJOR);
+			    TD_FILE_VERSION_MAJOR, TD_FILE_GROUPS_MAJOR);
+	groups = m->version_major == TD_FILE_GROUPS_MAJOR;
 	v = get32(b + H_BYTE_ORDER);
 	if (v == 0x04030201u)
 		return fail(p, H_BYTE_ORDER,
@@ -174,18 +247,35 @@ static int parse_header(struct parse *p, struct td_file_meta *m)
 		return fail(p, H_NR_CPUS, "nr_cpus %u outside 1..%d",
 			    m->nr_cpus, TD_FILE_MAX_CPUS);
 	m->cfg.nr_events = get32(b + H_NR_EVENTS);
-	if (!m->cfg.nr_events || m->cfg.nr_events > TOPDOWN_MAX_EVENTS)
-		return fail(p, H_NR_EVENTS, "nr_events %u outside 1..%d",
-			    m->cfg.nr_events, TOPDOWN_MAX_EVENTS);
+	v = groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS;
+	if (!m->cfg.nr_events || m->cfg.nr_events > v)
+		return fail(p, H_NR_EVENTS, "nr_events %u outside 1..%u",
+			    m->cfg.nr_events, v);
 	need = TD_FILE_FIXED_HEADER + m->cfg.nr_events * TD_FILE_EVENT_SIZE;
+	if (groups) {
+		/* The group count sizes the header: read it first. */
+		if (p->len < need + TD_FILE_GROUPS_FIXED)
+			return fail(p, p->len,
+				    "truncated: the header needs %u bytes, the file has %zu",
+				    need + TD_FILE_GROUPS_FIXED, p->len);
+		m->cfg.nr_groups = get32(b + need + G_NR_GROUPS);
+		if (!m->cfg.nr_groups || m->cfg.nr_groups > TOPDOWN_MAX_GROUPS)
+			return fail(p, need + G_NR_GROUPS,
+				    "nr_groups %u outside 1..%d",
+				    m->cfg.nr_groups, TOPDOWN_MAX_GROUPS);
+		need += TD_FILE_GROUPS_FIXED +
+			m->cfg.nr_groups * TD_FILE_GROUP_SIZE;
+	}
 	m->header_size = get32(b + H_HEADER_SIZE);
-	if (m->version_minor == TD_FILE_VERSION_MINOR ?
+	if (m->version_minor == 0 ?
 	    m->header_size != need :
 	    m->header_size < need || m->header_size % 8 ||
 	    m->header_size > TD_FILE_MAX_HEADER)
 		return fail(p, H_HEADER_SIZE,
+			    groups ? "header size %u, expected %u for %u events and %u groups" :
 			    "header size %u, expected %u for %u events",
-			    m->header_size, need, m->cfg.nr_events);
+			    m->header_size, need, m->cfg.nr_events,
+			    m->cfg.nr_groups);
 	if (p->len < m->header_size)
 		return fail(p, p->len, "truncated: the header needs %u bytes, the file has %zu",
 			    m->header_size, p->len);
@@ -216,7 +306,9 @@ static int parse_header(struct parse *p, struct td_file_meta *m)
 	    get_str(p, H_CPU, TD_FILE_CPU_LEN, m->cpu, "cpu", false) ||
 	    get_str(p, H_TARGET, TD_FILE_TARGET_LEN, m->target, "target", false))
 		return -1;
-	return parse_events(p, m);
+	if (parse_events(p, m))
+		return -1;
+	return groups ? parse_groups(p, m) : 0;
 }
 
 static int parse_trailer(struct parse *p, struct td_file *f, uint64_t off)
@@ -265,16 +357,35 @@ int check_record(struct parse *p, const struct td_file *f, uint64_t i,
 	uint32_t cpu = get32(r + R_CPU), flags = get32(r + R_FLAGS);
 	uint64_t seq = get64(r + R_SEQ), t = get64(r + R_TIME);
 	uint32_t nev = m->cfg.nr_events;
+	uint32_t known = REC_KNOWN_FLAGS;
 	uint64_t any = 0;
 
 	if (cpu >= m->nr_cpus)
 		return fail(p, off + R_CPU, "record %llu: CPU %u, the file has %u",
 			    (unsigned long long)i, cpu, m->nr_cpus);
-	if (flags & ~REC_KNOWN_FLAGS)
+	if (m->cfg.nr_groups) {
+		/* 2.x: the deltas are those of the record's group. */
+		uint32_t g = TOPDOWN_REC_GROUP(flags);
+
+		known = REC_KNOWN_FLAGS_GROUPS;
+		if (g >= m->cfg.nr_groups)
+			return fail(p, off + R_FLAGS,
+				    "record %llu: group %u, the file has %u",
+				    (unsigned long long)i, g, m->cfg.nr_groups);
+		nev = m->cfg.groups[g].nr_events;
+		if ((flags & TOPDOWN_REC_ROTATED) &&
+		    (flags & TOPDOWN_REC_ERROR_MASK) != (1u << nev) - 1)
+			return fail(p, off + R_FLAGS,
+				    "record %llu: rotated slice without the error flag of each of its group's %u events",
+				    (unsigned long long)i, nev);
+	}
+	if (flags & ~known)
 		return fail(p, off + R_FLAGS, "record %llu: unknown flags 0x%x",
-			    (unsigned long long)i, flags & ~REC_KNOWN_FLAGS);
+			    (unsigned long long)i, flags & ~known);
 	if ((flags & TOPDOWN_REC_ERROR_MASK) >> nev)
 		return fail(p, off + R_FLAGS,
+			    m->cfg.nr_groups ?
+			    "record %llu: error flag for an event beyond the %u of its group" :
 			    "record %llu: error flag for an event beyond the %u configured",
 			    (unsigned long long)i, nev);
 	if ((flags & TOPDOWN_REC_IDLE) &&
@@ -311,6 +422,8 @@ int check_record(struct parse *p, const struct td_file *f, uint64_t i,
 
 		if (d && e >= nev)
 			return fail(p, off + R_DELTA + 8 * e,
+				    m->cfg.nr_groups ?
+				    "record %llu: count for event %u, its group has %u" :
 				    "record %llu: count for event %u, only %u configured",
 				    (unsigned long long)i, e, nev);
 		if (d && (flags & (1u << e)))
@@ -416,6 +529,11 @@ static int parse_file(struct td_file *f, const uint8_t *buf, size_t len,
 	memset(f, 0, sizeof(*f));
 	if (parse_header(&p, m))
 		return -1;
+	if (m->cfg.nr_groups && !(flags & TD_FILE_GROUPS))
+		return fail(&p, H_MAJOR,
+			    "a recording with event groups (format %u.%u, %u groups of a pool of %u events): this command does not read groups",
+			    m->version_major, m->version_minor,
+			    m->cfg.nr_groups, m->cfg.nr_events);
 	trailer = TD_FILE_TRAILER_FIXED + 8ull * m->nr_cpus;
 	if (len < m->header_size + trailer ||
 	    memcmp(buf + len - trailer, TD_FILE_END_MAGIC, 8)) {
@@ -477,7 +595,8 @@ err:
 int td_file_parse(struct td_file *f, const uint8_t *buf, size_t len,
 		  char *err, size_t errlen)
 {
-	return parse_file(f, buf, len, err, errlen, NULL, NULL, 0) ? -1 : 0;
+	return parse_file(f, buf, len, err, errlen, NULL, NULL,
+			  TD_FILE_GROUPS) ? -1 : 0;
 }
 
 void td_file_record(const struct td_file *f, uint64_t i,
@@ -700,19 +819,77 @@ static void put_str(uint8_t *dst, size_t size, const char *s)
 			dst[i] = '?';
 }
 
+/*
+ * The events as the file stores them, in the order of the header: the
+ * pool (nr_groups 0, or 2 and more groups) or, for one group, its events
+ * in delta order, which is what the records of a one-group configuration
+ * hold (the VER0 layout). nr_groups of the result is 0 for a 1.0 file.
+ * -1 (EINVAL) for a configuration the format cannot hold.
+ */
+static int file_config(const struct topdown_config *in,
+		       struct topdown_config *out)
+{
+	uint32_t n = in->nr_events, used = 0;
+
+	*out = *in;
+	if (!in->nr_groups)
+		return n && n <= TOPDOWN_MAX_EVENTS ? 0 : -1;
+	if (in->nr_groups > TOPDOWN_MAX_GROUPS || !n || n > TOPDOWN_MAX_POOL)
+		return -1;
+	for (uint32_t g = 0; g < in->nr_groups; g++) {
+		const struct topdown_group *grp = &in->groups[g];
+
+		if (!grp->nr_events || grp->nr_events > TOPDOWN_MAX_EVENTS)
+			return -1;
+		for (uint32_t j = 0; j < grp->nr_events; j++) {
+			if (grp->events[j] >= n)
+				return -1;
+			for (uint32_t k = 0; k < j; k++)
+				if (grp->events[k] == grp->events[j])
+					return -1;
+			used |= 1u << grp->events[j];
+		}
+	}
+	if (used != (n == 32 ? ~0u : (1u << n) - 1))
+		return -1;		/* a pool entry in no group */
+	if (in->nr_groups == 1) {
+		const struct topdown_group *grp = &in->groups[0];
+
+		memset(out->events, 0, sizeof(out->events));
+		for (uint32_t j = 0; j < grp->nr_events; j++)
+			out->events[j] = *td_pool_event_c(in, grp->events[j]);
+		out->nr_events = grp->nr_events;
+		out->nr_groups = 0;
+		out->rotate_ms = 0;
+		memset(out->more_events, 0, sizeof(out->more_events));
+		memset(out->groups, 0, sizeof(out->groups));
+		return 0;
+	}
+	if (!out->rotate_ms)
+		out->rotate_ms = TOPDOWN_ROTATE_DEFAULT_MS;
+	if (out->rotate_ms < TOPDOWN_ROTATE_MIN_MS ||
+	    out->rotate_ms > TOPDOWN_ROTATE_MAX_MS)
+		return -1;
+	return 0;
+}
+
 int td_file_write_header(struct td_file_writer *w, FILE *out,
 			 const struct td_file_meta *m)
 {
-	uint32_t nev = m->cfg.nr_events;
-	uint32_t size = TD_FILE_FIXED_HEADER + nev * TD_FILE_EVENT_SIZE;
-	uint8_t *h;
+	struct topdown_config cfg;
+	uint32_t nev, size;
+	uint8_t *h, *gs;
 	int ret;
 
-	if (!nev || nev > TOPDOWN_MAX_EVENTS || !m->nr_cpus ||
+	if (file_config(&m->cfg, &cfg) || !m->nr_cpus ||
 	    m->nr_cpus > TD_FILE_MAX_CPUS) {
 		errno = EINVAL;
 		return -1;
 	}
+	nev = cfg.nr_events;
+	size = TD_FILE_FIXED_HEADER + nev * TD_FILE_EVENT_SIZE;
+	if (cfg.nr_groups)
+		size += TD_FILE_GROUPS_FIXED + cfg.nr_groups * TD_FILE_GROUP_SIZE;
 	h = calloc(1, size);
 	if (!h)
 		return -1;
@@ -720,8 +897,10 @@ int td_file_write_header(struct td_file_writer *w, FILE *out,
 	w->out = out;
 	w->nr_cpus = m->nr_cpus;
 	memcpy(h + H_MAGIC, TD_FILE_MAGIC, 8);
-	put16(h + H_MAJOR, TD_FILE_VERSION_MAJOR);
-	put16(h + H_MINOR, TD_FILE_VERSION_MINOR);
+	put16(h + H_MAJOR, cfg.nr_groups ? TD_FILE_GROUPS_MAJOR :
+		TD_FILE_VERSION_MAJOR);
+	put16(h + H_MINOR, cfg.nr_groups ? TD_FILE_GROUPS_MINOR :
+		TD_FILE_VERSION_MINOR);
 	put32(h + H_BYTE_ORDER, TD_FILE_BYTE_ORDER);
 	put32(h + H_HEADER_SIZE, size);
 	put32(h + H_RECORD_SIZE, TOPDOWN_RECORD_SIZE);
@@ -729,17 +908,17 @@ int td_file_write_header(struct td_file_writer *w, FILE *out,
 	put32(h + H_NR_EVENTS, nev);
 	put64(h + H_START, m->start_ns);
 	put64(h + H_START_REAL, m->start_realtime_ns);
-	put32(h + H_FLAGS, m->cfg.flags);
-	put32(h + H_RING_SIZE, m->cfg.ring_size);
+	put32(h + H_FLAGS, cfg.flags);
+	put32(h + H_RING_SIZE, cfg.ring_size);
 	put32(h + H_SLOTS, m->slots);
-	put_str(h + H_LABEL, TOPDOWN_LABEL_LEN, m->cfg.label);
+	put_str(h + H_LABEL, TOPDOWN_LABEL_LEN, cfg.label);
 	put_str(h + H_ARCH, TD_FILE_ARCH_LEN, m->arch);
 	put_str(h + H_KERNEL, TD_FILE_KERNEL_LEN, m->kernel);
 	put_str(h + H_HOST, TD_FILE_HOST_LEN, m->host);
 	put_str(h + H_CPU, TD_FILE_CPU_LEN, m->cpu);
 	put_str(h + H_TARGET, TD_FILE_TARGET_LEN, m->target);
 	for (uint32_t i = 0; i < nev; i++) {
-		const struct topdown_event *ev = &m->cfg.events[i];
+		const struct topdown_event *ev = td_pool_event_c(&cfg, i);
 		uint8_t *e = h + H_EVENTS + i * TD_FILE_EVENT_SIZE;
 
 		put32(e + E_TYPE, ev->type);
@@ -748,6 +927,18 @@ int td_file_write_header(struct td_file_writer *w, FILE *out,
 		put64(e + E_CONFIG1, ev->config1);
 		put64(e + E_CONFIG2, ev->config2);
 		put_str(e + E_NAME, TOPDOWN_NAME_LEN, ev->name);
+	}
+	gs = h + H_EVENTS + nev * TD_FILE_EVENT_SIZE;
+	if (cfg.nr_groups) {
+		put32(gs + G_NR_GROUPS, cfg.nr_groups);
+		put32(gs + G_ROTATE_MS, cfg.rotate_ms);
+		for (uint32_t g = 0; g < cfg.nr_groups; g++) {
+			uint8_t *e = gs + G_GROUPS + g * TD_FILE_GROUP_SIZE;
+
+			put32(e + GE_NR_EVENTS, cfg.groups[g].nr_events);
+			for (uint32_t j = 0; j < cfg.groups[g].nr_events; j++)
+				e[GE_EVENTS + j] = cfg.groups[g].events[j];
+		}
 	}
 	ret = emit(w, h, size);
 	free(h);

@@ -20,13 +20,24 @@
 
 #include <linux/topdown.h>
 
+#include "evset/evset.h"
+
 #define TD_FILE_MAGIC		"\x89TDR\r\n\x1a\n"
 #define TD_FILE_END_MAGIC	"\x89TDE\r\n\x1a\n"
+/* Version 1.0: one group of up to 8 events. 2.0: event groups (a pool
+ * of up to 32 events, up to 8 groups, rotation); a new major because the
+ * records change meaning (delta[j] is the j-th event of the record's
+ * group), which a 1.x reader must refuse rather than misread.
+ */
 #define TD_FILE_VERSION_MAJOR	1
 #define TD_FILE_VERSION_MINOR	0
+#define TD_FILE_GROUPS_MAJOR	2
+#define TD_FILE_GROUPS_MINOR	0
 #define TD_FILE_BYTE_ORDER	0x01020304u
 #define TD_FILE_FIXED_HEADER	704	/* header bytes before the events */
 #define TD_FILE_EVENT_SIZE	64
+#define TD_FILE_GROUPS_FIXED	8	/* 2.0: nr_groups, rotate_ms */
+#define TD_FILE_GROUP_SIZE	16	/* 2.0: one struct topdown_group */
 #define TD_FILE_TRAILER_FIXED	40	/* trailer bytes besides lost[] */
 #define TD_FILE_MAX_CPUS	8192
 #define TD_FILE_MAX_HEADER	(1u << 20)
@@ -50,7 +61,9 @@ struct td_file_meta {
 	uint64_t records_read;		/* trailer: read, before selection */
 	uint32_t slots;			/* slot width of the set, 0: none */
 	/* label, nr_events, events[] (name, type, flags, config*), flags
-	 * and ring_size; cpus_ptr/cpus_size are not stored (0).
+	 * and ring_size; cpus_ptr/cpus_size are not stored (0). Version 2.0
+	 * (groups): nr_events counts the pool (td_pool_event()), nr_groups,
+	 * groups[] and rotate_ms are set; 1.0: nr_groups is 0.
 	 */
 	struct topdown_config cfg;
 	char arch[TD_FILE_ARCH_LEN];
@@ -74,7 +87,8 @@ struct td_file {
 	uint64_t unread_bytes;
 };
 
-/* Check a whole file image. 0, or -1 with "offset N: what" in err.
+/* Check a whole file image, of any version this tdctl knows (1.x, and
+ * 2.x with groups). 0, or -1 with "offset N: what" in err.
  * f->meta.lost is allocated (td_file_free()).
  */
 int td_file_parse(struct td_file *f, const uint8_t *buf, size_t len,
@@ -118,6 +132,12 @@ typedef void (*td_file_block_fn)(const struct td_file *f, uint64_t first,
  * TD_FILE_NO_TRAILER (a header that does not parse is refused either way).
  */
 #define TD_FILE_SALVAGE		(1u << 0)
+/* TD_FILE_GROUPS: the caller reads recordings with event groups (format
+ * 2.x, cfg.nr_groups > 0). Without it such a file is refused with a
+ * message that says so: a reader that sums delta[j] across records
+ * would add up different events.
+ */
+#define TD_FILE_GROUPS		(1u << 1)
 #define TD_FILE_NO_TRAILER	(-2)
 int td_file_load_flags(const char *path, struct td_file_image *img,
 		       struct td_file *f, char *err, size_t errlen,
@@ -125,7 +145,11 @@ int td_file_load_flags(const char *path, struct td_file_image *img,
 void td_file_unload(struct td_file_image *img, struct td_file *f);
 
 /* Writing: header first, records as they come, trailer at the end; the
- * output need not be seekable. Errors: -1 with errno set.
+ * output need not be seekable. Errors: -1 with errno set (EINVAL: a
+ * configuration the format cannot hold). The version follows the
+ * configuration: without groups (nr_groups 0) or with one group, 1.0
+ * (one group as the events of its records, in delta order), so that
+ * every reader of 1.0 reads it; with 2 or more groups, 2.0.
  */
 struct td_file_writer {
 	FILE *out;

@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,6 +22,245 @@ void td_agg_init(struct td_agg *a, enum td_by by)
 	a->by = by;
 }
 
+/* ---- event groups: sums and clusters ---------------------------------- */
+
+/* A cluster being built: one row's slices on one CPU in the CPU's current
+ * period (between two rotations), all of one group.
+ */
+struct td_open_cl {
+	uint32_t row;		/* row index + 1, 0: empty slot */
+	uint32_t slices;
+	double z[TD_EST_DIM];	/* time, the group's counts */
+};
+
+static inline struct td_grow *grow_of(const struct td_agg *a, size_t i)
+{
+	return (struct td_grow *)(a->grows + i * a->grow_size);
+}
+
+int td_agg_groups(struct td_agg *a, const struct topdown_config *cfg)
+{
+	int ng = cfg->nr_groups ? (int)cfg->nr_groups : 1;
+
+	if (ng > TOPDOWN_MAX_GROUPS || !cfg->nr_events ||
+	    cfg->nr_events > (cfg->nr_groups ? TOPDOWN_MAX_POOL :
+			      TOPDOWN_MAX_EVENTS))
+		return -1;
+	a->gcfg = *cfg;
+	a->nr_groups = ng;
+	for (int g = 0; g < ng; g++) {
+		int k = cfg->nr_groups ? (int)cfg->groups[g].nr_events :
+			(int)cfg->nr_events;
+
+		if (k < 1 || k > TOPDOWN_MAX_EVENTS)
+			return -1;
+		a->group_events[g] = k;
+	}
+	a->grow_size = offsetof(struct td_grow, g) +
+		       ng * sizeof(struct td_gsum);
+	a->total_grow = calloc(1, a->grow_size);
+	if (!a->total_grow)
+		return -1;
+	if (a->cap) {
+		a->grows = calloc(a->cap, a->grow_size);
+		if (!a->grows)
+			return -1;
+	}
+	return 0;
+}
+
+const struct td_grow *td_agg_grow(const struct td_agg *a,
+				  const struct td_group *row)
+{
+	if (!a->nr_groups)
+		return NULL;
+	if (row == &a->total)
+		return a->total_grow;
+	if (row < a->g || row >= a->g + a->n)
+		return NULL;
+	return grow_of(a, row - a->g);
+}
+
+/* A closed cluster joins its row's group. */
+static void fold(struct td_agg *a, struct td_grow *gr, int group,
+		 const struct td_open_cl *o)
+{
+	if (o->slices)
+		td_mom_add(&gr->g[group].mom, 1 + a->group_events[group], o->z);
+}
+
+static void close_cpu(struct td_agg *a, struct td_cl_cpu *cc)
+{
+	if (cc->group < 0)
+		return;
+	for (uint32_t u = 0; u < cc->nr_used; u++) {
+		struct td_open_cl *o = &cc->slot[cc->used[u]];
+
+		fold(a, grow_of(a, o->row - 1), cc->group, o);
+		memset(o, 0, sizeof(*o));
+	}
+	cc->nr_used = 0;
+	if (cc->total) {
+		fold(a, a->total_grow, cc->group, cc->total);
+		memset(cc->total, 0, sizeof(*cc->total));
+	}
+}
+
+void td_agg_finish(struct td_agg *a)
+{
+	for (uint32_t c = 0; c < a->nr_cl; c++)
+		close_cpu(a, &a->cl[c]);
+}
+
+static void free_cl(struct td_agg *a)
+{
+	for (uint32_t c = 0; c < a->nr_cl; c++) {
+		free(a->cl[c].used);
+		free(a->cl[c].slot);
+		free(a->cl[c].total);
+	}
+	free(a->cl);
+	a->cl = NULL;
+	a->nr_cl = 0;
+}
+
+static inline uint32_t row_hash(uint32_t row, uint32_t nslots)
+{
+	/* Row indexes are ours, dense and small: nothing to flood. */
+	return (row * 0x9e3779b1u) & (nslots - 1);
+}
+
+static bool cl_grow(struct td_cl_cpu *cc)
+{
+	uint32_t n = cc->nslots ? 2 * cc->nslots : 16;
+	struct td_open_cl *slot = calloc(n, sizeof(*slot));
+	uint32_t *used = malloc(n / 2 * sizeof(*used));
+
+	if (!slot || !used) {
+		free(slot);
+		free(used);
+		return false;
+	}
+	for (uint32_t u = 0; u < cc->nr_used; u++) {
+		const struct td_open_cl *o = &cc->slot[cc->used[u]];
+		uint32_t s = row_hash(o->row, n);
+
+		while (slot[s].row)
+			s = (s + 1) & (n - 1);
+		slot[s] = *o;
+		used[u] = s;
+	}
+	free(cc->slot);
+	free(cc->used);
+	cc->slot = slot;
+	cc->used = used;
+	cc->nslots = n;
+	return true;
+}
+
+/* The open cluster of row (index + 1) on this CPU, a new one if none. */
+static struct td_open_cl *cl_get(struct td_cl_cpu *cc, uint32_t row)
+{
+	uint32_t s;
+
+	if (2 * (cc->nr_used + 1) > cc->nslots && !cl_grow(cc))
+		return NULL;
+	s = row_hash(row, cc->nslots);
+	while (cc->slot[s].row) {
+		if (cc->slot[s].row == row)
+			return &cc->slot[s];
+		s = (s + 1) & (cc->nslots - 1);
+	}
+	cc->slot[s].row = row;
+	cc->used[cc->nr_used++] = s;
+	return &cc->slot[s];
+}
+
+static struct td_cl_cpu *cl_cpu(struct td_agg *a, uint32_t cpu)
+{
+	if (cpu >= a->nr_cl) {
+		uint32_t n = cpu + 1 > 2 * a->nr_cl ? cpu + 1 : 2 * a->nr_cl;
+		struct td_cl_cpu *cl = realloc(a->cl, n * sizeof(*cl));
+
+		if (!cl)
+			return NULL;
+		memset(cl + a->nr_cl, 0, (n - a->nr_cl) * sizeof(*cl));
+		for (uint32_t c = a->nr_cl; c < n; c++)
+			cl[c].group = -1;
+		a->cl = cl;
+		a->nr_cl = n;
+	}
+	if (!a->cl[cpu].total) {
+		a->cl[cpu].total = calloc(1, sizeof(*a->cl[cpu].total));
+		if (!a->cl[cpu].total)
+			return NULL;
+	}
+	return &a->cl[cpu];
+}
+
+static void add_slice(struct td_grow *gr, int group, int k,
+		      const struct topdown_record *r, struct td_open_cl *o)
+{
+	struct td_gsum *gs = &gr->g[group];
+
+	gs->slices++;
+	gs->time_ns += r->duration_ns;
+	o->slices++;
+	o->z[0] += (double)r->duration_ns;
+	for (int j = 0; j < k; j++) {
+		gs->counts[j] += r->delta[j];
+		o->z[1 + j] += (double)r->delta[j];
+	}
+}
+
+/*
+ * A record of row i with groups. A CPU's period ends at a rotated slice
+ * (of any row) or where the group changes (the rotated slice may belong
+ * to a task that was not recorded): its open clusters close then.
+ * Rotated slices and slices with an unreadable counter are in the row's
+ * time and in no group's.
+ */
+static bool add_groups(struct td_agg *a, size_t i,
+		       const struct topdown_record *r)
+{
+	int g = a->gcfg.nr_groups ? (int)TOPDOWN_REC_GROUP(r->flags) : 0;
+	struct td_grow *gr = grow_of(a, i), *tg = a->total_grow;
+	struct td_cl_cpu *cc;
+	struct td_open_cl *o;
+
+	if (g >= a->nr_groups)
+		return true;	/* not from this configuration */
+	cc = cl_cpu(a, r->cpu);
+	if (!cc)
+		return false;
+	if (r->flags & TOPDOWN_REC_ROTATED) {
+		close_cpu(a, cc);
+		cc->group = g;
+		gr->rotated++;
+		gr->rotated_ns += r->duration_ns;
+		tg->rotated++;
+		tg->rotated_ns += r->duration_ns;
+		return true;
+	}
+	if (cc->group != g) {
+		close_cpu(a, cc);
+		cc->group = g;
+	}
+	if (r->flags & TOPDOWN_REC_ERROR_MASK) {
+		gr->g[g].errors++;
+		gr->g[g].error_ns += r->duration_ns;
+		tg->g[g].errors++;
+		tg->g[g].error_ns += r->duration_ns;
+		return true;
+	}
+	o = cl_get(cc, (uint32_t)i + 1);
+	if (!o)
+		return false;
+	add_slice(gr, g, a->group_events[g], r, o);
+	add_slice(tg, g, a->group_events[g], r, cc->total);
+	return true;
+}
+
 void td_agg_clear(struct td_agg *a)
 {
 	a->n = 0;
@@ -28,12 +268,29 @@ void td_agg_clear(struct td_agg *a)
 		memset(a->slot, 0, a->nslots * sizeof(*a->slot));
 	memset(&a->total, 0, sizeof(a->total));
 	a->oom = false;
+	if (a->nr_groups) {
+		for (uint32_t c = 0; c < a->nr_cl; c++) {
+			struct td_cl_cpu *cc = &a->cl[c];
+
+			for (uint32_t u = 0; u < cc->nr_used; u++)
+				memset(&cc->slot[cc->used[u]], 0,
+				       sizeof(cc->slot[0]));
+			cc->nr_used = 0;
+			cc->group = -1;
+			if (cc->total)
+				memset(cc->total, 0, sizeof(*cc->total));
+		}
+		memset(a->total_grow, 0, a->grow_size);
+	}
 }
 
 void td_agg_free(struct td_agg *a)
 {
 	free(a->g);
 	free(a->slot);
+	free(a->grows);
+	free(a->total_grow);
+	free_cl(a);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -173,9 +430,18 @@ struct td_group *lookup(struct td_agg *a, const struct key *k, bool *is_new)
 		if (!g)
 			return NULL;
 		a->g = g;
+		if (a->nr_groups) {
+			uint8_t *gr = realloc(a->grows, cap * a->grow_size);
+
+			if (!gr)
+				return NULL;
+			a->grows = gr;
+		}
 		a->cap = cap;
 	}
 	memset(&a->g[a->n], 0, sizeof(a->g[a->n]));
+	if (a->nr_groups)
+		memset(grow_of(a, a->n), 0, a->grow_size);
 	a->slot[s] = ++a->n;
 	*is_new = true;
 	return &a->g[a->n - 1];
@@ -256,11 +522,63 @@ bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
 	}
 	add_to(g, r);
 	add_to(&a->total, r);
+	if (a->nr_groups && !add_groups(a, g - a->g, r)) {
+		a->oom = true;
+		return false;
+	}
 	return true;
+}
+
+static void merge_grow(const struct td_agg *a, struct td_grow *d,
+		       const struct td_grow *s)
+{
+	d->rotated += s->rotated;
+	d->rotated_ns += s->rotated_ns;
+	for (int g = 0; g < a->nr_groups; g++) {
+		struct td_gsum *dg = &d->g[g];
+		const struct td_gsum *sg = &s->g[g];
+
+		dg->slices += sg->slices;
+		dg->time_ns += sg->time_ns;
+		dg->errors += sg->errors;
+		dg->error_ns += sg->error_ns;
+		for (int j = 0; j < TOPDOWN_MAX_EVENTS; j++)
+			dg->counts[j] += sg->counts[j];
+		td_mom_merge(&dg->mom, &sg->mom, 1 + a->group_events[g]);
+	}
+}
+
+/* src's open clusters, closed into dst's rows (map: src row -> dst row). */
+static void merge_open(struct td_agg *dst, const struct td_agg *src,
+		       const size_t *map)
+{
+	for (uint32_t c = 0; c < src->nr_cl; c++) {
+		const struct td_cl_cpu *cc = &src->cl[c];
+
+		if (cc->group < 0)
+			continue;
+		for (uint32_t u = 0; u < cc->nr_used; u++) {
+			const struct td_open_cl *o = &cc->slot[cc->used[u]];
+
+			fold(dst, grow_of(dst, map[o->row - 1]), cc->group, o);
+		}
+		if (cc->total)
+			fold(dst, dst->total_grow, cc->group, cc->total);
+	}
 }
 
 bool td_agg_merge(struct td_agg *dst, const struct td_agg *src)
 {
+	bool groups = dst->nr_groups && dst->nr_groups == src->nr_groups;
+	size_t *map = NULL;
+
+	if (groups && src->n) {
+		map = malloc(src->n * sizeof(*map));
+		if (!map) {
+			dst->oom = true;
+			return false;
+		}
+	}
 	for (size_t i = 0; i < src->n; i++) {
 		const struct td_group *sg = &src->g[i];
 		struct td_group *g;
@@ -270,6 +588,7 @@ bool td_agg_merge(struct td_agg *dst, const struct td_agg *src)
 		group_key(dst->by, sg, &k);
 		g = lookup(dst, &k, &is_new);
 		if (!g) {
+			free(map);
 			dst->oom = true;
 			return false;
 		}
@@ -286,7 +605,16 @@ bool td_agg_merge(struct td_agg *dst, const struct td_agg *src)
 			g->comm_main = sg->comm_main;
 		}
 		sum_into(g, sg);
+		if (groups) {
+			map[i] = g - dst->g;
+			merge_grow(dst, grow_of(dst, map[i]), grow_of(src, i));
+		}
 	}
 	sum_into(&dst->total, &src->total);
+	if (groups) {
+		merge_grow(dst, dst->total_grow, src->total_grow);
+		merge_open(dst, src, map);
+	}
+	free(map);
 	return true;
 }

@@ -4,7 +4,10 @@
  * the groups as a table, JSON or CSV: what stat, report and top share.
  *
  *   by.c         --by KEY, the filters of dump and report
- *   aggregate.c  the groups: a hash table keyed by the grouping's fields
+ *   aggregate.c  the groups: a hash table keyed by the grouping's fields;
+ *                with event groups also per event group sums and the
+ *                clusters the estimator needs (td_agg_groups())
+ *   estimate.c   estimates, coverage and error from those (estimate.h)
  *   view.c       the columns of a grouping and the order of the rows
  *   table.c      the rows through the row emitter (output/emit.h)
  *
@@ -22,6 +25,7 @@
 #include <linux/topdown.h>
 
 #include "evset/evset.h"
+#include "group/estimate.h"
 #include "output/emit.h"
 
 enum td_by { TD_BY_TASK, TD_BY_PROCESS, TD_BY_COMM, TD_BY_CGROUP, TD_BY_CPU,
@@ -85,6 +89,18 @@ struct td_group {
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 };
 
+struct td_open_cl;
+
+/* The clusters being built on one CPU (td_agg_groups()). */
+struct td_cl_cpu {
+	int group;		/* of the CPU's current period, -1: none yet */
+	uint32_t nr_used;
+	uint32_t *used;		/* slots holding an open cluster */
+	struct td_open_cl *slot;	/* by row: open addressing */
+	uint32_t nslots;
+	struct td_open_cl *total;	/* the total row's */
+};
+
 struct td_agg {
 	enum td_by by;
 	struct td_group *g;
@@ -93,12 +109,44 @@ struct td_agg {
 	size_t nslots;
 	struct td_group total;
 	bool oom;
+	/* With td_agg_groups(): per event group sums of each row
+	 * (td_agg_grow()), the clusters open on each CPU. nr_groups 0: off.
+	 */
+	int nr_groups;
+	int group_events[TOPDOWN_MAX_GROUPS];
+	struct topdown_config gcfg;	/* nr_events, groups (the pool) */
+	size_t grow_size;		/* bytes per row */
+	uint8_t *grows;			/* cap rows */
+	struct td_grow *total_grow;
+	struct td_cl_cpu *cl;
+	uint32_t nr_cl;
 };
 
 void td_agg_init(struct td_agg *a, enum td_by by);
+/*
+ * Also keep, per row and event group of cfg, the group's sums and its
+ * clusters (estimate.h); cfg without groups is one group of its events.
+ * Call after td_agg_init(), before the first record. -1 if out of
+ * memory. The rows' counts[] stay the sums of delta[j] whatever the
+ * group (what a one-group configuration shows, as without this).
+ */
+int td_agg_groups(struct td_agg *a, const struct topdown_config *cfg);
+/* The event groups' part of a row (or of &a->total); NULL without
+ * td_agg_groups().
+ */
+const struct td_grow *td_agg_grow(const struct td_agg *a,
+				  const struct td_group *row);
+/*
+ * Close the clusters still open (at the end of a file, of an interval):
+ * the estimates only see closed clusters. Records added later start new
+ * ones. Nothing to do without td_agg_groups().
+ */
+void td_agg_finish(struct td_agg *a);
 /* Add a record to its group and to the total; false if out of memory. */
 bool td_agg_add(struct td_agg *a, const struct topdown_record *r);
-/* Add src's groups and total into dst; false if out of memory. */
+/* Add src's groups and total into dst (src's open clusters as closed
+ * ones); false if out of memory. With groups, both have the same config.
+ */
 bool td_agg_merge(struct td_agg *dst, const struct td_agg *src);
 /* Forget every group (keeps the memory), e.g. after each interval. */
 void td_agg_clear(struct td_agg *a);
@@ -118,7 +166,11 @@ struct td_col {
 				 */
 };
 
-#define TD_MAX_COLS	(8 + TOPDOWN_MAX_EVENTS + TD_MAX_METRICS)
+/* Metrics of a view: a set's Level 1 (td_decode()), or the metrics of
+ * every group of a rotated configuration (td_gdecoder_tree()).
+ */
+#define TD_VIEW_MAX_METRICS	TD_MAX_TREE
+#define TD_MAX_COLS	(8 + TOPDOWN_MAX_POOL + TD_VIEW_MAX_METRICS)
 
 /* The ids td_table_opt() takes: --metric-only and --big-num of stat,
  * report and top (the CLI's TD_OPT_TABLE).
@@ -133,17 +185,58 @@ struct td_table_opts {
 /* 1 if id was one of those (set in o), 0 if not. */
 int td_table_opt(struct td_table_opts *o, int id);
 
+/*
+ * A count or metric of a row, as every format shows it. Without rotation
+ * (td_view.gd NULL) counts are exact sums and metrics are decoded from
+ * them (valid: computable); with rotated groups both are estimates
+ * (group/estimate.h): valid false is unknown (never 0), estimated is a
+ * value that was not measured all the time, with its error and coverage.
+ */
+struct td_val {
+	double value;
+	double error;		/* estimated: one standard error, same unit */
+	double coverage;	/* rotated: the share of the row's run time
+				 * its group(s) measured; 1 otherwise
+				 */
+	bool valid;
+	bool estimated;
+	bool flagged;		/* a fraction outside 0..1 */
+};
+
+struct td_row_vals {
+	struct td_val count[TOPDOWN_MAX_POOL];
+	struct td_val metric[TD_VIEW_MAX_METRICS];
+	int mark[2];		/* the bottleneck path: metric indexes of the
+				 * largest Level-1 class and of its largest
+				 * child, -1 where none
+				 */
+};
+
 struct td_view {
 	enum td_by by;
 	const struct topdown_config *cfg;
 	const struct td_decoder *dec;	/* NULL: raw counts only */
+	int nr_events;			/* count columns: the pool */
+	const char *event_names[TOPDOWN_MAX_POOL];
 	int nr_metrics;
-	const char *metric_names[TD_MAX_METRICS];
+	const char *metric_names[TD_VIEW_MAX_METRICS];
 	int l1[4];		/* the TopDown Level-1 metrics (retiring,
 				 * bad_speculation, frontend_bound,
 				 * backend_bound), -1 where the set has none
 				 */
-	bool metric_fraction[TD_MAX_METRICS];	/* shown as a percentage */
+	bool metric_fraction[TD_VIEW_MAX_METRICS];	/* as a percentage */
+	/* Rotated groups (td_view_init_cfg() of a configuration with two or
+	 * more groups): every metric from its home group's slices, with its
+	 * depth in the hierarchy (1: a Level 2 class under metric parent[]),
+	 * estimated with coverage and error. NULL: no rotation.
+	 */
+	const struct td_gdecoder *gd;
+	int metric_group[TD_VIEW_MAX_METRICS];
+	int metric_index[TD_VIEW_MAX_METRICS];
+	int metric_depth[TD_VIEW_MAX_METRICS];
+	int metric_parent[TD_VIEW_MAX_METRICS];	/* -1: none */
+	struct td_est_decoders estd;
+	struct td_est_fn est_fn[TOPDOWN_MAX_GROUPS];
 	struct td_col col[TD_MAX_COLS];
 	int nr_cols;
 	int nr_keys;		/* the first nr_keys columns identify a group */
@@ -170,6 +263,47 @@ struct td_view {
 void td_view_init(struct td_view *v, enum td_by by,
 		  const struct topdown_config *cfg,
 		  const struct td_decoder *dec);
+
+/*
+ * The decoders of a configuration as its label and events say, for a
+ * view (td_view_init_cfg()). Without groups, or with one (which never
+ * rotates: its records are those of a configuration of the group's
+ * events in delta order), cfg is that configuration and dec its decoder;
+ * with two or more groups, gd. can_decode false: the label does not
+ * decode here (a warning said so; raw counts only).
+ */
+struct td_view_cfg {
+	struct topdown_config cfg;
+	bool rotated;
+	bool can_decode;
+	struct td_decoder dec;
+	struct td_gdecoder gd;
+};
+
+/* Fill vc from cfg; 0, or -1 after p_err() (a configuration that is
+ * not one: bad groups).
+ */
+int td_view_cfg_init(struct td_view_cfg *vc, const struct topdown_config *cfg);
+
+/*
+ * The view of vc (which must outlive it): td_view_init() without
+ * rotation; with rotated groups, the pool's counts and the hierarchy of
+ * every group's metrics (td_gdecoder_tree()), estimated. max_level 1
+ * leaves the metrics below Level 1 out (0: all).
+ */
+void td_view_init_cfg(struct td_view *v, enum td_by by,
+		      const struct td_view_cfg *vc, int max_level);
+
+/* What td_agg_add() needs for this view: td_agg_groups() with rotated
+ * groups. 0, or -1 out of memory.
+ */
+int td_view_agg(const struct td_view *v, struct td_agg *a);
+
+/* The counts and metrics of row (of a or its total), and the bottleneck
+ * path. With rotated groups, call td_agg_finish() first.
+ */
+void td_view_values(const struct td_view *v, const struct td_agg *a,
+		    const struct td_group *row, struct td_row_vals *out);
 /* Index of the event to sort by: the first whose name contains "cyc"
  * (cycles, CPU_CYCLES, ls_not_halted_cyc), else the first event (e.g.
  * cpu-clock of the software set).

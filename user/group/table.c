@@ -17,12 +17,19 @@
 enum { COL_TIME, COL_KEY };
 
 struct table {
-	struct td_field f[TD_MAX_COLS + 8];
+	struct td_field f[3 * TD_MAX_COLS + 8];
 	int n;
 	/* fields by role */
 	int type, time, cgroup_path, cgroup, read_errors, run_ns, run_plain;
 	struct td_field label;		/* plain: "total" over the keys */
 	int col_field[TD_MAX_COLS];	/* view column -> field */
+	/* rotated groups: view column -> its coverage and error fields
+	 * (JSON and CSV; a table shows both in the value's cell)
+	 */
+	int cov_field[TD_MAX_COLS], err_field[TD_MAX_COLS];
+	char cov_name[TD_MAX_COLS][TOPDOWN_NAME_LEN + 16];
+	char err_name[TD_MAX_COLS][TOPDOWN_NAME_LEN + 16];
+	char title[TD_VIEW_MAX_METRICS][64];	/* Level 2: PARENT.CHILD */
 	int key_width;			/* plain: the keys and their spaces */
 };
 
@@ -44,10 +51,53 @@ static const char *metric_title(const struct td_view *v, int idx)
 {
 	const char *t = td_voc_title(v->metric_names[idx]);
 
-	for (uint32_t e = 0; e < v->cfg->nr_events; e++)
-		if (!strcmp(v->cfg->events[e].name, t))
+	for (int e = 0; e < v->nr_events; e++)
+		if (!strcmp(v->event_names[e], t))
 			return v->metric_names[idx];
 	return t;
+}
+
+/* With rotated groups, a Level 2 class is titled under its Level 1
+ * class, as toplev names its nodes: BACKEND.MEM_BOUND.
+ */
+static const char *tree_title(struct table *t, const struct td_view *v,
+			      int idx)
+{
+	int p = v->gd ? v->metric_parent[idx] : -1;
+
+	if (p < 0)
+		return metric_title(v, idx);
+	snprintf(t->title[idx], sizeof(t->title[idx]), "%s.%s",
+		 metric_title(v, p), metric_title(v, idx));
+	return t->title[idx];
+}
+
+/* Rotated groups: the coverage and error of view column i for JSON and
+ * CSV (objects "coverage" and "error" keyed as the counts and metrics;
+ * columns NAME_coverage, NAME_error).
+ */
+static void add_est_fields(struct table *t, const struct td_view *v)
+{
+	static const char *const grp[2] = { "coverage", "error" };
+
+	for (int k = 0; k < 2; k++) {
+		for (int i = v->nr_keys; i < v->nr_cols; i++) {
+			const struct td_col *c = &v->col[i];
+			char *name = k ? t->err_name[i] : t->cov_name[i];
+			struct td_field *f;
+
+			if (t->col_field[i] < 0 || (c->kind != TD_COL_EVENT &&
+						    c->kind != TD_COL_METRIC))
+				continue;
+			(k ? t->err_field : t->cov_field)[i] = t->n;
+			f = add(t, c->name, NULL, TD_IN_JSON, -1, 0);
+			f->group = grp[k];
+			/* CSV: its own column, NAME_coverage, NAME_error */
+			snprintf(name, TOPDOWN_NAME_LEN + 16, "%s_%s", c->name,
+				 grp[k]);
+			f = add(t, name, NULL, TD_IN_CSV, -1, 0);
+		}
+	}
 }
 
 static int max_int(int a, int b)
@@ -121,6 +171,10 @@ static void build(struct table *t, const struct td_view *v,
 				      .col = COL_KEY, .width = -t->key_width };
 	mcol = COL_KEY + nr_keys + 2;
 	ecol = mcol + v->nr_metrics;
+	for (int i = 0; i < v->nr_cols; i++) {
+		t->cov_field[i] = -1;
+		t->err_field[i] = -1;
+	}
 	for (int i = v->nr_keys; i < v->nr_cols; i++) {
 		const struct td_col *c = &v->col[i];
 		int w;
@@ -162,16 +216,17 @@ static void build(struct table *t, const struct td_view *v,
 							TOPDOWN_NAME_LEN), &cols);
 			w = (int)cols;
 			f = add(t, c->name, NULL, TD_IN_ALL, ecol + c->idx,
-				max_int(w, v->compact ? 8 :
+				max_int(w, v->gd ? 28 : v->compact ? 8 :
 					v->opts.big_num ? 17 : 13));
 			f->group = "counts";
 			f->flags = TD_FIELD_COUNT;
 			break;
 		case TD_COL_METRIC:
-			f = add(t, c->name, metric_title(v, c->idx), TD_IN_ALL,
+			f = add(t, c->name, tree_title(t, v, c->idx), TD_IN_ALL,
 				mcol + c->idx, 0);
 			w = (int)strlen(f->title);
-			f->width = max_int(w, v->compact ?
+			/* rotated: "*-58.7±12.2% [33%]!" (± one column) */
+			f->width = max_int(w, v->gd ? 20 : v->compact ?
 					   (v->metric_fraction[c->idx] ? 7 : 5) :
 					   8);
 			f->group = "metrics";
@@ -183,6 +238,8 @@ static void build(struct table *t, const struct td_view *v,
 			break;
 		}
 	}
+	if (v->gd)
+		add_est_fields(t, v);
 }
 
 static uint64_t count_of(const struct td_col *c,
@@ -236,31 +293,64 @@ static void choose_units(struct table *t, const struct td_view *v,
 	}
 }
 
-/* The index of the largest Level-1 class, -1 if the set has none. */
-static int bottleneck(const struct td_view *v, const struct td_metrics *m)
+/* JSON and CSV of a value of a rotated configuration: unknown is null
+ * (an empty CSV field), never 0; an exact count stays an integer.
+ */
+static void emit_val(struct td_emit *e, const struct td_field *f,
+		     const struct td_val *x, bool count)
 {
-	int best = -1;
-
-	for (int k = 0; k < 4; k++) {
-		int i = v->l1[k];
-
-		if (i < 0 || i >= m->n || !m->m[i].valid)
-			continue;
-		if (best < 0 || m->m[i].value > m->m[best].value)
-			best = i;
-	}
-	return best;
+	if (count && x->valid && !x->estimated && x->value >= 0 &&
+	    x->value < 18446744073709551616.0)
+		td_emit_uint(e, f, (uint64_t)x->value);
+	else
+		td_emit_float(e, f, x->value, x->valid);
 }
 
-/* Returns the marks shown: 1 a class marked '*', 2 a fraction '!'. */
+/* A table's cell of a rotated configuration: the value, then for one
+ * not measured all the time "±error [coverage]"; "unknown [coverage]"
+ * when it cannot be estimated.
+ */
+static void plain_est(struct td_emit *e, const struct td_field *f,
+		      const struct td_val *x, bool count)
+{
+	char v[48], err[40], s[TD_EMIT_CELL];
+	bool pct = f->flags & TD_FIELD_PERCENT;
+
+	if (!x->valid) {
+		snprintf(s, sizeof(s), "unknown [%.0f%%]", 100 * x->coverage);
+		td_emit_word(e, f, s);
+		return;
+	}
+	if (count) {
+		snprintf(v, sizeof(v), "%.0f", x->value);
+		snprintf(err, sizeof(err), "%.0f", x->error);
+	} else if (pct) {
+		snprintf(v, sizeof(v), "%.*f", f->prec, 100 * x->value);
+		snprintf(err, sizeof(err), "%.*f", f->prec, 100 * x->error);
+	} else {
+		snprintf(v, sizeof(v), "%.*f", f->prec, x->value);
+		snprintf(err, sizeof(err), "%.*f", f->prec, x->error);
+	}
+	if (!x->estimated)
+		snprintf(s, sizeof(s), "%s%s", v, pct ? "%" : "");
+	else
+		snprintf(s, sizeof(s), "%s\xc2\xb1%s%s [%.0f%%]", v, err,
+			 pct ? "%" : "", 100 * x->coverage);
+	td_emit_uword(e, f, s);
+}
+
+/* Returns the marks shown: 1 a class marked '*', 2 a fraction '!', 4 an
+ * estimate or an unknown (rotated groups).
+ */
 static int row(struct td_emit *e, const struct table *t,
-	       const struct td_view *v, const struct td_group *g,
-	       const struct td_table_out *o, bool is_total)
+	       const struct td_view *v, const struct td_agg *a,
+	       const struct td_group *g, const struct td_table_out *o,
+	       bool is_total, struct td_row_vals *x)
 {
 	const struct td_field *f = t->f;
-	struct td_metrics m = { 0 };
+	const struct td_val *val;
 	char s[32];
-	int mark, shown = 0;
+	int shown = 0;
 
 	td_emit_begin(e, is_total ? "total" : NULL, NULL);
 	td_emit_word(e, &f[t->type], is_total ? "total" : "group");
@@ -315,9 +405,7 @@ static int row(struct td_emit *e, const struct table *t,
 	}
 	if (is_total)
 		td_emit_word(e, &t->label, "total");
-	if (v->dec)
-		td_decode(v->dec, g->counts, &m);
-	mark = bottleneck(v, &m);
+	td_view_values(v, a, g, x);
 	for (int i = v->nr_keys; i < v->nr_cols; i++) {
 		const struct td_col *c = &v->col[i];
 		int fi = t->col_field[i];
@@ -339,20 +427,39 @@ static int row(struct td_emit *e, const struct table *t,
 				break;
 			if (c->idx == 0)
 				td_emit_group(e, "counts");
-			td_emit_uint(e, &f[fi], g->counts[c->idx]);
+			if (!v->gd) {
+				td_emit_uint(e, &f[fi], g->counts[c->idx]);
+				break;
+			}
+			val = &x->count[c->idx];
+			if (e->fmt == TD_EMIT_PLAIN)
+				plain_est(e, &f[fi], val, true);
+			else
+				emit_val(e, &f[fi], val, true);
+			if (val->estimated || !val->valid)
+				shown |= 4;
 			break;
 		case TD_COL_METRIC:
 			if (c->idx == 0)
 				td_emit_group(e, "metrics");
-			if (c->idx == mark)
+			val = &x->metric[c->idx];
+			if (c->idx == x->mark[0] || c->idx == x->mark[1])
 				td_emit_mark(e, '*');
-			if (c->idx < m.n && m.m[c->idx].flagged) {
+			if (val->flagged) {
 				td_emit_flag(e, '!');
 				shown |= 2;
 			}
-			td_emit_float(e, &f[fi], c->idx < m.n ?
-				      m.m[c->idx].value : 0,
-				      c->idx < m.n && m.m[c->idx].valid);
+			if (!v->gd) {
+				td_emit_float(e, &f[fi], val->value,
+					      val->valid);
+				break;
+			}
+			if (val->estimated || !val->valid)
+				shown |= 4;
+			if (e->fmt == TD_EMIT_PLAIN)
+				plain_est(e, &f[fi], val, false);
+			else
+				emit_val(e, &f[fi], val, false);
 			break;
 		default:
 			break;
@@ -361,8 +468,32 @@ static int row(struct td_emit *e, const struct table *t,
 	/* JSON: "metrics" is there (maybe empty) even without a decoder. */
 	if (!v->nr_metrics)
 		td_emit_group(e, "metrics");
+	/* Rotated groups: the coverage, then the error of every count and
+	 * metric (JSON objects keyed as "counts" and "metrics", CSV columns
+	 * NAME_coverage and NAME_error); unknown errors are null.
+	 */
+	for (int k = 0; v->gd && k < 2; k++) {
+		td_emit_group(e, k ? "error" : "coverage");
+		for (int i = v->nr_keys; i < v->nr_cols; i++) {
+			const struct td_col *c = &v->col[i];
+			int fi = k ? t->err_field[i] : t->cov_field[i];
+
+			if (fi < 0)
+				continue;
+			val = c->kind == TD_COL_EVENT ? &x->count[c->idx] :
+			      &x->metric[c->idx];
+			for (int j = 0; j < 2; j++) {
+				if (!k)
+					td_emit_float(e, &f[fi + j],
+						      val->coverage, true);
+				else
+					td_emit_float(e, &f[fi + j],
+						      val->error, val->valid);
+			}
+		}
+	}
 	td_emit_end(e);
-	return shown | (mark >= 0);
+	return shown | (x->mark[0] >= 0);
 }
 
 void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
@@ -370,35 +501,48 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 {
 	const struct td_group **rows;
 	struct table *t = malloc(sizeof(*t));
-	struct td_emit e;
+	struct td_row_vals *x = malloc(sizeof(*x));
+	struct td_emit *e = malloc(sizeof(*e));
 	int marked = 0;
 	size_t n = 0;
 
-	if (!t)
+	if (!t || !x || !e) {
+		free(t);
+		free(x);
+		free(e);
 		return;
+	}
 	build(t, v, o);
-	td_emit_init(&e, out);
-	e.width = v->width;
-	e.big_num = v->opts.big_num;
+	td_emit_init(e, out);
+	e->width = v->width;
+	e->big_num = v->opts.big_num;
 	rows = td_view_sort(v, a, &n);
-	if (v->compact)
+	if (v->compact && !v->gd)
 		choose_units(t, v, rows, n, o->total ? &a->total : NULL);
 	if (o->header)
-		td_emit_header(&e, t->f, t->n, NULL);
-	td_emit_list_begin(&e, "rows");
+		td_emit_header(e, t->f, t->n, NULL);
+	td_emit_list_begin(e, "rows");
 	for (size_t i = 0; rows && i < n; i++)
-		marked |= row(&e, t, v, rows[i], o, false);
-	td_emit_list_end(&e);
+		marked |= row(e, t, v, a, rows[i], o, false, x);
+	td_emit_list_end(e);
 	free(rows);
-	if (o->total || e.fmt != TD_EMIT_PLAIN)
-		marked |= row(&e, t, v, &a->total, o, true);
-	/* The mark's legend under a table of report and stat (top has no
-	 * room for it: its man page says it).
+	if (o->total || e->fmt != TD_EMIT_PLAIN)
+		marked |= row(e, t, v, a, &a->total, o, true, x);
+	/* The marks' legends under a table of report and stat (top has no
+	 * room for them: its man page says them).
 	 */
-	if (marked && o->total && e.fmt == TD_EMIT_PLAIN && !v->compact)
-		fprintf(out, "\n%s%s%s\n",
-			marked & 1 ? TD_VOC_LEGEND_MARK : "",
-			marked == 3 ? "\n" : "",
-			marked & 2 ? TD_VOC_LEGEND_FLAG : "");
+	if (marked && o->total && e->fmt == TD_EMIT_PLAIN && !v->compact) {
+		fprintf(out, "\n");
+		if (marked & 1)
+			fprintf(out, "%s\n", v->gd ? TD_VOC_LEGEND_PATH :
+				TD_VOC_LEGEND_MARK);
+		if (marked & 2)
+			fprintf(out, "%s\n", TD_VOC_LEGEND_FLAG);
+		if (marked & 4)
+			fprintf(out, "%s\n%s\n", TD_VOC_LEGEND_EST,
+				TD_VOC_LEGEND_UNKNOWN);
+	}
 	free(t);
+	free(x);
+	free(e);
 }

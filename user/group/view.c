@@ -11,13 +11,14 @@
 
 #include "base/common.h"
 #include "group/aggregate.h"
+#include "output/text.h"
 
 /* ---- views ------------------------------------------------------------ */
 
 int td_cycles_event(const struct topdown_config *cfg)
 {
-	for (uint32_t i = 0; i < cfg->nr_events; i++)
-		if (strcasestr(cfg->events[i].name, "cyc"))
+	for (uint32_t i = 0; i < cfg->nr_events && i < TOPDOWN_MAX_POOL; i++)
+		if (strcasestr(td_pool_event_c(cfg, i)->name, "cyc"))
 			return i;
 	return 0;
 }
@@ -33,31 +34,9 @@ static void add_col(struct td_view *v, enum td_col_kind kind, int idx,
 		v->col[v->nr_cols++] = (struct td_col){ kind, idx, name };
 }
 
-void td_view_init(struct td_view *v, enum td_by by,
-		  const struct topdown_config *cfg,
-		  const struct td_decoder *dec)
+/* The key columns of a grouping, then slices, run time and the counts. */
+static void add_cols(struct td_view *v, enum td_by by)
 {
-	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
-	struct td_metrics m;
-
-	memset(v, 0, sizeof(*v));
-	for (int i = 0; i < 4; i++)
-		v->l1[i] = -1;
-	v->by = by;
-	v->cfg = cfg;
-	v->dec = dec;
-	if (dec) {
-		/* The metric names, from a decode of nothing. */
-		td_decode(dec, zero, &m);
-		v->nr_metrics = m.n;
-		for (int i = 0; i < m.n; i++) {
-			v->metric_names[i] = m.m[i].name;
-			v->metric_fraction[i] = td_metric_is_fraction(m.m[i].name);
-			for (int k = 0; k < 4; k++)
-				if (!strcmp(m.m[i].name, td_l1_names[k]))
-					v->l1[k] = i;
-		}
-	}
 	switch (by) {
 	case TD_BY_TASK:
 		add_col(v, TD_COL_PID, 0, "pid");
@@ -81,11 +60,278 @@ void td_view_init(struct td_view *v, enum td_by by,
 	v->nr_keys = v->nr_cols;
 	add_col(v, TD_COL_SLICES, 0, "slices");
 	add_col(v, TD_COL_RUNTIME, 0, "runtime_ns");
-	for (uint32_t i = 0; i < cfg->nr_events; i++)
-		add_col(v, TD_COL_EVENT, i, cfg->events[i].name);
+	for (int i = 0; i < v->nr_events; i++)
+		add_col(v, TD_COL_EVENT, i, v->event_names[i]);
 	for (int i = 0; i < v->nr_metrics; i++)
 		add_col(v, TD_COL_METRIC, i, v->metric_names[i]);
 	v->sort_col = td_view_col(v, "cycles");
+}
+
+static void view_base(struct td_view *v, enum td_by by,
+		      const struct topdown_config *cfg)
+{
+	memset(v, 0, sizeof(*v));
+	for (int i = 0; i < 4; i++)
+		v->l1[i] = -1;
+	v->by = by;
+	v->cfg = cfg;
+	v->nr_events = (int)cfg->nr_events;
+	if (v->nr_events > TOPDOWN_MAX_POOL)
+		v->nr_events = TOPDOWN_MAX_POOL;
+	for (int i = 0; i < v->nr_events; i++)
+		v->event_names[i] = td_pool_event_c(cfg, (unsigned int)i)->name;
+}
+
+static void put_metric(struct td_view *v, const char *name)
+{
+	int i = v->nr_metrics++;
+
+	v->metric_names[i] = name;
+	v->metric_fraction[i] = td_metric_is_fraction(name);
+	v->metric_parent[i] = -1;
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(name, td_l1_names[k]))
+			v->l1[k] = i;
+}
+
+void td_view_init(struct td_view *v, enum td_by by,
+		  const struct topdown_config *cfg,
+		  const struct td_decoder *dec)
+{
+	uint64_t zero[TOPDOWN_MAX_EVENTS] = { 0 };
+	struct td_metrics m;
+
+	view_base(v, by, cfg);
+	if (v->nr_events > TOPDOWN_MAX_EVENTS)
+		v->nr_events = TOPDOWN_MAX_EVENTS;
+	v->dec = dec;
+	if (dec) {
+		/* The metric names, from a decode of nothing. */
+		td_decode(dec, zero, &m);
+		for (int i = 0; i < m.n; i++)
+			put_metric(v, m.m[i].name);
+	}
+	add_cols(v, by);
+}
+
+/* err may quote the file's label and names: their text (output/text.h). */
+static void raw_counts_warn(const char *err)
+{
+	char text[TD_TEXT_SIZE(512)];
+
+	td_text(text, err, 512, NULL);
+	p_warn("showing raw counts only: %s", text);
+}
+
+int td_view_cfg_init(struct td_view_cfg *vc, const struct topdown_config *cfg)
+{
+	uint32_t ng = cfg->size >= TOPDOWN_CONFIG_SIZE_VER1 ||
+		      !cfg->size ? cfg->nr_groups : 0;
+	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
+	char err[512];
+
+	memset(vc, 0, sizeof(*vc));
+	vc->cfg = *cfg;
+	if (ng > TOPDOWN_MAX_GROUPS) {
+		p_err("a configuration with %u event groups (at most %d)", ng,
+		      TOPDOWN_MAX_GROUPS);
+		return -1;
+	}
+	if (ng >= 2) {
+		vc->cfg.size = sizeof(vc->cfg);
+		vc->rotated = true;
+		if (td_gdecoder_from_config(&vc->gd, &vc->cfg, err,
+					    sizeof(err))) {
+			raw_counts_warn(err);
+			return 0;
+		}
+		vc->can_decode = true;
+		return 0;
+	}
+	if (ng == 1) {
+		/* One group: its events in delta order, as a configuration
+		 * without groups (what the record file writer does too).
+		 */
+		const struct topdown_group *grp = &cfg->groups[0];
+
+		if (!grp->nr_events || grp->nr_events > TOPDOWN_MAX_EVENTS) {
+			p_err("an event group of %u events", grp->nr_events);
+			return -1;
+		}
+		memset(vc->cfg.events, 0, sizeof(vc->cfg.events));
+		for (uint32_t j = 0; j < grp->nr_events; j++) {
+			if (grp->events[j] >= cfg->nr_events ||
+			    grp->events[j] >= TOPDOWN_MAX_POOL) {
+				p_err("event group 0 names pool entry %u of %u",
+				      grp->events[j], cfg->nr_events);
+				return -1;
+			}
+			vc->cfg.events[j] = *td_pool_event_c(cfg, grp->events[j]);
+		}
+		vc->cfg.nr_events = grp->nr_events;
+		vc->cfg.nr_groups = 0;
+		vc->cfg.rotate_ms = 0;
+		memset(vc->cfg.more_events, 0, sizeof(vc->cfg.more_events));
+		memset(vc->cfg.groups, 0, sizeof(vc->cfg.groups));
+		/* A label with g= (a plan's) decodes through its group. */
+		if (!td_gdecoder_from_config(&vc->gd, cfg, err, sizeof(err)) &&
+		    vc->gd.grouped) {
+			vc->dec = vc->gd.g[0].dec;
+			vc->can_decode = true;
+			return 0;
+		}
+	}
+	if (vc->cfg.nr_events > TOPDOWN_MAX_EVENTS) {
+		p_err("a configuration of %u events without groups",
+		      vc->cfg.nr_events);
+		return -1;
+	}
+	memset(names, 0, sizeof(names));
+	for (uint32_t i = 0; i < vc->cfg.nr_events; i++)
+		memcpy(names[i], vc->cfg.events[i].name, TOPDOWN_NAME_LEN);
+	if (!td_decoder_from_label(&vc->dec, vc->cfg.label,
+				   (const char (*)[TOPDOWN_NAME_LEN])names,
+				   (int)vc->cfg.nr_events, err, sizeof(err))) {
+		vc->can_decode = true;
+		return 0;
+	}
+	raw_counts_warn(err);
+	return 0;
+}
+
+void td_view_init_cfg(struct td_view *v, enum td_by by,
+		      const struct td_view_cfg *vc, int max_level)
+{
+	struct td_tree_node tree[TD_MAX_TREE];
+	int n;
+
+	if (!vc->rotated) {
+		td_view_init(v, by, &vc->cfg, vc->can_decode ? &vc->dec : NULL);
+		return;
+	}
+	view_base(v, by, &vc->cfg);
+	v->gd = &vc->gd;
+	if (vc->can_decode) {
+		n = td_gdecoder_tree(&vc->gd, tree, TD_MAX_TREE);
+		for (int i = 0; i < n && i < TD_MAX_TREE &&
+		     v->nr_metrics < TD_VIEW_MAX_METRICS; i++) {
+			int k = v->nr_metrics;
+
+			if (max_level == 1 && tree[i].info->level > 1)
+				continue;
+			put_metric(v, tree[i].info->name);
+			v->metric_group[k] = tree[i].group;
+			v->metric_index[k] = tree[i].index;
+			v->metric_depth[k] = tree[i].depth;
+			if (!tree[i].depth || !tree[i].info->parent)
+				continue;
+			for (int p = k - 1; p >= 0; p--)
+				if (!strcmp(v->metric_names[p],
+					    tree[i].info->parent)) {
+					v->metric_parent[k] = p;
+					break;
+				}
+		}
+		for (int g = 0; g < vc->gd.nr_groups; g++) {
+			v->estd.dec[g] = &vc->gd.g[g].dec;
+			td_est_decoder_fn(&v->est_fn[g], &v->estd, g);
+		}
+	}
+	add_cols(v, by);
+}
+
+int td_view_agg(const struct td_view *v, struct td_agg *a)
+{
+	if (!v->gd)
+		return 0;
+	return td_agg_groups(a, v->cfg);
+}
+
+static void val_exact(struct td_val *x, double v, bool valid)
+{
+	*x = (struct td_val){ .value = valid ? v : 0, .coverage = 1,
+			      .valid = valid };
+}
+
+static void val_est(struct td_val *x, const struct td_estimate *e)
+{
+	*x = (struct td_val){ .value = e->value, .error = e->error,
+			      .coverage = e->coverage,
+			      .valid = e->kind != TD_EST_UNKNOWN,
+			      .estimated = e->kind == TD_EST_ESTIMATED };
+	if (!x->valid) {
+		x->value = 0;
+		x->error = 0;
+	}
+}
+
+/* The bottleneck path: the largest valid Level-1 class, then (rotated
+ * groups) its largest valid child.
+ */
+static void mark_path(const struct td_view *v, struct td_row_vals *o)
+{
+	int best = -1, child = -1;
+
+	for (int k = 0; k < 4; k++) {
+		int i = v->l1[k];
+
+		if (i < 0 || !o->metric[i].valid)
+			continue;
+		if (best < 0 || o->metric[i].value > o->metric[best].value)
+			best = i;
+	}
+	for (int i = 0; best >= 0 && v->gd && i < v->nr_metrics; i++) {
+		if (v->metric_parent[i] != best || !o->metric[i].valid)
+			continue;
+		if (child < 0 || o->metric[i].value > o->metric[child].value)
+			child = i;
+	}
+	o->mark[0] = best;
+	o->mark[1] = child;
+}
+
+void td_view_values(const struct td_view *v, const struct td_agg *a,
+		    const struct td_group *row, struct td_row_vals *out)
+{
+	struct td_estimate est[TOPDOWN_MAX_GROUPS][TD_EST_MAX_METRICS];
+	bool done[TOPDOWN_MAX_GROUPS] = { false };
+	struct td_metrics m = { 0 };
+
+	if (!v->gd) {
+		for (int i = 0; i < v->nr_events; i++)
+			val_exact(&out->count[i], (double)row->counts[i], true);
+		if (v->dec)
+			td_decode(v->dec, row->counts, &m);
+		for (int i = 0; i < v->nr_metrics; i++) {
+			val_exact(&out->metric[i], i < m.n ? m.m[i].value : 0,
+				  i < m.n && m.m[i].valid);
+			out->metric[i].flagged = i < m.n && m.m[i].flagged;
+		}
+		mark_path(v, out);
+		return;
+	}
+	for (int i = 0; i < v->nr_events; i++) {
+		td_est_count(a, row, (unsigned int)i, &est[0][0]);
+		val_est(&out->count[i], &est[0][0]);
+	}
+	for (int i = 0; i < v->nr_metrics; i++) {
+		int g = v->metric_group[i], k = v->metric_index[i];
+		struct td_val *x = &out->metric[i];
+
+		if (!done[g]) {
+			td_est_metrics(a, row, g, &v->est_fn[g], est[g]);
+			done[g] = true;
+		}
+		if (k < v->est_fn[g].nr) {
+			val_est(x, &est[g][k]);
+		} else {
+			memset(x, 0, sizeof(*x));
+			x->coverage = est[g][0].coverage;
+		}
+		x->flagged = x->valid && v->metric_fraction[i] &&
+			     (x->value < 0 || x->value > 1);
+	}
+	mark_path(v, out);
 }
 
 int td_table_opt(struct td_table_opts *o, int id)
@@ -167,22 +413,9 @@ struct sort_item {
 
 static const struct td_view *sort_view;
 
-static double metric_value(const struct td_view *v, const struct td_group *g,
-			   int idx, bool *valid)
-{
-	struct td_metrics m;
-
-	td_decode(v->dec, g->counts, &m);
-	*valid = idx < m.n && m.m[idx].valid;
-	return *valid ? m.m[idx].value : 0;
-}
-
 static double col_value(const struct td_view *v, const struct td_col *c,
-			const struct td_group *g)
+			const struct td_group *g, const struct td_row_vals *x)
 {
-	bool valid;
-	double x;
-
 	switch (c->kind) {
 	case TD_COL_PID:
 		return g->pid;
@@ -197,10 +430,13 @@ static double col_value(const struct td_view *v, const struct td_col *c,
 	case TD_COL_RUNTIME:
 		return (double)g->runtime_ns;
 	case TD_COL_EVENT:
-		return (double)g->counts[c->idx];
+		if (!v->gd)
+			return (double)g->counts[c->idx];
+		/* an estimate; unknown sorts last */
+		return x->count[c->idx].valid ? x->count[c->idx].value : -1e300;
 	case TD_COL_METRIC:
-		x = metric_value(v, g, c->idx, &valid);
-		return valid ? x : -1e300;	/* invalid sorts last */
+		return x->metric[c->idx].valid ? x->metric[c->idx].value :
+		       -1e300;	/* invalid sorts last */
 	case TD_COL_COMM:
 		break;
 	}
@@ -242,17 +478,27 @@ const struct td_group **td_view_sort(const struct td_view *v,
 	struct sort_item *it = calloc(a->n ? a->n : 1, sizeof(*it));
 	const struct td_group **out = calloc(a->n ? a->n : 1, sizeof(*out));
 	int sc = v->sort_col >= 0 && v->sort_col < v->nr_cols ? v->sort_col : 0;
+	const struct td_col *c = &v->col[sc];
+	struct td_row_vals *x = NULL;
 
 	*n = 0;
-	if (!it || !out) {
+	if ((c->kind == TD_COL_METRIC || c->kind == TD_COL_EVENT) &&
+	    (v->gd || c->kind == TD_COL_METRIC))
+		x = malloc(sizeof(*x));
+	if (!it || !out || (!x && (c->kind == TD_COL_METRIC ||
+				   (v->gd && c->kind == TD_COL_EVENT)))) {
 		free(it);
 		free(out);
+		free(x);
 		return NULL;
 	}
 	for (size_t i = 0; i < a->n; i++) {
 		it[i].g = &a->g[i];
-		it[i].val = col_value(v, &v->col[sc], &a->g[i]);
+		if (x)
+			td_view_values(v, a, &a->g[i], x);
+		it[i].val = col_value(v, c, &a->g[i], x);
 	}
+	free(x);
 	sort_view = v;
 	qsort(it, a->n, sizeof(*it), cmp_items);
 	for (size_t i = 0; i < a->n; i++)

@@ -122,7 +122,16 @@ int td_live_open(struct td_live *l, struct td_target *tgt, td_record_fn fn,
 		p_err("out of memory");
 		goto fail;
 	}
-	l->can_decode = td_decoder_for(&l->rd.cfg, &l->dec);
+	l->vc = malloc(sizeof(*l->vc));
+	if (!l->vc) {
+		p_err("out of memory");
+		goto fail;
+	}
+	if (td_view_cfg_init(l->vc, &l->rd.cfg))
+		goto fail;
+	l->can_decode = l->vc->can_decode;
+	if (l->can_decode)
+		l->dec = l->vc->rotated ? l->vc->gd.g[0].dec : l->vc->dec;
 	td_catch_signals();
 	/* What the rings hold from before this session is not ours. */
 	l->discard = true;
@@ -277,6 +286,8 @@ void td_live_close(struct td_live *l)
 			       td_records(l->lost[cpu]), bin_name);
 	free(l->lost);
 	l->lost = NULL;
+	free(l->vc);
+	l->vc = NULL;
 	if (l->rd.rings || l->rd.fd > 0)
 		td_reader_close(&l->rd);
 }

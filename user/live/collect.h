@@ -13,14 +13,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "group/aggregate.h"
 #include "live/device.h"
 #include "evset/evset.h"
 #include "live/target.h"
 
 struct td_live {
 	struct td_reader rd;
-	struct td_decoder dec;
+	struct td_decoder dec;	/* with rotated groups, group 0's */
 	bool can_decode;
+	struct td_view_cfg *vc;	/* the decoders of the rings' configuration,
+				 * for the views of stat and top
+				 */
 	bool started;		/* this session started the collection */
 	bool discard;		/* the first drain: records from before */
 	uint64_t start_ns;	/* CLOCK_MONOTONIC */

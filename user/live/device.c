@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "live/device.h"
+#include "base/abi.h"
 #include "base/common.h"
 #include "evset/evset.h"
 
@@ -25,10 +26,18 @@ bool td_module_loaded(void)
  * ring layout or their rules change, and the record size. Larger or
  * smaller config and status structs are fine both ways: each side reads
  * what it knows. The per-CPU stats entry grows by known sizes: a module
- * with a larger entry also takes ours, and one whose entry is
- * TOPDOWN_CPU_STATS_SIZE_VER0 is read with that size (td_get_status());
- * any other size is not a module this tdctl can read.
+ * with a larger entry also takes ours, and one whose entry is one of the
+ * earlier TOPDOWN_CPU_STATS_SIZE_VERn is read with that size
+ * (td_get_status()); any other size is not a module this tdctl can read.
  */
+static bool known_stats_size(uint32_t size)
+{
+	return size == TOPDOWN_CPU_STATS_SIZE_VER0 ||
+	       size == TOPDOWN_CPU_STATS_SIZE_VER1 ||
+	       size == TOPDOWN_CPU_STATS_SIZE_VER2 ||
+	       size == TOPDOWN_CPU_STATS_SIZE_VER3;
+}
+
 int td_abi_check(const struct topdown_status *st, char *err, size_t len)
 {
 	if (st->abi_version != TOPDOWN_ABI_VERSION) {
@@ -47,12 +56,12 @@ int td_abi_check(const struct topdown_status *st, char *err, size_t len)
 		return -1;
 	}
 	if (st->stats_size < sizeof(struct topdown_cpu_stats) &&
-	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
-	    st->stats_size != TOPDOWN_CPU_STATS_SIZE_VER1) {
+	    !known_stats_size(st->stats_size)) {
 		snprintf(err, len,
-			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d, %d or %zu: the module is older; install a module and tdctl of the same release",
+			 "the topdown module's per-CPU statistics are %u bytes, tdctl reads %d, %d, %d or %zu: not a module this tdctl can read; install a module and tdctl of the same release",
 			 st->stats_size, TOPDOWN_CPU_STATS_SIZE_VER0,
-			 TOPDOWN_CPU_STATS_SIZE_VER1, sizeof(struct topdown_cpu_stats));
+			 TOPDOWN_CPU_STATS_SIZE_VER1, TOPDOWN_CPU_STATS_SIZE_VER2,
+			 sizeof(struct topdown_cpu_stats));
 		return -1;
 	}
 	return 0;
@@ -150,8 +159,9 @@ static int status_sized(int fd, struct topdown_status *st,
 	st->stats_size = esize;
 	ret = ioctl(fd, TOPDOWN_IOC_STATUS, st);
 	if (!ret) {
+		memset(stats, 0, (n ? n : 1) * sizeof(*stats));
 		for (uint32_t i = 0; i < st->nr_stats; i++)
-			memcpy(&stats[i], buf + i * esize, esize);
+			memcpy(&stats[i], buf + (size_t)i * esize, esize);
 		st->stats_ptr = (uintptr_t)stats;
 		st->stats_size = esize;
 	}
@@ -180,9 +190,11 @@ int td_get_status(int fd, struct topdown_status *st,
 	st->stats_size = sizeof(**stats);
 	if (ioctl(fd, TOPDOWN_IOC_STATUS, st) &&
 	    (errno != EINVAL ||
-	     (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER1) &&
+	     (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER2) &&
 	      (errno != EINVAL ||
-	       status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER0))))) {
+	       (status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER1) &&
+		(errno != EINVAL ||
+		 status_sized(fd, st, *stats, n, TOPDOWN_CPU_STATS_SIZE_VER0))))))) {
 		free(*stats);
 		*stats = NULL;
 		goto err;
@@ -381,16 +393,34 @@ void td_dev_reader_close(struct td_reader *r)
 	r->fd = -1;
 }
 
+/*
+ * The plan's events are the pool and its groups the configuration's
+ * (include/uapi/linux/topdown.h, "Groups and rotation"); a plan without
+ * groups leaves every VER1 field zero, which any module takes.
+ */
 void td_config_from_plan(const struct td_plan *plan,
 			 struct topdown_config *cfg)
 {
+	int n = plan->nr_events;
+
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->size = sizeof(*cfg);
-	cfg->nr_events = plan->nr_events;
+	/* the pool: events[], then more_events[] (topdown.h, "Groups") */
+	if (n > (plan->nr_groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS))
+		n = plan->nr_groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS;
+	cfg->nr_events = n;
 	snprintf(cfg->label, sizeof(cfg->label), "%s", plan->label);
-	for (int i = 0; i < plan->nr_events; i++) {
+	cfg->nr_groups = plan->nr_groups;
+	cfg->rotate_ms = plan->nr_groups > 1 ? plan->rotate_ms : 0;
+	for (int g = 0; g < plan->nr_groups && g < TOPDOWN_MAX_GROUPS; g++) {
+		cfg->groups[g].nr_events = plan->groups[g].nr;
+		for (int k = 0; k < plan->groups[g].nr &&
+		     k < TOPDOWN_MAX_EVENTS; k++)
+			cfg->groups[g].events[k] = plan->groups[g].ev[k];
+	}
+	for (int i = 0; i < n; i++) {
 		const struct td_evsel *ev = &plan->ev[i];
-		struct topdown_event *e = &cfg->events[i];
+		struct topdown_event *e = td_cfg_event_w(cfg, i);
 
 		e->type = ev->type;
 		e->flags = ev->flags;

@@ -83,7 +83,7 @@ static void set_cell(struct td_emit *e, const struct td_field *f,
 
 static void plain_line(struct td_emit *e)
 {
-	char line[4096];
+	char line[16384];
 	size_t len = 0;
 	bool first = true;
 
@@ -374,6 +374,23 @@ void td_emit_word(struct td_emit *e, const struct td_field *f,
 		csvw_word(&e->csv, s);
 		break;
 	}
+}
+
+void td_emit_uword(struct td_emit *e, const struct td_field *f,
+		   const char *s)
+{
+	int extra = 0;
+
+	if (!shown(e, f))
+		return;
+	if (e->fmt != TD_EMIT_PLAIN) {
+		td_emit_word(e, f, s);
+		return;
+	}
+	/* UTF-8 continuation bytes take no column */
+	for (const char *p = s; *p; p++)
+		extra += ((unsigned char)*p & 0xc0) == 0x80;
+	set_cell_w(e, f, s, extra);
 }
 
 void td_emit_null(struct td_emit *e, const struct td_field *f)

@@ -37,7 +37,10 @@ enum td_emit_fmt { TD_EMIT_PLAIN, TD_EMIT_JSON, TD_EMIT_CSV };
 #define TD_FIELD_PERCENT	0x1	/* plain: a fraction as "12.3%" */
 #define TD_FIELD_COUNT		0x2	/* plain: digit grouping, units */
 
-#define TD_EMIT_MAX_COLS	48
+/* Plain columns of a row: a rotated configuration's table has the keys,
+ * up to 32 counts and up to 128 metrics.
+ */
+#define TD_EMIT_MAX_COLS	176
 /* A cell holds the text (output/text.h) of an event name: 4 bytes per
  * byte of the name at most.
  */
@@ -118,6 +121,11 @@ void td_emit_text(struct td_emit *e, const struct td_field *f,
  */
 void td_emit_word(struct td_emit *e, const struct td_field *f,
 		  const char *s);
+/* The same for a word with UTF-8 characters ("12.3\u00b11.0%"): a table
+ * pads it by characters, not bytes.
+ */
+void td_emit_uword(struct td_emit *e, const struct td_field *f,
+		   const char *s);
 /* No value: JSON null, an empty CSV field, a blank cell in a table. */
 void td_emit_null(struct td_emit *e, const struct td_field *f);
 /* A CSV field left empty (a key of the total row); nothing elsewhere. */

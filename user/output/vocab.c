@@ -13,9 +13,22 @@
 #define TIME(n, t, p, c, w)	{ n, t, TD_VOC_TIME, 0, p, 0, NULL, c, w }
 #define COUNT(n, t, c, w)	{ n, t, TD_VOC_COUNT, 0, 0, 0, NULL, c, w }
 #define INFO(n, t, c, w)	{ n, t, TD_VOC_INFO, 0, 0, 0, NULL, c, w }
-/* A metric of the TopDown tree: a fraction of the slots (or cycles). */
+/* A metric of the TopDown tree: a fraction of the slots (or cycles);
+ * like every metric, with its coverage and error where its group did not
+ * run all the time (a rotated configuration).
+ */
 #define TMA(n, t, l, p, f, w) \
-	{ n, t, TD_VOC_METRIC, TD_VOC_FRACTION | (f), 1, l, p, MET, w }
+	{ n, t, TD_VOC_METRIC, TD_VOC_FRACTION | TD_VOC_COVERAGE | (f), 1, \
+	  l, p, MET, w }
+/* Arm's drill-down metrics (stage 2; outside the TopDown tree, level 0
+ * as ipc): a share (miss ratio, operation mix) or a number per 1000
+ * instructions.
+ */
+#define DRILL(n, t, w) \
+	{ n, t, TD_VOC_METRIC, TD_VOC_FRACTION | TD_VOC_COVERAGE, 1, 0, NULL, \
+	  MET, w }
+#define PKI(n, t, w) \
+	{ n, t, TD_VOC_METRIC, TD_VOC_COVERAGE, 2, 0, NULL, MET, w }
 
 const struct td_voc td_vocab[] = {
 	/* rows and their keys */
@@ -33,7 +46,7 @@ const struct td_voc td_vocab[] = {
 	KEY("cgroup", "CGROUP", GRP, "the cgroup v2 path (null where it does not resolve)"),
 	/* what a row sums */
 	COUNT("slices", "SLICES", GRP, "time slices"),
-	TIME("runtime_ns", "RUN_MS", 3, GRP,
+	TIME("runtime_ns", "RUN_MS", 3, GRP " status",
 	     "run time; milliseconds in tables, nanoseconds in JSON and CSV"),
 	TIME("cpu_percent", "%CPU", 1, "top",
 	     "run time as a percentage of one CPU over the interval (tables of top)"),
@@ -48,6 +61,13 @@ const struct td_voc td_vocab[] = {
 	INFO("idle", NULL, "dump", "JSON: the idle task"),
 	INFO("counts", NULL, GRPD, "JSON: the event counts, by event name"),
 	INFO("metrics", NULL, GRPD " decode", "JSON: the metrics, by name"),
+	INFO("coverage", NULL, GRP,
+	     "JSON, rotated groups: the share of the row's run time the "
+	     "group(s) of each count and metric measured, keyed as counts "
+	     "and metrics"),
+	INFO("rotated", NULL, "dump",
+	     "JSON, rotated groups: the slice in which the CPU changed group, "
+	     "measured by none"),
 	/* lost records: one rule (null when not known) */
 	COUNT("records", "RECORDS", GRP " status record",
 	      "records read (status: written by the CPU)"),
@@ -65,6 +85,10 @@ const struct td_voc td_vocab[] = {
 	    "slots stalled for the back end"),
 	TMA("smt_contention", "SMT_CONT", 1, NULL, 0,
 	    "slots taken by the other SMT thread (AMD)"),
+	TMA("fetch_latency", "FETCH_LAT", 2, "frontend_bound", 0,
+	    "front-end slots lost to instruction fetch latency"),
+	TMA("fetch_bandwidth", "FETCH_BW", 2, "frontend_bound", 0,
+	    "front-end slots lost to decode or fetch bandwidth"),
 	TMA("heavy_operations", "HEAVY_OPS", 2, "retiring", 0,
 	    "retiring slots of microcoded operations"),
 	TMA("light_operations", "LIGHT_OPS", 2, "retiring", 0,
@@ -78,13 +102,55 @@ const struct td_voc td_vocab[] = {
 	TMA("core_bound", "CORE_BOUND", 2, "backend_bound", 0,
 	    "back-end stalls on execution units"),
 	{ "frontend_stalled_cycles", "FE_STALL_CYC", TD_VOC_METRIC,
-	  TD_VOC_FRACTION, 1, 0, NULL, MET,
+	  TD_VOC_FRACTION | TD_VOC_COVERAGE, 1, 0, NULL, MET,
 	  "cycles the front end stalled (Arm cycle-based sets)" },
 	{ "backend_stalled_cycles", "BE_STALL_CYC", TD_VOC_METRIC,
-	  TD_VOC_FRACTION, 1, 0, NULL, MET,
+	  TD_VOC_FRACTION | TD_VOC_COVERAGE, 1, 0, NULL, MET,
 	  "cycles the back end stalled (Arm cycle-based sets)" },
-	{ "ipc", "IPC", TD_VOC_METRIC, 0, 2, 0, NULL, MET,
+	{ "ipc", "IPC", TD_VOC_METRIC, TD_VOC_COVERAGE, 2, 0, NULL, MET,
 	  "instructions per cycle" },
+	/* Arm's stage 2 (Neoverse N2, V2): drill-down groups */
+	PKI("dtlb_mpki", "DTLB_MPKI", "data TLB walks per 1000 instructions"),
+	DRILL("dtlb_walk_ratio", "DTLB_WALK", "data TLB walks per L1D TLB access"),
+	DRILL("l1d_tlb_miss_ratio", "L1D_TLB_MISS", "L1 data TLB refills per access"),
+	PKI("l1d_tlb_mpki", "L1D_TLB_MPKI", "L1 data TLB refills per 1000 instructions"),
+	DRILL("l2_tlb_miss_ratio", "L2_TLB_MISS", "L2 TLB refills per access"),
+	PKI("l2_tlb_mpki", "L2_TLB_MPKI", "L2 TLB refills per 1000 instructions"),
+	PKI("itlb_mpki", "ITLB_MPKI", "instruction TLB walks per 1000 instructions"),
+	DRILL("itlb_walk_ratio", "ITLB_WALK", "instruction TLB walks per L1I TLB access"),
+	DRILL("l1i_tlb_miss_ratio", "L1I_TLB_MISS", "L1 instruction TLB refills per access"),
+	PKI("l1i_tlb_mpki", "L1I_TLB_MPKI", "L1 instruction TLB refills per 1000 instructions"),
+	DRILL("branch_misprediction_ratio", "BR_MISS",
+	      "mispredicted branches per branch executed"),
+	PKI("branch_mpki", "BR_MPKI", "mispredicted branches per 1000 instructions"),
+	PKI("branch_pki", "BR_PKI", "branches per 1000 instructions"),
+	DRILL("l1d_cache_miss_ratio", "L1D_MISS", "L1 data cache refills per access"),
+	PKI("l1d_cache_mpki", "L1D_MPKI", "L1 data cache refills per 1000 instructions"),
+	DRILL("l1i_cache_miss_ratio", "L1I_MISS", "L1 instruction cache refills per access"),
+	PKI("l1i_cache_mpki", "L1I_MPKI", "L1 instruction cache refills per 1000 instructions"),
+	DRILL("l2_cache_miss_ratio", "L2_MISS", "L2 cache refills per access"),
+	PKI("l2_cache_mpki", "L2_MPKI", "L2 cache refills per 1000 instructions"),
+	DRILL("ll_cache_read_hit_ratio", "LLC_RD_HIT", "last-level cache read hits per read"),
+	DRILL("ll_cache_read_miss_ratio", "LLC_RD_MISS", "last-level cache read misses per read"),
+	PKI("ll_cache_read_mpki", "LLC_RD_MPKI",
+	    "last-level cache read misses per 1000 instructions"),
+	PKI("l3d_cache_mpki", "L3D_MPKI", "L3 data cache refills per 1000 instructions"),
+	DRILL("l3d_cache_miss_ratio", "L3D_MISS", "L3 data cache refills per access"),
+	DRILL("load_percentage", "LOAD_PCT", "loads among the operations executed"),
+	DRILL("store_percentage", "STORE_PCT", "stores among the operations executed"),
+	DRILL("integer_dp_percentage", "INT_DP_PCT",
+	      "integer data processing among the operations executed"),
+	DRILL("simd_percentage", "SIMD_PCT", "SIMD among the operations executed"),
+	DRILL("scalar_fp_percentage", "SCALAR_FP_PCT",
+	      "scalar floating point among the operations executed"),
+	DRILL("branch_percentage", "BRANCH_PCT", "branches among the operations executed"),
+	DRILL("crypto_percentage", "CRYPTO_PCT", "crypto among the operations executed"),
+	DRILL("branch_immed_spec_rate", "BR_IMMED",
+	      "immediate branches among the operations executed"),
+	DRILL("branch_return_spec_rate", "BR_RETURN",
+	      "returns among the operations executed"),
+	DRILL("branch_indirect_spec_rate", "BR_INDIRECT",
+	      "indirect branches among the operations executed"),
 	/* report's, top's and stat's header */
 	TIME("interval_s", NULL, 3, "top", "the interval's length in seconds"),
 	TIME("elapsed_ns", NULL, 0, "stat record", "the collection's length"),
@@ -94,8 +160,13 @@ const struct td_voc td_vocab[] = {
 	INFO("set", NULL, "report stat load decode status", "the event set"),
 	INFO("label", NULL, "report stat load decode status", "the configuration's label"),
 	INFO("target", NULL, "report stat", "what was counted"),
-	/* status and load when nothing collects (exit 3) */
-	INFO("error", NULL, "load", "why load stopped (null: status)"),
+	/* status and load when nothing collects (exit 3); and in a row of
+	 * rotated groups, beside "coverage"
+	 */
+	INFO("error", NULL, GRP " load",
+	     "load: why load stopped (null: status); JSON rows of rotated "
+	     "groups: one standard error of each count and metric, keyed as "
+	     "counts and metrics, null when unknown"),
 	INFO("why", NULL, "status load", "why this event set"),
 	INFO("module", NULL, "status load", "the module: installed or not"),
 	INFO("bpf", NULL, "status load", "the BPF backend: can run or why not"),
@@ -105,6 +176,26 @@ const struct td_voc td_vocab[] = {
 	COUNT("probe_count", "PROBE_CALLS", "status", "context switches probed"),
 	TIME("probe_ns", "PROBE_NS", 0, "status", "time spent in the probe"),
 	TIME("probe_ns_mean", "MEAN_NS", 1, "status", "mean time per probe call"),
+	/* status's event groups (include/uapi/linux/topdown.h, "Groups and rotation") */
+	KEY("group", "GRP", "dump status",
+	    "an event group, by its index in the configuration: in dump, the "
+	    "group that measured the slice (rotated groups)"),
+	INFO("cur_group", NULL, "status",
+	     "the group counting on the CPU now (the last one when it is not counting)"),
+	COUNT("rotations", "ROTATIONS", "status",
+	      "group changes on the CPU since the configuration"),
+	TIME("rotation_ns", "ROT_US", 1, "status",
+	     "time the CPU spent changing groups; microseconds per change in tables"),
+	COUNT("group_records", NULL, "status",
+	      "CSV: per group, in group order, the records it measured"),
+	TIME("group_runtime_ns", NULL, 0, "status",
+	     "CSV: per group, in group order, the run time its slices covered"),
+	COUNT("group_error_slices", NULL, "status",
+	      "CSV: per group, in group order, its slices with a counter that could not be read"),
+	TIME("runtime_share", "%RUN", 1, "status",
+	     "a group's share of the run time its CPU measured"),
+	COUNT("error_slices", "ERR_SLICES", "status",
+	      "slices with a counter that could not be read (of a group, of an event)"),
 	/* decode's */
 	COUNT("lines", NULL, "decode", "input lines that gave counts"),
 	COUNT("skipped_lines", NULL, "decode", "input lines of other events"),

@@ -77,5 +77,12 @@ int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n);
 	"* the largest TopDown Level-1 class of the row: the likely bottleneck"
 #define TD_VOC_LEGEND_FLAG \
 	"! outside 0..100% (counting skid): shown as computed, not clamped"
+/* ... and those of a rotated configuration's table. */
+#define TD_VOC_LEGEND_PATH \
+	"* the bottleneck path: the largest Level-1 class of the row, and its largest Level-2 class"
+#define TD_VOC_LEGEND_EST \
+	"v\u00b1e [c%] an estimate from rotated groups: one standard error e, its group(s) measured c% of the row's run time"
+#define TD_VOC_LEGEND_UNKNOWN \
+	"unknown [c%] too few measured stretches of the row to estimate (never shown as 0)"
 
 #endif

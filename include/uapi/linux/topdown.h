@@ -43,6 +43,66 @@
  * Collection is not tied to the file that started it: a later open of
  * /dev/topdown can read the rings, query the status or stop it.
  *
+ * Groups and rotation (TOPDOWN_CONFIG_SIZE_VER1)
+ * ----------------------------------------------
+ * A configuration may name more events than the PMU has counters, as up
+ * to TOPDOWN_MAX_GROUPS groups of up to TOPDOWN_MAX_EVENTS events. With
+ * nr_groups 0 (every VER0 caller) the configuration is one group made of
+ * events[0 .. nr_events - 1], exactly as before: same counters, same
+ * records, byte for byte. With nr_groups 1 .. TOPDOWN_MAX_GROUPS:
+ *
+ *  - The events form a pool of nr_events (1 .. TOPDOWN_MAX_POOL)
+ *    entries: entry i is events[i] for i < TOPDOWN_MAX_EVENTS and
+ *    more_events[i - TOPDOWN_MAX_EVENTS] after that. Group g counts the
+ *    pool entries groups[g].events[0 .. groups[g].nr_events - 1]: distinct
+ *    indexes below nr_events. Every pool entry belongs to at least one
+ *    group, and may belong to several (an anchor such as cycles in every
+ *    group, so that each group normalises itself). Each (group, entry) is
+ *    a perf event of its own; only the running group's events hold
+ *    counters.
+ *  - Each CPU counts one group at a time and changes group only between
+ *    two slices, never inside one: every record is measured whole by the
+ *    group in its TOPDOWN_REC_GROUP() bits, and delta[j] counts pool entry
+ *    groups[g].events[j]. Group 0 runs first (at START and when a CPU
+ *    comes online); a CPU moves to the next group, in order and round
+ *    robin, every rotate_ms milliseconds of its own. The slice in which
+ *    the change happens carries TOPDOWN_REC_ROTATED, zero deltas and
+ *    every error bit of the new group: no group measured it. Nothing is
+ *    scaled in the kernel; readers know from the group bits exactly which
+ *    slices each group saw.
+ *  - One group (nr_groups 1) never rotates and writes the records a VER0
+ *    configuration of the same events writes.
+ *  - A CPU that comes online (and every CPU at START) begins with group 0,
+ *    its first record flagged TOPDOWN_REC_FIRST. Counters perf put in
+ *    error are retried while their group counts (a waiting group's
+ *    counters are disabled, not in error); the error bits of a record
+ *    are its group's, by position. Overwrite mode is unchanged.
+ *  - No group's turn is skipped: a CPU changes group only after the
+ *    slice that settled its last change (the TOPDOWN_REC_ROTATED record)
+ *    and one slice after it, measured whole by the new group, have ended
+ *    (written or dropped); at START and online, after one slice of group
+ *    0. So, per CPU and in sequence order, two changes always have a
+ *    record without TOPDOWN_REC_ROTATED between them, unless records were
+ *    dropped there (a gap in seq).
+ *  - rotate_ms is counted in the CPU's timer ticks (rounded up to whole
+ *    ticks, at least two) from the tick of the last change, and the change
+ *    waits for the CPU to be awake, for its work item to run (at a
+ *    switch) and for the slices above, tried again every tick, so an
+ *    interval may be longer, and the one after a late change shorter by
+ *    less than a tick: an
+ *    idle CPU, or a nohz_full CPU running one task without its tick,
+ *    keeps its group until its tick runs again (the change is a work
+ *    item on the CPU itself; it never wakes or interrupts a CPU for
+ *    rotation alone). The records still say which group measured what.
+ *  - STATUS (TOPDOWN_CPU_STATS_SIZE_VER3) reports per CPU the group
+ *    counting now, the changes so far and, per group, its records, the
+ *    time it measured, its slices with unreadable counters and the state
+ *    of each of its counters.
+ *  - GET_CONFIG of a configuration with groups needs a size of at least
+ *    TOPDOWN_CONFIG_SIZE_VER1 (EOVERFLOW otherwise): a program that
+ *    knows only VER0 could not tell which event a record's delta[j]
+ *    counts, nor hold a pool of more than TOPDOWN_MAX_EVENTS.
+ *
  * Ring layout (one per possible CPU)
  * ----------------------------------
  * The rings are mapped with mmap() on /dev/topdown. CPU n's ring starts at
@@ -174,7 +234,9 @@
 #define TOPDOWN_DEVICE			"/dev/topdown"
 #define TOPDOWN_ABI_VERSION		1
 
-#define TOPDOWN_MAX_EVENTS		8
+#define TOPDOWN_MAX_EVENTS		8	/* per group */
+#define TOPDOWN_MAX_GROUPS		8
+#define TOPDOWN_MAX_POOL		32	/* events of all groups */
 #define TOPDOWN_NAME_LEN		32
 #define TOPDOWN_LABEL_LEN		64
 #define TOPDOWN_COMM_LEN		16
@@ -227,6 +289,20 @@ struct topdown_event {
 #define TOPDOWN_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
 
 /**
+ * struct topdown_group - events counted together (see "Groups and rotation")
+ * @nr_events:	1 .. TOPDOWN_MAX_EVENTS
+ * @flags:	must be zero
+ * @events:	pool indexes, distinct, below topdown_config.nr_events; a
+ *		record of this group has in delta[j] the count of events[j];
+ *		entries past nr_events must be zero
+ */
+struct topdown_group {
+	__u32 nr_events;
+	__u32 flags;
+	__u8 events[TOPDOWN_MAX_EVENTS];
+};
+
+/**
  * struct topdown_config - the collection's configuration
  * @size:	sizeof(struct topdown_config) as user space knows it. A
  *		smaller (older) size is accepted if it covers the
@@ -242,7 +318,22 @@ struct topdown_event {
  * @__reserved:	must be zero
  * @label:	opaque to the kernel, NUL-terminated; user space stores the
  *		event set's name and decoding parameters here for readers
- * @events:	the events; entries past nr_events must be zero
+ * @events:	the events (with groups: pool entries 0 .. 7); entries past
+ *		nr_events must be zero
+ *
+ * Fields below were appended in TOPDOWN_CONFIG_SIZE_VER1 (see "Groups and
+ * rotation"); their zero values mean one group, as in VER0.
+ *
+ * @nr_groups:	0 (one group of events[0 .. nr_events - 1]) or
+ *		1 .. TOPDOWN_MAX_GROUPS; with groups, @nr_events counts the
+ *		pool, 1 .. TOPDOWN_MAX_POOL
+ * @rotate_ms:	milliseconds a CPU counts one group before it moves to the
+ *		next, TOPDOWN_ROTATE_MIN_MS .. TOPDOWN_ROTATE_MAX_MS, or 0 for
+ *		TOPDOWN_ROTATE_DEFAULT_MS; must be 0 with fewer than 2 groups.
+ *		GET_CONFIG returns the interval in use (the default resolved)
+ * @more_events: pool entries TOPDOWN_MAX_EVENTS .. TOPDOWN_MAX_POOL - 1;
+ *		entries past nr_events must be zero
+ * @groups:	the groups; entries past nr_groups must be zero
  */
 struct topdown_config {
 	__u32 size;
@@ -253,10 +344,21 @@ struct topdown_config {
 	__u32 __reserved;
 	char label[TOPDOWN_LABEL_LEN];
 	struct topdown_event events[TOPDOWN_MAX_EVENTS];
+	/* TOPDOWN_CONFIG_SIZE_VER1 */
+	__u32 nr_groups;
+	__u32 rotate_ms;
+	struct topdown_event more_events[TOPDOWN_MAX_POOL - TOPDOWN_MAX_EVENTS];
+	struct topdown_group groups[TOPDOWN_MAX_GROUPS];
 };
 
 /* Size of the first published struct topdown_config; never changes. */
 #define TOPDOWN_CONFIG_SIZE_VER0	728
+/* With groups (nr_groups .. groups). */
+#define TOPDOWN_CONFIG_SIZE_VER1	2784
+
+#define TOPDOWN_ROTATE_MIN_MS		1
+#define TOPDOWN_ROTATE_MAX_MS		60000
+#define TOPDOWN_ROTATE_DEFAULT_MS	20
 
 /* Overflow mode: drop new records (default) or overwrite the oldest. */
 #define TOPDOWN_OVERFLOW_OVERWRITE	(1u << 0)
@@ -277,11 +379,14 @@ struct topdown_config {
  * @cpu:	the CPU
  * @pid:	thread id of the task that left the CPU (0: idle)
  * @tgid:	its thread group (process) id
- * @flags:	TOPDOWN_REC_* bits, and bit i set in TOPDOWN_REC_ERROR_MASK
- *		when delta[i] could not be read (delta[i] is then 0)
+ * @flags:	TOPDOWN_REC_* bits, bit i set in TOPDOWN_REC_ERROR_MASK
+ *		when delta[i] could not be read (delta[i] is then 0), and
+ *		the group that measured the slice (TOPDOWN_REC_GROUP())
  * @comm:	the task's comm, NUL-padded
- * @delta:	counter increments during the slice, one per configured
- *		event in configuration order; unused entries are 0
+ * @delta:	counter increments during the slice, one per event of the
+ *		record's group in the group's order (without groups: the
+ *		configured events in configuration order); unused entries
+ *		are 0
  */
 struct topdown_record {
 	__u64 seq;
@@ -308,6 +413,12 @@ struct topdown_record {
  */
 #define TOPDOWN_REC_FIRST		(1u << 9)	/* first after start */
 #define TOPDOWN_REC_IDLE		(1u << 10)	/* the idle task */
+#define TOPDOWN_REC_ROTATED		(1u << 11)	/* group changed: no deltas */
+/* The group that measured the slice (0 without groups): bits 16..19. */
+#define TOPDOWN_REC_GROUP_SHIFT		16
+#define TOPDOWN_REC_GROUP_MASK		(0xfu << TOPDOWN_REC_GROUP_SHIFT)
+#define TOPDOWN_REC_GROUP(flags)	\
+	(((flags) & TOPDOWN_REC_GROUP_MASK) >> TOPDOWN_REC_GROUP_SHIFT)
 
 /**
  * struct topdown_ring_consumer - page 0 of a ring, written by the reader
@@ -375,6 +486,12 @@ struct topdown_ring_producer {
  * @ev_error_slices: per event, slices (records written or dropped) in
  *		which it could not be read
  *
+ * With groups, the per-event fields above (@ev_state, @arm_errors,
+ * @ev_error_slices) are per position j of a record's delta[]: the event
+ * of the CPU's current group at j (@ev_state), group 0's events when the
+ * CPU started counting (@arm_errors), whatever group's event was at j
+ * (@ev_error_slices). Without groups that is the configured event j.
+ *
  * Fields below were appended in TOPDOWN_CPU_STATS_SIZE_VER2.
  *
  * @retries:	re-enables of counters in error on this CPU since CONFIGURE,
@@ -384,6 +501,33 @@ struct topdown_ring_producer {
  *		retries of its counters in error (retry_ms, or more when it
  *		backs off); 0 when none is in error
  * @__reserved2: written as zero
+ *
+ * Fields below were appended in TOPDOWN_CPU_STATS_SIZE_VER3 ("Groups and
+ * rotation"); without groups everything is group 0's.
+ *
+ * @cur_group:	the group counting on this CPU now (the last one, when the
+ *		CPU is not counting)
+ * @__reserved3: written as zero
+ * @rotations:	group changes on this CPU since CONFIGURE
+ * @rotation_ns: total time of those changes, from the work item's first
+ *		disable to its last enable (the switches into and out of the
+ *		work item, and its ROTATED slice, are not included)
+ * @grp_records: per group, records published with that group in their
+ *		TOPDOWN_REC_GROUP() bits, TOPDOWN_REC_ROTATED ones included
+ *		(the sum over groups is @records)
+ * @grp_time_ns: per group, the time it measured: the sum of duration_ns
+ *		of its slices, written or dropped, TOPDOWN_REC_ROTATED ones
+ *		excluded
+ * @grp_error_slices: per group, its slices (written or dropped) with at
+ *		least one counter that could not be read; TOPDOWN_REC_ROTATED
+ *		slices are not counted (their error bits say that no group
+ *		measured them, not that a counter failed)
+ * @grp_ev_state: per group and position j in its records, the
+ *		TOPDOWN_EVSTATE_* of that counter on this CPU now: the
+ *		groups not counting are TOPDOWN_EVSTATE_OFF, or ERROR when
+ *		their counter had none the last time the group ran
+ * @grp_ev_error_slices: per group and position j, its slices in which
+ *		delta[j] could not be read (TOPDOWN_REC_ROTATED excluded)
  */
 struct topdown_cpu_stats {
 	__u32 cpu;
@@ -404,12 +548,23 @@ struct topdown_cpu_stats {
 	__u64 retries;
 	__u32 retry_delay_ms;
 	__u32 __reserved2;
+	/* TOPDOWN_CPU_STATS_SIZE_VER3 */
+	__u32 cur_group;
+	__u32 __reserved3;
+	__u64 rotations;
+	__u64 rotation_ns;
+	__u64 grp_records[TOPDOWN_MAX_GROUPS];
+	__u64 grp_time_ns[TOPDOWN_MAX_GROUPS];
+	__u64 grp_error_slices[TOPDOWN_MAX_GROUPS];
+	__u8 grp_ev_state[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
+	__u64 grp_ev_error_slices[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
 };
 
 /* Sizes of struct topdown_cpu_stats that the kernel accepts in stats_size. */
 #define TOPDOWN_CPU_STATS_SIZE_VER0	56	/* up to producer_pos */
 #define TOPDOWN_CPU_STATS_SIZE_VER1	144	/* up to ev_error_slices */
 #define TOPDOWN_CPU_STATS_SIZE_VER2	160	/* up to __reserved2 */
+#define TOPDOWN_CPU_STATS_SIZE_VER3	952	/* up to grp_ev_error_slices */
 
 #define TOPDOWN_CPU_ONLINE		(1u << 0)
 #define TOPDOWN_CPU_COUNTING		(1u << 1)
@@ -439,7 +594,7 @@ struct topdown_cpu_stats {
  *		written (out), min(capacity, nr_cpus)
  * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0
  *		(the entries are that far apart and hold the fields up to
- *		producer_pos), TOPDOWN_CPU_STATS_SIZE_VER1 or _VER2; any
+ *		producer_pos), TOPDOWN_CPU_STATS_SIZE_VER1, _VER2 or _VER3; any
  *		other size gets EINVAL, so a caller built with a larger
  *		struct retries with a smaller known size on an older kernel.
  *		Out: the size used, or sizeof(struct topdown_cpu_stats)
@@ -450,7 +605,8 @@ struct topdown_cpu_stats {
  * @start_ns:	CLOCK_MONOTONIC time of the last START, 0 if never (out)
  * @stop_ns:	CLOCK_MONOTONIC time of the last STOP, 0 if never (out)
  * @error_code:	negative errno of the last failed START, 0 if none (out)
- * @error_event: index of the event perf refused in that START, or -1
+ * @error_event: index of the event perf refused in that START (with
+ *		groups: its pool index), or -1
  * @error_cpu:	CPU on which it was refused, or -1
  * @__reserved:	written as zero
  */
@@ -495,7 +651,9 @@ struct topdown_status {
 /* Configure events, rings and mode; EBUSY while running or mapped. */
 #define TOPDOWN_IOC_CONFIGURE	_IOC(_IOC_WRITE, TOPDOWN_IOC_MAGIC, 0x01, \
 				     TOPDOWN_CONFIG_SIZE_VER0)
-/* Read back the configuration; ENODATA when not configured. */
+/* Read back the configuration; ENODATA when not configured, EOVERFLOW
+ * for a size below TOPDOWN_CONFIG_SIZE_VER1 when it has groups.
+ */
 #define TOPDOWN_IOC_GET_CONFIG	_IOC(_IOC_READ | _IOC_WRITE, TOPDOWN_IOC_MAGIC, \
 				     0x02, TOPDOWN_CONFIG_SIZE_VER0)
 /* Start collecting; EBUSY if running, ENODATA if not configured. */

@@ -32,6 +32,12 @@
  * started. Later waits sleep their timeout, so `--live -- stat -a
  * --duration 1` spends its CPU time on the records only.
  *
+ * With --groups G, GET_CONFIG returns the set's events as the pool of G
+ * groups (include/uapi/linux/topdown.h, "Groups and rotation"): the first
+ * event, the anchor, in every group, event i >= 1 in group (i - 1) % G;
+ * each CPU moves to the next group every 16 records, the record of the
+ * move rotated. For `tdctl record` (test_groups.py).
+ *
  * With --write, the same synthetic records go into a record file instead
  * (the format of `tdctl record`, written by tdctl's own writer), for
  * `tdctl dump -i FILE` and `tdctl report -i FILE`: the CPUs interleaved
@@ -63,7 +69,8 @@
 	"usage: rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--repeat K]" \
 	" [--live [--rate R]] -- TDCTL-ARGS...\n" \
 	"       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K]" \
-	" --write FILE"
+	" --write FILE\n" \
+	"       --groups G: the set's events as a pool in G rotated groups"
 
 int tdctl_main(int argc, char **argv);
 
@@ -94,6 +101,7 @@ static struct {
 	bool live, published;
 	uint64_t per_cpu;
 	double rate, t_first;	/* --rate: records per second */
+	int groups;		/* --groups */
 } fake = { .fd = -1 };
 
 static void die(const char *fmt, ...)
@@ -355,6 +363,26 @@ static void gen_record(int c, uint64_t i, uint64_t *t,
 	rec->delta[0] = cyc;
 	for (uint32_t e = 1; e < fake.cfg.nr_events; e++)
 		rec->delta[e] = rnd() % (cyc + 1);
+	if (fake.groups) {
+		/* The CPU's group, 16 records at a time; delta[j] is the
+		 * group's j-th event.
+		 */
+		uint32_t g = (uint32_t)((i / 16) % fake.groups);
+		const struct topdown_group *grp = &fake.cfg.groups[g];
+		uint64_t pool[TOPDOWN_MAX_POOL] = { 0 };
+
+		memcpy(pool, rec->delta, sizeof(rec->delta));
+		memset(rec->delta, 0, sizeof(rec->delta));
+		rec->flags |= g << TOPDOWN_REC_GROUP_SHIFT;
+		if (i && i % 16 == 0) {
+			rec->flags |= TOPDOWN_REC_ROTATED |
+				      ((1u << grp->nr_events) - 1);
+			return;
+		}
+		for (uint32_t j = 0; j < grp->nr_events; j++)
+			rec->delta[j] = pool[grp->events[j]];
+		return;
+	}
 	if (roll >= 990 && fake.cfg.nr_events > 1) {	/* 1%: unreadable */
 		uint32_t e = 1 + (uint32_t)(rnd() % (fake.cfg.nr_events - 1));
 
@@ -462,6 +490,7 @@ int main(int argc, char **argv)
 		{ "chunk", required_argument, NULL, 'k' },
 		{ "live", no_argument, NULL, 'l' },
 		{ "rate", required_argument, NULL, 'R' },
+		{ "groups", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fixture = NULL, *set = NULL, *write = NULL;
@@ -502,6 +531,9 @@ int main(int argc, char **argv)
 		case 'R':
 			fake.rate = atof(optarg);
 			break;
+		case 'g':
+			fake.groups = atoi(optarg);
+			break;
 		default:
 			die(RDBENCH_USAGE);
 		}
@@ -518,6 +550,23 @@ int main(int argc, char **argv)
 		die("plan: %s", err);
 	td_cpu_info_free(ci);
 	td_config_from_plan(&plan, &fake.cfg);
+	if (fake.groups) {
+		if (fake.groups < 2 || fake.groups > TOPDOWN_MAX_GROUPS ||
+		    (int)fake.cfg.nr_events < fake.groups + 1)
+			die("--groups %d: 2..%d groups of the anchor and one more "
+			    "of the set's %u events", fake.groups,
+			    TOPDOWN_MAX_GROUPS, fake.cfg.nr_events);
+		fake.cfg.nr_groups = (uint32_t)fake.groups;
+		fake.cfg.rotate_ms = 5;
+		for (int g = 0; g < fake.groups; g++) {
+			struct topdown_group *grp = &fake.cfg.groups[g];
+
+			grp->events[grp->nr_events++] = 0;
+			for (uint32_t e = 1; e < fake.cfg.nr_events; e++)
+				if ((int)((e - 1) % fake.groups) == g)
+					grp->events[grp->nr_events++] = (uint8_t)e;
+		}
+	}
 
 	per_cpu = ((uint64_t)records + fake.nr_cpus - 1) / fake.nr_cpus;
 	fake.per_cpu = per_cpu;

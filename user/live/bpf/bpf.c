@@ -61,6 +61,9 @@ static const char *const td_diff_common[] = {
 	"no resident process: counters in error and the counters of a CPU that comes online are (re)created when a tdctl command runs (any command that opens the backend, and dump, stat, top, record and serve every second while they run); until then their slices read as errors",
 	"no CONFIGURE/START/STOP: load starts, unload stops and frees everything",
 	"status reports a counter as counting or error from its last read (off: not created yet), never multiplexed",
+	"no event groups: a configuration with groups (load -e '{a,b},{c,d}') is refused, "
+	"because rotating groups needs perf_event_disable/enable on every CPU every --rotate ms, "
+	"done by the module's per-CPU work; once load returns no process is left to do it",
 };
 
 bool td_bpf_percpu(const struct td_src *s)
@@ -99,6 +102,12 @@ struct td_bpf_map {
 	uint32_t nr_cpus;
 	uint32_t cpu_blocks;
 };
+
+const char td_bpf_no_groups[] =
+	"event groups are not available with the BPF backend: rotating groups needs "
+	"perf_event_disable() and perf_event_enable() on every CPU every rotation interval, "
+	"which the module does from a work item on each CPU; the BPF backend has no process "
+	"left once load returns (use --backend module)";
 
 struct td_bpf_reader {
 	struct ring_buffer *rb;
@@ -499,6 +508,10 @@ int td_bpf_load(const struct topdown_config *cfg)
 	bool percpu;
 
 	td_libbpf_quiet();
+	if (cfg->nr_groups) {
+		p_err("%s", td_bpf_no_groups);
+		return -1;
+	}
 	if (td_bpf_usable(err, sizeof(err))) {
 		p_err("%s", err);
 		return -1;

@@ -69,5 +69,7 @@ void td_bpf_reader_close(struct td_reader *r);
 const char *const *td_bpf_differences(const struct td_src *s);
 /* The records are in per-CPU rings (else in the shared ring buffer). */
 bool td_bpf_percpu(const struct td_src *s);
+/* Why a configuration with groups is refused (load, td_bpf_load()). */
+extern const char td_bpf_no_groups[];
 
 #endif
