@@ -30,6 +30,12 @@
 #   TD_BENCH_RECORDS    records of the reader's large files (default 4000000)
 #   TD_BENCH_NCG        records of the smaller callgrind file (default 50000;
 #                       the other has twice as many)
+#   TD_BENCH_MODES      shell patterns of the guest modes to run (default all,
+#                       see selftests/bench/guest_bench.sh), e.g.
+#                       "baseline default max set-big bpf-* baseline-end"
+#   TD_BENCH_BPF_BEFORE git revision whose tdctl the bpf-before-* modes run
+#                       (default 9c2efce: the BPF backend before issue 22);
+#                       built from `git archive`, SKIP without git history
 #
 # scripts/bench.sh --reader (make bench-reader) runs the reader part alone.
 set -euo pipefail
@@ -58,6 +64,24 @@ if ! command -v valgrind >/dev/null; then
 fi
 # shellcheck source=/dev/null
 . build/deps/env.sh
+# build_before ARCH: tdctl of TD_BENCH_BPF_BEFORE for the guest, as
+# build/ARCH/bench/tdctl-before (or tdctl-before.why: why there is none).
+BEFORE_REV=${TD_BENCH_BPF_BEFORE:-9c2efceefa1ced5aea4e99ab17a5a06460b4a235}
+build_before() {
+    local arch=$1 src=$OUT/before-src dst=build/$1/bench
+    rm -f "$dst/tdctl-before" "$dst/tdctl-before.why"
+    if ! git -C "$ROOT" rev-parse -q --verify "$BEFORE_REV^{commit}" >/dev/null 2>&1; then
+        echo "no git history with $BEFORE_REV here (TD_BENCH_BPF_BEFORE)" >"$dst/tdctl-before.why"
+        return
+    fi
+    rm -rf "$src"
+    mkdir -p "$src"
+    git -C "$ROOT" archive "$BEFORE_REV" user include | tar -x -C "$src"
+    make -s -C "$src/user" ARCH="$arch" OUT="$src/build/$arch" \
+        TD_VERSION="0.0.0+before.${BEFORE_REV:0:12}" ARM64_SYSROOT_LIBS="$ARM64_SYSROOT_LIBS" \
+        >>"$OUT/build.log" 2>&1 || die "tdctl of $BEFORE_REV does not build for $arch (build/bench/build.log)"
+    cp "$src/build/$arch/tdctl" "$dst/tdctl-before"
+}
 if [ -z "${READER_ONLY:-}" ]; then
     log "build (scripts/build.sh; log build/bench/build.log)"
     scripts/build.sh >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; die "scripts/build.sh failed"; }
@@ -66,6 +90,7 @@ if [ -z "${READER_ONLY:-}" ]; then
         TD_KMOD_SRC=$ROOT/selftests/bench/floor TD_OUT=$ROOT/build/$arch/floor \
             scripts/kbuild.sh $arch >>"$OUT/build.log" 2>&1 || die "tdfloor.ko $arch does not build (build/bench/build.log)"
         cp build/$arch/floor/tdfloor.ko build/$arch/bench/
+        build_before "$arch"
         # The guests get copies: another build (make check) may replace the
         # originals while a guest is being staged.
         rm -rf "$OUT/stage/$arch"
@@ -106,7 +131,7 @@ run_guest() {
         --append "isolcpus=1 nowatchdog" \
         --log "$OUT/console-$arch.log" --add "build/$arch/bench" --add "$OUT/stage/$arch/perf" -- \
         env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" TD_BENCH_PERF=/add/perf/perf \
-        TD_BENCH_ONLY="${TD_BENCH_ONLY:-}" \
+        TD_BENCH_ONLY="${TD_BENCH_ONLY:-}" TD_BENCH_MODES="${TD_BENCH_MODES:-*}" \
         /add/bench/guest_bench.sh \
         >"$OUT/guest-$arch.log" 2>&1 || rc=$?
     if [ $rc != 0 ]; then

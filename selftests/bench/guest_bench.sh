@@ -8,8 +8,13 @@
 # TD_BENCH_CPU (the CPU both tasks share), TD_BENCH_RING (ring bytes),
 # TD_BENCH_PERF (the perf tool, default: perf on PATH; the perf stat modes
 # say SKIP without it), TD_BENCH_SPIN (loop iterations of the accuracy
-# workload), TD_BENCH_ONLY=groups (only the baseline, the event group
-# modes and baseline-end: the rotation's cost in a few minutes).
+# workload), TD_BENCH_MODES (shell patterns of the modes to run, e.g.
+# "baseline default max set-big bpf-* baseline-end"; the accuracy runs are
+# acc-module, acc-bpf, acc-perf; default: all), TD_BENCH_TDCTL_BEFORE (a
+# tdctl of an earlier tree, default tdctl-before beside this script:
+# the bpf-before-* modes run its BPF backend), TD_BENCH_ONLY=groups (only
+# the baseline, the event group modes and baseline-end, with no other
+# load between them: the rotation's cost in a few minutes).
 D=$(dirname "$0")
 B=$D/tdbench
 N=${TD_BENCH_ROUNDS:-20000}
@@ -20,7 +25,18 @@ PT=/sys/module/topdown/parameters/probe_time
 PERF=${TD_BENCH_PERF:-$(command -v perf)}
 SPIN=${TD_BENCH_SPIN:-10000000}
 SY=/tmp/tdbench-sync
+MODES=${TD_BENCH_MODES:-*}
+BEFORE=${TD_BENCH_TDCTL_BEFORE:-$D/tdctl-before}
 rc=0
+
+# want MODE: MODE is one of TD_BENCH_MODES (shell patterns)
+want() {
+	for p in $MODES; do
+		# shellcheck disable=SC2254 # the patterns are meant to match
+		case $1 in $p) return 0 ;; esac
+	done
+	return 1
+}
 
 # Quiet the benchmark CPU (scripts/bench.sh also boots with isolcpus=CPU
 # nowatchdog): no per-second vmstat work in the middle of a run.
@@ -34,6 +50,7 @@ fail() { echo "@@BENCH-FAIL $*"; rc=1; }
 run() {
 	name=$1
 	shift
+	want "$name" || return 0
 	sleep 2
 	out=$("$B" pipe -c "$CPU" -n "$N" -r "$R" -m "$name" "$@") || { fail "mode $name"; return; }
 	echo "@@BENCH $out"
@@ -41,6 +58,7 @@ run() {
 probe_time() { [ -w "$PT" ] && echo "$1" >"$PT"; }
 # skip MODE REASON: a mode that cannot run here, and why.
 skip() {
+	want "$1" || return 0
 	echo "SKIP: $1: $2"
 	printf '@@BENCH-SKIP {"mode":"%s","reason":"%s"}\n' "$1" "$(echo "$2" | tr -d "\"\\\\")"
 }
@@ -122,6 +140,7 @@ perf_csv() {
 run_perf_task() {
 	name=$1 ev=$(perf_names "$2") n=$(nevents "$2")
 	shift 2
+	want "$name" || return 0
 	sleep 2
 	rm -f $SY.pids $SY.go /tmp/perf.out
 	"$B" pipe -c "$CPU" -n "$N" -r "$R" -m "$name" --sync $SY >/tmp/pipe.out &
@@ -156,6 +175,7 @@ run_perf_task() {
 # run_perf_all NAME SPEC: the benchmark while perf stat -a counts SPEC.
 run_perf_all() {
 	name=$1 ev=$(perf_names "$2") n=$(nevents "$2")
+	want "$name" || return 0
 	sleep 2
 	rm -f /tmp/perf.out
 	"$PERF" stat -a -x, -e "$ev" -o /tmp/perf.out &
@@ -223,7 +243,7 @@ groups_modes() {
 	done
 }
 
-echo "@@BENCH-META {\"arch\":\"$(uname -m)\",\"kernel\":\"$(uname -r)\",\"rounds\":$N,\"repeats\":$R,\"cpu\":$CPU,\"nr_cpus\":$(grep -c ^processor /proc/cpuinfo)}"
+echo "@@BENCH-META {\"arch\":\"$(uname -m)\",\"kernel\":\"$(uname -r)\",\"rounds\":$N,\"repeats\":$R,\"cpu\":$CPU,\"nr_cpus\":$(grep -c ^processor /proc/cpuinfo),\"modes\":\"$MODES\"}"
 echo "@@BENCH-LOOP $("$B" loop 20000000)"
 
 # 1. module not loaded
@@ -318,36 +338,68 @@ else
 	done
 fi
 
-# 3c. topdown's BPF backend (tdctl load --backend bpf), the same events
-if tdctl load -h 2>&1 | grep -q -- --backend; then
-	if tdctl load --backend bpf --ring-size "$RING" >/tmp/load.out 2>&1; then
-		echo "@@BENCH-BPF {\"default\":\"$(tr -d "\"\\\\" </tmp/load.out | head -n 1)\"}"
-		run bpf-default
-		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
+# 3c. topdown's BPF backend (tdctl load --backend bpf), the same events,
+# as it is (bpf-*), the read path and ring of before issue 22 one at a
+# time (bpf-value-*: bpf_perf_event_read_value(), per-CPU rings;
+# bpf-shared-*: bpf_perf_event_read(), one shared BPF ring buffer, the
+# fallback for kernels without BPF atomics), and the BPF backend of an
+# earlier tdctl (bpf-before-*, TD_BENCH_TDCTL_BEFORE).
+# bpf_mode MODE TDCTL ENV [load options]: load the BPF backend with TDCTL
+# and the environment ENV (VAR=VALUE, or -), run MODE, unload.
+bpf_mode() {
+	mode=$1 tdc=$2 ev=$3
+	shift 3
+	want "$mode" || return 0
+	[ "$ev" = - ] && ev=
+	# shellcheck disable=SC2086 # ev is one word or none
+	if env $ev "$tdc" load --backend bpf --ring-size "$RING" "$@" >/tmp/load.out 2>&1; then
+		[ "$mode" = bpf-default ] &&
+			echo "@@BENCH-BPF {\"default\":\"$(tr -d "\"\\\\" </tmp/load.out | head -n 1)\"}"
+		run "$mode"
+		"$tdc" unload >/dev/null || fail "tdctl unload ($mode)"
 	else
 		cat /tmp/load.out
-		fail "tdctl load --backend bpf"
+		fail "$tdc load --backend bpf $* ($mode)"
 	fi
+}
+# bpf_modes PREFIX TDCTL ENV: PREFIX-default, PREFIX-max, PREFIX-set-big
+bpf_modes() {
+	pre=$1 tdc=$2 ev=$3
+	bpf_mode "$pre-default" "$tdc" "$ev"
 	# The 8 events of MAX in perf's syntax (tdctl load --events).
-	if tdctl load --backend bpf --ring-size "$RING" --events "$(perf_names "$MAX")" \
-		>/tmp/load.out 2>&1; then
-		run bpf-max
-		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
-	else
-		skip bpf-max "tdctl load --backend bpf --events $(perf_names "$MAX"): $(head -n 1 /tmp/load.out)"
+	if want "$pre-max"; then
+		if "$tdc" load --backend bpf --ring-size "$RING" --events "$(perf_names "$MAX")" \
+			>/tmp/load.out 2>&1; then
+			"$tdc" unload >/dev/null
+			bpf_mode "$pre-max" "$tdc" "$ev" --events "$(perf_names "$MAX")"
+		else
+			skip "$pre-max" "tdctl load --backend bpf --events $(perf_names "$MAX"): $(head -n 1 /tmp/load.out)"
+		fi
 	fi
+	[ "$pre" = bpf-value ] || [ "$pre" = bpf-shared ] && return
 	if [ -z "$BIG" ]; then
-		skip bpf-set-big "no named event set larger than '$SET' loads here"
-	elif tdctl load --backend bpf --ring-size "$RING" --events "$BIG" >/tmp/load.out 2>&1; then
-		run bpf-set-big
-		tdctl unload >/dev/null || fail "tdctl unload (bpf)"
+		skip "$pre-set-big" "no named event set larger than '$SET' loads here"
 	else
-		cat /tmp/load.out
-		fail "tdctl load --backend bpf --events $BIG"
+		bpf_mode "$pre-set-big" "$tdc" "$ev" --events "$BIG"
 	fi
+}
+if tdctl load -h 2>&1 | grep -q -- --backend; then
+	bpf_modes bpf tdctl -
+	bpf_modes bpf-value tdctl TDCTL_BPF_READ=value
+	bpf_modes bpf-shared tdctl TDCTL_BPF_RING=shared
 else
-	for m in bpf-default bpf-max bpf-set-big; do
+	for m in bpf-default bpf-max bpf-set-big bpf-value-default bpf-value-max \
+		bpf-shared-default bpf-shared-max; do
 		skip $m "tdctl has no --backend bpf"
+	done
+fi
+if [ -x "$BEFORE" ]; then
+	echo "@@BENCH-BEFORE {\"version\":\"$("$BEFORE" --version | head -n 1)\"}"
+	bpf_modes bpf-before "$BEFORE" -
+else
+	why=$(cat "$D/tdctl-before.why" 2>/dev/null || echo "no $BEFORE")
+	for m in bpf-before-default bpf-before-max bpf-before-set-big; do
+		skip $m "$why"
 	done
 fi
 
@@ -356,6 +408,7 @@ if [ -f "$D/tdfloor.ko" ]; then
 	floor() {
 		name=$1
 		shift
+		want "$name" || return 0
 		if insmod "$D/tdfloor.ko" "$@"; then
 			run "$name"
 			rmmod tdfloor || fail "rmmod tdfloor"
@@ -391,6 +444,7 @@ run baseline-end
 acc() {
 	run=$1
 	shift
+	want "acc-${run%%+*}" || return 0
 	sleep 2
 	rm -f $SY.pids $SY.go $SY.done $SY.end /tmp/acc.*
 	"$B" spin-task "$SPIN" -c "$CPU" --sync $SY &

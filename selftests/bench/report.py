@@ -16,6 +16,7 @@ one, either way) and by the minimum in a wall-clock guest (under TCG the
 host's load only ever adds time).
 """
 import argparse
+import fnmatch
 import json
 import sys
 
@@ -46,6 +47,13 @@ MODES = [
     ("bpf-max", "topdown BPF backend, the 8 events"),
     ("set-big", "topdown, largest named set (module)"),
     ("bpf-set-big", "topdown BPF backend, largest named set"),
+    ("bpf-value-default", "  BPF, read_value() (old read), default"),
+    ("bpf-value-max", "  BPF, read_value() (old read), 8 events"),
+    ("bpf-shared-default", "  BPF, one shared ring buffer, default"),
+    ("bpf-shared-max", "  BPF, one shared ring buffer, 8 events"),
+    ("bpf-before-default", "BPF backend before (tdctl-before), default"),
+    ("bpf-before-max", "  BPF before, the 8 events"),
+    ("bpf-before-set-big", "  BPF before, largest named set"),
     ("floor-empty", "floor: empty probe (tracepoint)"),
     ("floor-clock", "floor: + clock read"),
     ("floor-one", "floor: + 1 counter read"),
@@ -62,6 +70,14 @@ ONLY = {"groups": {"baseline", "groups-one", "groups-rot", "groups-rot-fast",
 # of the peer's with the same events.
 TARGET_BPF = 1 / 3
 TARGET_TASK = 1 / 10
+# Issue 22: the BPF backend's added cost (per switch, per event) at most
+# this multiple of the module's with the same events.
+TARGET_BPF_VS_MODULE = 2.0
+# The BPF backend's variants of the bench (guest_bench.sh, 3c).
+BPF_VARIANTS = [("bpf", "BPF backend"),
+                ("bpf-value", "BPF, read_value()"),
+                ("bpf-shared", "BPF, shared ring"),
+                ("bpf-before", "BPF before")]
 
 
 def parse_guest(path):
@@ -72,8 +88,8 @@ def parse_guest(path):
             line = line.strip()
             for tag in ("@@BENCH-META ", "@@BENCH-LOOP ", "@@BENCH-SET ",
                         "@@BENCH-SKIP ", "@@BENCH-ACC ", "@@BENCH-PERF ",
-                        "@@BENCH-BPF ", "@@BENCH-BIGSET ", "@@BENCH-FAIL ",
-                        "@@BENCH-GROUPS ", "@@BENCH-ONLY ",
+                        "@@BENCH-BPF ", "@@BENCH-BIGSET ", "@@BENCH-BEFORE ",
+                        "@@BENCH-FAIL ", "@@BENCH-GROUPS ", "@@BENCH-ONLY ",
                         "@@BENCH "):
                 i = line.find(tag)
                 if i < 0:
@@ -101,7 +117,8 @@ def parse_guest(path):
                     res["groups"][obj["mode"]] = obj
                 elif tag == "@@BENCH-ONLY ":
                     res["only"] = obj.get("only")
-                elif tag in ("@@BENCH-PERF ", "@@BENCH-BPF ", "@@BENCH-BIGSET "):
+                elif tag in ("@@BENCH-PERF ", "@@BENCH-BPF ", "@@BENCH-BIGSET ",
+                             "@@BENCH-BEFORE "):
                     res[tag[8:-1].lower()] = obj
                 else:
                     res["modes"][obj["mode"]] = obj
@@ -155,9 +172,12 @@ def guest_table(arch, res, js):
     meta, s = res["meta"], summarise(res)
     skipped = res["skip"]
     only = ONLY.get(res["only"])
-    missing = [k for k, _ in MODES
-               if k not in s and k not in OPTIONAL and k not in skipped and
-               (only is None or k in only)]
+    # TD_BENCH_MODES: the modes the guest was asked to run
+    pats = meta.get("modes", "*").split()
+    asked = [k for k, _ in MODES if any(fnmatch.fnmatchcase(k, p) for p in pats) and
+             (only is None or k in only)]
+    missing = [k for k in asked
+               if k not in s and k not in OPTIONAL and k not in skipped]
     errors = list(res["fail"]) + [f"mode '{k}' missing" for k in missing]
     for k, v in s.items():
         if v.get("lost"):
@@ -192,7 +212,7 @@ def guest_table(arch, res, js):
                 continue
             if key in skipped:
                 print(f"   {label:<40} {'SKIP':>9}  {skipped[key]}")
-            elif key not in OPTIONAL:
+            elif key not in OPTIONAL and key in asked:
                 print(f"   {label:<40} {'MISSING':>9}")
             continue
         added = v["ns_per_switch"] - base if base else None
@@ -315,6 +335,7 @@ def guest_table(arch, res, js):
                 continue
             line(text, d.get(key), "x",
                  (f"<= {target:.2f}", lambda v, t=target: v <= t) if icount and target else None)
+    bpf_vs_module(res, add, d, icount)
     line("loaded but stopped, of the baseline", d["stopped_pct"], "%",
          ("within 1%", lambda v: abs(v) < 1.0) if icount else None)
     line("baseline drift (end vs start)", d["baseline_drift_pct"], "%")
@@ -351,6 +372,63 @@ def guest_table(arch, res, js):
                 "skipped": skipped, "modes": rows,
                 "derived": d, "accuracy": acc, "errors": errors}
     return errors
+
+
+def nev(spec):
+    """Events in a TYPE:CONFIG list."""
+    return len([x for x in (spec or "").split(",") if x])
+
+
+def bpf_vs_module(res, add, d, icount):
+    """Issue 22: the BPF backend's added cost per switch and per event
+    against the module's with the same events, for each variant the guest
+    ran (as it is, the old read path, the shared ring buffer, the tdctl of
+    before), target <= TARGET_BPF_VS_MODULE for the backend as it is."""
+    nd = nev(res["sets"].get("default"))
+    nm = nev(res["sets"].get("max"))
+    nb = nev(res.get("bigset", {}).get("events"))
+
+    def per_event(pre, hi, n_hi):
+        a, b = add(f"{pre}default"), add(f"{pre}{hi}")
+        return (b - a) / (n_hi - nd) if a is not None and b is not None and n_hi > nd else None
+
+    rows = [("", "module")] + [(v + "-", name) for v, name in BPF_VARIANTS]
+    before = res.get("before", {}).get("version")
+    print("   -- the BPF backend against the module (issue 22: added cost per switch and per"
+          f" event at most {TARGET_BPF_VS_MODULE:g}x the module's)")
+    print(f"   {'ADDED NS':<40} {'DEFAULT':>9} {'8 EVENTS':>9} {'BIG SET':>9} "
+          f"{'/EV (8)':>8} {'/EV (BIG)':>9}")
+    for pre, name in rows:
+        vals = [add(f"{pre}default"), add(f"{pre}max"), add(f"{pre}set-big"),
+                per_event(pre, "max", nm), per_event(pre, "set-big", nb)]
+        if all(v is None for v in vals):
+            continue
+        if pre == "bpf-before-" and before:
+            # "tdctl VERSION (ABI n)"
+            name += f" ({(before.split() + ['?', '?'])[1]})"
+        d[f"added_{pre or 'module-'}summary"] = vals
+        print(f"   {name[:40]:<40} " + " ".join(fmt(v, w) for v, w in zip(vals, (9, 9, 9, 8, 9))))
+    tgt = (f"<= {TARGET_BPF_VS_MODULE:.2f}", lambda v: v <= TARGET_BPF_VS_MODULE)
+    for v, name in BPF_VARIANTS:
+        for ev, evname in (("default", "default set"), ("max", "8 events"),
+                           ("set-big", "largest set")):
+            r = None
+            a, b = add(f"{v}-{ev}"), add(ev)
+            if a is not None and b:
+                r = a / b
+            d[f"ratio22_{v}-{ev}"] = r
+            if r is not None:
+                print(f"   {name + ' / module, ' + evname:<58} {r:8.2f} x"
+                      + (f"  target {tgt[0]}  {'MET' if tgt[1](r) else 'MISSED'}"
+                         if icount and v == "bpf" else ""))
+        for hi, n_hi, evname in (("max", nm, "8"), ("set-big", nb, "largest set")):
+            a, b = per_event(f"{v}-", hi, n_hi), per_event("", hi, n_hi)
+            r = a / b if a is not None and b else None
+            d[f"ratio22_{v}-per-event-{hi}"] = r
+            if r is not None:
+                print(f"   {name + ' / module, per event (' + evname + ')':<58} {r:8.2f} x"
+                      + (f"  target {tgt[0]}  {'MET' if tgt[1](r) else 'MISSED'}"
+                         if icount and v == "bpf" else ""))
 
 
 def acc_counts(a):

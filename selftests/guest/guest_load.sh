@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Inside a guest with 4 vCPUs (selftests/vm/run --smp 4): faults and load.
-# CPU hotplug during collection, the context-switch storm, then 100
+# CPU hotplug during collection (the module's, then the BPF backend's),
+# the context-switch storm, then 100
 # unload/reload rounds with collection running. TAP; scripts/check.sh
 # counts the ok / not ok lines and adds up the "# COUNT" figures.
 cd /selftests || exit 1
@@ -24,6 +25,8 @@ if check "modprobe topdown for the storm suite" modprobe topdown; then
 	./stress_test || rc=1
 	check "module unloads after the storm" rmmod topdown
 fi
+echo "# suite: CPU hotplug with the BPF backend (tdctl_bpf_hotplug_test.sh)"
+./tdctl_bpf_hotplug_test.sh || rc=1
 echo "# suite: unload/reload with collection running (reload_test.sh)"
 ./reload_test.sh || rc=1
 [ "$fails" -eq 0 ] || rc=1

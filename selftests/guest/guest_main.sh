@@ -67,5 +67,7 @@ echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1
 echo "# suite: tdctl on counters perf could not schedule, counter budget"
 ./tdctl_counters_test.sh || rc=1
+echo "# suite: the same on the BPF backend: error bits, recovery by tdctl commands"
+TD_BACKEND=bpf ./tdctl_counters_test.sh || rc=1
 [ "$fails" -eq 0 ] || rc=1
 exit $rc

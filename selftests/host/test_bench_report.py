@@ -6,8 +6,10 @@ Every mode of guest_bench.sh with a chosen time per switch, so that each
 derived ratio is known: topdown's added cost over that of its BPF backend
 (target <= 1/3) and of per-task perf counting (perf_event_open() and perf
 stat --per-thread, target <= 1/10), met or missed, the BPF backend also
-with the largest named set; event groups rotated against one group
-(target within 2%) and the cost of one rotation; modes the guest skipped
+with the largest named set; the BPF backend's own target (issue 22: at most
+twice the module's added cost, per switch and per event) for it and beside
+it its variants and the tdctl of before; event groups rotated against one
+group (target within 2%) and the cost of one rotation; modes the guest skipped
 with a reason are no error, a mode neither run nor skipped is; the accuracy
 table sets each tool's count beside perf's of the same run.
 """
@@ -37,6 +39,13 @@ MODES = {
     "bpf-default": 1250,                # 100/250 = 0.4: missed
     "bpf-max": 2200,                    # 300/1200 = 0.25: met
     "set-big": 1700, "bpf-set-big": 4500,   # 700/3500 = 0.20: met
+    # issue 22, BPF / module: 250/100 = 2.5 missed; per event (8 events)
+    # (1200 - 250) / 6 over (300 - 100) / 6 = 4.75 missed; largest set
+    # (7 events) (3500 - 250) / 5 over (700 - 100) / 5 = 5.42
+    "bpf-value-default": 1300, "bpf-value-max": 2500,
+    "bpf-shared-default": 1150,         # 150/100 = 1.5, no target
+    "bpf-shared-max": 1400,
+    "bpf-before-default": 1400, "bpf-before-max": 3000, "bpf-before-set-big": 5000,
     "floor-empty": 1010, "floor-clock": 1020, "floor-one": 1030,
     "floor-default": 1040, "floor-seven": 1100, "floor-max": 1110,
     "groups-one": 1200,
@@ -62,10 +71,15 @@ def acc(run, tool, n):
                                         "result": res})
 
 
-def guest_log(modes, skipped, only=None):
+def guest_log(modes, skipped, only=None, pats=None):
     meta = {"arch": "aarch64", "kernel": "k", "rounds": ROUNDS, "repeats": 3,
             "cpu": 1, "nr_cpus": 2}
-    lines = ["@@BENCH-META " + json.dumps(meta)]
+    if pats:
+        meta["modes"] = pats
+    lines = ["@@BENCH-META " + json.dumps(meta),
+             '@@BENCH-SET {"default_set":"generic","default":"0:0x0,0:0x1",'
+             '"max":"0:0x0,0:0x1,8:0x23,8:0x24,8:0x3a,8:0x3b,8:0x3f,1:0x0"}',
+             '@@BENCH-BEFORE {"version":"tdctl 0.0.0+before.9c2efceefa1c (ABI 1)"}']
     if only:
         lines.append('@@BENCH-ONLY {"only":"%s"}' % only)
     for m in ("groups-rot", "groups-rot-fast"):
@@ -81,7 +95,8 @@ def guest_log(modes, skipped, only=None):
                      rotations=[ROTATIONS[m][0]] * 3,
                      rotation_ns=[ROTATIONS[m][1]] * 3)
         lines.append("@@BENCH " + json.dumps(o))
-    lines.append('@@BENCH-BIGSET {"set":"arm_neoverse_n2","events":"8:0x11,8:0x3a"}')
+    lines.append('@@BENCH-BIGSET {"set":"arm_neoverse_n2","events":'
+                 '"8:0x11,8:0x3a,8:0x3b,8:0x3f,8:0x3e,8:0x3d,8:0x8"}')
     for m, why in skipped.items():
         lines.append("@@BENCH-SKIP " + json.dumps({"mode": m, "reason": why}))
     lines += [acc("module+perf", "module", 2000900), acc("module+perf", "perf", 2000000),
@@ -89,11 +104,11 @@ def guest_log(modes, skipped, only=None):
     return "\n".join(lines) + "\n"
 
 
-def report(modes, skipped, only=None):
+def report(modes, skipped, only=None, pats=None):
     with tempfile.TemporaryDirectory() as d:
         log, out = os.path.join(d, "guest.log"), os.path.join(d, "bench.json")
         with open(log, "w") as f:
-            f.write(guest_log(modes, skipped, only))
+            f.write(guest_log(modes, skipped, only, pats))
         p = subprocess.run([sys.executable, REPORT, "--out", out,
                             "--guest", "arm64=" + log, "--icount", "arm64"],
                            capture_output=True, text=True)
@@ -145,6 +160,19 @@ def main():
     ok(len(a) == 4 and a[0]["counts"] == {"cycles": 2000900, "instructions": 2000900},
        "bench.json: the accuracy rows", json.dumps(a, indent=1))
 
+    # issue 22: the BPF backend against the module, per switch and per event
+    for name, val, verdict in (
+            ("BPF backend / module, default set", "2.50", "target <= 2.00  MISSED"),
+            ("BPF backend / module, per event (8)", "4.75", "target <= 2.00  MISSED"),
+            ("BPF backend / module, per event (largest set)", "5.42", "target <= 2.00  MISSED"),
+            ("BPF, shared ring / module, default set", "1.50", "")):
+        r = row(text, name)
+        ok(re.fullmatch(re.escape(val) + r" x *" + re.escape(verdict), r) is not None,
+           f"'{name}': {val} x {verdict or '(no target: a variant)'}", r or text)
+    r = row(text, "BPF before (0.0.0+before.9c2efceefa1c)")
+    ok(r.split()[:2] == ["400.0", "2000.0"],
+       "the tdctl of before: its added cost, with its version", r or text)
+
     # event groups: rotated vs one group, the cost of one rotation
     for name, val, tail in (
             ("2 groups of 4 rotated vs one group of 4 (added, default)", "1.00 %",
@@ -167,6 +195,18 @@ def main():
                           {}, only="groups")
     ok(rc == 0 and "MISSING" not in text and "1.00 %" in text,
        "TD_BENCH_ONLY=groups: the baseline and the group modes, no error", text)
+
+    # TD_BENCH_MODES: modes not asked for are no error; those asked for are
+    keep = ("baseline", "default", "max", "set-big", "bpf-default", "bpf-max",
+            "bpf-set-big", "bpf-value-default", "bpf-value-max", "bpf-shared-default",
+            "bpf-shared-max", "bpf-before-default", "bpf-before-max", "bpf-before-set-big")
+    pats = "baseline default max set-big bpf-*"
+    rc, text, js = report({k: MODES[k] for k in keep}, {}, pats=pats)
+    ok(rc == 0 and "MISSING" not in text and row(text, "BPF backend / module, default set"),
+       "TD_BENCH_MODES: only the modes asked for, no error", text)
+    rc, text, js = report({k: MODES[k] for k in keep if k != "bpf-value-max"}, {}, pats=pats)
+    ok(rc == 1 and "mode 'bpf-value-max' missing" in text,
+       "TD_BENCH_MODES: a mode asked for and missing is an error", text)
 
     # a mode that neither ran nor was skipped is an error
     modes = dict(MODES)

@@ -207,8 +207,6 @@ def test_cli(tmp):
                        "--backend must be module, bpf or auto, not 'ebpf'"),
                       (("load", "--backend", "bpf", "--module", "x.ko"),
                        "--module does not apply to --backend bpf"),
-                      (("load", "--backend", "bpf", "--overwrite"),
-                       "--overwrite is not available with the BPF backend"),
                       # event groups (issue 20): the BPF backend has none
                       (("load", "--backend", "bpf", "--level", "2"),
                        "event groups are not available with the BPF backend"),

@@ -15,6 +15,16 @@ is_bpf() {
 	[ "$TD_BACKEND" = bpf ]
 }
 
+# bpf_atomics: the running kernel is Linux 5.12 or later, which has the
+# BPF atomic instructions that the BPF backend's per-CPU rings and its
+# overwrite mode need (before, one ring buffer shared by all CPUs). From
+# the kernel's version, not from tdctl: the tests check tdctl's own probe.
+bpf_atomics() {
+	# shellcheck disable=SC2046 # split into the version's numbers
+	set -- $(uname -r | sed 's/[^0-9]/ /g')
+	[ "$1" -gt 5 ] || { [ "$1" -eq 5 ] && [ "$2" -ge 12 ]; }
+}
+
 # skip NAME REASON: a check that does not apply to this backend
 skip() {
 	n=$((n + 1))

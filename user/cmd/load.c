@@ -59,7 +59,7 @@ int td_explain_not_running(const char *error)
 		{ .name = "bpf", .in = TD_IN_JSON | TD_IN_CSV },
 		{ .name = "run", .in = TD_IN_JSON | TD_IN_CSV },
 	};
-	char cpu[128], mod[320], bpf[300], why[256], err[512], run[160];
+	char cpu[128], mod[320], bpf[480], why[256], err[512], run[160];
 	struct td_cpu_info *ci;
 	struct td_plan plan;
 	bool have_plan = false, mod_ok, bpf_ok;
@@ -79,7 +79,8 @@ int td_explain_not_running(const char *error)
 			 "not installed in /lib/modules/$(uname -r) (make install, the topdown-dkms package, or load --module PATH)");
 	bpf_ok = !td_bpf_usable(why, sizeof(why));
 	if (bpf_ok)
-		snprintf(bpf, sizeof(bpf), "can run (kernel BTF, libbpf)");
+		snprintf(bpf, sizeof(bpf), "can run (kernel BTF, libbpf): %s",
+			 td_bpf_rings_here());
 	else
 		snprintf(bpf, sizeof(bpf), "cannot run: %s", why);
 	snprintf(run, sizeof(run), "%s load%s", bin_name,
@@ -218,7 +219,8 @@ static uint32_t start_no_counter(const struct td_src *src,
 	if (td_src_status(src, &st, &stats))
 		return 0;
 	mask = td_events_without_counter(&st, stats, true);
-	td_warn_no_counter(&st, stats, cfg, mask, true);
+	td_warn_no_counter(&st, stats, cfg, mask, true,
+			   src->kind == TD_BACKEND_BPF);
 	free(stats);
 	return mask;
 }
@@ -530,11 +532,6 @@ int do_load(int argc, char **argv)
 	}
 	if (wm && wm > (ring ? ring : TOPDOWN_RING_DEFAULT_SIZE)) {
 		p_usage_error("--watermark must not exceed the ring size");
-		return -1;
-	}
-	if (overwrite && backend == TD_BACKEND_BPF) {
-		p_usage_error("--overwrite is not available with the BPF backend: "
-			      "the BPF ring buffer only drops new records");
 		return -1;
 	}
 	if (module && backend == TD_BACKEND_BPF) {

@@ -318,6 +318,11 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
 	td_emit_list_end(e);
 }
 
+/* What the BPF backend does differently (NULL for the module), and
+ * whether it has per-CPU rings.
+ */
+static const char *const *bpf_diffs;
+static bool bpf_percpu;
 /* The groups of the configuration, and how they rotate (plain). */
 static void plain_groups(const struct topdown_config *cfg)
 {
@@ -419,8 +424,8 @@ static void status_json(enum td_backend be, const struct topdown_status *st,
 	if (be == TD_BACKEND_BPF) {
 		jsonw_name(json_wtr, "differences");
 		jsonw_start_array(json_wtr);
-		for (int i = 0; td_bpf_differences[i]; i++)
-			jsonw_string(json_wtr, td_bpf_differences[i]);
+		for (int i = 0; bpf_diffs[i]; i++)
+			jsonw_string(json_wtr, bpf_diffs[i]);
 		jsonw_end_array(json_wtr);
 	}
 	jsonw_string_field(json_wtr, "state", td_state_name(st->state));
@@ -491,8 +496,8 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 
 	if (be == TD_BACKEND_BPF) {
 		printf("backend:    bpf (%s), unlike the module:\n", TD_BPF_DIR);
-		for (int i = 0; td_bpf_differences[i]; i++)
-			printf("  - %s\n", td_bpf_differences[i]);
+		for (int i = 0; bpf_diffs[i]; i++)
+			printf("  - %s\n", bpf_diffs[i]);
 	} else {
 		printf("backend:    module (%s)\n", TOPDOWN_DEVICE);
 	}
@@ -508,9 +513,10 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 		       st->error_cpu, strerror(-st->error_code));
 	if (cfg) {
 		printf("label:      %s\n", cfg->label);
-		if (be == TD_BACKEND_BPF)
-			printf("ring:       one BPF ring buffer of %u bytes per CPU (%u records) "
-			       "times the CPUs, drop new when full, wake-up at %u bytes\n",
+		if (be == TD_BACKEND_BPF && !bpf_percpu)
+			printf("ring:       one BPF ring buffer shared by all CPUs: "
+			       "%u bytes (%u records) times the CPUs, rounded up to a "
+			       "power of two; drop new when full, wake-up at %u bytes\n",
 			       cfg->ring_size, cfg->ring_size / TOPDOWN_RECORD_SIZE,
 			       cfg->watermark);
 		else
@@ -570,7 +576,8 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 		printf(")\n");
 	}
 	td_warn_no_counter(st, stats, cfg,
-			   td_events_without_counter(st, stats, false), false);
+			   td_events_without_counter(st, stats, false), false,
+			   be == TD_BACKEND_BPF);
 }
 
 int do_status(int argc, char **argv)
@@ -597,6 +604,10 @@ int do_status(int argc, char **argv)
 	if (td_src_open(&src, false))
 		return -1;
 	src_kind = src.kind;
+	if (src_kind == TD_BACKEND_BPF) {
+		bpf_diffs = td_bpf_differences(&src);
+		bpf_percpu = td_bpf_percpu(&src);
+	}
 	if (td_src_status(&src, &st, &stats)) {
 		td_src_close(&src);
 		return -1;

@@ -148,7 +148,7 @@ const char *td_no_counter_reason(void)
 void td_warn_no_counter(const struct topdown_status *st,
 			const struct topdown_cpu_stats *stats,
 			const struct topdown_config *cfg, uint32_t mask,
-			bool at_start)
+			bool at_start, bool bpf)
 {
 	unsigned int retry = td_retry_ms();
 
@@ -185,7 +185,10 @@ void td_warn_no_counter(const struct topdown_status *st,
 	p_warn("likely reason: %s", td_no_counter_reason());
 	if (nmi_watchdog_on())
 		p_warn("to free the watchdog's counter: sysctl kernel.nmi_watchdog=0");
-	if (retry)
+	if (bpf)
+		p_warn("the BPF backend has no resident process: every %s command that opens it (status, dump, stat, top, record, serve) retries, and the readers every second while they run; it counts again, without a restart, once a counter is free",
+		       bin_name);
+	else if (retry)
 		p_warn("the module retries every %u ms (/sys/module/topdown/parameters/retry_ms), less often while none is free (retry_max_ms), and counts again, without a restart, once a counter is free",
 		       retry);
 	else

@@ -33,12 +33,13 @@ uint32_t td_events_without_counter(const struct topdown_status *st,
 
 /*
  * Warn on stderr about each event in @mask: on which CPUs it has no
- * counter, the likely reasons on this machine and what to do.
+ * counter, the likely reasons on this machine and what to do; @bpf: the
+ * BPF backend collects (it retries differently from the module).
  */
 void td_warn_no_counter(const struct topdown_status *st,
 			const struct topdown_cpu_stats *stats,
 			const struct topdown_config *cfg, uint32_t mask,
-			bool at_start);
+			bool at_start, bool bpf);
 
 /* One line naming the likely reasons, for JSON/CSV output. */
 const char *td_no_counter_reason(void);

@@ -106,7 +106,7 @@ int td_reader_status(struct td_reader *r, struct topdown_status *st,
 		     struct topdown_cpu_stats **stats)
 {
 	if (r->bpf)
-		return td_src_status(&r->src, st, stats);
+		return td_bpf_reader_status(r, st, stats);
 	return td_get_status(r->fd, st, stats);
 }
 

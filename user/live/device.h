@@ -63,6 +63,7 @@ struct td_reader {
 	struct td_ring *rings;
 	struct td_src src;
 	struct td_bpf_reader *bpf;
+	bool pending;	/* BPF: a ring held the watermark after the drain */
 };
 
 /* Called for every record, in order within each CPU. */

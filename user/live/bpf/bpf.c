@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The BPF backend in user space: load and pin (tdctl load), unpin (tdctl
- * unload), and the reader and status every other command uses. See bpf.h,
- * topdown.bpf.c and Documentation/design.rst ("Two backends").
+ * unload), the reader and status every other command uses, and the upkeep
+ * of the counters (td_bpf_maintain()). See bpf.h, td_bpf.h, topdown.bpf.c
+ * and Documentation/design.rst ("Two backends").
  *
  * Pins under TD_BPF_DIR: "link" (the attached program; its existence is
  * what makes the backend active, so it is pinned last and removed first),
- * "events" (the perf events), "ring", "cpu", "config", "lost_seen". One
- * reader at a time: it holds flock(LOCK_EX) on the pin folder, as the
- * module lets one file map the consumer pages.
+ * "events" (the perf events), "rings" (per-CPU rings and state), "ring"
+ * (the BPF ring buffer: records or wake-up notes), "config", and the
+ * folder "lock". One reader at a time: it holds flock(LOCK_EX) on the pin
+ * folder, as the module lets one file map the consumer pages. The upkeep
+ * of the counters holds flock(LOCK_EX) on "lock" while it replaces them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -39,24 +43,66 @@
 #define BPFFS		"/sys/fs/bpf"
 #define BPF_FS_MAGIC_	0xcafe4a11
 #define PIN(name)	TD_BPF_DIR "/" name
+#define LOCK_DIR	PIN("lock")
 
+/* How often a running reader re-creates counters in error (the module's
+ * retry_ms default).
+ */
+#define MAINTAIN_NS	1000000000ull
+
+/* "cpu" and "lost_seen": the pins of tdctl before issue 22 (removed if
+ * found).
+ */
 static const char *const td_pins[] = {
-	"link", "events", "ring", "cpu", "config", "lost_seen", NULL,
+	"link", "events", "rings", "ring", "config", "cpu", "lost_seen", NULL,
 };
 
-const char *const td_bpf_differences[] = {
-	"one ring buffer shared by all CPUs (--ring-size times the CPUs, rounded up to a power of two), not a ring per CPU",
-	"no overwrite mode: a full ring buffer drops new records, counted per CPU as lost",
-	"counters that perf put in error are not retried: their slices read as errors until the next load",
-	"CPU hotplug: counters exist only on the CPUs online at load; a CPU that comes online later writes records without counts",
+static const char *const td_diff_common[] = {
+	"no resident process: counters in error and the counters of a CPU that comes online are (re)created when a tdctl command runs (any command that opens the backend, and dump, stat, top, record and serve every second while they run); until then their slices read as errors",
 	"no CONFIGURE/START/STOP: load starts, unload stops and frees everything",
-	"status reports a counter as counting or error from its last read, never multiplexed or off",
+	"status reports a counter as counting or error from its last read (off: not created yet), never multiplexed",
 	"no event groups: load refuses --level 2, -M, -e '{a,b},{c,d}' and --rotate (exit 2), "
 	"because rotating groups needs perf_event_disable/enable on every CPU every --rotate ms, "
 	"done by the module's per-CPU work; once load returns no process is left to do it. "
 	"So only Level 1 (or one event list of at most 8) is collected, records carry no group, "
 	"and status has no per-group records, time or errors",
-	NULL,
+};
+
+bool td_bpf_percpu(const struct td_src *s)
+{
+	struct td_bpf_config bc;
+
+	return bpf_map_lookup_elem(s->cfg_fd, &(uint32_t){ 0 }, &bc) ||
+	       bc.ring != TD_BPF_RING_SHARED;
+}
+
+const char *const *td_bpf_differences(const struct td_src *s)
+{
+	static const char *list[8];
+	size_t n = 0;
+
+	if (td_bpf_percpu(s)) {
+		list[n++] = "per-CPU rings as the module's, in a BPF array map "
+			    "(overwrite mode too); readers are woken through a BPF ring buffer";
+	} else {
+		list[n++] = "one ring buffer shared by all CPUs (--ring-size times the CPUs, "
+			    "rounded up to a power of two), not a ring per CPU "
+			    "(per-CPU rings need BPF atomic instructions: Linux 5.12)";
+		list[n++] = "no overwrite mode: a full ring buffer drops new records, "
+			    "counted per CPU as lost";
+	}
+	for (size_t i = 0; i < sizeof(td_diff_common) / sizeof(td_diff_common[0]); i++)
+		list[n++] = td_diff_common[i];
+	list[n] = NULL;
+	return list;
+}
+
+/* One mmap() of the rings map (see td_bpf.h). */
+struct td_bpf_map {
+	uint8_t *base;
+	size_t len;
+	uint32_t nr_cpus;
+	uint32_t cpu_blocks;
 };
 
 const char td_bpf_no_groups[] =
@@ -68,12 +114,14 @@ const char td_bpf_no_groups[] =
 struct td_bpf_reader {
 	struct ring_buffer *rb;
 	int ring_fd;
-	int seen_fd;
+	int events_fd;
+	int rings_fd;
+	struct td_bpf_config bc;
+	struct td_bpf_map m;
 	td_record_fn fn;
 	void *ctx;
 	long count;
-	struct td_bpf_cpu *vals;	/* nr_cpus entries */
-	uint64_t *seen;			/* nr_cpus entries */
+	uint64_t maintained_ns;
 };
 
 /* libbpf's messages only with TDCTL_BPF_DEBUG set: tdctl says what failed. */
@@ -121,6 +169,48 @@ int td_bpf_usable(char *err, size_t len)
 	return 0;
 }
 
+/*
+ * Does the verifier take BPF atomic instructions (BPF_XCHG: Linux 5.12)?
+ * A feature test: a program of one exchange on the stack. 1 yes, 0 no
+ * (the verifier refuses the instruction: EINVAL), -1 cannot tell (not
+ * allowed to load a program: EPERM without root, ...).
+ */
+static int bpf_atomics(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_XCHG },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return errno == EINVAL ? 0 : -1;
+	close(fd);
+	return 1;
+}
+
+const char *td_bpf_rings_here(void)
+{
+	switch (bpf_atomics()) {
+	case 1:
+		return "per-CPU rings as the module's, overwrite mode too";
+	case 0:
+		return "one ring buffer shared by all CPUs, no overwrite mode "
+		       "(per-CPU rings need BPF atomic instructions: Linux 5.12; "
+		       "this kernel has none)";
+	default:
+		return "its ring layout needs root to tell (per-CPU rings where "
+		       "the kernel has BPF atomic instructions, Linux 5.12, else "
+		       "one shared ring buffer)";
+	}
+}
+
 static int nr_possible_cpus(void)
 {
 	int n = libbpf_num_possible_cpus();
@@ -154,6 +244,7 @@ static void unpin_all(void)
 		snprintf(path, sizeof(path), PIN("%s"), td_pins[i]);
 		unlink(path);
 	}
+	rmdir(LOCK_DIR);
 	rmdir(TD_BPF_DIR);
 }
 
@@ -168,17 +259,69 @@ static bool cpu_in_mask(const struct topdown_event *e, int cpu)
 	return mask[cpu / 64] >> (cpu % 64) & 1;
 }
 
+static bool cpu_online(uint32_t cpu)
+{
+	char path[64];
+	FILE *f;
+	int c;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	f = fopen(path, "r");
+	if (!f)		/* not hot-pluggable (often CPU 0): always online */
+		return true;
+	c = fgetc(f);
+	fclose(f);
+	return c == '1';
+}
+
+static int map_rings(int fd, uint32_t nr_cpus, uint32_t cpu_blocks,
+		     struct td_bpf_map *m)
+{
+	m->nr_cpus = nr_cpus;
+	m->cpu_blocks = cpu_blocks;
+	m->len = (size_t)nr_cpus * cpu_blocks * TD_BPF_BLOCK;
+	m->base = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m->base == MAP_FAILED) {
+		m->base = NULL;
+		p_err("mapping the BPF backend's rings: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void unmap_rings(struct td_bpf_map *m)
+{
+	if (m->base)
+		munmap(m->base, m->len);
+	m->base = NULL;
+}
+
+static uint8_t *cpu_block(const struct td_bpf_map *m, uint32_t cpu, uint32_t blk)
+{
+	return m->base + ((size_t)cpu * m->cpu_blocks + blk) * TD_BPF_BLOCK;
+}
+
+static struct td_bpf_cpu *cpu_state(const struct td_bpf_map *m, uint32_t cpu)
+{
+	return (struct td_bpf_cpu *)cpu_block(m, cpu, 1);
+}
+
+/* Element of counter i of CPU cpu in the given slot of td_events. */
+static uint32_t event_key(uint32_t slot, uint32_t i, uint32_t cpu,
+			  uint32_t nr_cpus)
+{
+	return (slot * TOPDOWN_MAX_EVENTS + i) * nr_cpus + cpu;
+}
+
 /*
- * Event i on one CPU: open it pinned, take its baseline as the module does
- * at START (so the first slice counts from here), and put it in the map.
- * 1 if the CPU is offline, -1 after p_err().
+ * Event e on one CPU, pinned: its fd, and in *v its first read() (the
+ * count, or end of file: *have 0, perf found no counter for it, ERROR).
+ * -ENODEV if the CPU is offline; another -errno after p_err() if @loud.
  */
-static int open_counter(const struct topdown_event *e, int i, int cpu,
-			int nr_cpus, int map_fd, struct td_bpf_cpu *c)
+static int open_counter(const struct topdown_event *e, int cpu, uint64_t *v,
+			bool *have, bool loud)
 {
 	struct perf_event_attr attr;
-	uint64_t v[3];
-	uint32_t key = (uint32_t)(i * nr_cpus + cpu);
 	ssize_t n;
 	int fd;
 
@@ -191,81 +334,103 @@ static int open_counter(const struct topdown_event *e, int i, int cpu,
 	attr.pinned = 1;
 	attr.exclude_user = !!(e->flags & TOPDOWN_EVENT_EXCLUDE_USER);
 	attr.exclude_kernel = !!(e->flags & TOPDOWN_EVENT_EXCLUDE_KERNEL);
-	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			   PERF_FORMAT_TOTAL_TIME_RUNNING;
 	fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
-		if (errno == ENODEV)
-			return 1;
-		p_err("perf refused event %s (type %u, config 0x%llx) on CPU %d: %s",
-		      e->name, e->type, (unsigned long long)e->config, cpu,
-		      strerror(errno));
-		return -1;
+		int err = errno;
+
+		if (err != ENODEV && loud)
+			p_err("perf refused event %s (type %u, config 0x%llx) on CPU %d: %s",
+			      e->name, e->type, (unsigned long long)e->config,
+			      cpu, strerror(err));
+		return -err;
 	}
-	n = read(fd, v, sizeof(v));
+	n = read(fd, v, sizeof(*v));
 	if (n == 0) {
-		/* End of file: pinned, but perf found no counter for it
-		 * (state ERROR); its slices read as errors.
-		 */
-		c->arm_errors |= 1u << i;
-	} else if (n == sizeof(v)) {
-		c->last[i] = v[0];
-		c->enabled[i] = v[1];
-		c->running[i] = v[2];
+		*have = false;
+		*v = 0;
+	} else if (n == sizeof(*v)) {
+		*have = true;
 	} else {
-		p_err("reading event %s on CPU %d: %s", e->name, cpu,
-		      n < 0 ? strerror(errno) : "short read");
+		int err = n < 0 ? errno : EIO;
+
+		if (loud)
+			p_err("reading event %s on CPU %d: %s", e->name, cpu,
+			      n < 0 ? strerror(err) : "short read");
 		close(fd);
-		return -1;
+		return -err;
 	}
-	c->armed |= 1u << i;
-	if (bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY)) {
-		p_err("putting event %s of CPU %d into the BPF map: %s", e->name,
-		      cpu, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	/* The map holds the event now (BPF_F_PRESERVE_ELEMS). */
-	close(fd);
-	return 0;
+	return fd;
 }
 
-static int open_counters(const struct topdown_config *cfg, int nr_cpus,
-			 int map_fd, int cpu_fd)
+/*
+ * Put a counter into td_events (which keeps it: BPF_F_PRESERVE_ELEMS) and
+ * close our file. -1 after p_err() if @loud.
+ */
+static int install_counter(int map_fd, uint32_t key, int fd, bool loud,
+			   const char *name, int cpu)
 {
-	struct td_bpf_cpu *vals = calloc((size_t)nr_cpus, sizeof(*vals));
-	uint32_t key = 0;
-	int ret = -1;
+	int ret = bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY);
 
-	if (!vals) {
-		p_err("out of memory");
-		return -1;
-	}
+	if (ret && loud)
+		p_err("putting event %s of CPU %d into the BPF map: %s", name,
+		      cpu, strerror(errno));
+	close(fd);
+	return ret ? -1 : 0;
+}
+
+/*
+ * Load time: every event on every online CPU of its mask, in slot 0, with
+ * the baselines the module takes at START (so the first slice counts from
+ * here), and the state of every possible CPU. Before the program runs.
+ */
+static int init_cpus(const struct topdown_config *cfg, int nr_cpus,
+		     uint32_t ring_size, bool percpu, int map_fd,
+		     struct td_bpf_map *m)
+{
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		for (uint32_t i = 0; i < cfg->nr_events; i++) {
-			int r;
+		struct td_bpf_cpu *c = cpu_state(m, (uint32_t)cpu);
+		uint32_t armed = 0, want = 0;
 
-			if (!cpu_in_mask(&cfg->events[i], cpu))
+		memset(cpu_block(m, (uint32_t)cpu, 0), 0, 2 * TD_BPF_BLOCK);
+		c->prod.data_size = percpu ? ring_size : 0;
+		c->prod.record_size = TOPDOWN_RECORD_SIZE;
+		c->prod.cpu = (uint32_t)cpu;
+		c->prod.flags = cfg->flags;
+		/* The elements the program reads while ctl == seen (slot 0). */
+		for (uint32_t i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+			c->idx[i] = event_key(0, i, (uint32_t)cpu, (uint32_t)nr_cpus);
+		for (uint32_t i = 0; i < cfg->nr_events; i++) {
+			const struct topdown_event *e = &cfg->events[i];
+			uint64_t v;
+			bool have;
+			int fd;
+
+			if (!cpu_in_mask(e, cpu))
 				continue;
-			r = open_counter(&cfg->events[i], (int)i, cpu, nr_cpus,
-					 map_fd, &vals[cpu]);
-			if (r < 0)
-				goto out;
-			if (r > 0)
-				break;	/* offline */
+			want |= 1u << i;
+			fd = open_counter(e, cpu, &v, &have, true);
+			if (fd == -ENODEV)
+				continue;	/* offline: armed when it comes online */
+			if (fd < 0)
+				return -1;
+			c->last[i] = v;
+			if (!have) {
+				/* ERROR: its slices read as errors. */
+				c->arm_errors |= 1u << i;
+				c->resync |= 1u << i;
+			}
+			if (install_counter(map_fd, event_key(0, i, (uint32_t)cpu,
+							      (uint32_t)nr_cpus),
+					    fd, true, e->name, cpu))
+				return -1;
+			armed |= 1u << i;
 		}
-		vals[cpu].last_ns = td_now_ns();
-		vals[cpu].resync = vals[cpu].arm_errors;
+		c->ctl = TD_CTL(armed, 0, want);
+		c->seen = c->ctl;
+		c->last_ns = td_now_ns();
 	}
-	if (bpf_map_update_elem(cpu_fd, &key, vals, BPF_ANY)) {
-		p_err("initialising the per-CPU state: %s", strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	free(vals);
-	return ret;
+	return 0;
 }
 
 static uint32_t ring_bytes_for(uint32_t per_cpu, int nr_cpus)
@@ -302,20 +467,49 @@ static void explain_load_error(int err)
 		      strerror(err));
 }
 
+/*
+ * Where the records go: per-CPU rings where the kernel has BPF atomics,
+ * else the shared ring buffer. TDCTL_BPF_RING=shared|percpu overrides it
+ * (tests, benchmark). -1 after p_err().
+ */
+static int choose_ring(uint32_t flags, uint32_t *ring)
+{
+	const char *env = getenv("TDCTL_BPF_RING");
+	bool atomics = bpf_atomics() == 1;
+
+	if (env && strcmp(env, "shared") && strcmp(env, "percpu")) {
+		p_err("TDCTL_BPF_RING must be percpu or shared, not '%s'", env);
+		return -1;
+	}
+	if (env && !strcmp(env, "percpu") && !atomics) {
+		p_err("TDCTL_BPF_RING=percpu: this kernel has no BPF atomic instructions (Linux 5.12)");
+		return -1;
+	}
+	if (atomics && !(env && !strcmp(env, "shared")))
+		*ring = TD_BPF_RING_PERCPU;
+	else
+		*ring = TD_BPF_RING_SHARED;
+	if (*ring == TD_BPF_RING_SHARED && (flags & TOPDOWN_OVERFLOW_OVERWRITE)) {
+		p_err("--overwrite with the BPF backend needs per-CPU rings, which need BPF atomic instructions (Linux 5.12)%s",
+		      atomics ? " (TDCTL_BPF_RING=shared)" : ": this kernel has none");
+		return -1;
+	}
+	return 0;
+}
+
 int td_bpf_load(const struct topdown_config *cfg)
 {
+	const char *rv = getenv("TDCTL_BPF_READ");
+	struct td_bpf_map m = { 0 };
 	struct td_bpf_config bc;
 	struct topdown_bpf *skel;
 	struct bpf_link *link;
-	uint32_t key = 0;
+	uint32_t key = 0, ring, page = (uint32_t)sysconf(_SC_PAGESIZE);
 	char err[256];
 	int nr_cpus, e;
+	bool percpu;
 
 	td_libbpf_quiet();
-	if (cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE) {
-		p_err("--overwrite is not available with the BPF backend: the BPF ring buffer only drops new records");
-		return -1;
-	}
 	if (cfg->nr_groups) {
 		p_err("%s", td_bpf_no_groups);
 		return -1;
@@ -324,6 +518,14 @@ int td_bpf_load(const struct topdown_config *cfg)
 		p_err("%s", err);
 		return -1;
 	}
+	if (rv && strcmp(rv, "value")) {
+		p_err("TDCTL_BPF_READ must be 'value' (the benchmark's old read path) or unset, not '%s'",
+		      rv);
+		return -1;
+	}
+	if (choose_ring(cfg->flags, &ring))
+		return -1;
+	percpu = ring == TD_BPF_RING_PERCPU;
 	nr_cpus = nr_possible_cpus();
 	if (nr_cpus <= 0 || bpffs_mount())
 		return -1;
@@ -333,8 +535,9 @@ int td_bpf_load(const struct topdown_config *cfg)
 		return -1;
 	}
 	unpin_all();	/* what a failed load or a crash left behind */
-	if (mkdir(TD_BPF_DIR, 0700)) {
-		p_err("creating %s: %s", TD_BPF_DIR, strerror(errno));
+	if (mkdir(TD_BPF_DIR, 0700) || mkdir(LOCK_DIR, 0700)) {
+		p_err("creating %s: %s", LOCK_DIR, strerror(errno));
+		unpin_all();
 		return -1;
 	}
 
@@ -346,9 +549,14 @@ int td_bpf_load(const struct topdown_config *cfg)
 		bc.cfg.events[i].cpus_size = 0;
 	}
 	bc.nr_cpus = (uint32_t)nr_cpus;
-	bc.ring_bytes = ring_bytes_for(cfg->ring_size, nr_cpus);
 	bc.cfg.ring_size = cfg->ring_size ? cfg->ring_size : TOPDOWN_RING_DEFAULT_SIZE;
 	bc.cfg.watermark = cfg->watermark ? cfg->watermark : bc.cfg.ring_size / 4;
+	bc.ring = ring;
+	bc.read_value = !!rv;
+	/* Records in the shared ring buffer, or only wake-up notes. */
+	bc.ring_bytes = percpu ? page : ring_bytes_for(cfg->ring_size, nr_cpus);
+	bc.cpu_blocks = TD_BPF_HDR_BLOCKS +
+			(percpu ? bc.cfg.ring_size / TD_BPF_BLOCK : 0);
 
 	skel = topdown_bpf__open();
 	if (!skel) {
@@ -357,12 +565,20 @@ int td_bpf_load(const struct topdown_config *cfg)
 	}
 	skel->rodata->td_nr_events = cfg->nr_events;
 	skel->rodata->td_nr_cpus = (uint32_t)nr_cpus;
+	skel->rodata->td_cpu_blocks = bc.cpu_blocks;
+	skel->rodata->td_ring_size = bc.cfg.ring_size;
+	skel->rodata->td_overwrite = !!(cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE);
+	skel->rodata->td_read_value = bc.read_value;
 	/* The module wakes a reader when one CPU's ring holds watermark
-	 * bytes; here all CPUs share the ring.
+	 * bytes; the shared ring buffer when all CPUs' records do.
 	 */
 	skel->rodata->td_watermark = bc.cfg.watermark;
-	if (bpf_map__set_max_entries(skel->maps.td_events,
-				     TOPDOWN_MAX_EVENTS * (uint32_t)nr_cpus) ||
+	if (bpf_program__set_autoload(skel->progs.td_switch, percpu) ||
+	    bpf_program__set_autoload(skel->progs.td_switch_shared, !percpu) ||
+	    bpf_map__set_max_entries(skel->maps.td_events,
+				     2 * TOPDOWN_MAX_EVENTS * (uint32_t)nr_cpus) ||
+	    bpf_map__set_max_entries(skel->maps.td_rings,
+				     bc.cpu_blocks * (uint32_t)nr_cpus) ||
 	    bpf_map__set_max_entries(skel->maps.td_ring, bc.ring_bytes)) {
 		p_err("sizing the BPF maps: %s", strerror(errno));
 		goto fail;
@@ -372,8 +588,10 @@ int td_bpf_load(const struct topdown_config *cfg)
 		explain_load_error(-e);
 		goto fail;
 	}
-	if (open_counters(cfg, nr_cpus, bpf_map__fd(skel->maps.td_events),
-			  bpf_map__fd(skel->maps.td_cpu)))
+	if (map_rings(bpf_map__fd(skel->maps.td_rings), (uint32_t)nr_cpus,
+		      bc.cpu_blocks, &m) ||
+	    init_cpus(cfg, nr_cpus, bc.cfg.ring_size, percpu,
+		      bpf_map__fd(skel->maps.td_events), &m))
 		goto fail;
 	bc.start_ns = td_now_ns();
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.td_config), &key, &bc,
@@ -382,12 +600,12 @@ int td_bpf_load(const struct topdown_config *cfg)
 		goto fail;
 	}
 	if (pin_map(skel->maps.td_events, "events") ||
+	    pin_map(skel->maps.td_rings, "rings") ||
 	    pin_map(skel->maps.td_ring, "ring") ||
-	    pin_map(skel->maps.td_cpu, "cpu") ||
-	    pin_map(skel->maps.td_config, "config") ||
-	    pin_map(skel->maps.td_lost_seen, "lost_seen"))
+	    pin_map(skel->maps.td_config, "config"))
 		goto fail;
-	link = bpf_program__attach(skel->progs.td_switch);
+	link = bpf_program__attach(percpu ? skel->progs.td_switch :
+					    skel->progs.td_switch_shared);
 	if (!link) {
 		p_err("attaching the BPF program to sched_switch: %s",
 		      strerror(errno));
@@ -401,9 +619,11 @@ int td_bpf_load(const struct topdown_config *cfg)
 	/* The pin keeps the program attached once tdctl exits. */
 	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
+	unmap_rings(&m);
 	topdown_bpf__destroy(skel);
 	return 0;
 fail:
+	unmap_rings(&m);
 	topdown_bpf__destroy(skel);
 fail_dir:
 	unpin_all();
@@ -421,7 +641,7 @@ static int lock_dir(int fd, bool unload)
 		p_err("the BPF backend is in use: a reader ('%s dump', 'stat', 'top', 'record' or 'serve') is running",
 		      bin_name);
 	else
-		p_err("another reader holds the BPF ring buffer (is another '%s dump', 'stat', 'top', 'record' or 'serve' running?)",
+		p_err("another reader holds the BPF backend's rings (is another '%s dump', 'stat', 'top', 'record' or 'serve' running?)",
 		      bin_name);
 	return -1;
 }
@@ -429,6 +649,7 @@ static int lock_dir(int fd, bool unload)
 int td_bpf_unload(void)
 {
 	int fd = open(TD_BPF_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int lk;
 
 	if (fd < 0 || !td_bpf_active()) {
 		p_err("the BPF backend is not collecting");
@@ -440,7 +661,13 @@ int td_bpf_unload(void)
 		close(fd);
 		return -1;
 	}
+	/* Wait for an upkeep pass of another command to finish. */
+	lk = open(LOCK_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lk >= 0)
+		flock(lk, LOCK_EX);
 	unpin_all();
+	if (lk >= 0)
+		close(lk);
 	close(fd);
 	return 0;
 }
@@ -457,6 +684,137 @@ static int obj_get(const char *name)
 	return fd;
 }
 
+static int read_config_fd(int cfg_fd, struct td_bpf_config *bc)
+{
+	uint32_t key = 0;
+
+	if (bpf_map_lookup_elem(cfg_fd, &key, bc)) {
+		p_err("reading the BPF backend's configuration: %s",
+		      strerror(errno));
+		return -1;
+	}
+	if (!bc->nr_cpus || !bc->cfg.nr_events || bc->cpu_blocks < TD_BPF_HDR_BLOCKS) {
+		p_err("the BPF backend is not configured yet (is '%s load' running?)",
+		      bin_name);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_config(const struct td_src *s, struct td_bpf_config *bc)
+{
+	return read_config_fd(s->cfg_fd, bc);
+}
+
+/*
+ * The upkeep of the counters, done by tdctl commands since nothing else
+ * runs (the module does it from a delayed work and its CPU hotplug
+ * callbacks): on every online CPU, a counter that the program's last read
+ * found in error (perf found no counter for it, or its CPU went offline
+ * since it was created, which leaves it OFF for good) is replaced by a new
+ * one if that one gets a hardware counter, and the counters of a CPU that
+ * was offline at load are created. A replacement goes into the event's
+ * other slot, then ctl says so (one store, after the map update); the
+ * program re-takes the baseline at the change (one slice with the error
+ * bit), so no delta spans the gap. A CPU whose program has not applied
+ * the last change yet is left alone. Silent: what is still in error shows
+ * in the status. Skipped while another command does it (flock on "lock").
+ */
+static void maintain(int events_fd, const struct td_bpf_config *bc,
+		     const struct td_bpf_map *m)
+{
+	int lk = open(LOCK_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (lk < 0)
+		return;
+	if (flock(lk, LOCK_EX | LOCK_NB)) {
+		close(lk);
+		return;
+	}
+	for (uint32_t cpu = 0; cpu < bc->nr_cpus; cpu++) {
+		struct td_bpf_cpu *c = cpu_state(m, cpu);
+		uint32_t ctl = __atomic_load_n(&c->ctl, __ATOMIC_RELAXED);
+		uint32_t armed = TD_CTL_ARMED(ctl), slots = (ctl >> 8) & 0xff;
+		uint32_t want = TD_CTL_WANT(ctl), need, old = 0;
+
+		if (__atomic_load_n(&c->seen, __ATOMIC_RELAXED) != ctl ||
+		    !cpu_online(cpu))
+			continue;
+		need = (want & ~armed) |
+		       (armed & __atomic_load_n(&c->resync, __ATOMIC_RELAXED));
+		for (uint32_t i = 0; i < bc->cfg.nr_events && need; i++) {
+			uint32_t bit = 1u << i, slot = (slots >> i) & 1;
+			uint64_t v;
+			bool have;
+			int fd;
+
+			if (!(need & bit))
+				continue;
+			fd = open_counter(&bc->cfg.events[i], (int)cpu, &v,
+					  &have, false);
+			if (fd < 0)
+				continue;
+			if (!have && (armed & bit)) {
+				close(fd);	/* still no counter: keep the old */
+				continue;
+			}
+			if (armed & bit)
+				slot ^= 1;
+			if (install_counter(events_fd,
+					    event_key(slot, i, cpu, bc->nr_cpus),
+					    fd, false, NULL, (int)cpu))
+				continue;
+			if (armed & bit) {
+				old |= bit;
+				c->recoveries++;
+			} else if (!have) {
+				c->arm_errors |= bit;
+			}
+			armed |= bit;
+			slots = (slots & ~bit) | slot << i;
+		}
+		if (TD_CTL(armed, slots, want) == ctl)
+			continue;
+		/* After the map updates (syscalls): the program's read of the
+		 * slot depends on this value.
+		 */
+		__atomic_store_n(&c->ctl, TD_CTL(armed, slots, want),
+				 __ATOMIC_RELEASE);
+		/* The replaced counters: a program that still reads one gets
+		 * -ENOENT, an error, as it got from the counter itself.
+		 */
+		for (uint32_t i = 0; i < bc->cfg.nr_events; i++) {
+			uint32_t key;
+
+			if (!(old & (1u << i)))
+				continue;
+			key = event_key(((slots >> i) & 1) ^ 1, i, cpu, bc->nr_cpus);
+			bpf_map_delete_elem(events_fd, &key);
+		}
+	}
+	close(lk);
+}
+
+/* One upkeep pass for a command that is not a reader (td_src). */
+static void maintain_once(const struct td_src *s)
+{
+	struct td_bpf_config bc;
+	struct td_bpf_map m = { 0 };
+	int events_fd;
+
+	if (bpf_map_lookup_elem(s->cfg_fd, &(uint32_t){ 0 }, &bc) ||
+	    !bc.nr_cpus || bc.cpu_blocks < TD_BPF_HDR_BLOCKS)
+		return;
+	events_fd = bpf_obj_get(PIN("events"));
+	if (events_fd < 0)
+		return;
+	if (!map_rings(s->cpu_fd, bc.nr_cpus, bc.cpu_blocks, &m)) {
+		maintain(events_fd, &bc, &m);
+		unmap_rings(&m);
+	}
+	close(events_fd);
+}
+
 int td_bpf_src_open(struct td_src *s)
 {
 	td_libbpf_quiet();
@@ -467,30 +825,14 @@ int td_bpf_src_open(struct td_src *s)
 		goto fail;
 	}
 	s->cfg_fd = obj_get("config");
-	s->cpu_fd = obj_get("cpu");
+	s->cpu_fd = obj_get("rings");
 	if (s->cfg_fd < 0 || s->cpu_fd < 0)
 		goto fail;
+	maintain_once(s);
 	return 0;
 fail:
 	td_src_close(s);
 	return -1;
-}
-
-static int read_config(const struct td_src *s, struct td_bpf_config *bc)
-{
-	uint32_t key = 0;
-
-	if (bpf_map_lookup_elem(s->cfg_fd, &key, bc)) {
-		p_err("reading the BPF backend's configuration: %s",
-		      strerror(errno));
-		return -1;
-	}
-	if (!bc->nr_cpus || !bc->cfg.nr_events) {
-		p_err("the BPF backend is not configured yet (is '%s load' running?)",
-		      bin_name);
-		return -1;
-	}
-	return 0;
 }
 
 int td_bpf_get_config(const struct td_src *s, struct topdown_config *cfg,
@@ -503,33 +845,6 @@ int td_bpf_get_config(const struct td_src *s, struct topdown_config *cfg,
 	*cfg = bc.cfg;
 	if (start_ns)
 		*start_ns = bc.start_ns;
-	return 0;
-}
-
-static bool cpu_online(uint32_t cpu)
-{
-	char path[64];
-	FILE *f;
-	int c;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
-	f = fopen(path, "r");
-	if (!f)		/* not hot-pluggable (often CPU 0): always online */
-		return true;
-	c = fgetc(f);
-	fclose(f);
-	return c == '1';
-}
-
-static int read_cpus(const struct td_src *s, struct td_bpf_cpu *vals)
-{
-	uint32_t key = 0;
-
-	if (bpf_map_lookup_elem(s->cpu_fd, &key, vals)) {
-		p_err("reading the BPF backend's per-CPU state: %s",
-		      strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 
@@ -546,69 +861,100 @@ static bool reader_present(void)
 	return busy;
 }
 
-int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
-		      struct topdown_cpu_stats **stats)
+/* The status from the configuration and the mapped rings. */
+static int fill_status(const struct td_bpf_config *bc,
+		       const struct td_bpf_map *m, struct topdown_status *st,
+		       struct topdown_cpu_stats **stats)
 {
-	struct td_bpf_config bc;
-	struct td_bpf_cpu *vals;
-
-	*stats = NULL;
-	if (read_config(s, &bc))
-		return -1;
-	vals = calloc(bc.nr_cpus, sizeof(*vals));
-	*stats = calloc(bc.nr_cpus, sizeof(**stats));
-	if (!vals || !*stats) {
+	*stats = calloc(bc->nr_cpus, sizeof(**stats));
+	if (!*stats) {
 		p_err("out of memory");
-		goto fail;
+		return -1;
 	}
-	if (read_cpus(s, vals))
-		goto fail;
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	st->state = TOPDOWN_STATE_RUNNING;
 	st->abi_version = TOPDOWN_ABI_VERSION;
-	st->nr_cpus = bc.nr_cpus;
-	st->nr_stats = bc.nr_cpus;
+	st->nr_cpus = bc->nr_cpus;
+	st->nr_stats = bc->nr_cpus;
 	st->stats_size = sizeof(**stats);
 	st->stats_ptr = (uintptr_t)*stats;
 	st->record_size = TOPDOWN_RECORD_SIZE;
 	st->reader = reader_present();
-	st->start_ns = bc.start_ns;
+	st->start_ns = bc->start_ns;
 	st->error_event = -1;
 	st->error_cpu = -1;
-	for (uint32_t cpu = 0; cpu < bc.nr_cpus; cpu++) {
+	for (uint32_t cpu = 0; cpu < bc->nr_cpus; cpu++) {
 		struct topdown_cpu_stats *o = &(*stats)[cpu];
-		const struct td_bpf_cpu *c = &vals[cpu];
+		struct td_bpf_cpu c;
+		uint32_t armed, want;
 
+		memcpy(&c, cpu_state(m, cpu), sizeof(c));
+		armed = TD_CTL_ARMED(c.ctl);
+		want = TD_CTL_WANT(c.ctl);
 		o->cpu = cpu;
 		o->flags = (cpu_online(cpu) ? TOPDOWN_CPU_ONLINE : 0) |
-			   (c->armed ? TOPDOWN_CPU_COUNTING : 0);
-		o->records = c->seq - c->lost;
-		o->lost = c->lost;
-		o->read_errors = c->read_errors;
-		o->probe_count = c->probe_count;
-		o->probe_ns = c->probe_ns;
-		o->producer_pos = o->records * TOPDOWN_RECORD_SIZE;
-		o->arm_errors = (uint8_t)c->arm_errors;
-		for (uint32_t i = 0; i < bc.cfg.nr_events && i < TOPDOWN_MAX_EVENTS; i++) {
-			if (!(c->armed & (1u << i)))
-				o->ev_state[i] = TOPDOWN_EVSTATE_NONE;
-			else if ((c->errors | c->resync) & (1u << i))
+			   (armed ? TOPDOWN_CPU_COUNTING : 0);
+		o->records = c.pos / TOPDOWN_RECORD_SIZE;
+		o->lost = c.lost;
+		o->read_errors = c.read_errors;
+		o->probe_count = c.probe_count;
+		o->probe_ns = c.probe_ns;
+		o->producer_pos = c.pos;
+		o->arm_errors = (uint8_t)c.arm_errors;
+		o->recoveries = c.recoveries;
+		for (uint32_t i = 0; i < bc->cfg.nr_events && i < TOPDOWN_MAX_EVENTS; i++) {
+			uint32_t bit = 1u << i;
+
+			if (!(armed & bit))
+				o->ev_state[i] = want & bit ? TOPDOWN_EVSTATE_OFF :
+					TOPDOWN_EVSTATE_NONE;
+			else if (c.resync & bit)
 				o->ev_state[i] = TOPDOWN_EVSTATE_ERROR;
 			else
 				o->ev_state[i] = TOPDOWN_EVSTATE_COUNTING;
-			o->ev_error_slices[i] = c->ev_err[i];
+			o->ev_error_slices[i] = c.ev_err[i];
 		}
 	}
-	free(vals);
 	return 0;
-fail:
-	free(vals);
-	free(*stats);
-	*stats = NULL;
-	return -1;
 }
 
+int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
+		      struct topdown_cpu_stats **stats)
+{
+	struct td_bpf_map m = { 0 };
+	struct td_bpf_config bc;
+	int ret;
+
+	*stats = NULL;
+	if (read_config(s, &bc) ||
+	    map_rings(s->cpu_fd, bc.nr_cpus, bc.cpu_blocks, &m))
+		return -1;
+	ret = fill_status(&bc, &m, st, stats);
+	unmap_rings(&m);
+	return ret;
+}
+
+/*
+ * A reader's status from what it read and mapped at open: no bpf() call,
+ * which a reader that dropped its privileges (serve) may not make any
+ * more where kernel.unprivileged_bpf_disabled refuses every bpf()
+ * command to it (Debian 11's 5.10; 6.1's __sys_bpf() refuses only
+ * BPF_MAP_CREATE and BPF_PROG_LOAD).
+ */
+int td_bpf_reader_status(const struct td_reader *r, struct topdown_status *st,
+			 struct topdown_cpu_stats **stats)
+{
+	*stats = NULL;
+	if (fill_status(&r->bpf->bc, &r->bpf->m, st, stats))
+		return -1;
+	st->reader = true;	/* this one */
+	return 0;
+}
+
+/* Records of the shared ring buffer; the per-CPU rings' wake-up notes are
+ * only consumed.
+ */
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct td_reader *r = ctx;
@@ -626,7 +972,6 @@ static int on_sample(void *ctx, void *data, size_t size)
 int td_bpf_reader_open(struct td_reader *r)
 {
 	struct td_bpf_reader *b;
-	struct td_bpf_config bc;
 
 	r->fd = -1;
 	if (td_bpf_src_open(&r->src))
@@ -639,21 +984,41 @@ int td_bpf_reader_open(struct td_reader *r)
 	}
 	r->bpf = b;
 	b->ring_fd = -1;
-	b->seen_fd = -1;
-	if (lock_dir(r->src.fd, false) || read_config(&r->src, &bc))
+	b->events_fd = -1;
+	if (lock_dir(r->src.fd, false) || read_config(&r->src, &b->bc))
 		goto fail;
-	r->cfg = bc.cfg;
-	r->nr_cpus = (int)bc.nr_cpus;
-	r->overwrite = false;
-	b->vals = calloc(bc.nr_cpus, sizeof(*b->vals));
-	b->seen = calloc(bc.nr_cpus, sizeof(*b->seen));
-	if (!b->vals || !b->seen) {
+	r->cfg = b->bc.cfg;
+	r->nr_cpus = (int)b->bc.nr_cpus;
+	r->overwrite = b->bc.ring == TD_BPF_RING_PERCPU &&
+		       (b->bc.cfg.flags & TOPDOWN_OVERFLOW_OVERWRITE);
+	if (map_rings(r->src.cpu_fd, b->bc.nr_cpus, b->bc.cpu_blocks, &b->m))
+		goto fail;
+	r->rings = calloc(b->bc.nr_cpus, sizeof(*r->rings));
+	if (!r->rings) {
 		p_err("out of memory");
 		goto fail;
 	}
+	/* The module's ring layout in blocks (td_bpf.h): the module's
+	 * reader code drains them (td_dev_reader_drain()). With the shared
+	 * ring buffer the data area is empty and only the losses are read.
+	 */
+	for (uint32_t cpu = 0; cpu < b->bc.nr_cpus; cpu++) {
+		struct td_ring *ring = &r->rings[cpu];
+
+		ring->cons = (struct topdown_ring_consumer *)cpu_block(&b->m, cpu, 0);
+		ring->prod = &cpu_state(&b->m, cpu)->prod;
+		if (b->bc.ring == TD_BPF_RING_PERCPU) {
+			ring->data = cpu_block(&b->m, cpu, TD_BPF_HDR_BLOCKS);
+			ring->size = b->bc.cfg.ring_size;
+		} else {
+			/* producer_pos stays 0: nothing is read here */
+			ring->data = NULL;
+			ring->size = TOPDOWN_RECORD_SIZE;
+		}
+	}
 	b->ring_fd = obj_get("ring");
-	b->seen_fd = obj_get("lost_seen");
-	if (b->ring_fd < 0 || b->seen_fd < 0)
+	b->events_fd = obj_get("events");
+	if (b->ring_fd < 0 || b->events_fd < 0)
 		goto fail;
 	b->rb = ring_buffer__new(b->ring_fd, on_sample, r, NULL);
 	if (!b->rb) {
@@ -661,39 +1026,60 @@ int td_bpf_reader_open(struct td_reader *r)
 		goto fail;
 	}
 	r->fd = ring_buffer__epoll_fd(b->rb);
+	b->maintained_ns = td_now_ns();
 	return 0;
 fail:
 	td_bpf_reader_close(r);
 	return -1;
 }
 
+/* Does some CPU's ring hold the watermark (drained by the caller)? */
+static bool rings_pending(const struct td_reader *r)
+{
+	const struct td_bpf_reader *b = r->bpf;
+
+	if (b->bc.ring != TD_BPF_RING_PERCPU)
+		return false;
+	for (int cpu = 0; cpu < r->nr_cpus; cpu++) {
+		const struct td_ring *ring = &r->rings[cpu];
+		uint64_t prod = __atomic_load_n(&ring->prod->producer_pos,
+						__ATOMIC_ACQUIRE);
+
+		if (prod - ring->cons->consumer_pos >= b->bc.cfg.watermark)
+			return true;
+	}
+	return false;
+}
+
 long td_bpf_reader_drain(struct td_reader *r, td_record_fn rec_fn,
 			 td_lost_fn lost_fn, void *ctx)
 {
 	struct td_bpf_reader *b = r->bpf;
-	uint32_t key = 0;
-	bool changed = false;
+	uint64_t now = td_now_ns();
 
 	b->fn = rec_fn;
 	b->ctx = ctx;
 	b->count = 0;
-	ring_buffer__consume(b->rb);
-	/* Records dropped since any reader last reported them. */
-	if (read_cpus(&r->src, b->vals) ||
-	    bpf_map_lookup_elem(b->seen_fd, &key, b->seen))
-		return b->count;
-	for (int cpu = 0; cpu < r->nr_cpus; cpu++) {
-		uint64_t lost = b->vals[cpu].lost;
-
-		if (lost == b->seen[cpu])
-			continue;
-		if (lost_fn)
-			lost_fn(cpu, lost - b->seen[cpu], "ring buffer full", ctx);
-		b->seen[cpu] = lost;
-		changed = true;
+	if (now - b->maintained_ns >= MAINTAIN_NS) {
+		maintain(b->events_fd, &b->bc, &b->m);
+		b->maintained_ns = now;
 	}
-	if (changed)
-		bpf_map_update_elem(b->seen_fd, &key, b->seen, BPF_ANY);
+	/*
+	 * The wake-up notes first, then the rings: a crossing of the
+	 * watermark after this leaves a note for the next poll().
+	 */
+	ring_buffer__consume(b->rb);
+	/* Per-CPU rings: the records; the shared ring buffer: the losses. */
+	b->count += td_dev_reader_drain(r, rec_fn, lost_fn, ctx);
+	/*
+	 * The program decides on a wake-up from consumer_pos after its
+	 * exchange of producer_pos; we stored consumer_pos, and now load
+	 * producer_pos: with a full barrier on both sides, either it saw
+	 * our consumer_pos (and wakes us when the unread data crosses the
+	 * watermark again) or we see its record here and do not sleep.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	r->pending = rings_pending(r);
 	return b->count;
 }
 
@@ -705,12 +1091,13 @@ void td_bpf_reader_close(struct td_reader *r)
 		ring_buffer__free(b->rb);	/* closes the epoll file */
 		if (b->ring_fd >= 0)
 			close(b->ring_fd);
-		if (b->seen_fd >= 0)
-			close(b->seen_fd);
-		free(b->vals);
-		free(b->seen);
+		if (b->events_fd >= 0)
+			close(b->events_fd);
+		unmap_rings(&b->m);
 		free(b);
 	}
+	free(r->rings);
+	r->rings = NULL;
 	r->bpf = NULL;
 	r->fd = -1;
 	td_src_close(&r->src);	/* drops the reader's lock */

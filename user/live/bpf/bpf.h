@@ -31,14 +31,23 @@ bool td_bpf_watching(int fd);
  * 0 if it can be tried.
  */
 int td_bpf_usable(char *err, size_t len);
+/* Where a load here would put the records, and whether --overwrite works
+ * (a feature probe of the running kernel), for status when nothing runs.
+ */
+const char *td_bpf_rings_here(void);
 
 /* Load and start with cfg (as for TOPDOWN_IOC_CONFIGURE; overwrite mode
- * is refused). -1 after p_err(), with nothing left behind.
+ * needs the per-CPU rings, i.e. BPF atomics). -1 after p_err(), with
+ * nothing left behind.
  */
 int td_bpf_load(const struct topdown_config *cfg);
 /* Stop and remove the pins; refused while a reader runs. */
 int td_bpf_unload(void);
 
+/* Open the pins; also re-creates counters in error and arms CPUs that
+ * came online (maintain() in bpf.c), as every reader does every
+ * second while it runs.
+ */
 int td_bpf_src_open(struct td_src *s);
 /* The configuration; start_ns (may be NULL): when counting started. */
 int td_bpf_get_config(const struct td_src *s, struct topdown_config *cfg,
@@ -47,14 +56,19 @@ int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
 		      struct topdown_cpu_stats **stats);
 
 int td_bpf_reader_open(struct td_reader *r);
+/* As td_bpf_get_status(), from what the reader read at open. */
+int td_bpf_reader_status(const struct td_reader *r, struct topdown_status *st,
+			 struct topdown_cpu_stats **stats);
 long td_bpf_reader_drain(struct td_reader *r, td_record_fn rec_fn,
 			 td_lost_fn lost_fn, void *ctx);
 void td_bpf_reader_close(struct td_reader *r);
 
-/* What the BPF backend does differently from the module, one line each,
- * NULL-terminated (tdctl status, Documentation/design.rst).
+/* What the BPF backend running from s does differently from the module,
+ * one line each, NULL-terminated (tdctl status, Documentation/design.rst).
  */
-extern const char *const td_bpf_differences[];
+const char *const *td_bpf_differences(const struct td_src *s);
+/* The records are in per-CPU rings (else in the shared ring buffer). */
+bool td_bpf_percpu(const struct td_src *s);
 /* Why a configuration with groups is refused (load, td_bpf_load()). */
 extern const char td_bpf_no_groups[];
 

@@ -1,8 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the BPF backend's program (topdown.bpf.c) and tdctl share: the
- * per-CPU state and the configuration, both kept in pinned maps under
- * TD_BPF_DIR so that every tdctl command can read them.
+ * layout of the per-CPU rings and state, and the configuration, all in
+ * pinned maps under TD_BPF_DIR so that every tdctl command can read them.
+ *
+ * The rings map ("rings", a BPF_MAP_TYPE_ARRAY with BPF_F_MMAPABLE of
+ * TD_BPF_BLOCK-byte elements) holds, for CPU n, td_bpf_config.cpu_blocks
+ * elements from element n * cpu_blocks:
+ *
+ *   block 0      struct topdown_ring_consumer   written by the reader
+ *   block 1      struct td_bpf_cpu              the producer page and state
+ *   blocks 2..   record data, ring_size bytes   written by the program
+ *
+ * i.e. the module's ring layout (include/uapi/linux/topdown.h) in blocks
+ * of TD_BPF_BLOCK bytes instead of pages, read by the same reader code
+ * (live/device.c) through one mmap() of the map. With the shared ring
+ * buffer (TD_BPF_RING_SHARED, kernels without BPF atomics) the records go
+ * to the "ring" BPF ring buffer instead and each CPU has blocks 0 and 1
+ * only.
  */
 #ifndef TDCTL_TD_BPF_H
 #define TDCTL_TD_BPF_H
@@ -12,29 +27,70 @@
 
 #define TD_BPF_DIR	"/sys/fs/bpf/topdown"
 
+#define TD_BPF_BLOCK		4096u
+#define TD_BPF_HDR_BLOCKS	2u
+
+/* td_bpf_config.ring: where the records go. */
+#define TD_BPF_RING_PERCPU	0	/* per-CPU rings in the rings map */
+#define TD_BPF_RING_SHARED	1	/* one BPF ring buffer for all CPUs */
+
 /*
- * One CPU's state (a BPF_MAP_TYPE_PERCPU_ARRAY of one entry).
- * @armed:	events that have a counter on this CPU (set by tdctl load)
+ * td_bpf_cpu.ctl, written by tdctl only, one 32-bit store: bits 0-7 the
+ * events that have a counter in td_events on this CPU (armed), bits 8-15
+ * which of the two slots of each event holds it, bits 16-23 the events
+ * configured on this CPU (wanted). A wanted event that is not armed (the
+ * CPU came online after the load and no tdctl command armed it yet) reads
+ * as an error. Counter i of CPU n, slot s, is td_events element
+ * s * TOPDOWN_MAX_EVENTS * nr_cpus + i * nr_cpus + n.
+ */
+#define TD_CTL_ARMED(ctl)	((ctl) & 0xffu)
+#define TD_CTL_SLOT(ctl, i)	(((ctl) >> (8 + (i))) & 1u)
+#define TD_CTL_WANT(ctl)	(((ctl) >> 16) & 0xffu)
+#define TD_CTL(armed, slots, want) \
+	((armed) | (__u32)(slots) << 8 | (__u32)(want) << 16)
+
+/*
+ * Block 1 of a CPU.
+ * @prod:	the module's producer page: producer_pos (published with a
+ *		fully ordered exchange after the record), lost, data_size,
+ *		record_size, cpu, flags
+ * Written by tdctl (at load, and when a tdctl command re-creates a
+ * counter), read by the program:
+ * @ctl:	see TD_CTL_*
+ * @arm_errors:	events perf put on no counter when tdctl armed them (their
+ *		read() reported end of file); as topdown_cpu_stats
+ * @recoveries:	counters in error that tdctl replaced by one that got a
+ *		hardware counter
+ * Written by the program only (tdctl initialises them at load):
+ * @seen:	ctl as the program last applied it (tdctl leaves a CPU alone
+ *		until the program caught up with its last change)
+ * @idx:	td_events element of each event's counter (from @seen)
  * @resync:	events whose next readable slice reports 0 with the error
- *		bit: they could not be read, so the baseline is stale
- * @errors:	error bits of the last slice (tdctl status's counter state)
+ *		bit: the last read failed or the counter changed, so the
+ *		baseline is stale
  * @started:	set once the CPU wrote (or dropped) its first record
- * @arm_errors:	events perf put on no counter at load (read() on the
- *		event reported no running time); as topdown_cpu_stats
- * @last, @enabled, @running: the previous read of each counter
+ * @pos:	the program's own producer position (the published one is
+ *		only written, never trusted): records published * 128
+ * @last, @enabled, @running: the previous read of each counter (enabled
+ *		and running only with TDCTL_BPF_READ=value, a benchmark mode)
  * @last_ns:	end of the previous slice; at load, when the CPU's counters
  *		took their baselines (a TOPDOWN_REC_FIRST record's start)
  * @seq:	records produced, dropped ones included
- * @lost:	records dropped because the ring buffer was full
+ * @lost:	records dropped because the ring was full
  * The rest as struct topdown_cpu_stats.
  */
 struct td_bpf_cpu {
-	__u32 armed;
-	__u32 resync;
-	__u32 errors;
-	__u32 started;
+	struct topdown_ring_producer prod;
+	__u32 ctl;
 	__u32 arm_errors;
-	__u32 __pad;
+	__u64 recoveries;
+	__u64 __pad0[2];
+	__u32 seen;
+	__u32 resync;
+	__u32 started;
+	__u32 __pad1;
+	__u32 idx[TOPDOWN_MAX_EVENTS];
+	__u64 pos;
 	__u64 last[TOPDOWN_MAX_EVENTS];
 	__u64 enabled[TOPDOWN_MAX_EVENTS];
 	__u64 running[TOPDOWN_MAX_EVENTS];
@@ -50,13 +106,17 @@ struct td_bpf_cpu {
 /*
  * The configuration for readers (a BPF_MAP_TYPE_ARRAY of one entry): the
  * event set as the module would report it (the cpus_ptr fields are 0),
- * when counting started, and the ring buffer's size.
+ * when counting started, where the records go and the maps' geometry.
  */
 struct td_bpf_config {
 	struct topdown_config cfg;
 	__u64 start_ns;
 	__u32 nr_cpus;
-	__u32 ring_bytes;
+	__u32 ring_bytes;	/* the shared ring buffer's size */
+	__u32 ring;		/* TD_BPF_RING_* */
+	__u32 cpu_blocks;	/* blocks of the rings map per CPU */
+	__u32 read_value;	/* the benchmark's old read path */
+	__u32 __pad;
 };
 
 #endif
