@@ -17,25 +17,26 @@
  *	instructions:u estimate (one group of two: coverage about half) must
  *	be within K_ERR reported errors of the exact count; cycles:u (in
  *	both groups) is exact where the task has no rotated slice.
- *   pmusim_rates_and_phases
+ *   pmusim_rates_phases_and_hotplug
  *	the simulated PMU (selftests/pmusim/, index layout), configured
  *	through the UAPI with three groups of three events sharing an
- *	anchor, rotated every 8 ms; twelve tasks of four kinds (steady,
+ *	anchor, rotated every 8 ms; eight tasks of four kinds (steady,
  *	bursty, sleepy, and one that changes profile and rate halfway) whose
  *	counts are exactly units * rate. Every count estimate within K_ERR
- *	errors; their distribution (mean, max of |estimate - truth| / error,
- *	shares within 1 and 2 errors) printed and bounded.
- *   pmusim_rotation_across_hotplug
- *	the same while CPU 1 goes offline and online twice: every CPU's
- *	records follow the rotation rules (td_groups.h, from the dump), CPU 1
- *	starts again with group 0 after each online, and the estimates hold.
+ *	errors, its coverage the share of the task's time the dump shows its
+ *	groups measured. Then the same while CPU 1 goes offline and online
+ *	twice: every CPU's records follow the rotation rules (td_groups.h,
+ *	from the dump), CPU 1 starts again with group 0 after each online,
+ *	and the estimates hold. The distribution of |estimate - truth| /
+ *	error over both runs (mean, max, shares within 1 and 2 errors) is
+ *	printed and bounded.
  *
  * Each figure is printed as a TAP diagnostic:
  *   # est TASK EVENT estimate E exact X error S z |E-X|/S coverage C
  * and the distribution as "# est-dist ...".
  *
- * Environment: TD_EST_ICOUNT_MS (1500) and TD_EST_SIM_MS (2000), the
- * workload's length in guest milliseconds; TDCTL (tdctl).
+ * Environment: TD_EST_ICOUNT_MS (1500) and TD_EST_SIM_MS (3000; 1000 with
+ * TD_ICOUNT), the workload's length in guest milliseconds; TDCTL (tdctl).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -467,10 +468,13 @@ static void print_dist(const char *what, const struct zdist *zd)
 	       zd->n ? 100.0 * zd->within2 / zd->n : 0);
 }
 
-/* Record, run the crew, stop; report and dump the file. */
+/*
+ * Record, run the crew, stop; report and dump the file (the dump of the
+ * crew's slices only unless @dump_all: the coverage is per task).
+ */
 static int record_crew(struct crew *c, const char *file, struct jv **rep,
 		       struct jv **dump, void (*during)(uint64_t run_ns),
-		       uint64_t run_ns)
+		       uint64_t run_ns, bool dump_all)
 {
 	pid_t rec = record_start(file);
 	char pids[MAX_TASKS * 12];
@@ -488,13 +492,13 @@ static int record_crew(struct crew *c, const char *file, struct jv **rep,
 	bad |= record_stop(rec, file);
 	if (bad)
 		return -1;
-	/* The dump of the crew's slices only (the coverage is per task). */
 	for (int i = 0; i < c->n; i++)
 		len += snprintf(pids + len, sizeof(pids) - len, "%s%d", i ? "," : "",
 				c->pid[i]);
 	t = td_now_ns();
 	if (tdctl_run(DIR "/report.json", "report -i %s --by task -j", file) ||
-	    tdctl_run(DIR "/dump.json", "dump -i %s -j -p %s", file, pids))
+	    tdctl_run(DIR "/dump.json", "dump -i %s -j%s%s", file,
+				    dump_all ? "" : " -p ", dump_all ? "" : pids))
 		return -1;
 	printf("# report and dump: %.1f s of guest time\n", (td_now_ns() - t) / 1e9);
 	t = td_now_ns();
@@ -638,7 +642,8 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 	ASSERT_EQ(0, tdctl_run(DIR "/load.out", "load -e '{cycles:u,instructions:u},"
 			       "{cycles:u,context-switches}' --rotate 8"));
 	ASSERT_EQ(0, crew_spawn(&c, 4, icount_setup, icount_work, run_ns));
-	ASSERT_EQ(0, record_crew(&c, DIR "/icount.td", &rep, &dump, NULL, run_ns));
+	ASSERT_EQ(0, record_crew(&c, DIR "/icount.td", &rep, &dump, NULL, run_ns,
+				 false));
 	for (int i = 0; i < c.n; i++) {
 		const struct jv *row = report_row(rep, c.pid[i]);
 		uint64_t runtime, meas[2];
@@ -658,6 +663,425 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 	print_dist("icount", &zd);
 	jfree(rep);
 	jfree(dump);
+}
+
+/* ---- pmusim: known rates, several groups -------------------------------- */
+
+#define SIM_POOL	7
+#define SIM_GROUPS	3
+#define SIM_TASKS	8
+#define SIM_PROFILES	6
+
+static const char *const sim_ev[SIM_POOL] = {
+	"ev0", "ev1", "ev2", "ev3", "ev4", "ev5", "ev6",
+};
+
+/* Per unit of work, what each counter of profile p grows by. */
+static uint64_t sim_rate(int p, int i)
+{
+	return 5 + ((p + 1) * (i + 3) * 37) % 200;
+}
+
+static const char *const sim_kind[] = { "steady", "bursty", "sleepy", "phases" };
+
+/*
+ * Task i: kind i % 4, profile i % 4; the phase task takes profile 4 or 5
+ * (another comm) and another rate halfway.
+ */
+static int sim_profile(int idx, bool second)
+{
+	return second && idx % 4 == 3 ? 4 + (idx / 4) % 2 : idx % 4;
+}
+
+static void sim_comm(int p, char *buf, size_t n)
+{
+	snprintf(buf, n, "est_sim%d", p);
+}
+
+static int sim_fd = -1;
+
+static void sim_setup(int idx)
+{
+	char comm[16];
+
+	sim_comm(sim_profile(idx, false), comm, sizeof(comm));
+	prctl(PR_SET_NAME, comm);
+	sim_fd = open(SIM_DIR "/work", O_WRONLY);
+	if (sim_fd < 0)
+		_exit(3);
+}
+
+static uint64_t thread_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/*
+ * Spin @us of the task's own CPU time, then add @units of its profile:
+ * a rate per unit of run time, known. Not wall time: a wall-time spin cut
+ * short by preemption makes the units of a slice independent of its
+ * length; nor a loop of so many iterations, or time between switches
+ * read from CLOCK_MONOTONIC: in the x86-64 TCG guest (both vCPUs on one
+ * host thread) a vCPU's clock jumps while QEMU runs the other one, and a
+ * task's progress per slice time varies several-fold from slice to
+ * slice. Thread CPU time there runs at a steady fraction (about a fifth)
+ * of the slices' CLOCK_MONOTONIC.
+ */
+static void sim_step(uint64_t us, uint64_t units, struct result *r, bool second)
+{
+	char buf[24];
+	int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)units);
+	uint64_t end = thread_ns() + us * 1000;
+
+	while (thread_ns() < end)
+		user_loop(100);
+	if (write(sim_fd, buf, len) != len)
+		_exit(5);
+	r->v[second] += units;
+}
+
+/*
+ * The kinds, per step (a spin of S us of CPU time, then U units): steady
+ * (S 300, U 80..120), bursty (S 0..1000, U 1..400, a 500 us sleep every
+ * fourth step), sleepy (S 100, U 50..150, then a 1 ms sleep), phases (S
+ * 200, U 150..250, then, renamed to another profile, S 400, U 50..150: a
+ * third of the rate, other ratios between the events). v[0] and v[1]:
+ * the units of the first and second profile.
+ */
+static void sim_work(int idx, uint64_t until, struct result *r)
+{
+	uint64_t seed = 0x5eed + idx, start = td_now_ns();
+	uint64_t half = start + (until - start) / 2;
+	bool second = false;
+	char comm[16];
+
+	for (int step = 0; td_now_ns() < until; step++) {
+		switch (idx % 4) {
+		case 0:
+			sim_step(300, 80 + td_rand_below(&seed, 41), r, false);
+			break;
+		case 1:
+			sim_step(td_rand_below(&seed, 1001), 1 + td_rand_below(&seed, 400),
+				 r, false);
+			if (step % 4 == 3)
+				usleep(500);
+			break;
+		case 2:
+			sim_step(100, 50 + td_rand_below(&seed, 101), r, false);
+			usleep(1000);
+			break;
+		default:
+			if (!second && td_now_ns() >= half) {
+				second = true;
+				sim_comm(sim_profile(idx, true), comm, sizeof(comm));
+				prctl(PR_SET_NAME, comm);
+			}
+			if (second)
+				sim_step(400, 50 + td_rand_below(&seed, 101), r, true);
+			else
+				sim_step(200, 150 + td_rand_below(&seed, 101), r, false);
+			break;
+		}
+	}
+}
+
+static int sim_setup_module(void)
+{
+	char cmd[256], comm[16];
+	int ret, type, n;
+	char *s;
+
+	ret = td_load_pmusim();
+	if (ret)
+		return ret;
+	s = td_read_file(SIM_TYPE);
+	type = s ? atoi(s) : -1;
+	free(s);
+	if (type <= 0)
+		return -ENOENT;
+	/*
+	 * topdown counts core PMUs only; the simulator is not one: the test
+	 * build of the module is told its type (selftests/pmusim/README).
+	 */
+	ret = td_load_hooks(type);
+	ret = ret ?: td_write_file(SIM_DIR "/noise", "0");
+	ret = ret ?: td_write_file(SIM_DIR "/read_tick", "0");
+	ret = ret ?: td_write_file(SIM_DIR "/layout", "index");
+	ret = ret ?: td_write_file(SIM_DIR "/profiles", "clear");
+	for (int p = 0; p < SIM_PROFILES && !ret; p++) {
+		sim_comm(p, comm, sizeof(comm));
+		n = snprintf(cmd, sizeof(cmd), "comm=%s", comm);
+		for (int i = 0; i < SIM_POOL; i++)
+			n += snprintf(cmd + n, sizeof(cmd) - n, " %s=%llu", sim_ev[i],
+				      (unsigned long long)sim_rate(p, i));
+		ret = td_write_file(SIM_DIR "/profiles", cmd);
+	}
+	return ret ? ret : type;
+}
+
+/*
+ * Three groups of three from a pool of 7: ev0 (the anchor) in every
+ * group, ev1..ev6 in one group each, rotated every 8 ms (two ticks at
+ * HZ=250).
+ */
+static void sim_config(struct topdown_config *cfg, int type)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->nr_events = SIM_POOL;
+	cfg->ring_size = 1u << 20;
+	snprintf(cfg->label, sizeof(cfg->label), "set=events");
+	for (int i = 0; i < SIM_POOL; i++) {
+		cfg->events[i].type = type;
+		cfg->events[i].config = i;
+		snprintf(cfg->events[i].name, sizeof(cfg->events[i].name), "%s", sim_ev[i]);
+	}
+	cfg->nr_groups = SIM_GROUPS;
+	for (int g = 0; g < SIM_GROUPS; g++) {
+		cfg->groups[g].nr_events = 3;
+		cfg->groups[g].events[0] = 0;
+		cfg->groups[g].events[1] = 1 + 2 * g;
+		cfg->groups[g].events[2] = 2 + 2 * g;
+	}
+	cfg->rotate_ms = 8;
+}
+
+/*
+ * The dump's slices of every CPU as records (flags: group, ROTATED,
+ * FIRST; an event of the slice's group without a count is an error bit),
+ * in sequence order, checked by td_grp_check(). Returns the records
+ * FIRST on @cpu (counting restarted there) in *firsts.
+ */
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct topdown_record *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void check_groups(struct __test_metadata *_metadata, const struct jv *dump,
+			 const struct topdown_config *cfg, int ncpu, int cpu_of_interest,
+			 int *firsts, uint64_t *changes)
+{
+	struct topdown_record *r = calloc(dump->n + 1, sizeof(*r));
+
+	ASSERT_NE(NULL, r);
+	*firsts = 0;
+	*changes = 0;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct td_grp_sums sums;
+		size_t n = 0;
+
+		for (int i = 0; i < dump->n; i++) {
+			const struct jv *d = dump->kids[i], *b;
+			uint64_t c, g, v, seq;
+
+			if (!ju64(jget(d, "cpu"), &c) || c != (uint64_t)cpu)
+				continue;
+			memset(&r[n], 0, sizeof(r[n]));
+			r[n].cpu = cpu;
+			ASSERT_TRUE(ju64(jget(d, "seq"), &seq));
+			r[n].seq = seq;
+			ASSERT_TRUE(ju64(jget(d, "group"), &g));
+			ASSERT_GT(TOPDOWN_MAX_GROUPS, g);
+			r[n].flags = g << TOPDOWN_REC_GROUP_SHIFT;
+			b = jget(d, "rotated");
+			if (b && b->t == J_BOOL && b->b)
+				r[n].flags |= TOPDOWN_REC_ROTATED;
+			b = jget(d, "first");
+			if (b && b->t == J_BOOL && b->b)
+				r[n].flags |= TOPDOWN_REC_FIRST;
+			for (uint32_t j = 0; g < cfg->nr_groups && j < cfg->groups[g].nr_events; j++) {
+				const char *name = sim_ev[cfg->groups[g].events[j]];
+
+				if (ju64(jget(jget(d, "counts"), name), &v))
+					r[n].delta[j] = v;
+				else
+					r[n].flags |= 1u << j;
+			}
+			if (cpu == cpu_of_interest && r[n].flags & TOPDOWN_REC_FIRST)
+				(*firsts)++;
+			n++;
+		}
+		qsort(r, n, sizeof(*r), cmp_seq);
+		memset(&sums, 0, sizeof(sums));
+		td_grp_check(cfg, r, n, &sums);
+		EXPECT_EQ(0, sums.bad) TH_LOG("cpu %d: %llu records break the rotation rules",
+					      cpu, (unsigned long long)sums.bad);
+		printf("# cpu %d: %zu records, %llu group changes\n", cpu, n,
+		       (unsigned long long)sums.changes);
+		*changes += sums.changes;
+	}
+	free(r);
+}
+
+static const struct crew *hotplug_crew;
+
+/* The crew on @cpus (a CPU bitmask: 1 or every CPU). */
+static void crew_affinity(const struct crew *c, bool cpu0_only)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (!cpu0_only || !cpu)
+			CPU_SET(cpu, &set);
+	for (int i = 0; i < c->n; i++)
+		sched_setaffinity(c->pid[i], sizeof(set), &set);
+}
+
+/* Wait until STATUS says CPU 1 counts; the time it took in *ns, or -1. */
+static int wait_counting(int cpu, uint64_t *ns)
+{
+	struct topdown_cpu_stats st[MAX_CPUS];
+	struct topdown_status s;
+	uint64_t t0 = td_now_ns();
+	int fd = open(TOPDOWN_DEVICE, O_RDONLY), ret = -1;
+
+	for (int tries = 0; fd >= 0 && tries < 20000; tries++) {
+		if (!td_status(fd, &s, st, MAX_CPUS) && (int)s.nr_stats > cpu &&
+		    st[cpu].flags & TOPDOWN_CPU_COUNTING) {
+			ret = 0;
+			break;
+		}
+		usleep(200);
+	}
+	*ns = td_now_ns() - t0;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * CPU 1 offline and online twice while the crew runs. A CPU that comes
+ * online counts from when the module has armed it (a work item, after
+ * the CPU is up: the header's STATUS note, "just back online and not
+ * armed yet"); what tasks do there before is in no record, so the crew
+ * stays on CPU 0 until STATUS says CPU 1 counts, and the exact counts
+ * remain exact. The wait is printed.
+ */
+static void hotplug_during(uint64_t run_ns)
+{
+	static const int at_ms[] = { 250, 500, 650, 800 };
+	uint64_t t0 = td_now_ns(), armed_ns;
+
+	for (int k = 0; k < 4; k++) {
+		uint64_t when = t0 + at_ms[k] * run_ns / 1000;
+		int64_t wait = (int64_t)(when - td_now_ns());
+		bool on = k % 2;
+
+		if (wait > 0)
+			usleep(wait / 1000);
+		if (on)
+			crew_affinity(hotplug_crew, true);
+		if (td_set_online(1, on))
+			printf("# CPU 1 %s: %s\n", on ? "online" : "offline",
+			       strerror(errno));
+		if (!on)
+			continue;
+		if (wait_counting(1, &armed_ns))
+			printf("# CPU 1 online: not counting after %.1f ms\n", armed_ns / 1e6);
+		else
+			printf("# CPU 1 online: counting after %.2f ms\n", armed_ns / 1e6);
+		crew_affinity(hotplug_crew, false);
+	}
+}
+
+static void sim_run(struct __test_metadata *_metadata, bool hotplug,
+		    struct zdist *all)
+{
+	/* Guest time under -icount costs about 25 times its length. */
+	uint64_t run_ns = td_env_long("TD_EST_SIM_MS", getenv("TD_ICOUNT") ? 1000 : 3000) *
+			  1000000ull;
+	struct topdown_config cfg;
+	struct zdist zd = { 0 };
+	struct jv *rep, *dump;
+	int type, fd, firsts, ncpu;
+	uint64_t changes;
+	struct crew c;
+
+	type = sim_setup_module();
+	ASSERT_LT(0, type) TH_LOG("td_pmusim and topdown_hooks: %s", strerror(-type));
+	sim_config(&cfg, type);
+	fd = open(TOPDOWN_DEVICE, O_RDWR);
+	ASSERT_LE(0, fd);
+	ncpu = td_nr_cpus(fd);
+	ASSERT_LT(0, ncpu);
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg)) TH_LOG("CONFIGURE: %s",
+								   strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_START)) TH_LOG("START: %s", strerror(errno));
+	ASSERT_EQ(0, crew_spawn(&c, SIM_TASKS, sim_setup, sim_work, run_ns));
+	hotplug_crew = &c;
+	ASSERT_EQ(0, record_crew(&c, hotplug ? DIR "/hotplug.td" : DIR "/sim.td", &rep,
+				 &dump, hotplug ? hotplug_during : NULL, run_ns, true));
+	td_set_online(1, 1);
+	ioctl(fd, TOPDOWN_IOC_STOP);
+	close(fd);
+	for (int i = 0; i < c.n; i++) {
+		const struct jv *row = report_row(rep, c.pid[i]);
+		int p0 = sim_profile(i, false), p1 = sim_profile(i, true);
+		uint64_t runtime, meas[SIM_POOL];
+		char task[48];
+
+		snprintf(task, sizeof(task), "%s%d/%d", sim_kind[i % 4], i, c.pid[i]);
+		measured_time(dump, c.pid[i], sim_ev, SIM_POOL, &runtime, meas);
+		ASSERT_LT(0, runtime) TH_LOG("%s: no slice in the dump", task);
+		print_group_rates(dump, c.pid[i], task, sim_ev[0], SIM_GROUPS);
+		for (int e = 0; e < SIM_POOL; e++) {
+			double truth = (double)c.res[i].v[0] * sim_rate(p0, e) +
+				       (double)c.res[i].v[1] * sim_rate(p1, e);
+
+			check_count(_metadata, task, row, sim_ev[e], truth, 0,
+				    (double)meas[e] / runtime, e > 0, &zd);
+		}
+	}
+	print_dist(hotplug ? "pmusim across hotplug" : "pmusim", &zd);
+	EXPECT_LE(SIM_TASKS * (SIM_POOL - 1), zd.n);
+	all->n += zd.n;
+	all->within1 += zd.within1;
+	all->within2 += zd.within2;
+	all->sum += zd.sum;
+	all->max = zd.max > all->max ? zd.max : all->max;
+	check_groups(_metadata, dump, &cfg, ncpu < MAX_CPUS ? ncpu : MAX_CPUS, 1,
+		     &firsts, &changes);
+	EXPECT_LT(SIM_GROUPS, changes);
+	if (hotplug) {
+		/* Two onlines: CPU 1 began again (with group 0) twice. */
+		EXPECT_LE(2, firsts) TH_LOG("CPU 1 restarted %d times", firsts);
+	}
+	jfree(rep);
+	jfree(dump);
+}
+
+/*
+ * Both runs, one after the other (each on a fresh collection): the
+ * distribution is judged on their estimates together, about 64 distinct
+ * ones (the events of one group of a one-profile task are proportional:
+ * their |z| are equal), which is what its bounds need.
+ */
+TEST_F_TIMEOUT(est, pmusim_rates_phases_and_hotplug, 900)
+{
+	bool hotplug = !access("/sys/devices/system/cpu/cpu1/online", W_OK);
+	struct zdist all = { 0 };
+	double mean;
+
+	self->sim = true;
+	sim_run(_metadata, false, &all);
+	if (hotplug) {
+		unload_topdown();
+		sim_run(_metadata, true, &all);
+	} else {
+		printf("# CPU 1 cannot go offline here: no run across hotplug\n");
+	}
+	print_dist("pmusim, all runs", &all);
+	ASSERT_LT(0, all.n);
+	mean = all.sum / all.n;
+	EXPECT_LE(MIN_WITHIN2, (double)all.within2 / all.n);
+	EXPECT_GE(MAX_MEAN_Z, mean);
+	EXPECT_LE(MIN_MEAN_Z, mean);
 }
 
 TEST_HARNESS_MAIN
