@@ -84,8 +84,8 @@ def test_list(tmp):
            "\n".join(diffs) + out + err)
     rc, out, err = run("list", "--root", os.path.join(fx, "skylake_server"), "--csv",
                        "--events", "nope")
-    ok(rc == 1 and out == "" and err.startswith("tdctl: Error: ") and "nope" in err,
-       "list --csv with a bad --events: plain error on stderr, no CSV", out + err)
+    ok(rc == 2 and out == "" and err.startswith("tdctl: Error: ") and "nope" in err,
+       "list --csv with a bad --events: a usage error (exit 2) on stderr, no CSV", out + err)
 
 
 def test_decode():

@@ -538,7 +538,11 @@ int do_list(int argc, char **argv)
 	}
 	ps = set ? td_set_find(set) : NULL;
 	if (td_plan_for(ci, set, &plan, err, sizeof(err)) && !ps) {
-		p_err("%s", err);
+		/* No such set: the value of -s is wrong (a usage error). */
+		if (set)
+			p_usage_error("%s", err);
+		else
+			p_err("%s", err);
 		td_cpu_info_free(ci);
 		return -1;
 	}
