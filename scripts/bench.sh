@@ -25,6 +25,8 @@
 #                       (default 5000 and 1000)
 #   TD_BENCH_REPEATS_ARM64, TD_BENCH_REPEATS_X86_64 (default 5 and 15)
 #   TD_BENCH_READER     0 to skip the reader measurements
+#   TD_BENCH_ONLY       groups: in the guests, only the baseline and the event
+#                       group modes (selftests/bench/guest_bench.sh)
 #   TD_BENCH_RECORDS    records of the reader's large files (default 4000000)
 #   TD_BENCH_NCG        records of the smaller callgrind file (default 50000;
 #                       the other has twice as many)
@@ -79,11 +81,16 @@ fi
 # ------------------------------------------------------------------ guests
 # The guests run for minutes; run a snapshot of the runner so that an edit
 # of selftests/vm/run meanwhile cannot break a run in progress (bash reads
-# a script as it goes). The snapshot's build/ is the real one.
+# a script as it goes; it sources scripts/series.sh and may run
+# selftests/vm/hang-dump). The snapshot's
+# build/ is the real one.
 SNAP=$(mktemp -d /tmp/td-bench-runner.XXXXXX)
 trap 'rm -rf "$SNAP"' EXIT
 mkdir -p "$SNAP/selftests/vm"
+mkdir -p "$SNAP/scripts"
 cp selftests/vm/run "$SNAP/selftests/vm/run"
+cp scripts/series.sh "$SNAP/scripts/series.sh"
+cp selftests/vm/hang-dump "$SNAP/selftests/vm/hang-dump"
 ln -s "$ROOT/build" "$SNAP/build"
 GUEST_ARGS=()
 ICOUNT_ARGS=()
@@ -99,6 +106,7 @@ run_guest() {
         --append "isolcpus=1 nowatchdog" \
         --log "$OUT/console-$arch.log" --add "build/$arch/bench" --add "$OUT/stage/$arch/perf" -- \
         env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" TD_BENCH_PERF=/add/perf/perf \
+        TD_BENCH_ONLY="${TD_BENCH_ONLY:-}" \
         /add/bench/guest_bench.sh \
         >"$OUT/guest-$arch.log" 2>&1 || rc=$?
     if [ $rc != 0 ]; then

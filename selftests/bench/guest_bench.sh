@@ -8,7 +8,8 @@
 # TD_BENCH_CPU (the CPU both tasks share), TD_BENCH_RING (ring bytes),
 # TD_BENCH_PERF (the perf tool, default: perf on PATH; the perf stat modes
 # say SKIP without it), TD_BENCH_SPIN (loop iterations of the accuracy
-# workload).
+# workload), TD_BENCH_ONLY=groups (only the baseline, the event group
+# modes and baseline-end: the rotation's cost in a few minutes).
 D=$(dirname "$0")
 B=$D/tdbench
 N=${TD_BENCH_ROUNDS:-20000}
@@ -179,20 +180,61 @@ aarch64)
 	ONE=0:0x0
 	MAX=0:0x0,0:0x1,$t:0x23,$t:0x24,$t:0x3a,$t:0x3b,$t:0x3f,1:0x0
 	SEVEN=0:0x0,0:0x1,$t:0x23,$t:0x24,$t:0x3a,$t:0x3b,$t:0x3f
+	# Event groups (perf's syntax for tdctl load -e): two groups of four
+	# with the anchors in both, and the first alone.
+	G1=cycles,instructions,r23,r24
+	G2=cycles,instructions,r3a,r3b
 	;;
 *)
 	# No PMU in the x86-64 guest: eight software events.
 	ONE=1:0x0
 	MAX=1:0x0,1:0x1,1:0x2,1:0x3,1:0x4,1:0x5,1:0x6,1:0x7
 	SEVEN=
+	G1=cpu-clock,task-clock,page-faults,context-switches
+	G2=cpu-clock,task-clock,cpu-migrations,minor-faults
 	;;
 esac
+
+# 2c. event groups (issue 20): one group of four events, then two groups
+# of four rotated at the default interval and at the shortest one. The
+# probe reads the running group's counters only, so a switch costs what
+# it costs with one group; what rotation adds is the group changes (a
+# work item on the CPU: two more switches and the disable/enable of the
+# counters), amortised over the switches.
+groups_modes() {
+	if tdctl load -e "{$G1}" --ring-size "$RING" >/tmp/load.out 2>&1; then
+		run groups-one --td-stats
+		tdctl unload >/dev/null || fail "tdctl unload"
+	else
+		cat /tmp/load.out
+		fail "tdctl load -e {$G1}"
+	fi
+	for m in "groups-rot:" "groups-rot-fast:--rotate 1"; do
+		# shellcheck disable=SC2086 # the options are words
+		if tdctl load -e "{$G1},{$G2}" ${m#*:} --ring-size "$RING" >/tmp/load.out 2>&1; then
+			rms=$(tdctl --json status | sed -n 's/.*"rotate_ms":\([0-9]*\).*/\1/p' | head -n 1)
+			echo "@@BENCH-GROUPS {\"mode\":\"${m%%:*}\",\"groups\":\"{$G1},{$G2}\",\"rotate_ms\":${rms:-null}}"
+			run "${m%%:*}" --td-stats
+			tdctl unload >/dev/null || fail "tdctl unload"
+		else
+			cat /tmp/load.out
+			fail "tdctl load -e {$G1},{$G2} ${m#*:}"
+		fi
+	done
+}
 
 echo "@@BENCH-META {\"arch\":\"$(uname -m)\",\"kernel\":\"$(uname -r)\",\"rounds\":$N,\"repeats\":$R,\"cpu\":$CPU,\"nr_cpus\":$(grep -c ^processor /proc/cpuinfo)}"
 echo "@@BENCH-LOOP $("$B" loop 20000000)"
 
 # 1. module not loaded
 run baseline
+
+if [ "${TD_BENCH_ONLY:-}" = groups ]; then
+	echo '@@BENCH-ONLY {"only":"groups"}'
+	groups_modes
+	run baseline-end
+	exit $rc
+fi
 
 # 2. the default set, chosen by tdctl as a user would get it
 if tdctl load --ring-size "$RING" >/tmp/load.out 2>&1; then
@@ -225,6 +267,8 @@ else
 	fail "tdctl load"
 	DEF=$ONE
 fi
+
+groups_modes
 
 # 2b. the largest named event set the module loads here besides the
 # default one (the BPF backend takes named sets only, not the raw events

@@ -29,6 +29,9 @@ MODES = [
     ("seven", "topdown, 7 hardware events"),
     ("max", "topdown, 8 events (maximum)"),
     ("max-noacct", "  same, probe_time=0"),
+    ("groups-one", "topdown, one group of 4 events"),
+    ("groups-rot", "topdown, 2 groups of 4, rotated"),
+    ("groups-rot-fast", "  same, --rotate 1 (the shortest)"),
     ("perf-task-default", "perf per-task, default set events"),
     ("perf-task-max", "perf per-task, the 8 events"),
     ("perf-cpu-default", "perf CPU-wide group, default set"),
@@ -52,6 +55,9 @@ MODES = [
     ("baseline-end", "module not loaded, at the end"),
 ]
 OPTIONAL = {"seven", "floor-seven"}     # only where a PMU has 7 counters
+# TD_BENCH_ONLY=groups (guest_bench.sh): the modes such a run has.
+ONLY = {"groups": {"baseline", "groups-one", "groups-rot", "groups-rot-fast",
+                   "baseline-end"}}
 # The issue-14 targets: topdown's added cost per switch at most this share
 # of the peer's with the same events.
 TARGET_BPF = 1 / 3
@@ -60,13 +66,14 @@ TARGET_TASK = 1 / 10
 
 def parse_guest(path):
     res = {"modes": {}, "fail": [], "meta": {}, "loop": None, "sets": {},
-           "skip": {}, "acc": [], "perf": {}}
+           "skip": {}, "acc": [], "perf": {}, "groups": {}, "only": None}
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip()
             for tag in ("@@BENCH-META ", "@@BENCH-LOOP ", "@@BENCH-SET ",
                         "@@BENCH-SKIP ", "@@BENCH-ACC ", "@@BENCH-PERF ",
                         "@@BENCH-BPF ", "@@BENCH-BIGSET ", "@@BENCH-FAIL ",
+                        "@@BENCH-GROUPS ", "@@BENCH-ONLY ",
                         "@@BENCH "):
                 i = line.find(tag)
                 if i < 0:
@@ -90,6 +97,10 @@ def parse_guest(path):
                     res["skip"][obj["mode"]] = obj["reason"]
                 elif tag == "@@BENCH-ACC ":
                     res["acc"].append(obj)
+                elif tag == "@@BENCH-GROUPS ":
+                    res["groups"][obj["mode"]] = obj
+                elif tag == "@@BENCH-ONLY ":
+                    res["only"] = obj.get("only")
                 elif tag in ("@@BENCH-PERF ", "@@BENCH-BPF ", "@@BENCH-BIGSET "):
                     res[tag[8:-1].lower()] = obj
                 else:
@@ -123,6 +134,10 @@ def summarise(res):
             s["records"] = sum(m["records"])
             s["lost"] = sum(m["lost"])
             s["probe_calls_per_switch"] = calls / (m["switches"] * len(v))
+        if "rotations" in m:
+            s["rotations"] = sum(m["rotations"])
+            s["rotation_ns"] = sum(m["rotation_ns"])
+            s["switches"] = m["switches"]
         if "counts" in m:
             s["events"] = m["events"]
         if "perf_counts" in m:
@@ -139,8 +154,10 @@ def fmt(x, w=9, p=1):
 def guest_table(arch, res, js):
     meta, s = res["meta"], summarise(res)
     skipped = res["skip"]
+    only = ONLY.get(res["only"])
     missing = [k for k, _ in MODES
-               if k not in s and k not in OPTIONAL and k not in skipped]
+               if k not in s and k not in OPTIONAL and k not in skipped and
+               (only is None or k in only)]
     errors = list(res["fail"]) + [f"mode '{k}' missing" for k in missing]
     for k, v in s.items():
         if v.get("lost"):
@@ -171,6 +188,8 @@ def guest_table(arch, res, js):
     for key, label in MODES:
         v = s.get(key)
         if not v:
+            if only is not None and key not in only:
+                continue
             if key in skipped:
                 print(f"   {label:<40} {'SKIP':>9}  {skipped[key]}")
             elif key not in OPTIONAL:
@@ -233,10 +252,36 @@ def guest_table(arch, res, js):
                                if add("baseline-end") is not None and base else None)
     d["floor_default"] = add("floor-default")
     d["floor_max"] = add("floor-max")
+    # Event groups (issue 20): rotated against one group, same events per
+    # group; one rotation = the extra time of a repeat over one group's,
+    # divided by the group changes in it.
+    a1, ar = add("groups-one"), add("groups-rot")
+    d["groups_rot_vs_one_pct"] = (100.0 * (ar - a1) / a1
+                                  if a1 and ar is not None else None)
+
+    def rotation_cost(k):
+        v, one = s.get(k), s.get("groups-one")
+        if not v or not one or not v.get("rotations"):
+            return None
+        extra = (v["ns_per_switch"] - one["ns_per_switch"]) * v["switches"]
+        return extra / (v["rotations"] / v["repeats"])
+    d["rotation_cost_ns"] = rotation_cost("groups-rot-fast")
+    d["rotation_cost_ns_default_run"] = rotation_cost("groups-rot")
+    rf = s.get("groups-rot-fast") or {}
+    d["rotation_work_ns"] = (rf["rotation_ns"] / rf["rotations"]
+                             if rf.get("rotations") else None)
+    d["rotations_per_repeat"] = {k: s[k]["rotations"] / s[k]["repeats"]
+                                 for k in ("groups-rot", "groups-rot-fast")
+                                 if k in s and "rotations" in s[k]}
+    rms = res["groups"].get("groups-rot", {}).get("rotate_ms")
+    d["default_rotate_ms"] = rms
+    d["rotation_ns_per_s"] = (d["rotation_cost_ns"] * 1000.0 / rms
+                              if d["rotation_cost_ns"] is not None and rms else None)
 
     def line(text, val, unit="ns", target=None):
         if val is None:
-            print(f"   {text:<58} -")
+            if only is None:    # a partial run leaves the others out
+                print(f"   {text:<58} -")
             return
         t = ""
         if target:
@@ -285,6 +330,19 @@ def guest_table(arch, res, js):
          ("< 150", lambda v: v < 150) if icount else None)
     line("probe time accounting (probe_time=1 vs 0), default", d["accounting"])
     line("probe time accounting, 8 events", d["accounting_max"])
+    if "groups-one" in s:
+        line("2 groups of 4 rotated vs one group of 4 (added, default)",
+             d["groups_rot_vs_one_pct"], "%",
+             ("within 2%", lambda v: abs(v) <= 2.0) if icount else None)
+        rpr = d["rotations_per_repeat"]
+        line("one rotation, --rotate 1 run (%.0f changes a repeat)"
+             % rpr.get("groups-rot-fast", 0), d["rotation_cost_ns"])
+        line("one rotation, default run (%.0f changes a repeat)"
+             % rpr.get("groups-rot", 0), d["rotation_cost_ns_default_run"])
+        line("  of which the change itself (rotation_ns)", d["rotation_work_ns"])
+        if d["rotation_ns_per_s"] is not None:
+            line(f"rotation at the default {d['default_rotate_ms']} ms, per CPU-second",
+                 d["rotation_ns_per_s"] / 1000.0, "us/s")
     acc = accuracy_table(res, errors)
     for e in errors:
         print(f"   ERROR: {e}")

@@ -37,7 +37,8 @@
  *   --perf-task SPEC  per-task counters on both tasks (perf stat -p/-t)
  *   --perf-cpu SPEC   one CPU-wide group per online CPU (perf stat -a)
  *   --td-stats     per repeat, the topdown probe statistics of CPU (calls,
- *                  ns, records, lost) from TOPDOWN_IOC_STATUS
+ *                  ns, records, lost; group changes and their time) from
+ *                  TOPDOWN_IOC_STATUS
  *   --sync PREFIX  after the fork, write "PARENT,CHILD" to PREFIX.pids and
  *                  block until something writes to the FIFO PREFIX.go, so
  *                  that a tool can attach to both tasks first (perf stat -p)
@@ -289,6 +290,7 @@ static int cmd_pipe(int argc, char **argv)
 	int task_fd[2][TOPDOWN_MAX_EVENTS], cpu_fd[MAX_CPUS][TOPDOWN_MAX_EVENTS];
 	uint64_t ns[MAX_REPEATS], calls[MAX_REPEATS], pns[MAX_REPEATS];
 	uint64_t recs[MAX_REPEATS], lost[MAX_REPEATS], invol[MAX_REPEATS];
+	uint64_t rots[MAX_REPEATS], rot_ns[MAX_REPEATS];
 	struct ev ev[TOPDOWN_MAX_EVENTS];
 	bool td_stats = false;
 	int tdfd = -1, status;
@@ -418,6 +420,8 @@ static int cmd_pipe(int argc, char **argv)
 			pns[r] = s1.probe_ns - s0.probe_ns;
 			recs[r] = s1.records - s0.records;
 			lost[r] = s1.lost - s0.lost;
+			rots[r] = s1.rotations - s0.rotations;
+			rot_ns[r] = s1.rotation_ns - s0.rotation_ns;
 		}
 	}
 	close(p2c[1]);
@@ -434,6 +438,8 @@ static int cmd_pipe(int argc, char **argv)
 		print_u64_array("probe_ns", pns, (int)repeats);
 		print_u64_array("records", recs, (int)repeats);
 		print_u64_array("lost", lost, (int)repeats);
+		print_u64_array("rotations", rots, (int)repeats);
+		print_u64_array("rotation_ns", rot_ns, (int)repeats);
 		close(tdfd);
 	}
 	if (task_spec || cpu_spec) {

@@ -154,9 +154,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	fuzz_parsed_ok = 1;
-	/* The commands show files with event groups once they read them;
-	 * until then they refuse them (TD_FILE_GROUPS), so only the
-	 * estimator reads those here.
+	/* use() is the tables of a configuration without groups; files
+	 * with event groups go through the estimator (tdctl timeline reads
+	 * every corpus file, groups or not: selftests/host/test_timeline.py).
 	 */
 	if (!f.meta.cfg.nr_groups)
 		use(&f);

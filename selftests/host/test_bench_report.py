@@ -6,7 +6,8 @@ Every mode of guest_bench.sh with a chosen time per switch, so that each
 derived ratio is known: topdown's added cost over that of its BPF backend
 (target <= 1/3) and of per-task perf counting (perf_event_open() and perf
 stat --per-thread, target <= 1/10), met or missed, the BPF backend also
-with the largest named set; modes the guest skipped
+with the largest named set; event groups rotated against one group
+(target within 2%) and the cost of one rotation; modes the guest skipped
 with a reason are no error, a mode neither run nor skipped is; the accuracy
 table sets each tool's count beside perf's of the same run.
 """
@@ -38,8 +39,14 @@ MODES = {
     "set-big": 1700, "bpf-set-big": 4500,   # 700/3500 = 0.20: met
     "floor-empty": 1010, "floor-clock": 1020, "floor-one": 1030,
     "floor-default": 1040, "floor-seven": 1100, "floor-max": 1110,
+    "groups-one": 1200,
+    "groups-rot": 1202,                 # 202/200: +1.00%, within 2%: met
+    "groups-rot-fast": 1300,            # 100 ns x 2000 switches / 100 changes
     "baseline-end": 1000,
 }
+# --td-stats of the group modes: group changes per repeat and their time
+ROTATIONS = {"groups-one": (0, 0), "groups-rot": (4, 4 * 500),
+             "groups-rot-fast": (100, 100 * 500)}
 SKIPPED = {"perf-stat-bpf-default": "perf built without BUILD_BPF_SKEL",
            "perf-stat-bpf-max": "perf built without BUILD_BPF_SKEL"}
 N = 1000000
@@ -55,15 +62,25 @@ def acc(run, tool, n):
                                         "result": res})
 
 
-def guest_log(modes, skipped):
+def guest_log(modes, skipped, only=None):
     meta = {"arch": "aarch64", "kernel": "k", "rounds": ROUNDS, "repeats": 3,
             "cpu": 1, "nr_cpus": 2}
     lines = ["@@BENCH-META " + json.dumps(meta)]
+    if only:
+        lines.append('@@BENCH-ONLY {"only":"%s"}' % only)
+    for m in ("groups-rot", "groups-rot-fast"):
+        lines.append("@@BENCH-GROUPS " + json.dumps({
+            "mode": m, "groups": "{a,b},{a,c}",
+            "rotate_ms": 20 if m == "groups-rot" else 1}))
     for m, ns in modes.items():
-        lines.append("@@BENCH " + json.dumps({"mode": m, "cpu": 1, "rounds": ROUNDS,
-                                              "switches": 2 * ROUNDS,
-                                              "ns": [ns * 2 * ROUNDS] * 3,
-                                              "involuntary": [0, 0, 0]}))
+        o = {"mode": m, "cpu": 1, "rounds": ROUNDS, "switches": 2 * ROUNDS,
+             "ns": [ns * 2 * ROUNDS] * 3, "involuntary": [0, 0, 0]}
+        if m in ROTATIONS:
+            o.update(probe_calls=[2 * ROUNDS] * 3, probe_ns=[1] * 3,
+                     records=[2 * ROUNDS] * 3, lost=[0] * 3,
+                     rotations=[ROTATIONS[m][0]] * 3,
+                     rotation_ns=[ROTATIONS[m][1]] * 3)
+        lines.append("@@BENCH " + json.dumps(o))
     lines.append('@@BENCH-BIGSET {"set":"arm_neoverse_n2","events":"8:0x11,8:0x3a"}')
     for m, why in skipped.items():
         lines.append("@@BENCH-SKIP " + json.dumps({"mode": m, "reason": why}))
@@ -72,11 +89,11 @@ def guest_log(modes, skipped):
     return "\n".join(lines) + "\n"
 
 
-def report(modes, skipped):
+def report(modes, skipped, only=None):
     with tempfile.TemporaryDirectory() as d:
         log, out = os.path.join(d, "guest.log"), os.path.join(d, "bench.json")
         with open(log, "w") as f:
-            f.write(guest_log(modes, skipped))
+            f.write(guest_log(modes, skipped, only))
         p = subprocess.run([sys.executable, REPORT, "--out", out,
                             "--guest", "arm64=" + log, "--icount", "arm64"],
                            capture_output=True, text=True)
@@ -127,6 +144,29 @@ def main():
     a = js.get("arm64", {}).get("accuracy", [])
     ok(len(a) == 4 and a[0]["counts"] == {"cycles": 2000900, "instructions": 2000900},
        "bench.json: the accuracy rows", json.dumps(a, indent=1))
+
+    # event groups: rotated vs one group, the cost of one rotation
+    for name, val, tail in (
+            ("2 groups of 4 rotated vs one group of 4 (added, default)", "1.00 %",
+             "target within 2%  MET"),
+            ("one rotation, --rotate 1 run (100 changes a repeat)", "2000.00 ns", ""),
+            ("one rotation, default run (4 changes a repeat)", "1000.00 ns", ""),
+            ("of which the change itself (rotation_ns)", "500.00 ns", ""),
+            ("rotation at the default 20 ms, per CPU-second", "100.00 us/s", "")):
+        r = row(text, name)
+        ok(r.startswith(val) and r.endswith(tail),
+           f"groups: '{name}': {val} {tail}", r or text)
+    d = js.get("arm64", {}).get("derived", {})
+    ok(abs((d.get("groups_rot_vs_one_pct") or 0) - 1.0) < 1e-9 and
+       abs((d.get("rotation_cost_ns") or 0) - 2000) < 1e-9 and
+       abs((d.get("rotation_ns_per_s") or 0) - 100000) < 1e-6,
+       "bench.json: the group figures", json.dumps(d, indent=1))
+    # TD_BENCH_ONLY=groups: only those modes are required
+    rc, text, js = report({k: v for k, v in MODES.items()
+                           if k.startswith("groups-") or k.startswith("baseline")},
+                          {}, only="groups")
+    ok(rc == 0 and "MISSING" not in text and "1.00 %" in text,
+       "TD_BENCH_ONLY=groups: the baseline and the group modes, no error", text)
 
     # a mode that neither ran nor was skipped is an error
     modes = dict(MODES)

@@ -209,6 +209,17 @@ def test_cli(tmp):
                        "--module does not apply to --backend bpf"),
                       (("load", "--backend", "bpf", "--overwrite"),
                        "--overwrite is not available with the BPF backend"),
+                      # event groups (issue 20): the BPF backend has none
+                      (("load", "--backend", "bpf", "--level", "2"),
+                       "event groups are not available with the BPF backend"),
+                      (("load", "--backend", "bpf", "-M", "TopdownL2"),
+                       "event groups are not available with the BPF backend"),
+                      (("load", "--backend", "bpf", "-e",
+                        "{cpu-clock,task-clock},{cpu-clock,page-faults}"),
+                       "event groups are not available with the BPF backend"),
+                      (("load", "--backend", "bpf", "-e", "{cpu-clock,task-clock}",
+                        "--rotate", "10"),
+                       "event groups are not available with the BPF backend"),
                       (("load", "--set", "bogus"), "unknown event set 'bogus'")):
         rc, out, err = run(*args)
         ok(rc == 2 and msg in out + err and "see 'tdctl load --help'" in err and
@@ -246,6 +257,15 @@ def test_not_running(tmp):
        "event set:" in out,
        "load without the module: what would run (--backend bpf|auto), exit 3",
        out + err)
+    # auto with event groups: the module cannot load, the BPF backend has
+    # no groups: neither can run this, exit 3 and why
+    rc, out, err = run("load", "--backend", "auto", "-e",
+                       "{cpu-clock,task-clock},{cpu-clock,page-faults}")
+    ok(rc == 3 and "--backend auto: the module did not load, and event groups "
+       "are not available with the BPF backend" in err and "event set:" in out and
+       not os.path.exists("/sys/fs/bpf/topdown"),
+       "load --backend auto with event groups, no module: neither backend can "
+       "run it, exit 3 and why", out + err)
     rc, out, err = run("load", "--json")
     doc = json.loads(out) if out.startswith("{") else {}
     ok(rc == 3 and "not found" in (doc.get("error") or "") and doc.get("run"),

@@ -541,6 +541,13 @@ int do_load(int argc, char **argv)
 		p_usage_error("--module does not apply to --backend bpf");
 		return -1;
 	}
+	/* Groups on the BPF backend: a command line it cannot honour. */
+	if (backend == TD_BACKEND_BPF &&
+	    (sel.level > 1 || sel.metric_groups || rotate ||
+	     strpbrk(events, "{}"))) {
+		p_usage_error("%s", td_bpf_no_groups);
+		return -1;
+	}
 
 	/* Choose the events first: a wrong --set or --events changes nothing. */
 	if (choose_plan(set, events, &sel, &plan))
@@ -551,7 +558,7 @@ int do_load(int argc, char **argv)
 	}
 	plan.rotate_ms = (unsigned int)rotate;
 	if (plan.nr_groups && backend == TD_BACKEND_BPF) {
-		p_err("%s", td_bpf_no_groups);
+		p_usage_error("%s", td_bpf_no_groups);
 		return -1;
 	}
 
@@ -574,8 +581,12 @@ int do_load(int argc, char **argv)
 				"--backend auto: neither backend can run";
 
 			if (plan.nr_groups) {
-				p_err("the module did not load, and %s", td_bpf_no_groups);
-				return -1;
+				char msg[640];
+
+				snprintf(msg, sizeof(msg),
+					 "--backend auto: the module did not load, and %s",
+					 td_bpf_no_groups);
+				return td_explain_not_running(msg);
 			}
 			if (td_bpf_usable(why, sizeof(why)))
 				return td_explain_not_running(none);

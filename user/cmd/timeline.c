@@ -81,7 +81,12 @@ static const char timeline_desc[] =
 
 /* Where the records come from: a checked record file or a live buffer. */
 struct tl_src {
-	const struct topdown_config *cfg;
+	/* The configuration as the records show it (td_view_cfg_init()):
+	 * without rotation, cfg's events in delta order and dec; with
+	 * rotated groups, the pool, its groups and their decoders (gd).
+	 */
+	const struct td_view_cfg *vc;
+	const struct topdown_config *cfg;	/* &vc->cfg */
 	uint32_t nr_cpus;
 	const uint64_t *lost;		/* per CPU, NULL: none known */
 	uint64_t start_ns, stop_ns, start_realtime_ns;
@@ -121,6 +126,12 @@ struct tl_thread {
 	bool in_bucket;
 	uint64_t bucket;
 	uint64_t sum[TOPDOWN_MAX_EVENTS];
+	/* rotated groups: per group, its slices' summed deltas and time in
+	 * the interval; the thread's time in it (every slice)
+	 */
+	uint64_t gsum[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
+	uint64_t gtime[TOPDOWN_MAX_GROUPS];
+	uint64_t time;
 };
 
 struct tl_threads {
@@ -220,8 +231,13 @@ struct tl_cslice {
 struct tl_out {
 	struct td_buf b;
 	uint64_t base;			/* ns of ts 0 */
-	char ev_json[TOPDOWN_MAX_EVENTS][6 * TOPDOWN_NAME_LEN + 4];
-	int ev_len[TOPDOWN_MAX_EVENTS];
+	char ev_json[TOPDOWN_MAX_POOL][6 * TOPDOWN_NAME_LEN + 4];
+	int ev_len[TOPDOWN_MAX_POOL];
+	/* rotated groups: the home group of each counter series (-1: none
+	 * computes it), the decoders (NULL: raw counts only)
+	 */
+	const struct td_gdecoder *gd;
+	int series_group[TL_SERIES];
 	/* counts */
 	uint64_t slices, short_skipped, outside, clipped, lost_events;
 	uint64_t counters;
@@ -266,16 +282,17 @@ static void put_num(struct td_buf *b, double v)
 		td_buf_g17(b, v);
 }
 
+/* The counter series: IPC and the TopDown Level 1 fractions. */
+static const char *const series_names[TL_SERIES] = {
+	"ipc", "retiring", "bad_speculation", "frontend_bound",
+	"backend_bound",
+};
+
 /* The series of a metric (0: IPC, 1-4: the fractions), or -1. */
 static int series_of(const char *name)
 {
-	static const char *const names[TL_SERIES] = {
-		"ipc", "retiring", "bad_speculation", "frontend_bound",
-		"backend_bound",
-	};
-
 	for (int i = 0; i < TL_SERIES; i++)
-		if (!strcmp(name, names[i]))
+		if (!strcmp(name, series_names[i]))
 			return i;
 	return -1;
 }
@@ -302,6 +319,106 @@ static void put_lost(struct tl_out *o, uint32_t cpu, uint64_t ns,
 	o->lost_events++;
 }
 
+/* ,"metrics":{...}: the valid, finite metrics of m. */
+static void put_metrics(struct td_buf *b, const struct td_metrics *m)
+{
+	bool any = false;
+
+	put_str(b, ",\"metrics\":{");
+	for (int i = 0; i < m->n; i++) {
+		if (!m->m[i].valid || !isfinite(m->m[i].value))
+			continue;
+		if (any)
+			td_buf_char(b, ',');
+		any = true;
+		td_buf_char(b, '"');
+		put_str(b, m->m[i].name);
+		put_str(b, "\":");
+		put_num(b, m->m[i].value);
+	}
+	td_buf_char(b, '}');
+}
+
+/*
+ * ,"counts":{...}: delta[j] for j < n under the name of pool entry
+ * pool[j] (pool NULL: entry j, a configuration without rotation), null
+ * where its error bit says it could not be read.
+ */
+static void put_counts(struct tl_out *o, const struct topdown_record *r,
+		       const __u8 *pool, uint32_t n)
+{
+	struct td_buf *b = &o->b;
+
+	put_str(b, ",\"counts\":{");
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t p = pool ? pool[j] : j;
+
+		if (p >= TOPDOWN_MAX_POOL)
+			continue;	/* the file parser refuses these */
+		if (j)
+			td_buf_char(b, ',');
+		td_buf_mem(b, o->ev_json[p], (size_t)o->ev_len[p]);
+		td_buf_char(b, ':');
+		if (r->flags & (1u << j))
+			put_str(b, "null");	/* unreadable */
+		else
+			td_buf_u64(b, r->delta[j], 0);
+	}
+	td_buf_char(b, '}');
+}
+
+/* Group g's metrics from its deltas (delta[j]: its j-th event). */
+static void group_decode(const struct td_gdecoder *gd, uint32_t g,
+			 const uint64_t *delta, struct td_metrics *m)
+{
+	m->n = 0;
+	if (gd && g < (uint32_t)gd->nr_groups)
+		td_gdecode(gd, (int)g, delta, m);
+}
+
+/*
+ * Rotated groups: the slice's group (TOPDOWN_REC_GROUP(); for a rotated
+ * slice, which no group measured, the group its CPU moved to), its name,
+ * the counts of that group's events by pool name (null: unreadable) and
+ * the metrics that group computes from them alone; none for a rotated
+ * slice, nor for one with an unreadable counter.
+ */
+static void put_group_slice(struct tl_out *o, const struct tl_src *s,
+			    const struct topdown_record *r)
+{
+	struct td_buf *b = &o->b;
+	uint32_t g = TOPDOWN_REC_GROUP(r->flags);
+	const struct topdown_group *grp;
+	uint64_t delta[TOPDOWN_MAX_EVENTS];
+	struct td_metrics m;
+
+	if (g >= s->cfg->nr_groups || g >= TOPDOWN_MAX_GROUPS) {
+		/* the file parser refuses these */
+		put_str(b, ",\"group\":null,\"counts\":{}");
+		return;
+	}
+	grp = &s->cfg->groups[g];
+	put_str(b, ",\"group\":");
+	td_buf_u64(b, g, 0);
+	if (o->gd) {
+		put_str(b, ",\"group_name\":");
+		put_jstr(b, o->gd->g[g].name, sizeof(o->gd->g[g].name));
+	}
+	if (r->flags & TOPDOWN_REC_ROTATED) {
+		put_str(b, ",\"rotated\":true,\"counts\":{}");
+		return;
+	}
+	put_counts(o, r, grp->events,
+		   grp->nr_events < TOPDOWN_MAX_EVENTS ? grp->nr_events :
+		   TOPDOWN_MAX_EVENTS);
+	if (!o->gd || (r->flags & TOPDOWN_REC_ERROR_MASK))
+		return;
+	for (int j = 0; j < TOPDOWN_MAX_EVENTS; j++)
+		delta[j] = r->delta[j];
+	group_decode(o->gd, g, delta, &m);
+	put_metrics(b, &m);
+}
+
 /* One slice: its X event on the CPU track and its thread's C event. */
 static void put_slice(struct tl_out *o, const struct tl_src *s,
 		      const struct td_decoder *dec,
@@ -311,7 +428,6 @@ static void put_slice(struct tl_out *o, const struct tl_src *s,
 	const char *cg = s->cgroup_paths && r->cgroup_id ?
 			 td_cgroup_path(r->cgroup_id) : NULL;
 	struct td_metrics m;
-	bool any = false;
 
 	put_str(b, ",\n{\"ph\":\"X\",\"pid\":");
 	td_buf_u64(b, TL_CPU_PID, 0);
@@ -341,75 +457,87 @@ static void put_slice(struct tl_out *o, const struct tl_src *s,
 		put_str(b, ",\"preempted\":true");
 	if (r->flags & TOPDOWN_REC_FIRST)
 		put_str(b, ",\"first\":true");
-	put_str(b, ",\"counts\":{");
-	for (uint32_t e = 0; e < s->cfg->nr_events; e++) {
-		if (e)
-			td_buf_char(b, ',');
-		td_buf_mem(b, o->ev_json[e], (size_t)o->ev_len[e]);
-		td_buf_char(b, ':');
-		if (r->flags & (1u << e))
-			put_str(b, "null");	/* unreadable */
-		else
-			td_buf_u64(b, r->delta[e], 0);
+	if (s->vc->rotated) {
+		put_group_slice(o, s, r);
+		put_str(b, "}}");
+		o->slices++;
+		return;
 	}
-	td_buf_char(b, '}');
+	put_counts(o, r, NULL, s->cfg->nr_events);
 	if (dec) {
 		uint64_t cnt[TOPDOWN_MAX_EVENTS];
 
 		for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
 			cnt[e] = r->delta[e];
 		td_decode(dec, cnt, &m);
-		put_str(b, ",\"metrics\":{");
-		for (int i = 0; i < m.n; i++) {
-			if (!m.m[i].valid || !isfinite(m.m[i].value))
-				continue;
-			if (any)
-				td_buf_char(b, ',');
-			any = true;
-			td_buf_char(b, '"');
-			put_str(b, m.m[i].name);
-			put_str(b, "\":");
-			put_num(b, m.m[i].value);
-		}
-		td_buf_char(b, '}');
+		put_metrics(b, &m);
 	}
 	put_str(b, "}}");
 	o->slices++;
 }
 
 /* Does r's thread get a counter track? Not the idle task, nor a slice
- * with an unreadable counter.
+ * with an unreadable counter. With rotated groups every slice of a
+ * thread goes to put_counters(), which counts those that no group
+ * measured in the thread's time only.
  */
-static bool has_counters(const struct topdown_record *r)
+static bool has_counters(const struct tl_src *s, const struct topdown_record *r)
 {
 	return r->pid && !(r->flags & TOPDOWN_REC_IDLE) &&
-	       !(r->flags & TOPDOWN_REC_ERROR_MASK);
+	       (s->vc->rotated || !(r->flags & TOPDOWN_REC_ERROR_MASK));
 }
 
-/* A counter event of thread tgid/tid at ns: the series m has. */
+#define TL_ALL_SERIES	((1u << TL_SERIES) - 1)
+
+/* Rotated groups: the series whose home is group g (a mask). */
+static unsigned int group_series(const struct tl_out *o, uint32_t g)
+{
+	unsigned int mask = 0;
+
+	for (int k = 0; k < TL_SERIES; k++)
+		if (o->series_group[k] == (int)g)
+			mask |= 1u << k;
+	return mask;
+}
+
+/* A counter event of thread tgid/tid at ns, named "tid N" and the rest
+ * of its name (with the closing quote, and more fields), up to its args.
+ */
+static void put_counter_head(struct tl_out *o, uint32_t tgid, uint32_t tid,
+			     uint64_t ns, const char *name_rest)
+{
+	struct td_buf *b = &o->b;
+
+	put_str(b, ",\n{\"ph\":\"C\",\"pid\":");
+	td_buf_u64(b, tgid, 0);
+	put_str(b, ",\"tid\":");
+	td_buf_u64(b, tid, 0);
+	put_str(b, ",\"ts\":");
+	put_us(o, ns);
+	put_str(b, ",\"name\":\"tid ");
+	td_buf_u64(b, tid, 0);
+	put_str(b, name_rest);
+	put_str(b, ",\"args\":{");
+}
+
+/* A counter event of thread tgid/tid at ns: the series of mask m has. */
 static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
-			uint64_t ns, const struct td_metrics *m)
+			uint64_t ns, const struct td_metrics *m,
+			unsigned int mask)
 {
 	struct td_buf *b = &o->b;
 	bool any = false;
 
 	for (int i = 0; i < m->n; i++) {
-		if (!m->m[i].valid || !isfinite(m->m[i].value) ||
-		    series_of(m->m[i].name) < 0)
+		int k = series_of(m->m[i].name);
+
+		if (!m->m[i].valid || !isfinite(m->m[i].value) || k < 0 ||
+		    !(mask & 1u << k))
 			continue;
-		if (!any) {
-			put_str(b, ",\n{\"ph\":\"C\",\"pid\":");
-			td_buf_u64(b, tgid, 0);
-			put_str(b, ",\"tid\":");
-			td_buf_u64(b, tid, 0);
-			put_str(b, ",\"ts\":");
-			put_us(o, ns);
-			put_str(b, ",\"name\":\"tid ");
-			td_buf_u64(b, tid, 0);
-			put_str(b, "\",\"args\":{");
-		} else {
+		if (!any)
+			put_counter_head(o, tgid, tid, ns, "\"");
+		else
 			td_buf_char(b, ',');
-		}
 		any = true;
 		td_buf_char(b, '"');
 		put_str(b, m->m[i].name);
@@ -422,12 +550,13 @@ static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
 	}
 }
 
-/* --counters change: did a series of m move by more than threshold
- * (absolute for the fractions, relative for IPC) since t's last event,
- * or appear or go? Then t remembers m's values.
+/* --counters change: did a series of m (of those in mask: with rotated
+ * groups, the series of the group that measured the slice) move by more
+ * than threshold (absolute for the fractions, relative for IPC) since
+ * t's last event, or appear or go? Then t remembers m's values.
  */
 static bool changed(struct tl_thread *t, const struct td_metrics *m,
-		    double threshold)
+		    double threshold, unsigned int mask)
 {
 	double v[TL_SERIES];
 	unsigned int has = 0;
@@ -436,7 +565,8 @@ static bool changed(struct tl_thread *t, const struct td_metrics *m,
 	for (int i = 0; i < m->n; i++) {
 		int k = series_of(m->m[i].name);
 
-		if (k < 0 || !m->m[i].valid || !isfinite(m->m[i].value))
+		if (k < 0 || !(mask & 1u << k) || !m->m[i].valid ||
+		    !isfinite(m->m[i].value))
 			continue;
 		v[k] = m->m[i].value;
 		has |= 1u << k;
@@ -446,12 +576,12 @@ static bool changed(struct tl_thread *t, const struct td_metrics *m,
 		    (k ? threshold : threshold * fabs(t->last[k])))
 			moved = true;
 	}
-	if (!moved && has == t->written)
+	if (!moved && has == (t->written & mask))
 		return false;
 	for (int k = 0; k < TL_SERIES; k++)
 		if (has & 1u << k)
 			t->last[k] = v[k];
-	t->written = has;
+	t->written = (t->written & ~mask) | has;
 	return true;
 }
 
@@ -464,6 +594,52 @@ static int by_start(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/*
+ * Rotated groups, --counters interval: each series of t's interval from
+ * the slices of its home group in the interval (the ratio of that group's
+ * summed counts, as report computes a metric; left out where the group
+ * measured none of them), then "tid N coverage": the share of the
+ * thread's time in the interval that each group measured.
+ */
+static void flush_groups(struct tl_out *o, struct tl_thread *t, uint64_t ns)
+{
+	const struct td_gdecoder *gd = o->gd;
+	struct td_buf *b = &o->b;
+	struct td_metrics all = { 0 }, m;
+	uint32_t tid = (uint32_t)t->key;
+
+	for (int g = 0; g < gd->nr_groups; g++) {
+		unsigned int mask = group_series(o, (uint32_t)g);
+
+		if (!t->gtime[g] || !mask)
+			continue;
+		group_decode(gd, (uint32_t)g, t->gsum[g], &m);
+		for (int i = 0; i < m.n && all.n < TD_MAX_METRICS; i++) {
+			int k = series_of(m.m[i].name);
+
+			if (k >= 0 && (mask & 1u << k))
+				all.m[all.n++] = m.m[i];
+		}
+	}
+	put_counter(o, (uint32_t)(t->key >> 32), tid, ns, &all, TL_ALL_SERIES);
+	if (t->time) {
+		put_counter_head(o, (uint32_t)(t->key >> 32), tid, ns,
+				 " coverage\",\"cat\":\"coverage\"");
+		for (int g = 0; g < gd->nr_groups; g++) {
+			if (g)
+				td_buf_char(b, ',');
+			put_jstr(b, gd->g[g].name, sizeof(gd->g[g].name));
+			td_buf_char(b, ':');
+			put_num(b, (double)t->gtime[g] / (double)t->time);
+		}
+		put_str(b, "}}");
+		o->counters++;
+	}
+	memset(t->gsum, 0, sizeof(t->gsum));
+	memset(t->gtime, 0, sizeof(t->gtime));
+	t->time = 0;
+}
+
 /* --counters interval: t's interval as one event at its start. */
 static void flush_bucket(struct tl_out *o, const struct td_decoder *dec,
 			 struct tl_thread *t, uint64_t interval_ns)
@@ -472,11 +648,27 @@ static void flush_bucket(struct tl_out *o, const struct td_decoder *dec,
 
 	if (!t->in_bucket)
 		return;
-	td_decode(dec, t->sum, &m);
-	put_counter(o, (uint32_t)(t->key >> 32), (uint32_t)t->key,
-		    o->base + t->bucket * interval_ns, &m);
-	memset(t->sum, 0, sizeof(t->sum));
+	if (o->gd) {
+		flush_groups(o, t, o->base + t->bucket * interval_ns);
+	} else {
+		td_decode(dec, t->sum, &m);
+		put_counter(o, (uint32_t)(t->key >> 32), (uint32_t)t->key,
+			    o->base + t->bucket * interval_ns, &m,
+			    TL_ALL_SERIES);
+		memset(t->sum, 0, sizeof(t->sum));
+	}
 	t->in_bucket = false;
+}
+
+/* Rotated groups: a slice's group if one measured it whole, else -1. */
+static int measured_by(const struct tl_src *s, const struct topdown_record *r)
+{
+	uint32_t g = TOPDOWN_REC_GROUP(r->flags);
+
+	if (g >= s->cfg->nr_groups || g >= TOPDOWN_MAX_GROUPS ||
+	    (r->flags & (TOPDOWN_REC_ROTATED | TOPDOWN_REC_ERROR_MASK)))
+		return -1;
+	return (int)g;
 }
 
 /* The counter tracks of the slices cs[0..n), in time order. */
@@ -485,8 +677,11 @@ static void put_counters(struct tl_out *o, const struct tl_src *s,
 			 struct tl_cslice *cs, size_t n,
 			 const struct tl_opts *opt)
 {
+	uint64_t cnt[TOPDOWN_MAX_EVENTS];
 	struct topdown_record tmp;
 	struct td_metrics m;
+	unsigned int mask;
+	int g;
 
 	qsort(cs, n, sizeof(*cs), by_start);
 	for (size_t i = 0; i < n; i++) {
@@ -497,26 +692,41 @@ static void put_counters(struct tl_out *o, const struct tl_src *s,
 
 		if (!t)
 			return;		/* out of memory: th->oom says so */
+		g = o->gd ? measured_by(s, r) : -1;
 		if (opt->counters == TL_CNT_INTERVAL) {
 			k = (cs[i].start - o->base) / opt->interval_ns;
 			if (t->in_bucket && t->bucket != k)
 				flush_bucket(o, dec, t, opt->interval_ns);
 			t->in_bucket = true;
 			t->bucket = k;
+			if (!o->gd) {
+				for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
+					t->sum[e] += r->delta[e];
+				continue;
+			}
+			t->time += r->time_ns - cs[i].start;
+			if (g < 0)
+				continue;
+			t->gtime[g] += r->time_ns - cs[i].start;
 			for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
-				t->sum[e] += r->delta[e];
+				t->gsum[g][e] += r->delta[e];
 			continue;
 		}
-		{
-			uint64_t cnt[TOPDOWN_MAX_EVENTS];
-
-			for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
-				cnt[e] = r->delta[e];
+		for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
+			cnt[e] = r->delta[e];
+		if (o->gd) {
+			/* the series of the group that measured it */
+			mask = g < 0 ? 0 : group_series(o, (uint32_t)g);
+			if (!mask)
+				continue;
+			group_decode(o->gd, (uint32_t)g, cnt, &m);
+		} else {
+			mask = TL_ALL_SERIES;
 			td_decode(dec, cnt, &m);
 		}
 		if (opt->counters == TL_CNT_SLICE ||
-		    changed(t, &m, opt->threshold))
-			put_counter(o, r->tgid, r->pid, cs[i].start, &m);
+		    changed(t, &m, opt->threshold, mask))
+			put_counter(o, r->tgid, r->pid, cs[i].start, &m, mask);
 	}
 	for (size_t k = 0; opt->counters == TL_CNT_INTERVAL && k < th->n; k++)
 		flush_bucket(o, dec, &th->t[k], opt->interval_ns);
@@ -535,6 +745,44 @@ static void put_meta(struct td_buf *b, const char *what, uint64_t pid,
 	put_str(b, "\",\"args\":{\"name\":");
 	put_jcomm(b, comm);
 	put_str(b, "}}");
+}
+
+/* Rotated groups: "rotate_ms" and "groups": [{"group": g, "name",
+ * "id" (when the label decodes), "events": [pool names]}, ...].
+ */
+static void put_groups(struct tl_out *o, const struct tl_src *s)
+{
+	struct td_buf *b = &o->b;
+
+	put_str(b, ",\"rotate_ms\":");
+	td_buf_u64(b, s->cfg->rotate_ms, 0);
+	put_str(b, ",\"groups\":[");
+	for (uint32_t g = 0; g < s->cfg->nr_groups && g < TOPDOWN_MAX_GROUPS;
+	     g++) {
+		const struct topdown_group *grp = &s->cfg->groups[g];
+
+		put_str(b, g ? ",{\"group\":" : "{\"group\":");
+		td_buf_u64(b, g, 0);
+		if (o->gd) {
+			put_str(b, ",\"name\":");
+			put_jstr(b, o->gd->g[g].name, sizeof(o->gd->g[g].name));
+			put_str(b, ",\"id\":");
+			put_jstr(b, o->gd->g[g].id, sizeof(o->gd->g[g].id));
+		}
+		put_str(b, ",\"events\":[");
+		for (uint32_t j = 0; j < grp->nr_events &&
+		     j < TOPDOWN_MAX_EVENTS; j++) {
+			uint32_t p = grp->events[j];
+
+			if (p >= TOPDOWN_MAX_POOL)
+				continue;
+			if (j)
+				td_buf_char(b, ',');
+			td_buf_mem(b, o->ev_json[p], (size_t)o->ev_len[p]);
+		}
+		put_str(b, "]}");
+	}
+	td_buf_char(b, ']');
 }
 
 static void put_other(struct tl_out *o, const struct tl_src *s,
@@ -558,6 +806,8 @@ static void put_other(struct tl_out *o, const struct tl_src *s,
 	}
 	put_str(b, ",\"label\":");
 	put_jstr(b, s->cfg->label, sizeof(s->cfg->label));
+	if (s->vc->rotated)
+		put_groups(o, s);
 	put_str(b, ",\"ts0_monotonic_ns\":\"");
 	td_buf_u64(b, o->base, 0);
 	put_str(b, "\",\"start_realtime_ns\":\"");
@@ -572,8 +822,8 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		       const struct td_file_meta *meta,
 		       const struct tl_opts *opt)
 {
-	struct td_decoder dec;
-	bool can_decode = td_decoder_for(s->cfg, &dec);
+	const struct td_decoder *dec = &s->vc->dec;
+	bool can_decode = s->vc->can_decode;
 	uint64_t *last_end = calloc(s->nr_cpus + 1, sizeof(uint64_t));
 	bool *used = calloc(s->nr_cpus + 1, sizeof(bool));
 	struct td_gaps gaps = { 0 };
@@ -592,11 +842,22 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		p_err("out of memory");
 		goto out;
 	}
-	for (uint32_t e = 0; e < s->cfg->nr_events; e++)
-		o->ev_len[e] = (int)jsonw_escape(o->ev_json[e],
-						 s->cfg->events[e].name,
-						 strnlen(s->cfg->events[e].name,
-							 TOPDOWN_NAME_LEN));
+	for (uint32_t e = 0; e < s->cfg->nr_events && e < TOPDOWN_MAX_POOL; e++) {
+		const char *name = td_pool_event_c(s->cfg, e)->name;
+
+		o->ev_len[e] = (int)jsonw_escape(o->ev_json[e], name,
+						 strnlen(name, TOPDOWN_NAME_LEN));
+	}
+	if (s->vc->rotated && can_decode) {
+		o->gd = &s->vc->gd;
+		for (int k = 0; k < TL_SERIES; k++) {
+			int g, idx;
+
+			o->series_group[k] = td_gdecoder_find(o->gd,
+							      series_names[k],
+							      &g, &idx) ? g : -1;
+		}
+	}
 	/* ts 0: the earliest slice start (a first slice can begin before
 	 * the recording did), so that every ts is positive.
 	 */
@@ -658,7 +919,8 @@ static int write_trace(FILE *out, const struct tl_src *s,
 			start = last_end[c];
 		}
 		last_end[c] = r->time_ns;
-		put_slice(o, s, can_decode ? &dec : NULL, r, start);
+		put_slice(o, s, can_decode && !s->vc->rotated ? dec : NULL, r,
+			  start);
 		if (r->pid && !(r->flags & TOPDOWN_REC_IDLE)) {
 			struct tl_thread *t =
 				tl_thread(&th, (uint64_t)r->tgid << 32 | r->pid);
@@ -668,7 +930,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		}
 		/* its counter event, once every slice is known */
 		if (can_decode && opt->counters != TL_CNT_NONE &&
-		    has_counters(r)) {
+		    has_counters(s, r)) {
 			if (ncs == cs_cap) {
 				size_t cap = cs_cap ? 2 * cs_cap : 4096;
 				struct tl_cslice *n = realloc(cs, cap * sizeof(*n));
@@ -684,7 +946,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 		}
 	}
 	if (!th.oom && ncs)
-		put_counters(o, s, &dec, &th, cs, ncs, opt);
+		put_counters(o, s, dec, &th, cs, ncs, opt);
 	if (th.oom) {
 		p_err("out of memory");
 		goto out;
@@ -851,6 +1113,8 @@ int do_timeline(int argc, char **argv)
 	struct tl_opts opt = { .counters = TL_CNT_INTERVAL, .threshold = 0.05,
 			       .interval_ns = 100000000 };
 	struct tl_live *lv = NULL;
+	struct td_view_cfg *vc = NULL;
+	const struct topdown_config *cfg = NULL;
 	struct td_file_image img = { 0 };
 	struct td_file f = { 0 };
 	struct tl_src src = { 0 };
@@ -910,10 +1174,11 @@ int do_timeline(int argc, char **argv)
 		in = TD_DEFAULT_FILE;
 
 	if (in) {
-		if (td_input_load(in, NULL, &img, &f, NULL, NULL, 0))
+		if (td_input_load(in, NULL, &img, &f, NULL, NULL,
+				  TD_FILE_GROUPS))
 			return -1;
 		loaded = true;
-		src.cfg = &f.meta.cfg;
+		cfg = &f.meta.cfg;
 		src.nr_cpus = f.meta.nr_cpus;
 		src.lost = f.interrupted ? NULL : f.meta.lost;
 		td_file_lost(&f, &lost);
@@ -943,7 +1208,6 @@ int do_timeline(int argc, char **argv)
 			      (unsigned long long)lv->n);
 			goto out;
 		}
-		src.cfg = &lv->live.rd.cfg;
 		src.nr_cpus = (uint32_t)lv->live.rd.nr_cpus;
 		src.lost = lv->live.lost;
 		src.start_ns = lv->live.start_ns;
@@ -956,6 +1220,20 @@ int do_timeline(int argc, char **argv)
 		src.what = "live";
 	}
 
+	/* The live collection has its view of the rings' configuration. */
+	if (lv) {
+		src.vc = lv->live.vc;
+	} else {
+		vc = malloc(sizeof(*vc));
+		if (!vc) {
+			p_err("out of memory");
+			goto out;
+		}
+		if (td_view_cfg_init(vc, cfg))
+			goto out;
+		src.vc = vc;
+	}
+	src.cfg = &src.vc->cfg;
 	/* A live collection ended at the first ^C: a second one stops the
 	 * writing.
 	 */
@@ -965,6 +1243,7 @@ int do_timeline(int argc, char **argv)
 		goto out;
 	ret = 0;
 out:
+	free(vc);
 	if (loaded)
 		td_file_unload(&img, &f);
 	if (lv) {

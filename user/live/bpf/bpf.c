@@ -51,9 +51,11 @@ const char *const td_bpf_differences[] = {
 	"CPU hotplug: counters exist only on the CPUs online at load; a CPU that comes online later writes records without counts",
 	"no CONFIGURE/START/STOP: load starts, unload stops and frees everything",
 	"status reports a counter as counting or error from its last read, never multiplexed or off",
-	"no event groups: a configuration with groups (load -e '{a,b},{c,d}') is refused, "
+	"no event groups: load refuses --level 2, -M, -e '{a,b},{c,d}' and --rotate (exit 2), "
 	"because rotating groups needs perf_event_disable/enable on every CPU every --rotate ms, "
-	"done by the module's per-CPU work; once load returns no process is left to do it",
+	"done by the module's per-CPU work; once load returns no process is left to do it. "
+	"So only Level 1 (or one event list of at most 8) is collected, records carry no group, "
+	"and status has no per-group records, time or errors",
 	NULL,
 };
 
