@@ -74,6 +74,14 @@ check-debug:
 check-litmus:
 	scripts/check-litmus.sh
 
+# Estimates from rotated event groups against exact per-task counts
+# (selftests/kmod/estimates_test.c) in the x86_64 guest (pmusim) and the
+# arm64 -icount guest (instructions, pmusim); not in make check yet: its
+# pmusim part failed 1 of its last 3 runs under x86_64 TCG (testing.rst).
+check-estimates: build
+	selftests/vm/run --arch x86_64 -- env TD_ESTIMATES=1 /selftests/estimates_test
+	selftests/vm/run --arch arm64 --icount --timeout 1500 -- env TD_ICOUNT=1 TD_ESTIMATES=1 /selftests/estimates_test
+
 # Install on this machine (scripts/install.sh says what goes where):
 # tdctl, man pages, bash completion under $(PREFIX), and the module for the
 # running kernel (KVER=, KDIR= for another) into
@@ -142,4 +150,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build test check check-kernels check-debug check-litmus demo bench bench-reader fuzz checkpatch lint clean distclean
+.PHONY: all deps build test check check-kernels check-debug check-litmus check-estimates demo bench bench-reader fuzz checkpatch lint clean distclean

@@ -65,8 +65,12 @@ echo "# suite: events perf rejects, through tdctl (perf_reject_test.sh)"
 ./perf_reject_test.sh || rc=1
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1
-echo "# suite: estimates from rotated groups against exact per-task counts (estimates_test)"
-./estimates_test || rc=1
+# estimates_test: in make check-estimates only (TD_ESTIMATES=1), until its
+# pmusim part is steady under x86_64 TCG (Documentation/testing.rst).
+if [ "${TD_ESTIMATES:-0}" = 1 ]; then
+	echo "# suite: estimates from rotated groups against exact per-task counts (estimates_test)"
+	./estimates_test || rc=1
+fi
 echo "# suite: tdctl on counters perf could not schedule, counter budget"
 ./tdctl_counters_test.sh || rc=1
 echo "# suite: the same on the BPF backend: error bits, recovery by tdctl commands"
