@@ -1143,7 +1143,13 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	       plist[periods * 9 / 10] / 1e6);
 	/* A busy CPU may run its work item late now and then. */
 	EXPECT_GE(periods / 10, long_ones);
-	EXPECT_GE((ms + 1) * 1000000ull, plist[periods / 2]);
+	/*
+	 * "give or take a tick", as above: the change is made by a work item
+	 * the CPU's timer wakes, and the task running then may go on to
+	 * the next tick first (7.3's EEVDF on arm64 -icount: median 23.98 ms
+	 * in 1 of 2 runs, 20.03 on 6.1).
+	 */
+	EXPECT_GE((ms + TICK_MS + 1) * 1000000ull, plist[periods / 2]);
 	td_count("group_periods", periods);
 	free_all(&a, self->ncpu);
 }
