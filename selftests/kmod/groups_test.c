@@ -1146,8 +1146,8 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	/*
 	 * "give or take a tick", as above: the change is made by a work item
 	 * the CPU's timer wakes, and the task running then may go on to
-	 * the next tick first (7.3's EEVDF on arm64 -icount: median 23.98 ms
-	 * in 1 of 2 runs, 20.03 on 6.1).
+	 * the next tick first (7.3 on arm64 -icount: median 23.98 ms in 3 of
+	 * 4 runs, 20.03 on 6.1).
 	 */
 	EXPECT_GE((ms + TICK_MS + 1) * 1000000ull, plist[periods / 2]);
 	td_count("group_periods", periods);
