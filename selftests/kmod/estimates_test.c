@@ -241,23 +241,6 @@ struct crew {
 	int go, results;	/* write end of the start pipe, read end of results */
 };
 
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 /*
  * Fork @n children; each runs @setup (naming itself, opening what it
  * needs), says so, and waits for crew_go(). Returns once every child
@@ -305,7 +288,7 @@ static int crew_spawn(struct crew *c, int n, void (*setup)(int idx),
 			return -1;
 	close(ready[0]);
 	for (int i = 0; i < n; i++)
-		for (int tries = 0; proc_state(c->pid[i]) != 'S'; tries++) {
+		for (int tries = 0; td_proc_state(c->pid[i]) != 'S'; tries++) {
 			if (tries > 5000)
 				return -1;
 			usleep(1000);

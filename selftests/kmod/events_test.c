@@ -237,34 +237,17 @@ static int blocked_after(const struct rings *rs, pid_t pid, uint64_t t)
 	return n;
 }
 
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 /* Until pid sleeps and the rings hold a blocking slice after time t. */
 static int wait_blocked(struct rings *rs, pid_t pid, uint64_t t)
 {
 	for (int tries = 0; tries < 10000; tries++) {
 		drain(rs);
-		if (blocked_after(rs, pid, t) && proc_state(pid) == 'S')
+		if (blocked_after(rs, pid, t) && td_proc_state(pid) == 'S')
 			return 0;
 		usleep(1000);
 	}
 	printf("# pid %d: no blocking slice after %llu, state %c, %d records\n",
-	       pid, (unsigned long long)t, proc_state(pid), rs->n);
+	       pid, (unsigned long long)t, td_proc_state(pid), rs->n);
 	return -1;
 }
 

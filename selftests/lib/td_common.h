@@ -113,6 +113,24 @@ static inline int td_status(int fd, struct topdown_status *st,
 	return td_status_fill(fd, st, stats, n, 0);
 }
 
+/* The state letter of /proc/PID/stat (R, S, D...), '?' when unreadable. */
+static inline char td_proc_state(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
 /* The configured ring size (GET_CONFIG), 0 when the ioctl fails. */
 static inline uint32_t td_cur_ring_size(int fd)
 {
