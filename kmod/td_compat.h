@@ -154,6 +154,23 @@ static inline struct workqueue_struct *td_wq(void)
 }
 
 /*
+ * td_percpu_wq(): the workqueue for the module's work bound to a CPU (the
+ * rotation work). 7.x deprecates system_wq as it does system_unbound_wq
+ * (queueing logs "enqueued on deprecated workqueue"); its successor
+ * system_percpu_wq (6.17) is in 6.12.y too (Debian's 6.12.117 has it;
+ * 6.1 and 5.10 do not): kmod/Kbuild defines TD_HAVE_SYSTEM_PERCPU_WQ when
+ * the kernel's linux/workqueue.h declares it.
+ */
+static inline struct workqueue_struct *td_percpu_wq(void)
+{
+#ifdef TD_HAVE_SYSTEM_PERCPU_WQ
+	return system_percpu_wq;
+#else
+	return system_wq;
+#endif
+}
+
+/*
  * td_hrtimer_setup(): hrtimer_setup() (6.13) sets the callback with the
  * rest and replaced hrtimer_init(), which 7.x no longer has. Used by the
  * selftests' simulated PMU module (selftests/pmusim), whose Kbuild

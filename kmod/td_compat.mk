@@ -6,6 +6,8 @@
 td_have = $(if $(shell grep -s -e '$(2)' $(srctree)/include/linux/$(1)),-D$(3))
 # system_dfl_wq (6.17; in 6.12.y: Debian's 6.12.117 has it).
 ccflags-y += $(call td_have,workqueue.h,struct workqueue_struct \*system_dfl_wq;,TD_HAVE_SYSTEM_DFL_WQ)
+# system_percpu_wq (6.17; in 6.12.y: Debian's 6.12.117 has it).
+ccflags-y += $(call td_have,workqueue.h,struct workqueue_struct \*system_percpu_wq;,TD_HAVE_SYSTEM_PERCPU_WQ)
 # irq_work_is_busy() (5.11; in 5.10's PREEMPT_RT patches).
 ccflags-y += $(call td_have,irq_work.h,bool irq_work_is_busy,TD_HAVE_IRQ_WORK_IS_BUSY)
 # hrtimer_setup() (6.13; the module does not use hrtimers, pmusim does).

@@ -448,7 +448,7 @@ static void td_rot_work_fn(struct work_struct *work)
 	local_irq_enable();
 requeue:
 	if (READ_ONCE(c->rot_on))
-		queue_delayed_work_on(smp_processor_id(), system_wq,
+		queue_delayed_work_on(smp_processor_id(), td_percpu_wq(),
 				      &c->rot_work, wait ? 1 : td.rot_jiffies);
 out:
 	mutex_unlock(&c->rot_lock);
@@ -500,7 +500,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	WRITE_ONCE(c->active, true);
 	if (td.nr_groups > 1) {
 		WRITE_ONCE(c->rot_on, true);
-		queue_delayed_work_on(smp_processor_id(), system_wq,
+		queue_delayed_work_on(smp_processor_id(), td_percpu_wq(),
 				      &c->rot_work, td.rot_jiffies);
 	}
 }

@@ -1145,9 +1145,10 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	EXPECT_GE(periods / 10, long_ones);
 	/*
 	 * "give or take a tick", as above: the change is made by a work item
-	 * the CPU's timer wakes, and the task running then may go on to
-	 * the next tick first (7.3 on arm64 -icount: median 23.98 ms in 3 of
-	 * 4 runs, 20.03 on 6.1).
+	 * the CPU's timer wakes, which can fire a tick late, and on 7.3 the
+	 * worker may get the CPU only at a later tick (arm64 -icount: median
+	 * 23.98 ms in 3 of 4 runs, 20.03 on 6.1; design.rst, "Groups and
+	 * rotation", gives the causes and the fixes tried).
 	 */
 	EXPECT_GE((ms + TICK_MS + 1) * 1000000ull, plist[periods / 2]);
 	td_count("group_periods", periods);
