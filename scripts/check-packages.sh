@@ -197,7 +197,7 @@ packages() {
     local sec score level
     sec=$LOGS/security-$suite.log
     in_root systemd-analyze security --offline=yes tdctl-serve.service >"$sec" 2>&1
-    read -r score level < <(sed -n 's/^-> Overall exposure level for tdctl-serve.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p' "$sec")
+    read -r score level < <(sed -n 's/^.*Overall exposure level for tdctl-serve.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p' "$sec")
     case ${level:-} in
     OK | SAFE | PERFECT)
         pass "$suite: systemd-analyze security tdctl-serve.service: $score $level ($(in_root systemd-analyze --version | sed -n '1s/ (.*//p'))" ;;
