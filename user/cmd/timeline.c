@@ -535,6 +535,26 @@ static void put_counter_head(struct tl_out *o, uint32_t tgid, uint32_t tid,
 	put_str(b, ",\"args\":{");
 }
 
+/* One series "name":v of a counter event, after the event's head (the
+ * first: *any false) or a comma.
+ */
+static void put_series(struct tl_out *o, uint32_t tgid, uint32_t tid,
+		       uint64_t ns, const char *name_rest, bool *any,
+		       const char *name, double v)
+{
+	struct td_buf *b = &o->b;
+
+	if (!*any)
+		put_counter_head(o, tgid, tid, ns, name_rest);
+	else
+		td_buf_char(b, ',');
+	*any = true;
+	td_buf_char(b, '"');
+	put_str(b, name);
+	put_str(b, "\":");
+	put_num(b, v);
+}
+
 /* A counter event of thread tgid/tid at ns: the series of mask m has. */
 static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
 			uint64_t ns, const struct td_metrics *m,
@@ -549,15 +569,8 @@ static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
 		if (!m->m[i].valid || !isfinite(m->m[i].value) || k < 0 ||
 		    !(mask & 1u << k))
 			continue;
-		if (!any)
-			put_counter_head(o, tgid, tid, ns, "\"");
-		else
-			td_buf_char(b, ',');
-		any = true;
-		td_buf_char(b, '"');
-		put_str(b, m->m[i].name);
-		put_str(b, "\":");
-		put_num(b, m->m[i].value);
+		put_series(o, tgid, tid, ns, "\"", &any, m->m[i].name,
+			   m->m[i].value);
 	}
 	if (any) {
 		put_str(b, "}}");
@@ -649,16 +662,8 @@ static void put_errors(struct tl_out *o, const struct tl_thread *t,
 		e = &est[g][x];
 		if (e->kind == TD_EST_UNKNOWN || !isfinite(e->error))
 			continue;
-		if (!any)
-			put_counter_head(o, tgid, tid, ns,
-					 " error\",\"cat\":\"error\"");
-		else
-			td_buf_char(b, ',');
-		any = true;
-		td_buf_char(b, '"');
-		put_str(b, all->m[i].name);
-		put_str(b, "\":");
-		put_num(b, e->kind == TD_EST_EXACT ? 0 : e->error);
+		put_series(o, tgid, tid, ns, " error\",\"cat\":\"error\"", &any,
+			   all->m[i].name, e->kind == TD_EST_EXACT ? 0 : e->error);
 	}
 	if (any) {
 		put_str(b, "}}");
