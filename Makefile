@@ -86,7 +86,7 @@ check-estimates: build
 # tdctl load --level 2 and tdctl stat on every event set with Level 2
 # groups, on the simulated PMU presented as each vendor's
 # (selftests/tdctl/tdctl_level2_test.sh), in the x86_64 and arm64 guests;
-# not in make check: about 80 s per guest (testing.rst).
+# not in make check: 60 to 80 s in the x86_64 guest (testing.rst).
 check-level2: build
 	selftests/vm/run --arch x86_64 -- /selftests/tdctl_level2_test.sh
 	selftests/vm/run --arch arm64 --icount --timeout 1500 -- /selftests/tdctl_level2_test.sh
