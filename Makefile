@@ -125,7 +125,8 @@ deb:
 # /var/cache/topdown-packages), apt install of make deb's packages, DKMS
 # builds for 6.1 and 6.12 (Debian 12) and 6.12 and 7.3 (Debian 13 and its
 # backports), then each kernel boots in QEMU with the DKMS-built module
-# (smoke suite).
+# (smoke suite); tdctl-serve.service's systemd-analyze security score with
+# each release's systemd, and apt resolving the arm64 tdctl package.
 check-packages:
 	scripts/check-packages.sh
 .PHONY: check-packages
