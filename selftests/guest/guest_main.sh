@@ -73,6 +73,13 @@ if [ "${TD_ESTIMATES:-0}" = 1 ] || [ "${TD_ICOUNT:-0}" = 1 ]; then
 	echo "# suite: estimates from rotated groups against exact per-task counts (estimates_test)"
 	./estimates_test || rc=1
 fi
+# tdctl_level2_test.sh: in make check-level2 only (TD_LEVEL2=1): it takes
+# 60 to 80 s in the x86_64 guest, more than make check can give it
+# (Documentation/testing.rst).
+if [ "${TD_LEVEL2:-0}" = 1 ]; then
+	echo "# suite: tdctl load --level 2 and stat on every Level 2 set, simulated PMU (tdctl_level2_test.sh)"
+	./tdctl_level2_test.sh || rc=1
+fi
 echo "# suite: tdctl on counters perf could not schedule, counter budget"
 ./tdctl_counters_test.sh || rc=1
 echo "# suite: the same on the BPF backend: error bits, recovery by tdctl commands"

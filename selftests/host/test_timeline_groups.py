@@ -18,6 +18,14 @@ readers"):
    writes each series from its home group's slices in the interval (the
    ratio of their sums) and a coverage track with the share of the
    thread's time each group measured there; --counters change is valid;
+ - error bars (--counters interval): a "tid N error" counter event per
+   thread and interval with one standard error per series; over one
+   interval holding the whole recording exactly report's errors (the
+   same estimator) and none where report's is unknown; over short
+   intervals an error exactly where the series' home group has at least
+   8 clusters (TD_EST_MIN_CLUSTERS, design.rst) in the interval, none
+   (unknown, never 0) where it has fewer, never for a series without a
+   value, and 0 exactly where the group measured the whole interval;
  - a 2.0 file whose label does not decode: raw counts per group, a
    warning, no metrics;
  - a live collection with rotated groups (rdbench --groups, fake rings)
@@ -196,7 +204,7 @@ def test_counters(tmp, pl):
             cover[k] = e["args"]
         elif e["name"] == "tid %d" % e["tid"]:
             series[k] = e["args"]
-        else:
+        elif e["name"] != "tid %d error" % e["tid"]:   # test_errors'
             bad.append("unexpected counter %s" % e["name"])
     for k, b in buckets.items():
         cov = cover.get(k)
@@ -224,6 +232,131 @@ def test_counters(tmp, pl):
     d, err = load(tmp, path, "--counters", "change")
     ok(d is not None and any(e["ph"] == "C" for e in d["traceEvents"]),
        "--counters change: a valid trace with counter events", err)
+
+
+def counter_events(d):
+    """{tid: [(ts, name suffix, args)]} of the "tid N..." counter events."""
+    out = {}
+    for e in d["traceEvents"]:
+        pre = "tid %d" % e.get("tid", -1)
+        if e["ph"] == "C" and e["name"].startswith(pre):
+            out.setdefault(e["tid"], []).append(
+                (e["ts"], e["name"][len(pre):].strip(), e["args"]))
+    return out
+
+
+def clusters(sc, groups, base, iv):
+    """{(tid, interval, group): clusters} as design.rst defines them: a
+    task's measured slices on one CPU in one period of that CPU (ended by
+    a rotated slice of any task, or a change of group), cut at the
+    interval's edges; and {(tid, interval): [time, time per group]}."""
+    period, last_g = {}, {}
+    cl, times = {}, {}
+    for r in sorted(sc.records, key=lambda r: (r.cpu, r.time_ns)):
+        g = (r.flags >> T.GROUP_SHIFT) & 0xf
+        if r.flags & T.REC_ROTATED or last_g.get(r.cpu) != g:
+            period[r.cpu] = period.get(r.cpu, 0) + 1
+        last_g[r.cpu] = g
+        if not r.pid or r.flags & T.REC_IDLE:
+            continue
+        k = (r.time_ns - r.duration_ns - base) // iv
+        tm = times.setdefault((r.pid, k), [0, [0] * len(groups)])
+        tm[0] += r.duration_ns
+        if r.flags & (T.REC_ROTATED | 0xff):
+            continue
+        tm[1][g] += r.duration_ns
+        cl.setdefault((r.pid, k, g), set()).add((r.cpu, period[r.cpu]))
+    return {k: len(v) for k, v in cl.items()}, times
+
+
+def test_errors(tmp, pl):
+    pool, groups, label, metrics = pl
+    path = os.path.join(tmp, "e.td")
+    sc, _ = simulate(13, pool, groups, label, dur=400_000_000, short=True)
+    sc.write(path)
+    rc, out, err = run("report", "-i", path, "--by", "task", "-j")
+    rows = {r["tid"]: r for r in json.loads(out)["rows"]} if not rc else {}
+    d, err = load(tmp, path, "--counters", "interval:10")
+    if not ok(d is not None and rows, "--counters interval:10 (the whole "
+              "recording in one interval): a valid trace; report -j reads "
+              "the file", err):
+        return
+    bad, nerr, nunk = [], 0, 0
+    for tid, evs in counter_events(d).items():
+        vals = [a for _, n, a in evs if n == ""]
+        errs = [a for _, n, a in evs if n == "error"]
+        row = rows.get(tid)
+        if len(vals) != 1 or len(errs) > 1 or row is None:
+            bad.append("tid %d: %d value, %d error events, report row %s"
+                       % (tid, len(vals), len(errs), row is not None))
+            continue
+        got = errs[0] if errs else {}
+        for name in vals[0]:
+            want = row["error"].get(name, "absent")
+            if want is None:
+                nunk += 1
+                if name in got:
+                    bad.append("tid %d %s: error %s where report's is "
+                               "unknown" % (tid, name, got[name]))
+            elif not close(got.get(name), want):
+                bad.append("tid %d %s: error %s, report's %s"
+                           % (tid, name, got.get(name), want))
+            else:
+                nerr += 1
+        if set(got) - set(vals[0]):
+            bad.append("tid %d: errors of series without a value: %s"
+                       % (tid, set(got) - set(vals[0])))
+    ok(not bad and nerr and nunk, "one interval for the whole recording: a "
+       "\"tid N error\" event with report's error of every series (%d), "
+       "none where report's is unknown (%d)" % (nerr, nunk), str(bad[:4]))
+
+    # short intervals: an error where the home group has >= 8 clusters
+    base = min(min(r.time_ns - r.duration_ns for r in sc.records), sc.start_ns)
+    for iv_s in ("0.05", "0.02"):
+        iv = int(float(iv_s) * 1e9)
+        d, err = load(tmp, path, "--counters", "interval:" + iv_s)
+        if not ok(d is not None, "--counters interval:%s: a valid trace"
+                  % iv_s, err):
+            continue
+        ncl, times = clusters(sc, groups, base, iv)
+        bad, nerr, nunk, nzero = [], 0, 0, 0
+        for tid, evs in counter_events(d).items():
+            by_k = {}
+            for ts, n, a in evs:
+                by_k.setdefault(round(ts * 1000) // iv, {})[n] = a
+            for k, ev in by_k.items():
+                vals, errs = ev.get("", {}), ev.get("error", {})
+                tm = times.get((tid, k))
+                if set(errs) - set(vals) or tm is None:
+                    bad.append("tid %d interval %d: errors %s, values %s"
+                               % (tid, k, errs, vals))
+                    continue
+                n = ncl.get((tid, k, 0), 0)    # the series' home: l1
+                whole = tm[1][0] == tm[0]
+                for name in vals:
+                    e = errs.get(name)
+                    if whole:       # measured all the time: exact
+                        nzero += e == 0
+                        if e != 0:
+                            bad.append("tid %d interval %d %s: error %s, "
+                                       "measured whole" % (tid, k, name, e))
+                    elif n < 8:
+                        nunk += 1
+                        if e is not None:
+                            bad.append("tid %d interval %d %s: error %s from "
+                                       "%d clusters" % (tid, k, name, e, n))
+                    elif e is None or not e > 0:
+                        bad.append("tid %d interval %d %s: error %s, %d "
+                                   "clusters, coverage %s"
+                                   % (tid, k, name, e, n, tm[1][0] / tm[0]))
+                    else:
+                        nerr += 1
+        ok(not bad and (nerr or iv_s == "0.02") and nunk,
+           "--counters interval:%s: a positive error for each series whose "
+           "home group has at least 8 clusters in the interval (%d), none "
+           "where it has fewer (%d unknown), 0 where the group measured "
+           "the whole interval (%d)" % (iv_s, nerr, nunk, nzero),
+           str(bad[:4]))
 
 
 def test_raw(tmp):
@@ -300,6 +433,7 @@ def main():
             return plan()
         test_slices(tmp, pl)
         test_counters(tmp, pl)
+        test_errors(tmp, pl)
         test_raw(tmp)
         test_live(tmp)
     return plan()

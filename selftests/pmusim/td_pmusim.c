@@ -46,7 +46,12 @@
  * instructions are PERF_TYPE_HARDWARE events, which reach this PMU only
  * where no real core PMU takes them (the x86-64 TCG guest). arm_n2_r0p0
  * models Neoverse N2 erratum SDEN1982442: STALL_SLOT and
- * STALL_SLOT_FRONTEND also count every CPU_CYCLES increment.
+ * STALL_SLOT_FRONTEND also count every CPU_CYCLES increment. "any" (no
+ * events listed) accepts every config of its own type and every
+ * PERF_TYPE_HARDWARE event that reaches it, on counter config % 8: a
+ * vendor's whole event list (Level 2 pools have more events than there
+ * are counters) can be programmed, with counts that are exact per counter
+ * but alias unrelated events, so its metrics mean nothing.
  *
  * Contexts and locking
  * --------------------
@@ -133,6 +138,7 @@ static const struct sim_layout sim_layouts[] = {
 		OWN("de_no_dispatch.backend_stalls", 0x100001ea0),	/* 0x1a0/0x1e */
 		OWN("de_no_dispatch.smt_contention", 0x1000060a0),	/* 0x1a0/0x60 */
 	} },
+	{ "any", 0, { } },
 	/* Arm common-and-microarch.json event numbers. */
 	{ "arm_n2_r0p0", 7, {
 		OWN("CPU_CYCLES", 0x11),
@@ -283,6 +289,8 @@ static int sim_lookup(const struct sim_layout *l, enum sim_kind kind, u64 config
 {
 	int i;
 
+	if (!l->nr)		/* "any" */
+		return (int)(config % SIM_NR_COUNTERS);
 	for (i = 0; i < l->nr; i++)
 		if (l->ev[i].kind == kind && l->ev[i].config == config)
 			return i;

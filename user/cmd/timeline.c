@@ -15,7 +15,9 @@
  *     with IPC and the TopDown fractions as their series (--counters):
  *     once per interval of the slices in it (the default), when a value
  *     moved by more than a threshold since the thread's last one, at
- *     every slice, or none.
+ *     every slice, or none. With rotated groups, per interval also
+ *     "tid N coverage" (the share each group measured) and "tid N
+ *     error" (each series' standard error, report's estimator).
  *   - process_name / thread_name metadata (M) for every pid and tid used.
  * Timestamps are microseconds since the earliest slice start (or the
  * recording's start), written with all nine decimal digits of the
@@ -222,10 +224,13 @@ struct tl_opts {
 	uint64_t interval_ns;		/* TL_CNT_INTERVAL */
 };
 
-/* A slice whose thread has a counter track: its record and start. */
+/* A slice whose thread has a counter track (or, for the estimator's
+ * clusters, any slice shown: not track): its record and start.
+ */
 struct tl_cslice {
 	uint64_t start;
 	uint64_t index;
+	bool track;
 };
 
 struct tl_out {
@@ -238,6 +243,16 @@ struct tl_out {
 	 */
 	const struct td_gdecoder *gd;
 	int series_group[TL_SERIES];
+	/* ... and, with --counters interval, the series' index in their
+	 * group's metrics, and the interval's slices by thread (est_bucket)
+	 * for the estimator's errors (group/estimate.h, as report's)
+	 */
+	int series_index[TL_SERIES];
+	bool est_on;
+	uint64_t est_bucket;
+	struct td_agg est;
+	struct td_est_decoders estd;
+	struct td_est_fn est_fn[TOPDOWN_MAX_GROUPS];
 	/* counts */
 	uint64_t slices, short_skipped, outside, clipped, lost_events;
 	uint64_t counters;
@@ -520,6 +535,26 @@ static void put_counter_head(struct tl_out *o, uint32_t tgid, uint32_t tid,
 	put_str(b, ",\"args\":{");
 }
 
+/* One series "name":v of a counter event, after the event's head (the
+ * first: *any false) or a comma.
+ */
+static void put_series(struct tl_out *o, uint32_t tgid, uint32_t tid,
+		       uint64_t ns, const char *name_rest, bool *any,
+		       const char *name, double v)
+{
+	struct td_buf *b = &o->b;
+
+	if (!*any)
+		put_counter_head(o, tgid, tid, ns, name_rest);
+	else
+		td_buf_char(b, ',');
+	*any = true;
+	td_buf_char(b, '"');
+	put_str(b, name);
+	put_str(b, "\":");
+	put_num(b, v);
+}
+
 /* A counter event of thread tgid/tid at ns: the series of mask m has. */
 static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
 			uint64_t ns, const struct td_metrics *m,
@@ -534,15 +569,8 @@ static void put_counter(struct tl_out *o, uint32_t tgid, uint32_t tid,
 		if (!m->m[i].valid || !isfinite(m->m[i].value) || k < 0 ||
 		    !(mask & 1u << k))
 			continue;
-		if (!any)
-			put_counter_head(o, tgid, tid, ns, "\"");
-		else
-			td_buf_char(b, ',');
-		any = true;
-		td_buf_char(b, '"');
-		put_str(b, m->m[i].name);
-		put_str(b, "\":");
-		put_num(b, m->m[i].value);
+		put_series(o, tgid, tid, ns, "\"", &any, m->m[i].name,
+			   m->m[i].value);
 	}
 	if (any) {
 		put_str(b, "}}");
@@ -595,11 +623,61 @@ static int by_start(const void *a, const void *b)
 }
 
 /*
+ * "tid N error": one standard error of each series of all (the values
+ * t's interval wrote) whose estimate from the interval's clusters is
+ * known, 0 where its group measured the whole interval; none for a
+ * series with too few clusters (unknown, never 0). The estimator is
+ * report's (td_est_metrics() on the interval's aggregation, o->est).
+ */
+static void put_errors(struct tl_out *o, const struct tl_thread *t,
+		       uint64_t ns, const struct td_metrics *all)
+{
+	struct td_estimate est[TOPDOWN_MAX_GROUPS][TD_EST_MAX_METRICS];
+	bool done[TOPDOWN_MAX_GROUPS] = { false };
+	uint32_t tgid = (uint32_t)(t->key >> 32), tid = (uint32_t)t->key;
+	struct topdown_record key = { .pid = tid, .tgid = tgid };
+	const struct td_group *row;
+	struct td_buf *b = &o->b;
+	bool any = false;
+
+	if (!o->est_on || t->bucket != o->est_bucket)
+		return;
+	row = td_agg_find(&o->est, &key);
+	if (!row || row->pid != tgid)
+		return;
+	for (int i = 0; i < all->n; i++) {
+		int k = series_of(all->m[i].name), g, x;
+		const struct td_estimate *e;
+
+		if (k < 0 || !all->m[i].valid || !isfinite(all->m[i].value))
+			continue;
+		g = o->series_group[k];
+		x = o->series_index[k];
+		if (g < 0 || x < 0 || x >= o->est_fn[g].nr)
+			continue;
+		if (!done[g]) {
+			td_est_metrics(&o->est, row, g, &o->est_fn[g], est[g]);
+			done[g] = true;
+		}
+		e = &est[g][x];
+		if (e->kind == TD_EST_UNKNOWN || !isfinite(e->error))
+			continue;
+		put_series(o, tgid, tid, ns, " error\",\"cat\":\"error\"", &any,
+			   all->m[i].name, e->kind == TD_EST_EXACT ? 0 : e->error);
+	}
+	if (any) {
+		put_str(b, "}}");
+		o->counters++;
+	}
+}
+
+/*
  * Rotated groups, --counters interval: each series of t's interval from
  * the slices of its home group in the interval (the ratio of that group's
  * summed counts, as report computes a metric; left out where the group
  * measured none of them), then "tid N coverage": the share of the
- * thread's time in the interval that each group measured.
+ * thread's time in the interval that each group measured, and "tid N
+ * error" (put_errors()).
  */
 static void flush_groups(struct tl_out *o, struct tl_thread *t, uint64_t ns)
 {
@@ -635,6 +713,7 @@ static void flush_groups(struct tl_out *o, struct tl_thread *t, uint64_t ns)
 		put_str(b, "}}");
 		o->counters++;
 	}
+	put_errors(o, t, ns, &all);
 	memset(t->gsum, 0, sizeof(t->gsum));
 	memset(t->gtime, 0, sizeof(t->gtime));
 	t->time = 0;
@@ -671,6 +750,27 @@ static int measured_by(const struct tl_src *s, const struct topdown_record *r)
 	return (int)g;
 }
 
+/*
+ * Rotated groups, --counters interval: the interval of o->est ends.
+ * Every thread with slices in it has a row there: their counter events,
+ * then the next interval starts empty.
+ */
+static void flush_est(struct tl_out *o, const struct td_decoder *dec,
+		      struct tl_threads *th, uint64_t interval_ns)
+{
+	td_agg_finish(&o->est);
+	for (size_t i = 0; i < o->est.n; i++) {
+		const struct td_group *row = &o->est.g[i];
+		const struct tl_thread *f =
+			tl_find(th, (uint64_t)row->pid << 32 | row->tid);
+		struct tl_thread *t = f ? &th->t[f - th->t] : NULL;
+
+		if (t && t->in_bucket && t->bucket == o->est_bucket)
+			flush_bucket(o, dec, t, interval_ns);
+	}
+	td_agg_clear(&o->est);
+}
+
 /* The counter tracks of the slices cs[0..n), in time order. */
 static void put_counters(struct tl_out *o, const struct tl_src *s,
 			 const struct td_decoder *dec, struct tl_threads *th,
@@ -686,15 +786,28 @@ static void put_counters(struct tl_out *o, const struct tl_src *s,
 	qsort(cs, n, sizeof(*cs), by_start);
 	for (size_t i = 0; i < n; i++) {
 		const struct topdown_record *r = tl_rec(s, cs[i].index, &tmp);
-		struct tl_thread *t =
-			tl_thread(th, (uint64_t)r->tgid << 32 | r->pid);
+		struct tl_thread *t = NULL;
 		uint64_t k;
 
-		if (!t)
-			return;		/* out of memory: th->oom says so */
+		if (cs[i].track) {
+			t = tl_thread(th, (uint64_t)r->tgid << 32 | r->pid);
+			if (!t)
+				return;	/* out of memory: th->oom says so */
+		}
 		g = o->gd ? measured_by(s, r) : -1;
 		if (opt->counters == TL_CNT_INTERVAL) {
 			k = (cs[i].start - o->base) / opt->interval_ns;
+			if (o->est_on) {
+				if (o->est.n && k != o->est_bucket)
+					flush_est(o, dec, th, opt->interval_ns);
+				o->est_bucket = k;
+				if (!td_agg_add(&o->est, r)) {
+					th->oom = true;
+					return;
+				}
+			}
+			if (!cs[i].track)
+				continue;
 			if (t->in_bucket && t->bucket != k)
 				flush_bucket(o, dec, t, opt->interval_ns);
 			t->in_bucket = true;
@@ -728,6 +841,8 @@ static void put_counters(struct tl_out *o, const struct tl_src *s,
 		    changed(t, &m, opt->threshold, mask))
 			put_counter(o, r->tgid, r->pid, cs[i].start, &m, mask);
 	}
+	if (o->est_on && o->est.n)
+		flush_est(o, dec, th, opt->interval_ns);
 	for (size_t k = 0; opt->counters == TL_CNT_INTERVAL && k < th->n; k++)
 		flush_bucket(o, dec, &th->t[k], opt->interval_ns);
 }
@@ -830,6 +945,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	struct tl_threads th = { 0 }, named = { 0 };
 	struct tl_cslice *cs = NULL;
 	size_t ncs = 0, cs_cap = 0;
+	bool track;
 	struct topdown_record tmp;
 	struct td_filter filter;
 	uint64_t from, to;
@@ -856,6 +972,19 @@ static int write_trace(FILE *out, const struct tl_src *s,
 			o->series_group[k] = td_gdecoder_find(o->gd,
 							      series_names[k],
 							      &g, &idx) ? g : -1;
+			o->series_index[k] = o->series_group[k] < 0 ? -1 : idx;
+		}
+		if (opt->counters == TL_CNT_INTERVAL) {
+			td_agg_init(&o->est, TD_BY_TASK);
+			if (td_agg_groups(&o->est, s->cfg)) {
+				p_err("out of memory");
+				goto out;
+			}
+			o->est_on = true;
+			for (int g = 0; g < o->gd->nr_groups; g++) {
+				o->estd.dec[g] = &o->gd->g[g].dec;
+				td_est_decoder_fn(&o->est_fn[g], &o->estd, g);
+			}
 		}
 	}
 	/* ts 0: the earliest slice start (a first slice can begin before
@@ -928,9 +1057,12 @@ static int write_trace(FILE *out, const struct tl_src *s,
 			if (t)
 				memcpy(t->comm, r->comm, TOPDOWN_COMM_LEN);
 		}
-		/* its counter event, once every slice is known */
-		if (can_decode && opt->counters != TL_CNT_NONE &&
-		    has_counters(s, r)) {
+		/* its counter event, once every slice is known; with
+		 * errors, every slice for the estimator's clusters
+		 */
+		track = can_decode && opt->counters != TL_CNT_NONE &&
+			has_counters(s, r);
+		if (track || o->est_on) {
 			if (ncs == cs_cap) {
 				size_t cap = cs_cap ? 2 * cs_cap : 4096;
 				struct tl_cslice *n = realloc(cs, cap * sizeof(*n));
@@ -942,7 +1074,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 				cs = n;
 				cs_cap = cap;
 			}
-			cs[ncs++] = (struct tl_cslice){ start, i };
+			cs[ncs++] = (struct tl_cslice){ start, i, track };
 		}
 	}
 	if (!th.oom && ncs)
@@ -1025,6 +1157,8 @@ out_nobuf:
 	free(last_end);
 	td_gaps_free(&gaps);
 	free(used);
+	if (o)
+		td_agg_free(&o->est);
 	free(o);
 	return ret;
 }

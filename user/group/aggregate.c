@@ -479,6 +479,26 @@ static void copy_comm(char *dst, const char *src)
 		dst[i] = '\0';
 }
 
+const struct td_group *td_agg_find(const struct td_agg *a,
+				   const struct topdown_record *r)
+{
+	struct key k;
+	size_t s;
+
+	if (!a->nslots)
+		return NULL;
+	rec_key(a->by, r, &k);
+	s = hash_key(a->by, &k) & (a->nslots - 1);
+	while (a->slot[s]) {
+		const struct td_group *g = &a->g[a->slot[s] - 1];
+
+		if (matches(a->by, g, &k))
+			return g;
+		s = (s + 1) & (a->nslots - 1);
+	}
+	return NULL;
+}
+
 bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
 {
 	struct td_group *g;

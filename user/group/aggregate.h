@@ -144,6 +144,9 @@ const struct td_grow *td_agg_grow(const struct td_agg *a,
 void td_agg_finish(struct td_agg *a);
 /* Add a record to its group and to the total; false if out of memory. */
 bool td_agg_add(struct td_agg *a, const struct topdown_record *r);
+/* The group r would be added to, or NULL if it has none yet. */
+const struct td_group *td_agg_find(const struct td_agg *a,
+				   const struct topdown_record *r);
 /* Add src's groups and total into dst (src's open clusters as closed
  * ones); false if out of memory. With groups, both have the same config.
  */

@@ -1,0 +1,269 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tdctl load --level 2 and tdctl stat on every event set with groups below
+# Level 1 (intel_icl, intel_skl, intel_snb, amd_zen4, amd_zen5,
+# arm_neoverse_n2, arm_neoverse_v2), on the simulated PMU (selftests/pmusim,
+# layout "any"), which takes each vendor's encodings: as pmusim_test does,
+# a private mount namespace shows a fake /proc/cpuinfo,
+# /sys/devices/system/cpu and /sys/bus/event_source/devices whose core PMU
+# has td_pmusim's type, and topdown's test build (topdown_hooks.ko,
+# test_pmu_type=) counts on it. Layout "any" puts event config % 8 on
+# counter config % 8, so the counts alias unrelated events and the values
+# mean nothing: what is checked is the structure, for every row of
+# `tdctl stat --csv --by comm -- WORKLOAD` (Documentation/man/tdctl-stat.rst,
+# design.rst "Estimates from rotated groups"):
+#  - load picks the set asked for and rotates its Level 1 and 2 groups;
+#  - every metric of those groups (tdctl list) has its three columns, and a
+#    value or unknown (empty) in every row;
+#  - every coverage is within [0, 1], every error >= 0 (and some above 0),
+#    a known value has an error and an unknown one none;
+#  - where a group's formula defines a Level 2 class as its Level 1
+#    parent minus its sibling (tdctl list -j: "C = P - S"), C + S equals
+#    P within 3 times the sum of their errors (they come from different
+#    groups' slices) in every row where all three are known, and the
+#    workload's row has them known;
+#  - stat exits 0 (the workload's status).
+# A set whose events td_pmusim cannot take is SKIPped with the reason.
+# Runs as root in a guest (busybox sh), prints TAP. The module must not be
+# loaded at the start; TD_LEVEL2_SETS overrides the list of sets.
+TDCTL=${TDCTL:-tdctl}
+T=$(mktemp -d)
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "$0")/tap.sh"
+D=$(cd "$(dirname "$0")" && pwd)
+SIM=/sys/kernel/debug/td_pmusim
+SETS=${TD_LEVEL2_SETS:-"intel_icl intel_skl intel_snb amd_zen4 amd_zen5 arm_neoverse_n2 arm_neoverse_v2"}
+
+echo "TAP version 13"
+t_start=$(cut -d' ' -f1 /proc/uptime)
+if is_bpf; then
+	skip "Level 2 on td_pmusim" "groups are the module backend's (tdctl-load(8))"
+	tap_done
+	exit
+fi
+[ -d /sys/kernel/debug/td_pmusim ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+sim_ours=
+if ! [ -d $SIM ]; then
+	if ! insmod "$D/td_pmusim.ko" 2>"$T/err"; then
+		not_ok "insmod td_pmusim.ko" "$T/err"
+		tap_done
+		exit
+	fi
+	sim_ours=1
+fi
+TYPE=$(cat /sys/bus/event_source/devices/td_pmusim/type)
+# Every task without a profile of its own counts one background unit per
+# noise tick (200 us). The workload's sh counts only the work it writes,
+# at other rates, so that a row mixing it with its usleep children varies
+# from stretch to stretch. No read_tick: with several events on one
+# counter, the unit each read adds would reach the events read before it
+# only in the next slice, another task's.
+check "td_pmusim: layout any, two profiles on all 8 counters, noise" \
+	sh -c "echo any >$SIM/layout &&
+	echo 'comm=* ev0=1000 ev1=1300 ev2=700 ev3=500 ev4=900 ev5=1100 ev6=300 ev7=600' >$SIM/profiles &&
+	echo 'comm=sh ev0=1000 ev1=400 ev2=1500 ev3=200 ev4=1200 ev5=100 ev6=800 ev7=1700' >$SIM/profiles &&
+	echo 0 >$SIM/read_tick && echo 200 >$SIM/noise"
+
+# fake SET DIR: the machine of SET under DIR (cpuinfo, cpu/, pmus/).
+fake() {
+	mkdir -p "$2/cpu" "$2/pmus"
+	ncpu=$(grep -c '^processor' /proc/cpuinfo)
+	pmu=cpu
+	case $1 in
+	intel_icl) v=GenuineIntel f=6 m=106 ;;
+	intel_skl) v=GenuineIntel f=6 m=85 ;;
+	intel_snb) v=GenuineIntel f=6 m=42 ;;
+	amd_zen4) v=AuthenticAMD f=25 m=17 ;;
+	amd_zen5) v=AuthenticAMD f=26 m=2 ;;
+	arm_neoverse_n2) pmu=armv8_pmuv3_0 part=0xd49 rev=3 slots=5 ;;
+	arm_neoverse_v2) pmu=armv8_pmuv3_0 part=0xd4f rev=1 slots=8 ;;
+	*) return 1 ;;
+	esac
+	: >"$2/cpuinfo"
+	c=0
+	while [ $c -lt "$ncpu" ]; do
+		if [ $pmu = cpu ]; then
+			printf 'processor\t: %d\nvendor_id\t: %s\ncpu family\t: %d\nmodel\t\t: %d\nmodel name\t: td_pmusim %s\nstepping\t: 1\n\n' \
+				"$c" "$v" "$f" "$m" "$1" >>"$2/cpuinfo"
+		else
+			printf 'processor\t: %d\nBogoMIPS\t: 100.00\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: %s\nCPU revision\t: %d\n\n' \
+				"$c" "$part" "$rev" >>"$2/cpuinfo"
+			mkdir -p "$2/cpu/cpu$c/regs/identification"
+			printf '0x00000000410f%s%d\n' "${part#0x}" "$rev" \
+				>"$2/cpu/cpu$c/regs/identification/midr_el1"
+		fi
+		c=$((c + 1))
+	done
+	for f in possible present online; do
+		cat /sys/devices/system/cpu/possible >"$2/cpu/$f"
+	done
+	cat /sys/devices/system/cpu/online >"$2/cpu/online"
+	mkdir -p "$2/pmus/$pmu"
+	echo "$TYPE" >"$2/pmus/$pmu/type"
+	if [ $pmu != cpu ]; then
+		mkdir -p "$2/pmus/$pmu/caps"
+		printf '0x%08x\n' "$slots" >"$2/pmus/$pmu/caps/slots"
+		cat /sys/devices/system/cpu/possible >"$2/pmus/$pmu/cpus"
+	fi
+}
+
+# The workload: 150 short sleeps (a slice ends at each), so that every
+# group measures many stretches of it, and 1 to 5 units of work each time.
+cat >"$T/work.sh" <<EOF
+i=0
+while [ \$i -lt 150 ]; do
+	echo \$((i % 5 + 1)) >$SIM/work
+	usleep 2000
+	i=\$((i + 1))
+done
+EOF
+
+# Inside the private mount namespace: $1 SET, $2 the fake machine, $3 out.
+cat >"$T/inner.sh" <<EOF
+mount --make-rprivate / 2>/dev/null
+mount --bind "\$2/cpuinfo" /proc/cpuinfo &&
+	mount --bind "\$2/cpu" /sys/devices/system/cpu &&
+	mount --bind "\$2/pmus" /sys/bus/event_source/devices || exit 90
+"$TDCTL" list -s "\$1" >"\$3/list" 2>&1 || exit 91
+"$TDCTL" list -s "\$1" -j >"\$3/list.json" 2>&1 || exit 91
+"$TDCTL" --json load -s "\$1" --level 2 --rotate 5 >"\$3/load" 2>&1 || exit 92
+start=\$(cut -d' ' -f1 /proc/uptime)
+"$TDCTL" stat --csv --by comm -- sh "$T/work.sh" >"\$3/stat.csv" 2>"\$3/stat.err"
+st=\$?
+echo "\$start \$(cut -d' ' -f1 /proc/uptime)" >"\$3/time"
+exit \$st
+EOF
+
+# check_stat DIR: the CSV against the groups' metrics; prints what is wrong.
+check_stat() {
+	# the metrics of the groups --level 2 loads (level 1 and 2)
+	awk '/^  [a-z0-9]+ +[a-z0-9_]+ +level [12] / { take = 1; next }
+	     /^  [a-z0-9]+ +[a-z0-9_]+ +level / { take = 0; next }
+	     take && $1 == "metrics:" { for (i = 2; i <= NF; i++) print $i; take = 0 }' \
+		"$1/list" >"$1/metrics"
+	grep -o '[a-z_0-9]* = [a-z_0-9]* - [a-z_0-9]*' "$1/list.json" | sort -u >"$1/rel"
+	awk -F, -v mfile="$1/metrics" -v rfile="$1/rel" '
+	function known(s) { return s != "" && s != "unknown" && s != "null" && s !~ /nan/ }
+	function num(s) { gsub(/"/, "", s); return s }
+	# f[1..n]: the fields of a CSV line (quoted fields may hold commas)
+	function csv(line, f,    n, q, i, ch, cur) {
+		n = 0; q = 0; cur = ""
+		for (i = 1; i <= length(line); i++) {
+			ch = substr(line, i, 1)
+			if (ch == "\"") q = !q
+			else if (ch == "," && !q) { f[++n] = cur; cur = "" }
+			else cur = cur ch
+		}
+		f[++n] = cur
+		return n
+	}
+	BEGIN {
+		while ((getline l < mfile) > 0) { m[++nm] = l; ism[l] = 1 }
+		while ((getline l < rfile) > 0) {
+			split(l, w, " ")
+			if (ism[w[1]] && ism[w[3]] && ism[w[5]]) {
+				nr++; rc[nr] = w[1]; rp[nr] = w[3]; rs[nr] = w[5]
+			}
+		}
+		if (!nm) { print "no metrics in tdctl list"; bad++ }
+	}
+	{ delete F; csv($0, F) }
+	NR == 1 {
+		for (i in F) col[F[i]] = i
+		for (k = 1; k <= nm; k++)
+			if (!col[m[k]] || !col[m[k] "_coverage"] || !col[m[k] "_error"]) {
+				print "no columns for " m[k]; bad++
+			}
+		next
+	}
+	{
+		rows++
+		for (k = 1; k <= nm; k++) {
+			v = num(F[col[m[k]]]); c = num(F[col[m[k] "_coverage"]])
+			e = num(F[col[m[k] "_error"]])
+			if (!known(c) || c + 0 < 0 || c + 0 > 1) {
+				print "row " rows " " m[k] ": coverage " c; bad++
+			}
+			if (known(v)) { nval++ } else { nunk++ }
+			if (known(e) && e + 0 > 0) npos++
+			if (known(e) && (e + 0 < 0 || !known(v))) {
+				print "row " rows " " m[k] ": value " v " error " e; bad++
+			}
+			if (known(v) && !known(e)) {
+				print "row " rows " " m[k] ": value " v " without error"; bad++
+			}
+		}
+		for (r = 1; r <= nr; r++) {
+			vc = num(F[col[rc[r]]]); vp = num(F[col[rp[r]]]); vs = num(F[col[rs[r]]])
+			if (!known(vc) || !known(vp) || !known(vs))
+				continue
+			tol = 3 * (num(F[col[rc[r] "_error"]]) + num(F[col[rp[r] "_error"]]) + \
+				   num(F[col[rs[r] "_error"]])) + 2e-6	# and the 6 decimals of the CSV
+			d = vc + vs - vp; if (d < 0) d = -d
+			nsum++
+			if (d > tol) {
+				print "row " rows ": " rc[r] " " vc " + " rs[r] " " vs " = " vc + vs \
+				      ", " rp[r] " " vp " (tolerance " tol ")"; bad++
+			}
+		}
+	}
+	END {
+		if (!rows) { print "no rows"; bad++ }
+		if (!nval) { print "no known value in any row"; bad++ }
+		if (nr && !nsum) { print "no row with a sum to check"; bad++ }
+		if (!npos) { print "no error above 0 in any row"; bad++ }
+		printf "# %d rows, %d metrics: %d values (%d with an error above 0), %d unknown; %d relations, checked in %d rows\n", \
+		       rows, nm, nval, npos, nunk, nr, nsum > "/dev/stderr"
+		exit bad > 0
+	}' "$1/stat.csv"
+}
+
+for set in $SETS; do
+	o="$T/$set"
+	mkdir -p "$o"
+	if ! fake "$set" "$o/fake"; then
+		not_ok "$set: no fake machine for this set in the test"
+		continue
+	fi
+	if ! insmod "$D/topdown_hooks.ko" test_pmu_type="$TYPE" 2>"$o/insmod"; then
+		not_ok "$set: insmod topdown_hooks.ko test_pmu_type=$TYPE" "$o/insmod"
+		continue
+	fi
+	unshare -m sh "$T/inner.sh" "$set" "$o/fake" "$o"
+	st=$?
+	"$TDCTL" unload >"$o/unload" 2>&1 || rmmod topdown 2>/dev/null
+	case $st in
+	90)
+		not_ok "$set: the fake machine (bind mounts in a private namespace)"
+		continue ;;
+	91)
+		not_ok "$set: tdctl list -s $set" "$o/list" "$o/list.json"
+		continue ;;
+	92)
+		# EINVAL: a config td_pmusim's layout does not have; ENOENT: a
+		# PERF_TYPE_HARDWARE event no PMU took
+		if grep -q "perf refused event.*\(Invalid argument\|No such file\)" "$o/load"; then
+			skip "$set: tdctl load --level 2 on td_pmusim" \
+				"td_pmusim cannot take an event of the set: $(grep -m1 "perf refused" "$o/load")"
+		else
+			not_ok "$set: tdctl load -s $set --level 2" "$o/load"
+		fi
+		continue ;;
+	esac
+	grep -q "\"set\":\"$set\"" "$o/load" && grep -q '"rotate_ms":5' "$o/load" &&
+		grep -q '"groups":\[{' "$o/load" && grep -q '"no_counter":\[\]' "$o/load"
+	expect "$set: tdctl load --level 2 loads the set with its groups, rotated, every event on a counter" $? "$o/load"
+	read -r t0 t1 <"$o/time"
+	echo "# $set: stat took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+	expect "$set: tdctl stat --csv -- workload exits 0" "$st" "$o/stat.err" "$o/stat.csv"
+	check_stat "$o" >"$o/check" 2>"$o/check.err"
+	expect "$set: every Level 1 and 2 metric with a value or unknown, coverage in [0,1], errors >= 0, children = parent within the errors" \
+		$? "$o/check" "$o/metrics" "$o/rel" "$o/stat.csv"
+	cat "$o/check.err"
+done
+echo 0 >$SIM/noise
+echo clear >$SIM/profiles
+echo index >$SIM/layout
+[ -z "$sim_ours" ] || rmmod td_pmusim
+echo "# the suite took $(awk -v a="$t_start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s"
+tap_done
