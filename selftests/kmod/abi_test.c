@@ -43,33 +43,11 @@
 
 #include "kselftest_harness.h"
 #include "td_common.h"
+#include "td_fixture.h"
 
 #define POISON		0xa5
 
-FIXTURE(t) {
-	int fd;
-	int ncpu;
-};
-
-FIXTURE_SETUP(t)
-{
-	self->fd = open(TOPDOWN_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", TOPDOWN_DEVICE, strerror(errno));
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	self->ncpu = td_nr_cpus(self->fd);
-	ASSERT_LT(0, self->ncpu);
-}
-
-FIXTURE_TEARDOWN(t)
-{
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	close(self->fd);
-}
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
+TD_DEVICE_FIXTURE(t)
 
 /* The ioctl number a program built against a struct of `size` bytes uses. */
 static unsigned long cmd_sized(unsigned long cmd, unsigned int size)

@@ -39,35 +39,12 @@
 
 #include "kselftest_harness.h"
 #include "td_common.h"
+#include "td_fixture.h"
 
 #define PAGE		TD_PAGE
 #define NSTATS		256
 
-FIXTURE(h) {
-	int fd;
-	int ncpu;
-};
-
-FIXTURE_SETUP(h)
-{
-	self->fd = open(TOPDOWN_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", TOPDOWN_DEVICE, strerror(errno));
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	self->ncpu = td_nr_cpus(self->fd);
-	ASSERT_LT(0, self->ncpu);
-}
-
-FIXTURE_TEARDOWN(h)
-{
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	close(self->fd);
-}
-
-/* ioctl() as 0 or errno. */
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
+TD_DEVICE_FIXTURE(h)
 
 /*
  * A buffer of `avail` accessible bytes that ends exactly at a PROT_NONE
