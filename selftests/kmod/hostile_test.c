@@ -44,8 +44,6 @@
 #define PAGE		TD_PAGE
 #define NSTATS		256
 
-TD_DEVICE_FIXTURE(h)
-
 /*
  * A buffer of `avail` accessible bytes that ends exactly at a PROT_NONE
  * guard page, so the kernel faults on the first byte past it.
@@ -81,7 +79,7 @@ static unsigned long ioc_no_size(unsigned long cmd)
 	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), 0);
 }
 
-TEST_F_TIMEOUT(h, unknown_ioctl_numbers_refused, 300)
+TEST_F_TIMEOUT(dev, unknown_ioctl_numbers_refused, 300)
 {
 	static const unsigned int dirs[] = { _IOC_NONE, _IOC_READ, _IOC_WRITE,
 					     _IOC_READ | _IOC_WRITE };
@@ -186,7 +184,7 @@ static int expect_status(uint32_t size, size_t avail, bool writable)
 	return 0;
 }
 
-TEST_F_TIMEOUT(h, short_oversized_misaligned_and_faulting_structs, 300)
+TEST_F_TIMEOUT(dev, short_oversized_misaligned_and_faulting_structs, 300)
 {
 	const size_t csz = sizeof(struct topdown_config);
 	const size_t ssz = sizeof(struct topdown_status);
@@ -444,7 +442,7 @@ static int model_configure(const struct topdown_config *in,
 	return 0;
 }
 
-TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
+TEST_F_TIMEOUT(dev, configure_garbage_matches_model, 600)
 {
 	const uint32_t rings[] = { 0, 4096, 8192, 1u << 16, 4096 + 128, 2048,
 		1u << 20, TOPDOWN_RING_MAX_SIZE, TOPDOWN_RING_MAX_SIZE * 2, 3,
@@ -647,7 +645,7 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 	munmap(masks, 4 * PAGE);
 }
 
-TEST_F(h, unknown_flags_reserved_and_too_many_events)
+TEST_F(dev, unknown_flags_reserved_and_too_many_events)
 {
 	const uint32_t nrs[] = { 0, TOPDOWN_MAX_EVENTS + 1, 255, 0x80000000u, 0xffffffffu };
 	struct topdown_config c;
@@ -715,7 +713,7 @@ TEST_F(h, unknown_flags_reserved_and_too_many_events)
 
 /* ---- the state machine out of order ----------------------------------- */
 
-TEST_F_TIMEOUT(h, state_machine_out_of_order, 300)
+TEST_F_TIMEOUT(dev, state_machine_out_of_order, 300)
 {
 	struct topdown_config c, back;
 	struct topdown_status st;
@@ -789,7 +787,7 @@ TEST_F_TIMEOUT(h, state_machine_out_of_order, 300)
 
 /* ---- events perf rejects ---------------------------------------------- */
 
-TEST_F(h, perf_rejected_events_reported_exactly)
+TEST_F(dev, perf_rejected_events_reported_exactly)
 {
 	struct {
 		uint32_t type;
@@ -873,7 +871,7 @@ TEST_F(h, perf_rejected_events_reported_exactly)
 	td_count("ioctl_cases", cases + 3);
 }
 
-TEST_F(h, status_stats_buffer_bounds)
+TEST_F(dev, status_stats_buffer_bounds)
 {
 	struct topdown_status st;
 	struct guarded g;
@@ -1091,7 +1089,7 @@ static void uffd_case(struct __test_metadata *_metadata, int fd, int which, int 
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-TEST_F(h, status_copy_fault_does_not_block_mmap)
+TEST_F(dev, status_copy_fault_does_not_block_mmap)
 {
 	struct topdown_config c;
 
@@ -1100,7 +1098,7 @@ TEST_F(h, status_copy_fault_does_not_block_mmap)
 	uffd_case(_metadata, self->fd, 0, self->ncpu);
 }
 
-TEST_F(h, get_config_copy_fault_does_not_block_mmap)
+TEST_F(dev, get_config_copy_fault_does_not_block_mmap)
 {
 	uint64_t mask[1] = { 1 };
 	struct topdown_config c;
@@ -1149,7 +1147,7 @@ static int cmp_u64(const void *a, const void *b)
  * then waiting for the probe to be gone everywhere). If poll() waited for
  * those, a reader could not drain rings that are already filling.
  */
-TEST_F_TIMEOUT(h, poll_not_blocked_by_start_stop, 120)
+TEST_F_TIMEOUT(dev, poll_not_blocked_by_start_stop, 120)
 {
 	struct cycler cy = { .fd = self->fd };
 	struct topdown_config c;
@@ -1198,7 +1196,7 @@ TEST_F_TIMEOUT(h, poll_not_blocked_by_start_stop, 120)
  * kernel with lockdep (make check-debug) that order is a "possible
  * circular locking dependency" splat; elsewhere this only has to work.
  */
-TEST_F_TIMEOUT(h, lock_order_mmap_start_perf_read, 120)
+TEST_F_TIMEOUT(dev, lock_order_mmap_start_perf_read, 120)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),
@@ -1260,7 +1258,7 @@ static int model_mmap(int prot, int flags, bool fd_writable, uint64_t cpu,
 	return 0;
 }
 
-TEST_F_TIMEOUT(h, mmap_every_prot_flag_offset_length, 900)
+TEST_F_TIMEOUT(dev, mmap_every_prot_flag_offset_length, 900)
 {
 	const int flag_set[] = { MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE };
 	const size_t ring = 4 * PAGE;
@@ -1361,7 +1359,7 @@ static void __attribute__((noinline)) touch_catching_faults(const uint8_t *p)
 	sigaction(SIGSEGV, &old_segv, NULL);
 }
 
-TEST_F(h, mmap_munmap_mremap_mprotect_fork)
+TEST_F(dev, mmap_munmap_mremap_mprotect_fork)
 {
 	const size_t ring = 4 * PAGE, whole = 2 * PAGE + ring;
 	struct topdown_config c;
@@ -1462,7 +1460,7 @@ static void switches(int n)
 		usleep(300);
 }
 
-TEST_F_TIMEOUT(h, consumer_garbage_keeps_held_records, 300)
+TEST_F_TIMEOUT(dev, consumer_garbage_keeps_held_records, 300)
 {
 	const size_t ring = 64 * PAGE;
 	struct topdown_cpu_stats stats[NSTATS];
@@ -1572,7 +1570,7 @@ static bool perf_running(int fd)
 	return read(fd, v, sizeof(v)) > 0;
 }
 
-TEST_F_TIMEOUT(h, pinned_events_without_counter_are_flagged, 300)
+TEST_F_TIMEOUT(dev, pinned_events_without_counter_are_flagged, 300)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),

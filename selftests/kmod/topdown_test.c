@@ -104,8 +104,6 @@ TEST(device_not_seekable)
 
 /* ---- configuration ----------------------------------------------------- */
 
-TD_DEVICE_FIXTURE(dev)
-
 TEST_F(dev, config_start_stop_status)
 {
 	struct topdown_cpu_stats stats[64];
