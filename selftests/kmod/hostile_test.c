@@ -184,7 +184,17 @@ static int expect_status(uint32_t size, size_t avail, bool writable)
 	return 0;
 }
 
-TEST_F_TIMEOUT(dev, short_oversized_misaligned_and_faulting_structs, 300)
+/*
+ * One ioctl with every size field in size_vals[] and every number of
+ * accessible bytes in avails[] (the struct ends at a guard page), in a
+ * writable and a read-only buffer; @expect gives the error each must
+ * return. A CONFIGURE struct starts from a valid configuration, the
+ * others from zeroes. The number of cases run goes to *cases.
+ */
+static void size_avail_matrix(struct __test_metadata *_metadata, int fd,
+			      unsigned long cmd, const char *name,
+			      int (*expect)(uint32_t size, size_t avail, bool writable),
+			      unsigned long *cases)
 {
 	const size_t csz = sizeof(struct topdown_config);
 	const size_t ssz = sizeof(struct topdown_status);
@@ -194,12 +204,10 @@ TEST_F_TIMEOUT(dev, short_oversized_misaligned_and_faulting_structs, 300)
 	const size_t avails[] = { 0, 1, 3, 4, 8, ssz - 1, ssz, csz - 1, csz,
 		csz + 8, PAGE, PAGE + 64 };
 	struct topdown_config cfg;
-	struct topdown_status st;
-	unsigned long cases = 0;
 	int err, want;
 
 	td_cfg_sw(&cfg, 0);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	for (unsigned int a = 0; a < sizeof(avails) / sizeof(avails[0]); a++) {
 		for (unsigned int s = 0; s < sizeof(size_vals) / sizeof(size_vals[0]); s++) {
 			size_t avail = avails[a];
@@ -208,59 +216,71 @@ TEST_F_TIMEOUT(dev, short_oversized_misaligned_and_faulting_structs, 300)
 			uint8_t *p;
 
 			for (int ro = 0; ro < 2; ro++) {
-				/* CONFIGURE (reads only) */
 				p = guarded_at(&g, avail);
 				ASSERT_NE(NULL, p);
-				memcpy(p, &cfg, avail < csz ? avail : csz);
+				if (cmd == TOPDOWN_IOC_CONFIGURE)
+					memcpy(p, &cfg, avail < csz ? avail : csz);
+				else
+					memset(p, 0, avail);
 				if (avail >= 4)
 					memcpy(p, &size, 4);
 				if (ro)
 					mprotect(g.base, g.len - PAGE, PROT_READ);
-				err = xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, p);
-				want = expect_configure(size, avail);
-				EXPECT_EQ(want, err) TH_LOG("CONFIGURE size %u avail %zu: %s",
-							    size, avail, strerror(err));
-				cases++;
-				guarded_free(&g);
-
-				/* GET_CONFIG (reads, then writes back) */
-				p = guarded_at(&g, avail);
-				ASSERT_NE(NULL, p);
-				memset(p, 0, avail);
-				if (avail >= 4)
-					memcpy(p, &size, 4);
-				if (ro)
-					mprotect(g.base, g.len - PAGE, PROT_READ);
-				err = xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, p);
-				want = expect_get_config(size, avail, !ro);
-				EXPECT_EQ(want, err)
-					TH_LOG("GET_CONFIG size %u avail %zu ro %d: %s",
-					       size, avail, ro, strerror(err));
-				cases++;
-				guarded_free(&g);
-
-				/* STATUS */
-				p = guarded_at(&g, avail);
-				ASSERT_NE(NULL, p);
-				memset(p, 0, avail);
-				if (avail >= 4)
-					memcpy(p, &size, 4);
-				if (ro)
-					mprotect(g.base, g.len - PAGE, PROT_READ);
-				err = xioctl(self->fd, TOPDOWN_IOC_STATUS, p);
-				want = expect_status(size, avail, !ro);
-				EXPECT_EQ(want, err) TH_LOG("STATUS size %u avail %zu ro %d: %s",
-							    size, avail, ro, strerror(err));
-				cases++;
+				err = xioctl(fd, cmd, p);
+				want = expect(size, avail, !ro);
+				EXPECT_EQ(want, err) TH_LOG("%s size %u avail %zu ro %d: %s",
+							    name, size, avail, ro, strerror(err));
+				(*cases)++;
 				guarded_free(&g);
 			}
 		}
 	}
+}
 
-	/* Misaligned but complete structs work. */
+/* CONFIGURE only reads its struct: a read-only one is as good. */
+static int expect_configure_rw(uint32_t size, size_t avail, bool writable)
+{
+	return expect_configure(size, avail);
+}
+
+TEST_F_TIMEOUT(dev, configure_short_oversized_and_faulting_structs, 300)
+{
+	unsigned long cases = 0;
+
+	size_avail_matrix(_metadata, self->fd, TOPDOWN_IOC_CONFIGURE, "CONFIGURE",
+			  expect_configure_rw, &cases);
+	td_count("ioctl_cases", cases);
+}
+
+TEST_F_TIMEOUT(dev, get_config_short_oversized_and_faulting_structs, 300)
+{
+	unsigned long cases = 0;
+
+	size_avail_matrix(_metadata, self->fd, TOPDOWN_IOC_GET_CONFIG, "GET_CONFIG",
+			  expect_get_config, &cases);
+	td_count("ioctl_cases", cases);
+}
+
+TEST_F_TIMEOUT(dev, status_short_oversized_and_faulting_structs, 300)
+{
+	unsigned long cases = 0;
+
+	size_avail_matrix(_metadata, self->fd, TOPDOWN_IOC_STATUS, "STATUS",
+			  expect_status, &cases);
+	td_count("ioctl_cases", cases);
+}
+
+/* Misaligned but complete structs work. */
+TEST_F(dev, misaligned_structs_work)
+{
+	struct topdown_config cfg;
+	struct topdown_status st;
+	unsigned long cases = 0;
+
 	for (int off = 1; off < 16; off++) {
 		uint8_t *buf = calloc(1, PAGE * 2);
 
+		ASSERT_NE(NULL, buf);
 		td_cfg_sw(&cfg, 0);
 		memcpy(buf + off, &cfg, sizeof(cfg));
 		EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, buf + off));
@@ -276,23 +296,28 @@ TEST_F_TIMEOUT(dev, short_oversized_misaligned_and_faulting_structs, 300)
 		cases += 3;
 		free(buf);
 	}
+	td_count("ioctl_cases", cases);
+}
 
-	/* Null and kernel-half pointers. */
-	{
-		const uintptr_t ptrs[] = { 0, 8, 4095, (uintptr_t)-4096,
-			(uintptr_t)0xffff888000000000ull, (uintptr_t)1 << 47 };
+/* Null and kernel-half pointers fault; START and STOP ignore theirs. */
+TEST_F(dev, null_and_kernel_pointers_fault)
+{
+	const uintptr_t ptrs[] = { 0, 8, 4095, (uintptr_t)-4096,
+		(uintptr_t)0xffff888000000000ull, (uintptr_t)1 << 47 };
+	struct topdown_config cfg;
+	unsigned long cases = 0;
 
-		for (unsigned int i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
-			void *p = (void *)ptrs[i];
+	td_cfg_sw(&cfg, 0);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	for (unsigned int i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
+		void *p = (void *)ptrs[i];
 
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, p));
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, p));
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_STATUS, p));
-			/* START/STOP ignore their argument. */
-			EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, (void *)ptrs[i]));
-			EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, (void *)ptrs[i]));
-			cases += 5;
-		}
+		EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, p));
+		EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, p));
+		EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_STATUS, p));
+		EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, (void *)ptrs[i]));
+		EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, (void *)ptrs[i]));
+		cases += 5;
 	}
 	td_count("ioctl_cases", cases);
 }
@@ -442,15 +467,180 @@ static int model_configure(const struct topdown_config *in,
 	return 0;
 }
 
-TEST_F_TIMEOUT(dev, configure_garbage_matches_model, 600)
+/*
+ * A configuration from garbage, with fields repaired: in "nice" rounds
+ * (3 in 4) nearly all of them, so that each check is reached with the
+ * others passing; otherwise about half. Masks point into @env.
+ */
+static void garbage_config(struct topdown_config *c, uint64_t *seedp,
+			   const struct model_env *env)
 {
 	const uint32_t rings[] = { 0, 4096, 8192, 1u << 16, 4096 + 128, 2048,
 		1u << 20, TOPDOWN_RING_MAX_SIZE, TOPDOWN_RING_MAX_SIZE * 2, 3,
 		0x80000000u, 0xffffffffu };
+	uint64_t seed = *seedp;
+	bool nice = td_rand(&seed) & 3;
+#define REPAIR() (nice ? td_rand_below(&seed, 24) != 0 : td_rand_below(&seed, 2))
+
+	for (unsigned int i = 0; i < sizeof(*c) / 8; i++)
+		((uint64_t *)c)[i] = td_rand(&seed);
+	if (REPAIR())
+		c->size = sizeof(*c);
+	else if (REPAIR())
+		c->size = (uint32_t)td_rand_below(&seed, PAGE + 64);
+	if (REPAIR())
+		c->flags &= TOPDOWN_CONFIG_FLAGS_ALL;
+	if (REPAIR())
+		c->__reserved = 0;
+	/* Groups (VER1): none in most rounds, as before. */
+	if (REPAIR())
+		c->nr_groups = td_rand_below(&seed, 2) ? 0 :
+			td_rand_below(&seed, TOPDOWN_MAX_GROUPS + 2);
+	if (REPAIR())
+		c->nr_events = td_rand_below(&seed, (c->nr_groups ? TOPDOWN_MAX_POOL :
+						    TOPDOWN_MAX_EVENTS) + 2);
+	if (REPAIR()) {
+		static const uint32_t ms[] = { 0, 0, 0, 1, 20, 60000, 60001 };
+
+		c->rotate_ms = c->nr_groups < 2 && td_rand_below(&seed, 4) ? 0 :
+			ms[td_rand_below(&seed, TD_NELEM(ms))];
+	}
+	for (unsigned int g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
+		struct topdown_group *grp = &c->groups[g];
+
+		if (g >= c->nr_groups) {
+			if (REPAIR())
+				memset(grp, 0, sizeof(*grp));
+			continue;
+		}
+		/* Nice: entry i in group i % nr_groups, then maybe more. */
+		if (!REPAIR())
+			continue;
+		memset(grp, 0, sizeof(*grp));
+		for (unsigned int p = g; p < c->nr_events && grp->nr_events < 8;
+		     p += c->nr_groups)
+			grp->events[grp->nr_events++] = p;
+		if (!grp->nr_events || td_rand_below(&seed, 4) == 0)
+			grp->events[grp->nr_events++ % 8] =
+				td_rand_below(&seed, c->nr_events + 1);
+		if (td_rand_below(&seed, 16) == 0)
+			grp->flags = 1;
+	}
+	if (REPAIR())
+		c->label[td_rand_below(&seed, sizeof(c->label))] = 0;
+	if (REPAIR())
+		c->ring_size = rings[td_rand_below(&seed, sizeof(rings) / sizeof(rings[0]))];
+	if (REPAIR())
+		c->watermark = td_rand_below(&seed, 3) ?
+			td_rand_below(&seed, (c->ring_size ? c->ring_size : 1) + 2) : 0;
+	for (unsigned int i = 0; i < TOPDOWN_MAX_POOL; i++) {
+		struct topdown_event *e = (struct topdown_event *)pool_ev(c, i);
+		uint64_t q = td_rand(&seed);
+
+		if (i >= c->nr_events && REPAIR()) {
+			memset(e, 0, sizeof(*e));
+			if (!(q & 0xff))
+				e->name[3] = 'x';
+			continue;
+		}
+		if (REPAIR()) {
+			e->type = PERF_TYPE_SOFTWARE;
+			e->config = td_rand_below(&seed, 4) ? PERF_COUNT_SW_CPU_CLOCK :
+				td_rand_below(&seed, 16);
+		}
+		if (REPAIR())
+			e->flags &= TOPDOWN_EVENT_FLAGS_ALL;
+		if (REPAIR())
+			e->__reserved = 0;
+		if (REPAIR())
+			e->name[td_rand_below(&seed, sizeof(e->name))] = 0;
+		switch (REPAIR() ? 0 : (q >> 4) & 7) {
+		case 0: case 1: case 2:
+			e->cpus_ptr = 0;
+			e->cpus_size = 0;
+			break;
+		case 3:
+			e->cpus_ptr = (uintptr_t)env->good_mask;
+			e->cpus_size = 8 * (1 + td_rand_below(&seed, 3));
+			break;
+		case 4:
+			e->cpus_ptr = (uintptr_t)env->bad_mask;
+			e->cpus_size = TOPDOWN_CPUMASK_MAX_BYTES;
+			break;
+		case 5:
+			e->cpus_ptr = (uintptr_t)env->empty_mask;
+			e->cpus_size = 8 * td_rand_below(&seed, 4);
+			break;
+		case 6:
+			e->cpus_ptr = (q & 128) ? (uintptr_t)env->unmapped :
+				(uintptr_t)0xffff888000000000ull;
+			e->cpus_size = 8;
+			break;
+		default:
+			e->cpus_size = td_rand_below(&seed, 2 * TOPDOWN_CPUMASK_MAX_BYTES);
+			break;
+		}
+	}
+#undef REPAIR
+	*seedp = seed;
+}
+
+/* GET_CONFIG gives back the effective configuration the model made. */
+static void expect_read_back(struct __test_metadata *_metadata, int fd,
+			     const struct topdown_config *eff)
+{
+	struct topdown_config back;
+
+	memset(&back, 0, sizeof(back));
+	back.size = sizeof(back);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_GET_CONFIG, &back));
+	EXPECT_EQ(eff->nr_events, back.nr_events);
+	EXPECT_EQ(eff->flags, back.flags);
+	EXPECT_EQ(0, memcmp(eff->label, back.label, sizeof(eff->label)));
+	for (unsigned int i = 0; i < eff->nr_events; i++) {
+		EXPECT_EQ(pool_ev(eff, i)->type, pool_ev(&back, i)->type);
+		EXPECT_EQ(pool_ev(eff, i)->config, pool_ev(&back, i)->config);
+		EXPECT_EQ(pool_ev(eff, i)->flags, pool_ev(&back, i)->flags);
+	}
+	EXPECT_EQ(eff->nr_groups, back.nr_groups);
+	EXPECT_EQ(0, memcmp(eff->groups, back.groups, sizeof(eff->groups)));
+	EXPECT_EQ(eff->nr_groups < 2 ? 0 : eff->rotate_ms ? eff->rotate_ms :
+		  TOPDOWN_ROTATE_DEFAULT_MS, back.rotate_ms);
+}
+
+/*
+ * START an accepted configuration: perf may refuse a garbage event, but
+ * never leave the collection half started. True when it ran.
+ */
+static bool start_cleanly(struct __test_metadata *_metadata, int fd)
+{
+	struct topdown_status st;
+	int err;
+
+	err = xioctl(fd, TOPDOWN_IOC_START, NULL);
+	ASSERT_EQ(0, td_status(fd, &st, NULL, 0));
+	if (!err) {
+		EXPECT_EQ(TOPDOWN_STATE_RUNNING, st.state);
+		EXPECT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+	} else {
+		EXPECT_EQ(TOPDOWN_STATE_CONFIGURED, st.state);
+		EXPECT_EQ(-err, st.error_code);
+		EXPECT_EQ(EALREADY, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+	}
+	return !err;
+}
+
+/*
+ * CONFIGURE with garbage returns what the model of the header's rules
+ * says; what it accepts reads back as the model's effective
+ * configuration, and now and then it is started.
+ */
+TEST_F_TIMEOUT(dev, configure_garbage_matches_model, 600)
+{
 	uint64_t seed = td_env_long("TD_SEED", 1);
 	long iters = td_env_long("TD_HOSTILE_ITERS", 3000);
 	struct model_env env = { .ncpu = self->ncpu };
-	struct topdown_config c, eff, back;
+	struct topdown_config c, eff;
 	unsigned long cases = 0, accepted = 0, started = 0, grouped = 0;
 	uint8_t buf[2 * 65536] __attribute__((aligned(8)));
 	uint64_t *masks;
@@ -470,117 +660,9 @@ TEST_F_TIMEOUT(dev, configure_garbage_matches_model, 600)
 	TH_LOG("seed %llu, %ld iterations (TD_SEED, TD_HOSTILE_ITERS)",
 	       (unsigned long long)seed, iters);
 	for (long it = 0; it < iters; it++) {
-		uint64_t r = td_rand(&seed);
 		int want, err;
 
-		/*
-		 * Start from garbage, then repair fields: in "nice" rounds
-		 * nearly all of them, so that each check is reached with the
-		 * others passing; otherwise about half.
-		 */
-		bool nice = r & 3;
-#define REPAIR() (nice ? td_rand_below(&seed, 24) != 0 : td_rand_below(&seed, 2))
-
-		for (unsigned int i = 0; i < sizeof(c) / 8; i++)
-			((uint64_t *)&c)[i] = td_rand(&seed);
-		if (REPAIR())
-			c.size = sizeof(c);
-		else if (REPAIR())
-			c.size = (uint32_t)td_rand_below(&seed, PAGE + 64);
-		if (REPAIR())
-			c.flags &= TOPDOWN_CONFIG_FLAGS_ALL;
-		if (REPAIR())
-			c.__reserved = 0;
-		/* Groups (VER1): none in most rounds, as before. */
-		if (REPAIR())
-			c.nr_groups = td_rand_below(&seed, 2) ? 0 :
-				td_rand_below(&seed, TOPDOWN_MAX_GROUPS + 2);
-		if (REPAIR())
-			c.nr_events = td_rand_below(&seed, (c.nr_groups ? TOPDOWN_MAX_POOL :
-							    TOPDOWN_MAX_EVENTS) + 2);
-		if (REPAIR()) {
-			static const uint32_t ms[] = { 0, 0, 0, 1, 20, 60000, 60001 };
-
-			c.rotate_ms = c.nr_groups < 2 && td_rand_below(&seed, 4) ? 0 :
-				ms[td_rand_below(&seed, TD_NELEM(ms))];
-		}
-		for (unsigned int g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
-			struct topdown_group *grp = &c.groups[g];
-
-			if (g >= c.nr_groups) {
-				if (REPAIR())
-					memset(grp, 0, sizeof(*grp));
-				continue;
-			}
-			/* Nice: entry i in group i % nr_groups, then maybe more. */
-			if (!REPAIR())
-				continue;
-			memset(grp, 0, sizeof(*grp));
-			for (unsigned int p = g; p < c.nr_events && grp->nr_events < 8;
-			     p += c.nr_groups)
-				grp->events[grp->nr_events++] = p;
-			if (!grp->nr_events || td_rand_below(&seed, 4) == 0)
-				grp->events[grp->nr_events++ % 8] =
-					td_rand_below(&seed, c.nr_events + 1);
-			if (td_rand_below(&seed, 16) == 0)
-				grp->flags = 1;
-		}
-		if (REPAIR())
-			c.label[td_rand_below(&seed, sizeof(c.label))] = 0;
-		if (REPAIR())
-			c.ring_size = rings[td_rand_below(&seed, sizeof(rings) / sizeof(rings[0]))];
-		if (REPAIR())
-			c.watermark = td_rand_below(&seed, 3) ?
-				td_rand_below(&seed, (c.ring_size ? c.ring_size : 1) + 2) : 0;
-		for (unsigned int i = 0; i < TOPDOWN_MAX_POOL; i++) {
-			struct topdown_event *e = (struct topdown_event *)pool_ev(&c, i);
-			uint64_t q = td_rand(&seed);
-
-			if (i >= c.nr_events && REPAIR()) {
-				memset(e, 0, sizeof(*e));
-				if (!(q & 0xff))
-					e->name[3] = 'x';
-				continue;
-			}
-			if (REPAIR()) {
-				e->type = PERF_TYPE_SOFTWARE;
-				e->config = td_rand_below(&seed, 4) ? PERF_COUNT_SW_CPU_CLOCK :
-					td_rand_below(&seed, 16);
-			}
-			if (REPAIR())
-				e->flags &= TOPDOWN_EVENT_FLAGS_ALL;
-			if (REPAIR())
-				e->__reserved = 0;
-			if (REPAIR())
-				e->name[td_rand_below(&seed, sizeof(e->name))] = 0;
-			switch (REPAIR() ? 0 : (q >> 4) & 7) {
-			case 0: case 1: case 2:
-				e->cpus_ptr = 0;
-				e->cpus_size = 0;
-				break;
-			case 3:
-				e->cpus_ptr = (uintptr_t)env.good_mask;
-				e->cpus_size = 8 * (1 + td_rand_below(&seed, 3));
-				break;
-			case 4:
-				e->cpus_ptr = (uintptr_t)env.bad_mask;
-				e->cpus_size = TOPDOWN_CPUMASK_MAX_BYTES;
-				break;
-			case 5:
-				e->cpus_ptr = (uintptr_t)env.empty_mask;
-				e->cpus_size = 8 * td_rand_below(&seed, 4);
-				break;
-			case 6:
-				e->cpus_ptr = (q & 128) ? (uintptr_t)env.unmapped :
-					(uintptr_t)0xffff888000000000ull;
-				e->cpus_size = 8;
-				break;
-			default:
-				e->cpus_size = td_rand_below(&seed, 2 * TOPDOWN_CPUMASK_MAX_BYTES);
-				break;
-			}
-		}
-#undef REPAIR
+		garbage_config(&c, &seed, &env);
 		/* Bytes past sizeof(c), when size says more: zero. */
 		memset(buf, 0, 2 * PAGE);
 		memcpy(buf, &c, sizeof(c));
@@ -601,39 +683,10 @@ TEST_F_TIMEOUT(dev, configure_garbage_matches_model, 600)
 		if (err)
 			continue;
 		accepted++;
-		memset(&back, 0, sizeof(back));
-		back.size = sizeof(back);
-		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, &back));
-		EXPECT_EQ(eff.nr_events, back.nr_events);
-		EXPECT_EQ(eff.flags, back.flags);
-		EXPECT_EQ(0, memcmp(eff.label, back.label, sizeof(eff.label)));
-		for (unsigned int i = 0; i < eff.nr_events; i++) {
-			EXPECT_EQ(pool_ev(&eff, i)->type, pool_ev(&back, i)->type);
-			EXPECT_EQ(pool_ev(&eff, i)->config, pool_ev(&back, i)->config);
-			EXPECT_EQ(pool_ev(&eff, i)->flags, pool_ev(&back, i)->flags);
-		}
-		EXPECT_EQ(eff.nr_groups, back.nr_groups);
-		EXPECT_EQ(0, memcmp(eff.groups, back.groups, sizeof(eff.groups)));
-		EXPECT_EQ(eff.nr_groups < 2 ? 0 : eff.rotate_ms ? eff.rotate_ms :
-			  TOPDOWN_ROTATE_DEFAULT_MS, back.rotate_ms);
+		expect_read_back(_metadata, self->fd, &eff);
 		grouped += !!eff.nr_groups;
-		/* Now and then run it: perf may refuse a garbage event, but
-		 * never leave the collection half started.
-		 */
 		if (td_rand_below(&seed, 8) == 0) {
-			struct topdown_status st;
-
-			err = xioctl(self->fd, TOPDOWN_IOC_START, NULL);
-			ASSERT_EQ(0, td_status(self->fd, &st, NULL, 0));
-			if (!err) {
-				started++;
-				EXPECT_EQ(TOPDOWN_STATE_RUNNING, st.state);
-				EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
-			} else {
-				EXPECT_EQ(TOPDOWN_STATE_CONFIGURED, st.state);
-				EXPECT_EQ(-err, st.error_code);
-				EXPECT_EQ(EALREADY, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
-			}
+			started += start_cleanly(_metadata, self->fd);
 			cases += 2;
 		}
 	}
@@ -1570,33 +1623,54 @@ static bool perf_running(int fd)
 	return read(fd, v, sizeof(v)) > 0;
 }
 
-TEST_F_TIMEOUT(dev, pinned_events_without_counter_are_flagged, 300)
+/* Arm's INST_RETIRED as a pinned CPU-wide event: a generic counter. */
+#define INST_RETIRED_PINNED {						\
+	.size = sizeof(struct perf_event_attr),				\
+	.type = PERF_TYPE_RAW,						\
+	.config = 0x08,							\
+	.pinned = 1,							\
+	.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |			\
+		       PERF_FORMAT_TOTAL_TIME_RUNNING,			\
+}
+
+struct held_counters {
+	int fd[NSTATS][32];
+	int n[NSTATS];
+	int ncpu;
+};
+
+/* Why these tests cannot run here, NULL if they can. */
+static const char *no_pmu_to_take(void)
 {
-	struct perf_event_attr a = {
-		.size = sizeof(a),
-		.type = PERF_TYPE_RAW,
-		.config = 0x08,		/* Arm INST_RETIRED: a generic counter */
-		.pinned = 1,
-		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			       PERF_FORMAT_TOTAL_TIME_RUNNING,
-	};
-	struct topdown_cpu_stats stats[NSTATS];
-	struct topdown_status st;
-	struct topdown_config c;
-	int held[NSTATS][32], nheld[NSTATS] = { 0 }, total = 0;
-	unsigned long flagged = 0, slices = 0, clean = 0;
+	struct perf_event_attr a = INST_RETIRED_PINNED;
+	static char why[128];
 	int fd;
 
 #if !defined(__aarch64__)
-	SKIP(return, "needs the arm64 guest's emulated PMU (x86 TCG has none)");
+	return "needs the arm64 guest's emulated PMU (x86 TCG has none)";
 #endif
 	fd = perf_open(&a, -1, 0);
-	if (fd < 0)
-		SKIP(return, "no raw PMU events here: %s", strerror(errno));
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "no raw PMU events here: %s", strerror(errno));
+		return why;
+	}
 	close(fd);
+	return NULL;
+}
 
-	/* Take every generic counter on every CPU with pinned events. */
-	for (int cpu = 0; cpu < self->ncpu && cpu < NSTATS; cpu++) {
+/*
+ * Take every generic counter on every CPU with pinned events, as long as
+ * perf schedules them: at least one on CPU 0, else the test fails.
+ */
+static void hold_counters(struct __test_metadata *_metadata, int ncpu,
+			  struct held_counters *h)
+{
+	struct perf_event_attr a = INST_RETIRED_PINNED;
+	int fd, total = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->ncpu = ncpu < NSTATS ? ncpu : NSTATS;
+	for (int cpu = 0; cpu < h->ncpu; cpu++) {
 		for (int i = 0; i < 32; i++) {
 			fd = perf_open(&a, -1, cpu);
 			if (fd < 0)
@@ -1605,14 +1679,31 @@ TEST_F_TIMEOUT(dev, pinned_events_without_counter_are_flagged, 300)
 				close(fd);
 				break;
 			}
-			held[cpu][nheld[cpu]++] = fd;
+			h->fd[cpu][h->n[cpu]++] = fd;
 		}
-		total += nheld[cpu];
+		total += h->n[cpu];
 	}
-	TH_LOG("holding %d pinned counters (%d on CPU 0)", total, nheld[0]);
-	ASSERT_LT(0, nheld[0]);
+	TH_LOG("holding %d pinned counters (%d on CPU 0)", total, h->n[0]);
+	ASSERT_LT(0, h->n[0]);
+}
 
-	/* cpu-clock (software) works; two more INST_RETIRED cannot. */
+static void release_counters(struct held_counters *h)
+{
+	for (int cpu = 0; cpu < h->ncpu; cpu++)
+		for (int i = 0; i < h->n[cpu]; i++)
+			close(h->fd[cpu][i]);
+	memset(h->n, 0, sizeof(h->n));
+}
+
+/*
+ * cpu-clock (software), which always works, and two INST_RETIRED, which
+ * cannot get a counter while they are all held: configure, run 30
+ * switches, stop.
+ */
+static void run_sw_and_two_inst(struct __test_metadata *_metadata, int fd)
+{
+	struct topdown_config c;
+
 	td_cfg_sw(&c, 1 << 18);
 	c.nr_events = 3;
 	for (int i = 1; i < 3; i++) {
@@ -1620,18 +1711,45 @@ TEST_F_TIMEOUT(dev, pinned_events_without_counter_are_flagged, 300)
 		c.events[i].config = 0x08;
 		snprintf(c.events[i].name, sizeof(c.events[i].name), "inst%d", i);
 	}
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_CONFIGURE, &c));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_START, NULL));
 	switches(30);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+}
+
+/* CPU @cpu's records of the run (at most 4096), in @rec; their number. */
+static int drain_cpu(struct __test_metadata *_metadata, int fd, int cpu,
+		     struct topdown_record *rec)
+{
+	struct td_ring r;
+	int n;
+
+	ASSERT_EQ(0, td_ring_map(fd, cpu, 1 << 18, &r));
+	n = td_ring_drain(&r, rec, 4096);
+	td_ring_unmap(&r);
+	return n;
+}
+
+/* Every slice of events without a counter says so, and counts nothing. */
+TEST_F_TIMEOUT(dev, pinned_events_without_counter_are_flagged, 300)
+{
+	struct topdown_cpu_stats stats[NSTATS];
+	struct topdown_status st;
+	struct held_counters h = { 0 };
+	struct topdown_record *rec;
+	const char *why = no_pmu_to_take();
+	unsigned long flagged = 0, slices = 0;
+
+	if (why)
+		SKIP(return, "%s", why);
+	rec = calloc(4096, sizeof(*rec));
+	ASSERT_NE(NULL, rec);
+	hold_counters(_metadata, self->ncpu, &h);
+	run_sw_and_two_inst(_metadata, self->fd);
 	ASSERT_EQ(0, td_status(self->fd, &st, stats, NSTATS));
 	for (int cpu = 0; cpu < self->ncpu; cpu++) {
-		struct topdown_record *rec = calloc(4096, sizeof(*rec));
-		struct td_ring r;
-		int n;
+		int n = drain_cpu(_metadata, self->fd, cpu, rec);
 
-		ASSERT_EQ(0, td_ring_map(self->fd, cpu, 1 << 18, &r));
-		n = td_ring_drain(&r, rec, 4096);
 		for (int i = 0; i < n; i++) {
 			slices++;
 			if ((rec[i].flags & TOPDOWN_REC_ERROR_MASK) == 0x6)
@@ -1644,40 +1762,44 @@ TEST_F_TIMEOUT(dev, pinned_events_without_counter_are_flagged, 300)
 			for (int e = 3; e < TOPDOWN_MAX_EVENTS; e++)
 				EXPECT_EQ(0, rec[i].delta[e]);
 		}
-		if (n && nheld[cpu])
+		if (n && cpu < NSTATS && h.n[cpu])
 			EXPECT_LT(0, stats[cpu].read_errors);
-		td_ring_unmap(&r);
-		free(rec);
 	}
 	EXPECT_LT(0, flagged);
+	TH_LOG("%lu of %lu slices flagged while the counters were taken", flagged, slices);
+	td_count("pmu_flagged_slices", flagged);
+	release_counters(&h);
+	free(rec);
+}
 
-	/* Let go of the counters: the next run's slices are clean. */
-	for (int cpu = 0; cpu < self->ncpu && cpu < NSTATS; cpu++)
-		for (int i = 0; i < nheld[cpu]; i++)
-			close(held[cpu][i]);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
-	switches(30);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+/* Once the counters are let go, the next run's slices are clean. */
+TEST_F_TIMEOUT(dev, released_counters_give_clean_slices, 300)
+{
+	struct held_counters h = { 0 };
+	struct topdown_record *rec;
+	const char *why = no_pmu_to_take();
+	unsigned long clean = 0;
+
+	if (why)
+		SKIP(return, "%s", why);
+	rec = calloc(4096, sizeof(*rec));
+	ASSERT_NE(NULL, rec);
+	hold_counters(_metadata, self->ncpu, &h);
+	run_sw_and_two_inst(_metadata, self->fd);
+	release_counters(&h);
+	run_sw_and_two_inst(_metadata, self->fd);
 	for (int cpu = 0; cpu < self->ncpu; cpu++) {
-		struct topdown_record *rec = calloc(4096, sizeof(*rec));
-		struct td_ring r;
-		int n;
+		int n = drain_cpu(_metadata, self->fd, cpu, rec);
 
-		ASSERT_EQ(0, td_ring_map(self->fd, cpu, 1 << 18, &r));
-		n = td_ring_drain(&r, rec, 4096);
 		for (int i = 0; i < n; i++) {
 			if (!(rec[i].flags & TOPDOWN_REC_FIRST))
 				EXPECT_EQ(0, rec[i].flags & TOPDOWN_REC_ERROR_MASK);
 			clean += !(rec[i].flags & TOPDOWN_REC_ERROR_MASK);
 		}
-		td_ring_unmap(&r);
-		free(rec);
 	}
 	EXPECT_LT(0, clean);
-	TH_LOG("%lu of %lu slices flagged while the counters were taken; %lu clean after",
-	       flagged, slices, clean);
-	td_count("pmu_flagged_slices", flagged);
+	TH_LOG("%lu clean slices after the counters were let go", clean);
+	free(rec);
 }
 
 TEST_HARNESS_MAIN
