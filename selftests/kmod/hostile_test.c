@@ -1412,23 +1412,32 @@ static void __attribute__((noinline)) touch_catching_faults(const uint8_t *p)
 	sigaction(SIGSEGV, &old_segv, NULL);
 }
 
-TEST_F(dev, mmap_munmap_mremap_mprotect_fork)
+/*
+ * CPU 0's ring of @ring bytes after a short run, mapped read-only whole
+ * (consumer page, producer page, data): @c is its configuration.
+ */
+static uint8_t *map_ring0_after_run(struct __test_metadata *_metadata, int fd,
+				    size_t ring, struct topdown_config *c)
+{
+	uint8_t *p;
+
+	td_cfg_sw(c, ring);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_CONFIGURE, c));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_START, NULL));
+	usleep(5000);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+	p = mmap(NULL, 2 * PAGE + ring, PROT_READ, MAP_SHARED, fd, TD_RING_OFF(0, 0));
+	ASSERT_NE(MAP_FAILED, p);
+	return p;
+}
+
+/* A ring mapping is not cut, grown, shrunk or made writable or executable. */
+TEST_F(dev, mapping_not_split_resized_or_upgraded)
 {
 	const size_t ring = 4 * PAGE, whole = 2 * PAGE + ring;
 	struct topdown_config c;
-	unsigned long cases = 0;
-	uint8_t *p, *q;
-	pid_t pid;
-	int status;
+	uint8_t *p = map_ring0_after_run(_metadata, self->fd, ring, &c);
 
-	td_cfg_sw(&c, ring);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
-	usleep(5000);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
-
-	p = mmap(NULL, whole, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 0));
-	ASSERT_NE(MAP_FAILED, p);
 	/* Partial munmap: head, tail, middle. */
 	EXPECT_EQ(-1, munmap(p, PAGE));
 	EXPECT_EQ(-1, munmap(p + whole - PAGE, PAGE));
@@ -1444,8 +1453,22 @@ TEST_F(dev, mmap_munmap_mremap_mprotect_fork)
 	EXPECT_EQ(MAP_FAILED, mremap(p, whole, whole + PAGE, 0));
 	EXPECT_EQ(MAP_FAILED, mremap(p, whole, whole + PAGE, MREMAP_MAYMOVE));
 	EXPECT_EQ(MAP_FAILED, mremap(p, whole, whole - PAGE, 0));
-	cases += 11;
-	/* A move of the whole mapping keeps it intact and counted. */
+	EXPECT_EQ(0, munmap(p, whole));
+	td_count("mmap_cases", 11);
+}
+
+/*
+ * A moved mapping stays intact and counted; madvise, mlock and msync
+ * break nothing; a child does not inherit it.
+ */
+TEST_F(dev, moved_advised_and_forked_mapping)
+{
+	const size_t ring = 4 * PAGE, whole = 2 * PAGE + ring;
+	struct topdown_config c;
+	uint8_t *p = map_ring0_after_run(_metadata, self->fd, ring, &c), *q;
+	pid_t pid;
+	int status;
+
 	q = mmap(NULL, whole, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, q);
 	q = mremap(p, whole, whole, MREMAP_MAYMOVE | MREMAP_FIXED, q);
@@ -1455,7 +1478,6 @@ TEST_F(dev, mmap_munmap_mremap_mprotect_fork)
 		EXPECT_EQ(ring, ((struct topdown_ring_producer *)(void *)(p + PAGE))->data_size);
 	}
 	EXPECT_EQ(EBUSY, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	/* madvise and mlock do not break anything. */
 	EXPECT_EQ(0, mlock(p, whole));
 	EXPECT_EQ(0, munlock(p, whole));
 	madvise(p, whole, MADV_DONTFORK);
@@ -1464,7 +1486,6 @@ TEST_F(dev, mmap_munmap_mremap_mprotect_fork)
 	madvise(p, whole, MADV_DONTNEED);
 	madvise(p, whole, MADV_WILLNEED);
 	msync(p, whole, MS_SYNC);
-	cases += 8;
 	/* Touching the mapping after MADV_DONTNEED may SIGBUS: that is the
 	 * process's business; the kernel must just survive it.
 	 */
@@ -1481,10 +1502,21 @@ TEST_F(dev, mmap_munmap_mremap_mprotect_fork)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(EBUSY, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
 	EXPECT_EQ(0, munmap(p, whole));
-	cases += 2;
-	/* The consumer page: writable alone, not in a child (which faults on
-	 * it), the parent stays the reader.
-	 */
+	td_count("mmap_cases", 10);
+}
+
+/*
+ * The consumer page: writable alone, not in a child (which faults on
+ * it), the parent stays the reader.
+ */
+TEST_F(dev, consumer_page_not_writable_in_a_child)
+{
+	struct topdown_config c;
+	uint8_t *p, *q;
+	pid_t pid;
+	int status;
+
+	munmap(map_ring0_after_run(_metadata, self->fd, 4 * PAGE, &c), 6 * PAGE);
 	p = mmap(NULL, PAGE, PROT_WRITE, MAP_SHARED, self->fd, TD_RING_OFF(0, 0));
 	ASSERT_NE(MAP_FAILED, p);
 	pid = fork();
@@ -1501,8 +1533,7 @@ TEST_F(dev, mmap_munmap_mremap_mprotect_fork)
 	munmap(q, PAGE);
 	munmap(p, PAGE);
 	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	cases += 3;
-	td_count("mmap_cases", cases);
+	td_count("mmap_cases", 3);
 }
 
 /* ---- garbage consumer positions --------------------------------------- */
