@@ -12,6 +12,7 @@ echo "TAP version 13"
 # not carry their bytes (its comm is NUL-padded to 16 bytes, which the
 # record file checks). td_pingpong's round trips switch tens of
 # thousands of times: the ring wraps many times.
+check "load for the wrapping ring" "$TDCTL" load --backend "$TD_BACKEND"
 switches
 switches &
 wpid=$!
