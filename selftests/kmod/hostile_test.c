@@ -1544,6 +1544,53 @@ static void switches(int n)
 		usleep(300);
 }
 
+/*
+ * One START/STOP with the consumer position set to the g-th garbage value
+ * (relative to where the producer is): the producer never writes past
+ * the ring or over the @held bytes the reader still had (@snap).
+ */
+static void garbage_round(struct __test_metadata *_metadata, int fd,
+			  struct td_ring *r, size_t ring, const uint8_t *snap,
+			  uint64_t held, unsigned int g)
+{
+	uint64_t before = r->prod->producer_pos, lost_before = r->prod->lost, pos;
+	/* Relative to where the producer is now. */
+	const uint64_t garbage[12] = {
+		before + TOPDOWN_RECORD_SIZE,		/* past the producer */
+		before + ring, before + 2 * ring,	/* a ring or two ahead */
+		~0ull, 1ull << 63,			/* "negative" */
+		(uint64_t)-TOPDOWN_RECORD_SIZE,
+		(uint64_t)-(int64_t)ring,
+		before + 1, before + 127,		/* unaligned, ahead */
+		3, 64,					/* unaligned, behind */
+		0x5555555555555555ull,
+	};
+
+	r->cons->consumer_pos = garbage[g];
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_START, NULL));
+	switches(10);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+	pos = r->prod->producer_pos;
+	/* Never past the ring: nothing is overwritten. */
+	EXPECT_GE(ring - TOPDOWN_RECORD_SIZE, pos)
+		TH_LOG("garbage %#llx", (unsigned long long)garbage[g]);
+	EXPECT_LE(before, pos);
+	EXPECT_EQ(0, pos % TOPDOWN_RECORD_SIZE);
+	/* The records the reader still had are intact. */
+	EXPECT_EQ(0, memcmp(snap, r->data, held))
+		TH_LOG("garbage %#llx overwrote held records",
+		       (unsigned long long)garbage[g]);
+	/* Ahead of the producer: every new record dropped. */
+	if (garbage[g] > before && garbage[g] - before < (1ull << 62)) {
+		EXPECT_EQ(before, pos);
+		EXPECT_LT(lost_before, r->prod->lost);
+	}
+	TH_LOG("consumer_pos %#llx (producer at %#llx): %llu written, %llu dropped",
+	       (unsigned long long)garbage[g], (unsigned long long)before,
+	       (unsigned long long)(pos - before) / TOPDOWN_RECORD_SIZE,
+	       (unsigned long long)(r->prod->lost - lost_before));
+}
+
 TEST_F_TIMEOUT(dev, consumer_garbage_keeps_held_records, 300)
 {
 	const size_t ring = 64 * PAGE;
@@ -1569,44 +1616,8 @@ TEST_F_TIMEOUT(dev, consumer_garbage_keeps_held_records, 300)
 	snap = malloc(p0);
 	memcpy(snap, r.data, p0);
 
-	for (unsigned int g = 0; g < 12; g++) {
-		uint64_t before = r.prod->producer_pos, lost_before = r.prod->lost;
-		/* Relative to where the producer is now. */
-		const uint64_t garbage[12] = {
-			before + TOPDOWN_RECORD_SIZE,		/* past the producer */
-			before + ring, before + 2 * ring,	/* a ring or two ahead */
-			~0ull, 1ull << 63,			/* "negative" */
-			(uint64_t)-TOPDOWN_RECORD_SIZE,
-			(uint64_t)-(int64_t)ring,
-			before + 1, before + 127,		/* unaligned, ahead */
-			3, 64,					/* unaligned, behind */
-			0x5555555555555555ull,
-		};
-
-		r.cons->consumer_pos = garbage[g];
-		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
-		switches(10);
-		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
-		pos = r.prod->producer_pos;
-		/* Never past the ring: nothing is overwritten. */
-		EXPECT_GE(ring - TOPDOWN_RECORD_SIZE, pos)
-			TH_LOG("garbage %#llx", (unsigned long long)garbage[g]);
-		EXPECT_LE(before, pos);
-		EXPECT_EQ(0, pos % TOPDOWN_RECORD_SIZE);
-		/* The records the reader still had are intact. */
-		EXPECT_EQ(0, memcmp(snap, r.data, p0))
-			TH_LOG("garbage %#llx overwrote held records",
-			       (unsigned long long)garbage[g]);
-		/* Ahead of the producer: every new record dropped. */
-		if (garbage[g] > before && garbage[g] - before < (1ull << 62)) {
-			EXPECT_EQ(before, pos);
-			EXPECT_LT(lost_before, r.prod->lost);
-		}
-		TH_LOG("consumer_pos %#llx (producer at %#llx): %llu written, %llu dropped",
-		       (unsigned long long)garbage[g], (unsigned long long)before,
-		       (unsigned long long)(pos - before) / TOPDOWN_RECORD_SIZE,
-		       (unsigned long long)(r.prod->lost - lost_before));
-	}
+	for (unsigned int g = 0; g < 12; g++)
+		garbage_round(_metadata, self->fd, &r, ring, snap, p0, g);
 	/* Exact accounting: kernel counters, producer page and sequence. */
 	ASSERT_EQ(0, td_status(self->fd, &st, stats, NSTATS));
 	pos = r.prod->producer_pos;
