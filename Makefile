@@ -76,8 +76,9 @@ check-litmus:
 
 # Estimates from rotated event groups against exact per-task counts
 # (selftests/kmod/estimates_test.c) in the x86_64 guest (pmusim) and the
-# arm64 -icount guest (instructions, pmusim); not in make check yet: its
-# pmusim part failed 1 of its last 3 runs under x86_64 TCG (testing.rst).
+# arm64 -icount guest (instructions, pmusim); make check runs it in its
+# arm64 -icount guests only: its pmusim part failed 1 of 3 runs under
+# x86_64 TCG (testing.rst).
 check-estimates: build
 	selftests/vm/run --arch x86_64 -- env TD_ESTIMATES=1 /selftests/estimates_test
 	selftests/vm/run --arch arm64 --icount --timeout 1500 -- env TD_ICOUNT=1 TD_ESTIMATES=1 /selftests/estimates_test
@@ -116,7 +117,8 @@ deb:
 # /var/cache/topdown-packages), apt install of make deb's packages, DKMS
 # builds for 6.1 and 6.12 (Debian 12) and 6.12 and 7.3 (Debian 13 and its
 # backports), then each kernel boots in QEMU with the DKMS-built module
-# (smoke suite).
+# (smoke suite); tdctl-serve.service's systemd-analyze security score with
+# each release's systemd, and apt resolving the arm64 tdctl package.
 check-packages:
 	scripts/check-packages.sh
 .PHONY: check-packages

@@ -386,6 +386,24 @@ static bool td_rot_ready(const struct td_cpu *c)
 }
 
 /*
+ * Enable @ev for its group's turn. A counter that had no hardware counter
+ * the last time its group ran is still in error (perf_event_disable()
+ * leaves an event in error as it is), so this is a retry of it, counted
+ * as the retry work counts its own (STATUS retries, recoveries).
+ */
+static void td_rot_enable(struct td_cpu *c, struct perf_event *ev)
+{
+	bool retry = READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR;
+
+	perf_event_enable(ev);
+	if (!retry)
+		return;
+	WRITE_ONCE(c->retries, c->retries + 1);
+	if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
+		WRITE_ONCE(c->recoveries, c->recoveries + 1);
+}
+
+/*
  * The rotation work of one CPU (see "Groups and rotation" above): on that
  * CPU, its counters alive (cancelled before they are released). A change
  * that is due but not ready (td_rot_ready()) is tried again a tick later.
@@ -435,7 +453,7 @@ static void td_rot_work_fn(struct work_struct *work)
 			perf_event_disable(c->gev[old][i]);
 	for (i = 0; i < td.grp_nr[new]; i++)
 		if (c->gev[new][i])
-			perf_event_enable(c->gev[new][i]);
+			td_rot_enable(c, c->gev[new][i]);
 
 	/* 3. Release the hold: the next slice re-reads the baselines. */
 	local_irq_disable();

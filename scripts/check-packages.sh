@@ -20,8 +20,9 @@
 #      dkms autoinstall -k for each kernel (what the kernel packages' DKMS
 #      hook runs); checks dkms status, the module's version and vermagic,
 #      and its signature by DKMS's MOK key (/var/lib/dkms/mok.pub); that
-#      tdctl-serve.service is installed and disabled, and that the system
-#      user tdctl-serve was made.
+#      tdctl-serve.service is installed and disabled, that the system
+#      user tdctl-serve was made, and that the suite's own systemd-analyze
+#      security scores the installed unit "OK" or better.
 #   3. boots each kernel (x86-64) in QEMU with that DKMS-built module and
 #      the root's tdctl, with the root's libraries (selftests/vm/run with
 #      TD_MODULE, TD_TDCTL, TD_SYSROOT) and runs
@@ -29,6 +30,8 @@
 #      unload, and the commands of the package's topdown.service with its
 #      /etc/default/topdown.
 #   4. apt remove: the module is gone from /lib/modules.
+#   5. tdctl's arm64 package: apt resolves its dependencies for a fresh
+#      arm64 system of the suite (apt-get -s with arm64 lists).
 # Ends with "N passed, N failed"; logs in build/check-packages/.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -188,6 +191,20 @@ packages() {
     step "$suite: tdctl-serve.service installed, disabled" serve_unit_disabled
     serve_user() { in_root getent passwd tdctl-serve | grep -E '^tdctl-serve:x:[1-9][0-9]{0,2}:.*:/usr/sbin/nologin$'; }
     step "$suite: the system user tdctl-serve exists (nologin)" serve_user
+    # Its hardening as the suite's own systemd scores it (252 in Debian
+    # 12, 257 in Debian 13: each version weighs more settings): "OK" or
+    # better, i.e. an exposure below 5.0 of 10.
+    local sec score level
+    sec=$LOGS/security-$suite.log
+    in_root systemd-analyze security --offline=yes tdctl-serve.service >"$sec" 2>&1
+    read -r score level < <(sed -n 's/^.*Overall exposure level for tdctl-serve.service: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p' "$sec")
+    case ${level:-} in
+    OK | SAFE | PERFECT)
+        pass "$suite: systemd-analyze security tdctl-serve.service: $score $level ($(in_root systemd-analyze --version | sed -n '1s/ (.*//p'))" ;;
+    *)
+        fail "$suite: systemd-analyze security tdctl-serve.service: '${score:-}' '${level:-}', want OK or better (log: ${sec#"$ROOT"/})"
+        tail -n 30 "$sec" | sed 's/^/    /' ;;
+    esac
 
     # The DKMS-built module of each kernel, uncompressed for the guest.
     local KO_DIR=$P/ko ko f v vm signer
@@ -252,6 +269,23 @@ packages() {
     left=$(ls "$R"/lib/modules/*/updates/dkms/topdown.ko* 2>/dev/null)
     [ -z "$left" ] && pass "$suite: apt remove: no topdown module left in /lib/modules" ||
         fail "$suite: apt remove left $left"
+
+    # tdctl's arm64 package (cross-built): apt resolves its dependencies
+    # on a fresh arm64 system of the suite (a simulation, apt-get -s: the
+    # root cannot run arm64 binaries), with arm64 lists of the same
+    # sources and an empty dpkg status of their own under /tmp.
+    cp build/deb/tdctl_"$VER"_arm64.deb "$R/tmp/"
+    arm64_resolves() {
+        local o=(-o APT::Architecture=arm64 -o APT::Architectures::=arm64
+            -o Dir::State::Lists=/tmp/arm64/lists -o Dir::State::status=/tmp/arm64/status
+            -o Dir::Cache=/tmp/arm64/cache)
+        mkdir -p "$R/tmp/arm64/lists/partial" "$R/tmp/arm64/cache/archives/partial" &&
+            : >"$R/tmp/arm64/status" &&
+            in_root apt-get -q "${o[@]}" update &&
+            in_root apt-get -s "${o[@]}" install --no-install-recommends /tmp/tdctl_"$VER"_arm64.deb |
+            tee /dev/stderr | grep "^Inst tdctl ($VER .*\[arm64\])"
+    }
+    step "$suite: apt-get -s install ./tdctl_${VER}_arm64.deb resolves on a fresh arm64 $suite" arm64_resolves
     umount_all
 }
 

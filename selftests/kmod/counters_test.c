@@ -26,6 +26,15 @@
  *   error_gap_without_switch_is_flagged
  *	a counter that goes to ERROR and back while its CPU does not switch:
  *	the slice reports 0 with the error bit, not a delta across the gap
+ *   group_in_error_recovers_per_group
+ *	groups and rotation ("Groups and rotation" in the header): CPU 1's
+ *	simulated PMU takes 2 events at once, group 0 has 2 and group 1 has
+ *	3. Group 1's slices carry error bits and group 0's none, the CPU
+ *	keeps rotating, STATUS counts the error slices per group; once the
+ *	PMU has room, group 1 counts again without STOP/START. Every slice of
+ *	the worker holds the whole units it did in that slice, or 0 with the
+ *	error bit: never a delta spanning a turn in error; the turn that
+ *	brought the counter back counts in STATUS' recoveries
  *   preempted_when_signal_keeps_task_runnable
  *	a task that calls schedule() in TASK_INTERRUPTIBLE with a signal
  *	pending stays runnable; its slices must carry TOPDOWN_REC_PREEMPTED
@@ -47,6 +56,7 @@
 #include <sys/syscall.h>
 
 #include "td_common.h"
+#include "td_groups.h"
 #include "kselftest_harness.h"
 
 #define MAX_CPUS	64
@@ -736,6 +746,216 @@ TEST_F_TIMEOUT(sim, error_retries_back_off, 120)
 	EXPECT_EQ(1, s1.recoveries);
 	EXPECT_EQ(0, s1.retry_delay_ms);
 	td_write_file(TD_PARAMS "/retry_max_ms", "60000");
+}
+
+/*
+ * Groups with a counter in error (the header: "Counters perf put in error
+ * are retried while their group counts ...; the error bits of a record
+ * are its group's, by position"). td_pmusim's index layout, the worker's
+ * profile counting 1, 2, 3 and 5 per unit on counters 0..3; group 0 is
+ * {ev0, ev1}, group 1 is {ev0, ev2, ev3}, rotated every 20 ms. CPU 1's
+ * PMU takes at most 2 events for the first second, then any number.
+ */
+#define GR_UNITS	1000
+#define GR_RING		(1u << 20)
+
+static const unsigned int gr_rate[4] = { 1, 2, 3, 5 };
+
+static void cfg_sim_groups(struct topdown_config *c, int type)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->ring_size = GR_RING;
+	strcpy(c->label, "set=counters_test");
+	c->nr_events = 4;
+	for (int i = 0; i < 4; i++) {
+		c->events[i].type = type;
+		c->events[i].config = i;
+		snprintf(c->events[i].name, sizeof(c->events[i].name), "ev%d", i);
+	}
+	c->nr_groups = 2;
+	c->groups[0].nr_events = 2;
+	c->groups[0].events[0] = 0;
+	c->groups[0].events[1] = 1;
+	c->groups[1].nr_events = 3;
+	c->groups[1].events[0] = 0;
+	c->groups[1].events[1] = 2;
+	c->groups[1].events[2] = 3;
+	c->rotate_ms = 20;
+}
+
+/*
+ * On CPU 1: "td_grp" does a batch of GR_UNITS, passes a token to its
+ * peer (no profile: counts nothing) and waits for it back, so every one
+ * of its slices holds at most one batch: the peer runs only when it is
+ * off the CPU.
+ */
+static pid_t gr_worker(uint64_t until_ns)
+{
+	int to_peer[2], to_worker[2];
+	pid_t pid = fork(), peer;
+	char t = 'x';
+
+	if (pid)
+		return pid;
+	if (td_pin_cpu(1) || pipe(to_peer) || pipe(to_worker))
+		_exit(1);
+	peer = fork();
+	if (peer == 0) {
+		prctl(PR_SET_NAME, "td_grp_peer");
+		close(to_peer[1]);
+		close(to_worker[0]);
+		while (read(to_peer[0], &t, 1) == 1)
+			if (write(to_worker[1], &t, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(to_peer[0]);
+	close(to_worker[1]);
+	if (peer < 0 || prctl(PR_SET_NAME, "td_grp"))
+		_exit(1);
+	while (td_now_ns() < until_ns) {
+		if (td_write_file(SIM_DIR "/work", "1000") ||
+		    write(to_peer[1], &t, 1) != 1 || read(to_worker[0], &t, 1) != 1)
+			_exit(1);
+		usleep(1000);
+	}
+	close(to_peer[1]);
+	waitpid(peer, NULL, 0);
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(sim, group_in_error_recovers_per_group, 120)
+{
+	struct topdown_cpu_stats st;
+	struct topdown_config cfg;
+	struct topdown_record *recs;
+	struct td_grp_sums sums;
+	uint64_t t_start, t_restore, t_end;
+	long flagged1 = 0, clean0 = 0, bad = 0, late_clean1 = 0, late_bad1 = 0;
+	long worker = 0, whole = 0, changes_a = 0;
+	int n, status;
+	pid_t pid;
+
+	recs = calloc(GR_RING / TOPDOWN_RECORD_SIZE, sizeof(*recs));
+	ASSERT_NE(NULL, recs);
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/profiles", "comm=td_grp ev0=1 ev1=2 ev2=3 ev3=5"));
+	/* The fixture's configuration is mapped: a new one needs it gone. */
+	td_ring_unmap(&self->ring);
+	self->mapped = false;
+	cfg_sim_groups(&cfg, self->type);
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg))
+		TH_LOG("CONFIGURE with groups: %s", strerror(errno));
+	ASSERT_EQ(0, td_ring_map(self->fd, 1, GR_RING, &self->ring));
+	self->mapped = true;
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/capacity", "1 2"));
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
+	t_start = td_now_ns();
+	pid = gr_worker(t_start + 2000000000ull);
+	ASSERT_LT(0, pid);
+	usleep(1000000);
+	t_restore = td_now_ns();
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/capacity", "1 -1"));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	t_end = td_now_ns();
+	ASSERT_EQ(0, cpu_stats(self->fd, 1, &st));
+	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
+	n = td_ring_drain(&self->ring, recs, GR_RING / TOPDOWN_RECORD_SIZE);
+	ASSERT_LT(0, n);
+
+	memset(&sums, 0, sizeof(sums));
+	td_grp_check(&cfg, recs, n, &sums);
+	EXPECT_EQ(0, sums.bad) TH_LOG("%llu violations of the rotation rules",
+				      (unsigned long long)sums.bad);
+	for (int i = 0; i < n; i++) {
+		const struct topdown_record *r = &recs[i];
+		uint32_t g = TOPDOWN_REC_GROUP(r->flags), err = r->flags & TOPDOWN_REC_ERROR_MASK;
+		uint64_t begin = r->time_ns - r->duration_ns;
+		int64_t m = -1;
+
+		if (r->flags & TOPDOWN_REC_ROTATED) {
+			if (r->time_ns < t_restore)
+				changes_a++;
+			continue;
+		}
+		if (r->flags & TOPDOWN_REC_FIRST)
+			continue;
+		/* Only the first second: the PMU had room for 2 events. */
+		if (r->time_ns < t_restore) {
+			if (g == 1 && err)
+				flagged1++;
+			else if (g == 0 && !err)
+				clean0++;
+			else if (bad++ < 8)
+				TH_LOG("seq %llu group %u error bits 0x%x (CPU 1's PMU takes 2)",
+				       (unsigned long long)r->seq, g, err);
+		} else if (g == 1 && begin > t_restore + 300000000ull) {
+			if (err)
+				late_bad1++;
+			else
+				late_clean1++;
+		}
+		if (strcmp(r->comm, "td_grp") || r->pid != (uint32_t)pid)
+			continue;
+		/*
+		 * The worker: every readable delta is the same whole number
+		 * (0 or 1) of batches times its event's rate, an unreadable
+		 * one 0; a delta carried over a turn in error would be more.
+		 */
+		worker++;
+		for (uint32_t j = 0; j < cfg.groups[g].nr_events; j++) {
+			unsigned int rate = gr_rate[cfg.groups[g].events[j]];
+
+			if (err & (1u << j)) {
+				EXPECT_EQ(0, r->delta[j]);
+				continue;
+			}
+			if (r->delta[j] % ((uint64_t)GR_UNITS * rate) ||
+			    (m >= 0 && r->delta[j] != (uint64_t)m * GR_UNITS * rate)) {
+				m = -2;
+				break;
+			}
+			m = r->delta[j] / ((uint64_t)GR_UNITS * rate);
+		}
+		if (m == 0 || m == 1 || (m == -1 && err)) {
+			whole++;
+		} else if (bad++ < 8) {
+			TH_LOG("worker seq %llu group %u flags 0x%x: %llu %llu %llu, not 1 batch",
+			       (unsigned long long)r->seq, g, r->flags,
+			       (unsigned long long)r->delta[0], (unsigned long long)r->delta[1],
+			       (unsigned long long)r->delta[2]);
+		}
+	}
+	TH_LOG("CPU 1: %d records in %llu ms; first second: %ld group 1 slices flagged, "
+	       "%ld group 0 slices clean, %ld changes; after room + 300 ms: group 1 %ld "
+	       "clean, %ld flagged; worker %ld slices, %ld whole; STATUS error slices "
+	       "%llu / %llu, recoveries %llu, retries %llu", n,
+	       (unsigned long long)(t_end - t_start) / 1000000, flagged1, clean0, changes_a,
+	       late_clean1, late_bad1, worker, whole,
+	       (unsigned long long)st.grp_error_slices[0],
+	       (unsigned long long)st.grp_error_slices[1],
+	       (unsigned long long)st.recoveries, (unsigned long long)st.retries);
+	EXPECT_EQ(0, bad);
+	/* The CPU kept rotating while group 1 was in error. */
+	EXPECT_LE(5, changes_a);
+	EXPECT_LE(5, flagged1);
+	EXPECT_LE(5, clean0);
+	/* Recovered without STOP/START, and stays so. */
+	EXPECT_LE(5, late_clean1);
+	EXPECT_EQ(0, late_bad1);
+	EXPECT_LE(100, worker);
+	EXPECT_EQ(worker, whole);
+	/* STATUS: group 1's error slices, group 0 none. */
+	EXPECT_EQ(0, st.grp_error_slices[0]);
+	EXPECT_LE((uint64_t)flagged1, st.grp_error_slices[1]);
+	/*
+	 * Group 1's counter came back at one of its turns: a re-enable of a
+	 * counter in error that got a counter ("@recoveries", "@retries").
+	 */
+	EXPECT_LE(1, st.recoveries);
+	EXPECT_LE(st.recoveries, st.retries);
+	free(recs);
 }
 
 /* Shared by the victim on CPU 1 and the driver on CPU 0. */

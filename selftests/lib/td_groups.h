@@ -27,6 +27,8 @@
 #error "include td_common.h first"
 #endif
 
+#include <stdbool.h>
+
 #define TD_GRP_LOG_MAX	8	/* violations printed per check */
 
 /* Per CPU, what the records of each group add up to. */

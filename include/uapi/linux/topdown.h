@@ -496,7 +496,10 @@ struct topdown_ring_producer {
  *
  * @retries:	re-enables of counters in error on this CPU since CONFIGURE,
  *		successful or not (each one reschedules every perf event of
- *		the CPU, other users' too)
+ *		the CPU, other users' too). With groups, the turn of a group
+ *		whose counter was in error when it last ran re-enables that
+ *		counter: a retry too, and a recovery (@recoveries) when it
+ *		gets a counter
  * @retry_delay_ms: while collecting, how long this CPU now waits between
  *		retries of its counters in error (retry_ms, or more when it
  *		backs off); 0 when none is in error
