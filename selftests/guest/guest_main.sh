@@ -10,8 +10,15 @@ rc=0
 . ./tap.sh
 T=$(mktemp -d)
 hold_jump_labels
-echo "# suite: tdctl end to end"
-./tdctl_test.sh || rc=1
+# e2e module|bpf [LABEL]: the tdctl end-to-end scenarios on that
+# backend, one script each, each from nothing loaded to nothing loaded.
+e2e() {
+	for s in unloaded load dump unload ring; do
+		echo "# suite: tdctl end to end$2: $s (tdctl_e2e_${s}_test.sh)"
+		TD_BACKEND=$1 ./tdctl_e2e_${s}_test.sh || rc=1
+	done
+}
+e2e module
 echo "# suite: tdctl stat, top, record and report on live data"
 ./tdctl_stat_test.sh || rc=1
 echo "# suite: tdctl serve on live data"
@@ -20,8 +27,7 @@ echo "# suite: tdctl serve on live data"
 # needs the kernel's BTF: the debug tier's kernels (scripts/debug-kernel.sh)
 # have none.
 if [ -e /sys/kernel/btf/vmlinux ]; then
-	echo "# suite: tdctl end to end, BPF backend"
-	TD_BACKEND=bpf ./tdctl_test.sh || rc=1
+	e2e bpf ", BPF backend"
 	echo "# suite: tdctl stat, top, record and report on live data, BPF backend"
 	TD_BACKEND=bpf ./tdctl_stat_test.sh || rc=1
 	echo "# suite: tdctl serve on live data, BPF backend"

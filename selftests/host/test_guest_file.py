@@ -5,9 +5,10 @@ suite tdctl_stat_test.sh prints its file in base64 and its own
 `report --json` of it between markers; this decodes the file, runs the
 host's tdctl report on it (another architecture for the arm64 guest) and
 requires the same report. And the --csv output of the commands that need
-the module (load, unload, status), which tdctl_test.sh prints with the
---json output of the same command: the CSV is parsed with the csv module
-and compared field by field with the JSON.
+the module (load, unload, status), which tdctl_e2e_load_test.sh and
+tdctl_e2e_unload_test.sh print with the --json output of the same
+command: the CSV is parsed with the csv module and compared field by field
+with the JSON.
 Usage: test_guest_file.py GUEST-TAP-LOG... TAP.
 """
 import base64

@@ -429,20 +429,28 @@ def test_serve(tmp):
                    sorted(set(want_c.items()) ^ set(got_c.items()))[:6]))
 
 
-def main():
+def run_group_tests(body):
+    """The main() of the tests on arm_neoverse_n2's groups (this file's and
+    test_timeline_groups.py's): body(tmp, pl) in a scratch directory once
+    tdctl list -j gave the set's plan pl; the TAP plan; the exit status."""
     if not os.access(MKFIXTURE, os.X_OK):
         print("1..0 # SKIP %s not built" % MKFIXTURE)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         pl, err = plan_of(tmp)
-        if not ok(pl is not None, "tdctl list -j shows arm_neoverse_n2's groups", err):
-            return plan()
+        if ok(pl is not None, "tdctl list -j shows arm_neoverse_n2's groups", err):
+            body(tmp, pl)
+    return plan()
+
+
+def main():
+    def body(tmp, pl):
         test_estimates(tmp, pl)
         test_formats(tmp, pl)
         test_hierarchy(tmp)
         test_stat_live(tmp)
         test_serve(tmp)
-    return plan()
+    return run_group_tests(body)
 
 
 if __name__ == "__main__":

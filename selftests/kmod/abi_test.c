@@ -43,33 +43,9 @@
 
 #include "kselftest_harness.h"
 #include "td_common.h"
+#include "td_fixture.h"
 
 #define POISON		0xa5
-
-FIXTURE(t) {
-	int fd;
-	int ncpu;
-};
-
-FIXTURE_SETUP(t)
-{
-	self->fd = open(TOPDOWN_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", TOPDOWN_DEVICE, strerror(errno));
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	self->ncpu = td_nr_cpus(self->fd);
-	ASSERT_LT(0, self->ncpu);
-}
-
-FIXTURE_TEARDOWN(t)
-{
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	close(self->fd);
-}
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
 
 /* The ioctl number a program built against a struct of `size` bytes uses. */
 static unsigned long cmd_sized(unsigned long cmd, unsigned int size)
@@ -106,7 +82,7 @@ static uint8_t *grown_config(size_t extra, int tail, uint32_t ring)
  * A struct larger than the module's own (the size GET_CONFIG returns) with
  * a zero tail: what a newer program sends when it uses nothing new.
  */
-TEST_F(t, larger_config_zero_tail_accepted)
+TEST_F(dev, larger_config_zero_tail_accepted)
 {
 	size_t extras[] = { 8, 16, 64, 0 };	/* the last: up to a page */
 	struct topdown_config base, mod;
@@ -157,7 +133,7 @@ TEST_F(t, larger_config_zero_tail_accepted)
  * Bytes past the module's own struct (the size GET_CONFIG returns) must
  * be zero: a newer program asked for something this module cannot do.
  */
-TEST_F(t, larger_config_nonzero_tail_is_e2big)
+TEST_F(dev, larger_config_nonzero_tail_is_e2big)
 {
 	const size_t extras[] = { 8, 16, 100 };
 	struct topdown_config base, got;
@@ -185,7 +161,7 @@ TEST_F(t, larger_config_nonzero_tail_is_e2big)
 	}
 }
 
-TEST_F(t, config_and_status_size_limits)
+TEST_F(dev, config_and_status_size_limits)
 {
 	struct topdown_config cfg;
 	uint8_t *buf = calloc(1, 2 * TD_PAGE);
@@ -243,7 +219,7 @@ TEST_F(t, config_and_status_size_limits)
 	free(buf);
 }
 
-TEST_F(t, larger_status_written_up_to_size)
+TEST_F(dev, larger_status_written_up_to_size)
 {
 	const size_t size = TOPDOWN_STATUS_SIZE_VER0 + 64;
 	uint8_t *buf = malloc(size);
@@ -269,7 +245,7 @@ TEST_F(t, larger_status_written_up_to_size)
 
 /* ---- permissions --------------------------------------------------------- */
 
-TEST_F(t, read_only_descriptor_cannot_change_state)
+TEST_F(dev, read_only_descriptor_cannot_change_state)
 {
 	struct topdown_config cfg;
 	struct topdown_status st;
@@ -302,7 +278,7 @@ static int drop_caps(void)
 	return syscall(SYS_capset, &h, d);
 }
 
-TEST_F(t, passed_descriptor_without_perfmon_cannot_start)
+TEST_F(dev, passed_descriptor_without_perfmon_cannot_start)
 {
 	struct topdown_config cfg;
 	pid_t pid;
@@ -334,7 +310,7 @@ TEST_F(t, passed_descriptor_without_perfmon_cannot_start)
 		       WEXITSTATUS(status));
 }
 
-TEST_F(t, other_pid_namespace_refused)
+TEST_F(dev, other_pid_namespace_refused)
 {
 	struct topdown_config cfg;
 	pid_t pid;
@@ -404,7 +380,7 @@ static int child_reads(const volatile uint8_t *p)
  * forked into a new pid namespace), and CONFIGURE works again as soon as
  * the process that mapped unmaps, whatever its children do.
  */
-TEST_F(t, mappings_stay_with_writable_files_and_their_process)
+TEST_F(dev, mappings_stay_with_writable_files_and_their_process)
 {
 	const size_t ring = 16384;
 	struct topdown_config cfg;
@@ -503,7 +479,7 @@ static int configure_one(int fd, uint32_t type, uint64_t config, uint64_t config
 	return xioctl(fd, TOPDOWN_IOC_CONFIGURE, &c);
 }
 
-TEST_F(t, only_core_and_software_pmus_accepted)
+TEST_F(dev, only_core_and_software_pmus_accepted)
 {
 	static const char func[] = "do_nanosleep", path[] = "/bin/busybox";
 	struct dirent *d;
@@ -565,7 +541,7 @@ TEST_F(t, only_core_and_software_pmus_accepted)
  * parameter of -1 once let exactly that type through). Run on the shipped
  * module, not on the selftests' test build.
  */
-TEST_F(t, pmu_type_all_ones_is_enoent)
+TEST_F(dev, pmu_type_all_ones_is_enoent)
 {
 	EXPECT_EQ(ENOENT, configure_one(self->fd, 0xffffffffu, 0, 0));
 	EXPECT_EQ(ENOENT, configure_one(self->fd, 0xfffffffeu, 0, 0));
@@ -590,7 +566,7 @@ static void switch_for_ms(int ms)
 		usleep(100);
 }
 
-TEST_F(t, perf_errors_not_about_the_pmu_are_returned)
+TEST_F(dev, perf_errors_not_about_the_pmu_are_returned)
 {
 	static const struct {
 		int injected, want;
@@ -639,7 +615,7 @@ TEST_F(t, perf_errors_not_about_the_pmu_are_returned)
  * ev_state: OFF for every event configured for the CPU while stopped
  * (before the first START and after STOP), NONE for the others.
  */
-TEST_F(t, ev_state_off_when_stopped)
+TEST_F(dev, ev_state_off_when_stopped)
 {
 	uint64_t mask[TOPDOWN_CPUMASK_MAX_BYTES / 8] = { 1 };	/* CPU 0 */
 	int n = self->ncpu < 64 ? self->ncpu : 64;
@@ -726,7 +702,7 @@ static int own_cgroup_ids(int fd, int ncpu, uint64_t *ids, int max)
  * cgroup_id: the id of the task's cgroup v2 directory (name_to_handle_at),
  * 1 for the root, also while no cgroup v2 file system is mounted.
  */
-TEST_F_TIMEOUT(t, cgroup_id_is_the_cgroup2_directory_id, 60)
+TEST_F_TIMEOUT(dev, cgroup_id_is_the_cgroup2_directory_id, 60)
 {
 	char mnt[] = "/tmp/td-cg2.XXXXXX", child[64], procs[96], rootprocs[96];
 	struct topdown_config cfg;
@@ -777,7 +753,7 @@ TEST_F_TIMEOUT(t, cgroup_id_is_the_cgroup2_directory_id, 60)
  * poll() works on any open file of the device, not only the reader's: a
  * read-only file that maps nothing sees the rings' unread data too.
  */
-TEST_F_TIMEOUT(t, poll_on_any_file, 60)
+TEST_F_TIMEOUT(dev, poll_on_any_file, 60)
 {
 	struct td_ring *r = calloc(self->ncpu, sizeof(*r));
 	struct topdown_config cfg;
@@ -809,7 +785,7 @@ TEST_F_TIMEOUT(t, poll_on_any_file, 60)
 
 /* ---- poll() after STOP --------------------------------------------------- */
 
-TEST_F_TIMEOUT(t, poll_after_stop_reports_tail_then_hup, 60)
+TEST_F_TIMEOUT(dev, poll_after_stop_reports_tail_then_hup, 60)
 {
 	/* 8192 records a CPU: far more than the switches below make. */
 	const uint32_t ring = 1u << 20;
@@ -931,7 +907,7 @@ static void hog(int ready, long left_kb)
  * memory) but not what is left fails with ENOMEM, changes nothing, and
  * the OOM killer kills nobody.
  */
-TEST_F_TIMEOUT(t, configure_under_memory_pressure_kills_nobody, 300)
+TEST_F_TIMEOUT(dev, configure_under_memory_pressure_kills_nobody, 300)
 {
 	long total = meminfo_kb("MemTotal:"), left = 8 << 10;
 	struct topdown_config cfg, big;
@@ -981,7 +957,7 @@ TEST_F_TIMEOUT(t, configure_under_memory_pressure_kills_nobody, 300)
 	EXPECT_EQ(16384, td_cur_ring_size(self->fd));
 }
 
-TEST_F_TIMEOUT(t, configure_enomem_keeps_everything, 60)
+TEST_F_TIMEOUT(dev, configure_enomem_keeps_everything, 60)
 {
 	const uint32_t ring = 16384;
 	struct topdown_config cfg, big, got;
@@ -1091,7 +1067,7 @@ static void slow_copy(void *dst, const volatile uint64_t *src, unsigned int spin
 #define WHOLE(size)	((size) - TOPDOWN_RECORD_SIZE)
 #endif
 
-TEST_F_TIMEOUT(t, overwrite_slow_reader_never_accepts_torn_records, 300)
+TEST_F_TIMEOUT(dev, overwrite_slow_reader_never_accepts_torn_records, 300)
 {
 	const uint32_t ring = 4096 > TD_PAGE ? 4096 : TD_PAGE;
 	long iters = td_env_long("TD_OVERWRITE_ITERS", 300000);

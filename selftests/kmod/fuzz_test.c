@@ -39,8 +39,8 @@
 
 #include <linux/topdown.h>
 
+#include "kselftest.h"
 #include "td_common.h"
-#include "tap.h"
 
 enum {
 	OP_OPEN, OP_CLOSE, OP_DUP, OP_CONFIGURE, OP_CONFIGURE_GARBAGE,
@@ -624,8 +624,8 @@ int main(int argc, char **argv)
 		return 0;
 	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
 	if (n <= 0) {
-		tap(false, "fuzz: no /proc/self/exe");
-		return 1;
+		ksft_test_result(false, "fuzz: no /proc/self/exe\n");
+		return ksft_exit_fail();
 	}
 	self_exe[n] = 0;
 	if (nproc > 16)
@@ -633,14 +633,15 @@ int main(int argc, char **argv)
 	if (nthr > 16)
 		nthr = 16;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..2\n");
+	ksft_print_header();
+	ksft_set_plan(2);
 	printf("# fuzz: seed %llu, at most %ld operations and %ld s, %d processes x %d threads\n",
 	       (unsigned long long)seed, max_ops, secs, nproc, nthr);
 
 	fd = open(TOPDOWN_DEVICE, O_RDWR);
 	if (fd < 0) {
-		tap(false, "fuzz: open %s: %s", TOPDOWN_DEVICE, strerror(errno));
-		return 1;
+		ksft_test_result(false, "fuzz: open %s: %s\n", TOPDOWN_DEVICE, strerror(errno));
+		return ksft_exit_fail();
 	}
 	ncpu = td_nr_cpus(fd);
 	close(fd);
@@ -684,11 +685,11 @@ int main(int argc, char **argv)
 	td_count("fuzz_execs", atomic_load(&sh->execs));
 	td_count("fuzz_kills", atomic_load(&sh->kills));
 	if (atomic_load(&sh->violations)) {
-		tap(false, "fuzz: %lu ABI violations, first: %s",
-		    atomic_load(&sh->violations), sh->violation);
+		ksft_test_result(false, "fuzz: %lu ABI violations, first: %s\n",
+				 atomic_load(&sh->violations), sh->violation);
 	} else {
-		tap(true, "fuzz: %lu operations, no ABI violation (seed %llu)",
-		    atomic_load(&sh->ops), (unsigned long long)seed);
+		ksft_test_result(true, "fuzz: %lu operations, no ABI violation (seed %llu)\n",
+				 atomic_load(&sh->ops), (unsigned long long)seed);
 	}
 
 	/* Whatever happened, the collection must still work. */
@@ -698,12 +699,13 @@ int main(int argc, char **argv)
 	if (fd < 0 || ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) ||
 	    ioctl(fd, TOPDOWN_IOC_START) || (usleep(10000), ioctl(fd, TOPDOWN_IOC_STOP)) ||
 	    td_status(fd, &st, NULL, 0) || st.state != TOPDOWN_STATE_CONFIGURED || st.reader) {
-		tap(false, "after the fuzz: configure/start/stop: %s (state %u reader %u)",
-		    strerror(errno), st.state, st.reader);
+		ksft_test_result_fail("after the fuzz: configure/start/stop: %s "
+				      "(state %u reader %u)\n",
+				      strerror(errno), st.state, st.reader);
 	} else {
-		tap(true, "after the fuzz: nothing mapped, no reader, configure/start/stop "
-		    "work");
+		ksft_test_result_pass("after the fuzz: nothing mapped, no reader, "
+				      "configure/start/stop work\n");
 	}
 	close(fd);
-	return tap_failed ? 1 : 0;
+	ksft_finished();
 }

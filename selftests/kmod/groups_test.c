@@ -66,11 +66,6 @@ static void td_busy_us(long us)
 		;
 }
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
-
 static struct topdown_event *pool_ev(struct topdown_config *c, uint32_t i)
 {
 	return i < TOPDOWN_MAX_EVENTS ? &c->events[i] :

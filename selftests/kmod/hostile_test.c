@@ -39,35 +39,10 @@
 
 #include "kselftest_harness.h"
 #include "td_common.h"
+#include "td_fixture.h"
 
 #define PAGE		TD_PAGE
 #define NSTATS		256
-
-FIXTURE(h) {
-	int fd;
-	int ncpu;
-};
-
-FIXTURE_SETUP(h)
-{
-	self->fd = open(TOPDOWN_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", TOPDOWN_DEVICE, strerror(errno));
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	self->ncpu = td_nr_cpus(self->fd);
-	ASSERT_LT(0, self->ncpu);
-}
-
-FIXTURE_TEARDOWN(h)
-{
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	close(self->fd);
-}
-
-/* ioctl() as 0 or errno. */
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
 
 /*
  * A buffer of `avail` accessible bytes that ends exactly at a PROT_NONE
@@ -104,7 +79,7 @@ static unsigned long ioc_no_size(unsigned long cmd)
 	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), 0);
 }
 
-TEST_F_TIMEOUT(h, unknown_ioctl_numbers_refused, 300)
+TEST_F_TIMEOUT(dev, unknown_ioctl_numbers_refused, 300)
 {
 	static const unsigned int dirs[] = { _IOC_NONE, _IOC_READ, _IOC_WRITE,
 					     _IOC_READ | _IOC_WRITE };
@@ -209,7 +184,17 @@ static int expect_status(uint32_t size, size_t avail, bool writable)
 	return 0;
 }
 
-TEST_F_TIMEOUT(h, short_oversized_misaligned_and_faulting_structs, 300)
+/*
+ * One ioctl with every size field in size_vals[] and every number of
+ * accessible bytes in avails[] (the struct ends at a guard page), in a
+ * writable and a read-only buffer; @expect gives the error each must
+ * return. A CONFIGURE struct starts from a valid configuration, the
+ * others from zeroes. The number of cases run goes to *cases.
+ */
+static void size_avail_matrix(struct __test_metadata *_metadata, int fd,
+			      unsigned long cmd, const char *name,
+			      int (*expect)(uint32_t size, size_t avail, bool writable),
+			      unsigned long *cases)
 {
 	const size_t csz = sizeof(struct topdown_config);
 	const size_t ssz = sizeof(struct topdown_status);
@@ -219,12 +204,10 @@ TEST_F_TIMEOUT(h, short_oversized_misaligned_and_faulting_structs, 300)
 	const size_t avails[] = { 0, 1, 3, 4, 8, ssz - 1, ssz, csz - 1, csz,
 		csz + 8, PAGE, PAGE + 64 };
 	struct topdown_config cfg;
-	struct topdown_status st;
-	unsigned long cases = 0;
 	int err, want;
 
 	td_cfg_sw(&cfg, 0);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	for (unsigned int a = 0; a < sizeof(avails) / sizeof(avails[0]); a++) {
 		for (unsigned int s = 0; s < sizeof(size_vals) / sizeof(size_vals[0]); s++) {
 			size_t avail = avails[a];
@@ -233,59 +216,71 @@ TEST_F_TIMEOUT(h, short_oversized_misaligned_and_faulting_structs, 300)
 			uint8_t *p;
 
 			for (int ro = 0; ro < 2; ro++) {
-				/* CONFIGURE (reads only) */
 				p = guarded_at(&g, avail);
 				ASSERT_NE(NULL, p);
-				memcpy(p, &cfg, avail < csz ? avail : csz);
+				if (cmd == TOPDOWN_IOC_CONFIGURE)
+					memcpy(p, &cfg, avail < csz ? avail : csz);
+				else
+					memset(p, 0, avail);
 				if (avail >= 4)
 					memcpy(p, &size, 4);
 				if (ro)
 					mprotect(g.base, g.len - PAGE, PROT_READ);
-				err = xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, p);
-				want = expect_configure(size, avail);
-				EXPECT_EQ(want, err) TH_LOG("CONFIGURE size %u avail %zu: %s",
-							    size, avail, strerror(err));
-				cases++;
-				guarded_free(&g);
-
-				/* GET_CONFIG (reads, then writes back) */
-				p = guarded_at(&g, avail);
-				ASSERT_NE(NULL, p);
-				memset(p, 0, avail);
-				if (avail >= 4)
-					memcpy(p, &size, 4);
-				if (ro)
-					mprotect(g.base, g.len - PAGE, PROT_READ);
-				err = xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, p);
-				want = expect_get_config(size, avail, !ro);
-				EXPECT_EQ(want, err)
-					TH_LOG("GET_CONFIG size %u avail %zu ro %d: %s",
-					       size, avail, ro, strerror(err));
-				cases++;
-				guarded_free(&g);
-
-				/* STATUS */
-				p = guarded_at(&g, avail);
-				ASSERT_NE(NULL, p);
-				memset(p, 0, avail);
-				if (avail >= 4)
-					memcpy(p, &size, 4);
-				if (ro)
-					mprotect(g.base, g.len - PAGE, PROT_READ);
-				err = xioctl(self->fd, TOPDOWN_IOC_STATUS, p);
-				want = expect_status(size, avail, !ro);
-				EXPECT_EQ(want, err) TH_LOG("STATUS size %u avail %zu ro %d: %s",
-							    size, avail, ro, strerror(err));
-				cases++;
+				err = xioctl(fd, cmd, p);
+				want = expect(size, avail, !ro);
+				EXPECT_EQ(want, err) TH_LOG("%s size %u avail %zu ro %d: %s",
+							    name, size, avail, ro, strerror(err));
+				(*cases)++;
 				guarded_free(&g);
 			}
 		}
 	}
+}
 
-	/* Misaligned but complete structs work. */
+/* CONFIGURE only reads its struct: a read-only one is as good. */
+static int expect_configure_rw(uint32_t size, size_t avail, bool writable)
+{
+	return expect_configure(size, avail);
+}
+
+TEST_F_TIMEOUT(dev, configure_short_oversized_and_faulting_structs, 300)
+{
+	unsigned long cases = 0;
+
+	size_avail_matrix(_metadata, self->fd, TOPDOWN_IOC_CONFIGURE, "CONFIGURE",
+			  expect_configure_rw, &cases);
+	td_count("ioctl_cases", cases);
+}
+
+TEST_F_TIMEOUT(dev, get_config_short_oversized_and_faulting_structs, 300)
+{
+	unsigned long cases = 0;
+
+	size_avail_matrix(_metadata, self->fd, TOPDOWN_IOC_GET_CONFIG, "GET_CONFIG",
+			  expect_get_config, &cases);
+	td_count("ioctl_cases", cases);
+}
+
+TEST_F_TIMEOUT(dev, status_short_oversized_and_faulting_structs, 300)
+{
+	unsigned long cases = 0;
+
+	size_avail_matrix(_metadata, self->fd, TOPDOWN_IOC_STATUS, "STATUS",
+			  expect_status, &cases);
+	td_count("ioctl_cases", cases);
+}
+
+/* Misaligned but complete structs work. */
+TEST_F(dev, misaligned_structs_work)
+{
+	struct topdown_config cfg;
+	struct topdown_status st;
+	unsigned long cases = 0;
+
 	for (int off = 1; off < 16; off++) {
 		uint8_t *buf = calloc(1, PAGE * 2);
 
+		ASSERT_NE(NULL, buf);
 		td_cfg_sw(&cfg, 0);
 		memcpy(buf + off, &cfg, sizeof(cfg));
 		EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, buf + off));
@@ -301,23 +296,28 @@ TEST_F_TIMEOUT(h, short_oversized_misaligned_and_faulting_structs, 300)
 		cases += 3;
 		free(buf);
 	}
+	td_count("ioctl_cases", cases);
+}
 
-	/* Null and kernel-half pointers. */
-	{
-		const uintptr_t ptrs[] = { 0, 8, 4095, (uintptr_t)-4096,
-			(uintptr_t)0xffff888000000000ull, (uintptr_t)1 << 47 };
+/* Null and kernel-half pointers fault; START and STOP ignore theirs. */
+TEST_F(dev, null_and_kernel_pointers_fault)
+{
+	const uintptr_t ptrs[] = { 0, 8, 4095, (uintptr_t)-4096,
+		(uintptr_t)0xffff888000000000ull, (uintptr_t)1 << 47 };
+	struct topdown_config cfg;
+	unsigned long cases = 0;
 
-		for (unsigned int i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
-			void *p = (void *)ptrs[i];
+	td_cfg_sw(&cfg, 0);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	for (unsigned int i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
+		void *p = (void *)ptrs[i];
 
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, p));
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, p));
-			EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_STATUS, p));
-			/* START/STOP ignore their argument. */
-			EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, (void *)ptrs[i]));
-			EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, (void *)ptrs[i]));
-			cases += 5;
-		}
+		EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, p));
+		EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, p));
+		EXPECT_EQ(EFAULT, xioctl(self->fd, TOPDOWN_IOC_STATUS, p));
+		EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, (void *)ptrs[i]));
+		EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, (void *)ptrs[i]));
+		cases += 5;
 	}
 	td_count("ioctl_cases", cases);
 }
@@ -467,15 +467,180 @@ static int model_configure(const struct topdown_config *in,
 	return 0;
 }
 
-TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
+/*
+ * A configuration from garbage, with fields repaired: in "nice" rounds
+ * (3 in 4) nearly all of them, so that each check is reached with the
+ * others passing; otherwise about half. Masks point into @env.
+ */
+static void garbage_config(struct topdown_config *c, uint64_t *seedp,
+			   const struct model_env *env)
 {
 	const uint32_t rings[] = { 0, 4096, 8192, 1u << 16, 4096 + 128, 2048,
 		1u << 20, TOPDOWN_RING_MAX_SIZE, TOPDOWN_RING_MAX_SIZE * 2, 3,
 		0x80000000u, 0xffffffffu };
+	uint64_t seed = *seedp;
+	bool nice = td_rand(&seed) & 3;
+#define REPAIR() (nice ? td_rand_below(&seed, 24) != 0 : td_rand_below(&seed, 2))
+
+	for (unsigned int i = 0; i < sizeof(*c) / 8; i++)
+		((uint64_t *)c)[i] = td_rand(&seed);
+	if (REPAIR())
+		c->size = sizeof(*c);
+	else if (REPAIR())
+		c->size = (uint32_t)td_rand_below(&seed, PAGE + 64);
+	if (REPAIR())
+		c->flags &= TOPDOWN_CONFIG_FLAGS_ALL;
+	if (REPAIR())
+		c->__reserved = 0;
+	/* Groups (VER1): none in most rounds, as before. */
+	if (REPAIR())
+		c->nr_groups = td_rand_below(&seed, 2) ? 0 :
+			td_rand_below(&seed, TOPDOWN_MAX_GROUPS + 2);
+	if (REPAIR())
+		c->nr_events = td_rand_below(&seed, (c->nr_groups ? TOPDOWN_MAX_POOL :
+						    TOPDOWN_MAX_EVENTS) + 2);
+	if (REPAIR()) {
+		static const uint32_t ms[] = { 0, 0, 0, 1, 20, 60000, 60001 };
+
+		c->rotate_ms = c->nr_groups < 2 && td_rand_below(&seed, 4) ? 0 :
+			ms[td_rand_below(&seed, TD_NELEM(ms))];
+	}
+	for (unsigned int g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
+		struct topdown_group *grp = &c->groups[g];
+
+		if (g >= c->nr_groups) {
+			if (REPAIR())
+				memset(grp, 0, sizeof(*grp));
+			continue;
+		}
+		/* Nice: entry i in group i % nr_groups, then maybe more. */
+		if (!REPAIR())
+			continue;
+		memset(grp, 0, sizeof(*grp));
+		for (unsigned int p = g; p < c->nr_events && grp->nr_events < 8;
+		     p += c->nr_groups)
+			grp->events[grp->nr_events++] = p;
+		if (!grp->nr_events || td_rand_below(&seed, 4) == 0)
+			grp->events[grp->nr_events++ % 8] =
+				td_rand_below(&seed, c->nr_events + 1);
+		if (td_rand_below(&seed, 16) == 0)
+			grp->flags = 1;
+	}
+	if (REPAIR())
+		c->label[td_rand_below(&seed, sizeof(c->label))] = 0;
+	if (REPAIR())
+		c->ring_size = rings[td_rand_below(&seed, sizeof(rings) / sizeof(rings[0]))];
+	if (REPAIR())
+		c->watermark = td_rand_below(&seed, 3) ?
+			td_rand_below(&seed, (c->ring_size ? c->ring_size : 1) + 2) : 0;
+	for (unsigned int i = 0; i < TOPDOWN_MAX_POOL; i++) {
+		struct topdown_event *e = (struct topdown_event *)pool_ev(c, i);
+		uint64_t q = td_rand(&seed);
+
+		if (i >= c->nr_events && REPAIR()) {
+			memset(e, 0, sizeof(*e));
+			if (!(q & 0xff))
+				e->name[3] = 'x';
+			continue;
+		}
+		if (REPAIR()) {
+			e->type = PERF_TYPE_SOFTWARE;
+			e->config = td_rand_below(&seed, 4) ? PERF_COUNT_SW_CPU_CLOCK :
+				td_rand_below(&seed, 16);
+		}
+		if (REPAIR())
+			e->flags &= TOPDOWN_EVENT_FLAGS_ALL;
+		if (REPAIR())
+			e->__reserved = 0;
+		if (REPAIR())
+			e->name[td_rand_below(&seed, sizeof(e->name))] = 0;
+		switch (REPAIR() ? 0 : (q >> 4) & 7) {
+		case 0: case 1: case 2:
+			e->cpus_ptr = 0;
+			e->cpus_size = 0;
+			break;
+		case 3:
+			e->cpus_ptr = (uintptr_t)env->good_mask;
+			e->cpus_size = 8 * (1 + td_rand_below(&seed, 3));
+			break;
+		case 4:
+			e->cpus_ptr = (uintptr_t)env->bad_mask;
+			e->cpus_size = TOPDOWN_CPUMASK_MAX_BYTES;
+			break;
+		case 5:
+			e->cpus_ptr = (uintptr_t)env->empty_mask;
+			e->cpus_size = 8 * td_rand_below(&seed, 4);
+			break;
+		case 6:
+			e->cpus_ptr = (q & 128) ? (uintptr_t)env->unmapped :
+				(uintptr_t)0xffff888000000000ull;
+			e->cpus_size = 8;
+			break;
+		default:
+			e->cpus_size = td_rand_below(&seed, 2 * TOPDOWN_CPUMASK_MAX_BYTES);
+			break;
+		}
+	}
+#undef REPAIR
+	*seedp = seed;
+}
+
+/* GET_CONFIG gives back the effective configuration the model made. */
+static void expect_read_back(struct __test_metadata *_metadata, int fd,
+			     const struct topdown_config *eff)
+{
+	struct topdown_config back;
+
+	memset(&back, 0, sizeof(back));
+	back.size = sizeof(back);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_GET_CONFIG, &back));
+	EXPECT_EQ(eff->nr_events, back.nr_events);
+	EXPECT_EQ(eff->flags, back.flags);
+	EXPECT_EQ(0, memcmp(eff->label, back.label, sizeof(eff->label)));
+	for (unsigned int i = 0; i < eff->nr_events; i++) {
+		EXPECT_EQ(pool_ev(eff, i)->type, pool_ev(&back, i)->type);
+		EXPECT_EQ(pool_ev(eff, i)->config, pool_ev(&back, i)->config);
+		EXPECT_EQ(pool_ev(eff, i)->flags, pool_ev(&back, i)->flags);
+	}
+	EXPECT_EQ(eff->nr_groups, back.nr_groups);
+	EXPECT_EQ(0, memcmp(eff->groups, back.groups, sizeof(eff->groups)));
+	EXPECT_EQ(eff->nr_groups < 2 ? 0 : eff->rotate_ms ? eff->rotate_ms :
+		  TOPDOWN_ROTATE_DEFAULT_MS, back.rotate_ms);
+}
+
+/*
+ * START an accepted configuration: perf may refuse a garbage event, but
+ * never leave the collection half started. True when it ran.
+ */
+static bool start_cleanly(struct __test_metadata *_metadata, int fd)
+{
+	struct topdown_status st;
+	int err;
+
+	err = xioctl(fd, TOPDOWN_IOC_START, NULL);
+	ASSERT_EQ(0, td_status(fd, &st, NULL, 0));
+	if (!err) {
+		EXPECT_EQ(TOPDOWN_STATE_RUNNING, st.state);
+		EXPECT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+	} else {
+		EXPECT_EQ(TOPDOWN_STATE_CONFIGURED, st.state);
+		EXPECT_EQ(-err, st.error_code);
+		EXPECT_EQ(EALREADY, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+	}
+	return !err;
+}
+
+/*
+ * CONFIGURE with garbage returns what the model of the header's rules
+ * says; what it accepts reads back as the model's effective
+ * configuration, and now and then it is started.
+ */
+TEST_F_TIMEOUT(dev, configure_garbage_matches_model, 600)
+{
 	uint64_t seed = td_env_long("TD_SEED", 1);
 	long iters = td_env_long("TD_HOSTILE_ITERS", 3000);
 	struct model_env env = { .ncpu = self->ncpu };
-	struct topdown_config c, eff, back;
+	struct topdown_config c, eff;
 	unsigned long cases = 0, accepted = 0, started = 0, grouped = 0;
 	uint8_t buf[2 * 65536] __attribute__((aligned(8)));
 	uint64_t *masks;
@@ -495,117 +660,9 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 	TH_LOG("seed %llu, %ld iterations (TD_SEED, TD_HOSTILE_ITERS)",
 	       (unsigned long long)seed, iters);
 	for (long it = 0; it < iters; it++) {
-		uint64_t r = td_rand(&seed);
 		int want, err;
 
-		/*
-		 * Start from garbage, then repair fields: in "nice" rounds
-		 * nearly all of them, so that each check is reached with the
-		 * others passing; otherwise about half.
-		 */
-		bool nice = r & 3;
-#define REPAIR() (nice ? td_rand_below(&seed, 24) != 0 : td_rand_below(&seed, 2))
-
-		for (unsigned int i = 0; i < sizeof(c) / 8; i++)
-			((uint64_t *)&c)[i] = td_rand(&seed);
-		if (REPAIR())
-			c.size = sizeof(c);
-		else if (REPAIR())
-			c.size = (uint32_t)td_rand_below(&seed, PAGE + 64);
-		if (REPAIR())
-			c.flags &= TOPDOWN_CONFIG_FLAGS_ALL;
-		if (REPAIR())
-			c.__reserved = 0;
-		/* Groups (VER1): none in most rounds, as before. */
-		if (REPAIR())
-			c.nr_groups = td_rand_below(&seed, 2) ? 0 :
-				td_rand_below(&seed, TOPDOWN_MAX_GROUPS + 2);
-		if (REPAIR())
-			c.nr_events = td_rand_below(&seed, (c.nr_groups ? TOPDOWN_MAX_POOL :
-							    TOPDOWN_MAX_EVENTS) + 2);
-		if (REPAIR()) {
-			static const uint32_t ms[] = { 0, 0, 0, 1, 20, 60000, 60001 };
-
-			c.rotate_ms = c.nr_groups < 2 && td_rand_below(&seed, 4) ? 0 :
-				ms[td_rand_below(&seed, TD_NELEM(ms))];
-		}
-		for (unsigned int g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
-			struct topdown_group *grp = &c.groups[g];
-
-			if (g >= c.nr_groups) {
-				if (REPAIR())
-					memset(grp, 0, sizeof(*grp));
-				continue;
-			}
-			/* Nice: entry i in group i % nr_groups, then maybe more. */
-			if (!REPAIR())
-				continue;
-			memset(grp, 0, sizeof(*grp));
-			for (unsigned int p = g; p < c.nr_events && grp->nr_events < 8;
-			     p += c.nr_groups)
-				grp->events[grp->nr_events++] = p;
-			if (!grp->nr_events || td_rand_below(&seed, 4) == 0)
-				grp->events[grp->nr_events++ % 8] =
-					td_rand_below(&seed, c.nr_events + 1);
-			if (td_rand_below(&seed, 16) == 0)
-				grp->flags = 1;
-		}
-		if (REPAIR())
-			c.label[td_rand_below(&seed, sizeof(c.label))] = 0;
-		if (REPAIR())
-			c.ring_size = rings[td_rand_below(&seed, sizeof(rings) / sizeof(rings[0]))];
-		if (REPAIR())
-			c.watermark = td_rand_below(&seed, 3) ?
-				td_rand_below(&seed, (c.ring_size ? c.ring_size : 1) + 2) : 0;
-		for (unsigned int i = 0; i < TOPDOWN_MAX_POOL; i++) {
-			struct topdown_event *e = (struct topdown_event *)pool_ev(&c, i);
-			uint64_t q = td_rand(&seed);
-
-			if (i >= c.nr_events && REPAIR()) {
-				memset(e, 0, sizeof(*e));
-				if (!(q & 0xff))
-					e->name[3] = 'x';
-				continue;
-			}
-			if (REPAIR()) {
-				e->type = PERF_TYPE_SOFTWARE;
-				e->config = td_rand_below(&seed, 4) ? PERF_COUNT_SW_CPU_CLOCK :
-					td_rand_below(&seed, 16);
-			}
-			if (REPAIR())
-				e->flags &= TOPDOWN_EVENT_FLAGS_ALL;
-			if (REPAIR())
-				e->__reserved = 0;
-			if (REPAIR())
-				e->name[td_rand_below(&seed, sizeof(e->name))] = 0;
-			switch (REPAIR() ? 0 : (q >> 4) & 7) {
-			case 0: case 1: case 2:
-				e->cpus_ptr = 0;
-				e->cpus_size = 0;
-				break;
-			case 3:
-				e->cpus_ptr = (uintptr_t)env.good_mask;
-				e->cpus_size = 8 * (1 + td_rand_below(&seed, 3));
-				break;
-			case 4:
-				e->cpus_ptr = (uintptr_t)env.bad_mask;
-				e->cpus_size = TOPDOWN_CPUMASK_MAX_BYTES;
-				break;
-			case 5:
-				e->cpus_ptr = (uintptr_t)env.empty_mask;
-				e->cpus_size = 8 * td_rand_below(&seed, 4);
-				break;
-			case 6:
-				e->cpus_ptr = (q & 128) ? (uintptr_t)env.unmapped :
-					(uintptr_t)0xffff888000000000ull;
-				e->cpus_size = 8;
-				break;
-			default:
-				e->cpus_size = td_rand_below(&seed, 2 * TOPDOWN_CPUMASK_MAX_BYTES);
-				break;
-			}
-		}
-#undef REPAIR
+		garbage_config(&c, &seed, &env);
 		/* Bytes past sizeof(c), when size says more: zero. */
 		memset(buf, 0, 2 * PAGE);
 		memcpy(buf, &c, sizeof(c));
@@ -626,39 +683,10 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 		if (err)
 			continue;
 		accepted++;
-		memset(&back, 0, sizeof(back));
-		back.size = sizeof(back);
-		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_GET_CONFIG, &back));
-		EXPECT_EQ(eff.nr_events, back.nr_events);
-		EXPECT_EQ(eff.flags, back.flags);
-		EXPECT_EQ(0, memcmp(eff.label, back.label, sizeof(eff.label)));
-		for (unsigned int i = 0; i < eff.nr_events; i++) {
-			EXPECT_EQ(pool_ev(&eff, i)->type, pool_ev(&back, i)->type);
-			EXPECT_EQ(pool_ev(&eff, i)->config, pool_ev(&back, i)->config);
-			EXPECT_EQ(pool_ev(&eff, i)->flags, pool_ev(&back, i)->flags);
-		}
-		EXPECT_EQ(eff.nr_groups, back.nr_groups);
-		EXPECT_EQ(0, memcmp(eff.groups, back.groups, sizeof(eff.groups)));
-		EXPECT_EQ(eff.nr_groups < 2 ? 0 : eff.rotate_ms ? eff.rotate_ms :
-			  TOPDOWN_ROTATE_DEFAULT_MS, back.rotate_ms);
+		expect_read_back(_metadata, self->fd, &eff);
 		grouped += !!eff.nr_groups;
-		/* Now and then run it: perf may refuse a garbage event, but
-		 * never leave the collection half started.
-		 */
 		if (td_rand_below(&seed, 8) == 0) {
-			struct topdown_status st;
-
-			err = xioctl(self->fd, TOPDOWN_IOC_START, NULL);
-			ASSERT_EQ(0, td_status(self->fd, &st, NULL, 0));
-			if (!err) {
-				started++;
-				EXPECT_EQ(TOPDOWN_STATE_RUNNING, st.state);
-				EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
-			} else {
-				EXPECT_EQ(TOPDOWN_STATE_CONFIGURED, st.state);
-				EXPECT_EQ(-err, st.error_code);
-				EXPECT_EQ(EALREADY, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
-			}
+			started += start_cleanly(_metadata, self->fd);
 			cases += 2;
 		}
 	}
@@ -670,7 +698,7 @@ TEST_F_TIMEOUT(h, configure_garbage_matches_model, 600)
 	munmap(masks, 4 * PAGE);
 }
 
-TEST_F(h, unknown_flags_reserved_and_too_many_events)
+TEST_F(dev, unknown_flags_reserved_and_too_many_events)
 {
 	const uint32_t nrs[] = { 0, TOPDOWN_MAX_EVENTS + 1, 255, 0x80000000u, 0xffffffffu };
 	struct topdown_config c;
@@ -738,7 +766,7 @@ TEST_F(h, unknown_flags_reserved_and_too_many_events)
 
 /* ---- the state machine out of order ----------------------------------- */
 
-TEST_F_TIMEOUT(h, state_machine_out_of_order, 300)
+TEST_F_TIMEOUT(dev, state_machine_out_of_order, 300)
 {
 	struct topdown_config c, back;
 	struct topdown_status st;
@@ -812,7 +840,7 @@ TEST_F_TIMEOUT(h, state_machine_out_of_order, 300)
 
 /* ---- events perf rejects ---------------------------------------------- */
 
-TEST_F(h, perf_rejected_events_reported_exactly)
+TEST_F(dev, perf_rejected_events_reported_exactly)
 {
 	struct {
 		uint32_t type;
@@ -896,7 +924,7 @@ TEST_F(h, perf_rejected_events_reported_exactly)
 	td_count("ioctl_cases", cases + 3);
 }
 
-TEST_F(h, status_stats_buffer_bounds)
+TEST_F(dev, status_stats_buffer_bounds)
 {
 	struct topdown_status st;
 	struct guarded g;
@@ -1114,7 +1142,7 @@ static void uffd_case(struct __test_metadata *_metadata, int fd, int which, int 
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-TEST_F(h, status_copy_fault_does_not_block_mmap)
+TEST_F(dev, status_copy_fault_does_not_block_mmap)
 {
 	struct topdown_config c;
 
@@ -1123,7 +1151,7 @@ TEST_F(h, status_copy_fault_does_not_block_mmap)
 	uffd_case(_metadata, self->fd, 0, self->ncpu);
 }
 
-TEST_F(h, get_config_copy_fault_does_not_block_mmap)
+TEST_F(dev, get_config_copy_fault_does_not_block_mmap)
 {
 	uint64_t mask[1] = { 1 };
 	struct topdown_config c;
@@ -1172,7 +1200,7 @@ static int cmp_u64(const void *a, const void *b)
  * then waiting for the probe to be gone everywhere). If poll() waited for
  * those, a reader could not drain rings that are already filling.
  */
-TEST_F_TIMEOUT(h, poll_not_blocked_by_start_stop, 120)
+TEST_F_TIMEOUT(dev, poll_not_blocked_by_start_stop, 120)
 {
 	struct cycler cy = { .fd = self->fd };
 	struct topdown_config c;
@@ -1221,7 +1249,7 @@ TEST_F_TIMEOUT(h, poll_not_blocked_by_start_stop, 120)
  * kernel with lockdep (make check-debug) that order is a "possible
  * circular locking dependency" splat; elsewhere this only has to work.
  */
-TEST_F_TIMEOUT(h, lock_order_mmap_start_perf_read, 120)
+TEST_F_TIMEOUT(dev, lock_order_mmap_start_perf_read, 120)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),
@@ -1283,7 +1311,7 @@ static int model_mmap(int prot, int flags, bool fd_writable, uint64_t cpu,
 	return 0;
 }
 
-TEST_F_TIMEOUT(h, mmap_every_prot_flag_offset_length, 900)
+TEST_F_TIMEOUT(dev, mmap_every_prot_flag_offset_length, 900)
 {
 	const int flag_set[] = { MAP_SHARED, MAP_PRIVATE, MAP_SHARED_VALIDATE };
 	const size_t ring = 4 * PAGE;
@@ -1384,23 +1412,32 @@ static void __attribute__((noinline)) touch_catching_faults(const uint8_t *p)
 	sigaction(SIGSEGV, &old_segv, NULL);
 }
 
-TEST_F(h, mmap_munmap_mremap_mprotect_fork)
+/*
+ * CPU 0's ring of @ring bytes after a short run, mapped read-only whole
+ * (consumer page, producer page, data): @c is its configuration.
+ */
+static uint8_t *map_ring0_after_run(struct __test_metadata *_metadata, int fd,
+				    size_t ring, struct topdown_config *c)
+{
+	uint8_t *p;
+
+	td_cfg_sw(c, ring);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_CONFIGURE, c));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_START, NULL));
+	usleep(5000);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+	p = mmap(NULL, 2 * PAGE + ring, PROT_READ, MAP_SHARED, fd, TD_RING_OFF(0, 0));
+	ASSERT_NE(MAP_FAILED, p);
+	return p;
+}
+
+/* A ring mapping is not cut, grown, shrunk or made writable or executable. */
+TEST_F(dev, mapping_not_split_resized_or_upgraded)
 {
 	const size_t ring = 4 * PAGE, whole = 2 * PAGE + ring;
 	struct topdown_config c;
-	unsigned long cases = 0;
-	uint8_t *p, *q;
-	pid_t pid;
-	int status;
+	uint8_t *p = map_ring0_after_run(_metadata, self->fd, ring, &c);
 
-	td_cfg_sw(&c, ring);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
-	usleep(5000);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
-
-	p = mmap(NULL, whole, PROT_READ, MAP_SHARED, self->fd, TD_RING_OFF(0, 0));
-	ASSERT_NE(MAP_FAILED, p);
 	/* Partial munmap: head, tail, middle. */
 	EXPECT_EQ(-1, munmap(p, PAGE));
 	EXPECT_EQ(-1, munmap(p + whole - PAGE, PAGE));
@@ -1416,8 +1453,22 @@ TEST_F(h, mmap_munmap_mremap_mprotect_fork)
 	EXPECT_EQ(MAP_FAILED, mremap(p, whole, whole + PAGE, 0));
 	EXPECT_EQ(MAP_FAILED, mremap(p, whole, whole + PAGE, MREMAP_MAYMOVE));
 	EXPECT_EQ(MAP_FAILED, mremap(p, whole, whole - PAGE, 0));
-	cases += 11;
-	/* A move of the whole mapping keeps it intact and counted. */
+	EXPECT_EQ(0, munmap(p, whole));
+	td_count("mmap_cases", 11);
+}
+
+/*
+ * A moved mapping stays intact and counted; madvise, mlock and msync
+ * break nothing; a child does not inherit it.
+ */
+TEST_F(dev, moved_advised_and_forked_mapping)
+{
+	const size_t ring = 4 * PAGE, whole = 2 * PAGE + ring;
+	struct topdown_config c;
+	uint8_t *p = map_ring0_after_run(_metadata, self->fd, ring, &c), *q;
+	pid_t pid;
+	int status;
+
 	q = mmap(NULL, whole, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, q);
 	q = mremap(p, whole, whole, MREMAP_MAYMOVE | MREMAP_FIXED, q);
@@ -1427,7 +1478,6 @@ TEST_F(h, mmap_munmap_mremap_mprotect_fork)
 		EXPECT_EQ(ring, ((struct topdown_ring_producer *)(void *)(p + PAGE))->data_size);
 	}
 	EXPECT_EQ(EBUSY, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	/* madvise and mlock do not break anything. */
 	EXPECT_EQ(0, mlock(p, whole));
 	EXPECT_EQ(0, munlock(p, whole));
 	madvise(p, whole, MADV_DONTFORK);
@@ -1436,7 +1486,6 @@ TEST_F(h, mmap_munmap_mremap_mprotect_fork)
 	madvise(p, whole, MADV_DONTNEED);
 	madvise(p, whole, MADV_WILLNEED);
 	msync(p, whole, MS_SYNC);
-	cases += 8;
 	/* Touching the mapping after MADV_DONTNEED may SIGBUS: that is the
 	 * process's business; the kernel must just survive it.
 	 */
@@ -1453,10 +1502,21 @@ TEST_F(h, mmap_munmap_mremap_mprotect_fork)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(EBUSY, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
 	EXPECT_EQ(0, munmap(p, whole));
-	cases += 2;
-	/* The consumer page: writable alone, not in a child (which faults on
-	 * it), the parent stays the reader.
-	 */
+	td_count("mmap_cases", 10);
+}
+
+/*
+ * The consumer page: writable alone, not in a child (which faults on
+ * it), the parent stays the reader.
+ */
+TEST_F(dev, consumer_page_not_writable_in_a_child)
+{
+	struct topdown_config c;
+	uint8_t *p, *q;
+	pid_t pid;
+	int status;
+
+	munmap(map_ring0_after_run(_metadata, self->fd, 4 * PAGE, &c), 6 * PAGE);
 	p = mmap(NULL, PAGE, PROT_WRITE, MAP_SHARED, self->fd, TD_RING_OFF(0, 0));
 	ASSERT_NE(MAP_FAILED, p);
 	pid = fork();
@@ -1473,8 +1533,7 @@ TEST_F(h, mmap_munmap_mremap_mprotect_fork)
 	munmap(q, PAGE);
 	munmap(p, PAGE);
 	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	cases += 3;
-	td_count("mmap_cases", cases);
+	td_count("mmap_cases", 3);
 }
 
 /* ---- garbage consumer positions --------------------------------------- */
@@ -1485,7 +1544,54 @@ static void switches(int n)
 		usleep(300);
 }
 
-TEST_F_TIMEOUT(h, consumer_garbage_keeps_held_records, 300)
+/*
+ * One START/STOP with the consumer position set to the g-th garbage value
+ * (relative to where the producer is): the producer never writes past
+ * the ring or over the @held bytes the reader still had (@snap).
+ */
+static void garbage_round(struct __test_metadata *_metadata, int fd,
+			  struct td_ring *r, size_t ring, const uint8_t *snap,
+			  uint64_t held, unsigned int g)
+{
+	uint64_t before = r->prod->producer_pos, lost_before = r->prod->lost, pos;
+	/* Relative to where the producer is now. */
+	const uint64_t garbage[12] = {
+		before + TOPDOWN_RECORD_SIZE,		/* past the producer */
+		before + ring, before + 2 * ring,	/* a ring or two ahead */
+		~0ull, 1ull << 63,			/* "negative" */
+		(uint64_t)-TOPDOWN_RECORD_SIZE,
+		(uint64_t)-(int64_t)ring,
+		before + 1, before + 127,		/* unaligned, ahead */
+		3, 64,					/* unaligned, behind */
+		0x5555555555555555ull,
+	};
+
+	r->cons->consumer_pos = garbage[g];
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_START, NULL));
+	switches(10);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+	pos = r->prod->producer_pos;
+	/* Never past the ring: nothing is overwritten. */
+	EXPECT_GE(ring - TOPDOWN_RECORD_SIZE, pos)
+		TH_LOG("garbage %#llx", (unsigned long long)garbage[g]);
+	EXPECT_LE(before, pos);
+	EXPECT_EQ(0, pos % TOPDOWN_RECORD_SIZE);
+	/* The records the reader still had are intact. */
+	EXPECT_EQ(0, memcmp(snap, r->data, held))
+		TH_LOG("garbage %#llx overwrote held records",
+		       (unsigned long long)garbage[g]);
+	/* Ahead of the producer: every new record dropped. */
+	if (garbage[g] > before && garbage[g] - before < (1ull << 62)) {
+		EXPECT_EQ(before, pos);
+		EXPECT_LT(lost_before, r->prod->lost);
+	}
+	TH_LOG("consumer_pos %#llx (producer at %#llx): %llu written, %llu dropped",
+	       (unsigned long long)garbage[g], (unsigned long long)before,
+	       (unsigned long long)(pos - before) / TOPDOWN_RECORD_SIZE,
+	       (unsigned long long)(r->prod->lost - lost_before));
+}
+
+TEST_F_TIMEOUT(dev, consumer_garbage_keeps_held_records, 300)
 {
 	const size_t ring = 64 * PAGE;
 	struct topdown_cpu_stats stats[NSTATS];
@@ -1510,44 +1616,8 @@ TEST_F_TIMEOUT(h, consumer_garbage_keeps_held_records, 300)
 	snap = malloc(p0);
 	memcpy(snap, r.data, p0);
 
-	for (unsigned int g = 0; g < 12; g++) {
-		uint64_t before = r.prod->producer_pos, lost_before = r.prod->lost;
-		/* Relative to where the producer is now. */
-		const uint64_t garbage[12] = {
-			before + TOPDOWN_RECORD_SIZE,		/* past the producer */
-			before + ring, before + 2 * ring,	/* a ring or two ahead */
-			~0ull, 1ull << 63,			/* "negative" */
-			(uint64_t)-TOPDOWN_RECORD_SIZE,
-			(uint64_t)-(int64_t)ring,
-			before + 1, before + 127,		/* unaligned, ahead */
-			3, 64,					/* unaligned, behind */
-			0x5555555555555555ull,
-		};
-
-		r.cons->consumer_pos = garbage[g];
-		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
-		switches(10);
-		ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
-		pos = r.prod->producer_pos;
-		/* Never past the ring: nothing is overwritten. */
-		EXPECT_GE(ring - TOPDOWN_RECORD_SIZE, pos)
-			TH_LOG("garbage %#llx", (unsigned long long)garbage[g]);
-		EXPECT_LE(before, pos);
-		EXPECT_EQ(0, pos % TOPDOWN_RECORD_SIZE);
-		/* The records the reader still had are intact. */
-		EXPECT_EQ(0, memcmp(snap, r.data, p0))
-			TH_LOG("garbage %#llx overwrote held records",
-			       (unsigned long long)garbage[g]);
-		/* Ahead of the producer: every new record dropped. */
-		if (garbage[g] > before && garbage[g] - before < (1ull << 62)) {
-			EXPECT_EQ(before, pos);
-			EXPECT_LT(lost_before, r.prod->lost);
-		}
-		TH_LOG("consumer_pos %#llx (producer at %#llx): %llu written, %llu dropped",
-		       (unsigned long long)garbage[g], (unsigned long long)before,
-		       (unsigned long long)(pos - before) / TOPDOWN_RECORD_SIZE,
-		       (unsigned long long)(r.prod->lost - lost_before));
-	}
+	for (unsigned int g = 0; g < 12; g++)
+		garbage_round(_metadata, self->fd, &r, ring, snap, p0, g);
 	/* Exact accounting: kernel counters, producer page and sequence. */
 	ASSERT_EQ(0, td_status(self->fd, &st, stats, NSTATS));
 	pos = r.prod->producer_pos;
@@ -1595,33 +1665,54 @@ static bool perf_running(int fd)
 	return read(fd, v, sizeof(v)) > 0;
 }
 
-TEST_F_TIMEOUT(h, pinned_events_without_counter_are_flagged, 300)
+/* Arm's INST_RETIRED as a pinned CPU-wide event: a generic counter. */
+#define INST_RETIRED_PINNED {						\
+	.size = sizeof(struct perf_event_attr),				\
+	.type = PERF_TYPE_RAW,						\
+	.config = 0x08,							\
+	.pinned = 1,							\
+	.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |			\
+		       PERF_FORMAT_TOTAL_TIME_RUNNING,			\
+}
+
+struct held_counters {
+	int fd[NSTATS][32];
+	int n[NSTATS];
+	int ncpu;
+};
+
+/* Why these tests cannot run here, NULL if they can. */
+static const char *no_pmu_to_take(void)
 {
-	struct perf_event_attr a = {
-		.size = sizeof(a),
-		.type = PERF_TYPE_RAW,
-		.config = 0x08,		/* Arm INST_RETIRED: a generic counter */
-		.pinned = 1,
-		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			       PERF_FORMAT_TOTAL_TIME_RUNNING,
-	};
-	struct topdown_cpu_stats stats[NSTATS];
-	struct topdown_status st;
-	struct topdown_config c;
-	int held[NSTATS][32], nheld[NSTATS] = { 0 }, total = 0;
-	unsigned long flagged = 0, slices = 0, clean = 0;
+	struct perf_event_attr a = INST_RETIRED_PINNED;
+	static char why[128];
 	int fd;
 
 #if !defined(__aarch64__)
-	SKIP(return, "needs the arm64 guest's emulated PMU (x86 TCG has none)");
+	return "needs the arm64 guest's emulated PMU (x86 TCG has none)";
 #endif
 	fd = perf_open(&a, -1, 0);
-	if (fd < 0)
-		SKIP(return, "no raw PMU events here: %s", strerror(errno));
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "no raw PMU events here: %s", strerror(errno));
+		return why;
+	}
 	close(fd);
+	return NULL;
+}
 
-	/* Take every generic counter on every CPU with pinned events. */
-	for (int cpu = 0; cpu < self->ncpu && cpu < NSTATS; cpu++) {
+/*
+ * Take every generic counter on every CPU with pinned events, as long as
+ * perf schedules them: at least one on CPU 0, else the test fails.
+ */
+static void hold_counters(struct __test_metadata *_metadata, int ncpu,
+			  struct held_counters *h)
+{
+	struct perf_event_attr a = INST_RETIRED_PINNED;
+	int fd, total = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->ncpu = ncpu < NSTATS ? ncpu : NSTATS;
+	for (int cpu = 0; cpu < h->ncpu; cpu++) {
 		for (int i = 0; i < 32; i++) {
 			fd = perf_open(&a, -1, cpu);
 			if (fd < 0)
@@ -1630,14 +1721,31 @@ TEST_F_TIMEOUT(h, pinned_events_without_counter_are_flagged, 300)
 				close(fd);
 				break;
 			}
-			held[cpu][nheld[cpu]++] = fd;
+			h->fd[cpu][h->n[cpu]++] = fd;
 		}
-		total += nheld[cpu];
+		total += h->n[cpu];
 	}
-	TH_LOG("holding %d pinned counters (%d on CPU 0)", total, nheld[0]);
-	ASSERT_LT(0, nheld[0]);
+	TH_LOG("holding %d pinned counters (%d on CPU 0)", total, h->n[0]);
+	ASSERT_LT(0, h->n[0]);
+}
 
-	/* cpu-clock (software) works; two more INST_RETIRED cannot. */
+static void release_counters(struct held_counters *h)
+{
+	for (int cpu = 0; cpu < h->ncpu; cpu++)
+		for (int i = 0; i < h->n[cpu]; i++)
+			close(h->fd[cpu][i]);
+	memset(h->n, 0, sizeof(h->n));
+}
+
+/*
+ * cpu-clock (software), which always works, and two INST_RETIRED, which
+ * cannot get a counter while they are all held: configure, run 30
+ * switches, stop.
+ */
+static void run_sw_and_two_inst(struct __test_metadata *_metadata, int fd)
+{
+	struct topdown_config c;
+
 	td_cfg_sw(&c, 1 << 18);
 	c.nr_events = 3;
 	for (int i = 1; i < 3; i++) {
@@ -1645,18 +1753,45 @@ TEST_F_TIMEOUT(h, pinned_events_without_counter_are_flagged, 300)
 		c.events[i].config = 0x08;
 		snprintf(c.events[i].name, sizeof(c.events[i].name), "inst%d", i);
 	}
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_CONFIGURE, &c));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_START, NULL));
 	switches(30);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+}
+
+/* CPU @cpu's records of the run (at most 4096), in @rec; their number. */
+static int drain_cpu(struct __test_metadata *_metadata, int fd, int cpu,
+		     struct topdown_record *rec)
+{
+	struct td_ring r;
+	int n;
+
+	ASSERT_EQ(0, td_ring_map(fd, cpu, 1 << 18, &r));
+	n = td_ring_drain(&r, rec, 4096);
+	td_ring_unmap(&r);
+	return n;
+}
+
+/* Every slice of events without a counter says so, and counts nothing. */
+TEST_F_TIMEOUT(dev, pinned_events_without_counter_are_flagged, 300)
+{
+	struct topdown_cpu_stats stats[NSTATS];
+	struct topdown_status st;
+	struct held_counters h = { 0 };
+	struct topdown_record *rec;
+	const char *why = no_pmu_to_take();
+	unsigned long flagged = 0, slices = 0;
+
+	if (why)
+		SKIP(return, "%s", why);
+	rec = calloc(4096, sizeof(*rec));
+	ASSERT_NE(NULL, rec);
+	hold_counters(_metadata, self->ncpu, &h);
+	run_sw_and_two_inst(_metadata, self->fd);
 	ASSERT_EQ(0, td_status(self->fd, &st, stats, NSTATS));
 	for (int cpu = 0; cpu < self->ncpu; cpu++) {
-		struct topdown_record *rec = calloc(4096, sizeof(*rec));
-		struct td_ring r;
-		int n;
+		int n = drain_cpu(_metadata, self->fd, cpu, rec);
 
-		ASSERT_EQ(0, td_ring_map(self->fd, cpu, 1 << 18, &r));
-		n = td_ring_drain(&r, rec, 4096);
 		for (int i = 0; i < n; i++) {
 			slices++;
 			if ((rec[i].flags & TOPDOWN_REC_ERROR_MASK) == 0x6)
@@ -1669,40 +1804,44 @@ TEST_F_TIMEOUT(h, pinned_events_without_counter_are_flagged, 300)
 			for (int e = 3; e < TOPDOWN_MAX_EVENTS; e++)
 				EXPECT_EQ(0, rec[i].delta[e]);
 		}
-		if (n && nheld[cpu])
+		if (n && cpu < NSTATS && h.n[cpu])
 			EXPECT_LT(0, stats[cpu].read_errors);
-		td_ring_unmap(&r);
-		free(rec);
 	}
 	EXPECT_LT(0, flagged);
+	TH_LOG("%lu of %lu slices flagged while the counters were taken", flagged, slices);
+	td_count("pmu_flagged_slices", flagged);
+	release_counters(&h);
+	free(rec);
+}
 
-	/* Let go of the counters: the next run's slices are clean. */
-	for (int cpu = 0; cpu < self->ncpu && cpu < NSTATS; cpu++)
-		for (int i = 0; i < nheld[cpu]; i++)
-			close(held[cpu][i]);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
-	switches(30);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+/* Once the counters are let go, the next run's slices are clean. */
+TEST_F_TIMEOUT(dev, released_counters_give_clean_slices, 300)
+{
+	struct held_counters h = { 0 };
+	struct topdown_record *rec;
+	const char *why = no_pmu_to_take();
+	unsigned long clean = 0;
+
+	if (why)
+		SKIP(return, "%s", why);
+	rec = calloc(4096, sizeof(*rec));
+	ASSERT_NE(NULL, rec);
+	hold_counters(_metadata, self->ncpu, &h);
+	run_sw_and_two_inst(_metadata, self->fd);
+	release_counters(&h);
+	run_sw_and_two_inst(_metadata, self->fd);
 	for (int cpu = 0; cpu < self->ncpu; cpu++) {
-		struct topdown_record *rec = calloc(4096, sizeof(*rec));
-		struct td_ring r;
-		int n;
+		int n = drain_cpu(_metadata, self->fd, cpu, rec);
 
-		ASSERT_EQ(0, td_ring_map(self->fd, cpu, 1 << 18, &r));
-		n = td_ring_drain(&r, rec, 4096);
 		for (int i = 0; i < n; i++) {
 			if (!(rec[i].flags & TOPDOWN_REC_FIRST))
 				EXPECT_EQ(0, rec[i].flags & TOPDOWN_REC_ERROR_MASK);
 			clean += !(rec[i].flags & TOPDOWN_REC_ERROR_MASK);
 		}
-		td_ring_unmap(&r);
-		free(rec);
 	}
 	EXPECT_LT(0, clean);
-	TH_LOG("%lu of %lu slices flagged while the counters were taken; %lu clean after",
-	       flagged, slices, clean);
-	td_count("pmu_flagged_slices", flagged);
+	TH_LOG("%lu clean slices after the counters were let go", clean);
+	free(rec);
 }
 
 TEST_HARNESS_MAIN

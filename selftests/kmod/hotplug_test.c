@@ -53,8 +53,8 @@
 
 #include <linux/topdown.h>
 
+#include "kselftest.h"
 #include "td_common.h"
-#include "tap.h"
 
 #define MAXCPU	16
 #define RING	(1u << 18)
@@ -296,8 +296,8 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	bool ok = true;
 
 	if (id < 0) {
-		tap_skip("no sched:sched_switch trace event (tracefs)");
-		tap_skip("no sched:sched_switch trace event (tracefs)");
+		ksft_test_result_skip("no sched:sched_switch trace event (tracefs)\n");
+		ksft_test_result_skip("no sched:sched_switch trace event (tracefs)\n");
 		return;
 	}
 	/*
@@ -305,9 +305,9 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	 * this one through, to keep the lock chain above exercised.
 	 */
 	if (td_write_file(TP_PARAM, "2")) {
-		tap(false, "tracepoint event: cannot set %s (not the test build "
-		    "topdown_hooks.ko?)", TP_PARAM);
-		tap(false, "tracepoint event: not run");
+		ksft_test_result(false, "tracepoint event: cannot set %s (not the test build "
+				 "topdown_hooks.ko?)\n", TP_PARAM);
+		ksft_test_result(false, "tracepoint event: not run\n");
 		return;
 	}
 	td_cfg_sw(&c, RING);
@@ -319,8 +319,9 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	for (int cpu = 0; ok && cpu < ncpu; cpu++)
 		ok &= td_ring_map(fd, cpu, RING, &rings[cpu]) == 0;
 	if (!ok) {
-		tap(false, "tracepoint event: configure and map: %s", strerror(errno));
-		tap(false, "tracepoint event: not run");
+		ksft_test_result_fail("tracepoint event: configure and map: %s\n",
+				      strerror(errno));
+		ksft_test_result(false, "tracepoint event: not run\n");
 		td_write_file(TP_PARAM, "-1");
 		return;
 	}
@@ -349,11 +350,11 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	}
 	ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
 	drain_tp(&t);
-	tap(ok && done == cycles && !bad_online && !t.bad && t.slices > 0,
-	    "%d offline/online cycles with a tracepoint event (sched:sched_switch) in "
-	    "the set: back online counting (%d bad), %llu slices counted exactly one "
-	    "switch, %llu did not", done, bad_online, (unsigned long long)t.slices,
-	    (unsigned long long)t.bad);
+	ksft_test_result(ok && done == cycles && !bad_online && !t.bad && t.slices > 0,
+			 "%d offline/online cycles with a tracepoint event (sched:sched_switch) in "
+			 "the set: back online counting (%d bad), %llu slices counted exactly one "
+			 "switch, %llu did not\n", done, bad_online, (unsigned long long)t.slices,
+			 (unsigned long long)t.bad);
 
 	*slices = t.slices;
 	memset(&t, 0, sizeof(t));
@@ -363,11 +364,11 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	race = race_hotplug(hp, nhp, &seed, end, drain_tp_cb, &t, &ok);
 	race_ss = atomic_load(&race_start_stop) - race_ss;
 	drain_tp(&t);
-	tap(ok && race > 0 && !t.bad,
-	    "tracepoint event: %d offline/online cycles racing %lu start/stop cycles: "
-	    "no hang, nothing counting after stop, %llu slices counted exactly one "
-	    "switch, %llu did not", race, race_ss, (unsigned long long)t.slices,
-	    (unsigned long long)t.bad);
+	ksft_test_result(ok && race > 0 && !t.bad,
+			 "tracepoint event: %d offline/online cycles racing %lu start/stop cycles: "
+			 "no hang, nothing counting after stop, %llu slices counted exactly one "
+			 "switch, %llu did not\n", race, race_ss, (unsigned long long)t.slices,
+			 (unsigned long long)t.bad);
 
 	atomic_store(&stop_load, 1);
 	for (int i = 0; i < 4; i++)
@@ -392,12 +393,12 @@ int main(void)
 	pthread_t lt[4];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n");
+	ksft_print_header();
 	fd = open(TOPDOWN_DEVICE, O_RDWR);
 	if (fd < 0) {
-		printf("1..1\n");
-		tap(false, "hotplug: open: %s", strerror(errno));
-		return 1;
+		ksft_set_plan(1);
+		ksft_test_result(false, "hotplug: open: %s\n", strerror(errno));
+		return ksft_exit_fail();
 	}
 	ioctl(fd, TOPDOWN_IOC_STOP);
 	ncpu = td_nr_cpus(fd);
@@ -407,32 +408,32 @@ int main(void)
 		if (can_hotplug(cpu))
 			hp[nhp++] = cpu;
 	arm_ms = td_env_long("TD_HP_ARM_MS", 10000);
-	printf("1..8\n");
+	ksft_set_plan(8);
 	if (!nhp) {
 		for (int i = 0; i < 8; i++)
-			tap_skip("no CPU can go offline here (%d CPUs)", ncpu);
-		return 0;
+			ksft_test_result_skip("no CPU can go offline here (%d CPUs)\n", ncpu);
+		ksft_finished();
 	}
 	printf("# %d CPUs, %d can go offline, at most %ld cycles / %ld s\n",
 	       ncpu, nhp, cycles, secs);
 
 	td_cfg_sw(&c, RING);
 	if (ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c)) {
-		tap(false, "configure: %s", strerror(errno));
-		return 1;
+		ksft_test_result(false, "configure: %s\n", strerror(errno));
+		return ksft_exit_fail();
 	}
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		if (td_ring_map(fd, cpu, RING, &rings[cpu])) {
-			tap(false, "map cpu %d: %s", cpu, strerror(errno));
-			return 1;
+			ksft_test_result(false, "map cpu %d: %s\n", cpu, strerror(errno));
+			return ksft_exit_fail();
 		}
 	for (int i = 0; i < 4; i++)
 		pthread_create(&lt[i], NULL, load, NULL);
 
 	/* 1. Offline and online during collection. */
 	if (ioctl(fd, TOPDOWN_IOC_START)) {
-		tap(false, "start: %s", strerror(errno));
-		return 1;
+		ksft_test_result(false, "start: %s\n", strerror(errno));
+		return ksft_exit_fail();
 	}
 	t0 = td_now_ns();
 	deadline = t0 + secs * 1000000000ull;
@@ -493,15 +494,16 @@ int main(void)
 			g += gaps[cpu];
 			fr += foreign[cpu];
 		}
-		tap(done > 0 && !bad_offline && !bad_online && !g && !fr,
-		    "%d offline/online cycles in %.1f s during collection: offline CPUs "
-		    "idle and not counting (%d bad), back online counting (%d bad), "
-		    "%llu sequence gaps, %llu records from another CPU",
-		    done, (td_now_ns() - t0) / 1e9, bad_offline, bad_online,
-		    (unsigned long long)g, (unsigned long long)fr);
-		tap(done > 0 && !bad_first && !bad_pinned,
-		    "a returning CPU's first record is flagged FIRST (%d missing) and a task "
-		    "pinned to it is recorded there (%d missing)", bad_first, bad_pinned);
+		ksft_test_result(done > 0 && !bad_offline && !bad_online && !g && !fr,
+				 "%d offline/online cycles in %.1f s during collection: offline CPUs "
+				 "idle and not counting (%d bad), back online counting (%d bad), "
+				 "%llu sequence gaps, %llu records from another CPU\n",
+				 done, (td_now_ns() - t0) / 1e9, bad_offline, bad_online,
+				 (unsigned long long)g, (unsigned long long)fr);
+		ksft_test_result(done > 0 && !bad_first && !bad_pinned,
+				 "a returning CPU's first record is flagged FIRST (%d missing) and a task "
+				 "pinned to it is recorded there (%d missing)\n",
+				 bad_first, bad_pinned);
 	}
 
 	/* 2. START with a CPU offline; STOP with one offline. */
@@ -520,11 +522,11 @@ int main(void)
 		ok &= td_set_online(cpu, 1) == 0;
 		f3 = wait_counting(cpu);
 		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
-		tap(ok && !(f1 & TOPDOWN_CPU_COUNTING) && (f2 & TOPDOWN_CPU_COUNTING) &&
-		    (f3 & TOPDOWN_CPU_COUNTING),
-		    "start with cpu %d offline: not counting (%#x), counting once online "
-		    "(%#x); stop/start while offline then online: counting (%#x)",
-		    cpu, f1, f2, f3);
+		ksft_test_result(ok && !(f1 & TOPDOWN_CPU_COUNTING) &&
+				 (f2 & TOPDOWN_CPU_COUNTING) && (f3 & TOPDOWN_CPU_COUNTING),
+				 "start with cpu %d offline: not counting (%#x), counting once online "
+				 "(%#x); stop/start while offline then online: counting (%#x)\n",
+				 cpu, f1, f2, f3);
 		done += 2;
 	}
 
@@ -534,10 +536,10 @@ int main(void)
 		bool ok = true;
 
 		race_cycles = race_hotplug(hp, nhp, &seed, end, NULL, NULL, &ok);
-		tap(ok && race_cycles > 0,
-		    "%d offline/online cycles racing %lu start/stop cycles: no hang, all "
-		    "back online, nothing counting after stop", race_cycles,
-		    atomic_load(&race_start_stop));
+		ksft_test_result(ok && race_cycles > 0,
+				 "%d offline/online cycles racing %lu start/stop cycles: no hang, all "
+				 "back online, nothing counting after stop\n", race_cycles,
+				 atomic_load(&race_start_stop));
 	}
 
 	/* After all that: a normal run works on every CPU. */
@@ -553,14 +555,14 @@ int main(void)
 			counting += !!(f & TOPDOWN_CPU_COUNTING);
 		}
 		ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
-		tap(ok && online == ncpu && counting == ncpu,
-		    "afterwards: %d of %d CPUs online and counting", counting, ncpu);
+		ksft_test_result(ok && online == ncpu && counting == ncpu,
+				 "afterwards: %d of %d CPUs online and counting\n", counting, ncpu);
 	}
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		td_ring_unmap(&rings[cpu]);
 	td_cfg_sw(&c, 0);
-	tap(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0, "reconfigure after unmapping: nothing left "
-						       "mapped");
+	ksft_test_result(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0,
+			 "reconfigure after unmapping: nothing left mapped\n");
 	tp_section(hp, nhp, tp_cycles, (race_secs + 1) / 2, &tp_slices);
 	close(fd);
 	td_count("hotplug_cycles", done + race_cycles);
@@ -568,5 +570,5 @@ int main(void)
 	td_count("hotplug_race_start_stop", atomic_load(&race_start_stop));
 	td_count("hotplug_arm_wait_ms_max", arm_wait_max_ns / 1000000);
 	td_count("hotplug_tp_slices", tp_slices);
-	return tap_failed ? 1 : 0;
+	ksft_finished();
 }

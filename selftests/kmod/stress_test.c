@@ -48,8 +48,8 @@
 
 #include <linux/topdown.h>
 
+#include "kselftest.h"
 #include "td_common.h"
-#include "tap.h"
 
 #define MAXCPU 64
 
@@ -427,12 +427,13 @@ int main(void)
 	if (getenv("TD_STORM_READER"))
 		reader_mode = getenv("TD_STORM_READER");
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..4\n");
+	ksft_print_header();
+	ksft_set_plan(4);
 	setrlimit(RLIMIT_NOFILE, &rl);
 	devfd = open(TOPDOWN_DEVICE, O_RDWR);
 	if (devfd < 0) {
-		tap(false, "storm: open: %s", strerror(errno));
-		return 1;
+		ksft_test_result(false, "storm: open: %s\n", strerror(errno));
+		return ksft_exit_fail();
 	}
 	ioctl(devfd, TOPDOWN_IOC_STOP);
 	ncpu = td_nr_cpus(devfd);
@@ -447,22 +448,22 @@ int main(void)
 	/* 1. The reader keeps up. */
 	made = run_phase("keeps up", 2u << 20, 0, pairs, secs, &a);
 	if (made <= 0) {
-		tap(false, "storm, reader keeps up: setup failed");
+		ksft_test_result(false, "storm, reader keeps up: setup failed\n");
 	} else if (strcmp(reader_mode, "fifo")) {
-		tap_skip("reader '%s' (diagnostic): %llu switches, %llu lost, worst "
-			 "oversleep %llu ms",
-			 reader_mode, (unsigned long long)a.switches,
-			 (unsigned long long)a.lost_kernel,
-			 (unsigned long long)a.worst_delay_ms);
+		ksft_test_result_skip("reader '%s' (diagnostic): %llu switches, %llu lost, worst "
+				      "oversleep %llu ms\n",
+				      reader_mode, (unsigned long long)a.switches,
+				      (unsigned long long)a.lost_kernel,
+				      (unsigned long long)a.worst_delay_ms);
 	} else if (a.gaps || a.lost_kernel || a.bad || a.seen != a.records) {
-		tap(false, "storm, reader keeps up: %llu gaps, %llu lost, "
-		    "%llu bad, %llu read of %llu", (unsigned long long)a.gaps,
-		    (unsigned long long)a.lost_kernel, (unsigned long long)a.bad,
-		    (unsigned long long)a.seen, (unsigned long long)a.records);
+		ksft_test_result(false, "storm, reader keeps up: %llu gaps, %llu lost, "
+				 "%llu bad, %llu read of %llu\n", (unsigned long long)a.gaps,
+				 (unsigned long long)a.lost_kernel, (unsigned long long)a.bad,
+				 (unsigned long long)a.seen, (unsigned long long)a.records);
 	} else {
-		tap(true, "storm, reader keeps up: %d tasks, %llu switches, "
-		    "0 sequence gaps, 0 lost", 2 * made,
-		    (unsigned long long)a.switches);
+		ksft_test_result(true, "storm, reader keeps up: %d tasks, %llu switches, "
+				 "0 sequence gaps, 0 lost\n", 2 * made,
+				 (unsigned long long)a.switches);
 	}
 
 	/* 2. The reader cannot keep up: the losses are counted exactly. */
@@ -470,22 +471,22 @@ int main(void)
 	made = td_env_long("TD_STORM_PHASES", 3) & 2 ?
 	       run_phase("stalled reader", 4096, 200, pairs, secs, &b) : 0;
 	if (!(td_env_long("TD_STORM_PHASES", 3) & 2)) {
-		tap_skip("TD_STORM_PHASES (diagnostic)");
+		ksft_test_result_skip("TD_STORM_PHASES (diagnostic)\n");
 	} else if (made <= 0) {
-		tap(false, "storm, stalled reader: setup failed");
+		ksft_test_result(false, "storm, stalled reader: setup failed\n");
 	} else if (!b.lost_kernel || b.lost_seen != b.lost_kernel ||
 		   b.lost_prod != b.lost_kernel || b.bad || b.seen != b.records) {
-		tap(false, "storm, stalled reader: kernel lost %llu, "
-		    "producer page %llu, reader saw %llu missing, %llu bad, "
-		    "%llu read of %llu", (unsigned long long)b.lost_kernel,
-		    (unsigned long long)b.lost_prod, (unsigned long long)b.lost_seen,
-		    (unsigned long long)b.bad, (unsigned long long)b.seen,
-		    (unsigned long long)b.records);
+		ksft_test_result(false, "storm, stalled reader: kernel lost %llu, "
+				 "producer page %llu, reader saw %llu missing, %llu bad, "
+				 "%llu read of %llu\n", (unsigned long long)b.lost_kernel,
+				 (unsigned long long)b.lost_prod, (unsigned long long)b.lost_seen,
+				 (unsigned long long)b.bad, (unsigned long long)b.seen,
+				 (unsigned long long)b.records);
 	} else {
-		tap(true, "storm, stalled reader: %llu switches, %llu lost, "
-		    "exactly the %llu missing sequence numbers",
-		    (unsigned long long)b.switches, (unsigned long long)b.lost_kernel,
-		    (unsigned long long)b.lost_seen);
+		ksft_test_result(true, "storm, stalled reader: %llu switches, %llu lost, "
+				 "exactly the %llu missing sequence numbers\n",
+				 (unsigned long long)b.switches, (unsigned long long)b.lost_kernel,
+				 (unsigned long long)b.lost_seen);
 	}
 
 	/* 3. Responsive throughout: no lock-up, within a bound of the baseline. */
@@ -502,17 +503,17 @@ int main(void)
 
 		if (stopw > worst)
 			worst = stopw;
-		tap(worst <= (uint64_t)max_delay_ms,
-		    "guest responsive: worst oversleep of a 10 ms sleeper "
-		    "%llu ms collecting, %llu ms during STOP, %llu ms not collecting "
-		    "(bound %ld ms)",
-		    (unsigned long long)(a.worst_delay_ms > b.worst_delay_ms ?
-					 a.worst_delay_ms : b.worst_delay_ms),
-		    (unsigned long long)stopw,
-		    (unsigned long long)base.worst_delay_ms, max_delay_ms);
+		ksft_test_result(worst <= (uint64_t)max_delay_ms,
+				 "guest responsive: worst oversleep of a 10 ms sleeper "
+				 "%llu ms collecting, %llu ms during STOP, %llu ms not collecting "
+				 "(bound %ld ms)\n",
+				 (unsigned long long)(a.worst_delay_ms > b.worst_delay_ms ?
+						      a.worst_delay_ms : b.worst_delay_ms),
+				 (unsigned long long)stopw,
+				 (unsigned long long)base.worst_delay_ms, max_delay_ms);
 	}
 	/* 4. The storm ended when told (threads joined promptly). */
-	tap((td_now_ns() - t_end) / 1000000000ull <= 10, "storm ended on time");
+	ksft_test_result((td_now_ns() - t_end) / 1000000000ull <= 10, "storm ended on time\n");
 	printf("# /proc/stat: %llu context switches in the guest during the storm\n",
 	       (unsigned long long)(ctxt1 - ctxt0));
 	td_count("storm_tasks", 2ull * pairs);
@@ -533,5 +534,5 @@ int main(void)
 	td_count("storm_worst_delay_ms_during_stop",
 		 a.stop_delay_ms > b.stop_delay_ms ? a.stop_delay_ms : b.stop_delay_ms);
 	close(devfd);
-	return tap_failed ? 1 : 0;
+	ksft_finished();
 }

@@ -28,6 +28,7 @@
 
 #include "kselftest_harness.h"
 #include "td_common.h"
+#include "td_fixture.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -102,26 +103,6 @@ TEST(device_not_seekable)
 }
 
 /* ---- configuration ----------------------------------------------------- */
-
-FIXTURE(dev) {
-	int fd;
-	int ncpu;
-};
-
-FIXTURE_SETUP(dev)
-{
-	self->fd = open(TOPDOWN_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", TOPDOWN_DEVICE, strerror(errno));
-	reset_collection(self->fd);
-	self->ncpu = td_nr_cpus(self->fd);
-	ASSERT_LT(0, self->ncpu);
-}
-
-FIXTURE_TEARDOWN(dev)
-{
-	reset_collection(self->fd);
-	close(self->fd);
-}
 
 TEST_F(dev, config_start_stop_status)
 {

@@ -143,6 +143,12 @@ static inline uint32_t td_cur_ring_size(int fd)
 	return got.ring_size;
 }
 
+/* ioctl() as 0 or errno: EXPECT_EQ(EINVAL, xioctl(...)) names the error. */
+static inline int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
 static inline int td_nr_cpus(int fd)
 {
 	struct topdown_status st;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * TAP for the C tests that are not kselftest-harness tests (the host
- * tests, and the guest's fuzz, stress and hotplug tests): ok() (or tap(),
+ * TAP for the host's C tests (the guest's tests use the kernel's
+ * kselftest_harness.h or kselftest.h instead): ok() (or tap(),
  * its name for programs that have a variable named ok) prints one
  * "ok N - ..." or "not ok N - ..." line and counts it, tap_skip() an
  * "ok N # SKIP ..." line. tap_done() prints the plan and a summary and
