@@ -825,15 +825,91 @@ static pid_t gr_worker(uint64_t until_ns)
 	_exit(0);
 }
 
+/* What CPU 1's records of the run showed. */
+struct gr_tally {
+	long flagged1;		/* first second: group 1 slices with an error bit */
+	long clean0;		/* first second: group 0 slices without one */
+	long changes;		/* first second: ROTATED records */
+	long late_clean1;	/* from room + 300 ms: group 1 slices clean */
+	long late_bad1;		/* ... and flagged */
+	long worker, whole;	/* the worker's slices, those of whole batches */
+	long bad;		/* anything else (logged) */
+};
+
+/*
+ * A worker slice: every readable delta the same whole number (0 or 1) of
+ * batches times its event's rate, an unreadable one 0; a delta carried
+ * over a turn in error would be more.
+ */
+static bool gr_whole(const struct topdown_config *c, const struct topdown_record *r)
+{
+	uint32_t g = TOPDOWN_REC_GROUP(r->flags), err = r->flags & TOPDOWN_REC_ERROR_MASK;
+	int64_t m = -1;
+
+	for (uint32_t j = 0; j < c->groups[g].nr_events; j++) {
+		uint64_t unit = (uint64_t)GR_UNITS * gr_rate[c->groups[g].events[j]];
+
+		if (err & (1u << j)) {
+			if (r->delta[j])
+				return false;
+			continue;
+		}
+		if (r->delta[j] % unit || (m >= 0 && r->delta[j] != (uint64_t)m * unit))
+			return false;
+		m = r->delta[j] / unit;
+	}
+	return m == 0 || m == 1 || (m == -1 && err);
+}
+
+static void gr_count(struct __test_metadata *_metadata, const struct topdown_config *c,
+		     const struct topdown_record *recs, int n, pid_t worker,
+		     uint64_t t_restore, struct gr_tally *t)
+{
+	for (int i = 0; i < n; i++) {
+		const struct topdown_record *r = &recs[i];
+		uint32_t g = TOPDOWN_REC_GROUP(r->flags), err = r->flags & TOPDOWN_REC_ERROR_MASK;
+
+		if (r->flags & (TOPDOWN_REC_ROTATED | TOPDOWN_REC_FIRST)) {
+			if ((r->flags & TOPDOWN_REC_ROTATED) && r->time_ns < t_restore)
+				t->changes++;
+			continue;
+		}
+		/* The first second: the PMU had room for 2 events. */
+		if (r->time_ns < t_restore) {
+			if (g == 1 && err)
+				t->flagged1++;
+			else if (g == 0 && !err)
+				t->clean0++;
+			else if (t->bad++ < 8)
+				TH_LOG("seq %llu group %u error bits 0x%x (CPU 1's PMU takes 2)",
+				       (unsigned long long)r->seq, g, err);
+		} else if (g == 1 && r->time_ns - r->duration_ns > t_restore + 300000000ull) {
+			if (err)
+				t->late_bad1++;
+			else
+				t->late_clean1++;
+		}
+		if (strcmp(r->comm, "td_grp") || r->pid != (uint32_t)worker)
+			continue;
+		t->worker++;
+		if (gr_whole(c, r))
+			t->whole++;
+		else if (t->bad++ < 8)
+			TH_LOG("worker seq %llu group %u flags 0x%x: %llu %llu %llu, not 1 batch",
+			       (unsigned long long)r->seq, g, r->flags,
+			       (unsigned long long)r->delta[0], (unsigned long long)r->delta[1],
+			       (unsigned long long)r->delta[2]);
+	}
+}
+
 TEST_F_TIMEOUT(sim, group_in_error_recovers_per_group, 120)
 {
 	struct topdown_cpu_stats st;
 	struct topdown_config cfg;
 	struct topdown_record *recs;
-	struct td_grp_sums sums;
-	uint64_t t_start, t_restore, t_end;
-	long flagged1 = 0, clean0 = 0, bad = 0, late_clean1 = 0, late_bad1 = 0;
-	long worker = 0, whole = 0, changes_a = 0;
+	struct td_grp_sums sums = { 0 };
+	struct gr_tally t = { 0 };
+	uint64_t t_start, t_restore;
 	int n, status;
 	pid_t pid;
 
@@ -858,101 +934,38 @@ TEST_F_TIMEOUT(sim, group_in_error_recovers_per_group, 120)
 	ASSERT_EQ(0, td_write_file(SIM_DIR "/capacity", "1 -1"));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
-	t_end = td_now_ns();
 	ASSERT_EQ(0, cpu_stats(self->fd, 1, &st));
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
 	n = td_ring_drain(&self->ring, recs, GR_RING / TOPDOWN_RECORD_SIZE);
 	ASSERT_LT(0, n);
-
-	memset(&sums, 0, sizeof(sums));
 	td_grp_check(&cfg, recs, n, &sums);
 	EXPECT_EQ(0, sums.bad) TH_LOG("%llu violations of the rotation rules",
 				      (unsigned long long)sums.bad);
-	for (int i = 0; i < n; i++) {
-		const struct topdown_record *r = &recs[i];
-		uint32_t g = TOPDOWN_REC_GROUP(r->flags), err = r->flags & TOPDOWN_REC_ERROR_MASK;
-		uint64_t begin = r->time_ns - r->duration_ns;
-		int64_t m = -1;
-
-		if (r->flags & TOPDOWN_REC_ROTATED) {
-			if (r->time_ns < t_restore)
-				changes_a++;
-			continue;
-		}
-		if (r->flags & TOPDOWN_REC_FIRST)
-			continue;
-		/* Only the first second: the PMU had room for 2 events. */
-		if (r->time_ns < t_restore) {
-			if (g == 1 && err)
-				flagged1++;
-			else if (g == 0 && !err)
-				clean0++;
-			else if (bad++ < 8)
-				TH_LOG("seq %llu group %u error bits 0x%x (CPU 1's PMU takes 2)",
-				       (unsigned long long)r->seq, g, err);
-		} else if (g == 1 && begin > t_restore + 300000000ull) {
-			if (err)
-				late_bad1++;
-			else
-				late_clean1++;
-		}
-		if (strcmp(r->comm, "td_grp") || r->pid != (uint32_t)pid)
-			continue;
-		/*
-		 * The worker: every readable delta is the same whole number
-		 * (0 or 1) of batches times its event's rate, an unreadable
-		 * one 0; a delta carried over a turn in error would be more.
-		 */
-		worker++;
-		for (uint32_t j = 0; j < cfg.groups[g].nr_events; j++) {
-			unsigned int rate = gr_rate[cfg.groups[g].events[j]];
-
-			if (err & (1u << j)) {
-				EXPECT_EQ(0, r->delta[j]);
-				continue;
-			}
-			if (r->delta[j] % ((uint64_t)GR_UNITS * rate) ||
-			    (m >= 0 && r->delta[j] != (uint64_t)m * GR_UNITS * rate)) {
-				m = -2;
-				break;
-			}
-			m = r->delta[j] / ((uint64_t)GR_UNITS * rate);
-		}
-		if (m == 0 || m == 1 || (m == -1 && err)) {
-			whole++;
-		} else if (bad++ < 8) {
-			TH_LOG("worker seq %llu group %u flags 0x%x: %llu %llu %llu, not 1 batch",
-			       (unsigned long long)r->seq, g, r->flags,
-			       (unsigned long long)r->delta[0], (unsigned long long)r->delta[1],
-			       (unsigned long long)r->delta[2]);
-		}
-	}
+	gr_count(_metadata, &cfg, recs, n, pid, t_restore, &t);
 	TH_LOG("CPU 1: %d records in %llu ms; first second: %ld group 1 slices flagged, "
 	       "%ld group 0 slices clean, %ld changes; after room + 300 ms: group 1 %ld "
 	       "clean, %ld flagged; worker %ld slices, %ld whole; STATUS error slices "
 	       "%llu / %llu, recoveries %llu, retries %llu", n,
-	       (unsigned long long)(t_end - t_start) / 1000000, flagged1, clean0, changes_a,
-	       late_clean1, late_bad1, worker, whole,
+	       (unsigned long long)(td_now_ns() - t_start) / 1000000, t.flagged1, t.clean0,
+	       t.changes, t.late_clean1, t.late_bad1, t.worker, t.whole,
 	       (unsigned long long)st.grp_error_slices[0],
 	       (unsigned long long)st.grp_error_slices[1],
 	       (unsigned long long)st.recoveries, (unsigned long long)st.retries);
-	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, t.bad);
 	/* The CPU kept rotating while group 1 was in error. */
-	EXPECT_LE(5, changes_a);
-	EXPECT_LE(5, flagged1);
-	EXPECT_LE(5, clean0);
+	EXPECT_LE(5, t.changes);
+	EXPECT_LE(5, t.flagged1);
+	EXPECT_LE(5, t.clean0);
 	/* Recovered without STOP/START, and stays so. */
-	EXPECT_LE(5, late_clean1);
-	EXPECT_EQ(0, late_bad1);
-	EXPECT_LE(100, worker);
-	EXPECT_EQ(worker, whole);
-	/* STATUS: group 1's error slices, group 0 none. */
-	EXPECT_EQ(0, st.grp_error_slices[0]);
-	EXPECT_LE((uint64_t)flagged1, st.grp_error_slices[1]);
-	/*
-	 * Group 1's counter came back at one of its turns: a re-enable of a
-	 * counter in error that got a counter ("@recoveries", "@retries").
+	EXPECT_LE(5, t.late_clean1);
+	EXPECT_EQ(0, t.late_bad1);
+	EXPECT_LE(100, t.worker);
+	EXPECT_EQ(t.worker, t.whole);
+	/* STATUS: group 1's error slices, group 0 none; group 1's counter came
+	 * back at one of its turns: a retry that got a counter.
 	 */
+	EXPECT_EQ(0, st.grp_error_slices[0]);
+	EXPECT_LE((uint64_t)t.flagged1, st.grp_error_slices[1]);
 	EXPECT_LE(1, st.recoveries);
 	EXPECT_LE(st.recoveries, st.retries);
 	free(recs);
@@ -1033,27 +1046,86 @@ static bool wait_phase(int p)
  * counter came back reports 0 with the event's error bit set". If the
  * task switched meanwhile (nothing tested), the attempt is repeated.
  */
+/* One attempt of the gap test, and what it saw. */
+struct gap_try {
+	bool spun;		/* the task never waited for a phase */
+	long switches;		/* its switches from W1 to W3 */
+	bool found;		/* its slice was in the ring */
+	bool flagged;		/* with event 0's error bit */
+	uint64_t delta;		/* and that delta */
+};
+
+#define GAP_W1	1000u
+#define GAP_W2	100000u
+#define GAP_W3	10u
+
+/*
+ * START, a driver thread on CPU 0 (@on_cpu0), the task (on CPU 1,
+ * SCHED_FIFO) doing W1, W2 in the gap, W3; STOP and find its slice.
+ */
+static void gap_attempt(struct __test_metadata *_metadata, int fd, struct td_ring *ring,
+			struct perf_event_attr *a, int work, pthread_attr_t *on_cpu0,
+			struct gap_try *t)
+{
+	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
+	static struct topdown_record recs[NREC];
+	int holder = syscall(SYS_perf_event_open, a, -1, 1, -1, 0), n;
+	pid_t tid = gettid();
+	struct gap_args ga;
+	long sw0, sw1;
+	uint64_t t0;
+	pthread_t th;
+
+	memset(t, 0, sizeof(*t));
+	ASSERT_LE(0, holder) TH_LOG("perf_event_open on td_pmusim: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_START));
+	ASSERT_EQ(0, wait_ev_state(fd, 1, TOPDOWN_EVSTATE_COUNTING, 5000));
+	gap_phase = 0;
+	ga.fd = fd;
+	ga.holder = holder;
+	ASSERT_EQ(0, pthread_create(&th, on_cpu0, gap_driver, &ga));
+	prctl(PR_SET_NAME, "td_gap");
+	/* Real-time: no other task (a kworker) preempts it on CPU 1. */
+	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
+	usleep(2000);		/* a fresh slice */
+	t0 = td_now_ns();
+	sw0 = thread_switches();
+	sim_work(work, GAP_W1);
+	gap_phase = 1;		/* driver: the holder takes the PMU */
+	t->spun = wait_phase(2);
+	sim_work(work, GAP_W2);	/* ours in ERROR, the holder on the PMU */
+	gap_phase = 3;		/* driver: close the holder, wait for the retry */
+	t->spun = wait_phase(4) && t->spun;
+	sim_work(work, GAP_W3);
+	sw1 = thread_switches();
+	usleep(2000);		/* the slice ends */
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	prctl(PR_SET_NAME, "counters_test");
+	pthread_join(th, NULL);
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_STOP));
+	n = td_ring_drain(ring, recs, NREC);
+	t->switches = sw1 - sw0;
+	for (int i = 0; i < n && !t->found; i++) {
+		if (recs[i].pid != (uint32_t)tid || recs[i].time_ns < t0 ||
+		    strcmp(recs[i].comm, "td_gap"))
+			continue;
+		t->flagged = recs[i].flags & (1u << 0);	/* event 0 */
+		t->delta = recs[i].delta[0];
+		t->found = true;
+	}
+}
+
 TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 {
-	const unsigned int w1 = 1000, w2 = 100000, w3 = 10;
-	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
-	struct topdown_record recs[NREC];
+	struct perf_event_attr a = { .size = sizeof(a), .pinned = 1, .disabled = 1 };
 	pthread_attr_t on_cpu0;
-	struct gap_args ga;
-	cpu_set_t cpu0;
+	struct gap_try t = { 0 };
+	int attempts = 0, stalled = 0, work;
 	long switched = 0;
-	struct perf_event_attr a;
-	int attempts = 0, done = 0, stalled = 0, work, n;
-	bool flagged = false, spun;
-	uint64_t delta = 0;
+	cpu_set_t cpu0;
 
 	td_write_file(TD_PARAMS "/retry_max_ms", "40");
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
 	a.type = self->type;
-	a.config = 0;
-	a.pinned = 1;
-	a.disabled = 1;
 	work = open(SIM_DIR "/work", O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, work);
 	/* The driver starts on CPU 0: CPU 1 is the spinning task's alone. */
@@ -1062,73 +1134,30 @@ TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 	ASSERT_EQ(0, pthread_attr_init(&on_cpu0));
 	ASSERT_EQ(0, pthread_attr_setaffinity_np(&on_cpu0, sizeof(cpu0), &cpu0));
 	ASSERT_EQ(0, td_pin_cpu(1));
-	while (!done && attempts++ < 10) {
-		int holder = syscall(SYS_perf_event_open, &a, -1, 1, -1, 0);
-		long sw0, sw1;
-		pid_t tid = gettid();
-		uint64_t t0;
-		pthread_t th;
-
-		ASSERT_LE(0, holder) TH_LOG("perf_event_open on td_pmusim: %s", strerror(errno));
-		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
-		ASSERT_EQ(0, wait_ev_state(self->fd, 1, TOPDOWN_EVSTATE_COUNTING, 5000));
-		gap_phase = 0;
-		ga.fd = self->fd;
-		ga.holder = holder;
-		ASSERT_EQ(0, pthread_create(&th, &on_cpu0, gap_driver, &ga));
-		prctl(PR_SET_NAME, "td_gap");
-		/* Real-time: no other task (a kworker) preempts it on CPU 1. */
-		ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
-		usleep(2000);		/* a fresh slice */
-		t0 = td_now_ns();
-		sw0 = thread_switches();
-		sim_work(work, w1);
-		gap_phase = 1;		/* driver: the holder takes the PMU */
-		spun = wait_phase(2);
-		sim_work(work, w2);	/* ours in ERROR, the holder on the PMU */
-		gap_phase = 3;		/* driver: close the holder, wait for the retry */
-		spun = wait_phase(4) && spun;
-		sim_work(work, w3);
-		sw1 = thread_switches();
-		usleep(2000);		/* the slice ends */
-		sched_setscheduler(0, SCHED_OTHER, &other);
-		prctl(PR_SET_NAME, "counters_test");
-		pthread_join(th, NULL);
-		ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_STOP));
-		n = td_ring_drain(&self->ring, recs, NREC);
-		if (!spun)
-			stalled++;
-		if (sw1 != sw0 || !spun) {
-			switched += sw1 - sw0;
-			continue;	/* switched: the probe saw the gap */
-		}
-		for (int i = 0; i < n; i++) {
-			if (recs[i].pid != (uint32_t)tid || recs[i].time_ns < t0 ||
-			    strcmp(recs[i].comm, "td_gap"))
-				continue;
-			flagged = recs[i].flags & (1u << 0);	/* event 0 */
-			delta = recs[i].delta[0];
-			done = 1;
+	while (attempts++ < 10) {
+		gap_attempt(_metadata, self->fd, &self->ring, &a, work, &on_cpu0, &t);
+		stalled += !t.spun;
+		/* Switched (or waited): the probe saw the gap; again. */
+		if (!t.switches && t.spun && t.found)
 			break;
-		}
+		switched += t.switches;
+		t.found = false;
 	}
 	close(work);
-	if (!done && stalled == attempts - 1) {
-		td_write_file(TD_PARAMS "/retry_max_ms", "60000");
+	pthread_attr_destroy(&on_cpu0);
+	td_write_file(TD_PARAMS "/retry_max_ms", "60000");
+	if (!t.found && stalled == attempts - 1)
 		SKIP(return, "the driver on CPU 0 never got past a phase while td_gap spun at "
 		     "SCHED_FIFO on CPU 1 (%d attempts, 3 s each): its step needs a per-CPU "
 		     "kthread of CPU 1 on this kernel", stalled);
-	}
-	ASSERT_TRUE(done) TH_LOG("no switch-free attempt in %d (%ld switches, %d stalled)",
-				 attempts - 1, switched, stalled);
-	pthread_attr_destroy(&on_cpu0);
+	ASSERT_TRUE(t.found) TH_LOG("no switch-free attempt in %d (%ld switches, %d stalled)",
+				    attempts - 1, switched, stalled);
 	TH_LOG("attempt %d: the slice of W1 %u + W2 %u (in the gap) + W3 %u units: delta %llu, "
-	       "error bit %s", attempts, w1, w2, w3, (unsigned long long)delta,
-	       flagged ? "set" : "clear");
+	       "error bit %s", attempts, GAP_W1, GAP_W2, GAP_W3, (unsigned long long)t.delta,
+	       t.flagged ? "set" : "clear");
 	/* Never the work around the gap as if nothing had happened. */
-	EXPECT_TRUE(flagged);
-	EXPECT_EQ(0, delta);
-	td_write_file(TD_PARAMS "/retry_max_ms", "60000");
+	EXPECT_TRUE(t.flagged);
+	EXPECT_EQ(0, t.delta);
 }
 
 /* ---- PREEMPTED with a signal pending ---------------------------------- */

@@ -1019,17 +1019,87 @@ static bool instructions_count(void)
 	return v > 100000;
 }
 
+/* The periods of every CPU's groups (see iv_scan()). */
+struct iv_stats {
+	long periods, short_ones, long_ones, stretched, notwhole, order;
+	uint64_t total, minp, maxp, plist[512];
+};
+
+/* One period @p (ns) from its first slice to its change, due_end as below. */
+static void iv_period(struct iv_stats *v, uint32_t ms, uint64_t p, uint64_t start,
+		      uint64_t due_end)
+{
+	v->total += p;
+	if (v->periods < (long)TD_NELEM(v->plist))
+		v->plist[v->periods] = p;
+	v->periods++;
+	v->minp = p < v->minp ? p : v->minp;
+	v->maxp = p > v->maxp ? p : v->maxp;
+	/*
+	 * The header: after a late change, shorter by less than a tick (4 ms
+	 * at HZ 250, Debian's x86-64 and arm64 kernels).
+	 */
+	v->short_ones += p < (ms - TICK_MS) * 1000000ull;
+	/*
+	 * Late is the module's own delay only past the slice running when
+	 * the change was due (due_end): the change waits for a switch (the
+	 * work item's).
+	 */
+	if (due_end > start + ms * 1000000ull) {
+		v->stretched += p > (ms + ms / 2) * 1000000ull;
+		p -= due_end - (start + ms * 1000000ull);
+	}
+	v->long_ones += p > (ms + ms / 2) * 1000000ull;
+}
+
+/*
+ * One CPU's records in order: the periods of its groups (20 ms is 5
+ * whole ticks at HZ 100, 250 and 1000), counted while the pair keeps the
+ * CPU busy (until @busy_end: an idle CPU defers the change, by design).
+ */
+static void iv_scan(struct iv_stats *v, uint32_t ms, const struct topdown_record *r,
+		    size_t n, uint64_t busy_end)
+{
+	uint64_t start = 0, due_end = 0;
+	int grp = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t g = TOPDOWN_REC_GROUP(r[i].flags);
+		bool rot = r[i].flags & TOPDOWN_REC_ROTATED;
+		uint64_t begin = r[i].time_ns - r[i].duration_ns;
+
+		if (!rot && r[i].flags & TOPDOWN_REC_ERROR_MASK)
+			continue;
+		if (rot && start && begin <= busy_end) {
+			iv_period(v, ms, begin - start, start, due_end);
+			v->order += (grp + 1) % 2 != (int)g;
+		}
+		if (rot) {	/* a change (or one deferred by an idle CPU) */
+			start = 0;
+			grp = g;
+		} else if (!start && i && r[i - 1].flags & TOPDOWN_REC_ROTATED) {
+			start = begin;
+			due_end = 0;
+		}
+		/* The end of the slice running when the change was due. */
+		if (!rot && start && !due_end && r[i].time_ns >= start + ms * 1000000ull)
+			due_end = r[i].time_ns;
+		/* context-switches: at 2 in g0, at 1 in g1, always 1. */
+		if (!rot && !(r[i].flags & TOPDOWN_REC_FIRST) && r[i].delta[g ? 1 : 2] != 1)
+			v->notwhole++;
+	}
+}
+
 TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 {
 	const uint32_t ms = 20;
 	struct topdown_cpu_stats stats[MAX_CPUS];
 	struct td_grp_sums sums[MAX_CPUS];
+	struct iv_stats v = { .minp = ~0ull };
 	struct topdown_config c;
 	struct allrecs a;
-	long periods = 0, short_ones = 0, long_ones = 0, notwhole = 0, order = 0;
-	long stretched = 0;
-	uint64_t total = 0, minp = ~0ull, maxp = 0, plist[512];
 	pid_t pids[MAX_CPUS];
+	long np;
 
 	if (!instructions_count())
 		SKIP(return, "instructions do not count here (a PMU under QEMU -icount needed)");
@@ -1049,95 +1119,32 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	ASSERT_EQ(0, drain_all(self->fd, self->ncpu, c.ring_size, &a));
 	memset(sums, 0, sizeof(sums));
 	for (int cpu = 0; cpu < self->ncpu; cpu++) {
-		const struct topdown_record *r = a.r[cpu];
-		uint64_t start = 0, busy_end = 0, due_end = 0;
-		int grp = -1;
+		uint64_t busy_end = 0;
 
-		/*
-		 * Periods count while the pair keeps the CPU busy: an idle
-		 * CPU defers the change (by design, see the header).
-		 */
 		for (size_t i = 0; i < a.n[cpu]; i++)
-			if (!strncmp(r[i].comm, "groups_test", TOPDOWN_COMM_LEN) &&
-			    (pid_t)r[i].pid != getpid())
-				busy_end = r[i].time_ns;
-
-		td_grp_check(&c, r, a.n[cpu], &sums[cpu]);
+			if (!strncmp(a.r[cpu][i].comm, "groups_test", TOPDOWN_COMM_LEN) &&
+			    (pid_t)a.r[cpu][i].pid != getpid())
+				busy_end = a.r[cpu][i].time_ns;
+		td_grp_check(&c, a.r[cpu], a.n[cpu], &sums[cpu]);
 		EXPECT_EQ(0, sums[cpu].bad);
 		EXPECT_EQ(0, td_grp_match_status(&c, &stats[cpu], &sums[cpu]));
-		for (size_t i = 0; i < a.n[cpu]; i++) {
-			uint32_t g = TOPDOWN_REC_GROUP(r[i].flags);
-			bool rot = r[i].flags & TOPDOWN_REC_ROTATED;
-
-			if (!rot && r[i].flags & TOPDOWN_REC_ERROR_MASK)
-				continue;
-			if (rot && start && r[i].time_ns - r[i].duration_ns > busy_end) {
-				/* The CPU may have idled: deferred (by design). */
-				start = 0;
-				grp = g;
-			} else if (rot && start) {
-				/* A period from its first slice to this change. */
-				uint64_t p = r[i].time_ns - r[i].duration_ns - start;
-
-				total += p;
-				if (periods < (long)TD_NELEM(plist))
-					plist[periods] = p;
-				periods++;
-				minp = p < minp ? p : minp;
-				maxp = p > maxp ? p : maxp;
-				/*
-				 * Whole ticks: 20 ms is 5 at HZ 100, 250, 1000.
-				 * Late is the module's own delay: the change
-				 * waits for a switch (the work item's), so
-				 * not before the slice running when it was due
-				 * ends (due_end).
-				 */
-				/*
-				 * The header: after a late change, shorter by
-				 * less than a tick (4 ms at HZ 250, Debian's
-				 * x86-64 and arm64 kernels).
-				 */
-				short_ones += p < (ms - TICK_MS) * 1000000ull;
-				if (due_end > start + ms * 1000000ull) {
-					stretched += p > (ms + ms / 2) * 1000000ull;
-					p -= due_end - (start + ms * 1000000ull);
-				}
-				long_ones += p > (ms + ms / 2) * 1000000ull;
-				start = 0;
-				order += (grp + 1) % 2 != (int)g;
-				grp = g;
-			} else if (rot) {
-				grp = g;
-			} else if (!start && i && r[i - 1].flags & TOPDOWN_REC_ROTATED) {
-				start = r[i].time_ns - r[i].duration_ns;
-				due_end = 0;
-			}
-			/* The end of the slice running when the change was due. */
-			if (!rot && start && !due_end &&
-			    r[i].time_ns >= start + ms * 1000000ull)
-				due_end = r[i].time_ns;
-			/* context-switches: at 2 in g0, at 1 in g1, always 1. */
-			if (!rot && !(r[i].flags & TOPDOWN_REC_FIRST) &&
-			    r[i].delta[g ? 1 : 2] != 1)
-				notwhole++;
-		}
+		iv_scan(&v, ms, a.r[cpu], a.n[cpu], busy_end);
 	}
-	EXPECT_EQ(0, notwhole);
-	EXPECT_EQ(0, order);
-	ASSERT_LT(10, periods);
+	EXPECT_EQ(0, v.notwhole);
+	EXPECT_EQ(0, v.order);
+	ASSERT_LT(10, v.periods);
 	TH_LOG("%ld periods of %u ms: mean %.2f ms, min %.2f, max %.2f; "
 	       "%ld under %u ms, %ld over %u ms after the slice due ended, "
 	       "%ld over %u ms only by that slice",
-	       periods, ms, total / 1e6 / periods, minp / 1e6, maxp / 1e6,
-	       short_ones, ms - TICK_MS, long_ones, ms + ms / 2, stretched, ms + ms / 2);
-	EXPECT_EQ(0, short_ones);
-	qsort(plist, periods < (long)TD_NELEM(plist) ? periods : TD_NELEM(plist),
-	      sizeof(plist[0]), cmp_u64);
+	       v.periods, ms, v.total / 1e6 / v.periods, v.minp / 1e6, v.maxp / 1e6,
+	       v.short_ones, ms - TICK_MS, v.long_ones, ms + ms / 2, v.stretched, ms + ms / 2);
+	EXPECT_EQ(0, v.short_ones);
+	np = v.periods < (long)TD_NELEM(v.plist) ? v.periods : (long)TD_NELEM(v.plist);
+	qsort(v.plist, np, sizeof(v.plist[0]), cmp_u64);
 	TH_LOG("periods (ms): 10%% %.2f, median %.2f, 90%% %.2f",
-	       plist[periods / 10] / 1e6, plist[periods / 2] / 1e6,
-	       plist[periods * 9 / 10] / 1e6);
+	       v.plist[np / 10] / 1e6, v.plist[np / 2] / 1e6, v.plist[np * 9 / 10] / 1e6);
 	/* A busy CPU may run its work item late now and then. */
-	EXPECT_GE(periods / 10, long_ones);
+	EXPECT_GE(v.periods / 10, v.long_ones);
 	/*
 	 * "give or take a tick", as above: the change is made by a work item
 	 * the CPU's timer wakes, which can fire a tick late, and on 7.3 the
@@ -1145,8 +1152,8 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	 * 23.98 ms in 3 of 4 runs, 20.03 on 6.1; design.rst, "Groups and
 	 * rotation", gives the causes and the fixes tried).
 	 */
-	EXPECT_GE((ms + TICK_MS + 1) * 1000000ull, plist[periods / 2]);
-	td_count("group_periods", periods);
+	EXPECT_GE((ms + TICK_MS + 1) * 1000000ull, v.plist[np / 2]);
+	td_count("group_periods", v.periods);
 	free_all(&a, self->ncpu);
 }
 

@@ -981,65 +981,49 @@ static void check_decode(struct __test_metadata *_metadata, struct session *s, i
 	jfree(res);
 }
 
-TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
+#define OUT_LEN	128	/* the output paths of run() (cmd_path()) */
+
+/*
+ * Load and start with tdctl's automatic choice: the set is detected on
+ * the faked machine, with its label and events. @out: OUT_LEN bytes.
+ */
+static void load_tdctl(struct __test_metadata *_metadata, struct session *s, int type,
+		       char *out)
 {
-	struct session *s = &self->s;
 	const struct machine *m = s->m;
-	uint64_t per_cpu[MAX_CPUS][MAX_EV] = { { 0 } };
-	struct topdown_cpu_stats stats[MAX_CPUS];
-	struct rec_sum per_prof[2];
-	char out[128], ring[32];
-	struct topdown_status st;
-	int others = 0, dev;
-	uint64_t ticks = 0;
+	char ring[32];
+	const char *const load[] = { "tdctl", "--json", "load", "--ring-size", ring, NULL };
+	struct jv *res, *evs;
 
-	memset(per_prof, 0, sizeof(per_prof));
-	/* Named before anything counts: see child_work(). */
-	ASSERT_EQ(0, spawn_workload(s));
-	cmd_path(s, out, sizeof(out), "load");
 	snprintf(ring, sizeof(ring), "%u", RING_SIZE);
-	if (variant->through_tdctl) {
-		const char *const load[] = { "tdctl", "--json", "load", "--ring-size",
-					     ring, NULL };
-		struct jv *res, *evs;
-
-		ASSERT_EQ(0, fake_machine(m, self->type, s->ncpu))
-			TH_LOG("faking the machine: %s", strerror(errno));
-		ASSERT_EQ(0, sim_read_counts(&s->t0));
-		/* Load and start with tdctl's automatic choice: the set is detected. */
-		ASSERT_EQ(0, run(NULL, out, load)) {
-			show(out);
-			show(strcat(out, ".err"));
-		}
-		res = jparse_file(out);
-		ASSERT_NE(NULL, res) show(out);
-		EXPECT_STREQ(m->set, jstr(jget(res, "set")));
-		EXPECT_STREQ(m->label, jstr(jget(res, "label")));
-		evs = jget(res, "events");
-		ASSERT_NE(NULL, evs);
-		EXPECT_EQ(m->nr, evs->n);
-		for (int i = 0; i < m->nr && i < evs->n; i++)
-			EXPECT_STREQ(m->ev[i], jstr(evs->kids[i]));
-		TH_LOG("tdctl picked %s: %s", jstr(jget(res, "set")),
-		       jstr(jget(res, "why")));
-		jfree(res);
-	} else {
-		const char *const modprobe[] = { "modprobe", "topdown", NULL };
-
-		ASSERT_EQ(0, run(NULL, out, modprobe)) show(strcat(out, ".err"));
-		ASSERT_EQ(0, sim_read_counts(&s->t0));
-		ASSERT_EQ(0, td_configure_index(m, self->type));
+	ASSERT_EQ(0, fake_machine(m, type, s->ncpu))
+		TH_LOG("faking the machine: %s", strerror(errno));
+	ASSERT_EQ(0, sim_read_counts(&s->t0));
+	ASSERT_EQ(0, run(NULL, out, load)) {
+		show(out);
+		show(strcat(out, ".err"));
 	}
-	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", NOISE_US));
+	res = jparse_file(out);
+	ASSERT_NE(NULL, res) show(out);
+	EXPECT_STREQ(m->set, jstr(jget(res, "set")));
+	EXPECT_STREQ(m->label, jstr(jget(res, "label")));
+	evs = jget(res, "events");
+	ASSERT_NE(NULL, evs);
+	EXPECT_EQ(m->nr, evs->n);
+	for (int i = 0; i < m->nr && i < evs->n; i++)
+		EXPECT_STREQ(m->ev[i], jstr(evs->kids[i]));
+	TH_LOG("tdctl picked %s: %s", jstr(jget(res, "set")), jstr(jget(res, "why")));
+	jfree(res);
+}
 
-	ASSERT_EQ(0, run_workload(s));
+/* After STOP: nothing lost, nothing unreadable; then tdctl's dump (@out: OUT_LEN). */
+static void status_and_dump(struct __test_metadata *_metadata, struct session *s, char *out)
+{
+	const char *const dump[] = { "tdctl", "--json", "dump", NULL };
+	struct topdown_cpu_stats stats[MAX_CPUS];
+	struct topdown_status st;
+	int dev = open(TOPDOWN_DEVICE, O_RDWR);
 
-	ASSERT_EQ(0, quiesce(s));
-	ASSERT_EQ(0, td_stop());
-	ASSERT_EQ(0, sim_read_counts(&s->t1));
-
-	/* Nothing lost, nothing unreadable. */
-	dev = open(TOPDOWN_DEVICE, O_RDWR);
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(0, td_status(dev, &st, stats, MAX_CPUS));
 	close(dev);
@@ -1047,21 +1031,20 @@ TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
 		EXPECT_EQ(0, stats[c].lost) TH_LOG("CPU %u lost records", c);
 		EXPECT_EQ(0, stats[c].read_errors) TH_LOG("CPU %u read errors", c);
 	}
+	cmd_path(s, out, OUT_LEN, "dump");
+	ASSERT_EQ(0, run(NULL, out, dump)) show(strcat(out, ".err"));
+	s->dump = jparse_file(out);
+	ASSERT_NE(NULL, s->dump);
+	ASSERT_EQ(J_ARR, s->dump->t);
+	TH_LOG("%d records", s->dump->n);
+}
 
-	{
-		const char *const dump[] = { "tdctl", "--json", "dump", NULL };
+/* Exact per task: units done * the profile's raw increments. */
+static void check_exact(struct __test_metadata *_metadata, struct session *s,
+			const struct rec_sum *per_prof)
+{
+	const struct machine *m = s->m;
 
-		cmd_path(s, out, sizeof(out), "dump");
-		ASSERT_EQ(0, run(NULL, out, dump)) show(strcat(out, ".err"));
-		s->dump = jparse_file(out);
-		ASSERT_NE(NULL, s->dump);
-		ASSERT_EQ(J_ARR, s->dump->t);
-		TH_LOG("%d records", s->dump->n);
-	}
-
-	sum_records(_metadata, s, self->self_comm, per_prof, per_cpu, &others);
-
-	/* Exact per task: units done * the profile's raw increments. */
 	for (int p = 0; p < 2; p++) {
 		const struct profile *pr = &m->p[p];
 
@@ -1083,14 +1066,22 @@ TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
 		if (pr->m[0].name)
 			check_decode(_metadata, s, p, per_prof[p].records);
 	}
+}
 
-	/*
-	 * Conservation: per CPU, the records add up to the counter's growth
-	 * from topdown's baseline at START (the first read) to its value
-	 * after STOP, which the session's last read already saw.
-	 */
+/*
+ * Conservation: per CPU, the records add up to the counter's growth from
+ * topdown's baseline at START (the first read) to its value after STOP,
+ * which the session's last read already saw. Returns the background
+ * units counted.
+ */
+static uint64_t check_conservation(struct __test_metadata *_metadata, struct session *s,
+				   uint64_t per_cpu[][MAX_EV])
+{
+	const struct machine *m = s->m;
+	uint64_t ticks = 0;
+
 	for (int c = 0; c < s->ncpu; c++) {
-		int cpu = s->cpus[c];
+		int cpu = s->cpus[c], x0 = s->idx[0];
 
 		ticks += s->t1.ticks[cpu] - s->t0.ticks[cpu];
 		for (int i = 0; i < m->nr; i++) {
@@ -1108,12 +1099,43 @@ TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
 				       (unsigned long long)grew);
 		}
 		TH_LOG("CPU %d: %s grew by %llu (%llu background units), records agree",
-		       cpu, m->ev[0],
-		       (unsigned long long)(s->t1.c[cpu][s->idx[0]] - s->t1.first[cpu][s->idx[0]]),
+		       cpu, m->ev[0], (unsigned long long)(s->t1.c[cpu][x0] - s->t1.first[cpu][x0]),
 		       (unsigned long long)(s->t1.ticks[cpu] - s->t0.ticks[cpu]));
 	}
+	return ticks;
+}
+
+TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
+{
+	struct session *s = &self->s;
+	uint64_t per_cpu[MAX_CPUS][MAX_EV] = { { 0 } };
+	struct rec_sum per_prof[2];
+	char out[OUT_LEN];
+	int others = 0;
+
+	memset(per_prof, 0, sizeof(per_prof));
+	/* Named before anything counts: see child_work(). */
+	ASSERT_EQ(0, spawn_workload(s));
+	cmd_path(s, out, sizeof(out), "load");
+	if (variant->through_tdctl) {
+		load_tdctl(_metadata, s, self->type, out);
+	} else {
+		const char *const modprobe[] = { "modprobe", "topdown", NULL };
+
+		ASSERT_EQ(0, run(NULL, out, modprobe)) show(strcat(out, ".err"));
+		ASSERT_EQ(0, sim_read_counts(&s->t0));
+		ASSERT_EQ(0, td_configure_index(s->m, self->type));
+	}
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", NOISE_US));
+	ASSERT_EQ(0, run_workload(s));
+	ASSERT_EQ(0, quiesce(s));
+	ASSERT_EQ(0, td_stop());
+	ASSERT_EQ(0, sim_read_counts(&s->t1));
+	status_and_dump(_metadata, s, out);
+	sum_records(_metadata, s, self->self_comm, per_prof, per_cpu, &others);
+	check_exact(_metadata, s, per_prof);
 	/* The background really counted, and not on the profiled tasks. */
-	EXPECT_LT(0, ticks);
+	EXPECT_LT(0, check_conservation(_metadata, s, per_cpu));
 	EXPECT_LT(0, others);
 }
 
