@@ -89,8 +89,9 @@
  * MAX_REL_ERR: an error bar wider than a quarter of the value says
  * nothing useful about a task that ran a second or more, measured a third
  * to a half of the time in dozens of stretches: absurd, not honest (the
- * icount tasks: 3 to 15 %). MAX_REL_ERR_SIM, the same for the pmusim
- * runs, is wider: their tasks change rate on purpose, and in the x86-64
+ * icount tasks but the phase one: 3 to 15 %). MAX_REL_ERR_SIM, the same
+ * for the pmusim runs and the icount phase task, is wider: they change
+ * rate on purpose, and in the x86-64
  * TCG guest a task's progress per slice time also changes while CPU 1 is
  * offline (one vCPU then has QEMU's host thread alone), which gave honest
  * errors of up to 30 % of the value (and the distribution within the
@@ -645,9 +646,18 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 		snprintf(task, sizeof(task), "%s/%d", icount_kind[i], c.pid[i]);
 		measured_time(dump, c.pid[i], ev, 2, &runtime, meas);
 		ASSERT_LT(0, runtime) TH_LOG("%s: no slice in the dump", task);
-		/* instructions:u: one group of two, measured part of the time. */
+		/*
+		 * instructions:u: one group of two, measured part of the
+		 * time. The phase task changes rate on purpose (its user
+		 * loop runs 16 times the instructions of its system calls
+		 * per us): its clusters' spread is that of two populations,
+		 * and its error 10 to 12 % of the value on 6.1 and 7.3, 30 %
+		 * on arm64 5.10 (a smaller first half), as for the pmusim
+		 * tasks that change rate (MAX_REL_ERR_SIM).
+		 */
 		check_count(_metadata, task, row, ev[1], c.res[i].v[0], ICOUNT_SLACK,
-			    (double)meas[1] / runtime, true, MAX_REL_ERR, &zd);
+			    (double)meas[1] / runtime, true,
+			    i == 2 ? MAX_REL_ERR_SIM : MAX_REL_ERR, &zd);
 		print_group_rates(dump, c.pid[i], task, ev[0], 2);
 		/* cycles:u: in both groups, all but rotated slices. */
 		check_count(_metadata, task, row, ev[0], c.res[i].v[1], ICOUNT_SLACK,
