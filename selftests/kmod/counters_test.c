@@ -1171,11 +1171,12 @@ static void gap_attempt(struct __test_metadata *_metadata, int fd, struct td_rin
 	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_STOP));
 	n = td_ring_drain(ring, recs, NREC);
 	t->switches = sw1 - sw0;
-	for (int i = 0; i < n && !t->found; i++) {
-		/* Who else ran on CPU 1 while td_gap spun (for the log). */
-		if (recs[i].pid != (uint32_t)tid && !t->ran[0] &&
+	/* Who else ran on CPU 1 while td_gap spun (for the log). */
+	for (int i = 0; i < n && !t->ran[0]; i++)
+		if (recs[i].pid != (uint32_t)tid &&
 		    recs[i].time_ns - recs[i].duration_ns > t0 && recs[i].time_ns < t1)
 			memcpy(t->ran, recs[i].comm, sizeof(t->ran));
+	for (int i = 0; i < n && !t->found; i++) {
 		if (recs[i].pid != (uint32_t)tid || recs[i].time_ns < t0 ||
 		    strcmp(recs[i].comm, "td_gap"))
 			continue;
