@@ -147,8 +147,9 @@ serve-load:
 checkpatch: deps
 	scripts/checkpatch.sh
 
-# Every C file (checkpatch.pl --strict), shell script (shellcheck) and
-# Python file (pyflakes3, pycodestyle): scripts/lint.sh; make check runs it.
+# Every C file (checkpatch.pl --strict), shell script (shellcheck), Python
+# file (pyflakes3, pycodestyle) and reStructuredText file (docutils):
+# scripts/lint.sh; make check runs it.
 lint: deps
 	scripts/lint.sh
 

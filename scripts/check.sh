@@ -316,6 +316,7 @@ echo "== style (make lint)"
 step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/lint.sh c
 step "shell: shellcheck clean" scripts/lint.sh shell
 step "Python: pyflakes3 and pycodestyle clean" scripts/lint.sh python
+step "reStructuredText: every *.rst parses without a docutils warning" scripts/lint.sh rst
 
 echo "== litmus tests (herd7, kernel memory model; make check-litmus)"
 wait "$LITMUS_PID"

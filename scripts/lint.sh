@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [c|shell|python|layers]...: make lint (make check runs it
-# too). Every file of the tree, by language (default: all four):
+# scripts/lint.sh [c|shell|python|rst|layers]...: make lint (make check runs
+# it too). Every file of the tree, by language (default: all five):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -9,6 +9,8 @@
 #            or bash #! line), following sourced files; .shellcheckrc has
 #            the project-wide exceptions, the others are inline
 #   python   pyflakes3 and pycodestyle (lines up to 100 columns, as the C)
+#   rst      every *.rst file parses with docutils without a warning
+#            (scripts/rst_check.py: undefined substitutions, tables, ...)
 #   layers   tdctl's layer rules of user/README: no #include of a layer
 #            listed above the file's own, evset_priv.h only in evset/
 #            (scripts/check_layers.py)
@@ -128,6 +130,12 @@ lint_shell() {
     shellcheck -x "${sh[@]}"
 }
 
+lint_rst() {
+    local rst=()
+    mapfile -t rst < <(files '*.rst')
+    python3 scripts/rst_check.py "${rst[@]}"
+}
+
 lint_python() {
     local f py=() rc=0
     while read -r f; do
@@ -142,15 +150,16 @@ lint_python() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python layers
+[ $# -gt 0 ] || set -- c shell python rst layers
 rc=0
 for what in "$@"; do
     case $what in
     c) lint_c || rc=1 ;;
     shell) lint_shell || rc=1 ;;
     python) lint_python || rc=1 ;;
+    rst) lint_rst || rc=1 ;;
     layers) python3 scripts/check_layers.py || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [c|shell|python|layers]..." >&2; exit 2 ;;
+    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers]..." >&2; exit 2 ;;
     esac
 done
 exit $rc
