@@ -54,7 +54,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 
 #include "td_common.h"
 #include "td_groups.h"
@@ -1066,14 +1065,6 @@ static void sim_work(int fd, unsigned int units)
  */
 static uint64_t gap_deadline;
 
-/* A PREEMPT_RT kernel (its uname -v says so). */
-static bool preempt_rt(void)
-{
-	struct utsname u;
-
-	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
-}
-
 static bool wait_phase(int p)
 {
 	struct sched_param other = { 0 };
@@ -1225,7 +1216,7 @@ TEST_F_TIMEOUT(sim, error_gap_without_switch_is_flagged, 300)
 		SKIP(return, "the driver on CPU 0 never got past a phase while td_gap spun at "
 		     "SCHED_FIFO on CPU 1 (%d attempts, 0.8 s each): its step needs a per-CPU "
 		     "kthread of CPU 1 on this kernel", stalled);
-	if (!t.found && preempt_rt())
+	if (!t.found && td_preempt_rt())
 		SKIP(return, "PREEMPT_RT: td_gap switched in every attempt (%d, %ld switches, %d "
 		     "stalled, logged above): on arm64 rt 5.10 it slept with no other task on "
 		     "CPU 1, or the driver's step came only after it stopped spinning",

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -409,6 +410,14 @@ static inline long td_sched_switch_id(void)
 		fclose(f);
 	}
 	return -1;
+}
+
+/* A PREEMPT_RT kernel (its uname -v says so). */
+static inline int td_preempt_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
 }
 
 /* Environment knob with a default (bounds of the loops). */

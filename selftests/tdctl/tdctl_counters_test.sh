@@ -125,8 +125,19 @@ wait $HP 2>/dev/null
 # The module retries every retry_ms (1000 by default); the BPF backend
 # when a tdctl command opens it (status here): give it a few periods.
 i=0
+# CPU 0's ring is drained at each round (2048 records: unread, it filled
+# up during the wait on arm64 rt 6.1 and 6.12 and dropped the slices after
+# the recovery); every drain is kept, in order, in dump.csv.
+drain0() {
+	"$TDCTL" --csv dump --cpu 0 >"$T/part.csv" 2>>"$T/drain.err" || echo "dump failed" >>"$T/drain.err"
+	[ -s "$T/dump.csv" ] || head -n 1 "$T/part.csv" >"$T/dump.csv"
+	tail -n +2 "$T/part.csv" >>"$T/dump.csv"
+}
+: >"$T/dump.csv"
+: >"$T/drain.err"
 while [ $i -lt 20 ]; do
 	switches 100
+	drain0
 	"$TDCTL" --json status >"$T/out" 2>"$T/err"
 	grep -q '"state":"error"' "$T/out" || break
 	i=$((i + 1))
@@ -134,8 +145,9 @@ done
 ! grep -q '"state":"error"' "$T/out" && grep -q '"recoveries":1' "$T/out"
 expect "the event counts again after the holder exits, without a restart" $? "$T/out"
 switches 100
-"$TDCTL" --csv dump --cpu 0 >"$T/dump.csv" 2>"$T/err"
-expect "dump --cpu 0 after the recovery" $? "$T/err"
+drain0
+[ ! -s "$T/drain.err" ]
+expect "dump --cpu 0 after the recovery, nothing lost" $? "$T/drain.err"
 # The slices up to the recovery read as errors, the first one after it
 # too (its baseline is taken then), the later ones count, and none has an
 # implausible count (2^40: 18 minutes of a 1 GHz guest in one slice).
