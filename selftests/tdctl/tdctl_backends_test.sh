@@ -55,7 +55,8 @@ probe_mean() {
 
 echo "TAP version 13"
 
-# measure BACKEND: the command's instructions and slices, the probe's mean
+# measure BACKEND: the command's instructions and slices, the probe's
+# mean; of the runs so far, the one with the fewest instructions is kept
 measure() {
 	if ! "$TDCTL" load --backend "$1" >"$T/out" 2>"$T/err"; then
 		not_ok "load --backend $1" "$T/out" "$T/err"
@@ -67,17 +68,29 @@ measure() {
 	"$TDCTL" --csv stat --by comm -- sh -c "$WORK" >"$T/$1.csv" 2>"$T/err"
 	expect "stat -- the workload ($1)" $? "$T/err"
 	i1=$(awk '/^intr/ { print $2 }' /proc/stat)
-	eval "irq_$1=$((i1 - i0))"
-	eval "ins_$1=$(col "$T/$1.csv" instructions)"
-	eval "sl_$1=$(col "$T/$1.csv" slices)"
-	eval "probe_$1=$(probe_mean)"
+	ins=$(col "$T/$1.csv" instructions)
+	old=$(eval "echo \$ins_$1")
+	if [ "$old" = 0 ] || [ "$ins" -lt "$old" ]; then
+		eval "irq_$1=$((i1 - i0))"
+		eval "ins_$1=$ins"
+		eval "sl_$1=$(col "$T/$1.csv" slices)"
+		eval "probe_$1=$(probe_mean)"
+	fi
 	check "unload ($1)" "$TDCTL" unload
 }
 
+# Three runs of each, alternating: what the workload's slices hold beyond
+# its own code (interrupts, page faults, the switch paths of extra
+# slices) only adds, and the first run of a boot pays for what later ones
+# find cached, so each backend's fewest instructions are compared. One
+# run each, module first, differed by up to 380411 instructions with 3
+# slices against 1 on arm64 7.3 (1 run in 3 over the bound).
 ins_module=0 ins_bpf=0 sl_module=0 sl_bpf=0 probe_module=0 probe_bpf=0
 irq_module=0 irq_bpf=0
-measure module
-measure bpf
+for _ in 1 2 3; do
+	measure module
+	measure bpf
+done
 if [ "$set" != generic ]; then
 	skip "same instructions for td_cmp on both backends" \
 		"event set '$set': no exact instruction count (needs the arm64 guest with -icount)"
