@@ -22,3 +22,29 @@ hold_jump_labels() {
 		echo "# $n perf events held by td_keyhold (same workaround)"
 	fi
 }
+
+# bpf_why_not: nothing when tdctl says its BPF backend can run on this
+# kernel, else tdctl's reason (status with nothing loaded: its "bpf"
+# field, "cannot run: ..."). Call it with neither backend loaded.
+bpf_why_not() {
+	tdctl status --json 2>/dev/null |
+		sed -n 's/.*"bpf":"cannot run: \([^"]*\)".*/\1/p'
+}
+
+# bpf_refusal_checks WHY: where tdctl refuses its BPF backend because the
+# kernel's BPF ring buffer lock sleeps, check that against the kernel
+# (PREEMPT_RT, from uname, not from tdctl) and that load refuses, saying
+# why, with nothing loaded. Other reasons: nothing to check.
+bpf_refusal_checks() {
+	case $1 in *"ring buffer lock sleeps"*) ;; *) return 0 ;; esac
+	uname -v | grep -q PREEMPT_RT
+	expect "BPF backend refused for its ring buffer's sleeping lock: the kernel is PREEMPT_RT ($(uname -r))" $?
+	if tdctl load --backend bpf >"$T/bpf.out" 2>&1; then
+		not_ok "load --backend bpf refused on $(uname -r)" "$T/bpf.out"
+		tdctl unload >/dev/null 2>&1
+	else
+		grep -q "would deadlock\. Use the module$" "$T/bpf.out" && [ ! -e /sys/fs/bpf/topdown ] &&
+			! grep -q '^topdown ' /proc/modules
+		expect "load --backend bpf refused on $(uname -r), saying why, nothing loaded" $? "$T/bpf.out"
+	fi
+}

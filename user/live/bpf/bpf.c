@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "base/common.h"
@@ -158,12 +159,92 @@ bool td_bpf_watching(int fd)
 	return fd >= 0 && !fstat(fd, &st) && st.st_nlink > 0;
 }
 
+/* The type of BTF id @id without typedefs and modifiers (NULL if none). */
+static const struct btf_type *btf_resolve(const struct btf *btf, __u32 id,
+					  const char **typedef_name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	for (int i = 0; t && i < 16; i++) {
+		if (!btf_is_typedef(t) && !btf_is_mod(t))
+			return t;
+		if (btf_is_typedef(t) && typedef_name && !*typedef_name)
+			*typedef_name = btf__name_by_offset(btf, t->name_off);
+		t = btf__type_by_id(btf, t->type);
+	}
+	return NULL;
+}
+
+/*
+ * Does the lock of the kernel's BPF ring buffer sleep? A feature test on
+ * the kernel's BTF: struct bpf_ringbuf's member spinlock is a spinlock_t
+ * whose struct holds an rt_mutex (PREEMPT_RT's sleeping spinlock_t), not
+ * a raw_spinlock_t or rqspinlock_t. So it is in Debian's 5.10 rt kernels;
+ * their 6.1, 6.12 and 7.3 rt kernels have a raw_spinlock_t or an
+ * rqspinlock_t. 1 yes, 0 no, -1 cannot tell (no BTF, no such member).
+ *
+ * Why it matters: bpf_ringbuf_reserve() takes that lock, and
+ * td_switch_shared calls it from sched_switch, inside __schedule() with
+ * the runqueue locked. When two CPUs write at once, the sleeping lock
+ * blocks, which schedules: __schedule() again, on a runqueue lock the CPU
+ * holds. Seen on Debian's 5.10 rt (x86-64): both CPUs spinning with
+ * interrupts off in native_queued_spin_lock_slowpath, the machine hung.
+ * Per-CPU rings are never written by two CPUs and take no such lock.
+ */
+static int ring_lock_sleeps(void)
+{
+	const struct btf_type *rb, *lk, *mt;
+	const struct btf_member *m;
+	const char *tname = NULL, *name;
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id, ret = -1;
+
+	if (libbpf_get_error(btf))
+		return -1;
+	id = btf__find_by_name_kind(btf, "bpf_ringbuf", BTF_KIND_STRUCT);
+	rb = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (int i = 0; rb && i < btf_vlen(rb); i++) {
+		m = btf_members(rb) + i;
+		if (strcmp(btf__name_by_offset(btf, m->name_off), "spinlock"))
+			continue;
+		lk = btf_resolve(btf, m->type, &tname);
+		if (!lk || !btf_is_struct(lk))
+			break;
+		ret = 0;
+		if (!tname || strcmp(tname, "spinlock_t"))
+			break;
+		for (int j = 0; j < btf_vlen(lk); j++) {
+			mt = btf_resolve(btf, btf_members(lk)[j].type, NULL);
+			name = mt && btf_is_struct(mt) ?
+			       btf__name_by_offset(btf, mt->name_off) : "";
+			if (!strncmp(name, "rt_mutex", 8))
+				ret = 1;
+		}
+		break;
+	}
+	btf__free(btf);
+	return ret;
+}
+
+/* Under 256 bytes: the callers' buffers. */
+static const char ring_lock_why[] =
+	"this PREEMPT_RT kernel's BPF ring buffer lock sleeps (a spinlock_t), "
+	"and the BPF backend takes it in sched_switch (no BPF atomics, Linux "
+	"5.12): two CPUs at once would deadlock. Use the module";
+
+static int bpf_atomics(void);
+
 int td_bpf_usable(char *err, size_t len)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		snprintf(err, len,
 			 "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s): the BPF backend needs CONFIG_DEBUG_INFO_BTF",
 			 strerror(errno));
+		return -1;
+	}
+	/* Without root, bpf_atomics() cannot tell; load checks again. */
+	if (bpf_atomics() == 0 && ring_lock_sleeps() == 1) {
+		snprintf(err, len, "%s", ring_lock_why);
 		return -1;
 	}
 	return 0;
@@ -489,6 +570,10 @@ static int choose_ring(uint32_t flags, uint32_t *ring)
 		*ring = TD_BPF_RING_PERCPU;
 	else
 		*ring = TD_BPF_RING_SHARED;
+	if (*ring == TD_BPF_RING_SHARED && ring_lock_sleeps() == 1) {
+		p_err("%s%s", atomics ? "TDCTL_BPF_RING=shared: " : "", ring_lock_why);
+		return -1;
+	}
 	if (*ring == TD_BPF_RING_SHARED && (flags & TOPDOWN_OVERFLOW_OVERWRITE)) {
 		p_err("--overwrite with the BPF backend needs per-CPU rings, which need BPF atomic instructions (Linux 5.12)%s",
 		      atomics ? " (TDCTL_BPF_RING=shared)" : ": this kernel has none");
