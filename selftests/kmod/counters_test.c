@@ -115,24 +115,28 @@ static int hold_counters(int cpu, int *fds, int max)
 }
 
 /*
- * Fill again until two fills 50 ms apart add nothing (at most 1 s): a
- * counter that another user holds at the first fill and frees a moment
- * later (the BPF backend's events after an unload, released after a grace
- * period) would be topdown's at START, and its slices would be counted
- * (arm64 rt 5.10, after tdctl_backends_test: 5 held instead of 6).
+ * hold_counters() on CPU 0, then again until two fills 50 ms apart add
+ * nothing (at most 1 s): a counter that another user holds at the first
+ * fill and frees a moment later (the BPF backend's events after an
+ * unload, released after a grace period) would be topdown's at START,
+ * and its slices would be counted (arm64 rt 5.10, after
+ * tdctl_backends_test: 5 held instead of 6). Returns as hold_counters().
  */
-static void top_up(int *fds, int *n, int max)
+static int hold_counters_stable(int *fds, int max)
 {
-	for (int quiet = 0, k = 0; quiet < 2 && k < 20; k++) {
+	int n = hold_counters(0, fds, max);
+
+	for (int quiet = 0, k = 0; n > 0 && quiet < 2 && k < 20; k++) {
 		int more;
 
 		usleep(50000);
-		more = hold_counters(0, fds + *n, max - *n);
+		more = hold_counters(0, fds + n, max - n);
 		if (more < 0)
-			return;
+			break;
 		quiet = more ? 0 : quiet + 1;
-		*n += more;
+		n += more;
 	}
+	return n;
 }
 
 static void release_counters(int *fds, int n)
@@ -189,11 +193,10 @@ FIXTURE_SETUP(held)
 	ioctl(self->fd, TOPDOWN_IOC_STOP);
 	cfg_hw(&cfg);
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
-	self->nheld = hold_counters(0, self->held, 64);
+	self->nheld = hold_counters_stable(self->held, 64);
 	if (self->nheld == 0)
 		return;	/* the tests skip */
 	ASSERT_LT(0, self->nheld) TH_LOG("could not fill CPU 0's PMU");
-	top_up(self->held, &self->nheld, 64);
 	TH_LOG("holding %d general-purpose counters of CPU 0", self->nheld);
 	self->mapped = false;
 }
@@ -1055,22 +1058,20 @@ static void sim_work(int fd, unsigned int units)
 }
 
 /*
- * Spin (no switch) until the driver reaches phase @p, at most until the
- * attempt's gap_deadline (GAP_SPIN_NS after it began): a SCHED_FIFO task
+ * Spin (no switch) until the driver reaches phase @p, at most until
+ * @deadline (the attempt's start plus GAP_SPIN_NS): a SCHED_FIFO task
  * that spins longer is throttled, or starves CPU 1's per-CPU kthreads
  * (rcuc, irq_work, ksoftirqd on PREEMPT_RT), which is an RCU stall splat
  * after 21 s; if the driver's step needs one of them it never comes. On
  * timeout: back to SCHED_OTHER, sleep until the phase, return false (the
  * attempt switched, so it tests nothing).
  */
-static uint64_t gap_deadline;
-
-static bool wait_phase(int p)
+static bool wait_phase(int p, uint64_t deadline)
 {
 	struct sched_param other = { 0 };
 
 	while (gap_phase < p)
-		if (td_now_ns() > gap_deadline) {
+		if (td_now_ns() > deadline) {
 			sched_setscheduler(0, SCHED_OTHER, &other);
 			while (gap_phase < p)
 				usleep(1000);
@@ -1144,14 +1145,13 @@ static void gap_attempt(struct __test_metadata *_metadata, int fd, struct td_rin
 	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
 	usleep(2000);		/* a fresh slice */
 	t0 = td_now_ns();
-	gap_deadline = t0 + GAP_SPIN_NS;
 	sw0 = thread_switches();
 	sim_work(work, GAP_W1);
 	gap_phase = 1;		/* driver: the holder takes the PMU */
-	t->spun = wait_phase(2);
+	t->spun = wait_phase(2, t0 + GAP_SPIN_NS);
 	sim_work(work, GAP_W2);	/* ours in ERROR, the holder on the PMU */
 	gap_phase = 3;		/* driver: close the holder, wait for the retry */
-	t->spun = wait_phase(4) && t->spun;
+	t->spun = wait_phase(4, t0 + GAP_SPIN_NS) && t->spun;
 	sim_work(work, GAP_W3);
 	sw1 = thread_switches();
 	t1 = td_now_ns();

@@ -69,12 +69,18 @@ measure() {
 	expect "stat -- the workload ($1)" $? "$T/err"
 	i1=$(awk '/^intr/ { print $2 }' /proc/stat)
 	ins=$(col "$T/$1.csv" instructions)
-	old=$(eval "echo \$ins_$1")
-	if [ "$old" = 0 ] || [ "$ins" -lt "$old" ]; then
-		eval "irq_$1=$((i1 - i0))"
-		eval "ins_$1=$ins"
-		eval "sl_$1=$(col "$T/$1.csv" slices)"
-		eval "probe_$1=$(probe_mean)"
+	case $1 in
+	module) best=$ins_module ;;
+	*) best=$ins_bpf ;;
+	esac
+	if [ "$best" = 0 ] || [ "$ins" -lt "$best" ]; then
+		m_irq=$((i1 - i0))
+		m_sl=$(col "$T/$1.csv" slices)
+		m_probe=$(probe_mean)
+		case $1 in
+		module) ins_module=$ins irq_module=$m_irq sl_module=$m_sl probe_module=$m_probe ;;
+		*) ins_bpf=$ins irq_bpf=$m_irq sl_bpf=$m_sl probe_bpf=$m_probe ;;
+		esac
 	fi
 	check "unload ($1)" "$TDCTL" unload
 }
