@@ -19,17 +19,17 @@ sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 from tap import TOP, ok, plan  # noqa: E402
 
 HANG_DUMP = os.path.join(TOP, "selftests/vm/hang-dump")
-# One boot's listing: _text at ...a8c00000.
+# One boot's listing: _stext at ...a8c00000 (and _etext as arm64 has it, D).
 KALLSYMS = """\
-ffffffffa8c00000 T _text
+ffffffffa8c00000 T _stext
 ffffffffa8c01000 t exc_int3
 ffffffffa8c01200 T __schedule
 ffffffffa8c01300 T native_irq_return_iret
 ffffffffa8c01a00 T native_safe_halt
-ffffffffa9a01ef2 T _etext
+ffffffffa9a01ef2 D _etext
 ffffffffa9b00000 d some_data
 """
-TEXT_HUNG = 0xffffffff8dc00000  # _text in the hung boot
+TEXT_HUNG = 0xffffffff8dc00000  # _stext in the hung boot
 SHIFT = TEXT_HUNG - 0xffffffffa8c00000
 LOOP = False  # vCPU 1 stays in exc_int3
 
@@ -137,6 +137,18 @@ def main():
         ok("vCPU 1: in the int3 handler with interrupts off" in r.stdout
            and "vCPU 0:" not in r.stdout,
            "resolve: an int3 loop is named", r.stdout + r.stderr)
+
+        # What the symbols boot looks up: each distinct kernel PC's
+        # offset from _stext, in order; the module address is not one.
+        r = subprocess.run([HANG_DUMP, "offsets", raw, "%x" % TEXT_HUNG],
+                           capture_output=True, text=True)
+        want = ["%x" % (pc - 0xffffffffa8c00000) for pc in
+                (0xffffffffa8c01a0b, 0xffffffffa8c01010, 0xffffffffa8c01020,
+                 0xffffffffa8c01281)]
+        got = r.stdout.split()
+        ok(r.returncode == 0 and got[:1] == want[:1] and sorted(got) == sorted(want),
+           "offsets: the distinct kernel PCs from _stext (%s)" % " ".join(got),
+           r.stdout + r.stderr + "want " + " ".join(want))
 
         r = subprocess.run([HANG_DUMP, "resolve", raw], capture_output=True, text=True)
         ok(r.returncode == 0 and "(no symbols)" in r.stdout
