@@ -89,8 +89,9 @@
  * MAX_REL_ERR: an error bar wider than a quarter of the value says
  * nothing useful about a task that ran a second or more, measured a third
  * to a half of the time in dozens of stretches: absurd, not honest (the
- * icount tasks but the phase one: 3 to 15 %). MAX_REL_ERR_SIM, the same
- * for the pmusim runs and the icount phase task, is wider: they change
+ * icount tasks but the phase and bursts ones: 3 to 15 %). MAX_REL_ERR_SIM,
+ * the same for the pmusim runs and the icount phase and bursts tasks, is
+ * wider: they change
  * rate on purpose, and in the x86-64
  * TCG guest a task's progress per slice time also changes while CPU 1 is
  * offline (one vCPU then has QEMU's host thread alone), which gave honest
@@ -653,11 +654,19 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 		 * per us): its clusters' spread is that of two populations,
 		 * and its error 10 to 12 % of the value on 6.1 and 7.3, 30 %
 		 * on arm64 5.10 (a smaller first half), as for the pmusim
-		 * tasks that change rate (MAX_REL_ERR_SIM).
+		 * tasks that change rate (MAX_REL_ERR_SIM). So does the
+		 * bursts task's: both vCPUs share one QEMU thread and one
+		 * virtual clock, so a task's instructions per us of its
+		 * slices depend on what the other vCPU runs meanwhile, and a
+		 * task that sleeps between bursts meets that in every slice.
+		 * Its error was 4.6 to 5.3 % on the arm64 rt kernels, but 29 %
+		 * (35.3 M of 122.2 M, the estimate 0.06 errors off) in a
+		 * make check rehearsal on arm64 6.1, where user_loop ran at
+		 * 164.2 and 246.7 cycles:u per us in its two groups' slices.
 		 */
 		check_count(_metadata, task, row, ev[1], c.res[i].v[0], ICOUNT_SLACK,
 			    (double)meas[1] / runtime, true,
-			    i == 2 ? MAX_REL_ERR_SIM : MAX_REL_ERR, &zd);
+			    i >= 2 ? MAX_REL_ERR_SIM : MAX_REL_ERR, &zd);
 		print_group_rates(dump, c.pid[i], task, ev[0], 2);
 		/* cycles:u: in both groups, all but rotated slices. */
 		check_count(_metadata, task, row, ev[0], c.res[i].v[1], ICOUNT_SLACK,
