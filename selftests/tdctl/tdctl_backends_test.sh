@@ -2,26 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # The two backends attribute the same counts to a task: one workload of
 # known size, counted by tdctl stat once with the module and once with the
-# BPF backend (tdctl load --backend bpf), in the same guest boot. Exact
-# only where instructions count exactly: the arm64 guest under -icount
-# (generic set); elsewhere SKIP. Runs as root (busybox sh), prints TAP.
-# Neither backend may be loaded at the start.
+# BPF backend (tdctl load --backend bpf), in the same guest boot. Every
+# guest loads both with the default set and runs the workload; the counts
+# are compared only where instructions count exactly: the arm64 guest
+# under -icount (generic set); elsewhere SKIP. Runs as root (busybox sh),
+# prints TAP. Neither backend may be loaded at the start.
 #
-# Tolerance. A slice's count includes the switch path on both sides of
-# the counter read: from the start of __schedule() to the read when the
-# task leaves, from the read to the task's own code when it comes back.
-# The backends read at different points of different code (the module's
-# probe, the BPF trampoline and program), so a slice may differ by at most
-# the instructions of both switch paths: per slice, the probe's own
-# instructions as status reports them (probe_ns: under -icount one
-# nanosecond is one instruction) of each backend, plus the BPF
-# trampoline's, bounded here by the program's own count again.
-# Interrupts: the generic set counts kernel mode too, so every interrupt
-# taken while the task runs is in its slice, and the handlers' lengths
-# vary from run to run (softirqs, RCU): three runs of each backend spread
-# by up to 103000 instructions with about 130 interrupts each (about 800
-# per interrupt), as much within a backend as between them. Allowed: 1000
-# instructions per interrupt of either run (/proc/stat intr, all CPUs).
+# What is compared: user-mode instructions (-e instructions:u), which
+# under -icount are the workload's own code and nothing else, so both
+# backends must agree to within DIFF_MAX. Kernel mode is left out: the
+# generic set counts it, and with it the switch paths (the backends read
+# at different points of different code), the interrupts taken while the
+# task ran and the page faults, whose lengths vary from run to run. The
+# all-mode counts of one workload spread by 0.83 million instructions
+# over five arm64 PREEMPT_RT boots (291.22 to 292.05 million), beyond any
+# bound that still tests attribution (one run each, arm64 rt 6.12:
+# |292022201 - 291289596| = 732605, with 34 slices and 419 interrupts).
 # Compared: stat's total row (every task of the command), not td_cmp's
 # alone. The command starts as tdctl's child, then sh, then renames
 # itself td_cmp; a switch before the rename puts that part (0.70 to 0.89
@@ -47,77 +43,76 @@ col() {
 		END { if (!found) print 0 }' "$1"
 }
 
-# probe_mean: the mean probe_ns over all CPUs (integer), from status --json
-probe_mean() {
-	"$TDCTL" --json status | tr '{' '\n' | awk -F'"probe_count":|,"probe_ns":|,"probe_ns_mean"' '
-		NF >= 3 { c += $2; s += $3 } END { if (c) printf "%d\n", s / c; else print 0 }'
-}
-
 echo "TAP version 13"
 
-# measure BACKEND: the command's instructions and slices, the probe's
-# mean; of the runs so far, the one with the fewest instructions is kept
+# measure BACKEND NAME [LOAD OPTION...]: load BACKEND with the options,
+# run the workload under stat into $T/NAME.csv, unload; the event set's
+# name in $set. Returns 1 where the load failed.
 measure() {
-	if ! "$TDCTL" load --backend "$1" >"$T/out" 2>"$T/err"; then
-		not_ok "load --backend $1" "$T/out" "$T/err"
+	b=$1 name=$2
+	shift 2
+	if ! "$TDCTL" load --backend "$b" "$@" >"$T/out" 2>"$T/err"; then
+		not_ok "load --backend $b $*" "$T/out" "$T/err"
 		return 1
 	fi
-	ok "load --backend $1"
+	ok "load --backend $b $*"
 	set=$(sed -n "s/.*event set '\([a-z_0-9]*\)'.*/\1/p" "$T/out")
-	i0=$(awk '/^intr/ { print $2 }' /proc/stat)
-	"$TDCTL" --csv stat --by comm -- sh -c "$WORK" >"$T/$1.csv" 2>"$T/err"
-	expect "stat -- the workload ($1)" $? "$T/err"
-	i1=$(awk '/^intr/ { print $2 }' /proc/stat)
-	ins=$(col "$T/$1.csv" instructions)
-	case $1 in
-	module) best=$ins_module ;;
-	*) best=$ins_bpf ;;
-	esac
-	if [ "$best" = 0 ] || [ "$ins" -lt "$best" ]; then
-		m_irq=$((i1 - i0))
-		m_sl=$(col "$T/$1.csv" slices)
-		m_probe=$(probe_mean)
-		case $1 in
-		module) ins_module=$ins irq_module=$m_irq sl_module=$m_sl probe_module=$m_probe ;;
-		*) ins_bpf=$ins irq_bpf=$m_irq sl_bpf=$m_sl probe_bpf=$m_probe ;;
-		esac
-	fi
-	check "unload ($1)" "$TDCTL" unload
+	"$TDCTL" --csv stat --by comm -- sh -c "$WORK" >"$T/$name.csv" 2>"$T/err"
+	expect "stat -- the workload ($name)" $? "$T/err"
+	check "unload ($name)" "$TDCTL" unload
 }
 
-# Three runs of each, alternating: what the workload's slices hold beyond
-# its own code (interrupts, page faults, the switch paths of extra
-# slices) only adds, and the first run of a boot pays for what later ones
-# find cached, so each backend's fewest instructions are compared. One
-# run each, module first, differed by up to 380411 instructions with 3
-# slices against 1 on arm64 7.3 (1 run in 3 over the bound).
-ins_module=0 ins_bpf=0 sl_module=0 sl_bpf=0 probe_module=0 probe_bpf=0
-irq_module=0 irq_bpf=0
-for _ in 1 2 3; do
-	measure module
-	measure bpf
+# The default set on both backends, in every guest.
+for b in module bpf; do
+	measure "$b" "$b" || continue
+	sl=$(col "$T/$b.csv" slices)
+	[ "${sl:-0}" -gt 0 ] 2>/dev/null
+	expect "td_cmp counted by the $b backend ($sl slices)" $? "$T/$b.csv"
 done
 if [ "$set" != generic ]; then
-	skip "same instructions for td_cmp on both backends" \
+	skip "same user-mode instructions for td_cmp on both backends" \
 		"event set '$set': no exact instruction count (needs the arm64 guest with -icount)"
 	rm -rf "$T"
 	tap_done
 	exit
 fi
-echo "# module: $ins_module instructions in $sl_module slices, probe $probe_module insns/switch, $irq_module interrupts"
-echo "# bpf:    $ins_bpf instructions in $sl_bpf slices, probe $probe_bpf insns/switch, $irq_bpf interrupts"
-[ "$ins_module" -gt $((N * 200)) ] && [ "$ins_bpf" -gt $((N * 200)) ]
-expect "td_cmp counted by both backends ($ins_module, $ins_bpf > $((N * 200)))" $? \
-	"$T/module.csv" "$T/bpf.csv"
-slices=$sl_module
-[ "$sl_bpf" -gt "$slices" ] && slices=$sl_bpf
-sw=$((slices * (probe_module + 2 * probe_bpf)))
-irq=$(((irq_module + irq_bpf) * 1000))
-tol=$((sw + irq))
-diff=$((ins_module - ins_bpf))
+
+# User mode, RUNS runs of each, alternating. Not always exact, even under
+# -icount: on arm64 rt 6.12 all 4 runs counted 289522650 user-mode
+# instructions; on arm64 7.3, 4 runs of 8 counted 289520109 and the others
+# up to 139632 more; on arm64 6.1 no two of 8 were equal (range 197174),
+# with either backend, for a reason not found (the workload's code is the
+# same each time; what is added is never below the exact runs' count). So
+# the check is that the backends' means are no further apart than the runs
+# of either backend are among themselves (its range), plus DIFF_MAX: 498
+# and 7905 apart on 6.1 and 7.3. A backend that lost or doubled a slice
+# would be millions off (a slice here holds 10 to 290 million).
+RUNS=4 DIFF_MAX=1000
+for r in 1 2 3 4; do
+	for b in module bpf; do
+		measure "$b" "$b-u$r" -e instructions:u || continue
+		v=$(col "$T/$b-u$r.csv" instructions:u)
+		echo "# $b, run $r: $v user-mode instructions in $(col "$T/$b-u$r.csv" slices) slices"
+		echo "$b $v" >>"$T/runs"
+	done
+done
+# per backend: runs, mean, range (min max)
+summary() {
+	awk -v b="$1" '$1 == b { n++; s += $2; if (n == 1 || $2 < lo) lo = $2; if ($2 > hi) hi = $2 }
+		END { printf "%d %d %d\n", n, n ? s / n : 0, hi - lo }' "$T/runs"
+}
+# shellcheck disable=SC2046 # three numbers
+set -- $(summary module) $(summary bpf)
+n_m=$1 mean_m=$2 range_m=$3 n_b=$4 mean_b=$5 range_b=$6
+[ "$n_m" = $RUNS ] && [ "$n_b" = $RUNS ] && [ "$mean_m" -gt $((N * 100)) ] && [ "$mean_b" -gt $((N * 100)) ]
+expect "td_cmp's user-mode instructions counted by both backends, $RUNS runs each (means $mean_m, $mean_b > $((N * 100)))" $? \
+	"$T/module-u1.csv" "$T/bpf-u1.csv"
+diff=$((mean_m - mean_b))
 [ $diff -lt 0 ] && diff=$((-diff))
-[ "$probe_module" -gt 0 ] && [ "$probe_bpf" -gt 0 ] && [ $diff -le $tol ]
-expect "same instructions within switch paths and interrupts: |$ins_module - $ins_bpf| = $diff <= $tol ($slices slices x ($probe_module + 2 x $probe_bpf) + ($irq_module + $irq_bpf) interrupts x 1000)" $? \
-	"$T/module.csv" "$T/bpf.csv"
+range=$range_m
+[ "$range_b" -gt "$range" ] && range=$range_b
+[ $diff -le $((range + DIFF_MAX)) ]
+expect "same user-mode instructions on both backends: means |$mean_m - $mean_b| = $diff <= $range (the larger range of one backend's runs: module $range_m, bpf $range_b) + $DIFF_MAX" $? \
+	"$T/module-u1.csv" "$T/bpf-u1.csv"
 rm -rf "$T"
 tap_done
