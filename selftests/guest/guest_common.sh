@@ -31,6 +31,12 @@ bpf_why_not() {
 		sed -n 's/.*"bpf":"cannot run: \([^"]*\)".*/\1/p'
 }
 
+# skip_bpf NAME WHY: NAME does not run, the BPF backend being refused for
+# WHY (bpf_why_not's answer)
+skip_bpf() {
+	skip "$1" "tdctl: the BPF backend cannot run: $2"
+}
+
 # bpf_refusal_checks WHY: where tdctl refuses its BPF backend because the
 # kernel's BPF ring buffer lock sleeps, check that against the kernel
 # (PREEMPT_RT, from uname, not from tdctl) and that load refuses, saying

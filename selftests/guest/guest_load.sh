@@ -30,7 +30,7 @@ bpf_why=$(bpf_why_not)
 if [ -z "$bpf_why" ]; then
 	./tdctl_bpf_hotplug_test.sh || rc=1
 else
-	skip "CPU hotplug with the BPF backend" "tdctl: the BPF backend cannot run: $bpf_why"
+	skip_bpf "CPU hotplug with the BPF backend" "$bpf_why"
 fi
 echo "# suite: unload/reload with collection running (reload_test.sh)"
 ./reload_test.sh || rc=1

@@ -40,8 +40,7 @@ if [ -z "$bpf_why" ]; then
 else
 	echo "# suite: tdctl on the BPF backend"
 	bpf_refusal_checks "$bpf_why"
-	skip "tdctl end to end, stat and serve on the BPF backend, the same counts from both" \
-		"tdctl: the BPF backend cannot run: $bpf_why"
+	skip_bpf "tdctl end to end, stat and serve on the BPF backend, the same counts from both" "$bpf_why"
 fi
 echo "# suite: kselftest topdown_test"
 if tdctl load >/tmp/load.out 2>&1; then
@@ -99,7 +98,7 @@ echo "# suite: the same on the BPF backend: error bits, recovery by tdctl comman
 if [ -z "$bpf_why" ]; then
 	TD_BACKEND=bpf ./tdctl_counters_test.sh || rc=1
 else
-	skip "tdctl_counters_test on the BPF backend" "tdctl: the BPF backend cannot run: $bpf_why"
+	skip_bpf "tdctl_counters_test on the BPF backend" "$bpf_why"
 fi
 [ "$fails" -eq 0 ] || rc=1
 exit $rc

@@ -191,7 +191,7 @@ static const struct btf_type *btf_resolve(const struct btf *btf, __u32 id,
  * interrupts off in native_queued_spin_lock_slowpath, the machine hung.
  * Per-CPU rings are never written by two CPUs and take no such lock.
  */
-static int ring_lock_sleeps(void)
+static int probe_ring_lock_sleeps(void)
 {
 	const struct btf_type *rb, *lk, *mt;
 	const struct btf_member *m;
@@ -232,7 +232,41 @@ static const char ring_lock_why[] =
 	"and the BPF backend takes it in sched_switch (no BPF atomics, Linux "
 	"5.12): two CPUs at once would deadlock. Use the module";
 
-static int bpf_atomics(void);
+/*
+ * The two feature tests, each run once per process (load asks both in
+ * td_bpf_usable() and again in choose_ring(), status a third time); what
+ * they find does not change while tdctl runs. 1, 0 or -1 as the probes;
+ * TD_UNPROBED before the first call (a race between threads only probes
+ * twice).
+ */
+#define TD_UNPROBED	(-2)
+
+static int probe_once(int *cache, int (*probe)(void))
+{
+	int v = __atomic_load_n(cache, __ATOMIC_RELAXED);
+
+	if (v == TD_UNPROBED) {
+		v = probe();
+		__atomic_store_n(cache, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+static int probe_bpf_atomics(void);
+
+static int bpf_atomics(void)
+{
+	static int v = TD_UNPROBED;
+
+	return probe_once(&v, probe_bpf_atomics);
+}
+
+static int ring_lock_sleeps(void)
+{
+	static int v = TD_UNPROBED;
+
+	return probe_once(&v, probe_ring_lock_sleeps);
+}
 
 int td_bpf_usable(char *err, size_t len)
 {
@@ -256,7 +290,7 @@ int td_bpf_usable(char *err, size_t len)
  * (the verifier refuses the instruction: EINVAL), -1 cannot tell (not
  * allowed to load a program: EPERM without root, ...).
  */
-static int bpf_atomics(void)
+static int probe_bpf_atomics(void)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
