@@ -80,9 +80,72 @@ static void unknown(struct td_estimate *e, double coverage, uint64_t n)
 	e->clusters = n;
 }
 
+/* Index of pool entry @e in group @g, or -1. */
+static int group_index(const struct topdown_config *cfg, int g, unsigned int e)
+{
+	int k = cfg->nr_groups ? (int)cfg->groups[g].nr_events :
+		(int)cfg->nr_events;
+
+	for (int i = 0; i < k; i++)
+		if ((cfg->nr_groups ? cfg->groups[g].events[i] :
+		     (unsigned int)i) == e)
+			return i;
+	return -1;
+}
+
+/* The first pool entry every group counts (the anchor), or -1. */
+static int anchor_event(const struct topdown_config *cfg)
+{
+	if (cfg->nr_groups < 2)
+		return -1;
+	for (unsigned int e = 0; e < cfg->nr_events; e++) {
+		int g = 0;
+
+		while (g < (int)cfg->nr_groups && group_index(cfg, g, e) >= 0)
+			g++;
+		if (g == (int)cfg->nr_groups)
+			return (int)e;
+	}
+	return -1;
+}
+
+/* Group @gs's moments of dims (i, j) of its 1 + @k, into a 2-dim set. */
+static void mom_pair(const struct td_gsum *gs, int k, int i, int j,
+		     struct td_moments *two)
+{
+	int dims = 1 + k;
+
+	memset(two, 0, sizeof(*two));
+	two->n = gs->mom.n;
+	two->mean[0] = gs->mom.mean[i];
+	two->mean[1] = gs->mom.mean[j];
+	two->m2[td_mom_idx(0, 0, 2)] = gs->mom.m2[td_mom_idx(i, i, dims)];
+	two->m2[td_mom_idx(0, 1, 2)] = gs->mom.m2[td_mom_idx(i < j ? i : j,
+							     i < j ? j : i, dims)];
+	two->m2[td_mom_idx(1, 1, 2)] = gs->mom.m2[td_mom_idx(j, j, dims)];
+}
+
+/* S_yy - 2 R S_xy + R^2 S_xx of a 2-dim set (x, y). */
+static double resid(const struct td_moments *m, double R)
+{
+	return td_mom_cov(m, 2, 1, 1) - 2 * R * td_mom_cov(m, 2, 0, 1) +
+	       R * R * td_mom_cov(m, 2, 0, 0);
+}
+
 /*
- * The count of pool entry e over the row's time T, from every group that
- * counts it: Y * T / t, Y and t summed over those groups' clusters. Its
+ * The count of pool entry e over the row's time T.
+ *
+ * With an anchor (a pool entry every group counts) and e not counted by
+ * every group: Y / a * A^, a the anchor's count in the slices of the
+ * groups that count e, A^ = A * T / t_M the anchor's total, A and t_M
+ * its count and the time of every group's slices. Its variance: the
+ * ratio Y / a's, sampled from the measured slices, plus the anchor
+ * total's extrapolation to the slices no group measured:
+ *	A^^2 (1 - t/t_M) n (S_yy - 2 R S_ay + R^2 S_aa) / a^2
+ *	+ R^2 (1 - t_M/T) n_M (T/t_M)^2 (S_aa - 2 R_a S_ta + R_a^2 S_tt),
+ * R = Y/a, R_a = A/t_M.
+ *
+ * Otherwise: Y * T / t, Y and t summed over those groups' clusters. Its
  * variance by the delta method (the classical ratio estimator's):
  *	(1 - t/T) * n * (T/t)^2 * (S_yy - 2 R S_ty + R^2 S_tt), R = Y/t,
  * S the clusters' sample covariances.
@@ -91,35 +154,42 @@ void td_est_count_sums(const struct td_grow *gr, const struct topdown_config *cf
 		       uint64_t row_ns, unsigned int pool_event,
 		       struct td_estimate *out)
 {
-	struct td_moments pool;
-	uint64_t y = 0, t = 0;
+	struct td_moments pool, pool_a, all;
+	uint64_t y = 0, t = 0, a = 0, A = 0, tM = 0;
 	int ngroups = cfg->nr_groups ? (int)cfg->nr_groups : 1;
-	double T = (double)row_ns, cov, R, s, var;
+	int anchor = anchor_event(cfg), in = 0;
+	double T = (double)row_ns, cov, R, var;
 
 	memset(&pool, 0, sizeof(pool));
+	memset(&pool_a, 0, sizeof(pool_a));
+	memset(&all, 0, sizeof(all));
 	for (int g = 0; g < ngroups; g++) {
 		const struct td_gsum *gs = &gr->g[g];
 		int k = cfg->nr_groups ? (int)cfg->groups[g].nr_events :
-			(int)cfg->nr_events, j = -1, dims = 1 + k;
+			(int)cfg->nr_events;
+		int j = group_index(cfg, g, pool_event);
+		int ja = anchor >= 0 ? group_index(cfg, g, (unsigned int)anchor) : -1;
 		struct td_moments two;
 
-		for (int i = 0; i < k; i++)
-			if ((cfg->nr_groups ? cfg->groups[g].events[i] :
-			     (unsigned int)i) == pool_event)
-				j = i;
+		if (ja >= 0) {
+			A += gs->counts[ja];
+			tM += gs->time_ns;
+			mom_pair(gs, k, 0, 1 + ja, &two);
+			td_mom_merge(&all, &two, 2);
+		}
 		if (j < 0)
 			continue;
+		in++;
 		y += gs->counts[j];
 		t += gs->time_ns;
 		/* The group's (time, count j) moments, merged into the pool. */
-		memset(&two, 0, sizeof(two));
-		two.n = gs->mom.n;
-		two.mean[0] = gs->mom.mean[0];
-		two.mean[1] = gs->mom.mean[1 + j];
-		two.m2[td_mom_idx(0, 0, 2)] = gs->mom.m2[td_mom_idx(0, 0, dims)];
-		two.m2[td_mom_idx(0, 1, 2)] = gs->mom.m2[td_mom_idx(0, 1 + j, dims)];
-		two.m2[td_mom_idx(1, 1, 2)] = gs->mom.m2[td_mom_idx(1 + j, 1 + j, dims)];
+		mom_pair(gs, k, 0, 1 + j, &two);
 		td_mom_merge(&pool, &two, 2);
+		if (ja >= 0) {
+			a += gs->counts[ja];
+			mom_pair(gs, k, 1 + ja, 1 + j, &two);
+			td_mom_merge(&pool_a, &two, 2);
+		}
 	}
 	if (!row_ns || !t) {
 		unknown(out, 0, pool.n);
@@ -138,11 +208,23 @@ void td_est_count_sums(const struct td_grow *gr, const struct topdown_config *cf
 		unknown(out, cov, pool.n);
 		return;
 	}
-	R = (double)y / (double)t;
-	s = td_mom_cov(&pool, 2, 1, 1) - 2 * R * td_mom_cov(&pool, 2, 0, 1) +
-	    R * R * td_mom_cov(&pool, 2, 0, 0);
-	var = (1 - cov) * (double)pool.n * (T / t) * (T / t) * s;
 	out->kind = TD_EST_ESTIMATED;
+	if (anchor >= 0 && in < ngroups && a > 0 && tM > 0) {
+		double Ahat = (double)A * (T / (double)tM);
+		double Ra = (double)A / (double)tM, v1, v2;
+
+		R = (double)y / (double)a;
+		v1 = Ahat * Ahat * (1 - (double)t / (double)tM) *
+		     (double)pool_a.n * resid(&pool_a, R) / ((double)a * a);
+		v2 = R * R * (1 - (double)tM / T) * (double)all.n *
+		     (T / tM) * (T / tM) * resid(&all, Ra);
+		var = (v1 > 0 ? v1 : 0) + (v2 > 0 ? v2 : 0);
+		out->value = R * Ahat;
+		out->error = sqrt(var);
+		return;
+	}
+	R = (double)y / (double)t;
+	var = (1 - cov) * (double)pool.n * (T / t) * (T / t) * resid(&pool, R);
 	out->value = (double)y * (T / t);
 	out->error = var > 0 ? sqrt(var) : 0;
 }

@@ -14,7 +14,8 @@
  * count_k-1) vectors (Welford's update, Chan's merge), which is all the
  * estimators below need: they run on a file as on a live stream.
  *
- *  - a count: ratio estimator with time as the auxiliary variable, from
+ *  - a count: ratio estimator with the anchor (an event every group
+ *    counts) as the auxiliary variable where there is one, else time, from
  *    every group that counts the event: Y * T / t (Y the summed count, t
  *    the time those groups measured, T the row's time);
  *  - a metric of one group: the metric function of that group's counts,
