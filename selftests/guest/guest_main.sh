@@ -74,16 +74,15 @@ echo "# suite: events perf rejects, through tdctl (perf_reject_test.sh)"
 ./perf_reject_test.sh || rc=1
 echo "# suite: simulated PMU, exact ground truth (pmusim_test)"
 ./pmusim_test || rc=1
-# estimates_test: its -icount part in the -icount guests (TD_ICOUNT=1:
-# make check's arm64 guests), all of it with TD_ESTIMATES=1 (make
-# check-estimates): the pmusim part fails now and then under x86_64 TCG,
-# and on arm64 -icount with the host loaded (Documentation/testing.rst).
-if [ "${TD_ESTIMATES:-0}" = 1 ]; then
+# estimates_test: whole in the -icount guests (TD_ICOUNT=1: make check's
+# arm64 guests; its pmusim part there without the hotplug run) and with
+# TD_ESTIMATES=1 (make check-estimates). Not in the x86_64 guests of make
+# check: under x86_64 TCG a rotated slice's time can be far from the work
+# in it, and the anchor's count, extrapolated through time, was once 5.31
+# errors off (Documentation/testing.rst).
+if [ "${TD_ESTIMATES:-0}" = 1 ] || [ "${TD_ICOUNT:-0}" = 1 ]; then
 	echo "# suite: estimates from rotated groups against exact per-task counts (estimates_test)"
 	./estimates_test || rc=1
-elif [ "${TD_ICOUNT:-0}" = 1 ]; then
-	echo "# suite: estimates from rotated groups against exact per-task counts (estimates_test, -icount part)"
-	TD_EST_NO_PMUSIM=1 ./estimates_test || rc=1
 fi
 # tdctl_level2_test.sh: in make check-level2 only (TD_LEVEL2=1): it takes
 # 60 to 80 s in the x86_64 guest, more than make check can give it
