@@ -31,9 +31,9 @@
  *	through the UAPI with three groups of three events sharing an
  *	anchor, rotated every 12 ms; eight tasks of four kinds (steady,
  *	bursty, sleepy, and one that changes profile and rate halfway) whose
- *	counts are exactly units * rate, a third of their steps under
- *	another profile at random (a mix of ratios, not in proportion to the
- *	anchor). Every count estimate within K_ERR
+ *	counts are exactly units * rate, two thirds of their steps under
+ *	one of two other profiles at random (a mix of ratios, not in
+ *	proportion to the anchor). Every count estimate within K_ERR
  *	errors, its coverage the share of the task's time the dump shows its
  *	groups measured. Then the same while CPU 1 goes offline and online
  *	twice: every CPU's records follow the rotation rules (td_groups.h,
@@ -774,10 +774,10 @@ static uint64_t thread_ns(void)
 
 /*
  * Spin @us of the task's own CPU time, then add @units of its profile
- * (v[@which] counts them): a rate per unit of run time, known. Not wall time: a wall-time spin cut
- * short by preemption makes the units of a slice independent of its
- * length; nor a loop of so many iterations, or time between switches
- * read from CLOCK_MONOTONIC: in the x86-64 TCG guest (both vCPUs on one
+ * (v[@which] counts them): a rate per unit of run time, known. Not wall
+ * time: a wall-time spin cut short by preemption makes the units of a
+ * slice independent of its length; nor a loop of so many iterations, or
+ * time between switches read from CLOCK_MONOTONIC: in the x86-64 TCG guest (both vCPUs on one
  * host thread) a vCPU's clock jumps while QEMU runs the other one, and a
  * task's progress per slice time varies several-fold from slice to
  * slice. Thread CPU time there runs at a steady fraction (about a fifth)
@@ -1022,9 +1022,10 @@ static int wait_counting(int cpu, uint64_t *ns)
  * armed yet"); what tasks do there before is in no record, so the crew
  * stays on CPU 0 until STATUS says CPU 1 counts, and the exact counts
  * remain exact. The wait is printed. Where the scheduler does not push
- * tasks off a CPU going offline before the module stops counting it (no
- * balance_push: Linux 5.11, and Debian's 5.10 rt by the RT patches), the
- * tasks running there stay until the last stage, in no record
+ * tasks off a CPU going offline before the module stops counting it
+ * (balance_push, which came with Linux 5.11 and is in Debian's 5.10 rt
+ * by the RT patches), the tasks running there stay until the last stage,
+ * in no record
  * (design.rst, "Counters and CPU hotplug"): on x86_64 5.10 a task's
  * anchor count measured all the time fell 0.7 to 3.3 % short of the
  * truth, in both runs. There the crew leaves CPU 1 before it goes
