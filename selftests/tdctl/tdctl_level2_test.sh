@@ -9,9 +9,11 @@
 # has td_pmusim's type, and topdown's test build (topdown_hooks.ko,
 # test_pmu_type=) counts on it. Layout "any" puts event config % 8 on
 # counter config % 8, so the counts alias unrelated events and the values
-# mean nothing: what is checked is the structure, for every row of
-# `tdctl stat --csv --by comm -- WORKLOAD` (Documentation/man/tdctl-stat.rst,
-# design.rst "Estimates from rotated groups"):
+# mean nothing as hardware; but they are known: the workload's row is
+# checked against tdctl decode of its true counts (check_truth), and the
+# structure of every row of `tdctl stat --csv --by comm -- WORKLOAD`
+# (Documentation/man/tdctl-stat.rst, design.rst "Estimates from rotated
+# groups"):
 #  - load picks the set asked for and rotates its Level 1 and 2 groups;
 #  - every metric of those groups (tdctl list) has its three columns, and a
 #    value or unknown (empty) in every row;
@@ -22,6 +24,9 @@
 #    P within 3 times the sum of their errors (they come from different
 #    groups' slices) in every row where all three are known, and the
 #    workload's row has them known;
+#  - every Level 1 and 2 metric of the workload's row (comm sh) equals
+#    what tdctl decode computes from its true counts, within 4 of its
+#    errors;
 #  - stat exits 0 (the workload's status).
 # A set whose events td_pmusim cannot take is SKIPped with the reason.
 # Runs as root in a guest (busybox sh), prints TAP. The module must not be
@@ -128,8 +133,10 @@ mount --bind "\$2/cpuinfo" /proc/cpuinfo &&
 "$TDCTL" list -s "\$1" -j >"\$3/list.json" 2>&1 || exit 91
 "$TDCTL" --json load -s "\$1" --level 2 --rotate 5 >"\$3/load" 2>&1 || exit 92
 start=\$(cut -d' ' -f1 /proc/uptime)
+grep '^comm=sh ' $SIM/profiles >"\$3/sh0"
 "$TDCTL" stat --csv --by comm -- sh "$T/work.sh" >"\$3/stat.csv" 2>"\$3/stat.err"
 st=\$?
+grep '^comm=sh ' $SIM/profiles >"\$3/sh1"
 echo "\$start \$(cut -d' ' -f1 /proc/uptime)" >"\$3/time"
 exit \$st
 EOF
@@ -218,6 +225,111 @@ check_stat() {
 	}' "$1/stat.csv"
 }
 
+# check_truth SET DIR [DECODE OPTION...]: the workload's row (comm sh)
+# against the truth. td_pmusim counts the workload's sh only when it
+# writes work (it has a profile: no noise), so its true count of an event
+# is its units times its profile's rate on counter config % 8, read from
+# td_pmusim's profiles before and after stat. tdctl decode computes every
+# metric from those counts with the set's formula (the formulas are
+# checked against perf's on the host); stat's estimate of each, from the
+# rotated groups' slices, must equal it within 4 of its errors (each
+# slice's counts are in the same proportion, so the estimates are exact
+# and their errors 0, give or take the CSV's 6 decimals). Hardware events
+# (cycles, instructions) reach td_pmusim only in the x86_64 guest, which
+# has no PMU of its own: elsewhere they are left out, and so are the
+# metrics that need them; returns 2 where every group needs one.
+check_truth() {
+	set_=$1 dir=$2
+	shift 2
+	read -r _ u0 _ <"$dir/sh0"
+	read -r _ u1 r0 r1 r2 r3 r4 r5 r6 r7 <"$dir/sh1"
+	units=$((${u1#units=} - ${u0#units=}))
+	hw=0
+	[ "$(uname -m)" = x86_64 ] && hw=1
+	# the events stat counted (its CSV's columns), with their configs
+	# from tdctl list
+	grep -oE '"name":"[^"]*","pmu":"[^"]*",("type":[0-9a-z]*,)?"config":[0-9]*' "$dir/list.json" |
+		sed 's/"name":"\([^"]*\)","pmu":"\([^"]*\)",.*"config":\([0-9]*\)/\1|\2|\3/' |
+		sort -u >"$dir/events"
+	head -n 1 "$dir/stat.csv" |
+		awk -F'|' -v u="$units" -v hw="$hw" -v r="$r0 $r1 $r2 $r3 $r4 $r5 $r6 $r7" -v efile="$dir/events" '
+		BEGIN {
+			split(r, rate, " ")
+			while ((getline l < efile) > 0) {
+				split(l, w, "|")
+				if (w[2] == "core PMU" || (w[2] == "hardware" && hw))
+					cfg[w[1]] = w[3]
+			}
+		}
+		{
+			n = 0; q = 0; cur = ""
+			for (i = 1; i <= length($0); i++) {
+				ch = substr($0, i, 1)
+				if (ch == "\"") q = !q
+				else if (ch == "," && !q) { col[++n] = cur; cur = "" }
+				else cur = cur ch
+			}
+			col[++n] = cur
+			for (i = 1; i <= n; i++)
+				if (col[i] in cfg)
+					printf "%s=%.0f\n", col[i], u * rate[cfg[col[i]] % 8 + 1]
+		}' >"$dir/truth.args"
+	while read -r a; do
+		set -- "$@" "$a"
+	done <"$dir/truth.args"
+	if ! "$TDCTL" --csv decode -s "$set_" --level 2 "$@" >"$dir/truth.csv" 2>"$dir/truth.err"; then
+		[ $hw = 0 ] && grep -q "has all its counts" "$dir/truth.err" && return 2
+		return 1
+	fi
+	echo "# $set_: the workload did $units units; true counts: $(tr '\n' ' ' <"$dir/truth.args")"
+	awk -F, -v tfile="$dir/truth.csv" '
+	function known(s) { return s != "" && s != "unknown" && s != "null" && s !~ /nan/ }
+	function num(s) { gsub(/"/, "", s); return s }
+	function csv(line, f,    n, q, i, ch, cur) {
+		n = 0; q = 0; cur = ""
+		for (i = 1; i <= length(line); i++) {
+			ch = substr(line, i, 1)
+			if (ch == "\"") q = !q
+			else if (ch == "," && !q) { f[++n] = cur; cur = "" }
+			else cur = cur ch
+		}
+		f[++n] = cur
+		return n
+	}
+	BEGIN {
+		skipcol["set"] = skipcol["label"] = skipcol["lines"] = skipcol["flagged"] = 1
+		skipcol["formula"] = skipcol["assumptions"] = 1
+		getline l < tfile; nt = csv(l, H)
+		getline l < tfile; csv(l, V)
+		for (i = 1; i <= nt; i++)
+			if (!skipcol[H[i]] && known(V[i])) { tm[++n] = H[i]; tv[n] = V[i] + 0 }
+		if (!n) { print "decode gave no metric"; bad++ }
+	}
+	{ delete F; csv($0, F) }
+	NR == 1 { for (i in F) col[F[i]] = i; next }
+	F[2] != "sh" { next }
+	{
+		row++
+		for (k = 1; k <= n; k++) {
+			m = tm[k]
+			if (!col[m] || !col[m "_error"]) { print m ": no column in stat"; bad++; continue }
+			v = num(F[col[m]]); e = num(F[col[m "_error"]])
+			if (!known(v)) { print m ": unknown in the workload row, decode says " tv[k]; bad++; continue }
+			d = v - tv[k]; if (d < 0) d = -d
+			tol = 4 * e + 2e-6 + 1e-6 * (tv[k] < 0 ? -tv[k] : tv[k])
+			if (d > max) max = d
+			checked++
+			if (d > tol) { print m ": stat " v " (error " e "), decode of the true counts " tv[k]; bad++ }
+		}
+	}
+	END {
+		if (row != 1) { print row + 0 " rows for the workload (comm sh)"; bad++ }
+		printf "# %d metrics of the workload row against decode of the true counts, largest difference %g\n", \
+		       checked, max > "/dev/stderr"
+		exit bad > 0
+	}' "$dir/stat.csv"
+}
+
 for set in $SETS; do
 	o="$T/$set"
 	mkdir -p "$o"
@@ -260,6 +372,22 @@ for set in $SETS; do
 	expect "$set: every Level 1 and 2 metric with a value or unknown, coverage in [0,1], errors >= 0, children = parent within the errors" \
 		$? "$o/check" "$o/metrics" "$o/rel" "$o/stat.csv"
 	cat "$o/check.err"
+	case $set in
+	arm_neoverse_n2) dopt="-S $slots -r r0p$rev" ;;
+	arm_*) dopt="-S $slots" ;;
+	*) dopt= ;;
+	esac
+	# shellcheck disable=SC2086 # the options, split
+	check_truth "$set" "$o" $dopt >"$o/truth" 2>"$o/truth.cmp"
+	st=$?
+	if [ $st = 2 ]; then
+		skip "$set: the workload's metrics against decode of its true counts" \
+			"every group of the set needs cycles or instructions, which the guest's own PMU counts here, not td_pmusim"
+	else
+		expect "$set: the workload's Level 1 and 2 metrics equal tdctl decode of its true counts, within 4 errors" \
+			$st "$o/truth" "$o/truth.cmp" "$o/truth.err" "$o/truth.csv" "$o/stat.csv"
+	fi
+	grep '^#' "$o/truth" "$o/truth.cmp" | sed 's/^[^#]*#/#/'
 done
 echo 0 >$SIM/noise
 echo clear >$SIM/profiles
