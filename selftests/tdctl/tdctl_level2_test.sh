@@ -141,18 +141,12 @@ echo "\$start \$(cut -d' ' -f1 /proc/uptime)" >"\$3/time"
 exit \$st
 EOF
 
-# check_stat DIR: the CSV against the groups' metrics; prints what is wrong.
-check_stat() {
-	# the metrics of the groups --level 2 loads (level 1 and 2)
-	awk '/^  [a-z0-9]+ +[a-z0-9_]+ +level [12] / { take = 1; next }
-	     /^  [a-z0-9]+ +[a-z0-9_]+ +level / { take = 0; next }
-	     take && $1 == "metrics:" { for (i = 2; i <= NF; i++) print $i; take = 0 }' \
-		"$1/list" >"$1/metrics"
-	grep -o '[a-z_0-9]* = [a-z_0-9]* - [a-z_0-9]*' "$1/list.json" | sort -u >"$1/rel"
-	awk -F, -v mfile="$1/metrics" -v rfile="$1/rel" '
+# awk functions for stat's and decode's CSV: known(value), num(field
+# without quotes), csv(line, fields): the fields of a line (quoted fields
+# may hold commas), their number
+AWK_CSV='
 	function known(s) { return s != "" && s != "unknown" && s != "null" && s !~ /nan/ }
 	function num(s) { gsub(/"/, "", s); return s }
-	# f[1..n]: the fields of a CSV line (quoted fields may hold commas)
 	function csv(line, f,    n, q, i, ch, cur) {
 		n = 0; q = 0; cur = ""
 		for (i = 1; i <= length(line); i++) {
@@ -164,6 +158,17 @@ check_stat() {
 		f[++n] = cur
 		return n
 	}
+'
+
+# check_stat DIR: the CSV against the groups' metrics; prints what is wrong.
+check_stat() {
+	# the metrics of the groups --level 2 loads (level 1 and 2)
+	awk '/^  [a-z0-9]+ +[a-z0-9_]+ +level [12] / { take = 1; next }
+	     /^  [a-z0-9]+ +[a-z0-9_]+ +level / { take = 0; next }
+	     take && $1 == "metrics:" { for (i = 2; i <= NF; i++) print $i; take = 0 }' \
+		"$1/list" >"$1/metrics"
+	grep -o '[a-z_0-9]* = [a-z_0-9]* - [a-z_0-9]*' "$1/list.json" | sort -u >"$1/rel"
+	awk -F, -v mfile="$1/metrics" -v rfile="$1/rel" "$AWK_CSV"'
 	BEGIN {
 		while ((getline l < mfile) > 0) { m[++nm] = l; ism[l] = 1 }
 		while ((getline l < rfile) > 0) {
@@ -252,7 +257,7 @@ check_truth() {
 		sed 's/"name":"\([^"]*\)","pmu":"\([^"]*\)",.*"config":\([0-9]*\)/\1|\2|\3/' |
 		sort -u >"$dir/events"
 	head -n 1 "$dir/stat.csv" |
-		awk -F'|' -v u="$units" -v hw="$hw" -v r="$r0 $r1 $r2 $r3 $r4 $r5 $r6 $r7" -v efile="$dir/events" '
+		awk -v u="$units" -v hw="$hw" -v r="$r0 $r1 $r2 $r3 $r4 $r5 $r6 $r7" -v efile="$dir/events" "$AWK_CSV"'
 		BEGIN {
 			split(r, rate, " ")
 			while ((getline l < efile) > 0) {
@@ -262,14 +267,7 @@ check_truth() {
 			}
 		}
 		{
-			n = 0; q = 0; cur = ""
-			for (i = 1; i <= length($0); i++) {
-				ch = substr($0, i, 1)
-				if (ch == "\"") q = !q
-				else if (ch == "," && !q) { col[++n] = cur; cur = "" }
-				else cur = cur ch
-			}
-			col[++n] = cur
+			n = csv($0, col)
 			for (i = 1; i <= n; i++)
 				if (col[i] in cfg)
 					printf "%s=%.0f\n", col[i], u * rate[cfg[col[i]] % 8 + 1]
@@ -282,20 +280,7 @@ check_truth() {
 		return 1
 	fi
 	echo "# $set_: the workload did $units units; true counts: $(tr '\n' ' ' <"$dir/truth.args")"
-	awk -F, -v tfile="$dir/truth.csv" '
-	function known(s) { return s != "" && s != "unknown" && s != "null" && s !~ /nan/ }
-	function num(s) { gsub(/"/, "", s); return s }
-	function csv(line, f,    n, q, i, ch, cur) {
-		n = 0; q = 0; cur = ""
-		for (i = 1; i <= length(line); i++) {
-			ch = substr(line, i, 1)
-			if (ch == "\"") q = !q
-			else if (ch == "," && !q) { f[++n] = cur; cur = "" }
-			else cur = cur ch
-		}
-		f[++n] = cur
-		return n
-	}
+	awk -F, -v tfile="$dir/truth.csv" "$AWK_CSV"'
 	BEGIN {
 		skipcol["set"] = skipcol["label"] = skipcol["lines"] = skipcol["flagged"] = 1
 		skipcol["formula"] = skipcol["assumptions"] = 1
