@@ -61,13 +61,18 @@
  * With groups (include/uapi/linux/topdown.h, "Groups and rotation") every
  * (group, position) gets a pinned counter of its own, group 0's enabled
  * and the others created disabled, so that only the current group's hold
- * hardware counters. The probe reads td_cpu.ev[], the current group's.
+ * hardware counters (START thus checks that perf takes every event).
+ * Each turn of a group makes its counters anew (td_counter_renew()), so
+ * that they never take a hardware counter from another user's event.
+ * The probe reads td_cpu.ev[], the current group's.
  * Each armed CPU runs a deferrable delayed work item on itself
  * (td_rot_work_fn, queued by the arm IPI, every td.rot_jiffies): it
  *
  *   1. with IRQs off: ends the old group's statistics period, makes the
  *      new group current (td_cpu.ev, .nr, the record's group bits) and
  *      holds every counter in resync, flags TOPDOWN_REC_ROTATED on;
+ *   0. (before 1, IRQs on) makes the new group's counters anew,
+ *      disabled, and releases the ones they replace;
  *   2. perf_event_disable() of the old group's counters, then
  *      perf_event_enable() of the new group's. Both take perf's context
  *      mutex (so they cannot run in the probe) and, the counters being
@@ -172,13 +177,35 @@ static void td_retry_queue(void)
 			   msecs_to_jiffies(td_retry_period()));
 }
 
-/* IPI: the next switch on this CPU re-reads these events' baselines. */
-static void td_cpu_resync_ipi(void *info)
-{
-	struct td_cpu *c = this_cpu_ptr(&td_cpus);
-	u32 *events = info;
+/* A retry's counters for the probe of their CPU (td_cpu_retry_ipi()). */
+struct td_retry {
+	u32 errors;			/* positions retried */
+	struct perf_event *ev[TOPDOWN_MAX_EVENTS];	/* new, or NULL: kept */
+};
 
-	c->resync |= *events;
+/*
+ * The next switch on @c's CPU re-reads the baselines of the events
+ * retried, and reads the new counters of those that were renewed. On the
+ * CPU with IRQs off, or while it is offline (disarmed: nothing reads them).
+ */
+static void td_retry_install(struct td_cpu *c, const struct td_retry *r)
+{
+	u32 i;
+
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		if (r->ev[i])
+			c->ev[i] = r->ev[i];
+	c->resync |= r->errors;
+}
+
+static void td_cpu_retry_ipi(void *info)
+{
+	td_retry_install(this_cpu_ptr(&td_cpus), info);
+}
+
+static bool td_ev_in_error(struct perf_event *ev)
+{
+	return READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR;
 }
 
 /* Events of @c in PERF_EVENT_STATE_ERROR. */
@@ -187,9 +214,56 @@ static u32 td_cpu_errors(struct td_cpu *c)
 	u32 i, errors = 0;
 
 	for (i = 0; i < c->nr; i++)
-		if (c->ev[i] && READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ERROR)
+		if (c->ev[i] && td_ev_in_error(c->ev[i]))
 			errors |= BIT(i);
 	return errors;
+}
+
+/*
+ * A counter of pool entry @p on @cpu, created disabled unless @enabled.
+ * Process context, no hotplug lock held by the caller's CPU going down.
+ */
+static struct perf_event *td_counter_create(u32 p, unsigned int cpu,
+					    bool enabled)
+{
+	struct perf_event_attr attr = td.attr[p];
+
+	attr.disabled = !enabled;
+	return perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+}
+
+/*
+ * Counters of other users come first. perf schedules a CPU's pinned
+ * events in the order they were installed, oldest first, whether they
+ * were enabled or not, and every enable reschedules them all: enabling a
+ * counter made at START would take the hardware counter of any pinned
+ * event another user opened since, and put that one in error for good.
+ * So before topdown enables a counter that competes for a hardware
+ * counter (a group's turn, a retry of a counter in error), it replaces
+ * it with a new one, disabled, younger than every event already there:
+ * it gets a hardware counter only if one is free after them. Software
+ * events never lack a counter and are kept.
+ *
+ * Process context, @c's rot_lock held, group @g's position @i not read
+ * by the probe (not the current group, or @c disarmed; see the retry for
+ * the current group). Returns the counter it replaced, to release, or
+ * NULL when it kept it (software, or perf could not create a new one:
+ * the old one stays, disabled, and its slices read as errors until the
+ * group's next turn). Makes no counter where there was none.
+ */
+static struct perf_event *td_counter_renew(struct td_cpu *c, unsigned int cpu,
+					   u32 g, u32 i)
+{
+	struct perf_event *old = c->gev[g][i], *ev;
+	u32 p = td.grp_ev[g][i];
+
+	if (!old || td.attr[p].type == PERF_TYPE_SOFTWARE)
+		return NULL;
+	ev = td_counter_create(p, cpu, false);
+	if (IS_ERR(ev))
+		return NULL;
+	c->gev[g][i] = ev;
+	return old;
 }
 
 /* The wait after @fails retries in a row left a counter in error. */
@@ -208,12 +282,15 @@ static unsigned int td_retry_wait(unsigned int fails)
 
 /*
  * td_cpus_lock, the hotplug read lock and the CPU's rot_lock held:
- * re-enable @cpu's counters in error (its current group's), or back off.
+ * re-enable @cpu's counters in error (its current group's), each renewed
+ * first (td_counter_renew()), or back off.
  */
 static void td_cpu_retry_locked(unsigned int cpu)
 {
 	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
 	u32 errors = td_cpu_errors(c), i;
+	struct perf_event *stale[TOPDOWN_MAX_EVENTS] = { };
+	struct td_retry r = { .errors = errors };
 	unsigned int wait;
 
 	if (!errors) {
@@ -223,11 +300,25 @@ static void td_cpu_retry_locked(unsigned int cpu)
 	}
 	if (c->retry_fails > TD_RETRY_STEADY && time_before(jiffies, c->retry_at))
 		return;
-	/* Harmless on a CPU going down: nothing to resync, perf skips it. */
-	smp_call_function_single(cpu, td_cpu_resync_ipi, &errors, 1);
-	for (i = 0; i < td.nr_events; i++) {
+	for (i = 0; i < c->nr; i++) {
 		if (!(errors & BIT(i)))
 			continue;
+		stale[i] = td_counter_renew(c, cpu, c->grp, i);
+		if (stale[i])
+			r.ev[i] = c->gev[c->grp][i];
+	}
+	/*
+	 * The probe reads the new counters from the next switch on. An
+	 * offline CPU (-ENXIO) was disarmed by its callback: nothing reads
+	 * them there, and perf skips the enable.
+	 */
+	if (smp_call_function_single(cpu, td_cpu_retry_ipi, &r, 1))
+		td_retry_install(c, &r);
+	for (i = 0; i < c->nr; i++) {
+		if (!(errors & BIT(i)))
+			continue;
+		if (stale[i])
+			perf_event_release_kernel(stale[i]);
 		perf_event_enable(c->ev[i]);
 		WRITE_ONCE(c->retries, c->retries + 1);
 		if (READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ACTIVE)
@@ -387,16 +478,16 @@ static bool td_rot_ready(const struct td_cpu *c)
 
 /*
  * Enable @ev for its group's turn. A counter that had no hardware counter
- * the last time its group ran is still in error (perf_event_disable()
- * leaves an event in error as it is), so this is a retry of it, counted
- * as the retry work counts its own (STATUS retries, recoveries).
+ * the last time its group ran (@was_error: the one it replaced, or @ev
+ * itself, perf_event_disable() leaving an event in error as it is) is
+ * retried by this, counted as the retry work counts its own (STATUS
+ * retries, recoveries).
  */
-static void td_rot_enable(struct td_cpu *c, struct perf_event *ev)
+static void td_rot_enable(struct td_cpu *c, struct perf_event *ev,
+			  bool was_error)
 {
-	bool retry = READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR;
-
 	perf_event_enable(ev);
-	if (!retry)
+	if (!was_error)
 		return;
 	WRITE_ONCE(c->retries, c->retries + 1);
 	if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
@@ -412,7 +503,8 @@ static void td_rot_work_fn(struct work_struct *work)
 {
 	struct td_cpu *c = container_of(to_delayed_work(work), struct td_cpu,
 					rot_work);
-	u32 old, new, i;
+	struct perf_event *stale[TOPDOWN_MAX_EVENTS] = { };
+	u32 old, new, i, was_error = 0;
 	bool changing, wait;
 	u64 t0;
 
@@ -425,6 +517,25 @@ static void td_rot_work_fn(struct work_struct *work)
 		   !WARN_ON_ONCE(this_cpu_ptr(&td_cpus) != c);
 	wait = changing && !td_rot_ready(c);
 	changing = changing && !wait;
+	local_irq_enable();
+	if (wait)
+		goto requeue;
+	if (!changing)
+		goto out;
+
+	/*
+	 * 0. The new group's counters made anew, younger than any other
+	 * user's (td_counter_renew()); not the probe's until step 1.
+	 */
+	for (i = 0; i < td.grp_nr[new]; i++) {
+		stale[i] = td_counter_renew(c, smp_processor_id(), new, i);
+		if (stale[i] && td_ev_in_error(stale[i]))
+			was_error |= BIT(i);
+	}
+
+	local_irq_disable();
+	/* A disarm may have come meanwhile: then nothing changes. */
+	changing = READ_ONCE(c->rot_on) && c->active;
 	t0 = ktime_get_mono_fast_ns();
 	if (changing) {
 		/* 1. The new group is current; everything held in resync. */
@@ -442,18 +553,28 @@ static void td_rot_work_fn(struct work_struct *work)
 		raw_write_seqcount_end(&c->grp_seq);
 	}
 	local_irq_enable();
-	if (wait)
-		goto requeue;
+	for (i = 0; i < td.grp_nr[new]; i++)
+		if (stale[i])
+			perf_event_release_kernel(stale[i]);
 	if (!changing)
 		goto out;
 
-	/* 2. Free the old group's hardware counters, then take them. */
+	/*
+	 * 2. Free the old group's hardware counters, then take what is
+	 * free. A counter that perf could not make anew stays disabled
+	 * (its slices read as errors) rather than take an older place.
+	 */
 	for (i = 0; i < td.grp_nr[old]; i++)
 		if (c->gev[old][i])
 			perf_event_disable(c->gev[old][i]);
-	for (i = 0; i < td.grp_nr[new]; i++)
-		if (c->gev[new][i])
-			td_rot_enable(c, c->gev[new][i]);
+	for (i = 0; i < td.grp_nr[new]; i++) {
+		struct perf_event *ev = c->gev[new][i];
+
+		if (stale[i])
+			td_rot_enable(c, ev, was_error & BIT(i));
+		else if (ev && td.attr[td.grp_ev[new][i]].type == PERF_TYPE_SOFTWARE)
+			td_rot_enable(c, ev, td_ev_in_error(ev));
+	}
 
 	/* 3. Release the hold: the next slice re-reads the baselines. */
 	local_irq_disable();
@@ -604,14 +725,11 @@ static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 	for (g = 0; g < td.nr_groups; g++) {
 		for (i = 0; i < td.grp_nr[g]; i++) {
 			u32 p = td.grp_ev[g][i];
-			struct perf_event_attr attr = td.attr[p];
 			struct perf_event *ev;
 
 			if (!td.ev_all_cpus[p] && !cpumask_test_cpu(cpu, td.ev_cpus[p]))
 				continue;
-			attr.disabled = g != 0;
-			ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-							      NULL, NULL);
+			ev = td_counter_create(p, cpu, g == 0);
 			if (IS_ERR(ev)) {
 				td_counters_release(c);
 				/* The CPU went down meanwhile: not the event's fault. */

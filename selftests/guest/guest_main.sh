@@ -60,6 +60,8 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./abi_test || rc=1
 	echo "# suite: groups and rotation at switch boundaries (groups_test)"
 	./groups_test || rc=1
+	echo "# suite: other users' pinned counters through rotation and retries (neighbour_test)"
+	./neighbour_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"
 	./fuzz_test || rc=1
 	echo "# suite: poll wake-ups, unload after offline (wakeup_test)"

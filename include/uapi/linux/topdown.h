@@ -75,8 +75,10 @@
  *  - A CPU that comes online (and every CPU at START) begins with group 0,
  *    its first record flagged TOPDOWN_REC_FIRST. Counters perf put in
  *    error are retried while their group counts (a waiting group's
- *    counters are disabled, not in error); the error bits of a record
- *    are its group's, by position. Overwrite mode is unchanged.
+ *    counters are not retried: they are disabled, and a counter that had
+ *    no hardware counter in its group's last turn stays in error until
+ *    the next one); the error bits of a record are its group's, by
+ *    position. Overwrite mode is unchanged.
  *  - No group's turn is skipped: a CPU changes group only after the
  *    slice that settled its last change (the TOPDOWN_REC_ROTATED record)
  *    and one slice after it, measured whole by the new group, have ended
@@ -102,6 +104,25 @@
  *    TOPDOWN_CONFIG_SIZE_VER1 (EOVERFLOW otherwise): a program that
  *    knows only VER0 could not tell which event a record's delta[j]
  *    counts, nor hold a pool of more than TOPDOWN_MAX_EVENTS.
+ *
+ * Other users of the PMU
+ * ----------------------
+ * topdown's counters are pinned, like those of perf stat -a -e ...:D and
+ * of the NMI watchdog, and perf gives a CPU's pinned events their
+ * hardware counters in the order they were created. topdown never takes
+ * a hardware counter from another user's event that is counting: each
+ * time a group's turn begins, and before each retry of a counter in
+ * error, topdown creates that counter anew (software events excepted:
+ * they always get one), so it comes after every event already there and
+ * gets a hardware counter only if one is left free. When none is, it is
+ * topdown's counter that waits: the slices carry its error bit, STATUS
+ * shows it in TOPDOWN_EVSTATE_ERROR, and it is retried (retries and
+ * recoveries in struct topdown_cpu_stats). A new counter that perf
+ * cannot create (memory) is left disabled: its slices carry the error
+ * bit until its group's next turn. Another user's
+ * event opened while topdown holds every counter gets none (perf puts it
+ * in error, as it does for any pinned event that finds the counters
+ * taken); perf does not retry it.
  *
  * Ring layout (one per possible CPU)
  * ----------------------------------
