@@ -1027,6 +1027,12 @@ int td_counters_start(void)
 		for_each_cpu(cpu, &td_start_arm)
 			td_cpu_sync_arm(cpu);
 		td_retry_queue();
+	} else {
+		/*
+		 * Before td_cpus_lock is let go: the hotplug work may be
+		 * queued (a CPU came or went), and must arm nothing.
+		 */
+		WRITE_ONCE(td_collecting, false);
 	}
 	mutex_unlock(&td_cpus_lock);
 	if (ret) {
