@@ -210,17 +210,12 @@ static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
 			WRITE_ONCE(c->prod->lost, c->lost);
 			return NULL;
 		}
-	} else {
-		/*
-		 * The slot at producer_pos is the one being filled: a reader
-		 * whose copy saw any byte of this fill also sees producer_pos
-		 * at least at pos (the last publication, which this orders
-		 * before the fill's stores), and so discards the copy. Pairs
-		 * with the reader's read barrier between its copy and its
-		 * second load of producer_pos.
-		 */
-		smp_wmb();
 	}
+	/*
+	 * Overwrite mode: the slot at producer_pos is the one being filled,
+	 * and the smp_mb() of the last td_ring_write() on this CPU orders
+	 * that publication before the fill's stores (see there).
+	 */
 	return (struct topdown_record *)(c->data + (pos & (td.ring_size - 1)));
 }
 
@@ -246,6 +241,15 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	 * poll_wait() and its loads of the positions): either this load sees
 	 * the reader's consumer_pos and the crossing queues the wake-up, or
 	 * that poll() sees this position.
+	 *
+	 * It also orders this publication before the stores of the next
+	 * fill, which in overwrite mode may reuse the slot of a record a
+	 * reader is copying: a reader whose copy saw any byte of that fill
+	 * sees producer_pos at least at pos in its recheck (its read barrier
+	 * between the copy and its second load of producer_pos pairs with
+	 * this), and discards the copy. Every fill follows a publication's
+	 * barrier (the first one has no record to overwrite), so the fill
+	 * needs no write barrier of its own.
 	 */
 	smp_mb();
 	cons = READ_ONCE(c->cons->consumer_pos);

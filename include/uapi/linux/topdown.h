@@ -176,7 +176,7 @@
  * producer_pos, which also holds the record at producer_pos - data_size,
  * is the one the kernel fills next and may be filling at any moment; the
  * kernel orders its publication of producer_pos before the stores of the
- * next fill (a write barrier). So for a value P of producer_pos only the
+ * next fill (a full barrier). So for a value P of producer_pos only the
  * records at positions P - data_size + TOPDOWN_RECORD_SIZE .. P -
  * TOPDOWN_RECORD_SIZE are whole. The reader copies the record at position
  * p, then issues a read barrier (__atomic_thread_fence(__ATOMIC_ACQUIRE))

@@ -416,8 +416,8 @@ int BPF_PROG(td_switch, _Bool preempt, struct task_struct *prev)
 	}
 	/*
 	 * In overwrite mode the previous publication (a fully ordered
-	 * exchange) orders itself before this fill's stores, which is what
-	 * the module's smp_wmb() does (see the UAPI header).
+	 * exchange) orders itself before this fill's stores, as the smp_mb()
+	 * after each of the module's publications does (see the UAPI header).
 	 */
 	blk = td_block(cpu, TD_BPF_HDR_BLOCKS +
 			    ((pos & (td_ring_size - 1)) / TD_BPF_BLOCK));
