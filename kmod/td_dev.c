@@ -664,7 +664,9 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 /* Not under td.lock: see td_rings_poll(). */
 static __poll_t td_poll(struct file *file, poll_table *wait)
 {
+	/* litmus: dev-poll begin */
 	poll_wait(file, &td.wq, wait);
+	/* litmus: dev-poll end */
 	return td_rings_poll();
 }
 

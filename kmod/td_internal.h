@@ -198,6 +198,7 @@ static inline void td_stat_add(u64 *stat, u64 n)
  */
 static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
 {
+	/* litmus: ring-reserve begin */
 	u64 pos = c->pos;
 
 	if (!td.overwrite) {
@@ -217,11 +218,13 @@ static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
 	 * that publication before the fill's stores (see there).
 	 */
 	return (struct topdown_record *)(c->data + (pos & (td.ring_size - 1)));
+	/* litmus: ring-reserve end */
 }
 
 /* Probe context: publish the record filled in the reserved slot. */
 static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 {
+	/* litmus: ring-write begin */
 	u64 old = c->pos, pos = old + TOPDOWN_RECORD_SIZE;
 	u64 cons;
 
@@ -255,6 +258,7 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	cons = READ_ONCE(c->cons->consumer_pos);
 	if (unlikely(old - cons < td.watermark && pos - cons >= td.watermark))
 		irq_work_queue(&c->wake_work);
+	/* litmus: ring-write end */
 }
 
 /* Pool entry @i of a configuration ("Groups and rotation"). */

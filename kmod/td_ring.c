@@ -40,7 +40,9 @@ DEFINE_MUTEX(td_rings_lock);
 
 static void td_wake_fn(struct irq_work *work)
 {
+	/* litmus: wake-fn begin */
 	wake_up_interruptible_all(&td.wq);
+	/* litmus: wake-fn end */
 }
 
 static size_t td_ring_bytes(u32 ring_size)
@@ -248,9 +250,11 @@ static bool td_rings_readable(u64 min_unread)
 
 		if (!c->ring)
 			continue;
+		/* litmus: rings-readable begin */
 		if (READ_ONCE(c->pos) - READ_ONCE(c->cons->consumer_pos) >=
 		    min_unread)
 			return true;
+		/* litmus: rings-readable end */
 	}
 	return false;
 }
@@ -276,6 +280,7 @@ __poll_t td_rings_poll(void)
 	 * to the watermark is seen here, or its wake-up is queued and finds
 	 * the caller on td.wq.
 	 */
+	/* litmus: rings-poll begin */
 	smp_mb();
 	mutex_lock(&td_rings_lock);
 	state = READ_ONCE(td.state);
@@ -294,6 +299,7 @@ __poll_t td_rings_poll(void)
 			mask = EPOLLHUP;
 	}
 	mutex_unlock(&td_rings_lock);
+	/* litmus: rings-poll end */
 	return mask;
 }
 

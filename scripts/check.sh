@@ -11,7 +11,9 @@
 #              architectures and the man pages (rst2man); make
 #              install/uninstall into a DESTDIR; make deb and lintian
 #   style      make lint: checkpatch.pl --strict on all C, shellcheck on
-#              all shell, pyflakes3 and pycodestyle on all Python
+#              all shell, pyflakes3 and pycodestyle on all Python, each
+#              litmus test's accesses and barriers against the marked
+#              regions of the code it models (no herd7)
 #   litmus     the ring protocol's litmus tests under the kernel memory
 #              model (make check-litmus); its sid root with herd7 is made
 #              once (debootstrap, minutes) in the background while the
@@ -321,6 +323,7 @@ step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/
 step "shell: shellcheck clean" scripts/lint.sh shell
 step "Python: pyflakes3 and pycodestyle clean" scripts/lint.sh python
 step "reStructuredText: every *.rst parses without a docutils warning" scripts/lint.sh rst
+step "litmus tests: each one's accesses and barriers are its marked code's" scripts/lint.sh litmus
 
 echo "== litmus tests (herd7, kernel memory model; make check-litmus)"
 wait "$LITMUS_PID"

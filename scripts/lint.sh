@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [c|shell|python|rst|layers]...: make lint (make check runs
-# it too). Every file of the tree, by language (default: all five):
+# scripts/lint.sh [c|shell|python|rst|layers|litmus]...: make lint (make
+# check runs it too). Every file of the tree, by language (default: all six):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -14,6 +14,11 @@
 #   layers   tdctl's layer rules of user/README: no #include of a layer
 #            listed above the file's own, evset_priv.h only in evset/
 #            (scripts/check_layers.py)
+#   litmus   each litmus test of selftests/litmus names the marked regions
+#            of kmod/ and user/ it models and the ordered accesses and
+#            barriers in them, which must be the code's: a barrier added or
+#            removed without the test changing fails (scripts/litmus_code.py;
+#            no herd7 needed, make check-litmus runs herd7)
 # Prints every finding and exits 1 when there was one. Needs shellcheck,
 # pyflakes3 and pycodestyle (scripts/deps.sh installs them).
 set -uo pipefail
@@ -150,7 +155,7 @@ lint_python() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python rst layers
+[ $# -gt 0 ] || set -- c shell python rst layers litmus
 rc=0
 for what in "$@"; do
     case $what in
@@ -159,7 +164,8 @@ for what in "$@"; do
     python) lint_python || rc=1 ;;
     rst) lint_rst || rc=1 ;;
     layers) python3 scripts/check_layers.py || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers]..." >&2; exit 2 ;;
+    litmus) python3 scripts/litmus_code.py || rc=1 ;;
+    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers|litmus]..." >&2; exit 2 ;;
     esac
 done
 exit $rc

@@ -301,6 +301,7 @@ static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
 
 	if (!ring->cons)
 		return;
+	/* litmus: drain-ring begin */
 	cons = ring->cons->consumer_pos;
 	prod = __atomic_load_n(&ring->prod->producer_pos, __ATOMIC_ACQUIRE);
 	if (r->overwrite && prod - cons > whole) {
@@ -346,6 +347,7 @@ static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
 	if (lost != ring->cons->lost_seen && lost_fn)
 		lost_fn(cpu, lost - ring->cons->lost_seen, "ring full", ctx);
 	ring->cons->lost_seen = lost;
+	/* litmus: drain-ring end */
 }
 
 long td_dev_reader_drain(struct td_reader *r, td_record_fn rec_fn,
