@@ -146,11 +146,13 @@ int td_start(void)
 static void td_stop_locked(void)
 {
 	lockdep_assert_held(&td.lock);
+	/* litmus: stop begin */
 	td_counters_stop();
 	td.state = TOPDOWN_STATE_CONFIGURED;
 	td.stop_ns = ktime_get_ns();
 	/* Let a poller drain what is left. */
 	wake_up_interruptible_all(&td.wq);
+	/* litmus: stop end */
 }
 
 /* Process context: RUNNING -> CONFIGURED. */

@@ -667,6 +667,7 @@ static void td_cpu_disarm_ipi(void *info)
 	struct td_cpu *c = this_cpu_ptr(&td_cpus);
 	unsigned long flags;
 
+	/* litmus: cpu-disarm begin */
 	local_irq_save(flags);
 	if (c->active) {
 		raw_write_seqcount_begin(&c->grp_seq);
@@ -676,6 +677,7 @@ static void td_cpu_disarm_ipi(void *info)
 	WRITE_ONCE(c->active, false);
 	WRITE_ONCE(c->rot_on, false);
 	local_irq_restore(flags);
+	/* litmus: cpu-disarm end */
 }
 
 /*

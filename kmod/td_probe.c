@@ -226,9 +226,11 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	u64 now;
 	int cpu;
 
+	/* litmus: probe-active begin */
 	/* Disarmed: touch nothing else (STOP does not wait for this call). */
 	if (!READ_ONCE(c->active))
 		return;
+	/* litmus: probe-active end */
 
 	now = ktime_get_mono_fast_ns();
 	cpu = smp_processor_id();
@@ -312,8 +314,10 @@ int td_probe_attach(void)
  */
 void td_probe_detach(void)
 {
+	/* litmus: probe-detach begin */
 	tracepoint_probe_unregister(td_tp_switch,
 				    (void *)td_probe_sched_switch, NULL);
+	/* litmus: probe-detach end */
 	td_probe_unsynced = true;
 }
 
@@ -326,6 +330,8 @@ void td_probe_sync(void)
 	lockdep_assert_held(&td.lock);
 	if (!td_probe_unsynced)
 		return;
+	/* litmus: probe-sync begin */
 	tracepoint_synchronize_unregister();
+	/* litmus: probe-sync end */
 	td_probe_unsynced = false;
 }

@@ -163,7 +163,9 @@ void td_rings_free(void)
 
 		if (!c->ring)
 			continue;
+		/* litmus: rings-free begin */
 		vfree(c->ring);
+		/* litmus: rings-free end */
 		c->ring = NULL;
 		c->cons = NULL;
 		c->prod = NULL;
@@ -306,10 +308,12 @@ __poll_t td_rings_poll(void)
 /* release() of /dev/topdown: @file no longer holds the consumer pages. */
 void td_rings_forget_reader(struct file *file)
 {
+	/* litmus: forget-reader begin */
 	mutex_lock(&td_rings_lock);
 	if (td.reader == file)
 		td.reader = NULL;
 	mutex_unlock(&td_rings_lock);
+	/* litmus: forget-reader end */
 }
 
 static void td_vm_open(struct vm_area_struct *vma)
@@ -372,6 +376,7 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 	struct td_cpu *c;
 	int ret;
 
+	/* litmus: rings-mmap begin */
 	mutex_lock(&td_rings_lock);
 	ret = -ENODATA;
 	if (td.state == TOPDOWN_STATE_IDLE)
@@ -403,5 +408,6 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 	atomic_inc(&td.nr_maps);
 unlock:
 	mutex_unlock(&td_rings_lock);
+	/* litmus: rings-mmap end */
 	return ret;
 }
