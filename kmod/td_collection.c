@@ -148,7 +148,12 @@ static void td_stop_locked(void)
 	lockdep_assert_held(&td.lock);
 	/* litmus: stop begin */
 	td_counters_stop();
-	td.state = TOPDOWN_STATE_CONFIGURED;
+	/*
+	 * Pairs with td_rings_poll()'s load-acquire: a poll() that sees the
+	 * collection stopped sees every record published before the disarm
+	 * (whose IPIs returned), so it never reports EPOLLHUP over one.
+	 */
+	smp_store_release(&td.state, TOPDOWN_STATE_CONFIGURED);
 	td.stop_ns = ktime_get_ns();
 	/* Let a poller drain what is left. */
 	wake_up_interruptible_all(&td.wq);

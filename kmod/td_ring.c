@@ -285,7 +285,8 @@ __poll_t td_rings_poll(void)
 	/* litmus: rings-poll begin */
 	smp_mb();
 	mutex_lock(&td_rings_lock);
-	state = READ_ONCE(td.state);
+	/* Pairs with td_stop_locked()'s store-release. */
+	state = smp_load_acquire(&td.state);
 	/*
 	 * While collecting, the watermark decides; once stopped, nothing
 	 * more arrives, so any unread record is worth reading, and drained
