@@ -347,6 +347,10 @@ T_BUILD=$(date +%s)
 if suites_ready; then
     build_kernels other
     echo "build (5.10, 6.12-trixie, 7.3): $(($(date +%s) - T_BUILD)) s" >>"$LOGS/times"
+    # The ioctl code against the registry of the newest kernel (7.3's
+    # source comes with the other suites) and of 6.1 and 6.12.
+    step "ioctl code free in ioctl-number.rst of Linux 6.1, 6.12 and 7.3" \
+        python3 scripts/check_ioctl_number.py --need 6.1 --need 6.12 --need 7.3
 fi
 
 echo "== guests ($GUEST_JOBS at a time)"

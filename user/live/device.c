@@ -76,7 +76,12 @@ static int check_module_abi(int fd)
 	memset(&st, 0, sizeof(st));
 	st.size = TOPDOWN_STATUS_SIZE_VER0;
 	if (ioctl(fd, TOPDOWN_IOC_STATUS, &st)) {
-		p_err("reading the module's status: %s", strerror(errno));
+		/* The ioctl code moved in ABI 2: an older module knows none. */
+		if (errno == ENOTTY)
+			p_err("the topdown module does not know this tdctl's ioctls (ENOTTY): it is older than ABI version %d; install a module and tdctl of the same release",
+			      TOPDOWN_ABI_VERSION);
+		else
+			p_err("reading the module's status: %s", strerror(errno));
 		return -1;
 	}
 	if (td_abi_check(&st, err, sizeof(err))) {

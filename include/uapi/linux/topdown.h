@@ -253,7 +253,7 @@
 #include <linux/types.h>
 
 #define TOPDOWN_DEVICE			"/dev/topdown"
-#define TOPDOWN_ABI_VERSION		1
+#define TOPDOWN_ABI_VERSION		2
 
 #define TOPDOWN_MAX_EVENTS		8	/* per group */
 #define TOPDOWN_MAX_GROUPS		8
@@ -670,8 +670,18 @@ struct topdown_status {
  * CONFIGURE, START and STOP change the collection: they need a file
  * opened for writing (O_WRONLY or O_RDWR), EBADF otherwise. GET_CONFIG
  * and STATUS work on any open file.
+ *
+ * The code 0xBD is one that Documentation/userspace-api/ioctl/
+ * ioctl-number.rst leaves free (checked against Linux 6.1, 6.12 and 7.3).
+ * ABI version 1 used 0xB7, which that file gives to nsfs and remoteproc
+ * (its START was NS_GET_NSTYPE, its STOP NS_GET_OWNER_UID), and the move
+ * is why the ABI is version 2: the structs, records and rings are as in
+ * version 1. A program built for version 1 gets ENOTTY from every ioctl
+ * of this module, and a program built with this header gets ENOTTY from
+ * a module of version 1 (STATUS first: tdctl then says the module is
+ * older than itself); the two can only be used with their own kind.
  */
-#define TOPDOWN_IOC_MAGIC		0xB7
+#define TOPDOWN_IOC_MAGIC		0xBD
 /* Configure events, rings and mode; EBUSY while running or mapped. */
 #define TOPDOWN_IOC_CONFIGURE	_IOC(_IOC_WRITE, TOPDOWN_IOC_MAGIC, 0x01, \
 				     TOPDOWN_CONFIG_SIZE_VER0)
