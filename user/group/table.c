@@ -21,6 +21,7 @@ struct table {
 	int n;
 	/* fields by role */
 	int type, time, cgroup_path, cgroup, read_errors, run_ns, run_plain;
+	bool est;			/* coverage and error fields */
 	struct td_field label;		/* plain: "total" over the keys */
 	int col_field[TD_MAX_COLS];	/* view column -> field */
 	/* rotated groups: view column -> its coverage and error fields
@@ -115,6 +116,7 @@ static void build(struct table *t, const struct td_view *v,
 	const char *name;
 
 	memset(t, 0, sizeof(*t));
+	t->est = v->gd || v->est_fields;
 	t->time = -1;
 	t->cgroup_path = -1;
 	t->cgroup = -1;
@@ -216,7 +218,7 @@ static void build(struct table *t, const struct td_view *v,
 							TOPDOWN_NAME_LEN), &cols);
 			w = (int)cols;
 			f = add(t, c->name, NULL, TD_IN_ALL, ecol + c->idx,
-				max_int(w, v->gd ? 28 : v->compact ? 8 :
+				max_int(w, t->est ? 28 : v->compact ? 8 :
 					v->opts.big_num ? 17 : 13));
 			f->group = "counts";
 			f->flags = TD_FIELD_COUNT;
@@ -226,7 +228,7 @@ static void build(struct table *t, const struct td_view *v,
 				mcol + c->idx, 0);
 			w = (int)strlen(f->title);
 			/* rotated: "*-58.7±12.2% [33%]!" (± one column) */
-			f->width = max_int(w, v->gd ? 20 : v->compact ?
+			f->width = max_int(w, t->est ? 20 : v->compact ?
 					   (v->metric_fraction[c->idx] ? 7 : 5) :
 					   8);
 			f->group = "metrics";
@@ -238,7 +240,7 @@ static void build(struct table *t, const struct td_view *v,
 			break;
 		}
 	}
-	if (v->gd)
+	if (t->est)
 		add_est_fields(t, v);
 }
 
@@ -427,11 +429,11 @@ static int row(struct td_emit *e, const struct table *t,
 				break;
 			if (c->idx == 0)
 				td_emit_group(e, "counts");
-			if (!v->gd) {
+			val = &x->count[c->idx];
+			if (!v->gd && !val->estimated && val->valid) {
 				td_emit_uint(e, &f[fi], g->counts[c->idx]);
 				break;
 			}
-			val = &x->count[c->idx];
 			if (e->fmt == TD_EMIT_PLAIN)
 				plain_est(e, &f[fi], val, true);
 			else
@@ -449,7 +451,11 @@ static int row(struct td_emit *e, const struct table *t,
 				td_emit_flag(e, '!');
 				shown |= 2;
 			}
-			if (!v->gd) {
+			/* Without rotation only a row with an unreadable
+			 * count has estimates (or unknowns: too few slices).
+			 */
+			if (!v->gd && !val->estimated &&
+			    (val->valid || val->coverage >= 1)) {
 				td_emit_float(e, &f[fi], val->value,
 					      val->valid);
 				break;
@@ -472,7 +478,7 @@ static int row(struct td_emit *e, const struct table *t,
 	 * metric (JSON objects keyed as "counts" and "metrics", CSV columns
 	 * NAME_coverage and NAME_error); unknown errors are null.
 	 */
-	for (int k = 0; v->gd && k < 2; k++) {
+	for (int k = 0; t->est && k < 2; k++) {
 		td_emit_group(e, k ? "error" : "coverage");
 		for (int i = v->nr_keys; i < v->nr_cols; i++) {
 			const struct td_col *c = &v->col[i];
