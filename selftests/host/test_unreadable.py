@@ -18,6 +18,8 @@ coverage and error; a slice's own metrics are unknown.
  - a file without errors prints as before: no coverage, no error;
  - without rotation, slices with an unreadable count at random: the
    estimates are within their errors of the truth at the normal rates;
+ - read_errors counts the slices with an unreadable count, not the
+   rotated ones (rotated_slices counts those), per row and in total.
 TAP.
 """
 import csv
@@ -246,12 +248,54 @@ def test_truth(tmp):
        "of %d" % (w[0], w[1], w[2], len(zs)))
 
 
+def test_rotated_errors(tmp):
+    """read_errors: error slices only; rotated ones are rotated_slices."""
+    rng = random.Random(5)
+    tasks = [T.Task(700 + i, 700, "rot%d" % i, [3000, 2000, 40 + 10 * i],
+                    [i % 2]) for i in range(3)]
+    sc, _ = T.simulate(rng, ["cycles", "instructions", "branch-misses"],
+                       [[0, 1], [0, 2]], tasks, nr_cpus=2, rotate_ms=2,
+                       duration_ns=100_000_000, p_error=0.05)
+    path = os.path.join(tmp, "rot.td")
+    sc.write(path)
+    rc, out, err = run("report", "-i", path, "--by", "task", "-j")
+    d = json.loads(out) if rc == 0 else {"rows": [], "total": {}}
+    bad = []
+    # the tasks' rows (the idle rows, one per CPU, have no CPU key in
+    # JSON) and the total
+    for row in [r for r in d["rows"] if r["tid"]] + \
+            [dict(d["total"], tid=None)]:
+        mine = [r for r in sc.records
+                if row["tid"] is None or r.pid == row["tid"]]
+        errs = sum(1 for r in mine if r.flags & 0xff and
+                   not r.flags & T.REC_ROTATED)
+        rot = sum(1 for r in mine if r.flags & T.REC_ROTATED)
+        if row.get("read_errors") != errs or row.get("rotated_slices") != rot:
+            bad.append("%s: read_errors %s rotated_slices %s, file %d %d"
+                       % (row["tid"], row.get("read_errors"),
+                          row.get("rotated_slices"), errs, rot))
+    nerr = sum(1 for r in sc.records
+               if r.flags & 0xff and not r.flags & T.REC_ROTATED)
+    nrot = sum(1 for r in sc.records if r.flags & T.REC_ROTATED)
+    ok(rc == 0 and not bad and nerr and nrot,
+       "rotated groups, report -j: read_errors counts the %d error slices, "
+       "rotated_slices the %d rotated ones, per row and in total"
+       % (nerr, nrot), "\n".join(bad[:10]) + err)
+    rc, out, err = run("report", "-i", path, "--csv")
+    rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+    t = [r for r in rows if r["type"] == "total"]
+    ok(t and int(t[0]["read_errors"]) == nerr and
+       int(t[0]["rotated_slices"]) == nrot,
+       "report --csv: the same read_errors and rotated_slices", out[:400])
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="td_unread.") as tmp:
         test_n2_slices(tmp)
         test_n2_tables(tmp)
         test_generic(tmp)
         test_truth(tmp)
+        test_rotated_errors(tmp)
     return plan()
 
 

@@ -510,7 +510,12 @@ void add_to(struct td_group *restrict g, const struct topdown_record *restrict r
 {
 	g->slices++;
 	g->runtime_ns += r->duration_ns;
-	if (r->flags & TOPDOWN_REC_ERROR_MASK)
+	/* A rotated slice carries every error bit of its new group: it was
+	 * measured by none, not unreadable.
+	 */
+	if (r->flags & TOPDOWN_REC_ROTATED)
+		g->rotated++;
+	else if (r->flags & TOPDOWN_REC_ERROR_MASK)
 		g->read_errors++;
 #pragma GCC unroll 8
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
@@ -522,6 +527,7 @@ static void sum_into(struct td_group *g, const struct td_group *s)
 	g->slices += s->slices;
 	g->runtime_ns += s->runtime_ns;
 	g->read_errors += s->read_errors;
+	g->rotated += s->rotated;
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		g->counts[i] += s->counts[i];
 }
@@ -676,6 +682,7 @@ bool td_agg_merge(struct td_agg *dst, const struct td_agg *src)
 			g->slices = 0;
 			g->runtime_ns = 0;
 			g->read_errors = 0;
+			g->rotated = 0;
 			memset(g->counts, 0, sizeof(g->counts));
 		}
 		if (sg->comm_main || !g->comm_main) {

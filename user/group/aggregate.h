@@ -85,7 +85,10 @@ struct td_group {
 	bool comm_main;		/* comm is the process's main thread's */
 	uint64_t slices;
 	uint64_t runtime_ns;
-	uint64_t read_errors;	/* slices with a counter that was unreadable */
+	uint64_t read_errors;	/* slices with a counter that was unreadable
+				 * (rotated ones are not read errors)
+				 */
+	uint64_t rotated;	/* rotated slices: measured by no group */
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 };
 

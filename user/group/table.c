@@ -20,7 +20,8 @@ struct table {
 	struct td_field f[3 * TD_MAX_COLS + 8];
 	int n;
 	/* fields by role */
-	int type, time, cgroup_path, cgroup, read_errors, run_ns, run_plain;
+	int type, time, cgroup_path, cgroup, read_errors, rotated, run_ns;
+	int run_plain;
 	bool est;			/* coverage and error fields */
 	struct td_field label;		/* plain: "total" over the keys */
 	int col_field[TD_MAX_COLS];	/* view column -> field */
@@ -118,6 +119,7 @@ static void build(struct table *t, const struct td_view *v,
 	memset(t, 0, sizeof(*t));
 	t->est = v->gd || v->est_fields;
 	t->time = -1;
+	t->rotated = -1;
 	t->cgroup_path = -1;
 	t->cgroup = -1;
 	t->type = t->n;
@@ -199,6 +201,11 @@ static void build(struct table *t, const struct td_view *v,
 			t->read_errors = t->n;
 			add(t, "read_errors", NULL, TD_IN_JSON | TD_IN_CSV,
 			    -1, 0);
+			if (v->gd) {
+				t->rotated = t->n;
+				add(t, "rotated_slices", NULL,
+				    TD_IN_JSON | TD_IN_CSV, -1, 0);
+			}
 			t->run_plain = t->n;
 			t->col_field[i] = t->n;
 			/* top: %CPU of the interval */
@@ -419,6 +426,8 @@ static int row(struct td_emit *e, const struct table *t,
 		case TD_COL_RUNTIME:
 			td_emit_uint(e, &f[t->run_ns], g->runtime_ns);
 			td_emit_uint(e, &f[t->read_errors], g->read_errors);
+			if (t->rotated >= 0)
+				td_emit_uint(e, &f[t->rotated], g->rotated);
 			td_emit_float(e, &f[t->run_plain],
 				      v->compact && v->interval_ns ?
 				      100.0 * g->runtime_ns / v->interval_ns :
