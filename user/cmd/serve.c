@@ -319,8 +319,14 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 			x->c[k][j] += r->delta[j];
 		return;
 	}
-	if (r->flags & TOPDOWN_REC_ERROR_MASK)
+	/* A count that could not be read is not a 0: the slice is left
+	 * out of every count, as a rotated group's is, so that all counts
+	 * cover the same slices (their ratios are the metrics).
+	 */
+	if (r->flags & TOPDOWN_REC_ERROR_MASK) {
 		g->read_errors++;
+		return;
+	}
 	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
 		g->counts[e] += r->delta[e];
 }
