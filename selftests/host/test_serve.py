@@ -28,6 +28,7 @@ installs them). TAP.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -213,6 +214,82 @@ def check_limits(fixture):
         stop(p)
 
 
+def series(text, family):
+    """{labels text: value} of one family's samples; a label set given
+    twice (two series Prometheus cannot tell apart) is kept in the list
+    'dup'."""
+    got, dup = {}, []
+    for ln in text.splitlines():
+        if ln.startswith(family + "{"):
+            labels, _, v = ln[len(family):].rpartition(" ")
+            if labels in got:
+                dup.append(labels)
+            got[labels] = float(v)
+    return got, dup
+
+
+def check_cgroup_labels(fixture):
+    """Two cgroups, one named with the four characters \\x01 and one
+    with the byte 0x01: two series, each with its own counts."""
+    mnt = None
+    with open("/proc/self/mountinfo") as fh:
+        for ln in fh:
+            f = ln.split()
+            if f[f.index("-") + 1] == "cgroup2":
+                mnt = f[4]
+                break
+    if os.geteuid() != 0 or not mnt:
+        ok(True, "cgroup names that differ by a backslash # SKIP needs root "
+           "and a cgroup2 mount")
+        return
+    names = ["tdsec%d\\x01" % os.getpid(), "tdsec%d\x01" % os.getpid()]
+    # And two paths of 1000 bytes that differ in their last byte only,
+    # longer than a label holds.
+    deep = "tdsec%d/" % os.getpid() + "/".join(["d" * 240] * 4)
+    made = []
+    try:
+        for n in names + [deep + "/x", deep + "/y"]:
+            parts = n.split("/")
+            for i in range(len(parts)):
+                d = os.path.join(mnt, *parts[:i + 1])
+                if not os.path.isdir(d):
+                    os.mkdir(d)
+                    made.append(d)
+        ids = [os.stat(os.path.join(mnt, n)).st_ino for n in
+               names + [deep + "/x", deep + "/y"]]
+        port = free_port()
+        p = subprocess.Popen(
+            [RDBENCH, "--fixture", fixture, "-n", "2000", "--cpus", "2",
+             "--live", "--rate", "1e9"] +
+            sum((["--cgroup-id", str(i)] for i in ids), []) +
+            ["--", "serve", "--listen", "127.0.0.1:%d" % port, "--duration", "20"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            _, _, text = wait_http("http://127.0.0.1:%d/metrics" % port)
+            got, dup = series(text, "topdown_slices_total")
+            mine = {k: v for k, v in got.items() if "tdsec" in k}
+            ok(len(mine) == 4 and not dup and sum(got.values()) == 2000 and
+               all(v > 0 for v in mine.values()),
+               "cgroups named tdsecN\\x01 and tdsecN<0x01>, and two long "
+               "paths that differ in their last byte: four series", got)
+            long = [k for k in mine if "ddd" in k]
+            ok(len(long) == 2 and all(len(k) < 512 and
+                                      re.search(r'\\\\~[0-9a-f]{32}"}$', k)
+                                      for k in long),
+               "a path longer than a label: cut, and ended by \\~ and a hash",
+               long)
+            # The text of the name of every byte that is not printable
+            # ASCII is \xHH, and of a backslash \x5c (as for comms).
+            ok('{cgroup="/%s"}' % names[0].replace("\\", "\\\\x5c") in got and
+               '{cgroup="/%s"}' % names[1].replace("\x01", "\\\\x01") in got,
+               "the backslash is written \\x5c, the byte 0x01 \\x01", list(mine))
+        finally:
+            stop(p)
+    finally:
+        for d in reversed(made):
+            os.rmdir(d)
+
+
 def check_hybrid(tmp):
     """A hybrid set: each event labelled with the CPU kind it counts on."""
     fx = os.path.join(tmp, "fxh")
@@ -296,6 +373,7 @@ def run(tmp):
     events, sums = expected_sums(tmp, fixture)
     check_files(tmp)
     check_limits(fixture)
+    check_cgroup_labels(fixture)
     check_hybrid(tmp)
     check_no_module()
     port, prom = free_port(), free_port()

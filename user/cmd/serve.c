@@ -44,6 +44,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
+#include "base/hash.h"
 #include "base/privs.h"
 #include "group/aggregate.h"
 #include "http/server.h"
@@ -60,6 +63,7 @@
 #define SV_USER		"tdctl-serve"	/* the package's system user */
 #define SV_RETRY_MS	10000	/* reopen the device after this long */
 #define SV_LABEL_MAX	512	/* a group's label values, escaped */
+#define SV_PATH_MAX	4096	/* a cgroup path's bytes shown (PATH_MAX) */
 
 const struct td_opt serve_opts[] = {
 	{ "listen", 'l', 'l', TD_ARG_WORD, "ADDR:PORT",
@@ -188,14 +192,56 @@ static size_t esc_label(char *dst, size_t cap, const char *s, size_t n)
 
 /* ---- groups ----------------------------------------------------------------- */
 
-/* FNV-1a of s, up to a NUL or n bytes: the label text and comm keys. */
-static uint64_t fnv1a(const char *s, size_t n)
+/* The keyed hash (base/hash.h) of s, up to a NUL or n bytes: the label
+ * text and comm keys. Keyed, so that no one can name tasks whose comms
+ * share a key (and so one group) or crowd one run of the table.
+ */
+static uint64_t key_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
+	return td_hash_bytes(s, strnlen(s, n));
+}
 
-	for (size_t i = 0; i < n && s[i]; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+/* A cgroup's path as a label value, escaped: its text as a comm's
+ * (output/text.h: a backslash and every byte that is not printable
+ * UTF-8 as \xNN), so that two paths never give one value. A path too
+ * long for the label keeps its first characters and ends in "\~" and
+ * 32 hex digits of the SHA-256 of the whole path: td_text() writes a
+ * backslash only before 'x', so no path that fits ends so.
+ */
+static void cg_label(char *dst, size_t cap, const char *path)
+{
+	static const char hex[] = "0123456789abcdef";
+	static char t[TD_TEXT_SIZE(SV_PATH_MAX) + 40];
+	size_t n = strlen(path), tl, o = 0, cut = 0;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdn = 0;
+
+	tl = td_text(t, path, n < SV_PATH_MAX ? n : SV_PATH_MAX, NULL);
+	/* esc_label() writes the whole text if its escaped size leaves 7
+	 * bytes of cap; else cut before the character that would not fit
+	 * with the suffix (35 bytes escaped), never inside \xNN.
+	 */
+	for (size_t i = 0, k; i < tl; i += k) {
+		k = t[i] == '\\' ? 4 : (unsigned char)t[i] < 0x80 ? 1 :
+		    (unsigned char)t[i] < 0xe0 ? 2 :
+		    (unsigned char)t[i] < 0xf0 ? 3 : 4;
+		o += k + (t[i] == '\\' || t[i] == '"');
+		if (o + 35 + 7 <= cap)
+			cut = i + k;
+	}
+	if (n <= SV_PATH_MAX && o + 7 <= cap) {
+		esc_label(dst, cap, t, tl);
+		return;
+	}
+	if (!EVP_Digest(path, n, md, &mdn, EVP_sha256(), NULL) || mdn < 16)
+		memset(md, 0, 16);
+	t[cut++] = '\\';
+	t[cut++] = '~';
+	for (int i = 0; i < 16; i++) {
+		t[cut++] = hex[md[i] >> 4];
+		t[cut++] = hex[md[i] & 15];
+	}
+	esc_label(dst, cap, t, cut);
 }
 
 /* The labels of r's group; false if they may change (a cgroup id that
@@ -222,7 +268,7 @@ static bool sv_labels(struct sv *s, const struct topdown_record *r,
 	default:
 		cg = r->cgroup_id ? td_cgroup_path(r->cgroup_id) : NULL;
 		if (cg)
-			esc_label(v, sizeof(v), cg, strlen(cg));
+			cg_label(v, sizeof(v), cg);
 		else
 			snprintf(v, sizeof(v), "id:%llu",
 				 (unsigned long long)r->cgroup_id);
@@ -234,7 +280,7 @@ static bool sv_labels(struct sv *s, const struct topdown_record *r,
 /* The group of these labels; "other" (0) when the table is full. */
 static uint32_t sv_group_of(struct sv *s, const char *labels)
 {
-	size_t i = fnv1a(labels, SIZE_MAX) & (s->lcap - 1);
+	size_t i = td_hash_bytes(labels, strlen(labels)) & (s->lcap - 1);
 
 	while (s->lslot[i]) {
 		if (!strcmp(s->g[s->lslot[i] - 1].labels, labels))
@@ -256,7 +302,7 @@ static uint64_t sv_key(const struct sv *s, const struct topdown_record *r)
 	case TD_BY_PROCESS:
 		return (uint64_t)r->tgid + 1;
 	case TD_BY_COMM:
-		return fnv1a(r->comm, TOPDOWN_COMM_LEN) | 1;
+		return key_hash(r->comm, TOPDOWN_COMM_LEN) | 1;
 	default:
 		return r->cgroup_id + 1;
 	}
