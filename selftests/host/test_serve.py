@@ -228,6 +228,29 @@ def series(text, family):
     return got, dup
 
 
+def check_comm_overflow(fixture):
+    """--by comm --max-series: a process named 'other' and the series of
+    what did not fit are two series (the overflow's label is one no comm
+    can produce)."""
+    port = free_port()
+    names = ["other"] + ["task%d" % i for i in range(9)]
+    p = subprocess.Popen(
+        [RDBENCH, "--fixture", fixture, "-n", "2000", "--cpus", "2", "--live",
+         "--rate", "1e9"] + sum((["--comm", n] for n in names), []) +
+        ["--", "serve", "--listen", "127.0.0.1:%d" % port, "--by", "comm",
+         "--max-series", "4", "--duration", "20"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _, _, text = wait_http("http://127.0.0.1:%d/metrics" % port)
+        got, dup = series(text, "topdown_slices_total")
+        ok(len(got) == 5 and not dup and '{comm="other"}' in got and
+           sum(got.values()) == 2000,
+           "--by comm --max-series 4: the process 'other' and the overflow are "
+           "two series, every record counted once", (got, dup))
+    finally:
+        stop(p)
+
+
 def check_cgroup_labels(fixture):
     """Two cgroups, one named with the four characters \\x01 and one
     with the byte 0x01: two series, each with its own counts."""
@@ -373,6 +396,7 @@ def run(tmp):
     events, sums = expected_sums(tmp, fixture)
     check_files(tmp)
     check_limits(fixture)
+    check_comm_overflow(fixture)
     check_cgroup_labels(fixture)
     check_hybrid(tmp)
     check_no_module()

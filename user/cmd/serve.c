@@ -17,8 +17,9 @@
  * Groups are keyed by their label values (a cgroup's path, not its id:
  * a cgroup re-created under the same path is the same series). At most
  * --max-series groups exist; records of any further group are added to
- * the group "other". Groups are never removed, so a counter never goes
- * backwards when its tasks exit.
+ * the group "other" (cgroup="other", pid="other": no path or pid is
+ * that; for --by comm, SV_OTHER_COMM, which no comm is). Groups are
+ * never removed, so a counter never goes backwards when its tasks exit.
  *
  * With rotated event groups (tdctl load --level 2, -M) each slice was
  * measured by one group: the counts are exported per event group, with a
@@ -64,6 +65,11 @@
 #define SV_RETRY_MS	10000	/* reopen the device after this long */
 #define SV_LABEL_MAX	512	/* a group's label values, escaped */
 #define SV_PATH_MAX	4096	/* a cgroup path's bytes shown (PATH_MAX) */
+/* The overflow group's comm: printable ASCII without a backslash and
+ * longer than a comm (TOPDOWN_COMM_LEN bytes), so no comm's text
+ * (output/text.h) is this.
+ */
+#define SV_OTHER_COMM	"(beyond --max-series)"
 
 const struct td_opt serve_opts[] = {
 	{ "listen", 'l', 'l', TD_ARG_WORD, "ADDR:PORT",
@@ -862,9 +868,10 @@ int do_serve(int argc, char **argv)
 		goto out;
 	}
 	/* Group 0: what does not fit. */
-	snprintf(s->g[0].labels, SV_LABEL_MAX, "%s=\"other\"",
-		 s->by == TD_BY_PROCESS ? "pid=\"other\",comm" :
-		 s->by == TD_BY_COMM ? "comm" : "cgroup");
+	snprintf(s->g[0].labels, SV_LABEL_MAX, "%s",
+		 s->by == TD_BY_PROCESS ? "pid=\"other\",comm=\"other\"" :
+		 s->by == TD_BY_COMM ? "comm=\"" SV_OTHER_COMM "\"" :
+		 "cgroup=\"other\"");
 	s->n = 1;
 	/* With root's rights still: the certificate and key, the socket,
 	 * the rings; then nothing of them is left.
