@@ -177,6 +177,15 @@ static void test_webcfg(void)
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n"
 		"  max_version: TLS12\n",
 		"min_version is above max_version");
+	/* OpenSSL at Debian's security level refuses every TLS 1.0 and
+	 * 1.1 handshake: a file that asks for them is refused, not
+	 * accepted and then failing every such handshake.
+	 */
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS10\n",
+		"line 4: tls_server_config.min_version: TLS10 is not supported");
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS11\n"
+		"  max_version: TLS11\n",
+		"line 4: tls_server_config.min_version: TLS11 is not supported");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: SSL3\n",
 		"'SSL3' is not one of");
 	cfg_bad("http_server_config:\n  http2: true\n", "http2: true is not supported");

@@ -140,6 +140,9 @@ def check_refused_configs(d):
         ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
          "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "cipher_suites: not supported"),
         ("tls_server_config:\n  cert_file: server.crt\n", "missing key_file"),
+        # Not accepted and then failing every TLS 1.0 handshake.
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+         "  min_version: TLS10\n", "min_version: TLS10 is not supported"),
         ("tls_server_config:\n  cert_file: server.crt\n  key_file: nothere.key\n",
          "cannot use key_file"),
         ("tls_server_config:\n  cert_file: server.crt\n  key_file: ca.key\n",

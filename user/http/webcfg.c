@@ -197,6 +197,7 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 		"VerifyClientCertIfGiven", "RequireAndVerifyClientCert",
 	};
 	struct td_webcfg *c = x->c;
+	yaml_node_t *min_node = NULL;
 	yaml_node_pair_t *p;
 	size_t np;
 
@@ -234,6 +235,7 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 			if (tls_version(x, vn, "tls_server_config.min_version",
 					&c->min_version))
 				return -1;
+			min_node = vn;
 		} else if (!strcmp(k, "max_version")) {
 			if (tls_version(x, vn, "tls_server_config.max_version",
 					&c->max_version))
@@ -275,6 +277,17 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 			    auth[c->client_auth]);
 	if (c->min_version > c->max_version)
 		return fail(x, n, "tls_server_config: min_version is above max_version");
+	/* OpenSSL 3 makes TLS 1.0 and 1.1 handshakes only at security
+	 * level 0 (their signatures use SHA-1 and MD5), which would weaken
+	 * TLS 1.2 and 1.3 as well; Debian sets level 2. Accepted, they
+	 * would fail every such handshake: refused here, as every key that
+	 * cannot be honoured.
+	 */
+	if (c->min_version < 0x0303)
+		return fail(x, min_node, "tls_server_config.min_version: TLS1%d is not "
+			    "supported: OpenSSL refuses TLS 1.0 and 1.1 at its "
+			    "security level (write TLS12 or TLS13)",
+			    c->min_version - 0x0301);
 	c->tls = true;
 	return 0;
 }

@@ -13,7 +13,8 @@
  *                               # VerifyClientCertIfGiven,
  *                               # RequireAndVerifyClientCert
  *     client_ca_file: PATH      # PEM CAs that verify client certificates
- *     min_version: TLS12        # TLS10, TLS11, TLS12 (default), TLS13
+ *     min_version: TLS12        # TLS12 (default), TLS13; TLS10 and
+ *                               # TLS11 are refused (OpenSSL's level)
  *     max_version: TLS13        # (default TLS13)
  *     prefer_server_cipher_suites: true
  *   http_server_config:
