@@ -271,6 +271,30 @@ static void test_answer_auth(void)
 	   "a failure is remembered apart from the good one");
 	td_auth_free(a);
 	td_webcfg_free(&c);
+
+	/* bcrypt reads 72 bytes of a password: a longer one is refused,
+	 * not taken for its first 72 bytes (the hash is of 72 'p').
+	 */
+	{
+		static const char cfg72[] =
+			"basic_auth_users:\n"
+			"  u: $2b$04$abcdefghijklmnopqrstuuNt.0ah97gHY3F7JC1Z6EXmQc0bQBhIO\n";
+		char p72[80], p73[80];
+
+		memset(p72, 'p', 72);
+		p72[72] = '\0';
+		memcpy(p73, p72, 72);
+		strcpy(p73 + 72, "X");
+		ok(!td_webcfg_parse(cfg72, strlen(cfg72), NULL, &c, err, sizeof(err)) &&
+		   (a = td_auth_new(&c)) != NULL, "a user whose password is 72 bytes (%s)", err);
+		ok(a && td_auth_verify(a, "u", p72), "the password of 72 bytes passes");
+		ok(a && !td_auth_verify(a, "u", p73),
+		   "the same 72 bytes and one more: refused, not cut to 72");
+		ok(a && td_auth_lookup(a, "u", p73, key) == TD_AUTH_FAIL,
+		   "a password over 72 bytes fails without a bcrypt check");
+		td_auth_free(a);
+		td_webcfg_free(&c);
+	}
 }
 
 int main(void)

@@ -73,6 +73,8 @@ enum td_auth_result td_auth_lookup(struct td_auth *a, const char *user,
 		return TD_AUTH_CHECK;	/* no cache, the slow way */
 	}
 	EVP_MD_CTX_free(md);
+	if (strlen(pass) > TD_AUTH_PASS_MAX)
+		return TD_AUTH_FAIL;
 	for (int i = 0; i < AUTH_OK_SLOTS; i++)
 		if (a->ok_used[i] && !CRYPTO_memcmp(a->ok[i], key, 32))
 			r = TD_AUTH_OK;
@@ -91,6 +93,10 @@ bool td_auth_verify(const struct td_auth *a, const char *user,
 
 	if (!cd)
 		return false;
+	if (strlen(pass) > TD_AUTH_PASS_MAX) {
+		free(cd);
+		return false;
+	}
 	for (int i = 0; i < a->c->nusers; i++)
 		if (!strcmp(a->c->users[i].name, user)) {
 			hash = a->c->users[i].hash;

@@ -12,6 +12,10 @@
  * push a good password out. A user name that does not exist is checked
  * against a dummy hash of the same cost, so the time of an answer does not
  * tell which users exist.
+ *
+ * bcrypt reads at most 72 bytes of a password: a longer one fails at
+ * once (Go's bcrypt.GenerateFromPassword refuses to hash one), so that a
+ * password is never taken for its first 72 bytes.
  */
 #ifndef TD_HTTP_AUTH_H
 #define TD_HTTP_AUTH_H
@@ -20,6 +24,8 @@
 #include <stdint.h>
 
 #include "http/webcfg.h"
+
+#define TD_AUTH_PASS_MAX	72	/* bytes of a password bcrypt reads */
 
 enum td_auth_result {
 	TD_AUTH_OK,
