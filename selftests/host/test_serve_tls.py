@@ -28,6 +28,7 @@ import base64
 import ctypes
 import os
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -162,6 +163,75 @@ def check_refused_configs(d):
            "refused: %s (exit %d)" % (why, p.returncode), p.stderr)
 
 
+def server_cert(port):
+    """The DER certificate serve presents (no verification)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+                return s.getpeercert(binary_form=True)
+    except (OSError, ssl.SSLError):
+        return None
+
+
+def check_reload(d, fixture):
+    """SIGHUP reloads the web configuration and certificates; serve goes
+    on serving (a SIGHUP used to stop it with status 0, which
+    Restart=on-failure does not restart). A file that does not load
+    keeps the old configuration."""
+    r = os.path.join(d, "reload")
+    os.mkdir(r)
+    os.chmod(r, 0o755)
+    for f in ("server.crt", "server.key"):
+        shutil.copy(os.path.join(d, f), r)
+        os.chmod(os.path.join(r, f), 0o644)     # for the user serve becomes
+    web = os.path.join(r, "web.yml")
+    with open(web, "w") as fh:
+        fh.write("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
+    port = free_port()
+    p = subprocess.Popen(
+        [RDBENCH, "--fixture", fixture, "-n", "100", "--cpus", "2", "--live",
+         "--rate", "1e9", "--", "serve", "--listen", "127.0.0.1:%d" % port,
+         "--web.config.file", web, "--duration", "30"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        old = None
+        for _ in range(100):
+            old = server_cert(port)
+            if old:
+                break
+            time.sleep(0.1)
+        # A new key and certificate in place of the old ones.
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt",
+                "ec_paramgen_curve:P-256", "-nodes", "-keyout", "new.key",
+                "-out", "new.crt", "-days", "2", "-subj", "/CN=rotated", cwd=r)
+        for f in ("new.crt", "new.key"):
+            os.chmod(os.path.join(r, f), 0o644)
+        os.rename(os.path.join(r, "new.key"), os.path.join(r, "server.key"))
+        os.rename(os.path.join(r, "new.crt"), os.path.join(r, "server.crt"))
+        p.send_signal(signal.SIGHUP)
+        time.sleep(1)
+        new = server_cert(port)
+        ok(p.poll() is None, "SIGHUP: serve goes on (exit status %r)" % p.poll())
+        ok(old and new and new != old,
+           "SIGHUP: the new certificate is served (%d bytes, was %d)" %
+           (len(new or b""), len(old or b"")))
+        # A configuration that does not load: the old one stays.
+        with open(web, "w") as fh:
+            fh.write("tls_server_config:\n  cert_file: server.crt\n  key_file: gone.key\n")
+        p.send_signal(signal.SIGHUP)
+        time.sleep(1)
+        ok(p.poll() is None and server_cert(port) == new,
+           "SIGHUP with a key that cannot be read: serve goes on, same certificate")
+    finally:
+        stop(p)
+        err = p.stderr.read().decode(errors="replace")
+    ok("gone.key" in err and "reload" in err,
+       "the failed reload is reported, naming the file", err[-600:])
+
+
 def run(d):
     make_certs(d)
     fx = os.path.join(d, "fx")
@@ -178,6 +248,7 @@ def run(d):
                  "basic_auth_users:\n"
                  "  %s: %s\n" % (USER, bcrypt(PASSWORD)))
     check_refused_configs(d)
+    check_reload(d, os.path.join(fx, SET_FIXTURE))
     port, prom = free_port(), free_port()
     procs = []
     try:

@@ -12,7 +12,8 @@
  * connections, TLS and basic authentication from --web.config.file, its
  * limits: http/server.h), which calls sv_answer() for each request. The
  * certificate, the socket and the rings are opened first; then serve
- * drops to --user and every capability (base/privs.h).
+ * drops to --user and every capability (base/privs.h). SIGHUP reads the
+ * web configuration and its certificates again, as that user.
  *
  * Groups are keyed by their label values (a cgroup's path, not its id:
  * a cgroup re-created under the same path is the same series). At most
@@ -754,6 +755,39 @@ static void sv_answer(void *ctx, const struct td_http_req *r,
 	}
 }
 
+/* SIGHUP: read --web.config.file again (sv_reload()). */
+static volatile sig_atomic_t sv_hup;
+
+static void sv_on_hup(int sig)
+{
+	(void)sig;
+	sv_hup = 1;
+}
+
+/* The web configuration and its certificates, read again as the user
+ * serve now is; the old ones stay if they do not load.
+ */
+static void sv_reload(struct td_http *http, const char *file)
+{
+	struct td_webcfg w;
+	char err[512];
+
+	if (!file) {
+		p_info("SIGHUP: no --web.config.file to reload");
+		return;
+	}
+	if (td_webcfg_load(file, &w, err, sizeof(err))) {
+		p_err("SIGHUP: cannot reload --web.config.file %s: %s; serving with the old one",
+		      file, err);
+		return;
+	}
+	if (td_http_reload(http, &w))
+		p_err("SIGHUP: cannot reload --web.config.file %s; serving with the old one",
+		      file);
+	else
+		p_info("SIGHUP: reloaded --web.config.file %s", file);
+}
+
 /* Who serve becomes once the rings are open (base/privs.h): --user, or
  * for root the package's system user, else nobody. A process that is not
  * root keeps its user and sheds its capabilities.
@@ -909,6 +943,7 @@ int do_serve(int argc, char **argv)
 		p_info("serving as %s, without capabilities; no backend ran, and as %s serve cannot open the rings later: restart it once the collection runs",
 		       user.name, user.name);
 	td_catch_signals();
+	signal(SIGHUP, sv_on_hup);
 	p_info("listening on %s/metrics%s", td_http_url(http),
 	       web.nusers ? " (basic authentication)" : "");
 	end = dur ? td_now_ns() + dur : UINT64_MAX;
@@ -920,6 +955,10 @@ int do_serve(int argc, char **argv)
 
 		if (now >= end)
 			break;
+		if (sv_hup) {
+			sv_hup = 0;
+			sv_reload(http, web_file);
+		}
 		sv_open(s, now);
 		sv_cache_expire(s, now);
 		if (s->open)

@@ -63,6 +63,7 @@ struct job {
 
 struct td_http {
 	struct td_http_opts o;
+	struct td_webcfg *own;	/* a reloaded configuration (o.web) */
 	int lfd;
 	char url[300];
 	SSL_CTX *tls;
@@ -168,6 +169,7 @@ static void *auth_thread(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);	/* signals: the loop's */
 	pthread_mutex_lock(&h->mu);
 	for (;;) {
+		struct td_auth *a;
 		struct job *j = NULL;
 
 		for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !j; i++)
@@ -180,10 +182,12 @@ static void *auth_thread(void *arg)
 			continue;
 		}
 		j->state = 3;	/* running */
+		a = h->auth;	/* replaced only while no job runs */
 		pthread_mutex_unlock(&h->mu);
-		j->ok = td_auth_verify(h->auth, j->user, j->pass);
+		j->ok = a && td_auth_verify(a, j->user, j->pass);
 		pthread_mutex_lock(&h->mu);
 		j->state = 2;
+		pthread_cond_broadcast(&h->cv);	/* td_http_reload() waits */
 		/* A full pipe: the loop has a byte to wake it already. */
 		if (write(h->pipe[1], "", 1) < 0)
 			continue;
@@ -473,7 +477,8 @@ static void auth_done(struct td_http *h, uint64_t now)
 			continue;
 		h->stats.auth_checks++;
 		if (c->st == C_AUTH && c->gen == j->gen) {
-			td_auth_remember(h->auth, c->key, j->ok);
+			if (h->auth)
+				td_auth_remember(h->auth, c->key, j->ok);
 			c->auth_ok = j->ok;
 			if (!j->ok)
 				c->status = 401;
@@ -848,6 +853,77 @@ fail:
 	return NULL;
 }
 
+int td_http_reload(struct td_http *h, struct td_webcfg *web)
+{
+	struct td_webcfg *nw = malloc(sizeof(*nw)), *old_own;
+	struct td_auth *auth = NULL, *old_auth;
+	SSL_CTX *tls = NULL, *old_tls;
+	char err[512];
+	bool busy;
+
+	if (!nw) {
+		p_err("out of memory");
+		return -1;
+	}
+	*nw = *web;		/* its strings are ours now */
+	memset(web, 0, sizeof(*web));
+	if (nw->tls != !!h->tls) {
+		p_err("--web.config.file: TLS cannot be turned %s without a restart",
+		      nw->tls ? "on" : "off");
+		goto fail;
+	}
+	if (nw->tls) {
+		tls = tls_context(nw);
+		if (!tls)
+			goto fail;
+	}
+	if (nw->nusers) {
+		auth = td_auth_new(nw);
+		if (!auth) {
+			p_err("out of memory");
+			goto fail;
+		}
+		if (td_auth_selftest(auth, err, sizeof(err))) {
+			p_err("--web.config.file: %s", err);
+			goto fail;
+		}
+	}
+	/* The bcrypt thread reads the users of the check it runs: swap
+	 * once it runs none (at most one check's time). Checks queued
+	 * meanwhile run with the new users.
+	 */
+	pthread_mutex_lock(&h->mu);
+	do {
+		busy = false;
+		for (int i = 0; i < TD_HTTP_AUTH_QUEUE; i++)
+			if (h->jobs[i].state == 3)
+				busy = true;
+		if (busy)
+			pthread_cond_wait(&h->cv, &h->mu);
+	} while (busy);
+	old_auth = h->auth;
+	old_tls = h->tls;
+	old_own = h->own;
+	h->auth = auth;
+	h->tls = tls;		/* connections keep the context they began with */
+	h->own = nw;
+	h->o.web = nw;
+	pthread_mutex_unlock(&h->mu);
+	td_auth_free(old_auth);
+	SSL_CTX_free(old_tls);
+	if (old_own) {
+		td_webcfg_free(old_own);
+		free(old_own);
+	}
+	return 0;
+fail:
+	SSL_CTX_free(tls);
+	td_auth_free(auth);
+	td_webcfg_free(nw);
+	free(nw);
+	return -1;
+}
+
 void td_http_close(struct td_http *h)
 {
 	if (!h)
@@ -869,6 +945,10 @@ void td_http_close(struct td_http *h)
 		close(h->pipe[1]);
 	SSL_CTX_free(h->tls);
 	td_auth_free(h->auth);
+	if (h->own) {
+		td_webcfg_free(h->own);
+		free(h->own);
+	}
 	pthread_mutex_destroy(&h->mu);
 	pthread_cond_destroy(&h->cv);
 	free(h->c);

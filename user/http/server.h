@@ -80,6 +80,13 @@ size_t td_http_pollfds(struct td_http *h, struct pollfd *pfd, uint64_t now);
 void td_http_events(struct td_http *h, const struct pollfd *pfd, size_t n,
 		    uint64_t now);
 const struct td_http_stats *td_http_get_stats(const struct td_http *h);
+/*
+ * Take a new web configuration (SIGHUP): its certificate and key are read
+ * now, new connections use them and its users; connections under way
+ * finish with the old ones. TLS cannot be turned on or off. *web is taken
+ * (left empty) either way; -1 after p_err(), the old configuration kept.
+ */
+int td_http_reload(struct td_http *h, struct td_webcfg *web);
 
 /*
  * The request path without sockets (for td_http_events() and the fuzz
