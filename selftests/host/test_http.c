@@ -41,7 +41,20 @@ static void test_parse(void)
 	   "HTTP/1.0 without Host, lone LFs: HEAD /");
 	st_is("GET /metrics HTTP/1.1\r\nHost: a\r\n", 0, "no empty line yet: incomplete");
 	st_is("GET /metrics HTTP/1.1\r\n\r\n", 400, "HTTP/1.1 without Host");
-	st_is("\r\n", 400, "an empty line only");
+	/* RFC 9112 2.2: empty lines before the request line are ignored
+	 * (a few; a head of nothing but empty lines is refused).
+	 */
+	st_is("\r\n", 0, "an empty line only: the request line is still to come");
+	ok(parse("\r\nGET /metrics HTTP/1.1\r\nHost: a\r\n\r\n", &r) == 200 &&
+	   !strcmp(r.path, "/metrics"), "an empty line (CRLF) before the request line: ignored");
+	ok(parse("\n\r\nHEAD / HTTP/1.0\n\n", &r) == 200 && r.head,
+	   "two empty lines (LF, CRLF) before the request line: ignored");
+	ok(!td_http_head_ends("\r\nGET / HTTP/1.0\r\n", 0, 18) &&
+	   !td_http_head_ends("\r\n\r\nGET / HTTP/1.0\r\n", 2, 20) &&
+	   td_http_head_ends("\r\nGET / HTTP/1.0\r\n\r\n", 18, 20),
+	   "td_http_head_ends: empty lines before the request line end nothing");
+	st_is("\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.0\r\n\r\n", 400,
+	      "nine empty lines before the request line");
 	ok(td_http_head_ends("GET / HTTP/1.0\r\n\r", 0, 17) == false &&
 	   td_http_head_ends("GET / HTTP/1.0\r\n\r\n", 17, 18) &&
 	   td_http_head_ends("GET / HTTP/1.0\n\n", 15, 16),

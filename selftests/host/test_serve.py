@@ -125,6 +125,11 @@ def expected_sums(tmp, fixture):
 
 
 def check_http(port):
+    # A request head not finished in serve's 10 s: 408, then closed
+    # (started now, read at the end).
+    late = socket.create_connection(("127.0.0.1", port))
+    late.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+    t_late = time.monotonic()
     st, ctype, text = http("http://127.0.0.1:%d/metrics" % port)
     ok(st == 200 and ctype.startswith("text/plain; version=0.0.4"),
        "GET /metrics: the text format 0.0.4", ctype)
@@ -163,6 +168,9 @@ def check_http(port):
     r = raw(port, b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
     ok(r.startswith(b"HTTP/1.1 200") and r.endswith(b"\r\n\r\n"),
        "HEAD: the headers only", r[-80:])
+    r = raw(port, b"\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    ok(r.startswith(b"HTTP/1.1 200"),
+       "an empty line before the request line is ignored (RFC 9112 2.2)", r[:80])
     # Clients that connect and say nothing do not block the others.
     idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
     try:
@@ -171,6 +179,15 @@ def check_http(port):
     finally:
         for s in idle:
             s.close()
+    late.settimeout(15)
+    try:
+        r = late.recv(4096)
+    except OSError as e:
+        r = str(e).encode()
+    late.close()
+    ok(r.startswith(b"HTTP/1.1 408 Request Timeout\r\n"),
+       "a request head not finished in 10 s: 408 (after %.1f s)"
+       % (time.monotonic() - t_late), r[:80])
 
 
 def wait_http(url, tries=50):

@@ -445,6 +445,31 @@ static void c_writable(struct td_http *h, struct conn *c, uint64_t now)
 		c->deadline = now + 2000000000ull;
 }
 
+/* No whole request in time: 408, best effort (the socket's buffer takes
+ * it or not; over TLS only once the handshake is done), then closed.
+ */
+static void c_timeout(struct td_http *h, struct conn *c)
+{
+	char *resp = NULL;
+	size_t len = 0, put;
+
+	if (c->ssl && !SSL_is_init_finished(c->ssl))
+		return;
+	if (td_http_answer(h->o.web, h->o.fn, h->o.ctx, 408, &c->r, false,
+			   &resp, &len))
+		return;
+	h->stats.status[4]++;
+	if (c->ssl) {
+		ERR_clear_error();
+		if (SSL_write_ex(c->ssl, resp, len, &put) == 1)
+			SSL_shutdown(c->ssl);
+		ERR_clear_error();
+	} else if (send(c->fd, resp, len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* best effort */
+	}
+	free(resp);
+}
+
 static void c_closing(struct td_http *h, struct conn *c)
 {
 	char sink[4096];
@@ -574,6 +599,8 @@ size_t td_http_pollfds(struct td_http *h, struct pollfd *pfd, uint64_t now)
 		if (now >= c->deadline) {
 			if (c->st != C_CLOSING)
 				h->stats.timed_out++;
+			if (c->st == C_READ)
+				c_timeout(h, c);
 			c_close(h, c);
 			room = true;
 			continue;
