@@ -373,6 +373,66 @@ def check_no_module():
        p.stderr)
 
 
+# Run in a network namespace of its own (unshare -n), whose only
+# interface is its loopback: serve on every address or 0.0.0.0 is
+# reachable from nowhere else.
+NETNS_SCRIPT = r"""
+import json, socket, subprocess, sys, time
+tdctl, port, web = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+def serve(listen, *more):
+    return subprocess.Popen([tdctl, "serve", "--listen", listen, "--duration", "20"]
+                            + list(more), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+def get(host):
+    for _ in range(50):
+        try:
+            with socket.create_connection((host, port), timeout=2) as s:
+                s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+                return s.recv(64).decode(errors="replace")[:12]
+        except OSError:
+            time.sleep(0.1)
+    return None
+def stop(p):
+    p.terminate()
+    return p.communicate(timeout=10)[1]
+out = {}
+p = serve(":%d" % port)
+out["v4"], out["v6"] = get("127.0.0.1"), get("::1")
+out["any"] = stop(p)
+p = serve("0.0.0.0:%d" % port)
+get("127.0.0.1")
+out["v4any"] = stop(p)
+p = serve("127.0.0.1:%d" % port)
+get("127.0.0.1")
+out["lo"] = stop(p)
+print(json.dumps(out))
+"""
+
+
+def check_listen(tmp):
+    """--listen :PORT is every address, IPv6 and IPv4; a non-loopback
+    address without TLS or passwords is warned about at start."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
+        ok(True, "--listen in a network namespace # SKIP needs root, unshare, ip")
+        return
+    p = subprocess.run(["unshare", "-n", sys.executable, "-c", NETNS_SCRIPT, TDCTL,
+                        "10642", ""], capture_output=True, text=True, timeout=120)
+    try:
+        out = json.loads(p.stdout)
+    except ValueError:
+        ok(False, "serve in a network namespace", p.stdout + p.stderr)
+        return
+    ok(out["v4"] == "HTTP/1.1 200" and out["v6"] == "HTTP/1.1 200",
+       "--listen :PORT answers on 127.0.0.1 and on ::1 (dual stack)", out)
+    ok("plain HTTP" in out["any"] and "no password" in out["any"] and
+       "plain HTTP" in out["v4any"] and "no password" in out["v4any"],
+       "--listen :PORT and 0.0.0.0:PORT without TLS or password: warned at start",
+       out["any"] + out["v4any"])
+    ok("warning" not in out["lo"].lower(), "--listen 127.0.0.1:PORT: no warning",
+       out["lo"])
+
+
 def check_files(tmp):
     p = subprocess.run(["promtool", "check", "rules",
                         os.path.join(TOP, "contrib/prometheus/topdown.rules.yml")],
@@ -417,6 +477,7 @@ def run(tmp):
     check_cgroup_labels(fixture)
     check_hybrid(tmp)
     check_no_module()
+    check_listen(tmp)
     port, prom = free_port(), free_port()
     # The shipped rules, evaluated every second instead of every 15 s.
     rules = os.path.join(tmp, "topdown.rules.yml")

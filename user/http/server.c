@@ -15,9 +15,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -685,14 +687,16 @@ const char *td_http_url(const struct td_http *h)
 
 /* ---- setup ------------------------------------------------------------------ */
 
-static int listen_on(const char *addr)
+/* Listen on ADDR:PORT; *ss gets the address bound. */
+static int listen_on(const char *addr, struct sockaddr_storage *ss)
 {
 	char host[256];
 	const char *port, *colon = strrchr(addr, ':');
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
 	struct addrinfo *ai = NULL;
-	int fd = -1, one = 1, r;
+	socklen_t sl;
+	int fd = -1, one = 1, zero = 0, r;
 	size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
 
 	port = colon ? colon + 1 : "";
@@ -708,22 +712,70 @@ static int listen_on(const char *addr)
 		memmove(host, host + 1, hl - 2);
 		host[hl - 2] = '\0';
 	}
-	r = getaddrinfo(*host ? host : NULL, port, &hints, &ai);
-	if (r) {
-		p_err("invalid --listen '%s': %s", addr, gai_strerror(r));
-		return -1;
+	memset(ss, 0, sizeof(*ss));
+	if (!*host) {
+		/* Every address: IPv6 and IPv4 on one socket (dual stack),
+		 * or IPv4 alone where the kernel has no IPv6.
+		 */
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+		struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd >= 0) {
+			a6->sin6_family = AF_INET6;
+			a6->sin6_addr = in6addr_any;
+			a6->sin6_port = htons((uint16_t)atoi(port));
+			sl = sizeof(*a6);
+			if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+				       sizeof(zero))) {
+				close(fd);
+				fd = -1;
+			}
+		}
+		if (fd < 0) {
+			fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+			memset(ss, 0, sizeof(*ss));
+			a4->sin_family = AF_INET;
+			a4->sin_addr.s_addr = htonl(INADDR_ANY);
+			a4->sin_port = htons((uint16_t)atoi(port));
+			sl = sizeof(*a4);
+		}
+	} else {
+		r = getaddrinfo(host, port, &hints, &ai);
+		if (r) {
+			p_err("invalid --listen '%s': %s", addr, gai_strerror(r));
+			return -1;
+		}
+		memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+		sl = ai->ai_addrlen;
+		freeaddrinfo(ai);
+		fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 1024)) {
+	    bind(fd, (struct sockaddr *)ss, sl) || listen(fd, 1024)) {
 		p_err("cannot listen on %s: %s", addr, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
 	}
-	freeaddrinfo(ai);
 	return fd;
+}
+
+/* A loopback address: 127.0.0.0/8, ::1, or 127/8 mapped into IPv6. */
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family != AF_INET6)
+		return false;
+	if (IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr) &&
+	       a6->sin6_addr.s6_addr[12] == 127;
 }
 
 static int accept_any_cert(int ok, X509_STORE_CTX *x)
@@ -816,6 +868,7 @@ fail:
 struct td_http *td_http_open(const struct td_http_opts *o)
 {
 	struct td_http *h = calloc(1, sizeof(*h));
+	struct sockaddr_storage ss;
 	struct rlimit rl;
 	char err[512];
 	size_t want;
@@ -869,9 +922,24 @@ struct td_http *td_http_open(const struct td_http_opts *o)
 			goto fail;
 		}
 	}
-	h->lfd = listen_on(o->listen);
+	h->lfd = listen_on(o->listen, &ss);
 	if (h->lfd < 0)
 		goto fail;
+	/* Reachable from other machines: say what is open to them. */
+	if (!is_loopback(&ss)) {
+		const struct td_webcfg *w = o->web;
+		/* only a verified certificate, required, keeps anyone out */
+		bool certs = w && w->tls && w->client_auth == TD_CA_REQUIRE_VERIFY;
+
+		if (!w || !w->tls)
+			p_warn("--listen %s is not a loopback address and serve speaks plain HTTP: "
+			       "the counters%s cross the network in clear (TLS: --web.config.file)",
+			       o->listen, w && w->nusers ? " and passwords" : "");
+		if ((!w || !w->nusers) && !certs)
+			p_warn("--listen %s is not a loopback address and no password or client "
+			       "certificate is asked: whoever can connect reads the counters of "
+			       "every task (basic_auth_users: --web.config.file)", o->listen);
+	}
 	snprintf(h->url, sizeof(h->url), "%s://%s", h->tls ? "https" : "http",
 		 o->listen);
 	return h;
