@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "http/auth.h"
 #include "http/request.h"
@@ -310,11 +311,62 @@ static void test_answer_auth(void)
 	}
 }
 
+static double verify_s(const struct td_auth *a, const char *user,
+		       const char *pass)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	td_auth_verify(a, user, pass);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/* auth.h: the time of a check does not tell which users exist. With
+ * users of bcrypt costs 4 and 10, a wrong password for either and any
+ * password for a user that does not exist take the time of cost 10
+ * (the fastest of 5 runs each: the least disturbed by other load).
+ */
+static void test_auth_timing(void)
+{
+	static const char cfg[] =
+		"basic_auth_users:\n"
+		"  cheap: $2b$04$abcdefghijklmnopqrstuuAvlEesT7KQbYYxu0SaQyHxkKTWXLLgK\n"
+		"  dear: $2b$10$abcdefghijklmnopqrstuuKYsNjQ5ZhxxlIbwAgtNUotzlWXRbbd.\n";
+	const char *who[3] = { "cheap", "dear", "nobody" };
+	double t[3] = { 1e9, 1e9, 1e9 };
+	struct td_webcfg c;
+	struct td_auth *a;
+	char err[512] = "";
+
+	a = td_webcfg_parse(cfg, strlen(cfg), NULL, &c, err, sizeof(err)) ? NULL :
+	    td_auth_new(&c);
+	if (!a) {
+		ok(0, "users of costs 4 and 10 (%s)", err);
+		return;
+	}
+	ok(td_auth_verify(a, "cheap", "cheap") && td_auth_verify(a, "dear", "dear"),
+	   "both users' passwords pass");
+	for (int run = 0; run < 5; run++)
+		for (int i = 0; i < 3; i++) {
+			double s = verify_s(a, who[i], "wrong");
+
+			if (s < t[i])
+				t[i] = s;
+		}
+	ok(t[0] > 0.5 * t[2] && t[0] < 2 * t[2] && t[1] > 0.5 * t[2] && t[1] < 2 * t[2],
+	   "a wrong password for users of cost 4 and 10 and an unknown user: "
+	   "%.1f, %.1f and %.1f ms (within a factor 2)", t[0] * 1e3, t[1] * 1e3, t[2] * 1e3);
+	td_auth_free(a);
+	td_webcfg_free(&c);
+}
+
 int main(void)
 {
 	test_parse();
 	test_base64();
 	test_webcfg();
 	test_answer_auth();
+	test_auth_timing();
 	return tap_done();
 }
