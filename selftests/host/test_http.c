@@ -132,6 +132,12 @@ static const char good_cfg[] =
 	"basic_auth_users:\n"
 	"  prom: $2b$04$h.oAUvs/p5Y3MmRH.E5bZeXLqlUXBVtzgepkiOcu8m04D8Zur8PLO\n";
 
+static int cfg_parse(const char *text, struct td_webcfg *c, char *err,
+		     size_t errlen)
+{
+	return td_webcfg_parse(text, strlen(text), NULL, c, err, errlen);
+}
+
 static void cfg_bad(const char *text, const char *why)
 {
 	struct td_webcfg c;
@@ -160,12 +166,38 @@ static void test_webcfg(void)
 	   "an empty file: plain HTTP, no users");
 	ok(!td_webcfg_parse("basic_auth_users:\n", 18, NULL, &c, err, sizeof(err)) &&
 	   !c.tls && !c.nusers, "an empty basic_auth_users");
+	/* cipher_suites and curve_preferences in Go's names, as the
+	 * toolkit takes them: TLS 1.2 suites of Go's tls.CipherSuites().
+	 */
+	ok(!cfg_parse("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		      "  cipher_suites:\n    - TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA\n"
+		      "    - TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256\n"
+		      "  curve_preferences: [X25519, CurveP256]\n", &c, err,
+		      sizeof(err)) && c.nciphers == 2 && c.ncurves == 2 &&
+	   !strcmp(td_web_ciphers[c.ciphers[0]].openssl, "ECDHE-RSA-AES128-SHA") &&
+	   !strcmp(td_web_ciphers[c.ciphers[1]].openssl, "ECDHE-ECDSA-CHACHA20-POLY1305") &&
+	   !strcmp(td_web_curves[c.curves[0]].openssl, "X25519") &&
+	   !strcmp(td_web_curves[c.curves[1]].openssl, "P-256"),
+	   "cipher_suites and curve_preferences: Go's names, in order (%s)", err);
+	td_webcfg_free(&c);
+	ok(!cfg_parse("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		      "  cipher_suites: []\n", &c, err, sizeof(err)) &&
+	   !c.nciphers, "cipher_suites: []: the defaults (%s)", err);
+	td_webcfg_free(&c);
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
 		"  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
-		"line 4: tls_server_config.cipher_suites: not supported");
+		"line 4: tls_server_config.cipher_suites: TLS_AES_128_GCM_SHA256 is a TLS 1.3 suite");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
-		"  curve_preferences: [X25519]\n",
-		"curve_preferences: not supported");
+		"  cipher_suites: [TLS_RSA_WITH_AES_128_CBC_SHA]\n",
+		"'TLS_RSA_WITH_AES_128_CBC_SHA' is not one of TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, "
+		"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA]\n", "is given twice");
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  cipher_suites: TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA\n", "expected a list");
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  curve_preferences: [P-256]\n",
+		"line 4: tls_server_config.curve_preferences: 'P-256' is not one of CurveP256");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  keyfile: b\n", "unknown key 'keyfile'");
 	cfg_bad("tls_config:\n  cert_file: a\n", "unknown key 'tls_config'");
 	cfg_bad("tls_server_config:\n  cert_file: a\n", "missing key_file");

@@ -139,7 +139,14 @@ def check_refused_configs(d):
     good_users = "basic_auth_users:\n  %s: %s\n" % (USER, bcrypt(PASSWORD, 4))
     cases = [
         ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
-         "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "cipher_suites: not supported"),
+         "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+         "cipher_suites: TLS_AES_128_GCM_SHA256 is a TLS 1.3 suite"),
+        # Go's insecure list: exporter-toolkit refuses it too.
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+         "  cipher_suites: [TLS_RSA_WITH_AES_128_CBC_SHA]\n",
+         "'TLS_RSA_WITH_AES_128_CBC_SHA' is not one of"),
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+         "  curve_preferences: [X448]\n", "'X448' is not one of"),
         ("tls_server_config:\n  cert_file: server.crt\n", "missing key_file"),
         # Not accepted and then failing every TLS 1.0 handshake.
         ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
@@ -174,6 +181,72 @@ def server_cert(port):
                 return s.getpeercert(binary_form=True)
     except (OSError, ssl.SSLError):
         return None
+
+
+def s_client(port, *args):
+    """Does a handshake with openssl s_client and these options succeed?"""
+    p = subprocess.run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % port,
+                        "-brief"] + list(args), stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=20)
+    return p.returncode == 0
+
+
+def tls12_suites(port, names):
+    """The TLS 1.2 suites of names a handshake succeeds with."""
+    return {n for n in names if s_client(port, "-tls1_2", "-cipher", n + ":@SECLEVEL=0")}
+
+
+def check_ciphers(d, fixture):
+    """With an RSA certificate, TLS 1.2 offers ECDHE with AEAD suites only
+    by default (as Go does); cipher_suites and curve_preferences, in
+    exporter-toolkit's (Go's) names, are honoured."""
+    c = os.path.join(d, "rsa")
+    os.mkdir(c)
+    os.chmod(c, 0o755)
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key",
+            "-out", "server.crt", "-days", "2", "-subj", "/CN=rsa", cwd=c)
+    for f in ("server.crt", "server.key"):
+        os.chmod(os.path.join(c, f), 0o644)
+    p = subprocess.run(["openssl", "ciphers", "-v", "ALL:@SECLEVEL=0"],
+                       capture_output=True, text=True, check=True)
+    names = [ln.split()[0] for ln in p.stdout.splitlines()
+             if ln.split()[1] in ("TLSv1.2", "TLSv1", "SSLv3") and "Au=RSA" in ln]
+    cases = [
+        ("", {"ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-RSA-AES256-GCM-SHA384",
+              "ECDHE-RSA-CHACHA20-POLY1305"}),
+        ("  cipher_suites:\n    - TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA\n"
+         "    - TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384\n"
+         "  curve_preferences: [CurveP384]\n",
+         {"ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-GCM-SHA384"}),
+    ]
+    for extra, want in cases:
+        web = os.path.join(c, "web.yml")
+        with open(web, "w") as fh:
+            fh.write("tls_server_config:\n  cert_file: server.crt\n"
+                     "  key_file: server.key\n" + extra)
+        port = free_port()
+        p = subprocess.Popen(
+            [RDBENCH, "--fixture", fixture, "-n", "100", "--cpus", "2", "--live",
+             "--rate", "1e9", "--", "serve", "--listen", "127.0.0.1:%d" % port,
+             "--web.config.file", web, "--duration", "60"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                if s_client(port):
+                    break
+                time.sleep(0.1)
+            got = tls12_suites(port, names)
+            ok(got == want, "TLS 1.2 with an RSA certificate, %s: %d suites of %d "
+               "tried, %s" % ("cipher_suites and curve_preferences" if extra else
+                              "by default", len(got), len(names), sorted(got)),
+               "want %s" % sorted(want))
+            if extra:
+                ok(s_client(port, "-groups", "P-384") and
+                   not s_client(port, "-groups", "X25519") and
+                   not s_client(port, "-tls1_2", "-groups", "X25519"),
+                   "curve_preferences [CurveP384]: P-384 only, TLS 1.2 and 1.3")
+        finally:
+            stop(p)
 
 
 def check_reload(d, fixture):
@@ -249,6 +322,7 @@ def run(d):
                  "  %s: %s\n" % (USER, bcrypt(PASSWORD)))
     check_refused_configs(d)
     check_reload(d, os.path.join(fx, SET_FIXTURE))
+    check_ciphers(d, os.path.join(fx, SET_FIXTURE))
     port, prom = free_port(), free_port()
     procs = []
     try:

@@ -796,6 +796,57 @@ static void tls_err(const char *what, const char *file)
 	ERR_clear_error();
 }
 
+/* The suites of TLS 1.2 (cipher_suites; by default those of ECDHE with
+ * an AEAD cipher, as Go offers) and the curves (curve_preferences; by
+ * default OpenSSL's). Each one named must be there, or the file is
+ * refused. TLS 1.3's suites are OpenSSL's, all of them AEAD.
+ */
+static int tls_suites(SSL_CTX *ctx, const struct td_webcfg *w)
+{
+	char list[512];
+	size_t o = 0;
+	int n = w->nciphers ? w->nciphers : TD_WEB_CIPHERS_AEAD;
+
+	for (int i = 0; i < n; i++) {
+		const char *name = td_web_ciphers[w->nciphers ? w->ciphers[i] : i].openssl;
+
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+				      i ? ":" : "", name);
+	}
+	if (SSL_CTX_set_cipher_list(ctx, list) != 1) {
+		tls_err("cannot use the cipher suites", list);
+		return -1;
+	}
+	for (int i = 0; i < w->nciphers; i++) {
+		const struct td_web_name *c = &td_web_ciphers[w->ciphers[i]];
+		struct stack_st_SSL_CIPHER *sk = SSL_CTX_get_ciphers(ctx);
+		bool found = false;
+
+		for (int k = 0; sk && k < sk_SSL_CIPHER_num(sk); k++)
+			if (!strcmp(SSL_CIPHER_get_name(sk_SSL_CIPHER_value(sk, k)),
+				    c->openssl))
+				found = true;
+		if (!found) {
+			p_err("--web.config.file: tls_server_config.cipher_suites: %s "
+			      "(OpenSSL's %s) is not available here",
+			      c->go, c->openssl);
+			return -1;
+		}
+	}
+	o = 0;
+	list[0] = '\0';
+	for (int i = 0; i < w->ncurves; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+				      i ? ":" : "",
+				      td_web_curves[w->curves[i]].openssl);
+	if (w->ncurves && SSL_CTX_set1_groups_list(ctx, list) != 1) {
+		tls_err("cannot use the curve_preferences", list);
+		return -1;
+	}
+	ERR_clear_error();
+	return 0;
+}
+
 static SSL_CTX *tls_context(const struct td_webcfg *w)
 {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
@@ -816,6 +867,8 @@ static SSL_CTX *tls_context(const struct td_webcfg *w)
 		tls_err("TLS versions not available", NULL);
 		goto fail;
 	}
+	if (tls_suites(ctx, w))
+		goto fail;
 	if (SSL_CTX_use_certificate_chain_file(ctx, w->cert_file) != 1) {
 		tls_err("cannot use cert_file", w->cert_file);
 		goto fail;
