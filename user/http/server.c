@@ -45,6 +45,8 @@ struct conn {
 	SSL *ssl;
 	short want;		/* TLS: the event OpenSSL waits for */
 	uint64_t since, deadline;
+	uint64_t stall;		/* WRITE: closed if no byte goes out by then */
+	uint64_t peer;		/* the client's address (its IPv6 /64) */
 	char *req;		/* TD_HTTP_HEAD_MAX bytes */
 	size_t rlen;
 	struct td_http_req r;
@@ -339,11 +341,21 @@ static ssize_t c_write(struct td_http *h, struct conn *c, const char *buf,
 	return k;
 }
 
+/* Answers held for clients of this address. */
+static size_t busy_of(const struct td_http *h, uint64_t peer)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->nc; i++)
+		n += h->c[i].st == C_WRITE && h->c[i].peer == peer;
+	return n;
+}
+
 static void c_answer(struct td_http *h, struct conn *c, uint64_t now)
 {
 	int cls;
 
-	if (h->busy >= TD_HTTP_BUSY_MAX) {
+	if (h->busy >= TD_HTTP_BUSY_MAX || busy_of(h, c->peer) >= TD_HTTP_BUSY_PEER) {
 		c->st = C_WAIT;
 		return;
 	}
@@ -364,6 +376,7 @@ static void c_answer(struct td_http *h, struct conn *c, uint64_t now)
 	c->want = POLLOUT;
 	c->off = 0;
 	c->deadline = now + TD_HTTP_TIMEOUT_MS * 1000000ull;
+	c->stall = now + TD_HTTP_STALL_MS * 1000000ull;
 }
 
 /* A whole head arrived (or an error): authenticate, then answer. */
@@ -435,6 +448,7 @@ static void c_writable(struct td_http *h, struct conn *c, uint64_t now)
 			return;
 		}
 		c->off += (size_t)n;
+		c->stall = now + TD_HTTP_STALL_MS * 1000000ull;
 	}
 	free(c->resp);
 	c->resp = NULL;
@@ -539,8 +553,34 @@ static size_t free_slot(struct td_http *h, bool evict)
 	return old;
 }
 
+/* A client's address as a key: IPv4 (also mapped into IPv6), or the
+ * /64 of IPv6, which one host may hold whole.
+ */
+static uint64_t peer_key(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)ss;
+	uint64_t k = 0;
+
+	if (ss->ss_family == AF_INET)
+		return (uint64_t)ntohl(a4->sin_addr.s_addr);
+	if (ss->ss_family != AF_INET6)
+		return 0;
+	if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+		return (uint64_t)a6->sin6_addr.s6_addr[12] << 24 |
+		       (uint64_t)a6->sin6_addr.s6_addr[13] << 16 |
+		       (uint64_t)a6->sin6_addr.s6_addr[14] << 8 |
+		       a6->sin6_addr.s6_addr[15];
+	for (int i = 0; i < 8; i++)
+		k = k << 8 | a6->sin6_addr.s6_addr[i];
+	return k | 1ull << 63 | 1;	/* never an IPv4 key */
+}
+
 static void accept_all(struct td_http *h, uint64_t now)
 {
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
 	for (int k = 0; k < 256; k++) {
 		size_t slot = free_slot(h, false);
 		struct conn *c;
@@ -548,7 +588,9 @@ static void accept_all(struct td_http *h, uint64_t now)
 
 		if (slot == NO_SLOT)
 			return;
-		fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		sl = sizeof(ss);
+		fd = accept4(h->lfd, (struct sockaddr *)&ss, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
 		slot = free_slot(h, true);
@@ -574,6 +616,7 @@ static void accept_all(struct td_http *h, uint64_t now)
 		c->want = POLLIN;
 		c->rlen = 0;
 		c->since = now;
+		c->peer = peer_key(&ss);
 		c->deadline = now + TD_HTTP_TIMEOUT_MS * 1000000ull;
 		h->stats.accepted++;
 		h->stats.conns++;
@@ -598,7 +641,8 @@ size_t td_http_pollfds(struct td_http *h, struct pollfd *pfd, uint64_t now)
 			room = true;
 			continue;
 		}
-		if (now >= c->deadline) {
+		if (now >= c->deadline ||
+		    (c->st == C_WRITE && now >= c->stall)) {
 			if (c->st != C_CLOSING)
 				h->stats.timed_out++;
 			if (c->st == C_READ)

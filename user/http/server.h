@@ -13,8 +13,11 @@
  *     within TD_HTTP_TIMEOUT_MS of the connection (TLS handshake
  *     included; 408 and closed after), its answer sent within as long
  *     again;
- *   - at most TD_HTTP_BUSY_MAX answers held in memory at once: further
- *     complete requests wait for one to finish;
+ *   - at most TD_HTTP_BUSY_MAX answers held in memory at once, at most
+ *     TD_HTTP_BUSY_PEER of them for one client address (IPv4, or IPv6
+ *     /64): further complete requests wait for one to finish; a client
+ *     that takes no byte of its answer in TD_HTTP_STALL_MS is closed, so
+ *     clients that do not read hold little for long;
  *   - bcrypt checks of passwords not seen before run on one thread of
  *     their own, at most TD_HTTP_AUTH_QUEUE waiting (429 beyond), so
  *     password guessing never stalls the loop.
@@ -33,6 +36,8 @@
 #define TD_HTTP_HEAD_MAX	8192
 #define TD_HTTP_TIMEOUT_MS	10000
 #define TD_HTTP_BUSY_MAX	32
+#define TD_HTTP_BUSY_PEER	8	/* of them for one client address */
+#define TD_HTTP_STALL_MS	2000	/* an answer no byte of went out */
 #define TD_HTTP_AUTH_QUEUE	16
 
 /* What the handler answers: status 200, 404, 500, ...; body malloc()ed
