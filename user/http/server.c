@@ -58,9 +58,11 @@ struct conn {
 };
 
 struct job {
-	int state;		/* 0 free, 1 queued, 2 done */
+	int state;		/* 0 free, 1 queued, 2 done, 3 running */
 	size_t conn;
 	uint32_t gen;
+	uint64_t peer;		/* the client's address (conn.peer) */
+	uint64_t seq;		/* the order of queueing: checked first in */
 	char user[TD_HTTP_CRED_MAX], pass[TD_HTTP_CRED_MAX];
 	bool ok;
 };
@@ -83,6 +85,7 @@ struct td_http {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct job jobs[TD_HTTP_AUTH_QUEUE];
+	uint64_t job_seq;
 	int pipe[2];
 };
 
@@ -176,8 +179,9 @@ static void *auth_thread(void *arg)
 		struct td_auth *a;
 		struct job *j = NULL;
 
-		for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !j; i++)
-			if (h->jobs[i].state == 1)
+		for (int i = 0; i < TD_HTTP_AUTH_QUEUE; i++)
+			if (h->jobs[i].state == 1 &&
+			    (!j || h->jobs[i].seq < j->seq))
 				j = &h->jobs[i];
 		if (!j) {
 			if (h->thr_stop)
@@ -201,12 +205,13 @@ static void *auth_thread(void *arg)
 }
 
 /* Queue c's credentials for the bcrypt thread: false if the queue is
- * full.
+ * full, or holds TD_HTTP_AUTH_PEER checks of c's address already.
  */
 static bool auth_queue(struct td_http *h, size_t slot)
 {
 	struct conn *c = &h->c[slot];
 	bool queued = false;
+	int mine = 0;
 
 	if (!h->thr_up) {
 		if (pthread_create(&h->thr, NULL, auth_thread, h))
@@ -214,13 +219,19 @@ static bool auth_queue(struct td_http *h, size_t slot)
 		h->thr_up = true;
 	}
 	pthread_mutex_lock(&h->mu);
-	for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !queued; i++) {
+	for (int i = 0; i < TD_HTTP_AUTH_QUEUE; i++)
+		mine += (h->jobs[i].state == 1 || h->jobs[i].state == 3) &&
+			h->jobs[i].peer == c->peer;
+	for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !queued &&
+	     mine < TD_HTTP_AUTH_PEER; i++) {
 		struct job *j = &h->jobs[i];
 
 		if (j->state)
 			continue;
 		j->conn = slot;
 		j->gen = c->gen;
+		j->peer = c->peer;
+		j->seq = h->job_seq++;
 		memcpy(j->user, c->r.user, sizeof(j->user));
 		memcpy(j->pass, c->r.pass, sizeof(j->pass));
 		j->state = 1;

@@ -19,8 +19,10 @@
  *     that takes no byte of its answer in TD_HTTP_STALL_MS is closed, so
  *     clients that do not read hold little for long;
  *   - bcrypt checks of passwords not seen before run on one thread of
- *     their own, at most TD_HTTP_AUTH_QUEUE waiting (429 beyond), so
- *     password guessing never stalls the loop.
+ *     their own, in the order they came, at most TD_HTTP_AUTH_QUEUE
+ *     waiting and TD_HTTP_AUTH_PEER of one client address (429 beyond),
+ *     so password guessing never stalls the loop, and guesses from one
+ *     address delay another's check by at most TD_HTTP_AUTH_PEER checks.
  */
 #ifndef TD_HTTP_SERVER_H
 #define TD_HTTP_SERVER_H
@@ -39,6 +41,7 @@
 #define TD_HTTP_BUSY_PEER	8	/* of them for one client address */
 #define TD_HTTP_STALL_MS	2000	/* an answer no byte of went out */
 #define TD_HTTP_AUTH_QUEUE	16
+#define TD_HTTP_AUTH_PEER	1	/* of them for one client address */
 
 /* What the handler answers: status 200, 404, 500, ...; body malloc()ed
  * (the server frees it), or NULL with len 0.
