@@ -33,6 +33,7 @@
 #include <openssl/ssl.h>
 
 #include "base/common.h"
+#include "base/hash.h"
 #include "http/auth.h"
 #include "http/server.h"
 
@@ -86,10 +87,62 @@ struct td_http {
 	pthread_cond_t cv;
 	struct job jobs[TD_HTTP_AUTH_QUEUE];
 	uint64_t job_seq;
+	/* connections per client address: open addressing, keys kept at
+	 * count 0 until the table is rebuilt (peers_add())
+	 */
+	struct peer { uint64_t key; uint32_t n; bool used; } *peers;
+	size_t npeers_cap, npeers_used;
 	int pipe[2];
 };
 
 #define NO_SLOT ((size_t)-1)
+
+/* ---- connections per client address --------------------------------- */
+
+static struct peer *peer_find(struct td_http *h, uint64_t key)
+{
+	size_t i = td_hash2(key, 0) & (h->npeers_cap - 1);
+
+	while (h->peers[i].used && h->peers[i].key != key)
+		i = (i + 1) & (h->npeers_cap - 1);
+	return &h->peers[i];
+}
+
+/* One connection more (d 1: it is open already) or less (d -1). */
+static void peers_add(struct td_http *h, uint64_t key, int d);
+
+/* The table holds every address seen since it was last rebuilt: rebuild
+ * it from the open connections once half of it is taken.
+ */
+static void peers_rebuild(struct td_http *h)
+{
+	memset(h->peers, 0, h->npeers_cap * sizeof(*h->peers));
+	h->npeers_used = 0;
+	for (size_t i = 0; i < h->nc; i++)
+		if (h->c[i].st != C_FREE)
+			peers_add(h, h->c[i].peer, 1);
+}
+
+static void peers_add(struct td_http *h, uint64_t key, int d)
+{
+	struct peer *p = peer_find(h, key);
+
+	if (!p->used) {
+		if (d < 0)
+			return;
+		if (h->npeers_used * 2 >= h->npeers_cap) {
+			peers_rebuild(h);	/* counts the new one, open now */
+			return;
+		}
+		p->used = true;
+		p->key = key;
+		h->npeers_used++;
+	}
+	if (d > 0)
+		p->n++;
+	else if (p->n)
+		p->n--;
+}
 
 /* ---- answers (no I/O) --------------------------------------------------- */
 
@@ -265,6 +318,7 @@ static void c_close(struct td_http *h, struct conn *c)
 	c->st = C_FREE;
 	c->gen++;
 	h->stats.conns--;
+	peers_add(h, c->peer, -1);
 }
 
 /* What c's I/O waits for: 0 nothing, else the poll events. */
@@ -541,21 +595,33 @@ static void auth_done(struct td_http *h, uint64_t now)
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* The slot for a new connection: a free one, or the oldest that has not
- * sent a whole request (closed to make room).
+/* The slot for a new connection: a free one, or one closed to make room:
+ * the oldest that was answered and waits for the client to close, else
+ * the oldest that has not sent a whole request of the address that holds
+ * the most connections (a flood from one address makes room from its
+ * own).
  */
 static size_t free_slot(struct td_http *h, bool evict)
 {
-	size_t old = NO_SLOT;
+	size_t old = NO_SLOT, most = 0;
 
 	for (size_t i = 0; i < h->nc; i++) {
 		const struct conn *c = &h->c[i];
+		size_t n;
 
 		if (c->st == C_FREE)
 			return i;
-		if ((c->st == C_READ || c->st == C_CLOSING) &&
-		    (old == NO_SLOT || c->since < h->c[old].since))
+		if (c->st == C_CLOSING)
+			n = SIZE_MAX;
+		else if (c->st == C_READ)
+			n = peer_find(h, c->peer)->n;
+		else
+			continue;
+		if (old == NO_SLOT || n > most ||
+		    (n == most && c->since < h->c[old].since)) {
 			old = i;
+			most = n;
+		}
 	}
 	if (old != NO_SLOT && evict) {
 		c_close(h, &h->c[old]);
@@ -628,6 +694,7 @@ static void accept_all(struct td_http *h, uint64_t now)
 		c->rlen = 0;
 		c->since = now;
 		c->peer = peer_key(&ss);
+		peers_add(h, c->peer, 1);
 		c->deadline = now + TD_HTTP_TIMEOUT_MS * 1000000ull;
 		h->stats.accepted++;
 		h->stats.conns++;
@@ -1008,7 +1075,10 @@ struct td_http *td_http_open(const struct td_http_opts *o)
 	h->nc = h->o.max_conns;
 	h->c = calloc(h->nc, sizeof(*h->c));
 	h->pmap = calloc(h->nc + 2, sizeof(*h->pmap));
-	if (!h->c || !h->pmap || pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC)) {
+	for (h->npeers_cap = 64; h->npeers_cap < 4 * h->nc; h->npeers_cap *= 2)
+		;
+	h->peers = calloc(h->npeers_cap, sizeof(*h->peers));
+	if (!h->c || !h->pmap || !h->peers || pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC)) {
 		p_err("out of memory");
 		goto fail;
 	}
@@ -1156,5 +1226,6 @@ void td_http_close(struct td_http *h)
 	pthread_cond_destroy(&h->cv);
 	free(h->c);
 	free(h->pmap);
+	free(h->peers);
 	free(h);
 }

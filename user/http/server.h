@@ -6,9 +6,11 @@
  *
  * Bounded by construction:
  *   - at most max_conns connections; when all are taken, a new one
- *     closes the oldest connection that has not sent a whole request
- *     yet (an idle or slow client), so idle connections cannot lock
- *     scrapers out;
+ *     closes the oldest that was answered and waits for the client to
+ *     close, else the oldest that has not sent a whole request yet (an
+ *     idle or slow client) of the client address (IPv4, or IPv6 /64)
+ *     that holds the most connections, so idle connections cannot lock
+ *     scrapers out and a flood from one address closes its own;
  *   - a request head of at most TD_HTTP_HEAD_MAX bytes (431 beyond), sent
  *     within TD_HTTP_TIMEOUT_MS of the connection (TLS handshake
  *     included; 408 and closed after), its answer sent within as long
