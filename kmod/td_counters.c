@@ -200,7 +200,7 @@ static void td_retry_install(struct td_cpu *c, const struct td_retry *r)
 
 static void td_cpu_retry_ipi(void *info)
 {
-	td_retry_install(this_cpu_ptr(&td_cpus), info);
+	td_retry_install(this_cpu_ptr(td_cpus), info);
 }
 
 static bool td_ev_in_error(struct perf_event *ev)
@@ -287,7 +287,7 @@ static unsigned int td_retry_wait(unsigned int fails)
  */
 static void td_cpu_retry_locked(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	u32 errors = td_cpu_errors(c), i;
 	struct perf_event *stale[TOPDOWN_MAX_EVENTS] = { };
 	struct td_retry r = { .errors = errors };
@@ -343,7 +343,7 @@ static void td_cpu_retry_locked(unsigned int cpu)
  */
 static void td_cpu_retry(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 	cpus_read_lock();
 	mutex_lock(&c->rot_lock);
@@ -391,7 +391,7 @@ static u8 td_evstate(struct perf_event *ev)
  */
 void td_counters_ev_state(unsigned int cpu, struct topdown_cpu_stats *s)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	u32 g, i;
 
 	lockdep_assert_held(&td.lock);
@@ -413,7 +413,7 @@ void td_counters_ev_state(unsigned int cpu, struct topdown_cpu_stats *s)
  */
 void td_counters_grp_stats(unsigned int cpu, struct topdown_cpu_stats *s)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	unsigned int seq;
 	u32 g, i;
 
@@ -514,7 +514,7 @@ static void td_rot_work_fn(struct work_struct *work)
 	new = old + 1 < td.nr_groups ? old + 1 : 0;
 	/* Bound to its CPU; a work that ran elsewhere must not touch it. */
 	changing = READ_ONCE(c->rot_on) && c->active &&
-		   !WARN_ON_ONCE(this_cpu_ptr(&td_cpus) != c);
+		   !WARN_ON_ONCE(this_cpu_ptr(td_cpus) != c);
 	wait = changing && !td_rot_ready(c);
 	changing = changing && !wait;
 	local_irq_enable();
@@ -599,7 +599,7 @@ void td_counters_init(void)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 		INIT_DEFERRABLE_WORK(&c->rot_work, td_rot_work_fn);
 		mutex_init(&c->rot_lock);
@@ -647,7 +647,7 @@ static void td_cpu_arm(struct td_cpu *c)
 /* IPI: arm this CPU unless it went offline since @info's hp_gen. */
 static void td_cpu_arm_ipi(void *info)
 {
-	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	struct td_cpu *c = this_cpu_ptr(td_cpus);
 	unsigned int *gen = info;
 
 	if (READ_ONCE(c->hp_gen) != *gen) {
@@ -664,7 +664,7 @@ static void td_cpu_arm_ipi(void *info)
  */
 static void td_cpu_disarm_ipi(void *info)
 {
-	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	struct td_cpu *c = this_cpu_ptr(td_cpus);
 	unsigned long flags;
 
 	/* litmus: cpu-disarm begin */
@@ -689,7 +689,7 @@ static void td_cpu_disarm_ipi(void *info)
  */
 static void td_cpu_put(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 	lockdep_assert_held(&td_cpus_lock);
 	cpus_read_lock();
@@ -709,7 +709,7 @@ static void td_cpu_put(unsigned int cpu)
  */
 static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	unsigned int gen;
 	u32 g, i;
 
@@ -751,7 +751,7 @@ static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 /* Second half: arm @cpu, whose counters td_cpu_sync_create() made. */
 static void td_cpu_sync_arm(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	unsigned int gen = c->sync_gen;
 	int ret;
 
@@ -805,7 +805,7 @@ static void td_cpus_work_fn(struct work_struct *work)
  */
 static int td_cpu_online(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 	WARN_ON_ONCE(cpu != raw_smp_processor_id());
 	/* Odd: up. Pairs with td_cpu_sync()'s load-acquire. */
@@ -817,7 +817,7 @@ static int td_cpu_online(unsigned int cpu)
 
 static int td_cpu_offline(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 	if (WARN_ON_ONCE(cpu != raw_smp_processor_id()))
 		smp_call_function_single(cpu, td_cpu_disarm_ipi, NULL, 1);
@@ -876,7 +876,7 @@ static int td_hotplug_register(void)
 						   td_cpu_offline);
 	if (ret >= 0) {
 		for_each_possible_cpu(cpu) {
-			struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+			struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 			unsigned int up = cpu_online(cpu);
 
 			/* No callback runs now: plain stores suffice. */
@@ -904,7 +904,7 @@ static void td_counters_release_all(void)
 	cancel_work_sync(&td_cpus_work);
 	mutex_lock(&td_cpus_lock);
 	for_each_possible_cpu(cpu)
-		td_counters_release(per_cpu_ptr(&td_cpus, cpu));
+		td_counters_release(per_cpu_ptr(td_cpus, cpu));
 	cpumask_clear(&td_pending);
 	mutex_unlock(&td_cpus_lock);
 	td_probe_detach();
@@ -949,7 +949,7 @@ static void td_counters_disarm(void)
 	td.hp_state = 0;
 	/* Every rot_on is clear: no rotation work queues itself again. */
 	for_each_possible_cpu(cpu)
-		cancel_delayed_work_sync(&per_cpu_ptr(&td_cpus, cpu)->rot_work);
+		cancel_delayed_work_sync(&per_cpu_ptr(td_cpus, cpu)->rot_work);
 }
 
 /*

@@ -421,7 +421,7 @@ free:
  */
 static void td_fill_stopped_states(int cpu, struct topdown_cpu_stats *s)
 {
-	u32 cur = per_cpu_ptr(&td_cpus, cpu)->grp, g, i;
+	u32 cur = per_cpu_ptr(td_cpus, cpu)->grp, g, i;
 
 	for (g = 0; g < td.nr_groups; g++) {
 		for (i = 0; i < td.grp_nr[g]; i++) {
@@ -439,7 +439,7 @@ static void td_fill_stopped_states(int cpu, struct topdown_cpu_stats *s)
 
 static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	u32 i;
 
 	memset(s, 0, sizeof(*s));

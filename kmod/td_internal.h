@@ -124,7 +124,13 @@ enum {
 /* A record's group bits. */
 #define TD_REC_GROUP(g)		((u32)(g) << TOPDOWN_REC_GROUP_SHIFT)
 
-DECLARE_PER_CPU(struct td_cpu, td_cpus);
+/*
+ * Allocated at module init (alloc_percpu(), td_main.c), not static per-CPU
+ * data: modules' static per-CPU data comes out of a small reserve that
+ * every loaded module shares (PERCPU_MODULE_RESERVE, 8 KiB), and struct
+ * td_cpu alone would take a quarter of it.
+ */
+extern struct td_cpu __percpu *td_cpus;
 
 /*
  * The one global collection, protected by @lock unless noted. Three groups

@@ -220,7 +220,7 @@ static __always_inline u64 td_prev_cgroup_id(struct task_struct *prev)
  */
 static void td_probe_sched_switch(TD_SWITCH_ARGS)
 {
-	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	struct td_cpu *c = this_cpu_ptr(td_cpus);
 	struct topdown_record *rec;
 	u32 flags;
 	u64 now;

@@ -109,7 +109,7 @@ void td_rings_install(void **rings)
 	lockdep_assert_held(&td_rings_lock);
 	td_rings_free();
 	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 		void *ring = rings[cpu];
 
 		c->ring = ring;
@@ -159,7 +159,7 @@ void td_rings_free(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 		if (!c->ring)
 			continue;
@@ -186,7 +186,7 @@ void td_rings_init(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		init_irq_work(&per_cpu_ptr(&td_cpus, cpu)->wake_work,
+		init_irq_work(&per_cpu_ptr(td_cpus, cpu)->wake_work,
 			      td_wake_fn);
 }
 
@@ -203,7 +203,7 @@ void td_rings_init(void)
  */
 void td_rings_sync_wakeup(unsigned int cpu)
 {
-	struct irq_work *w = &per_cpu_ptr(&td_cpus, cpu)->wake_work;
+	struct irq_work *w = &per_cpu_ptr(td_cpus, cpu)->wake_work;
 
 	if (irq_work_is_busy(w))
 		irq_work_sync(w);
@@ -248,7 +248,7 @@ static bool td_rings_readable(u64 min_unread)
 
 	lockdep_assert_held(&td_rings_lock);
 	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 		if (!c->ring)
 			continue;
@@ -382,7 +382,7 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 	ret = -ENODATA;
 	if (td.state == TOPDOWN_STATE_IDLE)
 		goto unlock;
-	c = per_cpu_ptr(&td_cpus, cpu);
+	c = per_cpu_ptr(td_cpus, cpu);
 	ring_pages = TD_RING_HDR_PAGES + (td.ring_size >> PAGE_SHIFT);
 	ret = -EINVAL;
 	if (page >= ring_pages || len > ring_pages - page)

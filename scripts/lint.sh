@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [c|shell|python|rst|layers|litmus]...: make lint (make
-# check runs it too). Every file of the tree, by language (default: all six):
+# scripts/lint.sh [c|shell|python|rst|layers|litmus|percpu]...: make lint
+# (make check runs it too). Every file of the tree, by language (default:
+# all seven):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -19,6 +20,10 @@
 #            barriers in them, which must be the code's: a barrier added or
 #            removed without the test changing fails (scripts/litmus_code.py;
 #            no herd7 needed, make check-litmus runs herd7)
+#   percpu   every built topdown.ko (and the selftests' topdown_hooks.ko)
+#            has at most 256 bytes of static per-CPU data (.data..percpu):
+#            all modules share 8 KiB of it (PERCPU_MODULE_RESERVE); the
+#            rest is alloc_percpu()'s. Checks what build/ holds, if any
 # Prints every finding and exits 1 when there was one. Needs shellcheck,
 # pyflakes3 and pycodestyle (scripts/deps.sh installs them).
 set -uo pipefail
@@ -155,7 +160,27 @@ lint_python() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python rst layers litmus
+# The static per-CPU data of every module built (readelf, any arch).
+PERCPU_MAX=256
+lint_percpu() {
+    local ko size n=0 rc=0
+    while IFS= read -r -d '' ko; do
+        # "[Nr] Name Type Address Off Size ...": the size, in hex.
+        size=$(readelf -SW "$ko" |
+            sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+        size=$((16#${size:-0}))
+        n=$((n + 1))
+        if [ "$size" -gt "$PERCPU_MAX" ]; then
+            echo "${ko#"$ROOT"/}: $size bytes of static per-CPU data (.data..percpu), at most $PERCPU_MAX"
+            rc=1
+        fi
+    done < <(find "$ROOT/build" \( -name topdown.ko -o -name topdown_hooks.ko \) -print0 2>/dev/null)
+    echo "percpu: $n modules built, each at most $PERCPU_MAX bytes of static per-CPU data" \
+        "$([ $rc = 0 ] && echo ok || echo FAILED)"
+    return $rc
+}
+
+[ $# -gt 0 ] || set -- c shell python rst layers litmus percpu
 rc=0
 for what in "$@"; do
     case $what in
@@ -165,7 +190,8 @@ for what in "$@"; do
     rst) lint_rst || rc=1 ;;
     layers) python3 scripts/check_layers.py || rc=1 ;;
     litmus) python3 scripts/litmus_code.py || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers|litmus]..." >&2; exit 2 ;;
+    percpu) lint_percpu || rc=1 ;;
+    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers|litmus|percpu]..." >&2; exit 2 ;;
     esac
 done
 exit $rc

@@ -51,6 +51,8 @@ else
 	echo "not ok 1 - tdctl load for the kselftests"
 	rc=1
 fi
+echo "# suite: beside other modules' static per-CPU data (percpu_reserve_test.sh)"
+./percpu_reserve_test.sh || rc=1
 echo "# suite: hostile input (hostile_test)"
 if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./hostile_test || rc=1
