@@ -6,6 +6,7 @@
 # start and stop. TAP output.
 cd "$(dirname "$0")" || exit 1
 T=$(mktemp -d)
+# shellcheck source=selftests/lib/tap.sh
 . ./tap.sh
 echo "TAP version 13"
 echo "1..4"
