@@ -133,9 +133,11 @@ int td_start(void)
 	else if (td.state != TOPDOWN_STATE_CONFIGURED)
 		ret = -ENODATA;
 	else
-		ret = td_allow_kernel() ?: td_counters_start();
+		ret = td_perf_allow_cpu() ?: td_allow_kernel() ?:
+		      td_counters_start();
 	if (!ret) {
-		td.state = TOPDOWN_STATE_RUNNING;
+		/* poll() and STATUS read it without td.lock. */
+		WRITE_ONCE(td.state, TOPDOWN_STATE_RUNNING);
 		td.start_ns = ktime_get_ns();
 	}
 	mutex_unlock(&td.lock);
@@ -187,6 +189,6 @@ void td_collection_exit(void)
 	td_counters_sync();
 	td_rings_sync_wakeups();
 	td_rings_free();
-	td.state = TOPDOWN_STATE_IDLE;
+	WRITE_ONCE(td.state, TOPDOWN_STATE_IDLE);
 	mutex_unlock(&td.lock);
 }

@@ -59,6 +59,25 @@ static inline void td_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t f)
  */
 
 /*
+ * perf_allow_cpu(): what perf_event_open() asks of a CPU-wide event
+ * (perf_event_paranoid > 0 without CAP_PERFMON, then the LSM hook
+ * security_perf_event_open(PERF_SECURITY_CPU)). Exported as a function in
+ * 7.x (checked in Debian's 7.3 source); before, an inline over symbols
+ * that are not exported (6.1, 6.12), so a module cannot ask.
+ */
+#ifdef TD_HAVE_PERF_ALLOW_CPU
+static inline int td_perf_allow_cpu(void)
+{
+	return perf_allow_cpu();
+}
+#else
+static inline int td_perf_allow_cpu(void)
+{
+	return 0;
+}
+#endif
+
+/*
  * perf_allow_kernel(): what perf_event_open() asks before it counts in
  * kernel mode (perf_event_paranoid > 1 without CAP_PERFMON, then the LSM
  * hook security_perf_event_open(PERF_SECURITY_KERNEL)). 6.1 has it only

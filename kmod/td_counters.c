@@ -541,7 +541,7 @@ static void td_rot_work_fn(struct work_struct *work)
 		/* 1. The new group is current; everything held in resync. */
 		raw_write_seqcount_begin(&c->grp_seq);
 		td_grp_period_end(c);
-		c->grp = new;
+		WRITE_ONCE(c->grp, new);	/* STATUS reads these racily */
 		c->nr = td.grp_nr[new];
 		memcpy(c->ev, c->gev[new], sizeof(c->ev));
 		c->hold = GENMASK(c->nr - 1, 0);
@@ -549,7 +549,7 @@ static void td_rot_work_fn(struct work_struct *work)
 		c->grp_flags = TD_REC_GROUP(new) | TOPDOWN_REC_ROTATED;
 		c->rec_flags = (c->rec_flags & TOPDOWN_REC_FIRST) | c->grp_flags;
 		c->rot_phase = TD_ROT_CHANGING;
-		c->rotations++;
+		WRITE_ONCE(c->rotations, c->rotations + 1);
 		raw_write_seqcount_end(&c->grp_seq);
 	}
 	local_irq_enable();
@@ -583,7 +583,7 @@ static void td_rot_work_fn(struct work_struct *work)
 		c->hold = 0;
 		c->rot_phase = TD_ROT_COMMITTED;
 	}
-	c->rotation_ns += ktime_get_mono_fast_ns() - t0;
+	WRITE_ONCE(c->rotation_ns, c->rotation_ns + ktime_get_mono_fast_ns() - t0);
 	local_irq_enable();
 requeue:
 	if (READ_ONCE(c->rot_on))
@@ -617,7 +617,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	u32 errors;
 
 	lockdep_assert_irqs_disabled();
-	c->grp = 0;
+	WRITE_ONCE(c->grp, 0);
 	c->nr = td.grp_nr[0];
 	c->width = td.grp_width;
 	memcpy(c->ev, c->gev[0], sizeof(c->ev));

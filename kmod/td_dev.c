@@ -650,10 +650,11 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 	/*
 	 * Mapping needs a file opened for writing, as CONFIGURE, START and
 	 * STOP do: a mapping keeps CONFIGURE out (EBUSY), which a read-only
-	 * descriptor must not be able to do.
+	 * descriptor must not be able to do. EACCES, as mmap() answers a
+	 * descriptor whose mode does not allow the mapping.
 	 */
 	if (!(file->f_mode & FMODE_WRITE))
-		return -EBADF;
+		return -EACCES;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 

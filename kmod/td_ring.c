@@ -63,7 +63,7 @@ void **td_rings_alloc(u32 ring_size)
 	/* Refuse rather than push the machine into reclaim or OOM. */
 	if (pages * num_possible_cpus() > totalram_pages() / 8)
 		return ERR_PTR(-ENOMEM);
-	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
+	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL_ACCOUNT);
 	if (!rings)
 		return ERR_PTR(-ENOMEM);
 	for_each_possible_cpu(cpu) {
@@ -71,13 +71,15 @@ void **td_rings_alloc(u32 ring_size)
 		 * Zeroed (mapped to user space). A shortage fails CONFIGURE
 		 * with ENOMEM instead of invoking the OOM killer: vmalloc
 		 * allocates the pages with these flags (kvmalloc_node()
-		 * documents __GFP_RETRY_MAYFAIL as supported). Not
-		 * vmalloc_user(), which takes no flags; the pages are mapped
-		 * one by one (td_ring_remap()), as remap_vmalloc_range()
-		 * would.
+		 * documents __GFP_RETRY_MAYFAIL as supported). Charged to
+		 * the caller's memory cgroup (__GFP_ACCOUNT), as BPF maps
+		 * are: a CONFIGURE over the cgroup's limit fails with ENOMEM.
+		 * Not vmalloc_user(), which takes no flags; the pages are
+		 * mapped one by one (td_ring_remap()), as
+		 * remap_vmalloc_range() would.
 		 */
 		rings[cpu] = __vmalloc(td_ring_bytes(ring_size),
-				       GFP_KERNEL | __GFP_ZERO |
+				       GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 				       __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 		if (!rings[cpu]) {
 			td_rings_discard(rings);
@@ -131,7 +133,7 @@ void td_rings_install(void **rings)
 		c->arm_errors = 0;
 		c->recoveries = 0;
 		/* Not running: no probe, no rotation work on this CPU. */
-		c->grp = 0;
+		WRITE_ONCE(c->grp, 0);
 		c->measuring = false;
 		c->base_records = 0;
 		c->base_read_errors = 0;

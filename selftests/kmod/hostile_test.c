@@ -1297,7 +1297,7 @@ static int model_mmap(int prot, int flags, bool fd_writable, uint64_t cpu,
 	if (prot & PROT_EXEC)
 		return EPERM;
 	if (!fd_writable)
-		return EBADF;
+		return EACCES;
 	if (cpu >= (uint64_t)ncpu)
 		return EINVAL;
 	if (page >= ring_pages || len > ring_pages - page)

@@ -133,7 +133,8 @@
  *   page 1                  struct topdown_ring_producer   (read-only)
  *   pages 2 .. 2+data/PAGE  record data, data_size bytes   (read-only)
  *
- * Only a file opened for writing can map the rings (EBADF otherwise). The
+ * Only a file opened for writing can map the rings (EACCES otherwise,
+ * as mmap() answers a descriptor whose mode does not allow a mapping). The
  * consumer page may only be mapped writable on its own (offset of the
  * ring, length one page) and only by the single reader: the first file to
  * map a consumer page writable becomes the reader; any other file gets
@@ -154,6 +155,13 @@
  * choose ring_size for it. CONFIGURE refuses rings that would take more
  * than an eighth of the memory, and a shortage fails it with ENOMEM (the
  * kernel does not invoke the OOM killer for them), changing nothing.
+ * The rings are charged to the memory cgroup of the process that calls
+ * CONFIGURE, as BPF maps are (not to RLIMIT_MEMLOCK nor to perf's
+ * perf_event_mlock_kb, which are per user and far smaller than the
+ * rings of a large machine): over that cgroup's memory.max, CONFIGURE
+ * fails with ENOMEM and changes nothing. The charge stays with that
+ * cgroup until the rings are freed (the next CONFIGURE, or unload), also
+ * after the process exits.
  *
  * Positions are byte counts that only grow; the byte at position p lives
  * at data offset (p & (data_size - 1)). Records are TOPDOWN_RECORD_SIZE
@@ -210,12 +218,18 @@
  * Permissions
  * -----------
  * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). STATUS, GET_CONFIG and
- * poll() work on any open file. Mapping the rings, CONFIGURE, START and
- * STOP need a file opened for writing (EBADF otherwise), so a read-only
- * descriptor reads no record and cannot keep CONFIGURE out. CONFIGURE and
- * START also need the calling process itself to hold CAP_PERFMON or
- * CAP_SYS_ADMIN (EPERM otherwise), so a descriptor passed to an
- * unprivileged process cannot start counting. The rings hold host pids:
+ * poll() work on any open file. Mapping the rings (EACCES otherwise),
+ * CONFIGURE, START and STOP (EBADF otherwise) need a file opened for
+ * writing, so a read-only descriptor reads no record and cannot keep
+ * CONFIGURE out. CONFIGURE and START also need the calling process itself
+ * to hold CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise), so a descriptor
+ * passed to an unprivileged process cannot start counting. START also
+ * asks what perf_event_open() asks of a CPU-wide event where the kernel
+ * lets a module ask it: perf_allow_cpu() (perf_event_paranoid and the
+ * security module's PERF_SECURITY_CPU hook; exported from Linux 7.x on),
+ * and, when an event counts in kernel mode, perf_allow_kernel()
+ * (PERF_SECURITY_KERNEL; exported from 6.12 on). On older kernels only
+ * the capabilities above are checked. The rings hold host pids:
  * open() and mmap() from a process outside the initial pid namespace are
  * refused with EACCES. That is checked where access is obtained: a
  * descriptor already open stays usable in a child created in a new pid
