@@ -345,6 +345,9 @@ static void td_cpu_retry(unsigned int cpu)
 {
 	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
+	/* Set by the arm IPI, under td_cpus_lock: no IPIs into it. */
+	if (c->isolated)
+		return;
 	cpus_read_lock();
 	mutex_lock(&c->rot_lock);
 	td_cpu_retry_locked(cpu);
@@ -632,12 +635,14 @@ static void td_cpu_arm(struct td_cpu *c)
 	c->rec_flags = c->grp_flags | TOPDOWN_REC_FIRST;
 	c->rot_phase = TD_ROT_NONE;
 	c->rot_next = c->probe_count + 1;	/* group 0 measures a slice */
+	c->isolated = td_cpu_isolated(smp_processor_id());
 	raw_write_seqcount_begin(&c->grp_seq);
 	td_grp_period_end(c);	/* nothing since the last disarm */
 	td_grp_period_begin(c, c->last_ns);
 	raw_write_seqcount_end(&c->grp_seq);
 	WRITE_ONCE(c->active, true);
-	if (td.nr_groups > 1) {
+	/* An isolated CPU counts group 0 and gets no work of ours. */
+	if (td.nr_groups > 1 && !c->isolated) {
 		WRITE_ONCE(c->rot_on, true);
 		queue_delayed_work_on(smp_processor_id(), td_percpu_wq(),
 				      &c->rot_work, td.rot_jiffies);

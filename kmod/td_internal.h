@@ -92,6 +92,8 @@ struct td_cpu {
 	/* @probe_count from which the next change may happen (see td_counters.c) */
 	u64 rot_next;
 	bool rot_on;		/* the rotation work may requeue itself */
+	/* Outside the housekeeping CPUs when armed: no rotation nor retry. */
+	bool isolated;
 	struct delayed_work rot_work;
 	struct mutex rot_lock;	/* the retry work off a group change */
 

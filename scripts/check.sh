@@ -359,6 +359,17 @@ MAIN_TAPS=()
 guest_each start
 wait
 guest_each tally
+# Guests whose CPU 1 is isolated: topdown sends it no work (isolated_test;
+# about 12 s each). isolcpus=1 alone keeps the tick, so a rotation there
+# would show; with nohz_full=1 as well (what latency-sensitive machines
+# boot).
+if [ -f build/x86_64/topdown.ko ]; then
+    for iso in "isolcpus=1" "isolcpus=1 nohz_full=1"; do
+        step "x86_64 guest with CPU 1 isolated ($iso): isolated_test" \
+            selftests/vm/run --arch x86_64 --append "$iso" \
+            --log "$LOGS/console-isolated.log" -- sh -c 'modprobe topdown && /selftests/isolated_test'
+    done
+fi
 echo "guests: $(($(date +%s) - T_GUESTS)) s in all" >>"$LOGS/guest-times"
 sed 's/^/    /' "$LOGS/guest-times" "$LOGS/times"
 

@@ -62,6 +62,8 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./abi_test || rc=1
 	echo "# suite: groups and rotation at switch boundaries (groups_test)"
 	./groups_test || rc=1
+	echo "# suite: an isolated CPU gets no work (isolated_test; SKIPs unless booted isolcpus=1 nohz_full=1)"
+	./isolated_test || rc=1
 	echo "# suite: other users' pinned counters through rotation and retries (neighbour_test)"
 	./neighbour_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"

@@ -96,6 +96,9 @@
  *    keeps its group until its tick runs again (the change is a work
  *    item on the CPU itself; it never wakes or interrupts a CPU for
  *    rotation alone). The records still say which group measured what.
+ *    A CPU isolated from the kernel's housekeeping (isolcpus=, nohz_full=;
+ *    TOPDOWN_CPU_ISOLATED in STATUS) never changes group: it counts group
+ *    0 only.
  *  - STATUS (TOPDOWN_CPU_STATS_SIZE_VER3) reports per CPU the group
  *    counting now, the changes so far and, per group, its records, the
  *    time it measured, its slices with unreadable counters and the state
@@ -606,6 +609,13 @@ struct topdown_cpu_stats {
 
 #define TOPDOWN_CPU_ONLINE		(1u << 0)
 #define TOPDOWN_CPU_COUNTING		(1u << 1)
+/*
+ * TOPDOWN_CPU_ISOLATED: the CPU is outside the kernel's housekeeping CPUs
+ * (isolcpus=, nohz_full=). topdown sends it no work and no IPI of its own
+ * while it counts: it counts group 0 only (no rotation), and its counters
+ * perf put in error are not retried (their slices keep the error bit).
+ */
+#define TOPDOWN_CPU_ISOLATED		(1u << 2)
 
 /*
  * topdown_cpu_stats.ev_state: what perf did with the event's counter.
