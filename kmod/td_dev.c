@@ -475,13 +475,15 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 }
 
 /*
- * Copy @n stats entries to user space as the caller knows them: @usize
- * (TOPDOWN_CPU_STATS_SIZE_VER0, _VER1, _VER2 or _VER3) bytes each, the leading
- * part of struct topdown_cpu_stats.
+ * Copy @n stats entries to user space as the caller knows them: entries
+ * @usize bytes apart, each the leading min(@usize, ours) bytes of struct
+ * topdown_cpu_stats; the bytes of a larger entry past ours are left as
+ * they are ("ABI growth" in the UAPI header).
  */
 static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
 			 u32 n, u32 usize)
 {
+	size_t len = min_t(size_t, usize, sizeof(*stats));
 	u32 i;
 
 	if (usize == sizeof(*stats))
@@ -489,7 +491,7 @@ static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
 				    (size_t)n * usize) ? -EFAULT : 0;
 	for (i = 0; i < n; i++)
 		if (copy_to_user(u64_to_user_ptr(uptr + (u64)i * usize),
-				 &stats[i], usize))
+				 &stats[i], len))
 			return -EFAULT;
 	return 0;
 }
@@ -510,11 +512,11 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	ret = copy_struct_from_user(&st, sizeof(st), uarg, usize);
 	if (ret)
 		return ret;
-	if (st.stats_ptr && st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER2 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER3)
+	/* The entry's size is the authority, as a struct's size is. */
+	if (st.stats_ptr && st.stats_size < TOPDOWN_CPU_STATS_SIZE_VER0)
 		return -EINVAL;
+	if (st.stats_ptr && st.stats_size > PAGE_SIZE)
+		return -E2BIG;
 	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
 	if (n) {
 		stats = kvcalloc(n, sizeof(*stats), GFP_KERNEL);
@@ -530,7 +532,9 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	st.nr_cpus = nr_cpu_ids;
 	st.nr_stats = n;
 	usize_stats = st.stats_size;
-	st.stats_size = st.stats_ptr ? usize_stats : sizeof(*stats);
+	/* The bytes written per entry: the caller's size or ours. */
+	st.stats_size = st.stats_ptr ? min_t(u32, usize_stats, sizeof(*stats)) :
+		sizeof(*stats);
 	st.record_size = TOPDOWN_RECORD_SIZE;
 	st.reader = !!READ_ONCE(td.reader);	/* under td_rings_lock */
 	st.start_ns = td.start_ns;

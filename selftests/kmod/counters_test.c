@@ -14,7 +14,8 @@
  *	events without a counter at START, the recovery
  *   status_stats_sizes
  *	STATUS accepts TOPDOWN_CPU_STATS_SIZE_VER0 (writes only that much
- *	per entry), VER1 and VER2, and refuses other entry sizes
+ *	per entry), VER1, VER2 and any entry size up to a page (the size is
+ *	the authority), and refuses sizes below VER0 or over a page
  *   failed_start_leaves_nothing_behind
  *	a START that perf refuses on the last CPU arms no CPU: no record,
  *	sequence number or statistic anywhere
@@ -407,20 +408,33 @@ TEST_F(dev, status_stats_sizes)
 	}
 	EXPECT_EQ(0xa5, buf[nr * v2]);
 
-	/* Sizes other than the known ones: EINVAL, nothing written. */
+	/*
+	 * "The size is the authority": any entry size from VER0 to the page
+	 * size, entries that far apart, the leading min(size, ours) bytes of
+	 * each written and the rest left as it was.
+	 */
+	for (size_t sz = v0 + 4; sz <= big; sz += sz < v3 ? 44 : 16) {
+		size_t wrote = sz < v3 ? sz : v3;
+
+		memset(buf, 0xa5, (nr + 1) * big);
+		ASSERT_EQ(0, status_sized(self->fd, &st, buf, nr, sz))
+			TH_LOG("entry size %zu: %s", sz, strerror(errno));
+		EXPECT_EQ(wrote, st.stats_size) TH_LOG("entry size %zu", sz);
+		for (int i = 0; i < nr; i++) {
+			EXPECT_EQ(i, ((struct topdown_cpu_stats *)(buf + i * sz))->cpu)
+				TH_LOG("entry size %zu", sz);
+			for (size_t k = i * sz + wrote; k < (i + 1) * sz; k++) {
+				ASSERT_EQ(0xa5, buf[k]) TH_LOG("size %zu: byte %zu", sz, k);
+			}
+		}
+		EXPECT_EQ(0xa5, buf[nr * sz]);
+	}
+	/* Below VER0: EINVAL; over a page: E2BIG; nothing written. */
 	memset(buf, 0xa5, (nr + 1) * big);
-	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v0 + 8));
-	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v1 + 8));
-	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v1 + 4));
-	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v2 + 8));
-	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v3 + 8));
-	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, v0 - 8));
 	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, status_sized(self->fd, &st, buf, nr, getpagesize() + 8));
+	EXPECT_EQ(E2BIG, errno);
 	EXPECT_EQ(0xa5, buf[0]);
 	free(buf);
 }

@@ -640,13 +640,15 @@ struct topdown_cpu_stats {
  * @nr_cpus:	number of CPU slots, i.e. possible CPU ids (out)
  * @nr_stats:	capacity of the stats array in entries (in); entries
  *		written (out), min(capacity, nr_cpus)
- * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0
- *		(the entries are that far apart and hold the fields up to
- *		producer_pos), TOPDOWN_CPU_STATS_SIZE_VER1, _VER2 or _VER3; any
- *		other size gets EINVAL, so a caller built with a larger
- *		struct retries with a smaller known size on an older kernel.
- *		Out: the size used, or sizeof(struct topdown_cpu_stats)
- *		without stats_ptr
+ * @stats_size:	size of one stats entry (in): the entries are that far
+ *		apart, and it is the authority, as a struct's size is ("ABI
+ *		growth"): at least TOPDOWN_CPU_STATS_SIZE_VER0 (EINVAL
+ *		otherwise), at most the page size (E2BIG otherwise); the
+ *		module writes the leading min(stats_size, its own size)
+ *		bytes of each entry and leaves the rest of it untouched.
+ *		Out: those bytes per entry, or sizeof(struct
+ *		topdown_cpu_stats) without stats_ptr. (Modules of ABI 1
+ *		took only the TOPDOWN_CPU_STATS_SIZE_VERn sizes.)
  * @stats_ptr:	user pointer to the stats array, or 0 (in)
  * @record_size: TOPDOWN_RECORD_SIZE (out)
  * @reader:	1 if a reader holds the rings (out)
