@@ -86,7 +86,7 @@ const volatile __u32 td_cpu_blocks = TD_BPF_HDR_BLOCKS;
 const volatile __u32 td_ring_size = TD_BPF_BLOCK;
 const volatile __u64 td_watermark = 1;
 const volatile __u32 td_overwrite;
-/* Benchmark only (TDCTL_BPF_READ=value): the read path before issue 22. */
+/* Benchmark only (TDCTL_BPF_READ=value): the older, slower read path. */
 const volatile __u32 td_read_value;
 
 struct {
