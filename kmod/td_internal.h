@@ -57,6 +57,7 @@ struct td_cpu {
 	struct topdown_ring_producer *prod;
 	u8 *data;
 	u64 pos;		/* private producer position */
+	u64 wake_pos;		/* pos at the last wake-up queued */
 	u64 seq;
 
 	/*
@@ -264,8 +265,17 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	 */
 	smp_mb();
 	cons = READ_ONCE(c->cons->consumer_pos);
-	if (unlikely(old - cons < td.watermark && pos - cons >= td.watermark))
+	/*
+	 * And again every watermark of records written while the unread data
+	 * stays above it, as perf's wakeup_watermark does: an edge-triggered
+	 * epoll reader, or one that does not consume, sees new data too.
+	 */
+	if (unlikely(pos - cons >= td.watermark &&
+		     (old - cons < td.watermark ||
+		      pos - c->wake_pos >= td.watermark))) {
+		c->wake_pos = pos;
 		irq_work_queue(&c->wake_work);
+	}
 	/* litmus: ring-write end */
 }
 

@@ -123,6 +123,7 @@ void td_rings_install(void **rings)
 		c->prod->cpu = cpu;
 		c->prod->flags = td.cfg.flags;
 		c->pos = 0;
+		c->wake_pos = 0;
 		c->seq = 0;
 		c->records = 0;
 		c->lost = 0;

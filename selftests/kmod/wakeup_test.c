@@ -30,6 +30,10 @@
  *	take CPU 1 offline, STOP, unload the module (which must finish
  *	within TD_WAKE_UNLOAD_S seconds while CPU 1 is still offline), bring
  *	CPU 1 back, load the module again (modprobe). Needs CPU hotplug.
+ *   epollet_readers_hear_new_data
+ *	Two processes wait with EPOLLET on descriptors of their own while
+ *	nobody consumes and CPU 0 writes records steadily: each is woken
+ *	again for every watermark of new data, not once.
  *
  * Environment: TD_WAKE_SECS (10), TD_WAKE_ROUNDS (6), TD_WAKE_UNLOAD_S (20).
  * Figures: "# COUNT wake_polls N", "# COUNT wake_slept N", "# COUNT wake_timeouts N",
@@ -42,6 +46,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 
 #include "td_common.h"
@@ -402,6 +407,72 @@ TEST_F_TIMEOUT(wake, unload_after_offline_with_wakeups, 900)
 	}
 	td_count("wake_unload_rounds", done);
 	TH_LOG("%d rounds: unloaded with CPU 1 offline after %lu wake-ups", done, wakes);
+}
+
+/* Events an edge-triggered epoll on a new descriptor gets in @ms. */
+static int epollet_events(int ms)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	uint64_t end = td_now_ns() + ms * 1000000ull;
+	int fd = open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
+	int ep = epoll_create1(EPOLL_CLOEXEC), n = 0;
+
+	if (fd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		return -1;
+	while (td_now_ns() < end) {
+		int left = (end - td_now_ns()) / 1000000 + 1;
+
+		if (epoll_wait(ep, &ev, 1, left) == 1)
+			n++;
+	}
+	close(ep);
+	close(fd);
+	return n;
+}
+
+/*
+ * "again each time another watermark bytes of records are written while
+ * it stays at or above it ... an edge-triggered epoll reader (EPOLLET),
+ * or one that leaves the data to another process, also hears of new
+ * data": nobody consumes, a thread on CPU 0 switches steadily (a 1 MiB
+ * ring, a 16 KiB watermark: about 4 s to fill it), and two processes
+ * each wait with EPOLLET on a descriptor of their own for 2 s. Each must
+ * hear of the new data again and again, not once per ring.
+ */
+TEST_F_TIMEOUT(wake, epollet_readers_hear_new_data, 60)
+{
+	struct topdown_config cfg;
+	int fd = open_dev(), parent, status;
+	pthread_t th;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	td_cfg_sw(&cfg, 1 << 20);
+	cfg.watermark = 16 << 10;
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_START));
+	atomic_store(&load_stop, 0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, sleeper, (void *)0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int n = epollet_events(2000);
+
+		_exit(n < 0 ? 255 : n > 254 ? 254 : n);
+	}
+	parent = epollet_events(2000);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	atomic_store(&load_stop, 1);
+	pthread_join(th, NULL);
+	ioctl(fd, TOPDOWN_IOC_STOP);
+	close(fd);
+	ASSERT_TRUE(WIFEXITED(status));
+	TH_LOG("EPOLLET events in 2 s, nobody consuming: %d here, %d in the other process",
+	       parent, WEXITSTATUS(status));
+	EXPECT_LE(5, parent);
+	EXPECT_LE(5, WEXITSTATUS(status));
+	EXPECT_NE(255, WEXITSTATUS(status));
+	td_count("epollet_events", parent);
 }
 
 TEST_HARNESS_MAIN

@@ -205,7 +205,12 @@
  * collecting when some ring holds at least `watermark` bytes of unread
  * data, and once stopped when some ring holds any unread data; stopped
  * with every ring drained (nothing more can arrive until a START) it
- * reports EPOLLHUP. The wake-ups while collecting are deferred through
+ * reports EPOLLHUP. Every poller, of every file, is woken while
+ * collecting when a ring's unread data reaches the watermark, and again
+ * each time another `watermark` bytes of records are written while it
+ * stays at or above it (as perf's wakeup_watermark), so an edge-triggered
+ * epoll reader (EPOLLET), or one that leaves the data to another
+ * process, also hears of new data. The wake-ups are deferred through
  * irq_work; the scheduler path itself never wakes anybody. STOP wakes
  * every poller.
  *
