@@ -12,8 +12,10 @@
 #   rst      every *.rst file parses with docutils without a warning
 #            (scripts/rst_check.py: undefined substitutions, tables, ...)
 #   layers   tdctl's layer rules of user/README: no #include of a layer
-#            listed above the file's own, evset_priv.h only in evset/
-#            (scripts/check_layers.py)
+#            listed above the file's own (at any depth: "live/bpf/bpf.h"
+#            is live/'s), evset_priv.h only in evset/; user/README's
+#            picture of the layers matches its list and is the one
+#            design.rst shows (scripts/check_layers.py)
 # Prints every finding and exits 1 when there was one. Needs shellcheck,
 # pyflakes3 and pycodestyle (scripts/deps.sh installs them).
 set -uo pipefail
