@@ -148,7 +148,8 @@ checkpatch: deps
 	scripts/checkpatch.sh
 
 # Every C file (checkpatch.pl --strict), shell script (shellcheck), Python
-# file (pyflakes3, pycodestyle) and reStructuredText file (docutils):
+# file (pyflakes3, pycodestyle) and reStructuredText file (docutils),
+# tdctl's layers and the commit subjects since the rule's base commit:
 # scripts/lint.sh; make check runs it.
 lint: deps
 	scripts/lint.sh

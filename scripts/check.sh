@@ -11,7 +11,8 @@
 #              architectures and the man pages (rst2man); make
 #              install/uninstall into a DESTDIR; make deb and lintian
 #   style      make lint: checkpatch.pl --strict on all C, shellcheck on
-#              all shell, pyflakes3 and pycodestyle on all Python
+#              all shell, pyflakes3 and pycodestyle on all Python, docutils
+#              on all reStructuredText, tdctl's layers, commit subjects
 #   litmus     the ring protocol's litmus tests under the kernel memory
 #              model (make check-litmus); its sid root with herd7 is made
 #              once (debootstrap, minutes) in the background while the
@@ -341,6 +342,8 @@ step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/
 step "shell: shellcheck clean" scripts/lint.sh shell
 step "Python: pyflakes3 and pycodestyle clean" scripts/lint.sh python
 step "reStructuredText: every *.rst parses without a docutils warning" scripts/lint.sh rst
+step "layers: tdctl's includes and picture follow user/README" scripts/lint.sh layers
+step "commits: subjects are 'area: subject', at most 72 characters" scripts/lint.sh commits
 
 echo "== litmus tests (herd7, kernel memory model; make check-litmus)"
 wait "$LITMUS_PID"

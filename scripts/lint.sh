@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [c|shell|python|rst|layers]...: make lint (make check runs
-# it too). Every file of the tree, by language (default: all five):
+# scripts/lint.sh [c|shell|python|rst|layers|commits]...: make lint (make
+# check runs it too). Every file of the tree, by language, and the commit
+# subjects (default: all six):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -16,6 +17,9 @@
 #            is live/'s), evset_priv.h only in evset/; user/README's
 #            picture of the layers matches its list and is the one
 #            design.rst shows (scripts/check_layers.py)
+#   commits  the subjects of the commits after the rule's base commit:
+#            "area: subject", at most 72 characters
+#            (scripts/check_commits.sh, which says why that base)
 # Prints every finding and exits 1 when there was one. Needs shellcheck,
 # pyflakes3 and pycodestyle (scripts/deps.sh installs them).
 set -uo pipefail
@@ -152,7 +156,7 @@ lint_python() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python rst layers
+[ $# -gt 0 ] || set -- c shell python rst layers commits
 rc=0
 for what in "$@"; do
     case $what in
@@ -161,7 +165,8 @@ for what in "$@"; do
     python) lint_python || rc=1 ;;
     rst) lint_rst || rc=1 ;;
     layers) python3 scripts/check_layers.py || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers]..." >&2; exit 2 ;;
+    commits) scripts/check_commits.sh || rc=1 ;;
+    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers|commits]..." >&2; exit 2 ;;
     esac
 done
 exit $rc
