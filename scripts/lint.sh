@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [c|shell|python|rst|layers|commits]...: make lint (make
-# check runs it too). Every file of the tree, by language, and the commit
-# subjects (default: all six):
+# scripts/lint.sh [--changed] [c|shell|python|rst|layers|commits]...: make
+# lint (make check runs it too). Every file of the tree, by language, and
+# the commit subjects (default: all six):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -22,17 +22,44 @@
 #            (scripts/check_commits.sh, which says why that base)
 # Prints every finding and exits 1 when there was one. Needs shellcheck,
 # pyflakes3 and pycodestyle (scripts/deps.sh installs them).
+#
+# --changed (make test, the fast tier): c, shell, python and rst look only
+# at the files that differ from where the branch left main (git merge-base
+# HEAD main, or origin/main): committed, staged, unstaged or untracked;
+# layers and commits look at everything, as they take a second. Without
+# main or outside git it lints everything. make lint and make check lint
+# every file.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2
 
+CHANGED=
+if [ "${1:-}" = --changed ]; then
+    shift
+    mb=
+    for ref in main origin/main; do
+        mb=$(git merge-base HEAD "$ref" 2>/dev/null) && break
+    done
+    if [ -n "$mb" ]; then
+        CHANGED=$(mktemp)
+        trap 'rm -f "$CHANGED"' EXIT
+        { git diff --name-only --diff-filter=d "$mb"; git ls-files -o --exclude-standard; } |
+            sort -u >"$CHANGED"
+        echo "lint: the $(wc -l <"$CHANGED") files changed since ${mb:0:12} (git merge-base HEAD $ref)"
+    else
+        echo "lint: no main branch to compare with: every file"
+    fi
+fi
+
 # files PATTERN...: the tree's files matching a find -name pattern, sorted,
-# without what the build makes and the fuzz corpus (data, not code).
+# without what the build makes and the fuzz corpus (data, not code); with
+# --changed, only those changed.
 files() {
     local args=() p
     for p in "$@"; do args+=(-o -name "$p"); done
     find . \( -path ./build -o -path ./.git -o -path "./selftests/fuzz/corpus*" \) -prune \
-        -o -type f \( "${args[@]:1}" \) -print | sed 's|^\./||' | sort
+        -o -type f \( "${args[@]:1}" \) -print | sed 's|^\./||' | sort |
+        if [ -n "$CHANGED" ]; then grep -Fx -f "$CHANGED"; else cat; fi
 }
 
 # The rules of checkpatch.pl that are about the kernel's own API and so do
@@ -103,8 +130,13 @@ lint_c() {
     local rc=0 cp=build/deps/checkpatch/checkpatch.pl f e pat types ign out
     local -A groups=()
     # Unpacks checkpatch.pl from linux-source-6.1 the first time.
-    scripts/checkpatch.sh || rc=1
-    perl "$cp" --no-tree --strict --terse --show-types -f selftests/pmusim/td_pmusim.c || rc=1
+    scripts/checkpatch.sh --unpack || return 1
+    if [ -z "$CHANGED" ] || files '*.c' '*.h' | grep -qE '^(kmod/|include/uapi/)'; then
+        scripts/checkpatch.sh || rc=1
+    fi
+    if [ -z "$CHANGED" ] || grep -qFx selftests/pmusim/td_pmusim.c "$CHANGED"; then
+        perl "$cp" --no-tree --strict --terse --show-types -f selftests/pmusim/td_pmusim.c || rc=1
+    fi
     # User space, grouped by the exceptions that apply.
     while read -r f; do
         ign=$USER_IGNORE
@@ -115,6 +147,7 @@ lint_c() {
         done
         groups[$ign]+="$f "
     done < <(files '*.c' '*.h' | grep -E '^(user|selftests)/' | grep -v '^selftests/pmusim/')
+    [ ${#groups[@]} -gt 0 ] || return $rc
     for ign in "${!groups[@]}"; do
         # shellcheck disable=SC2086 # the list of paths (no spaces in them)
         out=$(perl "$cp" --no-tree --strict --terse --show-types --ignore "$ign" \
@@ -133,13 +166,13 @@ lint_shell() {
         *) head -n 1 "$f" | grep -qE '^#!.*[/ ](ba)?sh( |$)' && sh+=("$f") ;;
         esac
     done < <(files '*')
-    shellcheck -x "${sh[@]}"
+    [ ${#sh[@]} -eq 0 ] || shellcheck -x "${sh[@]}"
 }
 
 lint_rst() {
     local rst=()
     mapfile -t rst < <(files '*.rst')
-    python3 scripts/rst_check.py "${rst[@]}"
+    [ ${#rst[@]} -eq 0 ] || python3 scripts/rst_check.py "${rst[@]}"
 }
 
 lint_python() {
@@ -151,6 +184,7 @@ lint_python() {
         *) head -n 1 "$f" | grep -qE '^#!.*python' && py+=("$f") ;;
         esac
     done < <(files '*')
+    [ ${#py[@]} -gt 0 ] || return 0
     pyflakes3 "${py[@]}" || rc=1
     pycodestyle --max-line-length=100 "${py[@]}" || rc=1
     return $rc
@@ -166,7 +200,7 @@ for what in "$@"; do
     rst) lint_rst || rc=1 ;;
     layers) python3 scripts/check_layers.py || rc=1 ;;
     commits) scripts/check_commits.sh || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers|commits]..." >&2; exit 2 ;;
+    *) echo "usage: scripts/lint.sh [--changed] [c|shell|python|rst|layers|commits]..." >&2; exit 2 ;;
     esac
 done
 exit $rc
