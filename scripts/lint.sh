@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [--changed] [c|shell|python|rst|layers|commits]...: make
+# scripts/lint.sh [--changed] [c|shell|python|rst|layers|sparse|commits]...: make
 # lint (make check runs it too). Every file of the tree, by language, and
-# the commit subjects (default: all six):
+# the commit subjects (default: all seven):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -17,6 +17,10 @@
 #            is live/'s), evset_priv.h only in evset/; user/README's
 #            picture of the layers matches its list and is the one
 #            design.rst shows (scripts/check_layers.py)
+#   sparse   sparse on the module (kmod/, make C=2 through scripts/kbuild.sh
+#            with TD_SPARSE=1) for x86_64 and arm64 against Debian 12's
+#            6.1 headers, the build's own: no finding. Into build/sparse/,
+#            so the modules make check boots are not replaced
 #   commits  the subjects of the commits after the rule's base commit:
 #            "area: subject", at most 72 characters
 #            (scripts/check_commits.sh, which says why that base)
@@ -26,7 +30,8 @@
 # --changed (make test, the fast tier): c, shell, python and rst look only
 # at the files that differ from where the branch left main (git merge-base
 # HEAD main, or origin/main): committed, staged, unstaged or untracked;
-# layers and commits look at everything, as they take a second. Without
+# layers and commits look at everything, as they take a second; sparse
+# runs if kmod/ or include/uapi/ changed. Without
 # main or outside git it lints everything. make lint and make check lint
 # every file.
 set -uo pipefail
@@ -175,6 +180,38 @@ lint_rst() {
     [ ${#rst[@]} -eq 0 ] || python3 scripts/rst_check.py "${rst[@]}"
 }
 
+lint_sparse() {
+    local arch log n rc=0 want
+    if [ -n "$CHANGED" ] && ! files '*' | grep -qE '^(kmod/|include/uapi/)'; then
+        return 0
+    fi
+    command -v sparse >/dev/null || { echo "sparse: not installed (scripts/deps.sh installs it)"; return 1; }
+    want=$(find kmod -maxdepth 1 -name '*.c' | wc -l)
+    for arch in x86_64 arm64; do
+        log=build/sparse/$arch/kbuild.log
+        TD_SPARSE=1 TD_OUT=$ROOT/build/sparse/$arch scripts/kbuild.sh "$arch" >/dev/null 2>&1 || {
+            echo "sparse: $arch: the module does not build (${log})"
+            tail -n 20 "$log"
+            rc=1
+            continue
+        }
+        # Kbuild says CHECK for each file sparse looks at; it skips sparse
+        # silently when it finds none that it can run.
+        n=$(grep -c '^  CHECK ' "$log")
+        if [ "$n" -ne "$want" ]; then
+            echo "sparse: $arch: ran on $n of the $want files of kmod/ ($log)"
+            rc=1
+        fi
+        if grep -E '^[^ :]+:[0-9]+:[0-9]+: (warning|error):' "$log" |
+            sed "s|^$ROOT/build/sparse/$arch/kmod-src/include/|include/|; s|^$ROOT/build/sparse/$arch/kmod-src/|kmod/|" |
+            grep .; then
+            rc=1
+        fi
+        echo "sparse: $arch: $n files checked"
+    done
+    return $rc
+}
+
 lint_python() {
     local f py=() rc=0
     while read -r f; do
@@ -190,7 +227,7 @@ lint_python() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python rst layers commits
+[ $# -gt 0 ] || set -- c shell python rst layers sparse commits
 rc=0
 for what in "$@"; do
     case $what in
@@ -199,8 +236,9 @@ for what in "$@"; do
     python) lint_python || rc=1 ;;
     rst) lint_rst || rc=1 ;;
     layers) python3 scripts/check_layers.py || rc=1 ;;
+    sparse) lint_sparse || rc=1 ;;
     commits) scripts/check_commits.sh || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [--changed] [c|shell|python|rst|layers|commits]..." >&2; exit 2 ;;
+    *) echo "usage: scripts/lint.sh [--changed] [c|shell|python|rst|layers|sparse|commits]..." >&2; exit 2 ;;
     esac
 done
 exit $rc
