@@ -133,9 +133,11 @@ int td_start(void)
 	else if (td.state != TOPDOWN_STATE_CONFIGURED)
 		ret = -ENODATA;
 	else
-		ret = td_allow_kernel() ?: td_counters_start();
+		ret = td_perf_allow_cpu() ?: td_allow_kernel() ?:
+		      td_counters_start();
 	if (!ret) {
-		td.state = TOPDOWN_STATE_RUNNING;
+		/* poll() and STATUS read it without td.lock. */
+		WRITE_ONCE(td.state, TOPDOWN_STATE_RUNNING);
 		td.start_ns = ktime_get_ns();
 	}
 	mutex_unlock(&td.lock);
@@ -146,11 +148,18 @@ int td_start(void)
 static void td_stop_locked(void)
 {
 	lockdep_assert_held(&td.lock);
+	/* litmus: stop begin */
 	td_counters_stop();
-	td.state = TOPDOWN_STATE_CONFIGURED;
+	/*
+	 * Pairs with td_rings_poll()'s load-acquire: a poll() that sees the
+	 * collection stopped sees every record published before the disarm
+	 * (whose IPIs returned), so it never reports EPOLLHUP over one.
+	 */
+	smp_store_release(&td.state, TOPDOWN_STATE_CONFIGURED);
 	td.stop_ns = ktime_get_ns();
 	/* Let a poller drain what is left. */
 	wake_up_interruptible_all(&td.wq);
+	/* litmus: stop end */
 }
 
 /* Process context: RUNNING -> CONFIGURED. */
@@ -180,6 +189,6 @@ void td_collection_exit(void)
 	td_counters_sync();
 	td_rings_sync_wakeups();
 	td_rings_free();
-	td.state = TOPDOWN_STATE_IDLE;
+	WRITE_ONCE(td.state, TOPDOWN_STATE_IDLE);
 	mutex_unlock(&td.lock);
 }

@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/workqueue.h>
 
 /* vm_flags became read-only with accessors in 6.3. */
@@ -57,6 +58,44 @@ static inline void td_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t f)
  * and the probe's read of a pinned per-CPU counter as
  * perf_event_read_local() reads it.
  */
+
+/*
+ * A CPU the kernel keeps its own work off: isolcpus= (or isolcpus=domain)
+ * or nohz_full=. cpu_is_isolated() (6.1) means only the first on 7.x and
+ * does not exist on 5.10, where the types are HK_FLAG_* bits.
+ */
+#ifdef TD_HAVE_HK_TYPE
+static inline bool td_cpu_isolated(int cpu)
+{
+	return !housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN) ||
+	       !housekeeping_test_cpu(cpu, HK_TYPE_TICK);
+}
+#else
+static inline bool td_cpu_isolated(int cpu)
+{
+	return !housekeeping_test_cpu(cpu, HK_FLAG_DOMAIN) ||
+	       !housekeeping_test_cpu(cpu, HK_FLAG_TICK);
+}
+#endif
+
+/*
+ * perf_allow_cpu(): what perf_event_open() asks of a CPU-wide event
+ * (perf_event_paranoid > 0 without CAP_PERFMON, then the LSM hook
+ * security_perf_event_open(PERF_SECURITY_CPU)). Exported as a function in
+ * 7.x (checked in Debian's 7.3 source); before, an inline over symbols
+ * that are not exported (6.1, 6.12), so a module cannot ask.
+ */
+#ifdef TD_HAVE_PERF_ALLOW_CPU
+static inline int td_perf_allow_cpu(void)
+{
+	return perf_allow_cpu();
+}
+#else
+static inline int td_perf_allow_cpu(void)
+{
+	return 0;
+}
+#endif
 
 /*
  * perf_allow_kernel(): what perf_event_open() asks before it counts in

@@ -61,13 +61,18 @@
  * With groups (include/uapi/linux/topdown.h, "Groups and rotation") every
  * (group, position) gets a pinned counter of its own, group 0's enabled
  * and the others created disabled, so that only the current group's hold
- * hardware counters. The probe reads td_cpu.ev[], the current group's.
+ * hardware counters (START thus checks that perf takes every event).
+ * Each turn of a group makes its counters anew (td_counter_renew()), so
+ * that they never take a hardware counter from another user's event.
+ * The probe reads td_cpu.ev[], the current group's.
  * Each armed CPU runs a deferrable delayed work item on itself
  * (td_rot_work_fn, queued by the arm IPI, every td.rot_jiffies): it
  *
  *   1. with IRQs off: ends the old group's statistics period, makes the
  *      new group current (td_cpu.ev, .nr, the record's group bits) and
  *      holds every counter in resync, flags TOPDOWN_REC_ROTATED on;
+ *   0. (before 1, IRQs on) makes the new group's counters anew,
+ *      disabled, and releases the ones they replace;
  *   2. perf_event_disable() of the old group's counters, then
  *      perf_event_enable() of the new group's. Both take perf's context
  *      mutex (so they cannot run in the probe) and, the counters being
@@ -172,13 +177,35 @@ static void td_retry_queue(void)
 			   msecs_to_jiffies(td_retry_period()));
 }
 
-/* IPI: the next switch on this CPU re-reads these events' baselines. */
-static void td_cpu_resync_ipi(void *info)
-{
-	struct td_cpu *c = this_cpu_ptr(&td_cpus);
-	u32 *events = info;
+/* A retry's counters for the probe of their CPU (td_cpu_retry_ipi()). */
+struct td_retry {
+	u32 errors;			/* positions retried */
+	struct perf_event *ev[TOPDOWN_MAX_EVENTS];	/* new, or NULL: kept */
+};
 
-	c->resync |= *events;
+/*
+ * The next switch on @c's CPU re-reads the baselines of the events
+ * retried, and reads the new counters of those that were renewed. On the
+ * CPU with IRQs off, or while it is offline (disarmed: nothing reads them).
+ */
+static void td_retry_install(struct td_cpu *c, const struct td_retry *r)
+{
+	u32 i;
+
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		if (r->ev[i])
+			c->ev[i] = r->ev[i];
+	c->resync |= r->errors;
+}
+
+static void td_cpu_retry_ipi(void *info)
+{
+	td_retry_install(this_cpu_ptr(td_cpus), info);
+}
+
+static bool td_ev_in_error(struct perf_event *ev)
+{
+	return READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR;
 }
 
 /* Events of @c in PERF_EVENT_STATE_ERROR. */
@@ -187,9 +214,56 @@ static u32 td_cpu_errors(struct td_cpu *c)
 	u32 i, errors = 0;
 
 	for (i = 0; i < c->nr; i++)
-		if (c->ev[i] && READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ERROR)
+		if (c->ev[i] && td_ev_in_error(c->ev[i]))
 			errors |= BIT(i);
 	return errors;
+}
+
+/*
+ * A counter of pool entry @p on @cpu, created disabled unless @enabled.
+ * Process context, no hotplug lock held by the caller's CPU going down.
+ */
+static struct perf_event *td_counter_create(u32 p, unsigned int cpu,
+					    bool enabled)
+{
+	struct perf_event_attr attr = td.attr[p];
+
+	attr.disabled = !enabled;
+	return perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+}
+
+/*
+ * Counters of other users come first. perf schedules a CPU's pinned
+ * events in the order they were installed, oldest first, whether they
+ * were enabled or not, and every enable reschedules them all: enabling a
+ * counter made at START would take the hardware counter of any pinned
+ * event another user opened since, and put that one in error for good.
+ * So before topdown enables a counter that competes for a hardware
+ * counter (a group's turn, a retry of a counter in error), it replaces
+ * it with a new one, disabled, younger than every event already there:
+ * it gets a hardware counter only if one is free after them. Software
+ * events never lack a counter and are kept.
+ *
+ * Process context, @c's rot_lock held, group @g's position @i not read
+ * by the probe (not the current group, or @c disarmed; see the retry for
+ * the current group). Returns the counter it replaced, to release, or
+ * NULL when it kept it (software, or perf could not create a new one:
+ * the old one stays, disabled, and its slices read as errors until the
+ * group's next turn). Makes no counter where there was none.
+ */
+static struct perf_event *td_counter_renew(struct td_cpu *c, unsigned int cpu,
+					   u32 g, u32 i)
+{
+	struct perf_event *old = c->gev[g][i], *ev;
+	u32 p = td.grp_ev[g][i];
+
+	if (!old || td.attr[p].type == PERF_TYPE_SOFTWARE)
+		return NULL;
+	ev = td_counter_create(p, cpu, false);
+	if (IS_ERR(ev))
+		return NULL;
+	c->gev[g][i] = ev;
+	return old;
 }
 
 /* The wait after @fails retries in a row left a counter in error. */
@@ -208,12 +282,15 @@ static unsigned int td_retry_wait(unsigned int fails)
 
 /*
  * td_cpus_lock, the hotplug read lock and the CPU's rot_lock held:
- * re-enable @cpu's counters in error (its current group's), or back off.
+ * re-enable @cpu's counters in error (its current group's), each renewed
+ * first (td_counter_renew()), or back off.
  */
 static void td_cpu_retry_locked(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	u32 errors = td_cpu_errors(c), i;
+	struct perf_event *stale[TOPDOWN_MAX_EVENTS] = { };
+	struct td_retry r = { .errors = errors };
 	unsigned int wait;
 
 	if (!errors) {
@@ -223,11 +300,25 @@ static void td_cpu_retry_locked(unsigned int cpu)
 	}
 	if (c->retry_fails > TD_RETRY_STEADY && time_before(jiffies, c->retry_at))
 		return;
-	/* Harmless on a CPU going down: nothing to resync, perf skips it. */
-	smp_call_function_single(cpu, td_cpu_resync_ipi, &errors, 1);
-	for (i = 0; i < td.nr_events; i++) {
+	for (i = 0; i < c->nr; i++) {
 		if (!(errors & BIT(i)))
 			continue;
+		stale[i] = td_counter_renew(c, cpu, c->grp, i);
+		if (stale[i])
+			r.ev[i] = c->gev[c->grp][i];
+	}
+	/*
+	 * The probe reads the new counters from the next switch on. An
+	 * offline CPU (-ENXIO) was disarmed by its callback: nothing reads
+	 * them there, and perf skips the enable.
+	 */
+	if (smp_call_function_single(cpu, td_cpu_retry_ipi, &r, 1))
+		td_retry_install(c, &r);
+	for (i = 0; i < c->nr; i++) {
+		if (!(errors & BIT(i)))
+			continue;
+		if (stale[i])
+			perf_event_release_kernel(stale[i]);
 		perf_event_enable(c->ev[i]);
 		WRITE_ONCE(c->retries, c->retries + 1);
 		if (READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ACTIVE)
@@ -252,8 +343,11 @@ static void td_cpu_retry_locked(unsigned int cpu)
  */
 static void td_cpu_retry(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
+	/* Set by the arm IPI, under td_cpus_lock: no IPIs into it. */
+	if (c->isolated)
+		return;
 	cpus_read_lock();
 	mutex_lock(&c->rot_lock);
 	td_cpu_retry_locked(cpu);
@@ -300,7 +394,7 @@ static u8 td_evstate(struct perf_event *ev)
  */
 void td_counters_ev_state(unsigned int cpu, struct topdown_cpu_stats *s)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	u32 g, i;
 
 	lockdep_assert_held(&td.lock);
@@ -322,7 +416,7 @@ void td_counters_ev_state(unsigned int cpu, struct topdown_cpu_stats *s)
  */
 void td_counters_grp_stats(unsigned int cpu, struct topdown_cpu_stats *s)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	unsigned int seq;
 	u32 g, i;
 
@@ -387,16 +481,16 @@ static bool td_rot_ready(const struct td_cpu *c)
 
 /*
  * Enable @ev for its group's turn. A counter that had no hardware counter
- * the last time its group ran is still in error (perf_event_disable()
- * leaves an event in error as it is), so this is a retry of it, counted
- * as the retry work counts its own (STATUS retries, recoveries).
+ * the last time its group ran (@was_error: the one it replaced, or @ev
+ * itself, perf_event_disable() leaving an event in error as it is) is
+ * retried by this, counted as the retry work counts its own (STATUS
+ * retries, recoveries).
  */
-static void td_rot_enable(struct td_cpu *c, struct perf_event *ev)
+static void td_rot_enable(struct td_cpu *c, struct perf_event *ev,
+			  bool was_error)
 {
-	bool retry = READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR;
-
 	perf_event_enable(ev);
-	if (!retry)
+	if (!was_error)
 		return;
 	WRITE_ONCE(c->retries, c->retries + 1);
 	if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
@@ -412,7 +506,8 @@ static void td_rot_work_fn(struct work_struct *work)
 {
 	struct td_cpu *c = container_of(to_delayed_work(work), struct td_cpu,
 					rot_work);
-	u32 old, new, i;
+	struct perf_event *stale[TOPDOWN_MAX_EVENTS] = { };
+	u32 old, new, i, was_error = 0;
 	bool changing, wait;
 	u64 t0;
 
@@ -422,15 +517,34 @@ static void td_rot_work_fn(struct work_struct *work)
 	new = old + 1 < td.nr_groups ? old + 1 : 0;
 	/* Bound to its CPU; a work that ran elsewhere must not touch it. */
 	changing = READ_ONCE(c->rot_on) && c->active &&
-		   !WARN_ON_ONCE(this_cpu_ptr(&td_cpus) != c);
+		   !WARN_ON_ONCE(this_cpu_ptr(td_cpus) != c);
 	wait = changing && !td_rot_ready(c);
 	changing = changing && !wait;
+	local_irq_enable();
+	if (wait)
+		goto requeue;
+	if (!changing)
+		goto out;
+
+	/*
+	 * 0. The new group's counters made anew, younger than any other
+	 * user's (td_counter_renew()); not the probe's until step 1.
+	 */
+	for (i = 0; i < td.grp_nr[new]; i++) {
+		stale[i] = td_counter_renew(c, smp_processor_id(), new, i);
+		if (stale[i] && td_ev_in_error(stale[i]))
+			was_error |= BIT(i);
+	}
+
+	local_irq_disable();
+	/* A disarm may have come meanwhile: then nothing changes. */
+	changing = READ_ONCE(c->rot_on) && c->active;
 	t0 = ktime_get_mono_fast_ns();
 	if (changing) {
 		/* 1. The new group is current; everything held in resync. */
 		raw_write_seqcount_begin(&c->grp_seq);
 		td_grp_period_end(c);
-		c->grp = new;
+		WRITE_ONCE(c->grp, new);	/* STATUS reads these racily */
 		c->nr = td.grp_nr[new];
 		memcpy(c->ev, c->gev[new], sizeof(c->ev));
 		c->hold = GENMASK(c->nr - 1, 0);
@@ -438,22 +552,32 @@ static void td_rot_work_fn(struct work_struct *work)
 		c->grp_flags = TD_REC_GROUP(new) | TOPDOWN_REC_ROTATED;
 		c->rec_flags = (c->rec_flags & TOPDOWN_REC_FIRST) | c->grp_flags;
 		c->rot_phase = TD_ROT_CHANGING;
-		c->rotations++;
+		WRITE_ONCE(c->rotations, c->rotations + 1);
 		raw_write_seqcount_end(&c->grp_seq);
 	}
 	local_irq_enable();
-	if (wait)
-		goto requeue;
+	for (i = 0; i < td.grp_nr[new]; i++)
+		if (stale[i])
+			perf_event_release_kernel(stale[i]);
 	if (!changing)
 		goto out;
 
-	/* 2. Free the old group's hardware counters, then take them. */
+	/*
+	 * 2. Free the old group's hardware counters, then take what is
+	 * free. A counter that perf could not make anew stays disabled
+	 * (its slices read as errors) rather than take an older place.
+	 */
 	for (i = 0; i < td.grp_nr[old]; i++)
 		if (c->gev[old][i])
 			perf_event_disable(c->gev[old][i]);
-	for (i = 0; i < td.grp_nr[new]; i++)
-		if (c->gev[new][i])
-			td_rot_enable(c, c->gev[new][i]);
+	for (i = 0; i < td.grp_nr[new]; i++) {
+		struct perf_event *ev = c->gev[new][i];
+
+		if (stale[i])
+			td_rot_enable(c, ev, was_error & BIT(i));
+		else if (ev && td.attr[td.grp_ev[new][i]].type == PERF_TYPE_SOFTWARE)
+			td_rot_enable(c, ev, td_ev_in_error(ev));
+	}
 
 	/* 3. Release the hold: the next slice re-reads the baselines. */
 	local_irq_disable();
@@ -462,7 +586,7 @@ static void td_rot_work_fn(struct work_struct *work)
 		c->hold = 0;
 		c->rot_phase = TD_ROT_COMMITTED;
 	}
-	c->rotation_ns += ktime_get_mono_fast_ns() - t0;
+	WRITE_ONCE(c->rotation_ns, c->rotation_ns + ktime_get_mono_fast_ns() - t0);
 	local_irq_enable();
 requeue:
 	if (READ_ONCE(c->rot_on))
@@ -478,7 +602,7 @@ void td_counters_init(void)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 		INIT_DEFERRABLE_WORK(&c->rot_work, td_rot_work_fn);
 		mutex_init(&c->rot_lock);
@@ -496,7 +620,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	u32 errors;
 
 	lockdep_assert_irqs_disabled();
-	c->grp = 0;
+	WRITE_ONCE(c->grp, 0);
 	c->nr = td.grp_nr[0];
 	c->width = td.grp_width;
 	memcpy(c->ev, c->gev[0], sizeof(c->ev));
@@ -511,12 +635,14 @@ static void td_cpu_arm(struct td_cpu *c)
 	c->rec_flags = c->grp_flags | TOPDOWN_REC_FIRST;
 	c->rot_phase = TD_ROT_NONE;
 	c->rot_next = c->probe_count + 1;	/* group 0 measures a slice */
+	c->isolated = td_cpu_isolated(smp_processor_id());
 	raw_write_seqcount_begin(&c->grp_seq);
 	td_grp_period_end(c);	/* nothing since the last disarm */
 	td_grp_period_begin(c, c->last_ns);
 	raw_write_seqcount_end(&c->grp_seq);
 	WRITE_ONCE(c->active, true);
-	if (td.nr_groups > 1) {
+	/* An isolated CPU counts group 0 and gets no work of ours. */
+	if (td.nr_groups > 1 && !c->isolated) {
 		WRITE_ONCE(c->rot_on, true);
 		queue_delayed_work_on(smp_processor_id(), td_percpu_wq(),
 				      &c->rot_work, td.rot_jiffies);
@@ -526,7 +652,7 @@ static void td_cpu_arm(struct td_cpu *c)
 /* IPI: arm this CPU unless it went offline since @info's hp_gen. */
 static void td_cpu_arm_ipi(void *info)
 {
-	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	struct td_cpu *c = this_cpu_ptr(td_cpus);
 	unsigned int *gen = info;
 
 	if (READ_ONCE(c->hp_gen) != *gen) {
@@ -543,9 +669,10 @@ static void td_cpu_arm_ipi(void *info)
  */
 static void td_cpu_disarm_ipi(void *info)
 {
-	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	struct td_cpu *c = this_cpu_ptr(td_cpus);
 	unsigned long flags;
 
+	/* litmus: cpu-disarm begin */
 	local_irq_save(flags);
 	if (c->active) {
 		raw_write_seqcount_begin(&c->grp_seq);
@@ -555,6 +682,7 @@ static void td_cpu_disarm_ipi(void *info)
 	WRITE_ONCE(c->active, false);
 	WRITE_ONCE(c->rot_on, false);
 	local_irq_restore(flags);
+	/* litmus: cpu-disarm end */
 }
 
 /*
@@ -566,7 +694,7 @@ static void td_cpu_disarm_ipi(void *info)
  */
 static void td_cpu_put(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 	lockdep_assert_held(&td_cpus_lock);
 	cpus_read_lock();
@@ -586,7 +714,7 @@ static void td_cpu_put(unsigned int cpu)
  */
 static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	unsigned int gen;
 	u32 g, i;
 
@@ -604,14 +732,11 @@ static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 	for (g = 0; g < td.nr_groups; g++) {
 		for (i = 0; i < td.grp_nr[g]; i++) {
 			u32 p = td.grp_ev[g][i];
-			struct perf_event_attr attr = td.attr[p];
 			struct perf_event *ev;
 
 			if (!td.ev_all_cpus[p] && !cpumask_test_cpu(cpu, td.ev_cpus[p]))
 				continue;
-			attr.disabled = g != 0;
-			ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-							      NULL, NULL);
+			ev = td_counter_create(p, cpu, g == 0);
 			if (IS_ERR(ev)) {
 				td_counters_release(c);
 				/* The CPU went down meanwhile: not the event's fault. */
@@ -631,7 +756,7 @@ static int td_cpu_sync_create(unsigned int cpu, int *err_event, bool *arm)
 /* Second half: arm @cpu, whose counters td_cpu_sync_create() made. */
 static void td_cpu_sync_arm(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	unsigned int gen = c->sync_gen;
 	int ret;
 
@@ -685,7 +810,7 @@ static void td_cpus_work_fn(struct work_struct *work)
  */
 static int td_cpu_online(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 	WARN_ON_ONCE(cpu != raw_smp_processor_id());
 	/* Odd: up. Pairs with td_cpu_sync()'s load-acquire. */
@@ -697,7 +822,7 @@ static int td_cpu_online(unsigned int cpu)
 
 static int td_cpu_offline(unsigned int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 	if (WARN_ON_ONCE(cpu != raw_smp_processor_id()))
 		smp_call_function_single(cpu, td_cpu_disarm_ipi, NULL, 1);
@@ -756,7 +881,7 @@ static int td_hotplug_register(void)
 						   td_cpu_offline);
 	if (ret >= 0) {
 		for_each_possible_cpu(cpu) {
-			struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+			struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 			unsigned int up = cpu_online(cpu);
 
 			/* No callback runs now: plain stores suffice. */
@@ -784,7 +909,7 @@ static void td_counters_release_all(void)
 	cancel_work_sync(&td_cpus_work);
 	mutex_lock(&td_cpus_lock);
 	for_each_possible_cpu(cpu)
-		td_counters_release(per_cpu_ptr(&td_cpus, cpu));
+		td_counters_release(per_cpu_ptr(td_cpus, cpu));
 	cpumask_clear(&td_pending);
 	mutex_unlock(&td_cpus_lock);
 	td_probe_detach();
@@ -829,7 +954,7 @@ static void td_counters_disarm(void)
 	td.hp_state = 0;
 	/* Every rot_on is clear: no rotation work queues itself again. */
 	for_each_possible_cpu(cpu)
-		cancel_delayed_work_sync(&per_cpu_ptr(&td_cpus, cpu)->rot_work);
+		cancel_delayed_work_sync(&per_cpu_ptr(td_cpus, cpu)->rot_work);
 }
 
 /*
@@ -909,6 +1034,12 @@ int td_counters_start(void)
 		for_each_cpu(cpu, &td_start_arm)
 			td_cpu_sync_arm(cpu);
 		td_retry_queue();
+	} else {
+		/*
+		 * Before td_cpus_lock is let go: the hotplug work may be
+		 * queued (a CPU came or went), and must arm nothing.
+		 */
+		WRITE_ONCE(td_collecting, false);
 	}
 	mutex_unlock(&td_cpus_lock);
 	if (ret) {

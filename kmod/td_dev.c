@@ -421,7 +421,7 @@ free:
  */
 static void td_fill_stopped_states(int cpu, struct topdown_cpu_stats *s)
 {
-	u32 cur = per_cpu_ptr(&td_cpus, cpu)->grp, g, i;
+	u32 cur = per_cpu_ptr(td_cpus, cpu)->grp, g, i;
 
 	for (g = 0; g < td.nr_groups; g++) {
 		for (i = 0; i < td.grp_nr[g]; i++) {
@@ -439,7 +439,7 @@ static void td_fill_stopped_states(int cpu, struct topdown_cpu_stats *s)
 
 static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 {
-	struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+	struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 	u32 i;
 
 	memset(s, 0, sizeof(*s));
@@ -450,6 +450,8 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 		s->flags |= TOPDOWN_CPU_ONLINE;
 	if (READ_ONCE(c->active))
 		s->flags |= TOPDOWN_CPU_COUNTING;
+	if (td_cpu_isolated(cpu))
+		s->flags |= TOPDOWN_CPU_ISOLATED;
 	if (td.state == TOPDOWN_STATE_RUNNING)
 		td_counters_ev_state(cpu, s);
 	else if (td.state == TOPDOWN_STATE_CONFIGURED)
@@ -473,13 +475,15 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 }
 
 /*
- * Copy @n stats entries to user space as the caller knows them: @usize
- * (TOPDOWN_CPU_STATS_SIZE_VER0, _VER1, _VER2 or _VER3) bytes each, the leading
- * part of struct topdown_cpu_stats.
+ * Copy @n stats entries to user space as the caller knows them: entries
+ * @usize bytes apart, each the leading min(@usize, ours) bytes of struct
+ * topdown_cpu_stats; the bytes of a larger entry past ours are left as
+ * they are ("ABI growth" in the UAPI header).
  */
 static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
 			 u32 n, u32 usize)
 {
+	size_t len = min_t(size_t, usize, sizeof(*stats));
 	u32 i;
 
 	if (usize == sizeof(*stats))
@@ -487,7 +491,7 @@ static int td_copy_stats(u64 uptr, const struct topdown_cpu_stats *stats,
 				    (size_t)n * usize) ? -EFAULT : 0;
 	for (i = 0; i < n; i++)
 		if (copy_to_user(u64_to_user_ptr(uptr + (u64)i * usize),
-				 &stats[i], usize))
+				 &stats[i], len))
 			return -EFAULT;
 	return 0;
 }
@@ -508,11 +512,11 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	ret = copy_struct_from_user(&st, sizeof(st), uarg, usize);
 	if (ret)
 		return ret;
-	if (st.stats_ptr && st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER0 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER1 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER2 &&
-	    st.stats_size != TOPDOWN_CPU_STATS_SIZE_VER3)
+	/* The entry's size is the authority, as a struct's size is. */
+	if (st.stats_ptr && st.stats_size < TOPDOWN_CPU_STATS_SIZE_VER0)
 		return -EINVAL;
+	if (st.stats_ptr && st.stats_size > PAGE_SIZE)
+		return -E2BIG;
 	n = st.stats_ptr ? min_t(u32, st.nr_stats, nr_cpu_ids) : 0;
 	if (n) {
 		stats = kvcalloc(n, sizeof(*stats), GFP_KERNEL);
@@ -528,7 +532,9 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	st.nr_cpus = nr_cpu_ids;
 	st.nr_stats = n;
 	usize_stats = st.stats_size;
-	st.stats_size = st.stats_ptr ? usize_stats : sizeof(*stats);
+	/* The bytes written per entry: the caller's size or ours. */
+	st.stats_size = st.stats_ptr ? min_t(u32, usize_stats, sizeof(*stats)) :
+		sizeof(*stats);
 	st.record_size = TOPDOWN_RECORD_SIZE;
 	st.reader = !!READ_ONCE(td.reader);	/* under td_rings_lock */
 	st.start_ns = td.start_ns;
@@ -650,10 +656,11 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 	/*
 	 * Mapping needs a file opened for writing, as CONFIGURE, START and
 	 * STOP do: a mapping keeps CONFIGURE out (EBUSY), which a read-only
-	 * descriptor must not be able to do.
+	 * descriptor must not be able to do. EACCES, as mmap() answers a
+	 * descriptor whose mode does not allow the mapping.
 	 */
 	if (!(file->f_mode & FMODE_WRITE))
-		return -EBADF;
+		return -EACCES;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 
@@ -664,7 +671,9 @@ static int td_mmap(struct file *file, struct vm_area_struct *vma)
 /* Not under td.lock: see td_rings_poll(). */
 static __poll_t td_poll(struct file *file, poll_table *wait)
 {
+	/* litmus: dev-poll begin */
 	poll_wait(file, &td.wq, wait);
+	/* litmus: dev-poll end */
 	return td_rings_poll();
 }
 

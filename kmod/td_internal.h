@@ -92,6 +92,8 @@ struct td_cpu {
 	/* @probe_count from which the next change may happen (see td_counters.c) */
 	u64 rot_next;
 	bool rot_on;		/* the rotation work may requeue itself */
+	/* Outside the housekeeping CPUs when armed: no rotation nor retry. */
+	bool isolated;
 	struct delayed_work rot_work;
 	struct mutex rot_lock;	/* the retry work off a group change */
 
@@ -124,7 +126,13 @@ enum {
 /* A record's group bits. */
 #define TD_REC_GROUP(g)		((u32)(g) << TOPDOWN_REC_GROUP_SHIFT)
 
-DECLARE_PER_CPU(struct td_cpu, td_cpus);
+/*
+ * Allocated at module init (alloc_percpu(), td_main.c), not static per-CPU
+ * data: modules' static per-CPU data comes out of a small reserve that
+ * every loaded module shares (PERCPU_MODULE_RESERVE, 8 KiB), and struct
+ * td_cpu alone would take a quarter of it.
+ */
+extern struct td_cpu __percpu *td_cpus;
 
 /*
  * The one global collection, protected by @lock unless noted. Three groups
@@ -198,6 +206,7 @@ static inline void td_stat_add(u64 *stat, u64 n)
  */
 static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
 {
+	/* litmus: ring-reserve begin */
 	u64 pos = c->pos;
 
 	if (!td.overwrite) {
@@ -210,23 +219,20 @@ static inline struct topdown_record *td_ring_reserve(struct td_cpu *c)
 			WRITE_ONCE(c->prod->lost, c->lost);
 			return NULL;
 		}
-	} else {
-		/*
-		 * The slot at producer_pos is the one being filled: a reader
-		 * whose copy saw any byte of this fill also sees producer_pos
-		 * at least at pos (the last publication, which this orders
-		 * before the fill's stores), and so discards the copy. Pairs
-		 * with the reader's read barrier between its copy and its
-		 * second load of producer_pos.
-		 */
-		smp_wmb();
 	}
+	/*
+	 * Overwrite mode: the slot at producer_pos is the one being filled,
+	 * and the smp_mb() of the last td_ring_write() on this CPU orders
+	 * that publication before the fill's stores (see there).
+	 */
 	return (struct topdown_record *)(c->data + (pos & (td.ring_size - 1)));
+	/* litmus: ring-reserve end */
 }
 
 /* Probe context: publish the record filled in the reserved slot. */
 static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 {
+	/* litmus: ring-write begin */
 	u64 old = c->pos, pos = old + TOPDOWN_RECORD_SIZE;
 	u64 cons;
 
@@ -246,11 +252,21 @@ static inline void td_ring_write(struct td_cpu *c, struct topdown_record *rec)
 	 * poll_wait() and its loads of the positions): either this load sees
 	 * the reader's consumer_pos and the crossing queues the wake-up, or
 	 * that poll() sees this position.
+	 *
+	 * It also orders this publication before the stores of the next
+	 * fill, which in overwrite mode may reuse the slot of a record a
+	 * reader is copying: a reader whose copy saw any byte of that fill
+	 * sees producer_pos at least at pos in its recheck (its read barrier
+	 * between the copy and its second load of producer_pos pairs with
+	 * this), and discards the copy. Every fill follows a publication's
+	 * barrier (the first one has no record to overwrite), so the fill
+	 * needs no write barrier of its own.
 	 */
 	smp_mb();
 	cons = READ_ONCE(c->cons->consumer_pos);
 	if (unlikely(old - cons < td.watermark && pos - cons >= td.watermark))
 		irq_work_queue(&c->wake_work);
+	/* litmus: ring-write end */
 }
 
 /* Pool entry @i of a configuration ("Groups and rotation"). */

@@ -100,7 +100,7 @@
 
 #include "td_internal.h"
 
-DEFINE_PER_CPU(struct td_cpu, td_cpus);
+struct td_cpu __percpu *td_cpus __read_mostly;
 
 struct td_collection td = {
 	.lock = __MUTEX_INITIALIZER(td.lock),
@@ -143,23 +143,30 @@ static int __init td_init(void)
 	int i, ret;
 
 	td_check_layout();
-	td_rings_init();
-	td_counters_init();
-
 	ret = td_probe_init();
 	if (ret) {
 		pr_err("topdown: sched_switch tracepoint not found\n");
 		return ret;
 	}
+	/* Zeroed, as static per-CPU data would be. */
+	td_cpus = alloc_percpu(struct td_cpu);
+	if (!td_cpus)
+		return -ENOMEM;
+	td_rings_init();
+	td_counters_init();
 	for (i = 0; i < TOPDOWN_MAX_POOL; i++) {
 		if (!zalloc_cpumask_var(&td.ev_cpus[i], GFP_KERNEL)) {
-			td_free_masks();
-			return -ENOMEM;
+			ret = -ENOMEM;
+			goto err;
 		}
 	}
 	ret = td_dev_register();
 	if (ret)
-		td_free_masks();
+		goto err;
+	return 0;
+err:
+	td_free_masks();
+	free_percpu(td_cpus);
 	return ret;
 }
 
@@ -169,6 +176,7 @@ static void __exit td_exit(void)
 	td_dev_unregister();
 	td_collection_exit();
 	td_free_masks();
+	free_percpu(td_cpus);
 }
 
 module_init(td_init);

@@ -220,15 +220,17 @@ static __always_inline u64 td_prev_cgroup_id(struct task_struct *prev)
  */
 static void td_probe_sched_switch(TD_SWITCH_ARGS)
 {
-	struct td_cpu *c = this_cpu_ptr(&td_cpus);
+	struct td_cpu *c = this_cpu_ptr(td_cpus);
 	struct topdown_record *rec;
 	u32 flags;
 	u64 now;
 	int cpu;
 
+	/* litmus: probe-active begin */
 	/* Disarmed: touch nothing else (STOP does not wait for this call). */
 	if (!READ_ONCE(c->active))
 		return;
+	/* litmus: probe-active end */
 
 	now = ktime_get_mono_fast_ns();
 	cpu = smp_processor_id();
@@ -312,8 +314,10 @@ int td_probe_attach(void)
  */
 void td_probe_detach(void)
 {
+	/* litmus: probe-detach begin */
 	tracepoint_probe_unregister(td_tp_switch,
 				    (void *)td_probe_sched_switch, NULL);
+	/* litmus: probe-detach end */
 	td_probe_unsynced = true;
 }
 
@@ -326,6 +330,8 @@ void td_probe_sync(void)
 	lockdep_assert_held(&td.lock);
 	if (!td_probe_unsynced)
 		return;
+	/* litmus: probe-sync begin */
 	tracepoint_synchronize_unregister();
+	/* litmus: probe-sync end */
 	td_probe_unsynced = false;
 }

@@ -40,7 +40,9 @@ DEFINE_MUTEX(td_rings_lock);
 
 static void td_wake_fn(struct irq_work *work)
 {
+	/* litmus: wake-fn begin */
 	wake_up_interruptible_all(&td.wq);
+	/* litmus: wake-fn end */
 }
 
 static size_t td_ring_bytes(u32 ring_size)
@@ -61,7 +63,7 @@ void **td_rings_alloc(u32 ring_size)
 	/* Refuse rather than push the machine into reclaim or OOM. */
 	if (pages * num_possible_cpus() > totalram_pages() / 8)
 		return ERR_PTR(-ENOMEM);
-	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
+	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL_ACCOUNT);
 	if (!rings)
 		return ERR_PTR(-ENOMEM);
 	for_each_possible_cpu(cpu) {
@@ -69,13 +71,15 @@ void **td_rings_alloc(u32 ring_size)
 		 * Zeroed (mapped to user space). A shortage fails CONFIGURE
 		 * with ENOMEM instead of invoking the OOM killer: vmalloc
 		 * allocates the pages with these flags (kvmalloc_node()
-		 * documents __GFP_RETRY_MAYFAIL as supported). Not
-		 * vmalloc_user(), which takes no flags; the pages are mapped
-		 * one by one (td_ring_remap()), as remap_vmalloc_range()
-		 * would.
+		 * documents __GFP_RETRY_MAYFAIL as supported). Charged to
+		 * the caller's memory cgroup (__GFP_ACCOUNT), as BPF maps
+		 * are: a CONFIGURE over the cgroup's limit fails with ENOMEM.
+		 * Not vmalloc_user(), which takes no flags; the pages are
+		 * mapped one by one (td_ring_remap()), as
+		 * remap_vmalloc_range() would.
 		 */
 		rings[cpu] = __vmalloc(td_ring_bytes(ring_size),
-				       GFP_KERNEL | __GFP_ZERO |
+				       GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 				       __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 		if (!rings[cpu]) {
 			td_rings_discard(rings);
@@ -107,7 +111,7 @@ void td_rings_install(void **rings)
 	lockdep_assert_held(&td_rings_lock);
 	td_rings_free();
 	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 		void *ring = rings[cpu];
 
 		c->ring = ring;
@@ -129,7 +133,7 @@ void td_rings_install(void **rings)
 		c->arm_errors = 0;
 		c->recoveries = 0;
 		/* Not running: no probe, no rotation work on this CPU. */
-		c->grp = 0;
+		WRITE_ONCE(c->grp, 0);
 		c->measuring = false;
 		c->base_records = 0;
 		c->base_read_errors = 0;
@@ -157,11 +161,13 @@ void td_rings_free(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 		if (!c->ring)
 			continue;
+		/* litmus: rings-free begin */
 		vfree(c->ring);
+		/* litmus: rings-free end */
 		c->ring = NULL;
 		c->cons = NULL;
 		c->prod = NULL;
@@ -182,7 +188,7 @@ void td_rings_init(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		init_irq_work(&per_cpu_ptr(&td_cpus, cpu)->wake_work,
+		init_irq_work(&per_cpu_ptr(td_cpus, cpu)->wake_work,
 			      td_wake_fn);
 }
 
@@ -199,7 +205,7 @@ void td_rings_init(void)
  */
 void td_rings_sync_wakeup(unsigned int cpu)
 {
-	struct irq_work *w = &per_cpu_ptr(&td_cpus, cpu)->wake_work;
+	struct irq_work *w = &per_cpu_ptr(td_cpus, cpu)->wake_work;
 
 	if (irq_work_is_busy(w))
 		irq_work_sync(w);
@@ -244,13 +250,15 @@ static bool td_rings_readable(u64 min_unread)
 
 	lockdep_assert_held(&td_rings_lock);
 	for_each_possible_cpu(cpu) {
-		struct td_cpu *c = per_cpu_ptr(&td_cpus, cpu);
+		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
 		if (!c->ring)
 			continue;
+		/* litmus: rings-readable begin */
 		if (READ_ONCE(c->pos) - READ_ONCE(c->cons->consumer_pos) >=
 		    min_unread)
 			return true;
+		/* litmus: rings-readable end */
 	}
 	return false;
 }
@@ -276,9 +284,11 @@ __poll_t td_rings_poll(void)
 	 * to the watermark is seen here, or its wake-up is queued and finds
 	 * the caller on td.wq.
 	 */
+	/* litmus: rings-poll begin */
 	smp_mb();
 	mutex_lock(&td_rings_lock);
-	state = READ_ONCE(td.state);
+	/* Pairs with td_stop_locked()'s store-release. */
+	state = smp_load_acquire(&td.state);
 	/*
 	 * While collecting, the watermark decides; once stopped, nothing
 	 * more arrives, so any unread record is worth reading, and drained
@@ -294,16 +304,19 @@ __poll_t td_rings_poll(void)
 			mask = EPOLLHUP;
 	}
 	mutex_unlock(&td_rings_lock);
+	/* litmus: rings-poll end */
 	return mask;
 }
 
 /* release() of /dev/topdown: @file no longer holds the consumer pages. */
 void td_rings_forget_reader(struct file *file)
 {
+	/* litmus: forget-reader begin */
 	mutex_lock(&td_rings_lock);
 	if (td.reader == file)
 		td.reader = NULL;
 	mutex_unlock(&td_rings_lock);
+	/* litmus: forget-reader end */
 }
 
 static void td_vm_open(struct vm_area_struct *vma)
@@ -366,11 +379,12 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 	struct td_cpu *c;
 	int ret;
 
+	/* litmus: rings-mmap begin */
 	mutex_lock(&td_rings_lock);
 	ret = -ENODATA;
 	if (td.state == TOPDOWN_STATE_IDLE)
 		goto unlock;
-	c = per_cpu_ptr(&td_cpus, cpu);
+	c = per_cpu_ptr(td_cpus, cpu);
 	ring_pages = TD_RING_HDR_PAGES + (td.ring_size >> PAGE_SHIFT);
 	ret = -EINVAL;
 	if (page >= ring_pages || len > ring_pages - page)
@@ -397,5 +411,6 @@ int td_rings_mmap(struct file *file, struct vm_area_struct *vma,
 	atomic_inc(&td.nr_maps);
 unlock:
 	mutex_unlock(&td_rings_lock);
+	/* litmus: rings-mmap end */
 	return ret;
 }

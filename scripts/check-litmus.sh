@@ -20,7 +20,9 @@
 # herd7 flags a data race the file does not expect ("Flags: data-race"),
 # and when a file does not name the code it models (a "Models" list of
 # "path function(): what" lines up to the next empty comment line, each
-# path and function checked against the tree).
+# path and function checked against the tree). Whether each test follows
+# the code (its "Code:" block against the marked regions it names) needs
+# no herd7: scripts/litmus_code.py checks it in make lint and make check.
 #
 #   --if-cached   without a cached sid root, say so (SKIP) and exit 0
 #                 instead of making one (make check uses this)
@@ -35,7 +37,7 @@ for a in "$@"; do
     case $a in
     --if-cached) IF_CACHED=1 ;;
     --refresh) REFRESH=1 ;;
-    -h | --help) sed -n '2,28s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,31s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "usage: scripts/check-litmus.sh [--if-cached] [--refresh]" >&2; exit 2 ;;
     esac
 done

@@ -618,6 +618,34 @@ suite_series() {
     APT_OPTS=()
 }
 
+# ioctl_doc VER TARBALL: Documentation/userspace-api/ioctl/ioctl-number.rst
+# of that linux-source tarball into build/deps/ioctl-number/VER.rst (once a
+# tarball; scripts/check_ioctl_number.py reads them).
+ioctl_doc() {
+    local ver=$1 tarball=$2 d=$DEPS/ioctl-number want
+    want="$(stat -c '%s %Y' "$tarball")"
+    [ -f "$d/$ver.rst" ] && [ "$(cat "$d/$ver.stamp" 2>/dev/null)" = "$want" ] && return 0
+    mkdir -p "$d"
+    tar -xJf "$tarball" -O --occurrence=1 \
+        "linux-source-$ver/Documentation/userspace-api/ioctl/ioctl-number.rst" >"$d/$ver.rst.tmp" ||
+        die "no ioctl-number.rst in $tarball"
+    mv "$d/$ver.rst.tmp" "$d/$ver.rst"
+    printf '%s\n' "$want" >"$d/$ver.stamp"
+}
+
+# suite_source SERIES APT-NAME SUITE...: linux-source-SERIES of that suite,
+# unpacked into build/deps/k<SERIES>/source, and its ioctl-number.rst.
+suite_source() {
+    local S=$1
+    shift
+    suite_apt "$@"
+    resolve_versions "linux-source-$S:all"
+    unpack_group "$DEPS/k$S/source" "linux-source-$S:all" ||
+        die "series $S: linux-source-$S does not download"
+    APT_OPTS=()
+    ioctl_doc "$S" "$DEPS/k$S/source/usr/src/linux-source-$S.tar.xz"
+}
+
 HAVE_SUITES=0
 if [ "$WANT_SUITES" = 1 ]; then
     WANT_RT_SUITES=$WANT_RT
@@ -631,6 +659,7 @@ if [ "$WANT_SUITES" = 1 ]; then
     suite_series 5.10 bullseye bullseye bullseye bullseye-security
     suite_series 6.12-trixie trixie trixie trixie trixie-security
     suite_series 7.3 trixie trixie-backports trixie-backports
+    suite_source 7.3 trixie-backports trixie-backports
     for rp in "${ROOT_PIDS[@]}"; do
         wait "${rp#*:}" || { tail -n 20 "$DEPS/suite-root-${rp%%:*}.log" >&2; die "the ${rp%%:*} build root (scripts/suite-root.sh ${rp%%:*}) failed"; }
     done
@@ -662,6 +691,11 @@ if [ ! -f "$KS/.stamp" ] || [ "$(cat "$KS/.stamp")" != "$ks_want" ]; then
     printf '%s\n' "$ks_want" >"$KS.tmp/.stamp"
     mv "$KS.tmp" "$KS"
 fi
+
+# The ioctl-number.rst of the host's kernel sources (the newest comes with
+# --suites, suite_source).
+ioctl_doc 6.1 /usr/src/linux-source-6.1.tar.xz
+[ -f /usr/src/linux-source-6.12.tar.xz ] && ioctl_doc 6.12 /usr/src/linux-source-6.12.tar.xz
 
 # ------------------------------------------------------------------ env files
 if_rt() { if [ "$HAVE_RT" = 1 ]; then printf '%s' "$1"; fi; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [--changed] [c|shell|python|rst|layers|sparse|commits]...: make
-# lint (make check runs it too). Every file of the tree, by language, and
-# the commit subjects (default: all seven):
+# scripts/lint.sh [--changed]
+#     [c|shell|python|rst|layers|litmus|percpu|sparse|commits]...: make lint
+# (make check runs it too). Every file of the tree, by language, and the
+# commit subjects (default: all nine):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -17,6 +18,15 @@
 #            is live/'s), evset_priv.h only in evset/; user/README's
 #            picture of the layers matches its list and is the one
 #            design.rst shows (scripts/check_layers.py)
+#   litmus   each litmus test of selftests/litmus names the marked regions
+#            of kmod/ and user/ it models and the ordered accesses and
+#            barriers in them, which must be the code's: a barrier added or
+#            removed without the test changing fails (scripts/litmus_code.py;
+#            no herd7 needed, make check-litmus runs herd7)
+#   percpu   every built topdown.ko (and the selftests' topdown_hooks.ko)
+#            has at most 256 bytes of static per-CPU data (.data..percpu):
+#            all modules share 8 KiB of it (PERCPU_MODULE_RESERVE); the
+#            rest is alloc_percpu()'s. Checks what build/ holds, if any
 #   sparse   sparse on the module (kmod/, make C=2 through scripts/kbuild.sh
 #            with TD_SPARSE=1) for x86_64 and arm64 against Debian 12's
 #            6.1 headers, the build's own: no finding. Into build/sparse/,
@@ -30,10 +40,10 @@
 # --changed (make test, the fast tier): c, shell, python and rst look only
 # at the files that differ from where the branch left main (git merge-base
 # HEAD main, or origin/main): committed, staged, unstaged or untracked;
-# layers and commits look at everything, as they take a second; sparse
-# runs if kmod/ or include/uapi/ changed. Without
-# main or outside git it lints everything. make lint and make check lint
-# every file.
+# layers, litmus, percpu and commits look at everything, as they take a
+# second; sparse runs if kmod/ or include/uapi/ changed. Without main or
+# outside git it lints everything. make lint and make check lint every
+# file.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2
@@ -227,7 +237,27 @@ lint_python() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python rst layers sparse commits
+# The static per-CPU data of every module built (readelf, any arch).
+PERCPU_MAX=256
+lint_percpu() {
+    local ko size n=0 rc=0
+    while IFS= read -r -d '' ko; do
+        # "[Nr] Name Type Address Off Size ...": the size, in hex.
+        size=$(readelf -SW "$ko" |
+            sed -n 's/.*\] \.data\.\.percpu  *[A-Z]*  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+        size=$((16#${size:-0}))
+        n=$((n + 1))
+        if [ "$size" -gt "$PERCPU_MAX" ]; then
+            echo "${ko#"$ROOT"/}: $size bytes of static per-CPU data (.data..percpu), at most $PERCPU_MAX"
+            rc=1
+        fi
+    done < <(find "$ROOT/build" \( -name topdown.ko -o -name topdown_hooks.ko \) -print0 2>/dev/null)
+    echo "percpu: $n modules built, each at most $PERCPU_MAX bytes of static per-CPU data" \
+        "$([ $rc = 0 ] && echo ok || echo FAILED)"
+    return $rc
+}
+
+[ $# -gt 0 ] || set -- c shell python rst layers litmus percpu sparse commits
 rc=0
 for what in "$@"; do
     case $what in
@@ -236,9 +266,11 @@ for what in "$@"; do
     python) lint_python || rc=1 ;;
     rst) lint_rst || rc=1 ;;
     layers) python3 scripts/check_layers.py || rc=1 ;;
+    litmus) python3 scripts/litmus_code.py || rc=1 ;;
+    percpu) lint_percpu || rc=1 ;;
     sparse) lint_sparse || rc=1 ;;
     commits) scripts/check_commits.sh || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [--changed] [c|shell|python|rst|layers|sparse|commits]..." >&2; exit 2 ;;
+    *) echo "usage: scripts/lint.sh [--changed] [c|shell|python|rst|layers|litmus|percpu|sparse|commits]..." >&2; exit 2 ;;
     esac
 done
 exit $rc

@@ -28,8 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.tls && (!c.cert_file || !c.key_file))
 		abort();
 	if (c.nusers > TD_WEB_USERS_MAX || c.nheaders > TD_WEB_HEADERS_MAX ||
-	    c.min_version > c.max_version)
+	    c.min_version > c.max_version || c.min_version < 0x0303 ||
+	    c.nciphers > TD_WEB_CIPHERS || c.ncurves > TD_WEB_CURVES)
 		abort();
+	for (int i = 0; i < c.nciphers; i++)
+		if (c.ciphers[i] >= TD_WEB_CIPHERS)
+			abort();
+	for (int i = 0; i < c.ncurves; i++)
+		if (c.curves[i] >= TD_WEB_CURVES)
+			abort();
 	for (int i = 0; i < c.nusers; i++)
 		if (strlen(c.users[i].hash) != 60 || strchr(c.users[i].name, ':'))
 			abort();

@@ -51,6 +51,8 @@ else
 	echo "not ok 1 - tdctl load for the kselftests"
 	rc=1
 fi
+echo "# suite: beside other modules' static per-CPU data (percpu_reserve_test.sh)"
+./percpu_reserve_test.sh || rc=1
 echo "# suite: hostile input (hostile_test)"
 if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./hostile_test || rc=1
@@ -60,6 +62,10 @@ if check "modprobe topdown for the hostile tests" modprobe topdown; then
 	./abi_test || rc=1
 	echo "# suite: groups and rotation at switch boundaries (groups_test)"
 	./groups_test || rc=1
+	echo "# suite: an isolated CPU gets no work (isolated_test; SKIPs unless booted isolcpus=1 nohz_full=1)"
+	./isolated_test || rc=1
+	echo "# suite: other users' pinned counters through rotation and retries (neighbour_test)"
+	./neighbour_test || rc=1
 	echo "# suite: random-operation fuzzer (fuzz_test)"
 	./fuzz_test || rc=1
 	echo "# suite: poll wake-ups, unload after offline (wakeup_test)"

@@ -207,7 +207,7 @@ def test_cli(tmp):
                        "--backend must be module, bpf or auto, not 'ebpf'"),
                       (("load", "--backend", "bpf", "--module", "x.ko"),
                        "--module does not apply to --backend bpf"),
-                      # event groups (issue 20): the BPF backend has none
+                      # event groups: the BPF backend has none
                       (("load", "--backend", "bpf", "--level", "2"),
                        "event groups are not available with the BPF backend"),
                       (("load", "--backend", "bpf", "-M", "TopdownL2"),

@@ -182,7 +182,7 @@ def test_quoting(tmp):
 def test_event_names(tmp):
     """Event names are text from the file ('load -e' stores perf's own
     text, "cpu/event=0x3c,umask=0x0/"): a CSV header quotes them like any
-    field, so the header has as many columns as the rows (issue 24, 13)."""
+    field, so the header has as many columns as the rows."""
     sc = tdfile_gen.generic()
     sc.events = ["cpu/event=0x3c,umask=0x0/", 'ins"tr']
     path = os.path.join(tmp, "names.td")

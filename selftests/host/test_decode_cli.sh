@@ -120,7 +120,7 @@ run decode --help
 [ $rc -eq 0 ] && has "Usage:" && has "JSON lines"
 expect "decode --help" $? "$T/out" "$T/err"
 
-# ---- perf's names, numbers and output (issue 15) ----------------------
+# ---- perf's names, numbers and output ----------------------
 
 PERF_N2="cpu_cycles=3,922,334,305 op_retired=853,521,883 op_spec=854404256 \
 stall_slot=22679591134 stall_slot_frontend=8492337939 \
@@ -295,7 +295,7 @@ run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events bogus
 [ $rc -ne 0 ] && has '"error"'
 expect "list --json: errors come as a JSON error object" $? "$T/out" "$T/err"
 
-# ---- list -s SET shows that set alone (issue 24, point 8) ---------------
+# ---- list -s SET shows that set alone ---------------
 
 run list --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
 [ $rc -eq 0 ] && has "^Set intel_icl, not usable here" && has "^Events:" &&

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of what `tdctl decode` reads (issue 24, point 7):
+"""Host tests of what `tdctl decode` reads:
 - the raw encodings tdctl itself prints (`tdctl list --json --events SET`
   gives each event's "encoding" and "config"), and the names perf prints
   for events given so (rNNNN, PMU/TERMS/ with modifiers, "raw 0xNNN"), as

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""What fuzzing found in the readers of record files (issue 24, points 11
-to 16), each as a file from tdfile_gen.py, the independent writer, that
+"""What fuzzing found in the readers of record files, each as a file from
+tdfile_gen.py, the independent writer, that
 the fixed tdctl handles and the old one did not:
 - top -i: a recording near the end of the 64-bit clock ends (the interval
   end wrapped and the replay never did), and a long idle recording gives

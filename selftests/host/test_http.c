@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "http/auth.h"
 #include "http/request.h"
@@ -41,7 +42,20 @@ static void test_parse(void)
 	   "HTTP/1.0 without Host, lone LFs: HEAD /");
 	st_is("GET /metrics HTTP/1.1\r\nHost: a\r\n", 0, "no empty line yet: incomplete");
 	st_is("GET /metrics HTTP/1.1\r\n\r\n", 400, "HTTP/1.1 without Host");
-	st_is("\r\n", 400, "an empty line only");
+	/* RFC 9112 2.2: empty lines before the request line are ignored
+	 * (a few; a head of nothing but empty lines is refused).
+	 */
+	st_is("\r\n", 0, "an empty line only: the request line is still to come");
+	ok(parse("\r\nGET /metrics HTTP/1.1\r\nHost: a\r\n\r\n", &r) == 200 &&
+	   !strcmp(r.path, "/metrics"), "an empty line (CRLF) before the request line: ignored");
+	ok(parse("\n\r\nHEAD / HTTP/1.0\n\n", &r) == 200 && r.head,
+	   "two empty lines (LF, CRLF) before the request line: ignored");
+	ok(!td_http_head_ends("\r\nGET / HTTP/1.0\r\n", 0, 18) &&
+	   !td_http_head_ends("\r\n\r\nGET / HTTP/1.0\r\n", 2, 20) &&
+	   td_http_head_ends("\r\nGET / HTTP/1.0\r\n\r\n", 18, 20),
+	   "td_http_head_ends: empty lines before the request line end nothing");
+	st_is("\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.0\r\n\r\n", 400,
+	      "nine empty lines before the request line");
 	ok(td_http_head_ends("GET / HTTP/1.0\r\n\r", 0, 17) == false &&
 	   td_http_head_ends("GET / HTTP/1.0\r\n\r\n", 17, 18) &&
 	   td_http_head_ends("GET / HTTP/1.0\n\n", 15, 16),
@@ -118,6 +132,12 @@ static const char good_cfg[] =
 	"basic_auth_users:\n"
 	"  prom: $2b$04$h.oAUvs/p5Y3MmRH.E5bZeXLqlUXBVtzgepkiOcu8m04D8Zur8PLO\n";
 
+static int cfg_parse(const char *text, struct td_webcfg *c, char *err,
+		     size_t errlen)
+{
+	return td_webcfg_parse(text, strlen(text), NULL, c, err, errlen);
+}
+
 static void cfg_bad(const char *text, const char *why)
 {
 	struct td_webcfg c;
@@ -146,12 +166,38 @@ static void test_webcfg(void)
 	   "an empty file: plain HTTP, no users");
 	ok(!td_webcfg_parse("basic_auth_users:\n", 18, NULL, &c, err, sizeof(err)) &&
 	   !c.tls && !c.nusers, "an empty basic_auth_users");
+	/* cipher_suites and curve_preferences in Go's names, as the
+	 * toolkit takes them: TLS 1.2 suites of Go's tls.CipherSuites().
+	 */
+	ok(!cfg_parse("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		      "  cipher_suites:\n    - TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA\n"
+		      "    - TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256\n"
+		      "  curve_preferences: [X25519, CurveP256]\n", &c, err,
+		      sizeof(err)) && c.nciphers == 2 && c.ncurves == 2 &&
+	   !strcmp(td_web_ciphers[c.ciphers[0]].openssl, "ECDHE-RSA-AES128-SHA") &&
+	   !strcmp(td_web_ciphers[c.ciphers[1]].openssl, "ECDHE-ECDSA-CHACHA20-POLY1305") &&
+	   !strcmp(td_web_curves[c.curves[0]].openssl, "X25519") &&
+	   !strcmp(td_web_curves[c.curves[1]].openssl, "P-256"),
+	   "cipher_suites and curve_preferences: Go's names, in order (%s)", err);
+	td_webcfg_free(&c);
+	ok(!cfg_parse("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		      "  cipher_suites: []\n", &c, err, sizeof(err)) &&
+	   !c.nciphers, "cipher_suites: []: the defaults (%s)", err);
+	td_webcfg_free(&c);
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
 		"  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
-		"line 4: tls_server_config.cipher_suites: not supported");
+		"line 4: tls_server_config.cipher_suites: TLS_AES_128_GCM_SHA256 is a TLS 1.3 suite");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
-		"  curve_preferences: [X25519]\n",
-		"curve_preferences: not supported");
+		"  cipher_suites: [TLS_RSA_WITH_AES_128_CBC_SHA]\n",
+		"'TLS_RSA_WITH_AES_128_CBC_SHA' is not one of TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, "
+		"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA]\n", "is given twice");
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  cipher_suites: TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA\n", "expected a list");
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		"  curve_preferences: [P-256]\n",
+		"line 4: tls_server_config.curve_preferences: 'P-256' is not one of CurveP256");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  keyfile: b\n", "unknown key 'keyfile'");
 	cfg_bad("tls_config:\n  cert_file: a\n", "unknown key 'tls_config'");
 	cfg_bad("tls_server_config:\n  cert_file: a\n", "missing key_file");
@@ -177,6 +223,15 @@ static void test_webcfg(void)
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n"
 		"  max_version: TLS12\n",
 		"min_version is above max_version");
+	/* OpenSSL at Debian's security level refuses every TLS 1.0 and
+	 * 1.1 handshake: a file that asks for them is refused, not
+	 * accepted and then failing every such handshake.
+	 */
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS10\n",
+		"line 4: tls_server_config.min_version: TLS10 is not supported");
+	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS11\n"
+		"  max_version: TLS11\n",
+		"line 4: tls_server_config.min_version: TLS11 is not supported");
 	cfg_bad("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: SSL3\n",
 		"'SSL3' is not one of");
 	cfg_bad("http_server_config:\n  http2: true\n", "http2: true is not supported");
@@ -262,6 +317,80 @@ static void test_answer_auth(void)
 	   "a failure is remembered apart from the good one");
 	td_auth_free(a);
 	td_webcfg_free(&c);
+
+	/* bcrypt reads 72 bytes of a password: a longer one is refused,
+	 * not taken for its first 72 bytes (the hash is of 72 'p').
+	 */
+	{
+		static const char cfg72[] =
+			"basic_auth_users:\n"
+			"  u: $2b$04$abcdefghijklmnopqrstuuNt.0ah97gHY3F7JC1Z6EXmQc0bQBhIO\n";
+		char p72[80], p73[80];
+
+		memset(p72, 'p', 72);
+		p72[72] = '\0';
+		memcpy(p73, p72, 72);
+		strcpy(p73 + 72, "X");
+		ok(!td_webcfg_parse(cfg72, strlen(cfg72), NULL, &c, err, sizeof(err)) &&
+		   (a = td_auth_new(&c)) != NULL, "a user whose password is 72 bytes (%s)", err);
+		ok(a && td_auth_verify(a, "u", p72), "the password of 72 bytes passes");
+		ok(a && !td_auth_verify(a, "u", p73),
+		   "the same 72 bytes and one more: refused, not cut to 72");
+		ok(a && td_auth_lookup(a, "u", p73, key) == TD_AUTH_FAIL,
+		   "a password over 72 bytes fails without a bcrypt check");
+		td_auth_free(a);
+		td_webcfg_free(&c);
+	}
+}
+
+static double verify_s(const struct td_auth *a, const char *user,
+		       const char *pass)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	td_auth_verify(a, user, pass);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/* auth.h: the time of a check does not tell which users exist. With
+ * users of bcrypt costs 4 and 10, a wrong password for either and any
+ * password for a user that does not exist take the time of cost 10
+ * (the fastest of 5 runs each: the least disturbed by other load).
+ */
+static void test_auth_timing(void)
+{
+	static const char cfg[] =
+		"basic_auth_users:\n"
+		"  cheap: $2b$04$abcdefghijklmnopqrstuuAvlEesT7KQbYYxu0SaQyHxkKTWXLLgK\n"
+		"  dear: $2b$10$abcdefghijklmnopqrstuuKYsNjQ5ZhxxlIbwAgtNUotzlWXRbbd.\n";
+	const char *who[3] = { "cheap", "dear", "nobody" };
+	double t[3] = { 1e9, 1e9, 1e9 };
+	struct td_webcfg c;
+	struct td_auth *a;
+	char err[512] = "";
+
+	a = td_webcfg_parse(cfg, strlen(cfg), NULL, &c, err, sizeof(err)) ? NULL :
+	    td_auth_new(&c);
+	if (!a) {
+		ok(0, "users of costs 4 and 10 (%s)", err);
+		return;
+	}
+	ok(td_auth_verify(a, "cheap", "cheap") && td_auth_verify(a, "dear", "dear"),
+	   "both users' passwords pass");
+	for (int run = 0; run < 5; run++)
+		for (int i = 0; i < 3; i++) {
+			double s = verify_s(a, who[i], "wrong");
+
+			if (s < t[i])
+				t[i] = s;
+		}
+	ok(t[0] > 0.5 * t[2] && t[0] < 2 * t[2] && t[1] > 0.5 * t[2] && t[1] < 2 * t[2],
+	   "a wrong password for users of cost 4 and 10 and an unknown user: "
+	   "%.1f, %.1f and %.1f ms (within a factor 2)", t[0] * 1e3, t[1] * 1e3, t[2] * 1e3);
+	td_auth_free(a);
+	td_webcfg_free(&c);
 }
 
 int main(void)
@@ -270,5 +399,6 @@ int main(void)
 	test_base64();
 	test_webcfg();
 	test_answer_auth();
+	test_auth_timing();
 	return tap_done();
 }

@@ -9,8 +9,8 @@ prometheus scrapes it every second for a bounded time, with the recording
 rules of contrib/prometheus loaded. Then Prometheus' HTTP API must give:
 
   - the final counters, per process and event, equal to the sums of the
-    same records (rdbench --write puts them in a record file; tdctl
-    report --by process sums them),
+    same records whose every count was read (rdbench --write puts them in
+    a record file; tdctl dump --json shows them, null where unreadable),
   - sum(rate(topdown_slices_total[..])) while the records arrive equal to
     R (within 25 %: Prometheus extrapolates at the window's edges),
   - the recording rules' fractions equal to the formula on the counts,
@@ -28,6 +28,7 @@ installs them). TAP.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -101,23 +102,34 @@ def families(text):
 
 
 def expected_sums(tmp, fixture):
+    """Per process: its slices, and the counts summed over its slices
+    whose every count was read (tdctl-serve(8): a count that could not be
+    read, null in dump --json, leaves its slice out of every count)."""
     path = os.path.join(tmp, "same.td")
     subprocess.run([RDBENCH, "--fixture", fixture, "-n", str(N), "--cpus",
                     str(CPUS), "--write", path], check=True)
     p = subprocess.run([TDCTL, "-j", "report", "-i", path, "--by", "process"],
                        capture_output=True, text=True, check=True)
-    rep = json.loads(p.stdout)
-    events = [e["name"] for e in rep["events"]]
+    events = [e["name"] for e in json.loads(p.stdout)["events"]]
+    p = subprocess.run([TDCTL, "-j", "dump", "-i", path],
+                       capture_output=True, text=True, check=True)
     sums = {}
-    for row in rep["rows"]:
-        acc = sums.setdefault(str(row["pid"]), {"slices": 0, "counts": {}})
-        acc["slices"] += row["slices"]
+    for sl in json.loads(p.stdout):
+        acc = sums.setdefault(str(sl["pid"]), {"slices": 0, "counts": {}})
+        acc["slices"] += 1
+        read = None not in sl["counts"].values()
         for e in events:
-            acc["counts"][e] = acc["counts"].get(e, 0) + row["counts"][e]
+            acc["counts"][e] = (acc["counts"].get(e, 0) +
+                                (sl["counts"][e] if read else 0))
     return events, sums
 
 
 def check_http(port):
+    # A request head not finished in serve's 10 s: 408, then closed
+    # (started now, read at the end).
+    late = socket.create_connection(("127.0.0.1", port))
+    late.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+    t_late = time.monotonic()
     st, ctype, text = http("http://127.0.0.1:%d/metrics" % port)
     ok(st == 200 and ctype.startswith("text/plain; version=0.0.4"),
        "GET /metrics: the text format 0.0.4", ctype)
@@ -156,6 +168,9 @@ def check_http(port):
     r = raw(port, b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
     ok(r.startswith(b"HTTP/1.1 200") and r.endswith(b"\r\n\r\n"),
        "HEAD: the headers only", r[-80:])
+    r = raw(port, b"\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    ok(r.startswith(b"HTTP/1.1 200"),
+       "an empty line before the request line is ignored (RFC 9112 2.2)", r[:80])
     # Clients that connect and say nothing do not block the others.
     idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
     try:
@@ -164,6 +179,15 @@ def check_http(port):
     finally:
         for s in idle:
             s.close()
+    late.settimeout(15)
+    try:
+        r = late.recv(4096)
+    except OSError as e:
+        r = str(e).encode()
+    late.close()
+    ok(r.startswith(b"HTTP/1.1 408 Request Timeout\r\n"),
+       "a request head not finished in 10 s: 408 (after %.1f s)"
+       % (time.monotonic() - t_late), r[:80])
 
 
 def wait_http(url, tries=50):
@@ -205,6 +229,105 @@ def check_limits(fixture):
            "--max-series 5: 5 processes and 'other', every record counted", sl)
     finally:
         stop(p)
+
+
+def series(text, family):
+    """{labels text: value} of one family's samples; a label set given
+    twice (two series Prometheus cannot tell apart) is kept in the list
+    'dup'."""
+    got, dup = {}, []
+    for ln in text.splitlines():
+        if ln.startswith(family + "{"):
+            labels, _, v = ln[len(family):].rpartition(" ")
+            if labels in got:
+                dup.append(labels)
+            got[labels] = float(v)
+    return got, dup
+
+
+def check_comm_overflow(fixture):
+    """--by comm --max-series: a process named 'other' and the series of
+    what did not fit are two series (the overflow's label is one no comm
+    can produce)."""
+    port = free_port()
+    names = ["other"] + ["task%d" % i for i in range(9)]
+    p = subprocess.Popen(
+        [RDBENCH, "--fixture", fixture, "-n", "2000", "--cpus", "2", "--live",
+         "--rate", "1e9"] + sum((["--comm", n] for n in names), []) +
+        ["--", "serve", "--listen", "127.0.0.1:%d" % port, "--by", "comm",
+         "--max-series", "4", "--duration", "20"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _, _, text = wait_http("http://127.0.0.1:%d/metrics" % port)
+        got, dup = series(text, "topdown_slices_total")
+        ok(len(got) == 5 and not dup and '{comm="other"}' in got and
+           sum(got.values()) == 2000,
+           "--by comm --max-series 4: the process 'other' and the overflow are "
+           "two series, every record counted once", (got, dup))
+    finally:
+        stop(p)
+
+
+def check_cgroup_labels(fixture):
+    """Two cgroups, one named with the four characters \\x01 and one
+    with the byte 0x01: two series, each with its own counts."""
+    mnt = None
+    with open("/proc/self/mountinfo") as fh:
+        for ln in fh:
+            f = ln.split()
+            if f[f.index("-") + 1] == "cgroup2":
+                mnt = f[4]
+                break
+    if os.geteuid() != 0 or not mnt:
+        ok(True, "cgroup names that differ by a backslash # SKIP needs root "
+           "and a cgroup2 mount")
+        return
+    names = ["tdsec%d\\x01" % os.getpid(), "tdsec%d\x01" % os.getpid()]
+    # And two paths of 1000 bytes that differ in their last byte only,
+    # longer than a label holds.
+    deep = "tdsec%d/" % os.getpid() + "/".join(["d" * 240] * 4)
+    made = []
+    try:
+        for n in names + [deep + "/x", deep + "/y"]:
+            parts = n.split("/")
+            for i in range(len(parts)):
+                d = os.path.join(mnt, *parts[:i + 1])
+                if not os.path.isdir(d):
+                    os.mkdir(d)
+                    made.append(d)
+        ids = [os.stat(os.path.join(mnt, n)).st_ino for n in
+               names + [deep + "/x", deep + "/y"]]
+        port = free_port()
+        p = subprocess.Popen(
+            [RDBENCH, "--fixture", fixture, "-n", "2000", "--cpus", "2",
+             "--live", "--rate", "1e9"] +
+            sum((["--cgroup-id", str(i)] for i in ids), []) +
+            ["--", "serve", "--listen", "127.0.0.1:%d" % port, "--duration", "20"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            _, _, text = wait_http("http://127.0.0.1:%d/metrics" % port)
+            got, dup = series(text, "topdown_slices_total")
+            mine = {k: v for k, v in got.items() if "tdsec" in k}
+            ok(len(mine) == 4 and not dup and sum(got.values()) == 2000 and
+               all(v > 0 for v in mine.values()),
+               "cgroups named tdsecN\\x01 and tdsecN<0x01>, and two long "
+               "paths that differ in their last byte: four series", got)
+            long = [k for k in mine if "ddd" in k]
+            ok(len(long) == 2 and all(len(k) < 512 and
+                                      re.search(r'\\\\~[0-9a-f]{32}"}$', k)
+                                      for k in long),
+               "a path longer than a label: cut, and ended by \\~ and a hash",
+               long)
+            # The text of the name of every byte that is not printable
+            # ASCII is \xHH, and of a backslash \x5c (as for comms).
+            ok('{cgroup="/%s"}' % names[0].replace("\\", "\\\\x5c") in got and
+               '{cgroup="/%s"}' % names[1].replace("\x01", "\\\\x01") in got,
+               "the backslash is written \\x5c, the byte 0x01 \\x01", list(mine))
+        finally:
+            stop(p)
+    finally:
+        for d in reversed(made):
+            os.rmdir(d)
 
 
 def check_hybrid(tmp):
@@ -250,6 +373,66 @@ def check_no_module():
        p.stderr)
 
 
+# Run in a network namespace of its own (unshare -n), whose only
+# interface is its loopback: serve on every address or 0.0.0.0 is
+# reachable from nowhere else.
+NETNS_SCRIPT = r"""
+import json, socket, subprocess, sys, time
+tdctl, port, web = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+def serve(listen, *more):
+    return subprocess.Popen([tdctl, "serve", "--listen", listen, "--duration", "20"]
+                            + list(more), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+def get(host):
+    for _ in range(50):
+        try:
+            with socket.create_connection((host, port), timeout=2) as s:
+                s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+                return s.recv(64).decode(errors="replace")[:12]
+        except OSError:
+            time.sleep(0.1)
+    return None
+def stop(p):
+    p.terminate()
+    return p.communicate(timeout=10)[1]
+out = {}
+p = serve(":%d" % port)
+out["v4"], out["v6"] = get("127.0.0.1"), get("::1")
+out["any"] = stop(p)
+p = serve("0.0.0.0:%d" % port)
+get("127.0.0.1")
+out["v4any"] = stop(p)
+p = serve("127.0.0.1:%d" % port)
+get("127.0.0.1")
+out["lo"] = stop(p)
+print(json.dumps(out))
+"""
+
+
+def check_listen(tmp):
+    """--listen :PORT is every address, IPv6 and IPv4; a non-loopback
+    address without TLS or passwords is warned about at start."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
+        ok(True, "--listen in a network namespace # SKIP needs root, unshare, ip")
+        return
+    p = subprocess.run(["unshare", "-n", sys.executable, "-c", NETNS_SCRIPT, TDCTL,
+                        "10642", ""], capture_output=True, text=True, timeout=120)
+    try:
+        out = json.loads(p.stdout)
+    except ValueError:
+        ok(False, "serve in a network namespace", p.stdout + p.stderr)
+        return
+    ok(out["v4"] == "HTTP/1.1 200" and out["v6"] == "HTTP/1.1 200",
+       "--listen :PORT answers on 127.0.0.1 and on ::1 (dual stack)", out)
+    ok("plain HTTP" in out["any"] and "no password" in out["any"] and
+       "plain HTTP" in out["v4any"] and "no password" in out["v4any"],
+       "--listen :PORT and 0.0.0.0:PORT without TLS or password: warned at start",
+       out["any"] + out["v4any"])
+    ok("warning" not in out["lo"].lower(), "--listen 127.0.0.1:PORT: no warning",
+       out["lo"])
+
+
 def check_files(tmp):
     p = subprocess.run(["promtool", "check", "rules",
                         os.path.join(TOP, "contrib/prometheus/topdown.rules.yml")],
@@ -290,8 +473,11 @@ def run(tmp):
     events, sums = expected_sums(tmp, fixture)
     check_files(tmp)
     check_limits(fixture)
+    check_comm_overflow(fixture)
+    check_cgroup_labels(fixture)
     check_hybrid(tmp)
     check_no_module()
+    check_listen(tmp)
     port, prom = free_port(), free_port()
     # The shipped rules, evaluated every second instead of every 15 s.
     rules = os.path.join(tmp, "topdown.rules.yml")
@@ -356,7 +542,8 @@ scrape_configs:
             got.setdefault(m["pid"], {})[m["event"]] = int(float(s["value"][1]))
         want = {pid: a["counts"] for pid, a in sums.items()}
         ok(got == want, "topdown_events_total per process and event equals the "
-           "records' sums (%d processes, %d events)" % (len(want), len(events)),
+           "records' sums over the slices read whole (%d processes, %d events)"
+           % (len(want), len(events)),
            "got %s\nwant %s" % (json.dumps(got)[:800], json.dumps(want)[:800]))
         r = query(prom, "topdown_slices_total")
         got = {s["metric"]["pid"]: int(float(s["value"][1])) for s in r}

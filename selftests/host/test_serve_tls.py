@@ -28,6 +28,7 @@ import base64
 import ctypes
 import os
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -138,8 +139,18 @@ def check_refused_configs(d):
     good_users = "basic_auth_users:\n  %s: %s\n" % (USER, bcrypt(PASSWORD, 4))
     cases = [
         ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
-         "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n", "cipher_suites: not supported"),
+         "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+         "cipher_suites: TLS_AES_128_GCM_SHA256 is a TLS 1.3 suite"),
+        # Go's insecure list: exporter-toolkit refuses it too.
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+         "  cipher_suites: [TLS_RSA_WITH_AES_128_CBC_SHA]\n",
+         "'TLS_RSA_WITH_AES_128_CBC_SHA' is not one of"),
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+         "  curve_preferences: [X448]\n", "'X448' is not one of"),
         ("tls_server_config:\n  cert_file: server.crt\n", "missing key_file"),
+        # Not accepted and then failing every TLS 1.0 handshake.
+        ("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+         "  min_version: TLS10\n", "min_version: TLS10 is not supported"),
         ("tls_server_config:\n  cert_file: server.crt\n  key_file: nothere.key\n",
          "cannot use key_file"),
         ("tls_server_config:\n  cert_file: server.crt\n  key_file: ca.key\n",
@@ -159,6 +170,141 @@ def check_refused_configs(d):
            "refused: %s (exit %d)" % (why, p.returncode), p.stderr)
 
 
+def server_cert(port):
+    """The DER certificate serve presents (no verification)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+                return s.getpeercert(binary_form=True)
+    except (OSError, ssl.SSLError):
+        return None
+
+
+def s_client(port, *args):
+    """Does a handshake with openssl s_client and these options succeed?"""
+    p = subprocess.run(["openssl", "s_client", "-connect", "127.0.0.1:%d" % port,
+                        "-brief"] + list(args), stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=20)
+    return p.returncode == 0
+
+
+def tls12_suites(port, names):
+    """The TLS 1.2 suites of names a handshake succeeds with."""
+    return {n for n in names if s_client(port, "-tls1_2", "-cipher", n + ":@SECLEVEL=0")}
+
+
+def check_ciphers(d, fixture):
+    """With an RSA certificate, TLS 1.2 offers ECDHE with AEAD suites only
+    by default (as Go does); cipher_suites and curve_preferences, in
+    exporter-toolkit's (Go's) names, are honoured."""
+    c = os.path.join(d, "rsa")
+    os.mkdir(c)
+    os.chmod(c, 0o755)
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key",
+            "-out", "server.crt", "-days", "2", "-subj", "/CN=rsa", cwd=c)
+    for f in ("server.crt", "server.key"):
+        os.chmod(os.path.join(c, f), 0o644)
+    p = subprocess.run(["openssl", "ciphers", "-v", "ALL:@SECLEVEL=0"],
+                       capture_output=True, text=True, check=True)
+    names = [ln.split()[0] for ln in p.stdout.splitlines()
+             if ln.split()[1] in ("TLSv1.2", "TLSv1", "SSLv3") and "Au=RSA" in ln]
+    cases = [
+        ("", {"ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-RSA-AES256-GCM-SHA384",
+              "ECDHE-RSA-CHACHA20-POLY1305"}),
+        ("  cipher_suites:\n    - TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA\n"
+         "    - TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384\n"
+         "  curve_preferences: [CurveP384]\n",
+         {"ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-GCM-SHA384"}),
+    ]
+    for extra, want in cases:
+        web = os.path.join(c, "web.yml")
+        with open(web, "w") as fh:
+            fh.write("tls_server_config:\n  cert_file: server.crt\n"
+                     "  key_file: server.key\n" + extra)
+        port = free_port()
+        p = subprocess.Popen(
+            [RDBENCH, "--fixture", fixture, "-n", "100", "--cpus", "2", "--live",
+             "--rate", "1e9", "--", "serve", "--listen", "127.0.0.1:%d" % port,
+             "--web.config.file", web, "--duration", "60"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                if s_client(port):
+                    break
+                time.sleep(0.1)
+            got = tls12_suites(port, names)
+            ok(got == want, "TLS 1.2 with an RSA certificate, %s: %d suites of %d "
+               "tried, %s" % ("cipher_suites and curve_preferences" if extra else
+                              "by default", len(got), len(names), sorted(got)),
+               "want %s" % sorted(want))
+            if extra:
+                ok(s_client(port, "-groups", "P-384") and
+                   not s_client(port, "-groups", "X25519") and
+                   not s_client(port, "-tls1_2", "-groups", "X25519"),
+                   "curve_preferences [CurveP384]: P-384 only, TLS 1.2 and 1.3")
+        finally:
+            stop(p)
+
+
+def check_reload(d, fixture):
+    """SIGHUP reloads the web configuration and certificates; serve goes
+    on serving (a SIGHUP used to stop it with status 0, which
+    Restart=on-failure does not restart). A file that does not load
+    keeps the old configuration."""
+    r = os.path.join(d, "reload")
+    os.mkdir(r)
+    os.chmod(r, 0o755)
+    for f in ("server.crt", "server.key"):
+        shutil.copy(os.path.join(d, f), r)
+        os.chmod(os.path.join(r, f), 0o644)     # for the user serve becomes
+    web = os.path.join(r, "web.yml")
+    with open(web, "w") as fh:
+        fh.write("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n")
+    port = free_port()
+    p = subprocess.Popen(
+        [RDBENCH, "--fixture", fixture, "-n", "100", "--cpus", "2", "--live",
+         "--rate", "1e9", "--", "serve", "--listen", "127.0.0.1:%d" % port,
+         "--web.config.file", web, "--duration", "30"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        old = None
+        for _ in range(100):
+            old = server_cert(port)
+            if old:
+                break
+            time.sleep(0.1)
+        # A new key and certificate in place of the old ones.
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt",
+                "ec_paramgen_curve:P-256", "-nodes", "-keyout", "new.key",
+                "-out", "new.crt", "-days", "2", "-subj", "/CN=rotated", cwd=r)
+        for f in ("new.crt", "new.key"):
+            os.chmod(os.path.join(r, f), 0o644)
+        os.rename(os.path.join(r, "new.key"), os.path.join(r, "server.key"))
+        os.rename(os.path.join(r, "new.crt"), os.path.join(r, "server.crt"))
+        p.send_signal(signal.SIGHUP)
+        time.sleep(1)
+        new = server_cert(port)
+        ok(p.poll() is None, "SIGHUP: serve goes on (exit status %r)" % p.poll())
+        ok(old and new and new != old,
+           "SIGHUP: the new certificate is served (%d bytes, was %d)" %
+           (len(new or b""), len(old or b"")))
+        # A configuration that does not load: the old one stays.
+        with open(web, "w") as fh:
+            fh.write("tls_server_config:\n  cert_file: server.crt\n  key_file: gone.key\n")
+        p.send_signal(signal.SIGHUP)
+        time.sleep(1)
+        ok(p.poll() is None and server_cert(port) == new,
+           "SIGHUP with a key that cannot be read: serve goes on, same certificate")
+    finally:
+        stop(p)
+        err = p.stderr.read().decode(errors="replace")
+    ok("gone.key" in err and "reload" in err,
+       "the failed reload is reported, naming the file", err[-600:])
+
+
 def run(d):
     make_certs(d)
     fx = os.path.join(d, "fx")
@@ -175,6 +321,8 @@ def run(d):
                  "basic_auth_users:\n"
                  "  %s: %s\n" % (USER, bcrypt(PASSWORD)))
     check_refused_configs(d)
+    check_reload(d, os.path.join(fx, SET_FIXTURE))
+    check_ciphers(d, os.path.join(fx, SET_FIXTURE))
     port, prom = free_port(), free_port()
     procs = []
     try:

@@ -149,7 +149,7 @@ def clean(text):
 
 def test_header_text(tmp):
     """Every string of a record file's header goes out by the same rule in
-    plain and CSV output (issue 24, point 14): host, CPU, target, label
+    plain and CSV output: host, CPU, target, label
     and event names with bytes that are not UTF-8, C1 controls (as bytes
     and as UTF-8) and a backslash."""
     strings = {"host": b"ho\x85st\xc2\x9b1m", "cpu": b"cpu\xc2\x9b\xe9 0x41",

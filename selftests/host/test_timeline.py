@@ -231,7 +231,7 @@ def decoded(counts):
 
 
 def test_counters(tmp):
-    """--counters (issue 24, point 10): when a thread's counter track gets a
+    """--counters: when a thread's counter track gets a
     value, and what it is."""
     sc = drifting()
     src = os.path.join(tmp, "drift.td")

@@ -10,7 +10,10 @@
  *    a descriptor handed to a process without CAP_PERFMON cannot start
  *    counting; a process in another pid namespace gets no access.
  *  - poll() after STOP reports the unread tail, then EPOLLHUP.
- *  - A CONFIGURE refused for lack of memory changes nothing.
+ *  - A CONFIGURE refused for lack of memory changes nothing; the rings
+ *    are charged to the caller's memory cgroup (over its memory.max:
+ *    ENOMEM, nothing left charged). mmap() of a read-only descriptor is
+ *    EACCES.
  *  - Overwrite mode: a slow reader following the documented check never
  *    accepts a torn record, against a fast producer.
  *
@@ -394,7 +397,7 @@ TEST_F(dev, mappings_stay_with_writable_files_and_their_process)
 	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
 	p = mmap(NULL, TD_PAGE, PROT_READ, MAP_SHARED, ro, TD_RING_OFF(0, 1));
 	EXPECT_EQ(MAP_FAILED, p) TH_LOG("a read-only descriptor mapped a ring");
-	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(EACCES, errno) TH_LOG("mmap of a read-only descriptor: %s", strerror(errno));
 	if (p != MAP_FAILED)
 		munmap(p, TD_PAGE);
 	EXPECT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
@@ -1155,6 +1158,92 @@ TEST_F_TIMEOUT(dev, overwrite_slow_reader_never_accepts_torn_records, 300)
 	EXPECT_EQ(0, torn);
 	/* The reader must keep up sometimes, or nothing was tested. */
 	EXPECT_LT(100, chains);
+}
+
+/* ---- memory accounting ------------------------------------------------- */
+
+#define MEMCG		"/sys/fs/cgroup/td_memcg_test"
+
+static long long memcg_current(void)
+{
+	char *s = td_read_file(MEMCG "/memory.current");
+	long long v = s ? atoll(s) : -1;
+
+	free(s);
+	return v;
+}
+
+/* CONFIGURE @ring in a child inside MEMCG: 0 or the child's errno. */
+static int configure_in_memcg(int fd, uint32_t ring)
+{
+	struct topdown_config cfg;
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		td_cfg_sw(&cfg, ring);
+		if (td_write_file(MEMCG "/cgroup.procs", "0"))
+			_exit(250);
+		_exit(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg) ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 251;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * "The rings are charged to the memory cgroup of the process that calls
+ * CONFIGURE": over the cgroup's memory.max (4 MiB) CONFIGURE of 8 MiB
+ * rings fails with ENOMEM, keeps the configuration and leaves nothing
+ * charged; 256 KiB rings succeed and are charged there until the next
+ * CONFIGURE frees them.
+ */
+TEST_F(dev, configure_charged_to_memory_cgroup)
+{
+	const uint32_t big = 8 << 20, small = 256 << 10;
+	struct topdown_config cfg;
+	long long base, after;
+	char *ctl;
+	int ret;
+
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK)) {
+		mkdir("/sys/fs/cgroup", 0755);
+		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	}
+	ctl = td_read_file("/sys/fs/cgroup/cgroup.controllers");
+	if (!ctl || !strstr(ctl, "memory")) {
+		free(ctl);
+		SKIP(return, "no cgroup v2 memory controller here");
+	}
+	free(ctl);
+	td_write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	rmdir(MEMCG);
+	ASSERT_EQ(0, mkdir(MEMCG, 0755)) TH_LOG("mkdir %s: %s", MEMCG, strerror(errno));
+	ASSERT_EQ(0, td_write_file(MEMCG "/memory.max", "4194304"));
+	td_cfg_sw(&cfg, 8192);
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	base = memcg_current();
+	ASSERT_LE(0, base);
+
+	ret = configure_in_memcg(self->fd, big);
+	after = memcg_current();
+	TH_LOG("%d CPUs, 8 MiB rings in a 4 MiB cgroup: %s; charged %lld -> %lld bytes",
+	       self->ncpu, ret ? strerror(ret) : "accepted", base, after);
+	EXPECT_EQ(ENOMEM, ret);
+	EXPECT_EQ(8192, td_cur_ring_size(self->fd));
+	EXPECT_GE(base + (1 << 20), after) TH_LOG("the failed CONFIGURE left memory charged");
+
+	ret = configure_in_memcg(self->fd, small);
+	after = memcg_current();
+	TH_LOG("256 KiB rings: %s; charged %lld -> %lld bytes", ret ? strerror(ret) : "accepted",
+	       base, after);
+	EXPECT_EQ(0, ret);
+	EXPECT_LE(base + (long long)self->ncpu * small * 9 / 10, after)
+		TH_LOG("the rings were not charged to the caller's cgroup");
+	/* Freed by the next CONFIGURE (from outside the cgroup): uncharged. */
+	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	EXPECT_GE(base + (1 << 20), memcg_current());
+	EXPECT_EQ(0, rmdir(MEMCG));
 }
 
 TEST_HARNESS_MAIN

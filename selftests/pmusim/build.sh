@@ -44,7 +44,7 @@ WORK=$ROOT/build/$GUEST/pmusim
 # Another kernel tree: the build goes beside OUTDIR, not into it (the
 # guest gets OUTDIR).
 [ -z "$KDIR" ] || WORK=$(dirname "$OUT")/pmusim
-rm -f "$OUT/td_pmusim.ko"
+rm -f "$OUT/td_pmusim.ko" "$OUT/td_percpu_hog.ko"
 # The module's kmod/td_compat.h (td_hrtimer_setup()) and its feature
 # tests (td_compat.mk), as include/.
 INC=$WORK-include
@@ -54,8 +54,8 @@ cp "$ROOT/kmod/td_compat.h" "$ROOT/kmod/td_compat.mk" "$INC/"
 TD_KDIR=$KDIR TD_KMOD_SRC=$ROOT/selftests/pmusim TD_INCLUDE_SRC=$INC TD_OUT=$WORK \
     "$ROOT/scripts/kbuild.sh" --kernel "$SERIES" "$ARCH" "$FLAVOR"
 mkdir -p "$OUT"
-cp "$WORK/td_pmusim.ko" "$OUT/td_pmusim.ko"
-echo "pmusim: built ${OUT#"$ROOT"/}/td_pmusim.ko ($GUEST)" >&2
+cp "$WORK/td_pmusim.ko" "$WORK/td_percpu_hog.ko" "$OUT/"
+echo "pmusim: built ${OUT#"$ROOT"/}/td_pmusim.ko and td_percpu_hog.ko ($GUEST)" >&2
 rm -f "$OUT/topdown_hooks.ko"
 TD_KDIR=$KDIR TD_TEST_HOOKS=y TD_OUT=$WORK-hooks \
     "$ROOT/scripts/kbuild.sh" --kernel "$SERIES" "$ARCH" "$FLAVOR"

@@ -3,8 +3,8 @@
  * Keyed hashes for the hash tables whose keys come from outside (record
  * files, perf's output on stdin): cgroup ids, pids, comms. A fixed hash,
  * however well mixed, can be inverted and a file crafted whose keys all
- * land in one slot (65,535 cgroups made report --by cgroup quadratic:
- * issue 24, point 15). These are SipHash-1-3 (Aumasson and Bernstein,
+ * land in one slot (65,535 cgroups would make report --by cgroup
+ * quadratic). These are SipHash-1-3 (Aumasson and Bernstein,
  * "SipHash: a fast short-input PRF", 2012; 1 compression and 3
  * finalization rounds, as Rust's HashMap uses) with a key drawn from
  * getrandom() once per process: the slots differ from run to run, so

@@ -644,6 +644,14 @@ static void print_record(struct dump_ctx *d, const struct topdown_record *r)
 		tm.n = 0;
 		if (d->can_decode)
 			td_decode(&d->dec, rc.c, &tm);
+		/* An unreadable count is not 0: no metric of the slice is
+		 * known, as none of a rotated group's slice with one is.
+		 */
+		for (int i = 0; (r->flags & TOPDOWN_REC_ERROR_MASK) && i < tm.n;
+		     i++) {
+			tm.m[i].valid = false;
+			tm.m[i].flagged = false;
+		}
 		m = (struct mview){ tm.n, tm.m };
 	}
 	metric_names(d, &m);

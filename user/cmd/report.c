@@ -201,11 +201,12 @@ static void report_block(const struct td_file *f, uint64_t first, uint64_t n,
 	struct topdown_record r;
 
 	rc->filter->base_ns = f->meta.start_ns;	/* --from/--to */
-	/* Rotated groups: the sums and clusters of each group, from the
-	 * first record on (the configuration is known once the header is).
+	/* The sums and clusters of each event group (one without
+	 * rotation), from the first record on (the configuration is known
+	 * once the header is): the estimates of rotated groups and of rows
+	 * with unreadable counts.
 	 */
-	if (f->meta.cfg.nr_groups >= 2 && !rc->agg->nr_groups &&
-	    td_agg_groups(rc->agg, &f->meta.cfg))
+	if (!rc->agg->nr_groups && td_agg_groups(rc->agg, &f->meta.cfg))
 		rc->agg->oom = true;
 	for (uint64_t i = first; i < first + n && !rc->agg->oom; i++) {
 		const struct topdown_record *rp = recs ? &recs[i] : &r;
@@ -290,9 +291,10 @@ int do_report(int argc, char **argv)
 	set = !vc->can_decode ? NULL : vc->rotated ? vc->gd.set : vc->dec.set;
 	view.opts = topts;
 	/* a file without records: no block was read */
-	if (view.gd && !agg.nr_groups && !agg.oom && td_view_agg(&view, &agg))
+	if (!agg.nr_groups && !agg.oom && td_view_agg(&view, &agg))
 		agg.oom = true;
 	td_agg_finish(&agg);
+	td_view_note_errors(&view, &agg);
 	if (td_view_sort_by(&view, sort)) {
 		free(vc);
 		td_agg_free(&agg);

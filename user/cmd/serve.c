@@ -12,13 +12,15 @@
  * connections, TLS and basic authentication from --web.config.file, its
  * limits: http/server.h), which calls sv_answer() for each request. The
  * certificate, the socket and the rings are opened first; then serve
- * drops to --user and every capability (base/privs.h).
+ * drops to --user and every capability (base/privs.h). SIGHUP reads the
+ * web configuration and its certificates again, as that user.
  *
  * Groups are keyed by their label values (a cgroup's path, not its id:
  * a cgroup re-created under the same path is the same series). At most
  * --max-series groups exist; records of any further group are added to
- * the group "other". Groups are never removed, so a counter never goes
- * backwards when its tasks exit.
+ * the group "other" (cgroup="other", pid="other": no path or pid is
+ * that; for --by comm, SV_OTHER_COMM, which no comm is). Groups are
+ * never removed, so a counter never goes backwards when its tasks exit.
  *
  * With rotated event groups (tdctl load --level 2, -M) each slice was
  * measured by one group: the counts are exported per event group, with a
@@ -44,6 +46,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
+#include "base/hash.h"
 #include "base/privs.h"
 #include "group/aggregate.h"
 #include "http/server.h"
@@ -60,6 +65,12 @@
 #define SV_USER		"tdctl-serve"	/* the package's system user */
 #define SV_RETRY_MS	10000	/* reopen the device after this long */
 #define SV_LABEL_MAX	512	/* a group's label values, escaped */
+#define SV_PATH_MAX	4096	/* a cgroup path's bytes shown (PATH_MAX) */
+/* The overflow group's comm: printable ASCII without a backslash and
+ * longer than a comm (TOPDOWN_COMM_LEN bytes), so no comm's text
+ * (output/text.h) is this.
+ */
+#define SV_OTHER_COMM	"(beyond --max-series)"
 
 const struct td_opt serve_opts[] = {
 	{ "listen", 'l', 'l', TD_ARG_WORD, "ADDR:PORT",
@@ -188,14 +199,56 @@ static size_t esc_label(char *dst, size_t cap, const char *s, size_t n)
 
 /* ---- groups ----------------------------------------------------------------- */
 
-/* FNV-1a of s, up to a NUL or n bytes: the label text and comm keys. */
-static uint64_t fnv1a(const char *s, size_t n)
+/* The keyed hash (base/hash.h) of s, up to a NUL or n bytes: the label
+ * text and comm keys. Keyed, so that no one can name tasks whose comms
+ * share a key (and so one group) or crowd one run of the table.
+ */
+static uint64_t key_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
+	return td_hash_bytes(s, strnlen(s, n));
+}
 
-	for (size_t i = 0; i < n && s[i]; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+/* A cgroup's path as a label value, escaped: its text as a comm's
+ * (output/text.h: a backslash and every byte that is not printable
+ * UTF-8 as \xNN), so that two paths never give one value. A path too
+ * long for the label keeps its first characters and ends in "\~" and
+ * 32 hex digits of the SHA-256 of the whole path: td_text() writes a
+ * backslash only before 'x', so no path that fits ends so.
+ */
+static void cg_label(char *dst, size_t cap, const char *path)
+{
+	static const char hex[] = "0123456789abcdef";
+	static char t[TD_TEXT_SIZE(SV_PATH_MAX) + 40];
+	size_t n = strlen(path), tl, o = 0, cut = 0;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdn = 0;
+
+	tl = td_text(t, path, n < SV_PATH_MAX ? n : SV_PATH_MAX, NULL);
+	/* esc_label() writes the whole text if its escaped size leaves 7
+	 * bytes of cap; else cut before the character that would not fit
+	 * with the suffix (35 bytes escaped), never inside \xNN.
+	 */
+	for (size_t i = 0, k; i < tl; i += k) {
+		k = t[i] == '\\' ? 4 : (unsigned char)t[i] < 0x80 ? 1 :
+		    (unsigned char)t[i] < 0xe0 ? 2 :
+		    (unsigned char)t[i] < 0xf0 ? 3 : 4;
+		o += k + (t[i] == '\\' || t[i] == '"');
+		if (o + 35 + 7 <= cap)
+			cut = i + k;
+	}
+	if (n <= SV_PATH_MAX && o + 7 <= cap) {
+		esc_label(dst, cap, t, tl);
+		return;
+	}
+	if (!EVP_Digest(path, n, md, &mdn, EVP_sha256(), NULL) || mdn < 16)
+		memset(md, 0, 16);
+	t[cut++] = '\\';
+	t[cut++] = '~';
+	for (int i = 0; i < 16; i++) {
+		t[cut++] = hex[md[i] >> 4];
+		t[cut++] = hex[md[i] & 15];
+	}
+	esc_label(dst, cap, t, cut);
 }
 
 /* The labels of r's group; false if they may change (a cgroup id that
@@ -222,7 +275,7 @@ static bool sv_labels(struct sv *s, const struct topdown_record *r,
 	default:
 		cg = r->cgroup_id ? td_cgroup_path(r->cgroup_id) : NULL;
 		if (cg)
-			esc_label(v, sizeof(v), cg, strlen(cg));
+			cg_label(v, sizeof(v), cg);
 		else
 			snprintf(v, sizeof(v), "id:%llu",
 				 (unsigned long long)r->cgroup_id);
@@ -234,7 +287,7 @@ static bool sv_labels(struct sv *s, const struct topdown_record *r,
 /* The group of these labels; "other" (0) when the table is full. */
 static uint32_t sv_group_of(struct sv *s, const char *labels)
 {
-	size_t i = fnv1a(labels, SIZE_MAX) & (s->lcap - 1);
+	size_t i = td_hash_bytes(labels, strlen(labels)) & (s->lcap - 1);
 
 	while (s->lslot[i]) {
 		if (!strcmp(s->g[s->lslot[i] - 1].labels, labels))
@@ -256,7 +309,7 @@ static uint64_t sv_key(const struct sv *s, const struct topdown_record *r)
 	case TD_BY_PROCESS:
 		return (uint64_t)r->tgid + 1;
 	case TD_BY_COMM:
-		return fnv1a(r->comm, TOPDOWN_COMM_LEN) | 1;
+		return key_hash(r->comm, TOPDOWN_COMM_LEN) | 1;
 	default:
 		return r->cgroup_id + 1;
 	}
@@ -319,8 +372,14 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 			x->c[k][j] += r->delta[j];
 		return;
 	}
-	if (r->flags & TOPDOWN_REC_ERROR_MASK)
+	/* A count that could not be read is not a 0: the slice is left
+	 * out of every count, as a rotated group's is, so that all counts
+	 * cover the same slices (their ratios are the metrics).
+	 */
+	if (r->flags & TOPDOWN_REC_ERROR_MASK) {
 		g->read_errors++;
+		return;
+	}
 	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
 		g->counts[e] += r->delta[e];
 }
@@ -696,6 +755,39 @@ static void sv_answer(void *ctx, const struct td_http_req *r,
 	}
 }
 
+/* SIGHUP: read --web.config.file again (sv_reload()). */
+static volatile sig_atomic_t sv_hup;
+
+static void sv_on_hup(int sig)
+{
+	(void)sig;
+	sv_hup = 1;
+}
+
+/* The web configuration and its certificates, read again as the user
+ * serve now is; the old ones stay if they do not load.
+ */
+static void sv_reload(struct td_http *http, const char *file)
+{
+	struct td_webcfg w;
+	char err[512];
+
+	if (!file) {
+		p_info("SIGHUP: no --web.config.file to reload");
+		return;
+	}
+	if (td_webcfg_load(file, &w, err, sizeof(err))) {
+		p_err("SIGHUP: cannot reload --web.config.file %s: %s; serving with the old one",
+		      file, err);
+		return;
+	}
+	if (td_http_reload(http, &w))
+		p_err("SIGHUP: cannot reload --web.config.file %s; serving with the old one",
+		      file);
+	else
+		p_info("SIGHUP: reloaded --web.config.file %s", file);
+}
+
 /* Who serve becomes once the rings are open (base/privs.h): --user, or
  * for root the package's system user, else nobody. A process that is not
  * root keeps its user and sheds its capabilities.
@@ -810,9 +902,10 @@ int do_serve(int argc, char **argv)
 		goto out;
 	}
 	/* Group 0: what does not fit. */
-	snprintf(s->g[0].labels, SV_LABEL_MAX, "%s=\"other\"",
-		 s->by == TD_BY_PROCESS ? "pid=\"other\",comm" :
-		 s->by == TD_BY_COMM ? "comm" : "cgroup");
+	snprintf(s->g[0].labels, SV_LABEL_MAX, "%s",
+		 s->by == TD_BY_PROCESS ? "pid=\"other\",comm=\"other\"" :
+		 s->by == TD_BY_COMM ? "comm=\"" SV_OTHER_COMM "\"" :
+		 "cgroup=\"other\"");
 	s->n = 1;
 	/* With root's rights still: the certificate and key, the socket,
 	 * the rings; then nothing of them is left.
@@ -850,6 +943,7 @@ int do_serve(int argc, char **argv)
 		p_info("serving as %s, without capabilities; no backend ran, and as %s serve cannot open the rings later: restart it once the collection runs",
 		       user.name, user.name);
 	td_catch_signals();
+	signal(SIGHUP, sv_on_hup);
 	p_info("listening on %s/metrics%s", td_http_url(http),
 	       web.nusers ? " (basic authentication)" : "");
 	end = dur ? td_now_ns() + dur : UINT64_MAX;
@@ -861,6 +955,10 @@ int do_serve(int argc, char **argv)
 
 		if (now >= end)
 			break;
+		if (sv_hup) {
+			sv_hup = 0;
+			sv_reload(http, web_file);
+		}
 		sv_open(s, now);
 		sv_cache_expire(s, now);
 		if (s->open)

@@ -83,6 +83,9 @@ static void print_block(struct stat_ctx *s, uint64_t end_ns)
 		jsonw_float_field(json_wtr, "time_s", t);
 	}
 	td_agg_finish(&s->cur);
+	/* CSV: its header (the first block's) says the columns */
+	if (!csv_output || !s->blocks)
+		td_view_note_errors(&s->view, &s->cur);
 	td_table_print(stdout, &s->view, &s->cur, &(struct td_table_out){
 		.header = !s->blocks, .total = true,
 		.time_in = TD_IN_PLAIN | TD_IN_CSV, .time_s = t });
@@ -102,6 +105,7 @@ static void print_block(struct stat_ctx *s, uint64_t end_ns)
 static void print_table(struct stat_ctx *s)
 {
 	td_agg_finish(&s->cur);
+	td_view_note_errors(&s->view, &s->cur);
 	td_table_print(stdout, &s->view, &s->cur,
 		       &(struct td_table_out){ .header = true, .total = true });
 }
@@ -150,7 +154,7 @@ static void print_summary(struct stat_ctx *s, uint64_t end_ns)
 	       (unsigned long long)l->records_read,
 	       (unsigned long long)l->lost_total);
 	if (s->cur.total.read_errors)
-		printf(" %14llu slices had a counter that could not be read (counted as 0)\n",
+		printf(" %14llu slices had a counter that could not be read (left out)\n",
 		       (unsigned long long)s->cur.total.read_errors);
 	if (s->tgt.kind == TD_TGT_CMD && td_target_exit_code(&s->tgt))
 		printf(" %14d exit status of the command\n",

@@ -479,7 +479,8 @@ static void put_slice(struct tl_out *o, const struct tl_src *s,
 		return;
 	}
 	put_counts(o, r, NULL, s->cfg->nr_events);
-	if (dec) {
+	/* none if a counter was unreadable, as with rotated groups */
+	if (dec && !(r->flags & TOPDOWN_REC_ERROR_MASK)) {
 		uint64_t cnt[TOPDOWN_MAX_EVENTS];
 
 		for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)

@@ -143,6 +143,9 @@ static void draw(struct top_ctx *t)
 	int rows = 0, cols = 0;
 	char lost[32];
 
+	/* CSV: its header (the first snapshot's) says the columns */
+	if (!csv_output || t->count == 1)
+		td_view_note_errors(&t->view, &t->shown);
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_float_field(json_wtr, "time_s",

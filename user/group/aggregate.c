@@ -47,6 +47,14 @@ int td_agg_groups(struct td_agg *a, const struct topdown_config *cfg)
 			      TOPDOWN_MAX_EVENTS))
 		return -1;
 	a->gcfg = *cfg;
+	if (cfg->nr_groups == 1) {
+		/* One group: its delta order is the pool's (what the
+		 * estimator reads of gcfg: nr_events and the groups).
+		 */
+		a->gcfg.nr_events = cfg->groups[0].nr_events;
+		a->gcfg.nr_groups = 0;
+		cfg = &a->gcfg;
+	}
 	a->nr_groups = ng;
 	for (int g = 0; g < ng; g++) {
 		int k = cfg->nr_groups ? (int)cfg->groups[g].nr_events :
@@ -108,8 +116,20 @@ static void close_cpu(struct td_agg *a, struct td_cl_cpu *cc)
 
 void td_agg_finish(struct td_agg *a)
 {
+	struct td_moments *tm;
+
 	for (uint32_t c = 0; c < a->nr_cl; c++)
 		close_cpu(a, &a->cl[c]);
+	if (a->nr_groups != 1)
+		return;
+	/* One group: the total's units are its rows' slices (Chan's
+	 * merge is exact), gathered here rather than slice by slice.
+	 */
+	tm = &a->total_grow->g[0].mom;
+	memset(tm, 0, sizeof(*tm));
+	for (size_t i = 0; i < a->n; i++)
+		td_mom_merge(tm, &grow_of(a, i)->g[0].mom,
+			     1 + a->group_events[0]);
 }
 
 static void free_cl(struct td_agg *a)
@@ -213,12 +233,45 @@ static void add_slice(struct td_grow *gr, int group, int k,
 	}
 }
 
+/* Without rotation: a slice read whole, a sampling unit of its own (the
+ * total's moments: td_agg_finish()).
+ */
+static void add_unit(struct td_grow *gr, struct td_grow *tg, int k,
+		     const struct topdown_record *r)
+{
+	struct td_gsum *gs = &gr->g[0], *ts = &tg->g[0];
+	double z[TD_EST_DIM];
+
+	gs->slices++;
+	ts->slices++;
+	gs->time_ns += r->duration_ns;
+	ts->time_ns += r->duration_ns;
+	z[0] = (double)r->duration_ns;
+	for (int j = 0; j < k; j++) {
+		gs->counts[j] += r->delta[j];
+		ts->counts[j] += r->delta[j];
+		z[1 + j] = (double)r->delta[j];
+	}
+	td_mom_add(&gs->mom, 1 + k, z);
+}
+
+/* A slice with an unreadable counter: in the row's time, in no group's. */
+static void add_error(struct td_grow *gr, struct td_grow *tg, int g,
+		      const struct topdown_record *r)
+{
+	gr->g[g].errors++;
+	gr->g[g].error_ns += r->duration_ns;
+	tg->g[g].errors++;
+	tg->g[g].error_ns += r->duration_ns;
+}
+
 /*
  * A record of row i with groups. A CPU's period ends at a rotated slice
  * (of any row) or where the group changes (the rotated slice may belong
  * to a task that was not recorded): its open clusters close then.
  * Rotated slices and slices with an unreadable counter are in the row's
- * time and in no group's.
+ * time and in no group's. Without rotation (one group) each slice is a
+ * cluster of its own.
  */
 static bool add_groups(struct td_agg *a, size_t i,
 		       const struct topdown_record *r)
@@ -230,6 +283,14 @@ static bool add_groups(struct td_agg *a, size_t i,
 
 	if (g >= a->nr_groups)
 		return true;	/* not from this configuration */
+	if (a->nr_groups == 1 && !(r->flags & TOPDOWN_REC_ROTATED)) {
+		if (r->flags & TOPDOWN_REC_ERROR_MASK) {
+			add_error(gr, tg, 0, r);
+			return true;
+		}
+		add_unit(gr, tg, a->group_events[0], r);
+		return true;
+	}
 	cc = cl_cpu(a, r->cpu);
 	if (!cc)
 		return false;
@@ -247,10 +308,7 @@ static bool add_groups(struct td_agg *a, size_t i,
 		cc->group = g;
 	}
 	if (r->flags & TOPDOWN_REC_ERROR_MASK) {
-		gr->g[g].errors++;
-		gr->g[g].error_ns += r->duration_ns;
-		tg->g[g].errors++;
-		tg->g[g].error_ns += r->duration_ns;
+		add_error(gr, tg, g, r);
 		return true;
 	}
 	o = cl_get(cc, (uint32_t)i + 1);
@@ -452,7 +510,12 @@ void add_to(struct td_group *restrict g, const struct topdown_record *restrict r
 {
 	g->slices++;
 	g->runtime_ns += r->duration_ns;
-	if (r->flags & TOPDOWN_REC_ERROR_MASK)
+	/* A rotated slice carries every error bit of its new group: it was
+	 * measured by none, not unreadable.
+	 */
+	if (r->flags & TOPDOWN_REC_ROTATED)
+		g->rotated++;
+	else if (r->flags & TOPDOWN_REC_ERROR_MASK)
 		g->read_errors++;
 #pragma GCC unroll 8
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
@@ -464,6 +527,7 @@ static void sum_into(struct td_group *g, const struct td_group *s)
 	g->slices += s->slices;
 	g->runtime_ns += s->runtime_ns;
 	g->read_errors += s->read_errors;
+	g->rotated += s->rotated;
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
 		g->counts[i] += s->counts[i];
 }
@@ -618,6 +682,7 @@ bool td_agg_merge(struct td_agg *dst, const struct td_agg *src)
 			g->slices = 0;
 			g->runtime_ns = 0;
 			g->read_errors = 0;
+			g->rotated = 0;
 			memset(g->counts, 0, sizeof(g->counts));
 		}
 		if (sg->comm_main || !g->comm_main) {

@@ -85,7 +85,10 @@ struct td_group {
 	bool comm_main;		/* comm is the process's main thread's */
 	uint64_t slices;
 	uint64_t runtime_ns;
-	uint64_t read_errors;	/* slices with a counter that was unreadable */
+	uint64_t read_errors;	/* slices with a counter that was unreadable
+				 * (rotated ones are not read errors)
+				 */
+	uint64_t rotated;	/* rotated slices: measured by no group */
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 };
 
@@ -125,10 +128,14 @@ struct td_agg {
 void td_agg_init(struct td_agg *a, enum td_by by);
 /*
  * Also keep, per row and event group of cfg, the group's sums and its
- * clusters (estimate.h); cfg without groups is one group of its events.
- * Call after td_agg_init(), before the first record. -1 if out of
- * memory. The rows' counts[] stay the sums of delta[j] whatever the
- * group (what a one-group configuration shows, as without this).
+ * clusters (estimate.h); cfg without groups, or with one (which never
+ * rotates), is one group of its events in delta order, and each of its
+ * slices is a sampling unit of its own (there are no rotations to
+ * delimit clusters). Slices with an unreadable counter are left out of
+ * the group's sums as rotated ones are: in the row's time, in no
+ * group's. Call after td_agg_init(), before the first record. -1 if out
+ * of memory. The rows' counts[] stay the sums of delta[j] whatever the
+ * group (an unreadable delta being 0), for the raw views.
  */
 int td_agg_groups(struct td_agg *a, const struct topdown_config *cfg);
 /* The event groups' part of a row (or of &a->total); NULL without
@@ -240,6 +247,12 @@ struct td_view {
 	int metric_parent[TD_VIEW_MAX_METRICS];	/* -1: none */
 	struct td_est_decoders estd;
 	struct td_est_fn est_fn[TOPDOWN_MAX_GROUPS];
+	/* Without rotation: a row with a slice whose counter could not be
+	 * read is estimated from its other slices, as one group's
+	 * (est_fn[0], metric_index[]); est_fields: JSON and CSV have the
+	 * coverage and error of every value (td_view_note_errors()).
+	 */
+	bool est_fields;
 	struct td_col col[TD_MAX_COLS];
 	int nr_cols;
 	int nr_keys;		/* the first nr_keys columns identify a group */
@@ -297,10 +310,17 @@ int td_view_cfg_init(struct td_view_cfg *vc, const struct topdown_config *cfg);
 void td_view_init_cfg(struct td_view *v, enum td_by by,
 		      const struct td_view_cfg *vc, int max_level);
 
-/* What td_agg_add() needs for this view: td_agg_groups() with rotated
- * groups. 0, or -1 out of memory.
+/* What td_agg_add() needs for this view: td_agg_groups() (a view
+ * without rotation as one group, whose estimates leave out the slices
+ * with an unreadable counter). 0, or -1 out of memory.
  */
 int td_view_agg(const struct td_view *v, struct td_agg *a);
+/*
+ * Before printing a: once a slice with an unreadable counter is in it,
+ * the view's JSON and CSV have coverage and error as a rotated view's
+ * (and keep them: a CSV header is printed once). True when they have.
+ */
+bool td_view_note_errors(struct td_view *v, const struct td_agg *a);
 
 /* The counts and metrics of row (of a or its total), and the bottleneck
  * path. With rotated groups, call td_agg_finish() first.

@@ -20,7 +20,9 @@ struct table {
 	struct td_field f[3 * TD_MAX_COLS + 8];
 	int n;
 	/* fields by role */
-	int type, time, cgroup_path, cgroup, read_errors, run_ns, run_plain;
+	int type, time, cgroup_path, cgroup, read_errors, rotated, run_ns;
+	int run_plain;
+	bool est;			/* coverage and error fields */
 	struct td_field label;		/* plain: "total" over the keys */
 	int col_field[TD_MAX_COLS];	/* view column -> field */
 	/* rotated groups: view column -> its coverage and error fields
@@ -115,7 +117,9 @@ static void build(struct table *t, const struct td_view *v,
 	const char *name;
 
 	memset(t, 0, sizeof(*t));
+	t->est = v->gd || v->est_fields;
 	t->time = -1;
+	t->rotated = -1;
 	t->cgroup_path = -1;
 	t->cgroup = -1;
 	t->type = t->n;
@@ -197,6 +201,11 @@ static void build(struct table *t, const struct td_view *v,
 			t->read_errors = t->n;
 			add(t, "read_errors", NULL, TD_IN_JSON | TD_IN_CSV,
 			    -1, 0);
+			if (v->gd) {
+				t->rotated = t->n;
+				add(t, "rotated_slices", NULL,
+				    TD_IN_JSON | TD_IN_CSV, -1, 0);
+			}
 			t->run_plain = t->n;
 			t->col_field[i] = t->n;
 			/* top: %CPU of the interval */
@@ -216,7 +225,7 @@ static void build(struct table *t, const struct td_view *v,
 							TOPDOWN_NAME_LEN), &cols);
 			w = (int)cols;
 			f = add(t, c->name, NULL, TD_IN_ALL, ecol + c->idx,
-				max_int(w, v->gd ? 28 : v->compact ? 8 :
+				max_int(w, t->est ? 28 : v->compact ? 8 :
 					v->opts.big_num ? 17 : 13));
 			f->group = "counts";
 			f->flags = TD_FIELD_COUNT;
@@ -226,7 +235,7 @@ static void build(struct table *t, const struct td_view *v,
 				mcol + c->idx, 0);
 			w = (int)strlen(f->title);
 			/* rotated: "*-58.7±12.2% [33%]!" (± one column) */
-			f->width = max_int(w, v->gd ? 20 : v->compact ?
+			f->width = max_int(w, t->est ? 20 : v->compact ?
 					   (v->metric_fraction[c->idx] ? 7 : 5) :
 					   8);
 			f->group = "metrics";
@@ -238,7 +247,7 @@ static void build(struct table *t, const struct td_view *v,
 			break;
 		}
 	}
-	if (v->gd)
+	if (t->est)
 		add_est_fields(t, v);
 }
 
@@ -417,6 +426,8 @@ static int row(struct td_emit *e, const struct table *t,
 		case TD_COL_RUNTIME:
 			td_emit_uint(e, &f[t->run_ns], g->runtime_ns);
 			td_emit_uint(e, &f[t->read_errors], g->read_errors);
+			if (t->rotated >= 0)
+				td_emit_uint(e, &f[t->rotated], g->rotated);
 			td_emit_float(e, &f[t->run_plain],
 				      v->compact && v->interval_ns ?
 				      100.0 * g->runtime_ns / v->interval_ns :
@@ -427,11 +438,11 @@ static int row(struct td_emit *e, const struct table *t,
 				break;
 			if (c->idx == 0)
 				td_emit_group(e, "counts");
-			if (!v->gd) {
+			val = &x->count[c->idx];
+			if (!v->gd && !val->estimated && val->valid) {
 				td_emit_uint(e, &f[fi], g->counts[c->idx]);
 				break;
 			}
-			val = &x->count[c->idx];
 			if (e->fmt == TD_EMIT_PLAIN)
 				plain_est(e, &f[fi], val, true);
 			else
@@ -449,7 +460,11 @@ static int row(struct td_emit *e, const struct table *t,
 				td_emit_flag(e, '!');
 				shown |= 2;
 			}
-			if (!v->gd) {
+			/* Without rotation only a row with an unreadable
+			 * count has estimates (or unknowns: too few slices).
+			 */
+			if (!v->gd && !val->estimated &&
+			    (val->valid || val->coverage >= 1)) {
 				td_emit_float(e, &f[fi], val->value,
 					      val->valid);
 				break;
@@ -472,7 +487,7 @@ static int row(struct td_emit *e, const struct table *t,
 	 * metric (JSON objects keyed as "counts" and "metrics", CSV columns
 	 * NAME_coverage and NAME_error); unknown errors are null.
 	 */
-	for (int k = 0; v->gd && k < 2; k++) {
+	for (int k = 0; t->est && k < 2; k++) {
 		td_emit_group(e, k ? "error" : "coverage");
 		for (int i = v->nr_keys; i < v->nr_cols; i++) {
 			const struct td_col *c = &v->col[i];

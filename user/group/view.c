@@ -108,8 +108,15 @@ void td_view_init(struct td_view *v, enum td_by by,
 	if (dec) {
 		/* The metric names, from a decode of nothing. */
 		td_decode(dec, zero, &m);
-		for (int i = 0; i < m.n; i++)
+		for (int i = 0; i < m.n && i < TD_VIEW_MAX_METRICS; i++) {
+			v->metric_index[v->nr_metrics] = i;
 			put_metric(v, m.m[i].name);
+		}
+		/* Rows with unreadable counts: estimates from the slices
+		 * that were read, as a group's (one group, group 0).
+		 */
+		v->estd.dec[0] = dec;
+		td_est_decoder_fn(&v->est_fn[0], &v->estd, 0);
 	}
 	add_cols(v, by);
 }
@@ -242,9 +249,17 @@ void td_view_init_cfg(struct td_view *v, enum td_by by,
 
 int td_view_agg(const struct td_view *v, struct td_agg *a)
 {
-	if (!v->gd)
-		return 0;
 	return td_agg_groups(a, v->cfg);
+}
+
+bool td_view_note_errors(struct td_view *v, const struct td_agg *a)
+{
+	const struct td_grow *gr = td_agg_grow(a, &a->total);
+
+	for (int g = 0; gr && !v->gd && g < a->nr_groups; g++)
+		if (gr->g[g].errors)
+			v->est_fields = true;
+	return v->gd || v->est_fields;
 }
 
 static void val_exact(struct td_val *x, double v, bool valid)
@@ -295,9 +310,13 @@ void td_view_values(const struct td_view *v, const struct td_agg *a,
 {
 	struct td_estimate est[TOPDOWN_MAX_GROUPS][TD_EST_MAX_METRICS];
 	bool done[TOPDOWN_MAX_GROUPS] = { false };
+	const struct td_grow *gr = td_agg_grow(a, row);
 	struct td_metrics m = { 0 };
 
-	if (!v->gd) {
+	/* Exact: every slice of the row read (the group path below leaves
+	 * the others out, as it leaves out rotated slices).
+	 */
+	if (!v->gd && (!gr || !gr->g[0].errors)) {
 		for (int i = 0; i < v->nr_events; i++)
 			val_exact(&out->count[i], (double)row->counts[i], true);
 		if (v->dec)
@@ -310,6 +329,7 @@ void td_view_values(const struct td_view *v, const struct td_agg *a,
 		mark_path(v, out);
 		return;
 	}
+	/* Estimates: with rotated groups, or from the slices read. */
 	for (int i = 0; i < v->nr_events; i++) {
 		td_est_count(a, row, (unsigned int)i, &est[0][0]);
 		val_est(&out->count[i], &est[0][0]);
@@ -413,7 +433,7 @@ struct sort_item {
 
 static const struct td_view *sort_view;
 
-static double col_value(const struct td_view *v, const struct td_col *c,
+static double col_value(const struct td_col *c,
 			const struct td_group *g, const struct td_row_vals *x)
 {
 	switch (c->kind) {
@@ -430,7 +450,7 @@ static double col_value(const struct td_view *v, const struct td_col *c,
 	case TD_COL_RUNTIME:
 		return (double)g->runtime_ns;
 	case TD_COL_EVENT:
-		if (!v->gd)
+		if (!x)
 			return (double)g->counts[c->idx];
 		/* an estimate; unknown sorts last */
 		return x->count[c->idx].valid ? x->count[c->idx].value : -1e300;
@@ -480,13 +500,14 @@ const struct td_group **td_view_sort(const struct td_view *v,
 	int sc = v->sort_col >= 0 && v->sort_col < v->nr_cols ? v->sort_col : 0;
 	const struct td_col *c = &v->col[sc];
 	struct td_row_vals *x = NULL;
+	bool est = v->gd || a->nr_groups;	/* values may be estimates */
 
 	*n = 0;
 	if ((c->kind == TD_COL_METRIC || c->kind == TD_COL_EVENT) &&
-	    (v->gd || c->kind == TD_COL_METRIC))
+	    (est || c->kind == TD_COL_METRIC))
 		x = malloc(sizeof(*x));
 	if (!it || !out || (!x && (c->kind == TD_COL_METRIC ||
-				   (v->gd && c->kind == TD_COL_EVENT)))) {
+				   (est && c->kind == TD_COL_EVENT)))) {
 		free(it);
 		free(out);
 		free(x);
@@ -496,7 +517,7 @@ const struct td_group **td_view_sort(const struct td_view *v,
 		it[i].g = &a->g[i];
 		if (x)
 			td_view_values(v, a, &a->g[i], x);
-		it[i].val = col_value(v, c, &a->g[i], x);
+		it[i].val = col_value(c, &a->g[i], x);
 	}
 	free(x);
 	sort_view = v;

@@ -17,11 +17,28 @@
 struct td_auth {
 	const struct td_webcfg *c;
 	uint8_t secret[32];
-	char dummy[64];		/* a hash of no user, the highest cost */
+	int cost;		/* the highest of the users' */
 	uint8_t ok[AUTH_OK_SLOTS][32], fail[AUTH_FAIL_SLOTS][32];
 	bool ok_used[AUTH_OK_SLOTS], fail_used[AUTH_FAIL_SLOTS];
 	unsigned int ok_next, fail_next;
 };
+
+/* The cost of a bcrypt hash as webcfg.c checked it: "$2b$NN$...". */
+static int hash_cost(const char *h)
+{
+	return (h[4] - '0') * 10 + h[5] - '0';
+}
+
+/* crypt_r() with a hash of no user, of this cost: its time only. */
+static void dummy_check(const char *pass, int cost, struct crypt_data *cd)
+{
+	char dummy[80];
+
+	snprintf(dummy, sizeof(dummy),
+		 "$2b$%02u$abcdefghijklmnopqrstuu5s0bkMTJp5eyO6Fv4BfeqCyfw0cGjmG",
+		 (unsigned int)cost % 100);
+	crypt_r(pass, dummy, cd);
+}
 
 struct td_auth *td_auth_new(const struct td_webcfg *c)
 {
@@ -35,16 +52,10 @@ struct td_auth *td_auth_new(const struct td_webcfg *c)
 		free(a);
 		return NULL;
 	}
-	/* The dummy: the same cost as the dearest real hash. */
-	for (int i = 0; i < c->nusers; i++) {
-		int k = (c->users[i].hash[4] - '0') * 10 + c->users[i].hash[5] - '0';
-
-		if (k > cost)
-			cost = k;
-	}
-	snprintf(a->dummy, sizeof(a->dummy),
-		 "$2b$%02d$abcdefghijklmnopqrstuu5s0bkMTJp5eyO6Fv4BfeqCyfw0cGjmG",
-		 cost);
+	for (int i = 0; i < c->nusers; i++)
+		if (hash_cost(c->users[i].hash) > cost)
+			cost = hash_cost(c->users[i].hash);
+	a->cost = cost;
 	return a;
 }
 
@@ -73,6 +84,8 @@ enum td_auth_result td_auth_lookup(struct td_auth *a, const char *user,
 		return TD_AUTH_CHECK;	/* no cache, the slow way */
 	}
 	EVP_MD_CTX_free(md);
+	if (strlen(pass) > TD_AUTH_PASS_MAX)
+		return TD_AUTH_FAIL;
 	for (int i = 0; i < AUTH_OK_SLOTS; i++)
 		if (a->ok_used[i] && !CRYPTO_memcmp(a->ok[i], key, 32))
 			r = TD_AUTH_OK;
@@ -86,19 +99,33 @@ bool td_auth_verify(const struct td_auth *a, const char *user,
 		    const char *pass)
 {
 	struct crypt_data *cd = calloc(1, sizeof(*cd));
-	const char *hash = a->dummy, *out;
-	bool known = false, ok;
+	const char *hash = NULL, *out;
+	bool ok = false;
 
 	if (!cd)
 		return false;
+	if (strlen(pass) > TD_AUTH_PASS_MAX) {
+		free(cd);
+		return false;
+	}
 	for (int i = 0; i < a->c->nusers; i++)
-		if (!strcmp(a->c->users[i].name, user)) {
+		if (!strcmp(a->c->users[i].name, user))
 			hash = a->c->users[i].hash;
-			known = true;
-		}
-	out = crypt_r(pass, hash, cd);
-	ok = known && out && out[0] == '$' && strlen(out) == strlen(hash) &&
-	     !CRYPTO_memcmp(out, hash, strlen(hash));
+	/* Every check costs what the dearest user's does, 2^cost rounds,
+	 * whether the user exists or not: a user of cost c is checked, then
+	 * dummies of costs c .. cost - 1 make up the rest (2^c + 2^c + ...
+	 * + 2^(cost-1) = 2^cost); a user that does not exist is a dummy of
+	 * that cost.
+	 */
+	if (hash) {
+		out = crypt_r(pass, hash, cd);
+		ok = out && out[0] == '$' && strlen(out) == strlen(hash) &&
+		     !CRYPTO_memcmp(out, hash, strlen(hash));
+		for (int k = hash_cost(hash); k < a->cost; k++)
+			dummy_check(pass, k, cd);
+	} else {
+		dummy_check(pass, a->cost, cd);
+	}
 	OPENSSL_cleanse(cd, sizeof(*cd));
 	free(cd);
 	return ok;

@@ -9,9 +9,15 @@
  * a keyed SHA-256 of "user:password" (the key random per process, the
  * password itself never kept), and the next request with it costs one
  * hash. Passes and failures have caches of their own, so guessing cannot
- * push a good password out. A user name that does not exist is checked
- * against a dummy hash of the same cost, so the time of an answer does not
- * tell which users exist.
+ * push a good password out. Every check costs what the dearest user's
+ * hash costs: a user of a lower cost is checked and then dummy hashes
+ * make up the difference, a user name that does not exist is checked
+ * against a dummy of that cost; so the time of an answer does not tell
+ * which users exist.
+ *
+ * bcrypt reads at most 72 bytes of a password: a longer one fails at
+ * once (Go's bcrypt.GenerateFromPassword refuses to hash one), so that a
+ * password is never taken for its first 72 bytes.
  */
 #ifndef TD_HTTP_AUTH_H
 #define TD_HTTP_AUTH_H
@@ -20,6 +26,8 @@
 #include <stdint.h>
 
 #include "http/webcfg.h"
+
+#define TD_AUTH_PASS_MAX	72	/* bytes of a password bcrypt reads */
 
 enum td_auth_result {
 	TD_AUTH_OK,

@@ -150,10 +150,41 @@ static int parse_request_line(const char *l, size_t n, struct td_http_req *r)
 	return sp2[8] == '1' ? 11 : 10;
 }
 
+/* RFC 9112 2.2: a server SHOULD ignore at least one empty line before
+ * the request line. Up to TD_HTTP_BLANK_MAX are: their bytes, and in
+ * *lines how many (the cap reached: the head is refused if another
+ * follows).
+ */
+#define TD_HTTP_BLANK_MAX	8
+
+static size_t blank_prefix(const char *buf, size_t len, int *lines)
+{
+	size_t p = 0;
+
+	for (*lines = 0; *lines < TD_HTTP_BLANK_MAX; ++*lines) {
+		if (p < len && buf[p] == '\n')
+			p++;
+		else if (p + 1 < len && buf[p] == '\r' && buf[p + 1] == '\n')
+			p += 2;
+		else
+			break;
+	}
+	return p;
+}
+
 bool td_http_head_ends(const char *buf, size_t from, size_t len)
 {
+	int lines;
+	size_t skip = blank_prefix(buf, len, &lines);
 	size_t i = from > 2 ? from - 2 : 0;
 
+	/* Too many empty lines: the parser refuses the head. */
+	if (lines == TD_HTTP_BLANK_MAX && skip < len &&
+	    (buf[skip] == '\n' || buf[skip] == '\r'))
+		return true;
+	/* The empty lines before the request line end nothing. */
+	if (i < skip)
+		i = skip;
 	for (; i < len; i++) {
 		const char *nl = memchr(buf + i, '\n', len - i);
 
@@ -164,9 +195,6 @@ bool td_http_head_ends(const char *buf, size_t from, size_t len)
 			return true;
 		if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
 			return true;
-		/* the request line's end is also the end of an empty head */
-		if (i == 0 || (i == 1 && buf[0] == '\r'))
-			return true;
 	}
 	return false;
 }
@@ -174,13 +202,22 @@ bool td_http_head_ends(const char *buf, size_t from, size_t len)
 int td_http_parse(const char *buf, size_t len, size_t max,
 		  struct td_http_req *r)
 {
-	size_t p = 0, end = 0, nhost = 0, nauth = 0;
-	int st = 0, ver = 0;
+	size_t p, skip, end = 0, nhost = 0, nauth = 0;
+	int st = 0, ver = 0, blank;
 	bool first = true;
 
 	if (len > max)
 		len = max;
-	/* Complete? The first empty line (CRLF or a lone LF) ends the head. */
+	/* Empty lines before the request line: ignored, up to a few. */
+	skip = blank_prefix(buf, len, &blank);
+	p = skip;
+	if (blank == TD_HTTP_BLANK_MAX && skip < len &&
+	    (buf[skip] == '\n' ||
+	     (skip + 1 < len && buf[skip] == '\r' && buf[skip + 1] == '\n')))
+		return 400;
+	/* Complete? The first empty line (CRLF or a lone LF) after the
+	 * request line ends the head.
+	 */
 	for (;;) {
 		const char *nl = memchr(buf + p, '\n', len - p);
 
@@ -194,7 +231,7 @@ int td_http_parse(const char *buf, size_t len, size_t max,
 		p = (size_t)(nl - buf) + 1;
 	}
 	memset(r, 0, sizeof(*r));
-	for (p = 0; p < end;) {
+	for (p = skip; p < end;) {
 		const char *l = buf + p, *nl = memchr(l, '\n', end - p);
 		size_t n = (size_t)(nl - l);
 

@@ -25,7 +25,9 @@ struct td_http_req {
 
 /*
  * Parse buf[0..len), what arrived so far, as a request head of at most
- * max bytes. Returns 0 while the head is not complete (no empty line yet)
+ * max bytes; up to 8 empty lines before the request line are ignored
+ * (RFC 9112 2.2), more are 400. Returns 0 while the head is not complete
+ * (no empty line after the request line yet)
  * and shorter than max, else an HTTP status: 200 when it parsed (*r
  * filled), 400 malformed (also a bad Authorization), 405 a method other
  * than GET and HEAD, 414 a target too long, 431 a head of max bytes or

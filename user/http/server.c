@@ -15,9 +15,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #include <openssl/ssl.h>
 
 #include "base/common.h"
+#include "base/hash.h"
 #include "http/auth.h"
 #include "http/server.h"
 
@@ -43,6 +46,8 @@ struct conn {
 	SSL *ssl;
 	short want;		/* TLS: the event OpenSSL waits for */
 	uint64_t since, deadline;
+	uint64_t stall;		/* WRITE: closed if no byte goes out by then */
+	uint64_t peer;		/* the client's address (its IPv6 /64) */
 	char *req;		/* TD_HTTP_HEAD_MAX bytes */
 	size_t rlen;
 	struct td_http_req r;
@@ -54,15 +59,18 @@ struct conn {
 };
 
 struct job {
-	int state;		/* 0 free, 1 queued, 2 done */
+	int state;		/* 0 free, 1 queued, 2 done, 3 running */
 	size_t conn;
 	uint32_t gen;
+	uint64_t peer;		/* the client's address (conn.peer) */
+	uint64_t seq;		/* the order of queueing: checked first in */
 	char user[TD_HTTP_CRED_MAX], pass[TD_HTTP_CRED_MAX];
 	bool ok;
 };
 
 struct td_http {
 	struct td_http_opts o;
+	struct td_webcfg *own;	/* a reloaded configuration (o.web) */
 	int lfd;
 	char url[300];
 	SSL_CTX *tls;
@@ -78,10 +86,63 @@ struct td_http {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct job jobs[TD_HTTP_AUTH_QUEUE];
+	uint64_t job_seq;
+	/* connections per client address: open addressing, keys kept at
+	 * count 0 until the table is rebuilt (peers_add())
+	 */
+	struct peer { uint64_t key; uint32_t n; bool used; } *peers;
+	size_t npeers_cap, npeers_used;
 	int pipe[2];
 };
 
 #define NO_SLOT ((size_t)-1)
+
+/* ---- connections per client address --------------------------------- */
+
+static struct peer *peer_find(struct td_http *h, uint64_t key)
+{
+	size_t i = td_hash2(key, 0) & (h->npeers_cap - 1);
+
+	while (h->peers[i].used && h->peers[i].key != key)
+		i = (i + 1) & (h->npeers_cap - 1);
+	return &h->peers[i];
+}
+
+/* One connection more (d 1: it is open already) or less (d -1). */
+static void peers_add(struct td_http *h, uint64_t key, int d);
+
+/* The table holds every address seen since it was last rebuilt: rebuild
+ * it from the open connections once half of it is taken.
+ */
+static void peers_rebuild(struct td_http *h)
+{
+	memset(h->peers, 0, h->npeers_cap * sizeof(*h->peers));
+	h->npeers_used = 0;
+	for (size_t i = 0; i < h->nc; i++)
+		if (h->c[i].st != C_FREE)
+			peers_add(h, h->c[i].peer, 1);
+}
+
+static void peers_add(struct td_http *h, uint64_t key, int d)
+{
+	struct peer *p = peer_find(h, key);
+
+	if (!p->used) {
+		if (d < 0)
+			return;
+		if (h->npeers_used * 2 >= h->npeers_cap) {
+			peers_rebuild(h);	/* counts the new one, open now */
+			return;
+		}
+		p->used = true;
+		p->key = key;
+		h->npeers_used++;
+	}
+	if (d > 0)
+		p->n++;
+	else if (p->n)
+		p->n--;
+}
 
 /* ---- answers (no I/O) --------------------------------------------------- */
 
@@ -168,10 +229,12 @@ static void *auth_thread(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);	/* signals: the loop's */
 	pthread_mutex_lock(&h->mu);
 	for (;;) {
+		struct td_auth *a;
 		struct job *j = NULL;
 
-		for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !j; i++)
-			if (h->jobs[i].state == 1)
+		for (int i = 0; i < TD_HTTP_AUTH_QUEUE; i++)
+			if (h->jobs[i].state == 1 &&
+			    (!j || h->jobs[i].seq < j->seq))
 				j = &h->jobs[i];
 		if (!j) {
 			if (h->thr_stop)
@@ -180,10 +243,12 @@ static void *auth_thread(void *arg)
 			continue;
 		}
 		j->state = 3;	/* running */
+		a = h->auth;	/* replaced only while no job runs */
 		pthread_mutex_unlock(&h->mu);
-		j->ok = td_auth_verify(h->auth, j->user, j->pass);
+		j->ok = a && td_auth_verify(a, j->user, j->pass);
 		pthread_mutex_lock(&h->mu);
 		j->state = 2;
+		pthread_cond_broadcast(&h->cv);	/* td_http_reload() waits */
 		/* A full pipe: the loop has a byte to wake it already. */
 		if (write(h->pipe[1], "", 1) < 0)
 			continue;
@@ -193,12 +258,13 @@ static void *auth_thread(void *arg)
 }
 
 /* Queue c's credentials for the bcrypt thread: false if the queue is
- * full.
+ * full, or holds TD_HTTP_AUTH_PEER checks of c's address already.
  */
 static bool auth_queue(struct td_http *h, size_t slot)
 {
 	struct conn *c = &h->c[slot];
 	bool queued = false;
+	int mine = 0;
 
 	if (!h->thr_up) {
 		if (pthread_create(&h->thr, NULL, auth_thread, h))
@@ -206,13 +272,19 @@ static bool auth_queue(struct td_http *h, size_t slot)
 		h->thr_up = true;
 	}
 	pthread_mutex_lock(&h->mu);
-	for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !queued; i++) {
+	for (int i = 0; i < TD_HTTP_AUTH_QUEUE; i++)
+		mine += (h->jobs[i].state == 1 || h->jobs[i].state == 3) &&
+			h->jobs[i].peer == c->peer;
+	for (int i = 0; i < TD_HTTP_AUTH_QUEUE && !queued &&
+	     mine < TD_HTTP_AUTH_PEER; i++) {
 		struct job *j = &h->jobs[i];
 
 		if (j->state)
 			continue;
 		j->conn = slot;
 		j->gen = c->gen;
+		j->peer = c->peer;
+		j->seq = h->job_seq++;
 		memcpy(j->user, c->r.user, sizeof(j->user));
 		memcpy(j->pass, c->r.pass, sizeof(j->pass));
 		j->state = 1;
@@ -246,6 +318,7 @@ static void c_close(struct td_http *h, struct conn *c)
 	c->st = C_FREE;
 	c->gen++;
 	h->stats.conns--;
+	peers_add(h, c->peer, -1);
 }
 
 /* What c's I/O waits for: 0 nothing, else the poll events. */
@@ -333,11 +406,21 @@ static ssize_t c_write(struct td_http *h, struct conn *c, const char *buf,
 	return k;
 }
 
+/* Answers held for clients of this address. */
+static size_t busy_of(const struct td_http *h, uint64_t peer)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->nc; i++)
+		n += h->c[i].st == C_WRITE && h->c[i].peer == peer;
+	return n;
+}
+
 static void c_answer(struct td_http *h, struct conn *c, uint64_t now)
 {
 	int cls;
 
-	if (h->busy >= TD_HTTP_BUSY_MAX) {
+	if (h->busy >= TD_HTTP_BUSY_MAX || busy_of(h, c->peer) >= TD_HTTP_BUSY_PEER) {
 		c->st = C_WAIT;
 		return;
 	}
@@ -358,6 +441,7 @@ static void c_answer(struct td_http *h, struct conn *c, uint64_t now)
 	c->want = POLLOUT;
 	c->off = 0;
 	c->deadline = now + TD_HTTP_TIMEOUT_MS * 1000000ull;
+	c->stall = now + TD_HTTP_STALL_MS * 1000000ull;
 }
 
 /* A whole head arrived (or an error): authenticate, then answer. */
@@ -429,6 +513,7 @@ static void c_writable(struct td_http *h, struct conn *c, uint64_t now)
 			return;
 		}
 		c->off += (size_t)n;
+		c->stall = now + TD_HTTP_STALL_MS * 1000000ull;
 	}
 	free(c->resp);
 	c->resp = NULL;
@@ -439,6 +524,31 @@ static void c_writable(struct td_http *h, struct conn *c, uint64_t now)
 	c->st = C_CLOSING;
 	if (c->deadline > now + 2000000000ull)
 		c->deadline = now + 2000000000ull;
+}
+
+/* No whole request in time: 408, best effort (the socket's buffer takes
+ * it or not; over TLS only once the handshake is done), then closed.
+ */
+static void c_timeout(struct td_http *h, struct conn *c)
+{
+	char *resp = NULL;
+	size_t len = 0, put;
+
+	if (c->ssl && !SSL_is_init_finished(c->ssl))
+		return;
+	if (td_http_answer(h->o.web, h->o.fn, h->o.ctx, 408, &c->r, false,
+			   &resp, &len))
+		return;
+	h->stats.status[4]++;
+	if (c->ssl) {
+		ERR_clear_error();
+		if (SSL_write_ex(c->ssl, resp, len, &put) == 1)
+			SSL_shutdown(c->ssl);
+		ERR_clear_error();
+	} else if (send(c->fd, resp, len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* best effort */
+	}
+	free(resp);
 }
 
 static void c_closing(struct td_http *h, struct conn *c)
@@ -473,7 +583,8 @@ static void auth_done(struct td_http *h, uint64_t now)
 			continue;
 		h->stats.auth_checks++;
 		if (c->st == C_AUTH && c->gen == j->gen) {
-			td_auth_remember(h->auth, c->key, j->ok);
+			if (h->auth)
+				td_auth_remember(h->auth, c->key, j->ok);
 			c->auth_ok = j->ok;
 			if (!j->ok)
 				c->status = 401;
@@ -484,21 +595,33 @@ static void auth_done(struct td_http *h, uint64_t now)
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* The slot for a new connection: a free one, or the oldest that has not
- * sent a whole request (closed to make room).
+/* The slot for a new connection: a free one, or one closed to make room:
+ * the oldest that was answered and waits for the client to close, else
+ * the oldest that has not sent a whole request of the address that holds
+ * the most connections (a flood from one address makes room from its
+ * own).
  */
 static size_t free_slot(struct td_http *h, bool evict)
 {
-	size_t old = NO_SLOT;
+	size_t old = NO_SLOT, most = 0;
 
 	for (size_t i = 0; i < h->nc; i++) {
 		const struct conn *c = &h->c[i];
+		size_t n;
 
 		if (c->st == C_FREE)
 			return i;
-		if ((c->st == C_READ || c->st == C_CLOSING) &&
-		    (old == NO_SLOT || c->since < h->c[old].since))
+		if (c->st == C_CLOSING)
+			n = SIZE_MAX;
+		else if (c->st == C_READ)
+			n = peer_find(h, c->peer)->n;
+		else
+			continue;
+		if (old == NO_SLOT || n > most ||
+		    (n == most && c->since < h->c[old].since)) {
 			old = i;
+			most = n;
+		}
 	}
 	if (old != NO_SLOT && evict) {
 		c_close(h, &h->c[old]);
@@ -507,8 +630,34 @@ static size_t free_slot(struct td_http *h, bool evict)
 	return old;
 }
 
+/* A client's address as a key: IPv4 (also mapped into IPv6), or the
+ * /64 of IPv6, which one host may hold whole.
+ */
+static uint64_t peer_key(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)ss;
+	uint64_t k = 0;
+
+	if (ss->ss_family == AF_INET)
+		return (uint64_t)ntohl(a4->sin_addr.s_addr);
+	if (ss->ss_family != AF_INET6)
+		return 0;
+	if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+		return (uint64_t)a6->sin6_addr.s6_addr[12] << 24 |
+		       (uint64_t)a6->sin6_addr.s6_addr[13] << 16 |
+		       (uint64_t)a6->sin6_addr.s6_addr[14] << 8 |
+		       a6->sin6_addr.s6_addr[15];
+	for (int i = 0; i < 8; i++)
+		k = k << 8 | a6->sin6_addr.s6_addr[i];
+	return k | 1ull << 63 | 1;	/* never an IPv4 key */
+}
+
 static void accept_all(struct td_http *h, uint64_t now)
 {
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
 	for (int k = 0; k < 256; k++) {
 		size_t slot = free_slot(h, false);
 		struct conn *c;
@@ -516,7 +665,9 @@ static void accept_all(struct td_http *h, uint64_t now)
 
 		if (slot == NO_SLOT)
 			return;
-		fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		sl = sizeof(ss);
+		fd = accept4(h->lfd, (struct sockaddr *)&ss, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
 		slot = free_slot(h, true);
@@ -542,6 +693,8 @@ static void accept_all(struct td_http *h, uint64_t now)
 		c->want = POLLIN;
 		c->rlen = 0;
 		c->since = now;
+		c->peer = peer_key(&ss);
+		peers_add(h, c->peer, 1);
 		c->deadline = now + TD_HTTP_TIMEOUT_MS * 1000000ull;
 		h->stats.accepted++;
 		h->stats.conns++;
@@ -566,9 +719,12 @@ size_t td_http_pollfds(struct td_http *h, struct pollfd *pfd, uint64_t now)
 			room = true;
 			continue;
 		}
-		if (now >= c->deadline) {
+		if (now >= c->deadline ||
+		    (c->st == C_WRITE && now >= c->stall)) {
 			if (c->st != C_CLOSING)
 				h->stats.timed_out++;
+			if (c->st == C_READ)
+				c_timeout(h, c);
 			c_close(h, c);
 			room = true;
 			continue;
@@ -653,14 +809,16 @@ const char *td_http_url(const struct td_http *h)
 
 /* ---- setup ------------------------------------------------------------------ */
 
-static int listen_on(const char *addr)
+/* Listen on ADDR:PORT; *ss gets the address bound. */
+static int listen_on(const char *addr, struct sockaddr_storage *ss)
 {
 	char host[256];
 	const char *port, *colon = strrchr(addr, ':');
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
 	struct addrinfo *ai = NULL;
-	int fd = -1, one = 1, r;
+	socklen_t sl;
+	int fd = -1, one = 1, zero = 0, r;
 	size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
 
 	port = colon ? colon + 1 : "";
@@ -676,22 +834,70 @@ static int listen_on(const char *addr)
 		memmove(host, host + 1, hl - 2);
 		host[hl - 2] = '\0';
 	}
-	r = getaddrinfo(*host ? host : NULL, port, &hints, &ai);
-	if (r) {
-		p_err("invalid --listen '%s': %s", addr, gai_strerror(r));
-		return -1;
+	memset(ss, 0, sizeof(*ss));
+	if (!*host) {
+		/* Every address: IPv6 and IPv4 on one socket (dual stack),
+		 * or IPv4 alone where the kernel has no IPv6.
+		 */
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+		struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd >= 0) {
+			a6->sin6_family = AF_INET6;
+			a6->sin6_addr = in6addr_any;
+			a6->sin6_port = htons((uint16_t)atoi(port));
+			sl = sizeof(*a6);
+			if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+				       sizeof(zero))) {
+				close(fd);
+				fd = -1;
+			}
+		}
+		if (fd < 0) {
+			fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+			memset(ss, 0, sizeof(*ss));
+			a4->sin_family = AF_INET;
+			a4->sin_addr.s_addr = htonl(INADDR_ANY);
+			a4->sin_port = htons((uint16_t)atoi(port));
+			sl = sizeof(*a4);
+		}
+	} else {
+		r = getaddrinfo(host, port, &hints, &ai);
+		if (r) {
+			p_err("invalid --listen '%s': %s", addr, gai_strerror(r));
+			return -1;
+		}
+		memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+		sl = ai->ai_addrlen;
+		freeaddrinfo(ai);
+		fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 1024)) {
+	    bind(fd, (struct sockaddr *)ss, sl) || listen(fd, 1024)) {
 		p_err("cannot listen on %s: %s", addr, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
 	}
-	freeaddrinfo(ai);
 	return fd;
+}
+
+/* A loopback address: 127.0.0.0/8, ::1, or 127/8 mapped into IPv6. */
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family != AF_INET6)
+		return false;
+	if (IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr) &&
+	       a6->sin6_addr.s6_addr[12] == 127;
 }
 
 static int accept_any_cert(int ok, X509_STORE_CTX *x)
@@ -710,6 +916,57 @@ static void tls_err(const char *what, const char *file)
 	p_err("--web.config.file: %s %s: %s", what, file ? file : "",
 	      e ? buf : strerror(errno));
 	ERR_clear_error();
+}
+
+/* The suites of TLS 1.2 (cipher_suites; by default those of ECDHE with
+ * an AEAD cipher, as Go offers) and the curves (curve_preferences; by
+ * default OpenSSL's). Each one named must be there, or the file is
+ * refused. TLS 1.3's suites are OpenSSL's, all of them AEAD.
+ */
+static int tls_suites(SSL_CTX *ctx, const struct td_webcfg *w)
+{
+	char list[512];
+	size_t o = 0;
+	int n = w->nciphers ? w->nciphers : TD_WEB_CIPHERS_AEAD;
+
+	for (int i = 0; i < n; i++) {
+		const char *name = td_web_ciphers[w->nciphers ? w->ciphers[i] : i].openssl;
+
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+				      i ? ":" : "", name);
+	}
+	if (SSL_CTX_set_cipher_list(ctx, list) != 1) {
+		tls_err("cannot use the cipher suites", list);
+		return -1;
+	}
+	for (int i = 0; i < w->nciphers; i++) {
+		const struct td_web_name *c = &td_web_ciphers[w->ciphers[i]];
+		struct stack_st_SSL_CIPHER *sk = SSL_CTX_get_ciphers(ctx);
+		bool found = false;
+
+		for (int k = 0; sk && k < sk_SSL_CIPHER_num(sk); k++)
+			if (!strcmp(SSL_CIPHER_get_name(sk_SSL_CIPHER_value(sk, k)),
+				    c->openssl))
+				found = true;
+		if (!found) {
+			p_err("--web.config.file: tls_server_config.cipher_suites: %s "
+			      "(OpenSSL's %s) is not available here",
+			      c->go, c->openssl);
+			return -1;
+		}
+	}
+	o = 0;
+	list[0] = '\0';
+	for (int i = 0; i < w->ncurves; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+				      i ? ":" : "",
+				      td_web_curves[w->curves[i]].openssl);
+	if (w->ncurves && SSL_CTX_set1_groups_list(ctx, list) != 1) {
+		tls_err("cannot use the curve_preferences", list);
+		return -1;
+	}
+	ERR_clear_error();
+	return 0;
 }
 
 static SSL_CTX *tls_context(const struct td_webcfg *w)
@@ -732,6 +989,8 @@ static SSL_CTX *tls_context(const struct td_webcfg *w)
 		tls_err("TLS versions not available", NULL);
 		goto fail;
 	}
+	if (tls_suites(ctx, w))
+		goto fail;
 	if (SSL_CTX_use_certificate_chain_file(ctx, w->cert_file) != 1) {
 		tls_err("cannot use cert_file", w->cert_file);
 		goto fail;
@@ -784,6 +1043,7 @@ fail:
 struct td_http *td_http_open(const struct td_http_opts *o)
 {
 	struct td_http *h = calloc(1, sizeof(*h));
+	struct sockaddr_storage ss;
 	struct rlimit rl;
 	char err[512];
 	size_t want;
@@ -815,7 +1075,10 @@ struct td_http *td_http_open(const struct td_http_opts *o)
 	h->nc = h->o.max_conns;
 	h->c = calloc(h->nc, sizeof(*h->c));
 	h->pmap = calloc(h->nc + 2, sizeof(*h->pmap));
-	if (!h->c || !h->pmap || pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC)) {
+	for (h->npeers_cap = 64; h->npeers_cap < 4 * h->nc; h->npeers_cap *= 2)
+		;
+	h->peers = calloc(h->npeers_cap, sizeof(*h->peers));
+	if (!h->c || !h->pmap || !h->peers || pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC)) {
 		p_err("out of memory");
 		goto fail;
 	}
@@ -837,15 +1100,101 @@ struct td_http *td_http_open(const struct td_http_opts *o)
 			goto fail;
 		}
 	}
-	h->lfd = listen_on(o->listen);
+	h->lfd = listen_on(o->listen, &ss);
 	if (h->lfd < 0)
 		goto fail;
+	/* Reachable from other machines: say what is open to them. */
+	if (!is_loopback(&ss)) {
+		const struct td_webcfg *w = o->web;
+		/* only a verified certificate, required, keeps anyone out */
+		bool certs = w && w->tls && w->client_auth == TD_CA_REQUIRE_VERIFY;
+
+		if (!w || !w->tls)
+			p_warn("--listen %s is not a loopback address and serve speaks plain HTTP: "
+			       "the counters%s cross the network in clear (TLS: --web.config.file)",
+			       o->listen, w && w->nusers ? " and passwords" : "");
+		if ((!w || !w->nusers) && !certs)
+			p_warn("--listen %s is not a loopback address and no password or client "
+			       "certificate is asked: whoever can connect reads the counters of "
+			       "every task (basic_auth_users: --web.config.file)", o->listen);
+	}
 	snprintf(h->url, sizeof(h->url), "%s://%s", h->tls ? "https" : "http",
 		 o->listen);
 	return h;
 fail:
 	td_http_close(h);
 	return NULL;
+}
+
+int td_http_reload(struct td_http *h, struct td_webcfg *web)
+{
+	struct td_webcfg *nw = malloc(sizeof(*nw)), *old_own;
+	struct td_auth *auth = NULL, *old_auth;
+	SSL_CTX *tls = NULL, *old_tls;
+	char err[512];
+	bool busy;
+
+	if (!nw) {
+		p_err("out of memory");
+		return -1;
+	}
+	*nw = *web;		/* its strings are ours now */
+	memset(web, 0, sizeof(*web));
+	if (nw->tls != !!h->tls) {
+		p_err("--web.config.file: TLS cannot be turned %s without a restart",
+		      nw->tls ? "on" : "off");
+		goto fail;
+	}
+	if (nw->tls) {
+		tls = tls_context(nw);
+		if (!tls)
+			goto fail;
+	}
+	if (nw->nusers) {
+		auth = td_auth_new(nw);
+		if (!auth) {
+			p_err("out of memory");
+			goto fail;
+		}
+		if (td_auth_selftest(auth, err, sizeof(err))) {
+			p_err("--web.config.file: %s", err);
+			goto fail;
+		}
+	}
+	/* The bcrypt thread reads the users of the check it runs: swap
+	 * once it runs none (at most one check's time). Checks queued
+	 * meanwhile run with the new users.
+	 */
+	pthread_mutex_lock(&h->mu);
+	do {
+		busy = false;
+		for (int i = 0; i < TD_HTTP_AUTH_QUEUE; i++)
+			if (h->jobs[i].state == 3)
+				busy = true;
+		if (busy)
+			pthread_cond_wait(&h->cv, &h->mu);
+	} while (busy);
+	old_auth = h->auth;
+	old_tls = h->tls;
+	old_own = h->own;
+	h->auth = auth;
+	h->tls = tls;		/* connections keep the context they began with */
+	h->own = nw;
+	h->o.web = nw;
+	pthread_mutex_unlock(&h->mu);
+	td_auth_free(old_auth);
+	SSL_CTX_free(old_tls);
+	if (old_own) {
+		td_webcfg_free(old_own);
+		free(old_own);
+	}
+	return 0;
+fail:
+	SSL_CTX_free(tls);
+	td_auth_free(auth);
+	td_webcfg_free(nw);
+	free(nw);
+	return -1;
 }
 
 void td_http_close(struct td_http *h)
@@ -869,9 +1218,14 @@ void td_http_close(struct td_http *h)
 		close(h->pipe[1]);
 	SSL_CTX_free(h->tls);
 	td_auth_free(h->auth);
+	if (h->own) {
+		td_webcfg_free(h->own);
+		free(h->own);
+	}
 	pthread_mutex_destroy(&h->mu);
 	pthread_cond_destroy(&h->cv);
 	free(h->c);
 	free(h->pmap);
+	free(h->peers);
 	free(h);
 }

@@ -6,18 +6,25 @@
  *
  * Bounded by construction:
  *   - at most max_conns connections; when all are taken, a new one
- *     closes the oldest connection that has not sent a whole request
- *     yet (an idle or slow client), so idle connections cannot lock
- *     scrapers out;
+ *     closes the oldest that was answered and waits for the client to
+ *     close, else the oldest that has not sent a whole request yet (an
+ *     idle or slow client) of the client address (IPv4, or IPv6 /64)
+ *     that holds the most connections, so idle connections cannot lock
+ *     scrapers out and a flood from one address closes its own;
  *   - a request head of at most TD_HTTP_HEAD_MAX bytes (431 beyond), sent
  *     within TD_HTTP_TIMEOUT_MS of the connection (TLS handshake
  *     included; 408 and closed after), its answer sent within as long
  *     again;
- *   - at most TD_HTTP_BUSY_MAX answers held in memory at once: further
- *     complete requests wait for one to finish;
+ *   - at most TD_HTTP_BUSY_MAX answers held in memory at once, at most
+ *     TD_HTTP_BUSY_PEER of them for one client address (IPv4, or IPv6
+ *     /64): further complete requests wait for one to finish; a client
+ *     that takes no byte of its answer in TD_HTTP_STALL_MS is closed, so
+ *     clients that do not read hold little for long;
  *   - bcrypt checks of passwords not seen before run on one thread of
- *     their own, at most TD_HTTP_AUTH_QUEUE waiting (429 beyond), so
- *     password guessing never stalls the loop.
+ *     their own, in the order they came, at most TD_HTTP_AUTH_QUEUE
+ *     waiting and TD_HTTP_AUTH_PEER of one client address (429 beyond),
+ *     so password guessing never stalls the loop, and guesses from one
+ *     address delay another's check by at most TD_HTTP_AUTH_PEER checks.
  */
 #ifndef TD_HTTP_SERVER_H
 #define TD_HTTP_SERVER_H
@@ -33,7 +40,10 @@
 #define TD_HTTP_HEAD_MAX	8192
 #define TD_HTTP_TIMEOUT_MS	10000
 #define TD_HTTP_BUSY_MAX	32
+#define TD_HTTP_BUSY_PEER	8	/* of them for one client address */
+#define TD_HTTP_STALL_MS	2000	/* an answer no byte of went out */
 #define TD_HTTP_AUTH_QUEUE	16
+#define TD_HTTP_AUTH_PEER	1	/* of them for one client address */
 
 /* What the handler answers: status 200, 404, 500, ...; body malloc()ed
  * (the server frees it), or NULL with len 0.
@@ -80,6 +90,13 @@ size_t td_http_pollfds(struct td_http *h, struct pollfd *pfd, uint64_t now);
 void td_http_events(struct td_http *h, const struct pollfd *pfd, size_t n,
 		    uint64_t now);
 const struct td_http_stats *td_http_get_stats(const struct td_http *h);
+/*
+ * Take a new web configuration (SIGHUP): its certificate and key are read
+ * now, new connections use them and its users; connections under way
+ * finish with the old ones. TLS cannot be turned on or off. *web is taken
+ * (left empty) either way; -1 after p_err(), the old configuration kept.
+ */
+int td_http_reload(struct td_http *h, struct td_webcfg *web);
 
 /*
  * The request path without sockets (for td_http_events() and the fuzz

@@ -22,6 +22,28 @@
 
 #define WEBCFG_MAX_BYTES	(64 * 1024)
 
+/* Go's tls.CipherSuites() of TLS 1.2, as exporter-toolkit takes them
+ * (its insecure list it refuses), with OpenSSL's names; the AEAD suites
+ * first.
+ */
+const struct td_web_name td_web_ciphers[TD_WEB_CIPHERS] = {
+	{ "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256" },
+	{ "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256" },
+	{ "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384" },
+	{ "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384" },
+	{ "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305" },
+	{ "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305" },
+	{ "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA-AES128-SHA" },
+	{ "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA-AES128-SHA" },
+	{ "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA-AES256-SHA" },
+	{ "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA-AES256-SHA" },
+};
+
+const struct td_web_name td_web_curves[TD_WEB_CURVES] = {
+	{ "CurveP256", "P-256" }, { "CurveP384", "P-384" },
+	{ "CurveP521", "P-521" }, { "X25519", "X25519" },
+};
+
 struct ctx {
 	yaml_document_t *doc;
 	const char *dir;
@@ -190,6 +212,57 @@ static int tls_version(struct ctx *x, yaml_node_t *n, const char *key, int *v)
 		    key, s);
 }
 
+/* A list of names of a table (cipher_suites, curve_preferences): the
+ * indices in idx[], *nidx of them; null or [] is none (the defaults).
+ */
+static int name_list(struct ctx *x, yaml_node_t *n, const char *key,
+		     const struct td_web_name *tab, int ntab,
+		     unsigned char *idx, int *nidx)
+{
+	static const char *const tls13[] = {
+		"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+		"TLS_CHACHA20_POLY1305_SHA256",
+	};
+
+	*nidx = 0;
+	if (is_null(n))
+		return 0;
+	if (!n || n->type != YAML_SEQUENCE_NODE)
+		return fail(x, n, "%s: expected a list ([NAME, ...] or - NAME lines)", key);
+	for (yaml_node_item_t *it = n->data.sequence.items.start;
+	     it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+		const char *s;
+		int k = -1;
+
+		if (scalar(x, e, key, &s))
+			return -1;
+		for (int i = 0; i < ntab; i++)
+			if (!strcmp(s, tab[i].go))
+				k = i;
+		for (size_t i = 0; k < 0 && tab == td_web_ciphers &&
+		     i < sizeof(tls13) / sizeof(tls13[0]); i++)
+			if (!strcmp(s, tls13[i]))
+				return fail(x, e, "%s: %s is a TLS 1.3 suite: the suites "
+					    "of TLS 1.3 are not chosen (Go ignores them here "
+					    "too); list TLS 1.2 suites", key, s);
+		if (k < 0) {
+			char names[1024];
+			size_t o = 0;
+
+			for (int i = 0; i < ntab && o < sizeof(names); i++)
+				o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
+						      i ? ", " : "", tab[i].go);
+			return fail(x, e, "%s: '%s' is not one of %s", key, s, names);
+		}
+		for (int i = 0; i < *nidx; i++)
+			if (idx[i] == k)
+				return fail(x, e, "%s: %s is given twice", key, s);
+		idx[(*nidx)++] = (unsigned char)k;
+	}
+	return 0;
+}
+
 static int parse_tls(struct ctx *x, yaml_node_t *n)
 {
 	static const char *const auth[] = {
@@ -197,6 +270,7 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 		"VerifyClientCertIfGiven", "RequireAndVerifyClientCert",
 	};
 	struct td_webcfg *c = x->c;
+	yaml_node_t *min_node = NULL;
 	yaml_node_pair_t *p;
 	size_t np;
 
@@ -234,6 +308,7 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 			if (tls_version(x, vn, "tls_server_config.min_version",
 					&c->min_version))
 				return -1;
+			min_node = vn;
 		} else if (!strcmp(k, "max_version")) {
 			if (tls_version(x, vn, "tls_server_config.max_version",
 					&c->max_version))
@@ -242,9 +317,17 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 			if (boolean(x, vn, "tls_server_config.prefer_server_cipher_suites",
 				    &c->prefer_server_ciphers))
 				return -1;
-		} else if (!strcmp(k, "cipher_suites") ||
-			   !strcmp(k, "curve_preferences") ||
-			   !strcmp(k, "client_allowed_sans") ||
+		} else if (!strcmp(k, "cipher_suites")) {
+			if (name_list(x, vn, "tls_server_config.cipher_suites",
+				      td_web_ciphers, TD_WEB_CIPHERS, c->ciphers,
+				      &c->nciphers))
+				return -1;
+		} else if (!strcmp(k, "curve_preferences")) {
+			if (name_list(x, vn, "tls_server_config.curve_preferences",
+				      td_web_curves, TD_WEB_CURVES, c->curves,
+				      &c->ncurves))
+				return -1;
+		} else if (!strcmp(k, "client_allowed_sans") ||
 			   !strcmp(k, "cert") || !strcmp(k, "key") ||
 			   !strcmp(k, "client_ca")) {
 			return fail(x, kn, "tls_server_config.%s: not supported by tdctl serve "
@@ -275,6 +358,17 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 			    auth[c->client_auth]);
 	if (c->min_version > c->max_version)
 		return fail(x, n, "tls_server_config: min_version is above max_version");
+	/* OpenSSL 3 makes TLS 1.0 and 1.1 handshakes only at security
+	 * level 0 (their signatures use SHA-1 and MD5), which would weaken
+	 * TLS 1.2 and 1.3 as well; Debian sets level 2. Accepted, they
+	 * would fail every such handshake: refused here, as every key that
+	 * cannot be honoured.
+	 */
+	if (c->min_version < 0x0303)
+		return fail(x, min_node, "tls_server_config.min_version: TLS1%d is not "
+			    "supported: OpenSSL refuses TLS 1.0 and 1.1 at its "
+			    "security level (write TLS12 or TLS13)",
+			    c->min_version - 0x0301);
 	c->tls = true;
 	return 0;
 }

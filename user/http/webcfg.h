@@ -13,9 +13,13 @@
  *                               # VerifyClientCertIfGiven,
  *                               # RequireAndVerifyClientCert
  *     client_ca_file: PATH      # PEM CAs that verify client certificates
- *     min_version: TLS12        # TLS10, TLS11, TLS12 (default), TLS13
+ *     min_version: TLS12        # TLS12 (default), TLS13; TLS10 and
+ *                               # TLS11 are refused (OpenSSL's level)
  *     max_version: TLS13        # (default TLS13)
  *     prefer_server_cipher_suites: true
+ *     cipher_suites: [NAME, ...]     # Go's names of TLS 1.2 suites
+ *     curve_preferences: [NAME, ...] # CurveP256, CurveP384, CurveP521,
+ *                                    # X25519
  *   http_server_config:
  *     http2: false              # HTTP/2 is not served: true is refused
  *     headers: {NAME: VALUE}    # the toolkit's five security headers
@@ -23,8 +27,8 @@
  *     NAME: BCRYPT_HASH         # $2a$, $2b$ or $2y$, cost 4 to 14
  *
  * Relative paths are relative to the file's folder, as in the toolkit.
- * Keys the toolkit has and this does not (cipher_suites,
- * curve_preferences, client_allowed_sans, ...) are refused by name.
+ * Keys the toolkit has and this does not (client_allowed_sans, inline
+ * cert, key, client_ca, ...) are refused by name.
  */
 #ifndef TD_HTTP_WEBCFG_H
 #define TD_HTTP_WEBCFG_H
@@ -43,6 +47,20 @@ enum td_client_auth {
 #define TD_WEB_USERS_MAX	64
 #define TD_WEB_HEADERS_MAX	5
 
+/* exporter-toolkit's names (Go's) and OpenSSL's: the cipher suites of
+ * TLS 1.2 that Go's tls.CipherSuites() lists, the curves of
+ * curve_preferences.
+ */
+struct td_web_name {
+	const char *go, *openssl;
+};
+
+#define TD_WEB_CIPHERS	10
+#define TD_WEB_CIPHERS_AEAD	6	/* the first 6: ECDHE and AEAD, the default */
+#define TD_WEB_CURVES	4
+extern const struct td_web_name td_web_ciphers[TD_WEB_CIPHERS];
+extern const struct td_web_name td_web_curves[TD_WEB_CURVES];
+
 struct td_web_user {
 	char *name;
 	char *hash;		/* bcrypt, as crypt(3) takes it */
@@ -54,6 +72,11 @@ struct td_webcfg {
 	enum td_client_auth client_auth;
 	int min_version, max_version;	/* 0x0301 (1.0) .. 0x0304 (1.3) */
 	bool prefer_server_ciphers;
+	/* cipher_suites, curve_preferences: indices into the tables above,
+	 * in the file's order (none: the defaults)
+	 */
+	unsigned char ciphers[TD_WEB_CIPHERS], curves[TD_WEB_CURVES];
+	int nciphers, ncurves;
 	struct { char *name, *value; } headers[TD_WEB_HEADERS_MAX];
 	int nheaders;
 	struct td_web_user users[TD_WEB_USERS_MAX];

@@ -76,7 +76,12 @@ static int check_module_abi(int fd)
 	memset(&st, 0, sizeof(st));
 	st.size = TOPDOWN_STATUS_SIZE_VER0;
 	if (ioctl(fd, TOPDOWN_IOC_STATUS, &st)) {
-		p_err("reading the module's status: %s", strerror(errno));
+		/* The ioctl code moved in ABI 2: an older module knows none. */
+		if (errno == ENOTTY)
+			p_err("the topdown module does not know this tdctl's ioctls (ENOTTY): it is older than ABI version %d; install a module and tdctl of the same release",
+			      TOPDOWN_ABI_VERSION);
+		else
+			p_err("reading the module's status: %s", strerror(errno));
 		return -1;
 	}
 	if (td_abi_check(&st, err, sizeof(err))) {
@@ -301,6 +306,7 @@ static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
 
 	if (!ring->cons)
 		return;
+	/* litmus: drain-ring begin */
 	cons = ring->cons->consumer_pos;
 	prod = __atomic_load_n(&ring->prod->producer_pos, __ATOMIC_ACQUIRE);
 	if (r->overwrite && prod - cons > whole) {
@@ -346,6 +352,7 @@ static void drain_ring(struct td_reader *r, int cpu, td_record_fn rec_fn,
 	if (lost != ring->cons->lost_seen && lost_fn)
 		lost_fn(cpu, lost - ring->cons->lost_seen, "ring full", ctx);
 	ring->cons->lost_seen = lost;
+	/* litmus: drain-ring end */
 }
 
 long td_dev_reader_drain(struct td_reader *r, td_record_fn rec_fn,

@@ -53,7 +53,10 @@ const struct td_voc td_vocab[] = {
 	TIME("duration_ns", "SLICE_US", 3, "dump",
 	     "the slice's length; microseconds in tables, nanoseconds in JSON and CSV"),
 	COUNT("read_errors", "ERRORS", GRP " status",
-	      "slices with a counter that could not be read"),
+	      "slices with a counter that could not be read (not rotated "
+	      "slices), left out of the row's sums: its values are estimates"),
+	COUNT("rotated_slices", NULL, GRP,
+	      "rotated groups: slices in which the CPU changed group, measured by no group"),
 	INFO("flags", "FLG", "dump",
 	     "S blocked, P preempted, F first after start, I idle, E counter error"),
 	INFO("preempted", NULL, "dump", "JSON: the task was preempted"),

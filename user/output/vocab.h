@@ -81,8 +81,8 @@ int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n);
 #define TD_VOC_LEGEND_PATH \
 	"* the bottleneck path: the largest Level-1 class of the row, and its largest Level-2 class"
 #define TD_VOC_LEGEND_EST \
-	"v\u00b1e [c%] an estimate from rotated groups: one standard error e, its group(s) measured c% of the row's run time"
+	"v\u00b1e [c%] an estimate: one standard error e, from the c% of the row's run time its group(s) measured (rotated groups) with every counter read"
 #define TD_VOC_LEGEND_UNKNOWN \
-	"unknown [c%] too few measured stretches of the row to estimate (never shown as 0)"
+	"unknown [c%] too few measured stretches (or read slices) of the row to estimate (never shown as 0)"
 
 #endif

@@ -75,8 +75,10 @@
  *  - A CPU that comes online (and every CPU at START) begins with group 0,
  *    its first record flagged TOPDOWN_REC_FIRST. Counters perf put in
  *    error are retried while their group counts (a waiting group's
- *    counters are disabled, not in error); the error bits of a record
- *    are its group's, by position. Overwrite mode is unchanged.
+ *    counters are not retried: they are disabled, and a counter that had
+ *    no hardware counter in its group's last turn stays in error until
+ *    the next one); the error bits of a record are its group's, by
+ *    position. Overwrite mode is unchanged.
  *  - No group's turn is skipped: a CPU changes group only after the
  *    slice that settled its last change (the TOPDOWN_REC_ROTATED record)
  *    and one slice after it, measured whole by the new group, have ended
@@ -94,6 +96,9 @@
  *    keeps its group until its tick runs again (the change is a work
  *    item on the CPU itself; it never wakes or interrupts a CPU for
  *    rotation alone). The records still say which group measured what.
+ *    A CPU isolated from the kernel's housekeeping (isolcpus=, nohz_full=;
+ *    TOPDOWN_CPU_ISOLATED in STATUS) never changes group: it counts group
+ *    0 only.
  *  - STATUS (TOPDOWN_CPU_STATS_SIZE_VER3) reports per CPU the group
  *    counting now, the changes so far and, per group, its records, the
  *    time it measured, its slices with unreadable counters and the state
@@ -102,6 +107,25 @@
  *    TOPDOWN_CONFIG_SIZE_VER1 (EOVERFLOW otherwise): a program that
  *    knows only VER0 could not tell which event a record's delta[j]
  *    counts, nor hold a pool of more than TOPDOWN_MAX_EVENTS.
+ *
+ * Other users of the PMU
+ * ----------------------
+ * topdown's counters are pinned, like those of perf stat -a -e ...:D and
+ * of the NMI watchdog, and perf gives a CPU's pinned events their
+ * hardware counters in the order they were created. topdown never takes
+ * a hardware counter from another user's event that is counting: each
+ * time a group's turn begins, and before each retry of a counter in
+ * error, topdown creates that counter anew (software events excepted:
+ * they always get one), so it comes after every event already there and
+ * gets a hardware counter only if one is left free. When none is, it is
+ * topdown's counter that waits: the slices carry its error bit, STATUS
+ * shows it in TOPDOWN_EVSTATE_ERROR, and it is retried (retries and
+ * recoveries in struct topdown_cpu_stats). A new counter that perf
+ * cannot create (memory) is left disabled: its slices carry the error
+ * bit until its group's next turn. Another user's
+ * event opened while topdown holds every counter gets none (perf puts it
+ * in error, as it does for any pinned event that finds the counters
+ * taken); perf does not retry it.
  *
  * Ring layout (one per possible CPU)
  * ----------------------------------
@@ -112,7 +136,8 @@
  *   page 1                  struct topdown_ring_producer   (read-only)
  *   pages 2 .. 2+data/PAGE  record data, data_size bytes   (read-only)
  *
- * Only a file opened for writing can map the rings (EBADF otherwise). The
+ * Only a file opened for writing can map the rings (EACCES otherwise,
+ * as mmap() answers a descriptor whose mode does not allow a mapping). The
  * consumer page may only be mapped writable on its own (offset of the
  * ring, length one page) and only by the single reader: the first file to
  * map a consumer page writable becomes the reader; any other file gets
@@ -133,6 +158,13 @@
  * choose ring_size for it. CONFIGURE refuses rings that would take more
  * than an eighth of the memory, and a shortage fails it with ENOMEM (the
  * kernel does not invoke the OOM killer for them), changing nothing.
+ * The rings are charged to the memory cgroup of the process that calls
+ * CONFIGURE, as BPF maps are (not to RLIMIT_MEMLOCK nor to perf's
+ * perf_event_mlock_kb, which are per user and far smaller than the
+ * rings of a large machine): over that cgroup's memory.max, CONFIGURE
+ * fails with ENOMEM and changes nothing. The charge stays with that
+ * cgroup until the rings are freed (the next CONFIGURE, or unload), also
+ * after the process exits.
  *
  * Positions are byte counts that only grow; the byte at position p lives
  * at data offset (p & (data_size - 1)). Records are TOPDOWN_RECORD_SIZE
@@ -155,7 +187,7 @@
  * producer_pos, which also holds the record at producer_pos - data_size,
  * is the one the kernel fills next and may be filling at any moment; the
  * kernel orders its publication of producer_pos before the stores of the
- * next fill (a write barrier). So for a value P of producer_pos only the
+ * next fill (a full barrier). So for a value P of producer_pos only the
  * records at positions P - data_size + TOPDOWN_RECORD_SIZE .. P -
  * TOPDOWN_RECORD_SIZE are whole. The reader copies the record at position
  * p, then issues a read barrier (__atomic_thread_fence(__ATOMIC_ACQUIRE))
@@ -189,12 +221,18 @@
  * Permissions
  * -----------
  * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). STATUS, GET_CONFIG and
- * poll() work on any open file. Mapping the rings, CONFIGURE, START and
- * STOP need a file opened for writing (EBADF otherwise), so a read-only
- * descriptor reads no record and cannot keep CONFIGURE out. CONFIGURE and
- * START also need the calling process itself to hold CAP_PERFMON or
- * CAP_SYS_ADMIN (EPERM otherwise), so a descriptor passed to an
- * unprivileged process cannot start counting. The rings hold host pids:
+ * poll() work on any open file. Mapping the rings (EACCES otherwise),
+ * CONFIGURE, START and STOP (EBADF otherwise) need a file opened for
+ * writing, so a read-only descriptor reads no record and cannot keep
+ * CONFIGURE out. CONFIGURE and START also need the calling process itself
+ * to hold CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise), so a descriptor
+ * passed to an unprivileged process cannot start counting. START also
+ * asks what perf_event_open() asks of a CPU-wide event where the kernel
+ * lets a module ask it: perf_allow_cpu() (perf_event_paranoid and the
+ * security module's PERF_SECURITY_CPU hook; exported from Linux 7.x on),
+ * and, when an event counts in kernel mode, perf_allow_kernel()
+ * (PERF_SECURITY_KERNEL; exported from 6.12 on). On older kernels only
+ * the capabilities above are checked. The rings hold host pids:
  * open() and mmap() from a process outside the initial pid namespace are
  * refused with EACCES. That is checked where access is obtained: a
  * descriptor already open stays usable in a child created in a new pid
@@ -232,7 +270,7 @@
 #include <linux/types.h>
 
 #define TOPDOWN_DEVICE			"/dev/topdown"
-#define TOPDOWN_ABI_VERSION		1
+#define TOPDOWN_ABI_VERSION		2
 
 #define TOPDOWN_MAX_EVENTS		8	/* per group */
 #define TOPDOWN_MAX_GROUPS		8
@@ -571,6 +609,13 @@ struct topdown_cpu_stats {
 
 #define TOPDOWN_CPU_ONLINE		(1u << 0)
 #define TOPDOWN_CPU_COUNTING		(1u << 1)
+/*
+ * TOPDOWN_CPU_ISOLATED: the CPU is outside the kernel's housekeeping CPUs
+ * (isolcpus=, nohz_full=). topdown sends it no work and no IPI of its own
+ * while it counts: it counts group 0 only (no rotation), and its counters
+ * perf put in error are not retried (their slices keep the error bit).
+ */
+#define TOPDOWN_CPU_ISOLATED		(1u << 2)
 
 /*
  * topdown_cpu_stats.ev_state: what perf did with the event's counter.
@@ -595,13 +640,15 @@ struct topdown_cpu_stats {
  * @nr_cpus:	number of CPU slots, i.e. possible CPU ids (out)
  * @nr_stats:	capacity of the stats array in entries (in); entries
  *		written (out), min(capacity, nr_cpus)
- * @stats_size:	size of one stats entry (in): TOPDOWN_CPU_STATS_SIZE_VER0
- *		(the entries are that far apart and hold the fields up to
- *		producer_pos), TOPDOWN_CPU_STATS_SIZE_VER1, _VER2 or _VER3; any
- *		other size gets EINVAL, so a caller built with a larger
- *		struct retries with a smaller known size on an older kernel.
- *		Out: the size used, or sizeof(struct topdown_cpu_stats)
- *		without stats_ptr
+ * @stats_size:	size of one stats entry (in): the entries are that far
+ *		apart, and it is the authority, as a struct's size is ("ABI
+ *		growth"): at least TOPDOWN_CPU_STATS_SIZE_VER0 (EINVAL
+ *		otherwise), at most the page size (E2BIG otherwise); the
+ *		module writes the leading min(stats_size, its own size)
+ *		bytes of each entry and leaves the rest of it untouched.
+ *		Out: those bytes per entry, or sizeof(struct
+ *		topdown_cpu_stats) without stats_ptr. (Modules of ABI 1
+ *		took only the TOPDOWN_CPU_STATS_SIZE_VERn sizes.)
  * @stats_ptr:	user pointer to the stats array, or 0 (in)
  * @record_size: TOPDOWN_RECORD_SIZE (out)
  * @reader:	1 if a reader holds the rings (out)
@@ -649,8 +696,18 @@ struct topdown_status {
  * CONFIGURE, START and STOP change the collection: they need a file
  * opened for writing (O_WRONLY or O_RDWR), EBADF otherwise. GET_CONFIG
  * and STATUS work on any open file.
+ *
+ * The code 0xBD is one that Documentation/userspace-api/ioctl/
+ * ioctl-number.rst leaves free (checked against Linux 6.1, 6.12 and 7.3).
+ * ABI version 1 used 0xB7, which that file gives to nsfs and remoteproc
+ * (its START was NS_GET_NSTYPE, its STOP NS_GET_OWNER_UID), and the move
+ * is why the ABI is version 2: the structs, records and rings are as in
+ * version 1. A program built for version 1 gets ENOTTY from every ioctl
+ * of this module, and a program built with this header gets ENOTTY from
+ * a module of version 1 (STATUS first: tdctl then says the module is
+ * older than itself); the two can only be used with their own kind.
  */
-#define TOPDOWN_IOC_MAGIC		0xB7
+#define TOPDOWN_IOC_MAGIC		0xBD
 /* Configure events, rings and mode; EBUSY while running or mapped. */
 #define TOPDOWN_IOC_CONFIGURE	_IOC(_IOC_WRITE, TOPDOWN_IOC_MAGIC, 0x01, \
 				     TOPDOWN_CONFIG_SIZE_VER0)

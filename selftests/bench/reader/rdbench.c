@@ -38,6 +38,11 @@
  * each CPU moves to the next group every 16 records, the record of the
  * move rotated. For `tdctl record` (test_groups.py).
  *
+ * With --comm NAME (repeatable), the tasks are named NAME, ... in turn
+ * instead of the built-in names; with --cgroup-id ID (repeatable), their
+ * cgroup ids are ID, ... in turn instead of 1 to 4 (real ids, for tdctl
+ * serve's cgroup labels: test_serve.py).
+ *
  * With --write, the same synthetic records go into a record file instead
  * (the format of `tdctl record`, written by tdctl's own writer), for
  * `tdctl dump -i FILE` and `tdctl report -i FILE`: the CPUs interleaved
@@ -70,7 +75,8 @@
 	" [--live [--rate R]] -- TDCTL-ARGS...\n" \
 	"       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K]" \
 	" --write FILE\n" \
-	"       --groups G: the set's events as a pool in G rotated groups"
+	"       --groups G: the set's events as a pool in G rotated groups\n" \
+	"       --comm NAME, --cgroup-id ID (repeatable): the tasks' names and cgroup ids"
 
 int tdctl_main(int argc, char **argv);
 
@@ -308,6 +314,12 @@ int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 	return 0;
 }
 
+/* --comm, --cgroup-id: the tasks' names and cgroup ids, if given */
+static const char *opt_comms[64];
+static unsigned int nr_opt_comms;
+static uint64_t opt_cgroups[64];
+static unsigned int nr_opt_cgroups;
+
 static uint64_t rng_state = 88172645463325252ull;
 
 static uint64_t rnd(void)
@@ -344,12 +356,14 @@ static void gen_record(int c, uint64_t i, uint64_t *t,
 	rec->seq = i;
 	rec->time_ns = *t;
 	rec->duration_ns = d;
-	rec->cgroup_id = 1 + task % 4;
+	rec->cgroup_id = nr_opt_cgroups ? opt_cgroups[task % nr_opt_cgroups] :
+			 1 + task % 4;
 	rec->cpu = (uint32_t)c;
 	rec->pid = 1000 + task;
 	rec->tgid = 1000 + task / 4 * 4;
 	rec->flags = (rnd() & 1) ? TOPDOWN_REC_PREEMPTED : 0;
-	snprintf(rec->comm, sizeof(rec->comm), "%s",
+	snprintf(rec->comm, sizeof(rec->comm), "%s", nr_opt_comms ?
+		 opt_comms[task % nr_opt_comms] :
 		 comms[task % (sizeof(comms) / sizeof(comms[0]))]);
 	if (roll < 40) {		/* 4%: the idle task */
 		rec->pid = 0;
@@ -491,6 +505,8 @@ int main(int argc, char **argv)
 		{ "live", no_argument, NULL, 'l' },
 		{ "rate", required_argument, NULL, 'R' },
 		{ "groups", required_argument, NULL, 'g' },
+		{ "comm", required_argument, NULL, 'C' },
+		{ "cgroup-id", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fixture = NULL, *set = NULL, *write = NULL;
@@ -533,6 +549,16 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			fake.groups = atoi(optarg);
+			break;
+		case 'C':
+			if (nr_opt_comms == 64)
+				die("at most 64 --comm");
+			opt_comms[nr_opt_comms++] = optarg;
+			break;
+		case 'G':
+			if (nr_opt_cgroups == 64)
+				die("at most 64 --cgroup-id");
+			opt_cgroups[nr_opt_cgroups++] = strtoull(optarg, NULL, 0);
 			break;
 		default:
 			die(RDBENCH_USAGE);

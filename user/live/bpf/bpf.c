@@ -51,8 +51,8 @@
  */
 #define MAINTAIN_NS	1000000000ull
 
-/* "cpu" and "lost_seen": the pins of tdctl before issue 22 (removed if
- * found).
+/* "cpu" and "lost_seen": pins that older tdctl versions left behind
+ * (removed if found).
  */
 static const char *const td_pins[] = {
 	"link", "events", "rings", "ring", "config", "cpu", "lost_seen", NULL,

@@ -86,7 +86,7 @@ const volatile __u32 td_cpu_blocks = TD_BPF_HDR_BLOCKS;
 const volatile __u32 td_ring_size = TD_BPF_BLOCK;
 const volatile __u64 td_watermark = 1;
 const volatile __u32 td_overwrite;
-/* Benchmark only (TDCTL_BPF_READ=value): the read path before issue 22. */
+/* Benchmark only (TDCTL_BPF_READ=value): the older, slower read path. */
 const volatile __u32 td_read_value;
 
 struct {
@@ -416,8 +416,8 @@ int BPF_PROG(td_switch, _Bool preempt, struct task_struct *prev)
 	}
 	/*
 	 * In overwrite mode the previous publication (a fully ordered
-	 * exchange) orders itself before this fill's stores, which is what
-	 * the module's smp_wmb() does (see the UAPI header).
+	 * exchange) orders itself before this fill's stores, as the smp_mb()
+	 * after each of the module's publications does (see the UAPI header).
 	 */
 	blk = td_block(cpu, TD_BPF_HDR_BLOCKS +
 			    ((pos & (td_ring_size - 1)) / TD_BPF_BLOCK));
