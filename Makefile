@@ -6,7 +6,8 @@
 #   make         tdctl, the module for the installed kernel headers and the
 #                man pages, installing nothing; says what is missing
 #   make deps    install everything the rest needs (scripts/deps.sh)
-#   make test    host tests and make lint (a few minutes)
+#   make test    host tests and make lint of the files changed against main
+#   make test T=NAME   one host test (selftests/host/test_NAME.c, .sh, .py)
 
 all:
 	scripts/build-local.sh
@@ -18,12 +19,19 @@ deps:
 build: deps man
 	scripts/build.sh
 
-# The host unit tests and the linters: tdctl (make -C user), then
-# selftests/host, then scripts/lint.sh (checkpatch comes with make deps).
+# The fast tier: tdctl (make -C user), the host unit tests
+# (selftests/host), then make lint of the files changed against main
+# (scripts/lint.sh --changed; checkpatch comes with make deps). make lint
+# and make check lint every file. T=NAME: only the host test NAME
+# (test_NAME.c, .sh or .py in selftests/host; "cli" or "test_cli"), no lint.
 test:
 	$(MAKE) -s -C user
+ifeq ($(T),)
 	$(MAKE) -s -C selftests/host run
-	scripts/lint.sh
+	scripts/lint.sh --changed
+else
+	$(MAKE) -s -C selftests/host run T=$(T)
+endif
 
 # tdctl's manual pages: Documentation/man/*.rst -> build/man/*.8
 man:
@@ -43,8 +51,9 @@ check-kernels:
 demo: build
 	scripts/demo.sh
 
-# The performance benchmark, its own tier (not part of check): the table of
-# Documentation/performance.rst, JSON in build/bench/bench.json.
+# The performance benchmark, its own tier: the table of
+# Documentation/performance.rst, JSON in build/bench/bench.json. make check
+# runs only its short form (scripts/bench.sh --short), so that it works.
 bench:
 	scripts/bench.sh
 
@@ -147,8 +156,10 @@ checkpatch: deps
 	scripts/checkpatch.sh
 
 # Every C file (checkpatch.pl --strict), shell script (shellcheck), Python
-# file (pyflakes3, pycodestyle) and reStructuredText file (docutils):
-# scripts/lint.sh; make check runs it.
+# file (pyflakes3, pycodestyle) and reStructuredText file (docutils),
+# tdctl's layers, sparse on the module (make C=2, x86_64 and arm64 6.1)
+# and the commit subjects since the rule's base commit: scripts/lint.sh;
+# make check runs it.
 lint: deps
 	scripts/lint.sh
 

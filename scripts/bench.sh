@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# scripts/bench.sh: the performance benchmark (what `make bench` runs).
-# Its own tier: not part of `make check`. See Documentation/performance.rst.
+# scripts/bench.sh [--reader] [--short]: the performance benchmark (what
+# `make bench` runs). Its own tier; make check runs only its short form
+# (--short, below) so that it keeps working. See
+# Documentation/performance.rst.
 #
 #   1. installs and builds what is missing (scripts/deps.sh --perf,
 #      scripts/build.sh, valgrind), the guest helper selftests/bench/tdbench.c and the floor
@@ -36,26 +38,57 @@
 #   TD_BENCH_BPF_BEFORE git revision whose tdctl the bpf-before-* modes run
 #                       (default 9c2efce: the BPF backend before issue 22);
 #                       built from `git archive`, SKIP without git history
+#   TD_BENCH_SETS       the reader's event sets (mkfixture fixtures; default
+#                       "qemu_arm64_max sapphire_rapids")
+#   TD_BENCH_REPEAT     the reader's runs per figure, the best kept (3)
+#   TD_BENCH_OUT        where the logs and JSON go (default build/bench;
+#                       --short: build/check/bench)
 #
 # scripts/bench.sh --reader (make bench-reader) runs the reader part alone.
+# --short is make check's run, a test that every part still works, not a
+# measurement: the x86-64 guest alone with a few modes (the baseline, the
+# module's default set and one event, the BPF backend, the floor, the
+# module's accuracy run) at 200 round trips x 3, no perf tool and no
+# tdctl-before (no scripts/deps.sh --perf, no scripts/build.sh: make check
+# has built the rest), and the reader on 20000 records of one event set,
+# one run each; with --reader only that part, with TD_BENCH_READER=0 only
+# the guest. The variables above still override its choices.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-OUT=$ROOT/build/bench
-mkdir -p "$OUT"
-ARCHES=${TD_BENCH_ARCHES:-arm64 x86_64}
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
-
-# --reader: only the host reader benchmark (a couple of minutes).
-if [ "${1:-}" = --reader ]; then
-    READER_ONLY=1
-    ARCHES=
+READER_ONLY='' SHORT=''
+for a in "$@"; do
+    case $a in
+    # --reader: only the host reader benchmark (a couple of minutes).
+    --reader) READER_ONLY=1 ;;
+    --short) SHORT=1 ;;
+    *) die "usage: scripts/bench.sh [--reader] [--short]" ;;
+    esac
+done
+if [ -n "$SHORT" ]; then
+    OUT=${TD_BENCH_OUT:-$ROOT/build/check/bench}
+    ARCHES=${TD_BENCH_ARCHES:-x86_64}
+    : "${TD_BENCH_MODES:=baseline default one bpf-default floor-one acc-module baseline-end}"
+    : "${TD_BENCH_ROUNDS_X86_64:=200}" "${TD_BENCH_REPEATS_X86_64:=3}"
+    : "${TD_BENCH_ROUNDS_ARM64:=500}" "${TD_BENCH_REPEATS_ARM64:=2}"
+    : "${TD_BENCH_RECORDS:=20000}" "${TD_BENCH_NCG:=2000}"
+    : "${TD_BENCH_SETS:=sapphire_rapids}" "${TD_BENCH_REPEAT:=1}"
+else
+    OUT=${TD_BENCH_OUT:-$ROOT/build/bench}
+    ARCHES=${TD_BENCH_ARCHES:-arm64 x86_64}
 fi
+[ -n "$READER_ONLY" ] && ARCHES=
+mkdir -p "$OUT"
+# The logs' names in messages, relative to the tree where they are in it.
+REL=${OUT#"$ROOT"/}
 
 # ------------------------------------------------------------------ build
-log "dependencies (scripts/deps.sh --perf; log build/bench/deps.log)"
-scripts/deps.sh --perf >"$OUT/deps.log" 2>&1 || { tail -n 30 "$OUT/deps.log"; die "scripts/deps.sh failed"; }
+if [ -z "$SHORT" ]; then
+    log "dependencies (scripts/deps.sh --perf; log $REL/deps.log)"
+    scripts/deps.sh --perf >"$OUT/deps.log" 2>&1 || { tail -n 30 "$OUT/deps.log"; die "scripts/deps.sh failed"; }
+fi
 if ! command -v valgrind >/dev/null; then
     log "installing valgrind"
     apt-get -q -y install --no-install-recommends valgrind >"$OUT/valgrind-install.log" 2>&1 ||
@@ -82,23 +115,31 @@ build_before() {
         >>"$OUT/build.log" 2>&1 || die "tdctl of $BEFORE_REV does not build for $arch (build/bench/build.log)"
     cp "$src/build/$arch/tdctl" "$dst/tdctl-before"
 }
-if [ -z "${READER_ONLY:-}" ]; then
-    log "build (scripts/build.sh; log build/bench/build.log)"
-    scripts/build.sh >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; die "scripts/build.sh failed"; }
-    for arch in x86_64 arm64; do
-        make -s -C selftests/bench ARCH=$arch >>"$OUT/build.log" 2>&1 || die "tdbench $arch does not build (build/bench/build.log)"
+if [ -n "$ARCHES" ]; then
+    : >"$OUT/build.log"
+    if [ -z "$SHORT" ]; then
+        log "build (scripts/build.sh; log $REL/build.log)"
+        scripts/build.sh >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; die "scripts/build.sh failed"; }
+    fi
+    for arch in $ARCHES; do
+        make -s -C selftests/bench ARCH="$arch" >>"$OUT/build.log" 2>&1 || die "tdbench $arch does not build ($REL/build.log)"
         TD_KMOD_SRC=$ROOT/selftests/bench/floor TD_OUT=$ROOT/build/$arch/floor \
-            scripts/kbuild.sh $arch >>"$OUT/build.log" 2>&1 || die "tdfloor.ko $arch does not build (build/bench/build.log)"
-        cp build/$arch/floor/tdfloor.ko build/$arch/bench/
-        build_before "$arch"
+            scripts/kbuild.sh "$arch" >>"$OUT/build.log" 2>&1 || die "tdfloor.ko $arch does not build ($REL/build.log)"
+        cp "build/$arch/floor/tdfloor.ko" "build/$arch/bench/"
         # The guests get copies: another build (make check) may replace the
         # originals while a guest is being staged.
         rm -rf "$OUT/stage/$arch"
         mkdir -p "$OUT/stage/$arch/selftests"
-        cp build/$arch/topdown.ko build/$arch/tdctl "$OUT/stage/$arch/"
+        cp "build/$arch/topdown.ko" "build/$arch/tdctl" "$OUT/stage/$arch/"
+        mkdir -p "$OUT/stage/$arch/perf"
+        if [ -n "$SHORT" ]; then
+            rm -f "build/$arch/bench/tdctl-before"
+            echo "not built by scripts/bench.sh --short" >"build/$arch/bench/tdctl-before.why"
+            continue
+        fi
+        build_before "$arch"
         # Debian's perf for the guest; its libraries come from TD_LIBDIRS.
         pv=PERF_BIN_${arch^^}
-        mkdir -p "$OUT/stage/$arch/perf"
         cp "${!pv}" "$OUT/stage/$arch/perf/perf"
     done
 fi
@@ -121,16 +162,17 @@ GUEST_ARGS=()
 ICOUNT_ARGS=()
 # run_guest ARCH ROUNDS REPEATS [runner options]: every mode in one boot.
 run_guest() {
-    local arch=$1 rounds=$2 repeats=$3 rc=0 libdirs=PERF_LIBDIRS_${1^^}
+    local arch=$1 rounds=$2 repeats=$3 rc=0 libdirs=PERF_LIBDIRS_${1^^} perf=/add/perf/perf
     shift 3
+    [ -n "$SHORT" ] && perf=
     # isolcpus/nowatchdog: no load balancing, unbound kworkers or watchdog
     # thread on the CPU the two tasks share (CPU 1).
     TD_MODULE=$OUT/stage/$arch/topdown.ko TD_TDCTL=$OUT/stage/$arch/tdctl \
-        TD_SELFTESTS_DIR=$OUT/stage/$arch/selftests TD_LIBDIRS=${!libdirs} \
-        "$SNAP/selftests/vm/run" --arch "$arch" "$@" --mem 2048 --timeout 5400 \
+        TD_SELFTESTS_DIR=$OUT/stage/$arch/selftests TD_LIBDIRS=${!libdirs:-} \
+        "$SNAP/selftests/vm/run" --arch "$arch" "$@" --mem 2048 --timeout "${SHORT:+600}${SHORT:-5400}" \
         --append "isolcpus=1 nowatchdog" \
         --log "$OUT/console-$arch.log" --add "build/$arch/bench" --add "$OUT/stage/$arch/perf" -- \
-        env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" TD_BENCH_PERF=/add/perf/perf \
+        env TD_BENCH_ROUNDS="$rounds" TD_BENCH_REPEATS="$repeats" TD_BENCH_PERF="$perf" \
         TD_BENCH_ONLY="${TD_BENCH_ONLY:-}" TD_BENCH_MODES="${TD_BENCH_MODES:-*}" \
         /add/bench/guest_bench.sh \
         >"$OUT/guest-$arch.log" 2>&1 || rc=$?
@@ -159,7 +201,7 @@ for arch in $ARCHES; do
     *) die "unknown arch $arch" ;;
     esac
     PIDS+=($!)
-    log "$arch guest: every mode in one boot ($rounds round trips x $repeats; output build/bench/guest-$arch.log)"
+    log "$arch guest: every mode in one boot ($rounds round trips x $repeats; output $REL/guest-$arch.log)"
     GUEST_ARGS+=(--guest "$arch=$OUT/guest-$arch.log")
 done
 wait "${PIDS[@]}"
@@ -170,29 +212,36 @@ wait "${PIDS[@]}"
 # $OUT/reader.jsonl.
 reader_bench() {
     local work=$OUT/reader
-    log "reader: host benchmark of tdctl on record files (log build/bench/reader.log)"
-    make -s -C user >>"$OUT/build.log" 2>&1 || die "tdctl does not build for the host (build/bench/build.log)"
-    make -s -C selftests/bench reader >>"$OUT/build.log" 2>&1 || die "rdbench does not build (build/bench/build.log)"
-    make -s -C selftests/host >>"$OUT/build.log" 2>&1 || die "selftests/host does not build (mkfixture)"
+    local sets=${TD_BENCH_SETS:-qemu_arm64_max sapphire_rapids} log=$OUT/reader-build.log
+    log "reader: host benchmark of tdctl on record files (log $REL/reader.log)"
+    : >"$log"
+    make -s -C user >>"$log" 2>&1 || die "tdctl does not build for the host ($REL/reader-build.log)"
+    make -s -C selftests/bench reader >>"$log" 2>&1 || die "rdbench does not build ($REL/reader-build.log)"
+    make -s -C selftests/host >>"$log" 2>&1 || die "selftests/host does not build (mkfixture)"
     rm -rf "$OUT/fixtures" "$work"
-    build/host/mkfixture "$OUT/fixtures" qemu_arm64_max sapphire_rapids >/dev/null
+    # shellcheck disable=SC2086 # the fixtures' names are words
+    build/host/mkfixture "$OUT/fixtures" $sets >/dev/null
+    # shellcheck disable=SC2086
     python3 selftests/bench/reader/rdfile.py --tdctl "build/$(uname -m)/tdctl" \
         --rdbench build/host/bench/rdbench --fixtures "$OUT/fixtures" \
         --work "$work" --out "$READER" --records "${TD_BENCH_RECORDS:-4000000}" \
-        --cpus 8 --ncg "${TD_BENCH_NCG:-50000}" 2>"$OUT/reader.log" ||
-        { tail -n 20 "$OUT/reader.log"; die "reader benchmark failed (build/bench/reader.log)"; }
+        --cpus 8 --ncg "${TD_BENCH_NCG:-50000}" --repeat "${TD_BENCH_REPEAT:-3}" \
+        --sets $sets 2>"$OUT/reader.log" ||
+        { tail -n 20 "$OUT/reader.log"; die "reader benchmark failed ($REL/reader.log)"; }
     # The files are large (128 bytes a record): only the figures stay.
     rm -rf "$work"
 }
 
-READER=$OUT/reader.jsonl
-: >"$READER"
+READER_ARGS=()
 if [ "${TD_BENCH_READER:-1}" != 0 ]; then
+    READER=$OUT/reader.jsonl
+    : >"$READER"
     reader_bench
+    READER_ARGS=(--reader "$READER")
 fi
 
 # ------------------------------------------------------------------ report
 # --reader alone does not replace the last full run's JSON.
 python3 selftests/bench/report.py \
     --out "$OUT/bench${READER_ONLY:+-reader}.json" "${GUEST_ARGS[@]}" \
-    "${ICOUNT_ARGS[@]}" --reader "$READER"
+    "${ICOUNT_ARGS[@]}" "${READER_ARGS[@]}"

@@ -11,9 +11,11 @@
 #              architectures and the man pages (rst2man); make
 #              install/uninstall into a DESTDIR; make deb and lintian
 #   style      make lint: checkpatch.pl --strict on all C, shellcheck on
-#              all shell, pyflakes3 and pycodestyle on all Python, each
-#              litmus test's accesses and barriers against the marked
-#              regions of the code it models (no herd7)
+#              all shell, pyflakes3 and pycodestyle on all Python, docutils
+#              on all reStructuredText, tdctl's layers, each litmus
+#              test's accesses and barriers against the marked regions of
+#              the code it models (no herd7), sparse on the module (x86_64
+#              and arm64, 6.1), commit subjects
 #   litmus     the ring protocol's litmus tests under the kernel memory
 #              model (make check-litmus); its sid root with herd7 is made
 #              once (debootstrap, minutes) in the background while the
@@ -37,6 +39,12 @@
 #              instructions only so); x86-64 has no PMU (software events).
 #              A guest whose console shows a kernel splat fails; then the
 #              record files the guests wrote are read back on the host.
+#   bench      make bench's short form (scripts/bench.sh --short): that it
+#              still runs, not a measurement. Its reader part (tdctl on
+#              generated record files, stat and serve on fake rings, each
+#              also under callgrind) after the host tests; its guest part
+#              (the x86-64 6.1 guest, a few modes, 200 round trips x 3) as
+#              the last job of the guest queue. Logs in build/check/bench/.
 # and ends with "N passed, N failed, N skipped". Logs: build/check/
 # (times in build/check/times and guest-times).
 #
@@ -75,6 +83,22 @@
 # The roots and the downloads run in the background (deps.sh --suites)
 # while the host parts build and run (the first build that needs them
 # waits), so what make check adds is mostly CPU contention.
+# sparse (make lint's, two builds of the module with C=2): 102 s wall,
+# 49 s CPU at load 8, in the style section beside the early arm64 guest.
+# The short bench (scripts/bench.sh --short), measured on the shared
+# build machine at load 2 to 3 beside another make check: the reader part
+# 85 s wall, 34 s CPU (20000 records of one set; the serve and stat runs
+# last a second each, 21 of them); the guest part 83 s wall (the floor
+# module's build, one boot, 6 modes and the accuracy run), one QEMU
+# thread. The guest part is queued after every guest, so it takes the
+# first slot that frees up once all have started, and adds to the guest
+# phase only what it runs past the other slot's last guest. In a make
+# check at load 8 to 10 here (the guests 273 to 476 s, arm64 7.3 1247 s)
+# the slots ended 90 s apart: the bench guest would have added nothing at
+# its 85 s, 60 s at 150 s. The reader part runs before the guest phase,
+# beside the early arm64 guest. Budget: about 3 minutes of one core for
+# both parts; the guest part is cut off by bench.sh's guest timeout for
+# --short (600 s) at worst.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -323,7 +347,10 @@ step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/
 step "shell: shellcheck clean" scripts/lint.sh shell
 step "Python: pyflakes3 and pycodestyle clean" scripts/lint.sh python
 step "reStructuredText: every *.rst parses without a docutils warning" scripts/lint.sh rst
+step "layers: tdctl's includes and picture follow user/README" scripts/lint.sh layers
 step "litmus tests: each one's accesses and barriers are its marked code's" scripts/lint.sh litmus
+step "sparse: the module (kmod/) x86_64 and arm64 6.1, no finding" scripts/lint.sh sparse
+step "commits: subjects are 'area: subject', at most 72 characters" scripts/lint.sh commits
 
 echo "== litmus tests (herd7, kernel memory model; make check-litmus)"
 wait "$LITMUS_PID"
@@ -340,6 +367,9 @@ fi
 # path, serve's web configuration), replayed under ASan and UBSan.
 make -s -C selftests/fuzz run >"$LOGS/fuzz.tap" 2>&1
 tap "fuzz corpora" "$LOGS/fuzz.tap"
+# make bench's reader part, short (see the header).
+step "bench --short: the reader part (tdctl on record files, callgrind)" \
+    scripts/bench.sh --short --reader
 
 # The other suites' kernels (5.10, 6.12-trixie, 7.3): built once their
 # packages and build roots are there.
@@ -357,8 +387,24 @@ echo "== guests ($GUEST_JOBS at a time)"
 : >"$LOGS/guest-times"
 MAIN_TAPS=()
 guest_each start
+# make bench's guest part, short, last in the queue (see the header).
+while [ "$(guests_running)" -ge "$GUEST_JOBS" ]; do sleep 1; done
+(
+    t0=$(date +%s)
+    TD_BENCH_READER=0 scripts/bench.sh --short >"$LOGS/bench-guest.log" 2>&1
+    echo "$? $(($(date +%s) - t0))" >"$LOGS/bench-guest.rc"
+) &
+GUEST_PIDS+=("$!")
 wait
 guest_each tally
+read -r rc secs <"$LOGS/bench-guest.rc" 2>/dev/null || rc=missing
+echo "bench --short, guest part ran ${secs:-?} s" >>"$LOGS/guest-times"
+if [ "$rc" = 0 ]; then
+    pass "bench --short: the guest part (x86_64 6.1, every mode asked has a result)"
+else
+    fail "bench --short: the guest part (log: ${LOGS#"$ROOT"/}/bench-guest.log)"
+    tail -n 20 "$LOGS/bench-guest.log" | sed 's/^/    /'
+fi
 # Guests whose CPU 1 is isolated: topdown sends it no work (isolated_test;
 # about 12 s each). isolcpus=1 alone keeps the tick, so a rotation there
 # would show; with nohz_full=1 as well (what latency-sensitive machines

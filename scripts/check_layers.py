@@ -5,7 +5,11 @@
 The layers are the folders of user/ in the order user/README lists them,
 top first; a file may include its own layer's headers and those of the
 layers listed after its own (cli/ and cmd/ are one layer), never those of
-a layer before it; evset/evset_priv.h is evset/'s alone. Prints every
+a layer before it; evset/evset_priv.h is evset/'s alone. An include path
+names its layer by its first folder, however deep ("live/bpf/bpf.h" is
+live/'s). The picture of the layers in user/README names the same
+layers in the same order as its list, and Documentation/design.rst shows
+that picture by including it, not a copy of its own. Prints every
 violation, exits 1 if there was one."""
 import os
 import re
@@ -15,17 +19,53 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 USER = os.path.join(ROOT, "user")
 
 
-def layers():
+DESIGN = os.path.join(ROOT, "Documentation", "design.rst")
+# design.rst's include of the picture (its options follow on the next lines).
+INCLUDE = ".. include:: ../user/README"
+
+
+def readme():
     with open(os.path.join(USER, "README")) as fh:
-        text = fh.read()
+        return fh.read()
+
+
+def layers(text):
     order = re.findall(r"^([a-z]+)/ {2,}\S", text, re.M)
     return {name: (0 if name in ("cli", "cmd") else i)
             for i, name in enumerate(order)}
 
 
-def main():
-    rank = layers()
+def picture(text, rank):
+    """The picture's violations: its lines "    a/ [b/ ...]  text", top
+    first, must name the list's layers in the list's order (the ones of a
+    line are one layer), and design.rst must include it."""
     bad = []
+    rows = re.findall(r"^ {4}((?:[a-z]+/ )*[a-z]+/) {2,}\S", text, re.M)
+    if not rows:
+        return ["user/README: no picture of the layers"]
+    drawn = [[n.rstrip("/") for n in r.split()] for r in rows]
+    listed = sorted(rank, key=lambda k: (rank[k], list(rank).index(k)))
+    if [n for r in drawn for n in r] != listed:
+        bad.append("user/README: the picture's layers %s are not the list's %s"
+                   % (" > ".join("+".join(r) for r in drawn), " > ".join(listed)))
+    for r in drawn:
+        if len({rank.get(n) for n in r}) != 1:
+            bad.append("user/README: the picture draws %s as one layer, the list not"
+                       % " ".join(n + "/" for n in r))
+    with open(DESIGN) as fh:
+        design = fh.read()
+    if INCLUDE not in design:
+        bad.append("Documentation/design.rst: does not include user/README's "
+                   "picture (%s)" % INCLUDE)
+    elif re.search(r"^ +[a-z]+/ {2,}.*\n +\|", design, re.M):
+        bad.append("Documentation/design.rst: a picture of the layers of its own")
+    return bad
+
+
+def main():
+    text = readme()
+    rank = layers(text)
+    bad = picture(text, rank)
     missing = sorted(d for d in os.listdir(USER)
                      if os.path.isdir(os.path.join(USER, d)) and d not in rank)
     for d in missing:
@@ -41,7 +81,7 @@ def main():
             path = os.path.join(d, f)
             with open(path, errors="replace") as fh:
                 for n, line in enumerate(fh, 1):
-                    m = re.match(r'\s*#\s*include\s+"([a-z]+)/([\w.]+)"', line)
+                    m = re.match(r'\s*#\s*include\s+"([a-z]+)/([\w./-]+)"', line)
                     if not m:
                         continue
                     layer, header = m.groups()
@@ -52,7 +92,7 @@ def main():
                     elif rank[layer] < rank[own]:
                         bad.append('%s: %s/ includes "%s/%s", a layer above it'
                                    % (where, own, layer, header))
-                    if header == "evset_priv.h" and own != "evset":
+                    if header.endswith("evset_priv.h") and own != "evset":
                         bad.append('%s: evset/evset_priv.h outside evset/' % where)
     for b in bad:
         print(b)

@@ -4,6 +4,7 @@
 # tarball (extracted once into build/deps/checkpatch/, never committed).
 # td_compat.h exists to hold version tests, so LINUX_VERSION_CODE (and the
 # constant-on-the-left it implies) is allowed there and nowhere else.
+# --unpack: only extract checkpatch.pl (scripts/lint.sh uses it alone).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CP=$ROOT/build/deps/checkpatch
@@ -18,6 +19,7 @@ if [ ! -f "$CP/checkpatch.pl" ]; then
         linux-source-6.1/scripts/const_structs.checkpatch
     rm -rf "$CP" && mv "$CP.tmp" "$CP"
 fi
+[ "${1:-}" = --unpack ] && exit 0
 
 cd "$ROOT"
 CHK=(perl "$CP/checkpatch.pl" --no-tree --strict --terse --show-types)

@@ -171,7 +171,9 @@ HOST_PKGS=(
 # lintian, DKMS, and make check-packages (debootstrap, systemd-analyze).
 HOST_PKGS+=(debhelper dh-dkms dkms bash-completion python3-docutils lintian debootstrap systemd)
 # make lint (scripts/lint.sh).
-HOST_PKGS+=(shellcheck pyflakes3 pycodestyle)
+HOST_PKGS+=(shellcheck pyflakes3 pycodestyle sparse)
+# make check's short bench: the reader's instruction counts (callgrind).
+HOST_PKGS+=(valgrind)
 [ "$WANT_RT" = 1 ] && HOST_PKGS+=(linux-headers-rt-amd64 "linux-headers-$KREL_X86_64_RT")
 # 6.12's headers ship vmlinux, so kbuild makes BTF for modules with pahole.
 [ "$WANT_612" = 1 ] && HOST_PKGS+=(dwarves)

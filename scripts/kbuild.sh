@@ -27,7 +27,9 @@
 # TD_OUT (default build/<guest>), JOBS (default nproc), TD_KDIR (a kernel
 # build tree to use instead of Debian's headers: the debug kernel),
 # TD_TEST_HOOKS=y (the selftests' build of the module, with its test hooks:
-# see kmod/Kbuild; only selftests/pmusim/build.sh sets it).
+# see kmod/Kbuild; only selftests/pmusim/build.sh sets it), TD_SPARSE=1
+# (also run sparse on every file, make's C=2; its findings are warnings
+# in the log, which scripts/lint.sh sparse fails on).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -83,6 +85,7 @@ MAKE_ARGS=()
 # Given to make explicitly, and never inherited from the environment.
 [ "${TD_TEST_HOOKS:-}" = y ] && MAKE_ARGS+=(TD_TEST_HOOKS=y)
 unset TD_TEST_HOOKS
+[ "${TD_SPARSE:-}" = 1 ] && MAKE_ARGS+=(C=2)
 [ -f "$KDIR/Makefile" ] || die "kernel headers $KDIR missing: run scripts/deps.sh$DEPS_ARGS"
 
 SUFFIX=$(td_guest "$ARCH" "$FLAVOR" "$SERIES")

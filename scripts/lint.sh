@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# scripts/lint.sh [c|shell|python|rst|layers|litmus|percpu]...: make lint
-# (make check runs it too). Every file of the tree, by language (default:
-# all seven):
+# scripts/lint.sh [--changed]
+#     [c|shell|python|rst|layers|litmus|percpu|sparse|commits]...: make lint
+# (make check runs it too). Every file of the tree, by language, and the
+# commit subjects (default: all nine):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -13,8 +14,10 @@
 #   rst      every *.rst file parses with docutils without a warning
 #            (scripts/rst_check.py: undefined substitutions, tables, ...)
 #   layers   tdctl's layer rules of user/README: no #include of a layer
-#            listed above the file's own, evset_priv.h only in evset/
-#            (scripts/check_layers.py)
+#            listed above the file's own (at any depth: "live/bpf/bpf.h"
+#            is live/'s), evset_priv.h only in evset/; user/README's
+#            picture of the layers matches its list and is the one
+#            design.rst shows (scripts/check_layers.py)
 #   litmus   each litmus test of selftests/litmus names the marked regions
 #            of kmod/ and user/ it models and the ordered accesses and
 #            barriers in them, which must be the code's: a barrier added or
@@ -24,19 +27,54 @@
 #            has at most 256 bytes of static per-CPU data (.data..percpu):
 #            all modules share 8 KiB of it (PERCPU_MODULE_RESERVE); the
 #            rest is alloc_percpu()'s. Checks what build/ holds, if any
+#   sparse   sparse on the module (kmod/, make C=2 through scripts/kbuild.sh
+#            with TD_SPARSE=1) for x86_64 and arm64 against Debian 12's
+#            6.1 headers, the build's own: no finding. Into build/sparse/,
+#            so the modules make check boots are not replaced
+#   commits  the subjects of the commits after the rule's base commit:
+#            "area: subject", at most 72 characters
+#            (scripts/check_commits.sh, which says why that base)
 # Prints every finding and exits 1 when there was one. Needs shellcheck,
 # pyflakes3 and pycodestyle (scripts/deps.sh installs them).
+#
+# --changed (make test, the fast tier): c, shell, python and rst look only
+# at the files that differ from where the branch left main (git merge-base
+# HEAD main, or origin/main): committed, staged, unstaged or untracked;
+# layers, litmus, percpu and commits look at everything, as they take a
+# second; sparse runs if kmod/ or include/uapi/ changed. Without main or
+# outside git it lints everything. make lint and make check lint every
+# file.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2
 
+CHANGED=
+if [ "${1:-}" = --changed ]; then
+    shift
+    mb=
+    for ref in main origin/main; do
+        mb=$(git merge-base HEAD "$ref" 2>/dev/null) && break
+    done
+    if [ -n "$mb" ]; then
+        CHANGED=$(mktemp)
+        trap 'rm -f "$CHANGED"' EXIT
+        { git diff --name-only --diff-filter=d "$mb"; git ls-files -o --exclude-standard; } |
+            sort -u >"$CHANGED"
+        echo "lint: the $(wc -l <"$CHANGED") files changed since ${mb:0:12} (git merge-base HEAD $ref)"
+    else
+        echo "lint: no main branch to compare with: every file"
+    fi
+fi
+
 # files PATTERN...: the tree's files matching a find -name pattern, sorted,
-# without what the build makes and the fuzz corpus (data, not code).
+# without what the build makes and the fuzz corpus (data, not code); with
+# --changed, only those changed.
 files() {
     local args=() p
     for p in "$@"; do args+=(-o -name "$p"); done
     find . \( -path ./build -o -path ./.git -o -path "./selftests/fuzz/corpus*" \) -prune \
-        -o -type f \( "${args[@]:1}" \) -print | sed 's|^\./||' | sort
+        -o -type f \( "${args[@]:1}" \) -print | sed 's|^\./||' | sort |
+        if [ -n "$CHANGED" ]; then grep -Fx -f "$CHANGED"; else cat; fi
 }
 
 # The rules of checkpatch.pl that are about the kernel's own API and so do
@@ -107,8 +145,13 @@ lint_c() {
     local rc=0 cp=build/deps/checkpatch/checkpatch.pl f e pat types ign out
     local -A groups=()
     # Unpacks checkpatch.pl from linux-source-6.1 the first time.
-    scripts/checkpatch.sh || rc=1
-    perl "$cp" --no-tree --strict --terse --show-types -f selftests/pmusim/td_pmusim.c || rc=1
+    scripts/checkpatch.sh --unpack || return 1
+    if [ -z "$CHANGED" ] || files '*.c' '*.h' | grep -qE '^(kmod/|include/uapi/)'; then
+        scripts/checkpatch.sh || rc=1
+    fi
+    if [ -z "$CHANGED" ] || grep -qFx selftests/pmusim/td_pmusim.c "$CHANGED"; then
+        perl "$cp" --no-tree --strict --terse --show-types -f selftests/pmusim/td_pmusim.c || rc=1
+    fi
     # User space, grouped by the exceptions that apply.
     while read -r f; do
         ign=$USER_IGNORE
@@ -119,6 +162,7 @@ lint_c() {
         done
         groups[$ign]+="$f "
     done < <(files '*.c' '*.h' | grep -E '^(user|selftests)/' | grep -v '^selftests/pmusim/')
+    [ ${#groups[@]} -gt 0 ] || return $rc
     for ign in "${!groups[@]}"; do
         # shellcheck disable=SC2086 # the list of paths (no spaces in them)
         out=$(perl "$cp" --no-tree --strict --terse --show-types --ignore "$ign" \
@@ -137,13 +181,45 @@ lint_shell() {
         *) head -n 1 "$f" | grep -qE '^#!.*[/ ](ba)?sh( |$)' && sh+=("$f") ;;
         esac
     done < <(files '*')
-    shellcheck -x "${sh[@]}"
+    [ ${#sh[@]} -eq 0 ] || shellcheck -x "${sh[@]}"
 }
 
 lint_rst() {
     local rst=()
     mapfile -t rst < <(files '*.rst')
-    python3 scripts/rst_check.py "${rst[@]}"
+    [ ${#rst[@]} -eq 0 ] || python3 scripts/rst_check.py "${rst[@]}"
+}
+
+lint_sparse() {
+    local arch log n rc=0 want
+    if [ -n "$CHANGED" ] && ! files '*' | grep -qE '^(kmod/|include/uapi/)'; then
+        return 0
+    fi
+    command -v sparse >/dev/null || { echo "sparse: not installed (scripts/deps.sh installs it)"; return 1; }
+    want=$(find kmod -maxdepth 1 -name '*.c' | wc -l)
+    for arch in x86_64 arm64; do
+        log=build/sparse/$arch/kbuild.log
+        TD_SPARSE=1 TD_OUT=$ROOT/build/sparse/$arch scripts/kbuild.sh "$arch" >/dev/null 2>&1 || {
+            echo "sparse: $arch: the module does not build (${log})"
+            tail -n 20 "$log"
+            rc=1
+            continue
+        }
+        # Kbuild says CHECK for each file sparse looks at; it skips sparse
+        # silently when it finds none that it can run.
+        n=$(grep -c '^  CHECK ' "$log")
+        if [ "$n" -ne "$want" ]; then
+            echo "sparse: $arch: ran on $n of the $want files of kmod/ ($log)"
+            rc=1
+        fi
+        if grep -E '^[^ :]+:[0-9]+:[0-9]+: (warning|error):' "$log" |
+            sed "s|^$ROOT/build/sparse/$arch/kmod-src/include/|include/|; s|^$ROOT/build/sparse/$arch/kmod-src/|kmod/|" |
+            grep .; then
+            rc=1
+        fi
+        echo "sparse: $arch: $n files checked"
+    done
+    return $rc
 }
 
 lint_python() {
@@ -155,6 +231,7 @@ lint_python() {
         *) head -n 1 "$f" | grep -qE '^#!.*python' && py+=("$f") ;;
         esac
     done < <(files '*')
+    [ ${#py[@]} -gt 0 ] || return 0
     pyflakes3 "${py[@]}" || rc=1
     pycodestyle --max-line-length=100 "${py[@]}" || rc=1
     return $rc
@@ -180,7 +257,7 @@ lint_percpu() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python rst layers litmus percpu
+[ $# -gt 0 ] || set -- c shell python rst layers litmus percpu sparse commits
 rc=0
 for what in "$@"; do
     case $what in
@@ -191,7 +268,9 @@ for what in "$@"; do
     layers) python3 scripts/check_layers.py || rc=1 ;;
     litmus) python3 scripts/litmus_code.py || rc=1 ;;
     percpu) lint_percpu || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [c|shell|python|rst|layers|litmus|percpu]..." >&2; exit 2 ;;
+    sparse) lint_sparse || rc=1 ;;
+    commits) scripts/check_commits.sh || rc=1 ;;
+    *) echo "usage: scripts/lint.sh [--changed] [c|shell|python|rst|layers|litmus|percpu|sparse|commits]..." >&2; exit 2 ;;
     esac
 done
 exit $rc

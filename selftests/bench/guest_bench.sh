@@ -29,12 +29,16 @@ MODES=${TD_BENCH_MODES:-*}
 BEFORE=${TD_BENCH_TDCTL_BEFORE:-$D/tdctl-before}
 rc=0
 
-# want MODE: MODE is one of TD_BENCH_MODES (shell patterns)
+# want MODE: MODE is one of TD_BENCH_MODES (shell patterns). The patterns
+# are split at blanks with globbing off: the default "*" expanded against
+# the working directory (/ in the guest) would match no mode.
 want() {
+	set -f
 	for p in $MODES; do
 		# shellcheck disable=SC2254 # the patterns are meant to match
-		case $1 in $p) return 0 ;; esac
+		case $1 in $p) set +f; return 0 ;; esac
 	done
+	set +f
 	return 1
 }
 

@@ -29,12 +29,15 @@ tdctl's main() only.
 One JSON object per measurement goes to JSONL.
 """
 import argparse
+import atexit
 import json
 import os
 import resource
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 COMMANDS = [
@@ -63,11 +66,29 @@ def run_cpu(argv):
     return cpu, wall
 
 
+# tdctl serve, run as root, becomes an unprivileged user (tdctl-serve or
+# nobody) once its rings are open, and callgrind writes its output file
+# when the program ends, as that user: the file is made beforehand,
+# writable by anyone, in a directory anyone may enter (in /tmp: the work
+# directory's parents may be closed to others), then moved to its place.
+CG_DIR = None
+
+
 def callgrind_ir(argv, out, opts=()):
+    global CG_DIR
+    if CG_DIR is None:
+        CG_DIR = tempfile.mkdtemp(prefix="td-callgrind.")
+        atexit.register(shutil.rmtree, CG_DIR, ignore_errors=True)
+        os.chmod(CG_DIR, 0o711)
+    tmp = os.path.join(CG_DIR, "callgrind.out")
+    with open(tmp, "w"):
+        pass
+    os.chmod(tmp, 0o666)
     with open(os.devnull, "w") as null:
-        subprocess.run(["valgrind", "--tool=callgrind",
-                        f"--callgrind-out-file={out}", *opts] + argv,
+        subprocess.run(["valgrind", "--tool=callgrind", "--vgdb=no",
+                        f"--callgrind-out-file={tmp}", *opts] + argv,
                        stdout=null, stderr=subprocess.DEVNULL, check=True)
+    shutil.move(tmp, out)
     with open(out) as f:
         for line in f:
             if line.startswith(("summary:", "totals:")):
