@@ -69,19 +69,19 @@
  * (td_rot_work_fn, queued by the arm IPI, every td.rot_jiffies): it
  *
  *   1. with IRQs off: ends the old group's statistics period, makes the
- *      new group current (td_cpu.ev, .nr, the record's group bits) and
- *      holds every counter in resync, flags TOPDOWN_REC_ROTATED on;
- *   0. (before 1, IRQs on) makes the new group's counters anew,
- *      disabled, and releases the ones they replace;
- *   2. perf_event_disable() of the old group's counters, then
- *      perf_event_enable() of the new group's. Both take perf's context
+ *      new group current (.nr, the record's group bits; td_cpu.ev empty
+ *      until step 3) and holds every counter in resync, flags
+ *      TOPDOWN_REC_ROTATED on;
+ *   2. perf_event_disable() of the old group's counters, then makes the
+ *      new group's anew, enabled (td_counter_renew(); software ones are
+ *      perf_event_enable()d), and releases the ones they replace. Both take perf's context
  *      mutex (so they cannot run in the probe) and, the counters being
  *      this CPU's, run their cross-call locally. Any slice that ends
  *      meanwhile (the work may block or be preempted) is a ROTATED record:
  *      zero deltas, every error bit, never a delta of a half-switched
  *      group;
- *   3. with IRQs off: releases the hold and forces a resync of the new
- *      group's counters.
+ *   3. with IRQs off: points td_cpu.ev at the new group's counters,
+ *      releases the hold and forces a resync of them.
  *
  * The slice of the task the work preempted ended before step 1, measured
  * whole by the old group; the slice that ends after step 3 (the work's
@@ -238,28 +238,36 @@ static struct perf_event *td_counter_create(u32 p, unsigned int cpu,
  * were enabled or not, and every enable reschedules them all: enabling a
  * counter made at START would take the hardware counter of any pinned
  * event another user opened since, and put that one in error for good.
- * So before topdown enables a counter that competes for a hardware
+ * So where topdown would enable a counter that competes for a hardware
  * counter (a group's turn, a retry of a counter in error), it replaces
- * it with a new one, disabled, younger than every event already there:
- * it gets a hardware counter only if one is free after them. Software
- * events never lack a counter and are kept.
+ * it with a new one, created enabled: perf installs and schedules it in
+ * one step, after every event already there, so it gets a hardware
+ * counter only if one is free after them (created disabled and enabled
+ * later, it would be older than an event another user opened in between
+ * and take that one's counter). Software events never lack a counter and
+ * are kept.
  *
- * Process context, @c's rot_lock held, group @g's position @i not read
- * by the probe (not the current group, or @c disarmed; see the retry for
- * the current group). Returns the counter it replaced, to release, or
- * NULL when it kept it (software, or perf could not create a new one:
- * the old one stays, disabled, and its slices read as errors until the
- * group's next turn). Makes no counter where there was none.
+ * Process context, @c's rot_lock held; the caller makes the probe read
+ * the new counter (group @g's position @i), then releases the one
+ * returned. Returns NULL when it kept the old one (software, or perf
+ * could not create a new one: the old one stays as it is, and its slices
+ * read as errors until the group's next turn or retry). Makes no counter
+ * where there was none.
  */
+static bool td_ev_is_sw(u32 g, u32 i)
+{
+	return td.attr[td.grp_ev[g][i]].type == PERF_TYPE_SOFTWARE;
+}
+
 static struct perf_event *td_counter_renew(struct td_cpu *c, unsigned int cpu,
 					   u32 g, u32 i)
 {
 	struct perf_event *old = c->gev[g][i], *ev;
 	u32 p = td.grp_ev[g][i];
 
-	if (!old || td.attr[p].type == PERF_TYPE_SOFTWARE)
+	if (!old || td_ev_is_sw(g, i))
 		return NULL;
-	ev = td_counter_create(p, cpu, false);
+	ev = td_counter_create(p, cpu, true);
 	if (IS_ERR(ev))
 		return NULL;
 	c->gev[g][i] = ev;
@@ -282,8 +290,8 @@ static unsigned int td_retry_wait(unsigned int fails)
 
 /*
  * td_cpus_lock, the hotplug read lock and the CPU's rot_lock held:
- * re-enable @cpu's counters in error (its current group's), each renewed
- * first (td_counter_renew()), or back off.
+ * retry @cpu's counters in error (its current group's) by making them
+ * anew (td_counter_renew(); software ones are re-enabled), or back off.
  */
 static void td_cpu_retry_locked(unsigned int cpu)
 {
@@ -319,7 +327,10 @@ static void td_cpu_retry_locked(unsigned int cpu)
 			continue;
 		if (stale[i])
 			perf_event_release_kernel(stale[i]);
-		perf_event_enable(c->ev[i]);
+		else if (td_ev_is_sw(c->grp, i))
+			perf_event_enable(c->ev[i]);
+		else
+			continue;	/* not made anew: stays in error */
 		WRITE_ONCE(c->retries, c->retries + 1);
 		if (READ_ONCE(c->ev[i]->state) == PERF_EVENT_STATE_ACTIVE)
 			WRITE_ONCE(c->recoveries, c->recoveries + 1);
@@ -480,21 +491,27 @@ static bool td_rot_ready(const struct td_cpu *c)
 }
 
 /*
- * Enable @ev for its group's turn. A counter that had no hardware counter
- * the last time its group ran (@was_error: the one it replaced, or @ev
- * itself, perf_event_disable() leaving an event in error as it is) is
- * retried by this, counted as the retry work counts its own (STATUS
- * retries, recoveries).
+ * @ev's group's turn began (made anew, or enabled). A counter that had no
+ * hardware counter the last time its group ran (@was_error: the one it
+ * replaced, or @ev itself, perf_event_disable() leaving an event in
+ * error as it is) is retried by this, counted as the retry work counts
+ * its own (STATUS retries, recoveries).
  */
-static void td_rot_enable(struct td_cpu *c, struct perf_event *ev,
-			  bool was_error)
+static void td_rot_count(struct td_cpu *c, struct perf_event *ev,
+			 bool was_error)
 {
-	perf_event_enable(ev);
 	if (!was_error)
 		return;
 	WRITE_ONCE(c->retries, c->retries + 1);
 	if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
 		WRITE_ONCE(c->recoveries, c->recoveries + 1);
+}
+
+static void td_rot_enable(struct td_cpu *c, struct perf_event *ev,
+			  bool was_error)
+{
+	perf_event_enable(ev);
+	td_rot_count(c, ev, was_error);
 }
 
 /*
@@ -507,7 +524,7 @@ static void td_rot_work_fn(struct work_struct *work)
 	struct td_cpu *c = container_of(to_delayed_work(work), struct td_cpu,
 					rot_work);
 	struct perf_event *stale[TOPDOWN_MAX_EVENTS] = { };
-	u32 old, new, i, was_error = 0;
+	u32 old, new, i;
 	bool changing, wait;
 	u64 t0;
 
@@ -520,33 +537,18 @@ static void td_rot_work_fn(struct work_struct *work)
 		   !WARN_ON_ONCE(this_cpu_ptr(td_cpus) != c);
 	wait = changing && !td_rot_ready(c);
 	changing = changing && !wait;
-	local_irq_enable();
-	if (wait)
-		goto requeue;
-	if (!changing)
-		goto out;
-
-	/*
-	 * 0. The new group's counters made anew, younger than any other
-	 * user's (td_counter_renew()); not the probe's until step 1.
-	 */
-	for (i = 0; i < td.grp_nr[new]; i++) {
-		stale[i] = td_counter_renew(c, smp_processor_id(), new, i);
-		if (stale[i] && td_ev_in_error(stale[i]))
-			was_error |= BIT(i);
-	}
-
-	local_irq_disable();
-	/* A disarm may have come meanwhile: then nothing changes. */
-	changing = READ_ONCE(c->rot_on) && c->active;
 	t0 = ktime_get_mono_fast_ns();
 	if (changing) {
-		/* 1. The new group is current; everything held in resync. */
+		/*
+		 * 1. The new group is current, everything held in resync;
+		 * the probe reads no counter until step 3 (its slices
+		 * meanwhile are ROTATED).
+		 */
 		raw_write_seqcount_begin(&c->grp_seq);
 		td_grp_period_end(c);
 		WRITE_ONCE(c->grp, new);	/* STATUS reads these racily */
 		c->nr = td.grp_nr[new];
-		memcpy(c->ev, c->gev[new], sizeof(c->ev));
+		memset(c->ev, 0, sizeof(c->ev));
 		c->hold = GENMASK(c->nr - 1, 0);
 		c->resync = c->hold;
 		c->grp_flags = TD_REC_GROUP(new) | TOPDOWN_REC_ROTATED;
@@ -556,38 +558,43 @@ static void td_rot_work_fn(struct work_struct *work)
 		raw_write_seqcount_end(&c->grp_seq);
 	}
 	local_irq_enable();
-	for (i = 0; i < td.grp_nr[new]; i++)
-		if (stale[i])
-			perf_event_release_kernel(stale[i]);
+	if (wait)
+		goto requeue;
 	if (!changing)
 		goto out;
 
 	/*
-	 * 2. Free the old group's hardware counters, then take what is
-	 * free. A counter that perf could not make anew stays disabled
-	 * (its slices read as errors) rather than take an older place.
+	 * 2. Free the old group's hardware counters, then take what is free
+	 * after every other user's: the new group's made anew, enabled
+	 * (td_counter_renew()); software ones enabled. A counter perf could
+	 * not make anew stays as it was, disabled (its slices read as
+	 * errors), rather than take an older place.
 	 */
 	for (i = 0; i < td.grp_nr[old]; i++)
 		if (c->gev[old][i])
 			perf_event_disable(c->gev[old][i]);
 	for (i = 0; i < td.grp_nr[new]; i++) {
-		struct perf_event *ev = c->gev[new][i];
+		struct perf_event *ev;
 
+		stale[i] = td_counter_renew(c, smp_processor_id(), new, i);
+		ev = c->gev[new][i];
 		if (stale[i])
-			td_rot_enable(c, ev, was_error & BIT(i));
-		else if (ev && td.attr[td.grp_ev[new][i]].type == PERF_TYPE_SOFTWARE)
+			td_rot_count(c, ev, td_ev_in_error(stale[i]));
+		else if (ev && td_ev_is_sw(new, i))
 			td_rot_enable(c, ev, td_ev_in_error(ev));
 	}
 
-	/* 3. Release the hold: the next slice re-reads the baselines. */
+	/* 3. The probe reads them; the next slice re-reads the baselines. */
 	local_irq_disable();
-	if (c->rot_phase == TD_ROT_CHANGING) {
-		c->resync = c->hold;
-		c->hold = 0;
-		c->rot_phase = TD_ROT_COMMITTED;
-	}
+	memcpy(c->ev, c->gev[new], sizeof(c->ev));
+	c->resync = c->hold;
+	c->hold = 0;
+	c->rot_phase = TD_ROT_COMMITTED;
 	WRITE_ONCE(c->rotation_ns, c->rotation_ns + ktime_get_mono_fast_ns() - t0);
 	local_irq_enable();
+	for (i = 0; i < td.grp_nr[new]; i++)
+		if (stale[i])
+			perf_event_release_kernel(stale[i]);
 requeue:
 	if (READ_ONCE(c->rot_on))
 		queue_delayed_work_on(smp_processor_id(), td_percpu_wq(),
