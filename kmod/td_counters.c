@@ -244,8 +244,10 @@ static struct perf_event *td_counter_create(u32 p, unsigned int cpu,
  * one step, after every event already there, so it gets a hardware
  * counter only if one is free after them (created disabled and enabled
  * later, it would be older than an event another user opened in between
- * and take that one's counter). Software events never lack a counter and
- * are kept.
+ * and take that one's counter). Events of perf's software context
+ * (software events, the test builds' tracepoint) never lack a counter,
+ * and making one takes the hotplug lock (a static key), which the
+ * rotation work must not: they are kept and re-enabled.
  *
  * Process context, @c's rot_lock held; the caller makes the probe read
  * the new counter (group @g's position @i), then releases the one
@@ -254,9 +256,11 @@ static struct perf_event *td_counter_create(u32 p, unsigned int cpu,
  * read as errors until the group's next turn or retry). Makes no counter
  * where there was none.
  */
-static bool td_ev_is_sw(u32 g, u32 i)
+static bool td_ev_is_sw(struct td_cpu *c, u32 g, u32 i)
 {
-	return td.attr[td.grp_ev[g][i]].type == PERF_TYPE_SOFTWARE;
+	struct perf_event *ev = c->gev[g][i];
+
+	return ev && ev->pmu->task_ctx_nr == perf_sw_context;
 }
 
 static struct perf_event *td_counter_renew(struct td_cpu *c, unsigned int cpu,
@@ -265,7 +269,7 @@ static struct perf_event *td_counter_renew(struct td_cpu *c, unsigned int cpu,
 	struct perf_event *old = c->gev[g][i], *ev;
 	u32 p = td.grp_ev[g][i];
 
-	if (!old || td_ev_is_sw(g, i))
+	if (!old || td_ev_is_sw(c, g, i))
 		return NULL;
 	ev = td_counter_create(p, cpu, true);
 	if (IS_ERR(ev))
@@ -327,7 +331,7 @@ static void td_cpu_retry_locked(unsigned int cpu)
 			continue;
 		if (stale[i])
 			perf_event_release_kernel(stale[i]);
-		else if (td_ev_is_sw(c->grp, i))
+		else if (td_ev_is_sw(c, c->grp, i))
 			perf_event_enable(c->ev[i]);
 		else
 			continue;	/* not made anew: stays in error */
@@ -580,7 +584,7 @@ static void td_rot_work_fn(struct work_struct *work)
 		ev = c->gev[new][i];
 		if (stale[i])
 			td_rot_count(c, ev, td_ev_in_error(stale[i]));
-		else if (ev && td_ev_is_sw(new, i))
+		else if (ev && td_ev_is_sw(c, new, i))
 			td_rot_enable(c, ev, td_ev_in_error(ev));
 	}
 
