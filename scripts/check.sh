@@ -243,7 +243,10 @@ guest_tally() {
          grep -E 'BUG:|WARNING:|Oops|Call Trace:|lockdep|rcu|UBSAN|KASAN|panic' \
              "$LOGS/console-$name.log" | head -n 20 | sed 's/^/    /' ;;
     125) fail "guest $label: did not finish (see ${LOGS#"$ROOT"/}/console-$name.log)"
-         tail -n 20 "$log" | sed 's/^/    /' ;;
+         # The tasks of the guest a minute before its timeout (vm/run's
+         # watchdog), then how it ended.
+         grep -a '^# hang:' "$log" | head -n 120 | sed 's/^/    /'
+         grep -av '^# hang:' "$log" | tail -n 20 | sed 's/^/    /' ;;
     missing) fail "guest $label: no exit status from its runner" ;;
     *)   pass "guest $label: booted, ran, console clean" ;;
     esac
