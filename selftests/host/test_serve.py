@@ -439,6 +439,13 @@ def check_files(tmp):
                        capture_output=True, text=True)
     ok(p.returncode == 0, "promtool check rules contrib/prometheus/topdown.rules.yml",
        p.stdout + p.stderr)
+    # systemctl reload: SIGHUP from a kill outside the sandbox, which
+    # lacks CAP_KILL to signal serve once it is another user.
+    with open(os.path.join(TOP, "contrib/systemd/tdctl-serve.service")) as fh:
+        reload = [ln.rstrip("\n").split("=", 1)[1] for ln in fh
+                  if ln.startswith("ExecReload=")]
+    ok(reload == ["+/bin/kill -HUP $MAINPID"],
+       "the unit's ExecReload= sends serve SIGHUP, with kill unconfined", reload)
     if not shutil.which("systemd-analyze"):
         ok(True, "the systemd unit # SKIP no systemd-analyze")
         return
