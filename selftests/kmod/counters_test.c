@@ -692,15 +692,6 @@ FIXTURE(sim) {
 	bool mapped;
 };
 
-static int sim_type(void)
-{
-	char *s = td_read_file("/sys/bus/event_source/devices/td_pmusim/type");
-	int t = s ? atoi(s) : -1;
-
-	free(s);
-	return t;
-}
-
 FIXTURE_SETUP(sim)
 {
 	struct topdown_config cfg;
@@ -712,7 +703,7 @@ FIXTURE_SETUP(sim)
 	self->pmusim_here = access("/sys/module/td_pmusim", F_OK) != 0;
 	if (td_load_pmusim())
 		SKIP(return, "td_pmusim.ko not loadable");
-	self->type = sim_type();
+	self->type = td_pmusim_type();
 	ASSERT_LE(PERF_TYPE_MAX, self->type);
 	if (!access("/sys/module/topdown", F_OK))
 		ASSERT_EQ(0, syscall(SYS_delete_module, "topdown", O_NONBLOCK))

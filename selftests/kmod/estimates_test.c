@@ -607,20 +607,6 @@ static void icount_work(int idx, uint64_t until, struct result *r)
 			_exit(4);
 }
 
-static bool instructions_count(void)
-{
-	uint64_t v = 0;
-	int fd = perf_self(PERF_COUNT_HW_INSTRUCTIONS);
-
-	if (fd < 0)
-		return false;
-	user_loop(100000);
-	if (read(fd, &v, sizeof(v)) != sizeof(v))
-		v = 0;
-	close(fd);
-	return v > 100000;
-}
-
 /*
  * What the exact counters and the records may see differently: the
  * child's user instructions before its counter opened that fall into a
@@ -662,7 +648,7 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 	if (!getenv("TD_ICOUNT"))
 		SKIP(return, "needs a guest with -icount (TD_ICOUNT=1): instructions are "
 			     "exact only there");
-	if (!instructions_count())
+	if (!td_instructions_count())
 		SKIP(return, "instructions:u does not count here (a PMU under QEMU -icount "
 			     "needed)");
 	ASSERT_EQ(0, tdctl_run(DIR "/load.out", "load -e '{cycles:u,instructions:u},"

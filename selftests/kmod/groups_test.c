@@ -1030,25 +1030,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool instructions_count(void)
-{
-	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1,
-	};
-	uint64_t v = 0;
-	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-
-	if (fd < 0)
-		return false;
-	for (volatile int i = 0; i < 100000; i++)
-		;
-	if (read(fd, &v, sizeof(v)) != sizeof(v))
-		v = 0;
-	close(fd);
-	return v > 100000;
-}
-
 /* The periods of every CPU's groups (see iv_scan()). */
 struct iv_stats {
 	long periods, short_ones, long_ones, stretched, notwhole, order;
@@ -1146,7 +1127,7 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	pid_t pids[MAX_CPUS];
 	long np;
 
-	if (!instructions_count())
+	if (!td_instructions_count())
 		SKIP(return, "instructions do not count here (a PMU under QEMU -icount needed)");
 	/* g0: cycles, instructions, cs; g1: instructions, cs, cpu-clock. */
 	cfg_groups(&c, 4, "0,1,2;1,2,3", ms, 8 << 20);

@@ -190,15 +190,6 @@ FIXTURE(sim) {
  * setup says why in self->skip, and each body SKIPs with it.
  */
 
-static int sim_type(void)
-{
-	char *s = td_read_file("/sys/bus/event_source/devices/td_pmusim/type");
-	int t = s ? atoi(s) : -1;
-
-	free(s);
-	return t;
-}
-
 FIXTURE_SETUP(sim)
 {
 	self->fd = -1;
@@ -213,7 +204,7 @@ FIXTURE_SETUP(sim)
 		self->skip = "td_pmusim.ko not loadable";
 		return;
 	}
-	self->type = sim_type();
+	self->type = td_pmusim_type();
 	ASSERT_LE(PERF_TYPE_MAX, self->type);
 	if (!access("/sys/module/topdown", F_OK))
 		ASSERT_EQ(0, syscall(SYS_delete_module, "topdown", O_NONBLOCK))
@@ -381,26 +372,6 @@ FIXTURE(hw) {
 	const char *skip;
 };
 
-/* Do user-mode instructions count here (arm64 under QEMU -icount)? */
-static bool instructions_count(void)
-{
-	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1,
-	};
-	uint64_t v = 0;
-	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-
-	if (fd < 0)
-		return false;
-	for (volatile int i = 0; i < 100000; i++)
-		;
-	if (read(fd, &v, sizeof(v)) != sizeof(v))
-		v = 0;
-	close(fd);
-	return v > 100000;
-}
-
 /* An Arm PMU (armv8_pmuv3, or armv8_pmuv3_0 on device-tree machines). */
 static bool arm_pmu_present(void)
 {
@@ -423,7 +394,7 @@ FIXTURE_SETUP(hw)
 		self->skip = "CPU 1 is not online";
 	else if (!arm_pmu_present())
 		self->skip = "no armv8_pmuv3 PMU: the arm64 guest's six counters are the test";
-	else if (!instructions_count())
+	else if (!td_instructions_count())
 		self->skip = "instructions do not count here (a PMU under QEMU -icount needed)";
 	else if (access("/sys/module/topdown", F_OK) && system("modprobe topdown"))
 		self->skip = "modprobe topdown failed";

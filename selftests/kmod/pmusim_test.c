@@ -58,7 +58,6 @@
 #include "td_json.h"
 
 #define SIM_DIR		"/sys/kernel/debug/td_pmusim"
-#define SIM_TYPE	"/sys/bus/event_source/devices/td_pmusim/type"
 #define SIM_NR		8	/* counters of td_pmusim */
 #define MAX_CPUS	64
 #define MAX_EV		8
@@ -155,15 +154,6 @@ static bool module_loaded(const char *name)
 static int allow_sim_type(int type)
 {
 	return td_load_hooks(type);
-}
-
-static int sim_type(void)
-{
-	char *s = td_read_file(SIM_TYPE);
-	int t = s ? atoi(s) : -1;
-
-	free(s);
-	return t;
 }
 
 /* Raw counters of every CPU from debugfs counts and reads. */
@@ -811,7 +801,7 @@ FIXTURE_SETUP(pmusim)
 		run(NULL, "/tmp/pmusim.unload", unload);
 	}
 	ASSERT_FALSE(module_loaded("topdown")) TH_LOG("topdown is loaded already");
-	self->type = sim_type();
+	self->type = td_pmusim_type();
 	ASSERT_LT(0, self->type);
 	/*
 	 * topdown counts core PMUs only; the simulator is not one (it has no
@@ -1153,7 +1143,7 @@ TEST(sim_counts_exactly_and_refuses_what_it_cannot_do)
 	int type, fd0, fd1, fd;
 
 	ASSERT_EQ(0, td_load_pmusim());
-	type = sim_type();
+	type = td_pmusim_type();
 	ASSERT_LT(0, type);
 	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", "0"));
 	ASSERT_EQ(0, td_write_file(SIM_DIR "/read_tick", "0"));

@@ -367,6 +367,39 @@ static inline int td_load_pmusim(void)
 	return ret;
 }
 
+/* The perf type of the simulated PMU (td_pmusim loaded), or -1. */
+static inline int td_pmusim_type(void)
+{
+	char *s = td_read_file("/sys/bus/event_source/devices/td_pmusim/type");
+	int t = s ? atoi(s) : -1;
+
+	free(s);
+	return t;
+}
+
+/*
+ * Do user-mode instructions count here? A hardware PMU that counts them
+ * (the arm64 guest under QEMU -icount; x86 TCG has none).
+ */
+static inline int td_instructions_count(void)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1,
+	};
+	uint64_t v = 0;
+	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return 0;
+	for (volatile int i = 0; i < 100000; i++)
+		;
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		v = 0;
+	close(fd);
+	return v > 100000;
+}
+
 /*
  * Load topdown's test build, the one with the test hooks (kmod/Kbuild,
  * TD_TEST_HOOKS), in place of the shipped module, which must not be
