@@ -163,6 +163,23 @@ module_param(retry_max_ms, uint, 0644);
 MODULE_PARM_DESC(retry_max_ms,
 		 "longest wait in ms between retries of a CPU's counters that stay in error (default 60000, at least retry_ms)");
 
+/*
+ * An isolated CPU (isolcpus=, nohz_full=) gets no work or IPI of ours
+ * while it counts: it keeps group 0 and its counters in error stay so.
+ * isolated_work=1 treats it as any other (read when a CPU is armed), for
+ * an operator who isolates CPUs from the scheduler but wants every group
+ * measured there.
+ */
+static bool isolated_work;
+module_param(isolated_work, bool, 0644);
+MODULE_PARM_DESC(isolated_work,
+		 "rotate groups and retry counters on isolated CPUs too, read at START (default off: they count group 0 and get no work of topdown's)");
+
+bool td_cpu_spared(unsigned int cpu)
+{
+	return td_cpu_isolated(cpu) && !READ_ONCE(isolated_work);
+}
+
 static void td_retry_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(td_retry_work, td_retry_work_fn);
 
@@ -646,7 +663,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	c->rec_flags = c->grp_flags | TOPDOWN_REC_FIRST;
 	c->rot_phase = TD_ROT_NONE;
 	c->rot_next = c->probe_count + 1;	/* group 0 measures a slice */
-	c->isolated = td_cpu_isolated(smp_processor_id());
+	WRITE_ONCE(c->isolated, td_cpu_spared(smp_processor_id()));
 	raw_write_seqcount_begin(&c->grp_seq);
 	td_grp_period_end(c);	/* nothing since the last disarm */
 	td_grp_period_begin(c, c->last_ns);

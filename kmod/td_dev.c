@@ -450,7 +450,8 @@ static void td_fill_cpu_stats(struct topdown_cpu_stats *s, int cpu)
 		s->flags |= TOPDOWN_CPU_ONLINE;
 	if (READ_ONCE(c->active))
 		s->flags |= TOPDOWN_CPU_COUNTING;
-	if (td_cpu_isolated(cpu))
+	/* What the CPU was armed with; else what START would arm it with. */
+	if (READ_ONCE(c->active) ? READ_ONCE(c->isolated) : td_cpu_spared(cpu))
 		s->flags |= TOPDOWN_CPU_ISOLATED;
 	if (td.state == TOPDOWN_STATE_RUNNING)
 		td_counters_ev_state(cpu, s);

@@ -4,7 +4,8 @@
  * topdown.h, TOPDOWN_CPU_ISOLATED): booted with isolcpus=1 (and with
  * nohz_full=1: make check boots both, selftests/vm/run --append), CPU 1 is
  * flagged in STATUS, counts, and with two groups never changes group,
- * while CPU 0 rotates. Elsewhere it SKIPs.
+ * while CPU 0 rotates; with the module parameter isolated_work=1 it
+ * rotates too, unflagged. Elsewhere it SKIPs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,15 +55,19 @@ static void *spin(void *arg)
 	return NULL;
 }
 
-TEST_F_TIMEOUT(dev, isolated_cpu_counts_group_0_only, 60)
+#define PARAM	"/sys/module/topdown/parameters/isolated_work"
+
+/*
+ * Two software groups rotated every 10 ms, 1.5 s of switches on CPUs 0
+ * and 1, then STATUS of every CPU into @s (STOPped afterwards).
+ */
+static void run_two_groups(struct __test_metadata *_metadata, int fd,
+			   struct topdown_cpu_stats *s)
 {
-	struct topdown_cpu_stats s[MAX_CPUS];
 	struct topdown_status st;
 	struct topdown_config c;
 	pthread_t th[2];
 
-	if (!cpu1_listed("isolated") && !cpu1_listed("nohz_full"))
-		SKIP(return, "CPU 1 is not isolated: boot with isolcpus=1 and/or nohz_full=1");
 	td_cfg_sw(&c, 64 << 10);
 	c.flags = TOPDOWN_OVERFLOW_OVERWRITE;
 	c.nr_events = 2;
@@ -75,8 +80,8 @@ TEST_F_TIMEOUT(dev, isolated_cpu_counts_group_0_only, 60)
 	c.groups[1].nr_events = 1;
 	c.groups[1].events[0] = 1;
 	c.rotate_ms = 10;
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_START, NULL));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_CONFIGURE, &c));
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_START, NULL));
 	spin_stop = 0;
 	for (int i = 0; i < 2; i++)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, spin, (void *)(intptr_t)i));
@@ -84,7 +89,7 @@ TEST_F_TIMEOUT(dev, isolated_cpu_counts_group_0_only, 60)
 	spin_stop = 1;
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	ASSERT_EQ(0, td_status(self->fd, &st, s, MAX_CPUS));
+	ASSERT_EQ(0, td_status(fd, &st, s, MAX_CPUS));
 	ASSERT_LT(1, st.nr_stats);
 	TH_LOG("CPU 0: flags %#x, %llu records, %llu group changes; "
 	       "CPU 1: flags %#x, %llu records, %llu group changes, group %u",
@@ -92,6 +97,22 @@ TEST_F_TIMEOUT(dev, isolated_cpu_counts_group_0_only, 60)
 	       (unsigned long long)s[0].rotations, s[1].flags,
 	       (unsigned long long)s[1].records, (unsigned long long)s[1].rotations,
 	       s[1].cur_group);
+	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_STOP, NULL));
+}
+
+static bool cpu1_isolated(void)
+{
+	return cpu1_listed("isolated") || cpu1_listed("nohz_full");
+}
+
+TEST_F_TIMEOUT(dev, isolated_cpu_counts_group_0_only, 60)
+{
+	struct topdown_cpu_stats s[MAX_CPUS];
+
+	if (!cpu1_isolated())
+		SKIP(return, "CPU 1 is not isolated: boot with isolcpus=1 and/or nohz_full=1");
+	ASSERT_EQ(0, td_write_file(PARAM, "0"));
+	run_two_groups(_metadata, self->fd, s);
 	EXPECT_FALSE(s[0].flags & TOPDOWN_CPU_ISOLATED);
 	EXPECT_TRUE(s[1].flags & TOPDOWN_CPU_ISOLATED);
 	EXPECT_TRUE(s[1].flags & TOPDOWN_CPU_COUNTING);
@@ -99,7 +120,28 @@ TEST_F_TIMEOUT(dev, isolated_cpu_counts_group_0_only, 60)
 	EXPECT_EQ(0, s[1].rotations);
 	EXPECT_EQ(0, s[1].cur_group);
 	EXPECT_LT(0, s[0].rotations);
-	ASSERT_EQ(0, xioctl(self->fd, TOPDOWN_IOC_STOP, NULL));
+}
+
+/* isolated_work=1: the isolated CPU rotates as the others, unflagged. */
+TEST_F_TIMEOUT(dev, isolated_work_rotates_there_too, 60)
+{
+	struct topdown_cpu_stats s[MAX_CPUS];
+
+	if (!cpu1_isolated())
+		SKIP(return, "CPU 1 is not isolated: boot with isolcpus=1 and/or nohz_full=1");
+	ASSERT_EQ(0, td_write_file(PARAM, "1"));
+	run_two_groups(_metadata, self->fd, s);
+	td_write_file(PARAM, "0");
+	EXPECT_FALSE(s[1].flags & TOPDOWN_CPU_ISOLATED);
+	EXPECT_TRUE(s[1].flags & TOPDOWN_CPU_COUNTING);
+	EXPECT_LT(0, s[1].records);
+	EXPECT_LT(0, s[0].rotations);
+	/*
+	 * A change is a deferrable work item, run by the CPU's tick, which
+	 * a nohz_full CPU mostly lacks (it had 0 to a few in 1.5 s).
+	 */
+	if (!cpu1_listed("nohz_full"))
+		EXPECT_LT(0, s[1].rotations);
 }
 
 TEST_HARNESS_MAIN

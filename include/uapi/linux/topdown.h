@@ -98,7 +98,7 @@
  *    rotation alone). The records still say which group measured what.
  *    A CPU isolated from the kernel's housekeeping (isolcpus=, nohz_full=;
  *    TOPDOWN_CPU_ISOLATED in STATUS) never changes group: it counts group
- *    0 only.
+ *    0 only (unless the module parameter isolated_work is set).
  *  - STATUS (TOPDOWN_CPU_STATS_SIZE_VER3) reports per CPU the group
  *    counting now, the changes so far and, per group, its records, the
  *    time it measured, its slices with unreadable counters and the state
@@ -619,6 +619,8 @@ struct topdown_cpu_stats {
  * (isolcpus=, nohz_full=). topdown sends it no work and no IPI of its own
  * while it counts: it counts group 0 only (no rotation), and its counters
  * perf put in error are not retried (their slices keep the error bit).
+ * Not set, and the CPU treated as any other, with the module parameter
+ * isolated_work=1 (read when the CPU is armed).
  */
 #define TOPDOWN_CPU_ISOLATED		(1u << 2)
 
