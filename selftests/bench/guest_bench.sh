@@ -224,8 +224,10 @@ esac
 # probe reads the running group's counters only, so a switch costs what
 # it costs with one group; what rotation adds is the group changes (a
 # work item on the CPU: two more switches and the disable/enable of the
-# counters), amortised over the switches.
+# counters), amortised over the switches. CPU 1 is isolated (isolcpus=1):
+# isolated_work=1 has the module rotate there as on any other CPU.
 groups_modes() {
+	modprobe topdown isolated_work=1 || fail "modprobe topdown isolated_work=1"
 	if tdctl load -e "{$G1}" --ring-size "$RING" >/tmp/load.out 2>&1; then
 		run groups-one --td-stats
 		tdctl unload >/dev/null || fail "tdctl unload"
@@ -234,6 +236,7 @@ groups_modes() {
 		fail "tdctl load -e {$G1}"
 	fi
 	for m in "groups-rot:" "groups-rot-fast:--rotate 1"; do
+		modprobe topdown isolated_work=1 || fail "modprobe topdown isolated_work=1"
 		# shellcheck disable=SC2086 # the options are words
 		if tdctl load -e "{$G1},{$G2}" ${m#*:} --ring-size "$RING" >/tmp/load.out 2>&1; then
 			rms=$(tdctl --json status | sed -n 's/.*"rotate_ms":\([0-9]*\).*/\1/p' | head -n 1)

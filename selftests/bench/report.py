@@ -182,6 +182,9 @@ def guest_table(arch, res, js):
     for k, v in s.items():
         if v.get("lost"):
             errors.append(f"mode '{k}': {v['lost']} records dropped (ring too small)")
+        # A rotated mode that never changed group measured no rotation.
+        if k.startswith("groups-rot") and v.get("rotations") == 0:
+            errors.append(f"mode '{k}': no group change on the benchmark's CPU")
     base = s.get("baseline", {}).get("ns_per_switch")
     icount = meta.get("icount")
     unit = ("ns (= instructions: -icount), median of repeats" if icount
