@@ -9,6 +9,7 @@ import json
 import os
 import stat
 import sys
+import subprocess
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -121,6 +122,103 @@ def test_failure_keeps_file(tmp):
        leftovers(tmp, ["r.td", "out.txt", "new.csv", "target.txt", "link.txt"]))
 
 
+def as_nobody():
+    """For subprocess: run as user and group 65534 (only root can)."""
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def test_output_target(tmp):
+    """-o follows a dangling symlink, keeps the owner and group of the
+    file it replaces (or refuses), takes - as stdout in every command, and
+    says when the temporary file cannot be created beside FILE."""
+    rec = os.path.join(tmp, "r.td")
+    tdfile_gen.generic().write(rec)
+    os.chmod(rec, 0o644)
+    want = run("report", "-i", rec)[1]
+    sub = os.path.join(tmp, "sub")
+    os.mkdir(sub)
+    link = os.path.join(tmp, "dangling")
+    os.symlink("sub/../sub/new.txt", link)
+    rc, out, err = run("report", "-i", rec, "-o", link)
+    ok(rc == 0 and os.path.islink(link) and
+       os.readlink(link) == "sub/../sub/new.txt" and
+       read(os.path.join(sub, "new.txt")) == want.encode(),
+       "-o to a dangling symlink writes the file it names, keeps the link",
+       "rc %d %s %s\n%s" % (rc, os.listdir(tmp), os.listdir(sub), err))
+    chain = os.path.join(tmp, "chain")
+    if not os.path.islink(link):
+        os.unlink(link)
+        os.symlink("sub/../sub/new.txt", link)
+    os.symlink("dangling", chain)
+    if os.path.exists(os.path.join(sub, "new.txt")):
+        os.unlink(os.path.join(sub, "new.txt"))
+    rc, out, err = run("-o", chain, "report", "-i", rec)
+    ok(rc == 0 and os.path.islink(chain) and os.path.islink(link) and
+       read(os.path.join(sub, "new.txt")) == want.encode(),
+       "-o to a chain of links ending dangling writes its last target", err)
+    for cmd in (["report", "-i", rec], ["timeline", "-i", rec],
+                ["dump", "-i", rec, "--csv"],
+                ["top", "-i", rec, "--batch", "-n", "1"]):
+        for line in (cmd + ["-o", "-"], ["-o", "-"] + cmd):
+            rc, out, err = run(*line, cwd=tmp)
+            ok(rc == 0 and len(out) > 100 and not os.path.exists(
+                os.path.join(tmp, "-")),
+               "'tdctl %s' writes to stdout, creates no file '-'"
+               % " ".join(line).replace(tmp + "/", ""),
+               "rc %d, %d bytes\n%s" % (rc, len(out), err))
+            if os.path.exists(os.path.join(tmp, "-")):
+                os.unlink(os.path.join(tmp, "-"))
+    # A name one can create, whose temporary name (.XXXXXX) is too long.
+    long_name = os.path.join(tmp, "l" * 250)
+    with open(long_name, "w") as fh:
+        fh.write("old\n")
+    rc, out, err = run("report", "-i", rec, "-o", long_name)
+    ok(rc == 1 and read(long_name) == b"old\n" and
+       "cannot create a temporary file beside it in %s" % tmp in err and
+       "File name too long" in err,
+       "no temporary file beside -o FILE: says so, FILE left as it was", err)
+    os.unlink(long_name)
+    if os.geteuid() != 0:
+        ok(True, "# SKIP owner and group: needs root")
+        ok(True, "# SKIP owner and group: needs root")
+        return
+    other = os.path.join(tmp, "other.txt")
+    with open(other, "w") as fh:
+        fh.write("old\n")
+    os.chown(other, 65534, 65534)
+    os.chmod(other, 0o640)
+    rc, out, err = run("report", "-i", rec, "-o", other)
+    st = os.stat(other)
+    ok(rc == 0 and read(other) == want.encode() and
+       (st.st_uid, st.st_gid) == (65534, 65534) and
+       stat.S_IMODE(st.st_mode) == 0o640,
+       "-o FILE of another user: replaced, owner, group and mode kept",
+       "rc %d uid %d gid %d mode %o\n%s"
+       % (rc, st.st_uid, st.st_gid, st.st_mode, err))
+    # User 65534 may write root's file (mode 666) in its own directory,
+    # but cannot give the new file root's ownership: refused, said so.
+    for d in (os.path.dirname(tmp), tmp):     # mkdtemp()'s is 0700
+        os.chmod(d, 0o755)
+    mine = os.path.join(tmp, "nobody")
+    os.mkdir(mine)
+    os.chown(mine, 65534, 65534)
+    roots = os.path.join(mine, "root.txt")
+    with open(roots, "w") as fh:
+        fh.write("old\n")
+    os.chmod(roots, 0o666)
+    p = subprocess.run([TDCTL, "report", "-i", rec, "-o", roots],
+                       capture_output=True, text=True,
+                       preexec_fn=as_nobody)
+    st = os.stat(roots)
+    ok(p.returncode == 1 and read(roots) == b"old\n" and st.st_uid == 0 and
+       "cannot keep its owner and group (uid 0, gid 0)" in p.stderr and
+       os.listdir(mine) == ["root.txt"],
+       "-o FILE whose owner cannot be kept: refused, said so, FILE intact",
+       "rc %d %s\n%s" % (p.returncode, os.listdir(mine), p.stderr))
+
+
 def test_record_keeps_file(tmp):
     """Without the module (the host has none) record cannot start: the
     existing record file stays where it is, untouched, and no .old."""
@@ -210,6 +308,9 @@ def main():
     t2 = os.path.join(tmp, "fail")
     os.mkdir(t2)
     test_failure_keeps_file(t2)
+    t3 = os.path.join(tmp, "target")
+    os.mkdir(t3)
+    test_output_target(t3)
     test_record_keeps_file(tmp)
     test_force(tmp)
     return plan()

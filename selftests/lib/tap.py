@@ -29,8 +29,8 @@ def plan():
     return 1 if failed else 0
 
 
-def run(*args, stdin=None, env=None):
+def run(*args, stdin=None, env=None, cwd=None):
     """tdctl ARGS: (exit status, stdout, stderr)."""
     p = subprocess.run([TDCTL] + list(args), capture_output=True, text=True,
-                       input=stdin, env=env)
+                       input=stdin, env=env, cwd=cwd)
     return p.returncode, p.stdout, p.stderr

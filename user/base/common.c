@@ -8,6 +8,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -235,64 +236,151 @@ bad:
 	return -1;
 }
 
-int td_open_tmp(const char *path, char **tmp)
+/*
+ * The file path names, its symbolic links followed even when the last one
+ * dangles (as the shell's > writes the file such a link names), in a
+ * canonical directory: malloc()ed, or NULL with errno set. A directory
+ * that does not exist is left as given: creating the file says so.
+ */
+static char *out_target(const char *path)
+{
+	char *p = strdup(path), *slash, *dir, *real, *out;
+	struct stat st;
+	int hops = 0;
+
+	while (p && !lstat(p, &st) && S_ISLNK(st.st_mode)) {
+		char link[PATH_MAX], *next;
+		ssize_t n = -1;
+
+		if (++hops > 40)
+			errno = ELOOP;
+		else
+			n = readlink(p, link, sizeof(link) - 1);
+		if (n < 0) {
+			free(p);
+			return NULL;
+		}
+		link[n] = '\0';
+		slash = strrchr(p, '/');
+		/* relative to the directory of the link */
+		if (link[0] == '/' || !slash)
+			next = strdup(link);
+		else if (asprintf(&next, "%.*s%s", (int)(slash - p + 1), p,
+				  link) < 0)
+			next = NULL;
+		free(p);
+		p = next;
+	}
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	slash = strrchr(p, '/');
+	if (slash && !slash[1])
+		return p;
+	dir = slash ? strndup(p, slash - p + 1) : strdup(".");
+	real = dir ? realpath(dir, NULL) : NULL;
+	free(dir);
+	if (!real)
+		return p;
+	if (asprintf(&out, "%s/%s", strcmp(real, "/") ? real : "",
+		     slash ? slash + 1 : p) < 0)
+		out = NULL;
+	free(real);
+	if (!out) {
+		errno = ENOMEM;
+		return p;
+	}
+	free(p);
+	return out;
+}
+
+/* The temporary file beside final (path as given) cannot be created. */
+static void tmp_error(const char *path, const char *final, int e)
+{
+	const char *slash = strrchr(final, '/');
+	char *dir = !slash ? strdup(".") :
+		    strndup(final, slash > final ? slash - final : 1);
+	struct stat st;
+
+	/* The directory is there: only the temporary file is not. */
+	if (dir && !stat(dir, &st) && S_ISDIR(st.st_mode))
+		p_err("cannot write %s: cannot create a temporary file beside it in %s: %s",
+		      path, dir, strerror(e));
+	else
+		p_err("cannot write %s: %s", path, strerror(e));
+	free(dir);
+}
+
+/*
+ * The temporary file that becomes o->final (the file path names): with
+ * the mode the file has or a new file would get, and the owner and group
+ * of the file it replaces. 0, or -1 after p_err().
+ */
+static int open_tmp(struct td_outfile *o, const char *path)
 {
 	mode_t mask = umask(0), mode;
-	struct stat st;
-	int fd, e;
+	bool exists;
+	struct stat st, now;
 
 	umask(mask);
-	mode = !stat(path, &st) ? st.st_mode & 07777 : 0666 & ~mask;
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-		*tmp = NULL;
-		errno = ENOMEM;
+	exists = !stat(o->final, &st);
+	mode = exists ? st.st_mode & 07777 : 0666 & ~mask;
+	if (asprintf(&o->tmp, "%s.XXXXXX", o->final) < 0) {
+		o->tmp = NULL;
+		p_err("out of memory");
 		return -1;
 	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd >= 0 && !fchmod(fd, mode))
-		return fd;
-	e = errno;
-	if (fd >= 0) {
-		close(fd);
-		unlink(*tmp);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		tmp_error(path, o->final, errno);
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
 	}
-	free(*tmp);
-	*tmp = NULL;
-	errno = e;
-	return -1;
+	/* The owner first: a chown() may clear the set-user-ID bit. */
+	if (exists && !fstat(o->fd, &now) &&
+	    (now.st_uid != st.st_uid || now.st_gid != st.st_gid) &&
+	    fchown(o->fd, st.st_uid, st.st_gid)) {
+		p_err("cannot write %s: the new file cannot keep its owner and group (uid %u, gid %u): %s",
+		      path, (unsigned int)st.st_uid, (unsigned int)st.st_gid,
+		      strerror(errno));
+		return -1;
+	}
+	if (fchmod(o->fd, mode)) {
+		p_err("cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int td_outfile_open(struct td_outfile *o, const char *path)
 {
 	struct stat st;
-	int e;
 
 	o->final = NULL;
 	o->tmp = NULL;
 	o->fd = -1;
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
-			errno = EISDIR;
+			p_err("cannot write %s: %s", path, strerror(EISDIR));
 			return -1;
 		}
 		/* A device, FIFO or socket: never replaced. */
 		o->fd = open(path, O_WRONLY | O_CLOEXEC);
-		return o->fd < 0 ? -1 : 0;
-	}
-	o->final = realpath(path, NULL);
-	if (!o->final)
-		o->final = strdup(path);
-	if (!o->final) {
-		errno = ENOMEM;
+		if (o->fd >= 0)
+			return 0;
+		p_err("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
-	o->fd = td_open_tmp(o->final, &o->tmp);
-	if (o->fd >= 0)
+	o->final = out_target(path);
+	if (!o->final) {
+		p_err("cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!open_tmp(o, path))
 		return 0;
-	e = errno;
-	free(o->final);
-	o->final = NULL;
-	errno = e;
+	td_outfile_abort(o);
 	return -1;
 }
 

@@ -31,26 +31,23 @@ extern const char *bin_name;
  * stdout (close-on-exec), for a command run by tdctl; -1 otherwise.
  */
 extern int orig_stdout_fd;
-/* -o FILE as given to main() (NULL: stdout), for td_check_input(). */
+/* -o FILE as given to main() (NULL: stdout, as -o -), for
+ * td_check_input().
+ */
 extern const char *td_output_path;
 
 /*
- * Files written for the user are never lost: output goes to a temporary
- * file next to path (same directory, so rename() is atomic), with the
- * mode the file has or a new file would get, and is renamed over path
- * only when complete. td_open_tmp() returns the open descriptor and the
- * temporary name (malloc()ed) in *tmp, or -1 with errno set.
- */
-int td_open_tmp(const char *path, char **tmp);
-
-/*
  * The one way a command writes a file named by the user (-o FILE, the
- * global one and those of record and timeline): a regular file (or a new
- * one) through a temporary file next to it (next to the file a symlink
- * names), renamed over it by td_outfile_commit() when complete and removed
- * by td_outfile_abort(); anything else that exists (a character device
- * such as /dev/null, a FIFO, a socket) is opened and written in place,
- * never replaced.
+ * global one and those of record and timeline). Files written for the
+ * user are never lost: a regular file (or a new one) is written through a
+ * temporary file next to it (same directory, so rename() is atomic), with
+ * the mode the file has or a new file would get and the owner and group
+ * of the file it replaces (refused when they cannot be kept), renamed over
+ * it by td_outfile_commit() when complete and removed by
+ * td_outfile_abort(). A symbolic link is followed, a dangling one too: the
+ * file it names is written, the link stays. Anything else that exists (a
+ * character device such as /dev/null, a FIFO, a socket) is opened and
+ * written in place, never replaced. "-" (stdout) is the caller's.
  */
 struct td_outfile {
 	char *final;		/* what the temporary file becomes */
@@ -58,7 +55,10 @@ struct td_outfile {
 	int fd;			/* -1: closed */
 };
 
-/* 0 with o->fd open for writing (close-on-exec), or -1 with errno set. */
+/* 0 with o->fd open for writing (close-on-exec), or -1 after p_err()
+ * (which names path, and the temporary file when it is what cannot be
+ * created).
+ */
 int td_outfile_open(struct td_outfile *o, const char *path);
 /* Until the command catches SIGINT, SIGTERM and SIGHUP itself, they
  * remove the temporary file (and end tdctl as they would).

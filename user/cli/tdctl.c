@@ -686,7 +686,8 @@ static int set_output_opt(int id, const char *arg, const char *cmd,
 				(int)strcspn(word, "="), word);
 			return -1;
 		}
-		output_path = arg;
+		/* -o - is stdout, in every command */
+		output_path = strcmp(arg, "-") ? arg : NULL;
 		break;
 	}
 	/* Errors of the rest of the line are JSON already. */
@@ -705,10 +706,8 @@ static struct td_outfile output_file = { .fd = -1 };
 
 static int redirect_stdout(const char *path)
 {
-	if (td_outfile_open(&output_file, path)) {
-		p_err("cannot write %s: %s", path, strerror(errno));
+	if (td_outfile_open(&output_file, path))
 		return -1;
-	}
 	fflush(stdout);
 	orig_stdout_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (dup2(output_file.fd, STDOUT_FILENO) < 0) {

@@ -154,8 +154,10 @@ static FILE *record_file_open(struct record_file *rf)
 	if (td_outfile_open(&rf->of, rf->path))
 		return NULL;
 	f = fdopen(rf->of.fd, "wb");
-	if (!f)
+	if (!f) {
+		p_err("cannot write %s: %s", rf->path, strerror(errno));
 		td_outfile_abort(&rf->of);
+	}
 	return f;
 }
 
@@ -261,10 +263,8 @@ int do_record(int argc, char **argv)
 		goto out_free;
 	}
 	c->out = to_stdout ? stdout : record_file_open(&rf);
-	if (!c->out) {
-		p_err("cannot write %s: %s", path, strerror(errno));
+	if (!c->out)
 		goto out_free;
-	}
 	if (td_live_open(&c->live, &c->tgt, on_record, c))
 		goto out;
 	if (!to_stdout && record_file_place(&rf))
