@@ -283,6 +283,21 @@ def test_force(tmp):
            "interrupted" in err,
            "%s: dump -i --force prints the %d good slices" % (what, good),
            "rc %d\n%s" % (rc, err))
+        # Every command that offers --force has it.
+        for cmd in ("top", "timeline"):
+            line = [cmd, "-i", path] + (["--batch", "-n", "1"]
+                                        if cmd == "top" else [])
+            rc, out, err = run(*line)
+            ok(rc == 1 and "--force reads it" in err,
+               "%s: %s refuses it without --force, with the hint"
+               % (what, cmd), err)
+            rc, out, err = run(*(line + ["--force"]))
+            read_n = "read %d records; %d bytes after them not read" % (
+                good, unread)
+            ok(rc == 0 and read_n in err and out and
+               (cmd == "top" or "%d slices," % good in err),
+               "%s: %s --force reads the %d good records" % (what, cmd, good),
+               "rc %d\n%s" % (rc, err))
     with open(path, "wb") as fh:
         fh.write(head[:100])
     rc, out, err = run("report", "-i", path, "--force")
@@ -297,6 +312,12 @@ def test_force(tmp):
     rc, out, err = run("dump", "--force")
     ok(rc == 2 and "--force reads a record file" in err,
        "dump --force without -i is a usage error", err)
+    rc, out, err = run("top", "--force", "--batch", "-n", "1")
+    ok(rc == 2 and "--force reads a record file" in err,
+       "top --force without -i is a usage error", err)
+    rc, out, err = run("timeline", "--force", "--duration", "1")
+    ok(rc == 2 and "--force reads a record file" in err,
+       "timeline --force --duration is a usage error", err)
 
 
 def main():

@@ -56,6 +56,7 @@
 const struct td_opt timeline_opts[] = {
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
 	  "the record file (default " TD_DEFAULT_FILE "; - for stdin)", 0 },
+	TD_OPT_FORCE,
 	{ "min-slice", 0, 'm', TD_ARG_NUM, "US",
 	  "leave out slices shorter than US microseconds", 0 },
 	TD_OPT_FILTERS,
@@ -1255,7 +1256,7 @@ int do_timeline(int argc, char **argv)
 	struct tl_src src = { 0 };
 	struct td_lost lost;
 	unsigned long long v, dur = 0;
-	bool loaded = false;
+	bool loaded = false, force = false;
 	struct td_getopt g;
 	int o, ret = -1;
 
@@ -1294,6 +1295,9 @@ int do_timeline(int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'F':
+			force = true;
+			break;
 		}
 	}
 	o = td_getopt_end(o, argc, argv, false);
@@ -1303,6 +1307,10 @@ int do_timeline(int argc, char **argv)
 		p_usage_error("-i FILE and --duration exclude each other");
 		return -1;
 	}
+	if (force && dur) {
+		p_usage_error("--force reads a record file, --duration the rings");
+		return -1;
+	}
 	if (td_filter_check(&opt.filter))
 		return -1;
 	if (!in && !dur)
@@ -1310,7 +1318,7 @@ int do_timeline(int argc, char **argv)
 
 	if (in) {
 		if (td_input_load(in, NULL, &img, &f, NULL, NULL,
-				  TD_FILE_GROUPS))
+				  TD_FILE_GROUPS | (force ? TD_FILE_SALVAGE : 0)))
 			return -1;
 		loaded = true;
 		cfg = &f.meta.cfg;

@@ -44,6 +44,7 @@ const struct td_opt top_opts[] = {
 	TD_OPT_FILTERS,
 	{ "input", 'i', 'i', TD_ARG_FILE, "FILE",
 	  "replay a record file instead of the live collection", 0 },
+	TD_OPT_FORCE,
 	TD_OPT_OUTPUT,
 	TD_OPT_HELP,
 	TD_OPT_END,
@@ -440,6 +441,7 @@ int do_top(int argc, char **argv)
 	struct td_lost lost;
 	struct td_file f;
 	struct td_getopt g;
+	bool force = false;
 	int opt, ret = -1;
 
 	if (!t) {
@@ -489,6 +491,9 @@ int do_top(int argc, char **argv)
 		case 'i':
 			input = optarg;
 			break;
+		case 'F':
+			force = true;
+			break;
 		}
 	}
 	ret = td_getopt_end(opt, argc, argv, false);
@@ -497,6 +502,10 @@ int do_top(int argc, char **argv)
 	ret = -1;
 	if (td_filter_check(&t->filter))
 		goto out;
+	if (force && !input) {
+		p_usage_error("--force reads a record file (-i FILE)");
+		goto out;
+	}
 	if (json_output || csv_output || orig_stdout_fd >= 0 ||
 	    !isatty(STDOUT_FILENO))
 		t->batch = true;
@@ -505,7 +514,7 @@ int do_top(int argc, char **argv)
 	td_agg_init(&t->shown, t->view.by);
 	if (input) {
 		if (td_input_load(input, NULL, &img, &f, NULL, NULL,
-				  TD_FILE_GROUPS))
+				  TD_FILE_GROUPS | (force ? TD_FILE_SALVAGE : 0)))
 			goto out;
 		/* On a terminal the screen shows them (and would wipe a
 		 * warning): the status line counts them per interval.
