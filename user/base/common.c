@@ -29,14 +29,20 @@ void (*td_json_error)(const char *msg);
 const char *bin_name = "tdctl";
 int orig_stdout_fd = -1;
 const char *td_output_path;
-static char last_error[1024];
 const char *td_cmd_name;
 bool td_parsing_options;
 bool td_usage_failed;
 
+/*
+ * The last error, whole whatever its length (malloc()ed; NULL: none, or
+ * out of memory: then last_error_cut has as much of it as fits).
+ */
+static char *last_error;
+static char last_error_cut[1024];
+
 const char *p_last_error(void)
 {
-	return last_error;
+	return last_error ? last_error : last_error_cut;
 }
 
 /* "tdctl: <kind>message" on stderr. */
@@ -51,23 +57,44 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 static void put_error(void)
 {
 	if (json_output && json_wtr && td_json_error)
-		td_json_error(last_error);
+		td_json_error(p_last_error());
 	else
-		fprintf(stderr, "%s: Error: %s\n", bin_name, last_error);
+		fprintf(stderr, "%s: Error: %s\n", bin_name, p_last_error());
 }
 
-/* The hint after a usage error. */
-static void add_hint(const char *cmd)
+/* last_error is the message, and with hint the usage error's hint
+ * "; see 'tdctl CMD --help'" (cmd NULL: tdctl's own).
+ */
+static void set_error(bool hint, const char *cmd, const char *fmt,
+		      va_list ap)
 {
-	size_t n = strlen(last_error);
+	char *msg, *full;
+	va_list aq;
+	int n;
 
-	if (cmd)
-		snprintf(last_error + n, sizeof(last_error) - n,
-			 "; see '%s %s --help'", bin_name, cmd);
-	else
-		snprintf(last_error + n, sizeof(last_error) - n,
-			 "; see '%s --help'", bin_name);
-	td_usage_failed = true;
+	free(last_error);
+	last_error = NULL;
+	va_copy(aq, ap);
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		vsnprintf(last_error_cut, sizeof(last_error_cut), fmt, aq);
+		msg = NULL;
+	}
+	va_end(aq);
+	if (hint)
+		td_usage_failed = true;
+	if (!msg || !hint) {
+		last_error = msg;
+		return;
+	}
+	n = cmd ? asprintf(&full, "%s; see '%s %s --help'", msg, bin_name, cmd) :
+		  asprintf(&full, "%s; see '%s --help'", msg, bin_name);
+	if (n < 0) {
+		snprintf(last_error_cut, sizeof(last_error_cut), "%s", msg);
+		free(msg);
+		return;
+	}
+	free(msg);
+	last_error = full;
 }
 
 void p_err(const char *fmt, ...)
@@ -75,10 +102,8 @@ void p_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	set_error(td_parsing_options, td_cmd_name, fmt, ap);
 	va_end(ap);
-	if (td_parsing_options)
-		add_hint(td_cmd_name);
 	put_error();
 }
 
@@ -87,9 +112,8 @@ void p_usage_cmd(const char *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	set_error(true, cmd, fmt, ap);
 	va_end(ap);
-	add_hint(cmd);
 	put_error();
 }
 

@@ -116,7 +116,7 @@ void p_usage_cmd(const char *cmd, const char *fmt, ...)
 /* A usage error of the command being run (td_cmd_name). */
 #define p_usage_error(...)	p_usage_cmd(td_cmd_name, __VA_ARGS__)
 
-/* The last p_err() message ("" if none). */
+/* The last p_err() message ("" if none). Messages are never cut. */
 const char *p_last_error(void);
 /* Informational line on stderr; silent in JSON mode. */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/str.h"
 #include "cli/tdctl.h"
 #include "output/text.h"
 #include "file/tdfile.h"
@@ -170,22 +171,32 @@ void td_getopt_build(struct td_getopt *g, const char *cmd, const char *desc)
 	memset(&g->lo[n], 0, sizeof(g->lo[n]));
 }
 
-/* The long options of g that start with name (up to '='), in list. */
+/* The long options of g that start with name (up to '='), in *list
+ * (malloc()ed, whole; NULL if out of memory).
+ */
 static int long_matches(const struct td_getopt *g, const char *name,
-			char *list, size_t size)
+			char **list)
 {
 	size_t len = strcspn(name, "=");
+	bool whole = true;
 	int n = 0;
 
-	*list = '\0';
+	*list = NULL;
 	for (const struct option *o = g->lo; o->name; o++) {
 		if (strncmp(o->name, name, len))
 			continue;
-		if (strlen(o->name) == len)
-			return 1;	/* exact */
-		snprintf(list + strlen(list), size - strlen(list), "%s--%s",
-			 n ? ", " : "", o->name);
+		if (strlen(o->name) == len) {
+			n = 1;	/* exact */
+			break;
+		}
+		if (whole)
+			whole = td_str_add(list, "%s--%s", n ? ", " : "",
+					   o->name);
 		n++;
+	}
+	if (!whole) {
+		free(*list);
+		*list = NULL;
 	}
 	return n;
 }
@@ -203,16 +214,16 @@ static bool output_opt_named(const char *name, size_t len)
 static void getopt_error(const struct td_getopt *g, int opt, char **argv)
 {
 	const char *arg = argv[optind - 1];
-	char list[256];
+	char *list = NULL;
 
 	if (arg && arg[0] == '-' && arg[1] == '-') {
 		int len = (int)strcspn(arg, "=");
 
 		if (opt == ':')
 			p_usage(g->cmd, "option '%s' needs an argument", arg);
-		else if (long_matches(g, arg + 2, list, sizeof(list)) > 1)
+		else if (long_matches(g, arg + 2, &list) > 1)
 			p_usage(g->cmd, "ambiguous option '%.*s': could be %s",
-				len, arg, list);
+				len, arg, list ? list : "(out of memory)");
 		else if (optopt)
 			p_usage(g->cmd, "option '%.*s' takes no argument",
 				len, arg);
@@ -229,6 +240,7 @@ static void getopt_error(const struct td_getopt *g, int opt, char **argv)
 	} else {
 		p_usage(g->cmd, "unknown option '-%c'", optopt);
 	}
+	free(list);
 }
 
 /* Is id one of the output options of g's table? */

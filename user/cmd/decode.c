@@ -35,6 +35,7 @@
 #include "base/count.h"
 #include "base/hash.h"
 #include "base/json_read.h"
+#include "base/str.h"
 #include "cli/tdctl.h"
 #include "evset/sets.h"
 #include "output/emit.h"
@@ -56,7 +57,6 @@ const struct td_opt decode_opts[] = {
 };
 
 #define MAX_NOTES	12
-#define NOTE_LEN	200
 
 /*
  * One count of perf's: an event at one aggregation (CPU, core, socket...,
@@ -122,14 +122,24 @@ static const char decode_desc[] =
 	"the formula needs are required. The output names the formula and\n"
 	"every assumption it made (slot width, revision).\n";
 
-static void set_names(char *buf, size_t n, const struct decode_in *in)
+/* A list for a message, whole (td_str_add()): malloc()ed, NULL if out of
+ * memory. named(list) is what the message shows.
+ */
+static char *set_names(const struct decode_in *in)
 {
-	size_t pos = 0;
+	char *list = NULL;
 
-	buf[0] = '\0';
-	for (int i = 0; i < in->nr_ev && pos < n; i++)
-		pos += snprintf(buf + pos, n - pos, "%s%s", i ? ", " : "",
-				in->ev[i]->name);
+	for (int i = 0; i < in->nr_ev; i++)
+		if (!td_str_add(&list, "%s%s", i ? ", " : "", in->ev[i]->name)) {
+			free(list);
+			return NULL;
+		}
+	return list;
+}
+
+static const char *named(const char *list)
+{
+	return list ? list : "(out of memory)";
 }
 
 /* The event of name (len bytes): its name, one of perf's for it or its
@@ -143,14 +153,17 @@ static int ev_index(const struct decode_in *in, const char *name, size_t len)
 	return -1;
 }
 
-static void all_set_names(char *buf, size_t n)
+static char *all_set_names(void)
 {
-	size_t pos = 0;
+	char *list = NULL;
 
-	buf[0] = '\0';
-	for (int i = 0; i < td_nr_sets && pos < n; i++)
-		pos += snprintf(buf + pos, n - pos, "%s%s", i ? ", " : "",
-				td_sets[i]->name);
+	for (int i = 0; i < td_nr_sets; i++)
+		if (!td_str_add(&list, "%s%s", i ? ", " : "",
+				td_sets[i]->name)) {
+			free(list);
+			return NULL;
+		}
+	return list;
 }
 
 static int add(struct decode_in *in, int ivl, int i, uint64_t v)
@@ -361,13 +374,14 @@ static int own_member(const struct jr_member *m, void *ctx)
 {
 	struct own_line *l = ctx;
 	struct decode_in *in = l->in;
-	char names[512];
 	int i = ev_index(in, m->key, m->key_len);
 
 	if (i < 0) {
-		set_names(names, sizeof(names), in);
+		char *names = set_names(in);
+
 		p_err("%sunknown event '%s' for set %s (its events: %s)",
-		      in->where, m->key, in->s->name, names);
+		      in->where, m->key, in->s->name, named(names));
+		free(names);
 		return -1;
 	}
 	if (l->seen[i]) {
@@ -794,13 +808,13 @@ static int read_stdin(struct decode_in *in)
 	if (perf_total(in))
 		ret = -1;
 	if (!ret && !in->lines) {
-		char names[512];
+		char *names = set_names(in);
 
-		set_names(names, sizeof(names), in);
 		p_err("decode: no counts of set %s's events (%s) on the command line or stdin%s",
-		      in->s->name, names, in->skipped ?
+		      in->s->name, named(names), in->skipped ?
 		      " (only other events; perf stat -x output with "
 		      "another separator than '-x' says?)" : "");
+		free(names);
 		ret = -1;
 	}
 	return ret;
@@ -813,7 +827,7 @@ static int args(struct decode_in *in, int argc, char **argv)
 	for (int a = 0; a < argc; a++) {
 		/* the last '=': an encoding has some ("event=0xa4,...=5") */
 		const char *eq = strrchr(argv[a], '=');
-		char names[512];
+		char *names;
 		uint64_t v;
 		int i;
 
@@ -823,10 +837,11 @@ static int args(struct decode_in *in, int argc, char **argv)
 		}
 		i = ev_index(in, argv[a], eq - argv[a]);
 		if (i < 0) {
-			set_names(names, sizeof(names), in);
+			names = set_names(in);
 			p_err("decode: unknown event '%.*s' for set %s (its events: %s)",
 			      (int)(eq - argv[a]), argv[a], in->s->name,
-			      names);
+			      named(names));
+			free(names);
 			return -1;
 		}
 		if (in->seen[i]) {
@@ -844,7 +859,7 @@ static int args(struct decode_in *in, int argc, char **argv)
 
 struct notes {
 	int n;
-	char s[MAX_NOTES][NOTE_LEN];
+	char *s[MAX_NOTES];	/* malloc()ed: whole, whatever they list */
 };
 
 static void note(struct notes *nt, const char *fmt, ...)
@@ -857,8 +872,16 @@ static void note(struct notes *nt, const char *fmt, ...)
 	if (nt->n >= MAX_NOTES)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(nt->s[nt->n++], NOTE_LEN, fmt, ap);
+	if (vasprintf(&nt->s[nt->n], fmt, ap) >= 0)
+		nt->n++;
 	va_end(ap);
+}
+
+static void notes_free(struct notes *nt)
+{
+	for (int i = 0; i < nt->n; i++)
+		free(nt->s[i]);
+	nt->n = 0;
 }
 
 /* Every assumption behind the numbers, and how to choose otherwise. */
@@ -1077,7 +1100,7 @@ static void decode_rows(const struct decoded *dd, const char *label,
 	const struct result *r0 = &r[0];
 	struct td_field hdr[DF_NR + TD_MAX_TREE], mf[TD_MAX_TREE];
 	char flagged[TD_MAX_TREE * (TOPDOWN_NAME_LEN + 1) + 1];
-	char as[MAX_NOTES * (NOTE_LEN + 2)] = "";
+	char *as = NULL;
 	bool timed = in->timed > 0;
 	json_writer_t *w;
 	struct td_emit e;
@@ -1096,8 +1119,8 @@ static void decode_rows(const struct decoded *dd, const char *label,
 	for (int i = DF_FLAGGED; i < DF_NR; i++)
 		hdr[n++] = f[i];
 	for (int i = 0; i < nt->n; i++)
-		snprintf(as + strlen(as), sizeof(as) - strlen(as), "%s%s",
-			 i ? "; " : "", nt->s[i]);
+		if (!td_str_add(&as, "%s%s", i ? "; " : "", nt->s[i]))
+			break;
 
 	td_emit_init(&e, stdout);
 	td_emit_header(&e, hdr, n, NULL);
@@ -1138,7 +1161,7 @@ static void decode_rows(const struct decoded *dd, const char *label,
 			td_emit_str(&e, &f[DF_FLAGGED], flagged, SIZE_MAX);
 		}
 		td_emit_str(&e, &f[DF_FORMULA], in->s->formula, SIZE_MAX);
-		td_emit_str(&e, &f[DF_ASSUME], as, SIZE_MAX);
+		td_emit_str(&e, &f[DF_ASSUME], as ? as : "", SIZE_MAX);
 		w = td_emit_json(&e);
 		if (w) {
 			jsonw_name(w, "assumptions");
@@ -1152,6 +1175,7 @@ static void decode_rows(const struct decoded *dd, const char *label,
 		if (e.fmt == TD_EMIT_JSON)
 			break;		/* one object */
 	}
+	free(as);
 }
 
 /* A metric's value as the plain output shows it, with the vocabulary's
@@ -1380,25 +1404,29 @@ static int drop_groups(struct decode_in *in, struct topdown_group *g,
 		       int *nr_groups, char *ids, size_t idlen,
 		       struct notes *nt)
 {
-	char kept[64] = "", missing[256];
+	char kept[64] = "", *missing;
 	int n = 0;
 
 	for (int k = 0; k < *nr_groups; k++) {
 		const struct td_grp *grp = group_of(in, ids, k);
+		bool lacks = false, whole = true;
 
-		missing[0] = '\0';
+		missing = NULL;
 		for (uint32_t j = 0; j < g[k].nr_events; j++) {
 			int e = g[k].events[j];
 
-			if (!in->seen[e] && !grp->ev[j].optional)
-				snprintf(missing + strlen(missing),
-					 sizeof(missing) - strlen(missing),
-					 "%s%s", *missing ? ", " : "",
-					 in->ev[e]->name);
+			if (in->seen[e] || grp->ev[j].optional)
+				continue;
+			if (whole)
+				whole = td_str_add(&missing, "%s%s",
+						   lacks ? ", " : "",
+						   in->ev[e]->name);
+			lacks = true;
 		}
-		if (*missing) {
+		if (lacks) {
 			note(nt, "no counts for group %s (%s): its metrics are left out",
-			     grp->name, missing);
+			     grp->name, named(whole ? missing : NULL));
+			free(missing);
 			continue;
 		}
 		snprintf(kept + strlen(kept), sizeof(kept) - strlen(kept),
@@ -1406,9 +1434,10 @@ static int drop_groups(struct decode_in *in, struct topdown_group *g,
 		g[n++] = g[k];
 	}
 	if (!n) {
-		set_names(missing, sizeof(missing), in);
+		missing = set_names(in);
 		p_err("decode: no group of set %s has all its counts (its events: %s)",
-		      in->s->name, missing);
+		      in->s->name, named(missing));
+		free(missing);
 		return -1;
 	}
 	*nr_groups = n;
@@ -1416,18 +1445,30 @@ static int drop_groups(struct decode_in *in, struct topdown_group *g,
 	return 0;
 }
 
-/* The events the formulas of the groups g (without groups: the set's)
- * need that interval iv has no count of, in buf (empty: none).
+/* Does interval iv lack a count the formulas of the groups g (without
+ * groups: the set's) need? *list is then those events (malloc()ed; NULL
+ * if out of memory).
  */
-static void missing(const struct decode_in *in, const struct decode_ivl *iv,
+static bool missing(const struct decode_in *in, const struct decode_ivl *iv,
 		    const struct topdown_group *g, int nr_groups,
-		    const char *ids, char *buf, size_t n)
+		    const char *ids, char **list)
 {
-	buf[0] = '\0';
-	for (int i = 0; i < in->nr_ev; i++)
-		if (!iv->seen[i] && needed(in, g, nr_groups, ids, i))
-			snprintf(buf + strlen(buf), n - strlen(buf), "%s%s",
-				 *buf ? ", " : "", in->ev[i]->name);
+	bool lacks = false, whole = true;
+
+	*list = NULL;
+	for (int i = 0; i < in->nr_ev; i++) {
+		if (iv->seen[i] || !needed(in, g, nr_groups, ids, i))
+			continue;
+		if (whole)
+			whole = td_str_add(list, "%s%s", lacks ? ", " : "",
+					   in->ev[i]->name);
+		lacks = true;
+	}
+	if (!whole) {
+		free(*list);
+		*list = NULL;
+	}
+	return lacks;
 }
 
 static void decode_in_free(struct decode_in *in)
@@ -1504,16 +1545,17 @@ static int decode_run(struct decode_in *in, const char *slots,
 			 "%s", ids);
 	/* Only what the formulas read is required, in every interval. */
 	for (int k = 0; k < in->nivl; k++) {
-		missing(in, &in->ivl[k], groups, nr_groups, ids, err,
-			sizeof(err));
-		if (!*err)
+		char *list;
+
+		if (!missing(in, &in->ivl[k], groups, nr_groups, ids, &list))
 			continue;
 		if (in->timed > 0)
 			p_err("decode: missing counts for set %s in interval %s s: %s",
-			      in->s->name, in->ivl[k].time, err);
+			      in->s->name, in->ivl[k].time, named(list));
 		else
 			p_err("decode: missing counts for set %s: %s",
-			      in->s->name, err);
+			      in->s->name, named(list));
+		free(list);
 		goto out;
 	}
 	for (int i = 0; i < in->nr_ev; i++)
@@ -1541,6 +1583,7 @@ static int decode_run(struct decode_in *in, const char *slots,
 		decode_plain(dd, label, res, in->nivl, in, &nt);
 	ret = 0;
 out:
+	notes_free(&nt);
 	free(res);
 	free(dd);
 	decode_in_free(in);
@@ -1553,7 +1596,7 @@ int do_decode(int argc, char **argv)
 	struct decode_in in = { .sep = ",", .timed = -1 };
 	unsigned long long level = 1;
 	struct td_getopt g;
-	char err[512];
+	char *sets;
 	int opt;
 
 	td_getopt_build(&g, "decode", decode_desc);
@@ -1594,15 +1637,18 @@ int do_decode(int argc, char **argv)
 	 */
 	td_parsing_options = true;
 	if (!setname) {
-		all_set_names(err, sizeof(err));
-		p_err("decode: --set NAME is required (one of: %s)", err);
+		sets = all_set_names();
+		p_err("decode: --set NAME is required (one of: %s)",
+		      named(sets));
+		free(sets);
 		return -1;
 	}
 	in.s = td_set_find(setname);
 	if (!in.s) {
-		all_set_names(err, sizeof(err));
+		sets = all_set_names();
 		p_err("decode: unknown event set '%s' (known: %s)", setname,
-		      err);
+		      named(sets));
+		free(sets);
 		return -1;
 	}
 	in.level = (int)level;

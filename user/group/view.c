@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "base/common.h"
+#include "base/str.h"
 #include "group/aggregate.h"
 #include "output/text.h"
 
@@ -408,17 +409,18 @@ int td_view_sort_by(struct td_view *v, const char *name)
 		return 0;
 	col = td_view_col(v, name);
 	if (col < 0) {
-		char list[512] = "time, slices";
-		size_t pos = strlen(list);
+		char *list = NULL;
+		bool whole = td_str_add(&list, "time, slices");
 
-		for (int i = 0; i < v->nr_cols && pos < sizeof(list); i++)
+		for (int i = 0; i < v->nr_cols && whole; i++)
 			if (v->col[i].kind == TD_COL_EVENT ||
 			    v->col[i].kind == TD_COL_METRIC ||
 			    i < v->nr_keys)
-				pos += snprintf(list + pos, sizeof(list) - pos,
-						", %s", v->col[i].name);
+				whole = td_str_add(&list, ", %s",
+						   v->col[i].name);
 		p_usage_error("cannot sort by '%s': no such column (%s)", name,
-			      list);
+			      whole ? list : "out of memory");
+		free(list);
 		return -1;
 	}
 	v->sort_col = col;
