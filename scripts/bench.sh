@@ -36,7 +36,8 @@
 #                       see selftests/bench/guest_bench.sh), e.g.
 #                       "baseline default max set-big bpf-* baseline-end"
 #   TD_BENCH_BPF_BEFORE git revision whose tdctl the bpf-before-* modes run
-#                       (default 9c2efce: the BPF backend before issue 22);
+#                       (default 9c2efce: the BPF backend before the work
+#                       on its target, twice the module's added cost);
 #                       built from `git archive`, SKIP without git history
 #   TD_BENCH_SETS       the reader's event sets (mkfixture fixtures; default
 #                       "qemu_arm64_max sapphire_rapids")

@@ -76,7 +76,7 @@
 #     headers downloaded and unpacked)   849 s wall, 220 s CPU
 #   a module build in a build root      25 to 146 s wall, 5 to 13 s CPU
 #   make deb's arm64 tdctl and lintian of it: about 25 s CPU
-#   tdctl serve on a network (issue 23), at load 6 to 8: test_http 0.05 s,
+#   tdctl serve on a network, at load 6 to 8: test_http 0.05 s,
 #     test_serve_tls.py (Prometheus over TLS) 15 s, test_serve_load.py
 #     (short run) 35 s, the http and webcfg replays 8 s with their build;
 #     the guest serve suite 9 s per backend in the x86_64 6.1 guest

@@ -219,13 +219,14 @@ aarch64)
 	;;
 esac
 
-# 2c. event groups (issue 20): one group of four events, then two groups
-# of four rotated at the default interval and at the shortest one. The
-# probe reads the running group's counters only, so a switch costs what
-# it costs with one group; what rotation adds is the group changes (a
-# work item on the CPU: two more switches and the disable/enable of the
-# counters), amortised over the switches. CPU 1 is isolated (isolcpus=1):
-# isolated_work=1 has the module rotate there as on any other CPU.
+# 2c. event groups (target: rotated within 2% of one group per switch):
+# one group of four events, then two groups of four rotated at the
+# default interval and at the shortest one. The probe reads the running
+# group's counters only, so a switch costs what it costs with one group;
+# what rotation adds is the group changes (a work item on the CPU: two
+# more switches and the disable/enable of the counters), amortised over
+# the switches. CPU 1 is isolated (isolcpus=1): isolated_work=1 has the
+# module rotate there as on any other CPU.
 groups_modes() {
 	modprobe topdown isolated_work=1 || fail "modprobe topdown isolated_work=1"
 	if tdctl load -e "{$G1}" --ring-size "$RING" >/tmp/load.out 2>&1; then
@@ -346,11 +347,12 @@ else
 fi
 
 # 3c. topdown's BPF backend (tdctl load --backend bpf), the same events,
-# as it is (bpf-*), the read path and ring of before issue 22 one at a
-# time (bpf-value-*: bpf_perf_event_read_value(), per-CPU rings;
-# bpf-shared-*: bpf_perf_event_read(), one shared BPF ring buffer, the
-# fallback for kernels without BPF atomics), and the BPF backend of an
-# earlier tdctl (bpf-before-*, TD_BENCH_TDCTL_BEFORE).
+# as it is (bpf-*), the read path and ring it had before its target (at
+# most twice the module's added cost) one at a time (bpf-value-*:
+# bpf_perf_event_read_value(), per-CPU rings; bpf-shared-*:
+# bpf_perf_event_read(), one shared BPF ring buffer, the fallback for
+# kernels without BPF atomics), and the BPF backend of an earlier tdctl
+# (bpf-before-*, TD_BENCH_TDCTL_BEFORE).
 # bpf_mode MODE TDCTL ENV [load options]: load the BPF backend with TDCTL
 # and the environment ENV (VAR=VALUE, or -), run MODE, unload.
 bpf_mode() {

@@ -66,11 +66,12 @@ OPTIONAL = {"seven", "floor-seven"}     # only where a PMU has 7 counters
 # TD_BENCH_ONLY=groups (guest_bench.sh): the modes such a run has.
 ONLY = {"groups": {"baseline", "groups-one", "groups-rot", "groups-rot-fast",
                    "baseline-end"}}
-# The issue-14 targets: topdown's added cost per switch at most this share
-# of the peer's with the same events.
+# The targets against the peers: topdown's added cost per switch at most
+# this share of the peer's with the same events (its BPF backend, per-task
+# perf counting).
 TARGET_BPF = 1 / 3
 TARGET_TASK = 1 / 10
-# Issue 22: the BPF backend's added cost (per switch, per event) at most
+# The BPF backend's target: its added cost (per switch, per event) at most
 # this multiple of the module's with the same events.
 TARGET_BPF_VS_MODULE = 2.0
 # The BPF backend's variants of the bench (guest_bench.sh, 3c).
@@ -275,8 +276,8 @@ def guest_table(arch, res, js):
                                if add("baseline-end") is not None and base else None)
     d["floor_default"] = add("floor-default")
     d["floor_max"] = add("floor-max")
-    # Event groups (issue 20): rotated against one group, same events per
-    # group; one rotation = the extra time of a repeat over one group's,
+    # Event groups: rotated against one group (target: within 2%), same
+    # events per group; one rotation = the extra time of a repeat over one group's,
     # divided by the group changes in it.
     a1, ar = add("groups-one"), add("groups-rot")
     d["groups_rot_vs_one_pct"] = (100.0 * (ar - a1) / a1
@@ -383,7 +384,7 @@ def nev(spec):
 
 
 def bpf_vs_module(res, add, d, icount):
-    """Issue 22: the BPF backend's added cost per switch and per event
+    """The BPF backend's added cost per switch and per event
     against the module's with the same events, for each variant the guest
     ran (as it is, the old read path, the shared ring buffer, the tdctl of
     before), target <= TARGET_BPF_VS_MODULE for the backend as it is."""
@@ -397,8 +398,8 @@ def bpf_vs_module(res, add, d, icount):
 
     rows = [("", "module")] + [(v + "-", name) for v, name in BPF_VARIANTS]
     before = res.get("before", {}).get("version")
-    print("   -- the BPF backend against the module (issue 22: added cost per switch and per"
-          f" event at most {TARGET_BPF_VS_MODULE:g}x the module's)")
+    print("   -- the BPF backend against the module (its target: added cost per switch and"
+          f" per event at most {TARGET_BPF_VS_MODULE:g}x the module's)")
     print(f"   {'ADDED NS':<40} {'DEFAULT':>9} {'8 EVENTS':>9} {'BIG SET':>9} "
           f"{'/EV (8)':>8} {'/EV (BIG)':>9}")
     for pre, name in rows:

@@ -6,8 +6,8 @@ Every mode of guest_bench.sh with a chosen time per switch, so that each
 derived ratio is known: topdown's added cost over that of its BPF backend
 (target <= 1/3) and of per-task perf counting (perf_event_open() and perf
 stat --per-thread, target <= 1/10), met or missed, the BPF backend also
-with the largest named set; the BPF backend's own target (issue 22: at most
-twice the module's added cost, per switch and per event) for it and beside
+with the largest named set; the BPF backend's own target (at most twice
+the module's added cost, per switch and per event) for it and beside
 it its variants and the tdctl of before; event groups rotated against one
 group (target within 2%) and the cost of one rotation; modes the guest skipped
 with a reason are no error, a mode neither run nor skipped is; the accuracy
@@ -39,7 +39,7 @@ MODES = {
     "bpf-default": 1250,                # 100/250 = 0.4: missed
     "bpf-max": 2200,                    # 300/1200 = 0.25: met
     "set-big": 1700, "bpf-set-big": 4500,   # 700/3500 = 0.20: met
-    # issue 22, BPF / module: 250/100 = 2.5 missed; per event (8 events)
+    # the BPF backend / module (target <= 2): 250/100 = 2.5 missed; per event (8 events)
     # (1200 - 250) / 6 over (300 - 100) / 6 = 4.75 missed; largest set
     # (7 events) (3500 - 250) / 5 over (700 - 100) / 5 = 5.42
     "bpf-value-default": 1300, "bpf-value-max": 2500,
@@ -160,7 +160,8 @@ def main():
     ok(len(a) == 4 and a[0]["counts"] == {"cycles": 2000900, "instructions": 2000900},
        "bench.json: the accuracy rows", json.dumps(a, indent=1))
 
-    # issue 22: the BPF backend against the module, per switch and per event
+    # the BPF backend against the module, per switch and per event: at
+    # most twice the module's added cost
     for name, val, verdict in (
             ("BPF backend / module, default set", "2.50", "target <= 2.00  MISSED"),
             ("BPF backend / module, per event (8)", "4.75", "target <= 2.00  MISSED"),
