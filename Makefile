@@ -157,8 +157,8 @@ checkpatch: deps
 
 # Every C file (checkpatch.pl --strict), shell script (shellcheck), Python
 # file (pyflakes3, pycodestyle) and reStructuredText file (docutils),
-# tdctl's layers, sparse on the module (make C=2, x86_64 and arm64 6.1)
-# and the commit subjects since the rule's base commit: scripts/lint.sh;
+# tdctl's layers, sparse on the module (make C=2, x86_64 and arm64 6.1),
+# no tracker numbers outside Documentation/ and the commit subjects since the rule's base commit: scripts/lint.sh;
 # make check runs it.
 lint: deps
 	scripts/lint.sh

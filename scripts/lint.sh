@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/lint.sh [--changed]
-#     [c|shell|python|rst|layers|litmus|percpu|sparse|commits]...: make lint
+#     [c|shell|python|rst|layers|litmus|percpu|sparse|tracker|commits]...:
+#     make lint
 # (make check runs it too). Every file of the tree, by language, and the
-# commit subjects (default: all nine):
+# commit subjects (default: all ten):
 #   c        checkpatch.pl --no-tree --strict. Kernel code (kmod/, the UAPI
 #            header, the selftests' simulated PMU module) with the kernel's
 #            rules (scripts/checkpatch.sh); user space (user/, selftests/)
@@ -31,6 +32,12 @@
 #            with TD_SPARSE=1) for x86_64 and arm64 against Debian 12's
 #            6.1 headers, the build's own: no finding. Into build/sparse/,
 #            so the modules make check boots are not replaced
+#   tracker  no tracker number (the word issue and a number, with or
+#            without # or -) in code, scripts, tests or build files, that
+#            is every file of the tree
+#            but Documentation/ and the *.rst files. A comment says what
+#            the number stood for (the target, the bug, the invariant),
+#            which the reader has at hand; the documents may tell history
 #   commits  the subjects of the commits after the rule's base commit:
 #            "area: subject", at most 72 characters
 #            (scripts/check_commits.sh, which says why that base)
@@ -40,7 +47,7 @@
 # --changed (make test, the fast tier): c, shell, python and rst look only
 # at the files that differ from where the branch left main (git merge-base
 # HEAD main, or origin/main): committed, staged, unstaged or untracked;
-# layers, litmus, percpu and commits look at everything, as they take a
+# layers, litmus, percpu, tracker and commits look at everything, as they take a
 # second; sparse runs if kmod/ or include/uapi/ changed. Without main or
 # outside git it lints everything. make lint and make check lint every
 # file.
@@ -237,6 +244,21 @@ lint_python() {
     return $rc
 }
 
+# No tracker numbers outside the documents (see tracker above). The
+# pattern is written so that this file does not match it.
+TRACKER_RE='\bissues?[-_ ]*#?[0-9]'
+lint_tracker() {
+    local rc=0
+    # grep -H: file:line:text; exits 1 when nothing matched.
+    if CHANGED='' files '*' | grep -vE '^Documentation/|\.rst$' |
+        xargs -d '\n' grep -nIiHE "$TRACKER_RE" |
+        sed 's|$|   <- a tracker number: say what it stands for instead|' | grep .; then
+        rc=1
+    fi
+    echo "tracker: no tracker numbers in code, scripts and tests $([ $rc = 0 ] && echo ok || echo FAILED)"
+    return $rc
+}
+
 # The static per-CPU data of every module built (readelf, any arch).
 PERCPU_MAX=256
 lint_percpu() {
@@ -257,7 +279,7 @@ lint_percpu() {
     return $rc
 }
 
-[ $# -gt 0 ] || set -- c shell python rst layers litmus percpu sparse commits
+[ $# -gt 0 ] || set -- c shell python rst layers litmus percpu sparse tracker commits
 rc=0
 for what in "$@"; do
     case $what in
@@ -269,8 +291,9 @@ for what in "$@"; do
     litmus) python3 scripts/litmus_code.py || rc=1 ;;
     percpu) lint_percpu || rc=1 ;;
     sparse) lint_sparse || rc=1 ;;
+    tracker) lint_tracker || rc=1 ;;
     commits) scripts/check_commits.sh || rc=1 ;;
-    *) echo "usage: scripts/lint.sh [--changed] [c|shell|python|rst|layers|litmus|percpu|sparse|commits]..." >&2; exit 2 ;;
+    *) echo "usage: scripts/lint.sh [--changed] [c|shell|python|rst|layers|litmus|percpu|sparse|tracker|commits]..." >&2; exit 2 ;;
     esac
 done
 exit $rc
