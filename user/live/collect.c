@@ -9,7 +9,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,12 +107,14 @@ int td_live_open(struct td_live *l, struct td_target *tgt, td_record_fn fn,
 		goto fail;
 	free(stats);
 	if (st.state == TOPDOWN_STATE_CONFIGURED) {
-		if (!ioctl(l->rd.fd, TOPDOWN_IOC_START)) {
+		int err = td_dev_start(l->rd.fd);
+
+		if (!err) {
 			l->started = true;
 			p_info("the collection was stopped: started it, will stop it at the end");
-		} else if (errno != EBUSY) {
+		} else if (err != -EBUSY) {
 			p_err("starting the stopped collection: %s (see '%s status')",
-			      strerror(errno), bin_name);
+			      strerror(-err), bin_name);
 			goto fail;
 		}
 	}
@@ -274,9 +275,11 @@ void td_live_close(struct td_live *l)
 {
 	td_live_progress_end(l);
 	if (l->started && l->rd.fd >= 0) {
-		if (ioctl(l->rd.fd, TOPDOWN_IOC_STOP) && errno != EALREADY)
+		int err = td_dev_stop(l->rd.fd);
+
+		if (err && err != -EALREADY)
 			p_warn("stopping the collection again: %s",
-			       strerror(errno));
+			       strerror(-err));
 		l->started = false;
 	}
 	for (int cpu = 0; l->lost && cpu < l->rd.nr_cpus; cpu++)

@@ -131,16 +131,45 @@ int td_dev_open(bool write)
 	return -1;
 }
 
-int td_get_config(int fd, struct topdown_config *cfg)
+int td_dev_status(int fd, struct topdown_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(fd, TOPDOWN_IOC_STATUS, st) ? -errno : 0;
+}
+
+int td_dev_get_config(int fd, struct topdown_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->size = sizeof(*cfg);
-	if (ioctl(fd, TOPDOWN_IOC_GET_CONFIG, cfg) == 0)
+	return ioctl(fd, TOPDOWN_IOC_GET_CONFIG, cfg) ? -errno : 0;
+}
+
+int td_dev_configure(int fd, const struct topdown_config *cfg)
+{
+	return ioctl(fd, TOPDOWN_IOC_CONFIGURE, cfg) ? -errno : 0;
+}
+
+int td_dev_start(int fd)
+{
+	return ioctl(fd, TOPDOWN_IOC_START) ? -errno : 0;
+}
+
+int td_dev_stop(int fd)
+{
+	return ioctl(fd, TOPDOWN_IOC_STOP) ? -errno : 0;
+}
+
+int td_get_config(int fd, struct topdown_config *cfg)
+{
+	int err = td_dev_get_config(fd, cfg);
+
+	if (!err)
 		return 0;
-	if (errno == ENODATA)
+	if (err == -ENODATA)
 		p_err("the collection is not configured (run '%s load')", bin_name);
 	else
-		p_err("reading the configuration: %s", strerror(errno));
+		p_err("reading the configuration: %s", strerror(-err));
 	return -1;
 }
 
@@ -179,9 +208,7 @@ int td_get_status(int fd, struct topdown_status *st,
 {
 	uint32_t n;
 
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	if (ioctl(fd, TOPDOWN_IOC_STATUS, st))
+	if (td_dev_status(fd, st))
 		goto err;
 	n = st->nr_cpus;
 	*stats = calloc(n ? n : 1, sizeof(**stats));

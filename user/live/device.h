@@ -29,6 +29,19 @@ int td_abi_check(const struct topdown_status *st, char *err, size_t len);
 /* True if the module is loaded (whether or not the node exists yet). */
 bool td_module_loaded(void);
 
+/*
+ * The ioctls one by one, without a message: 0, or -errno for the caller
+ * to say what the error means to it. td_dev_status() is STATUS without
+ * the per-CPU statistics (td_get_status() has them); td_dev_get_config()
+ * fills *cfg, td_dev_configure() sends it.
+ */
+int td_dev_status(int fd, struct topdown_status *st);
+int td_dev_get_config(int fd, struct topdown_config *cfg);
+int td_dev_configure(int fd, const struct topdown_config *cfg);
+int td_dev_start(int fd);
+int td_dev_stop(int fd);
+
+/* GET_CONFIG, or -1 after p_err(). */
 int td_get_config(int fd, struct topdown_config *cfg);
 struct td_plan;
 
