@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "live/device.h"
@@ -44,9 +43,7 @@ static void read_versions(struct td_versions *v)
 	fd = open(TOPDOWN_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	if (!ioctl(fd, TOPDOWN_IOC_STATUS, &st))
+	if (!td_dev_status(fd, &st))
 		v->module_abi = (int)st.abi_version;
 	close(fd);
 }

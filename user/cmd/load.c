@@ -9,7 +9,6 @@
 #include <libkmod.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base/abi.h"
@@ -241,9 +240,7 @@ static unsigned int cfg_rotate_ms(int fd, const struct topdown_config *cfg)
 {
 	struct topdown_config got;
 
-	memset(&got, 0, sizeof(got));
-	got.size = sizeof(got);
-	if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &got))
+	if (fd >= 0 && !td_dev_get_config(fd, &got))
 		return got.rotate_ms;
 	return cfg->rotate_ms ? cfg->rotate_ms : TOPDOWN_ROTATE_DEFAULT_MS;
 }
@@ -454,7 +451,7 @@ int do_load(int argc, char **argv)
 	bool overwrite = false;
 	uint32_t no_counter = 0;
 	struct td_getopt g;
-	int opt, fd, ret = -1;
+	int opt, fd, err, ret = -1;
 
 	load_desc(desc, sizeof(desc));
 	td_getopt_build(&g, "load", desc);
@@ -629,21 +626,23 @@ int do_load(int argc, char **argv)
 		      bin_name);
 		goto out;
 	}
-	if (ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg)) {
-		if (errno == EBUSY)
+	err = td_dev_configure(fd, &cfg);
+	if (err) {
+		if (err == -EBUSY)
 			p_err("cannot reconfigure: the collection is running or a reader has the rings mapped");
-		else if (errno == E2BIG)
+		else if (err == -E2BIG)
 			p_err("the topdown module is older than tdctl and does not know a setting this configuration uses: install the module of tdctl's release");
-		else if (errno == ENOENT)
+		else if (err == -ENOENT)
 			p_err("an event of the set names a PMU type or event this kernel does not have (was its driver unloaded?)");
-		else if (errno == EOPNOTSUPP)
+		else if (err == -EOPNOTSUPP)
 			p_err("the module refused an event of the set: only core CPU PMU events and software events are counted (tracepoint, breakpoint, kprobe, uprobe and uncore PMU events are refused)");
 		else
-			p_err("configuring the collection: %s", strerror(errno));
+			p_err("configuring the collection: %s", strerror(-err));
 		goto out;
 	}
-	if (ioctl(fd, TOPDOWN_IOC_START)) {
-		explain_start_error(fd, &cfg, errno);
+	err = td_dev_start(fd);
+	if (err) {
+		explain_start_error(fd, &cfg, -err);
 		goto out;
 	}
 	src_mod.fd = fd;

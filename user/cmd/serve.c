@@ -41,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -612,10 +611,10 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 		 */
 		int fd = s->status_fd >= 0 ? s->status_fd :
 			 open(TOPDOWN_DEVICE, O_RDONLY | O_CLOEXEC);
-		struct topdown_status q = { .size = sizeof(q) };
+		struct topdown_status q;
 
 		state = "idle";
-		if (fd >= 0 && !ioctl(fd, TOPDOWN_IOC_STATUS, &q))
+		if (fd >= 0 && !td_dev_status(fd, &q))
 			state = td_state_name(q.state);
 		if (fd >= 0 && fd != s->status_fd)
 			close(fd);

@@ -8,7 +8,6 @@
 #include <libkmod.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "live/bpf/bpf.h"
@@ -81,8 +80,9 @@ int do_unload(int argc, char **argv)
 	fd = td_dev_open(true);
 	if (fd < 0)
 		return -1;
-	if (ioctl(fd, TOPDOWN_IOC_STOP) && errno != EALREADY) {
-		p_err("stopping the collection: %s", strerror(errno));
+	ret = td_dev_stop(fd);
+	if (ret && ret != -EALREADY) {
+		p_err("stopping the collection: %s", strerror(-ret));
 		close(fd);
 		return -1;
 	}
