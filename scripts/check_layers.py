@@ -7,10 +7,13 @@ top first; a file may include its own layer's headers and those of the
 layers listed after its own (cli/ and cmd/ are one layer), never those of
 a layer before it; evset/evset_priv.h is evset/'s alone. An include path
 names its layer by its first folder, however deep ("live/bpf/bpf.h" is
-live/'s). The picture of the layers in user/README names the same
-layers in the same order as its list, and Documentation/design.rst shows
-that picture by including it, not a copy of its own. Prints every
-violation, exits 1 if there was one."""
+live/'s). The module's ioctls are live/'s: outside live/, an ioctl()
+call is an error unless its request is a terminal's (TIOC...), and so
+is naming a TOPDOWN_IOC_ request (comments and strings aside). The
+picture of the layers in user/README names the same layers in the same
+order as its list, and Documentation/design.rst shows that picture by
+including it, not a copy of its own. Prints every violation, exits 1 if
+there was one."""
 import os
 import re
 import sys
@@ -62,6 +65,56 @@ def picture(text, rank):
     return bad
 
 
+# C comments, strings and character constants, for code().
+NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                      re.S)
+
+
+def code(text):
+    """text without its comments and strings (blanked, lines kept)."""
+    return NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
+def call_args(text, start):
+    """The arguments of the call whose "(" is at text[start], split at its
+    top-level commas, and where the call ends."""
+    args, depth, cur = [], 0, start + 1
+    for i in range(start, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if not depth:
+                return args + [text[cur:i].strip()], i
+        elif text[i] == "," and depth == 1:
+            args.append(text[cur:i].strip())
+            cur = i + 1
+    return args + [text[cur:].strip()], len(text)
+
+
+def ioctls(rel, text):
+    """The violations of the ioctl rule in user/@rel (outside live/)."""
+    bad, calls = [], []
+    text = code(text)
+
+    def where(pos):
+        return "user/%s:%d" % (rel, text.count("\n", 0, pos) + 1)
+    for m in re.finditer(r"\bioctl\s*\(", text):
+        args, end = call_args(text, m.end() - 1)
+        req = args[1] if len(args) > 1 else ""
+        if not re.fullmatch(r"TIOC[A-Z0-9_]+", req):
+            calls.append((m.start(), end))
+            bad.append("%s: ioctl(%s) outside live/: the module's ioctls are "
+                       "live/device.c's (td_dev_*())"
+                       % (where(m.start()), " ".join(req.split())))
+    for m in re.finditer(r"\bTOPDOWN_IOC_\w+", text):
+        if any(a < m.start() < b for a, b in calls):
+            continue    # the ioctl() above said it
+        bad.append("%s: %s outside live/: the module's ioctls are live/device.c's"
+                   % (where(m.start()), m.group()))
+    return bad
+
+
 def main():
     text = readme()
     rank = layers(text)
@@ -80,20 +133,23 @@ def main():
                 continue
             path = os.path.join(d, f)
             with open(path, errors="replace") as fh:
-                for n, line in enumerate(fh, 1):
-                    m = re.match(r'\s*#\s*include\s+"([a-z]+)/([\w./-]+)"', line)
-                    if not m:
-                        continue
-                    layer, header = m.groups()
-                    where = "user/%s:%d" % (os.path.relpath(path, USER), n)
-                    if layer not in rank:
-                        bad.append('%s: #include "%s/%s": no such layer'
-                                   % (where, layer, header))
-                    elif rank[layer] < rank[own]:
-                        bad.append('%s: %s/ includes "%s/%s", a layer above it'
-                                   % (where, own, layer, header))
-                    if header.endswith("evset_priv.h") and own != "evset":
-                        bad.append('%s: evset/evset_priv.h outside evset/' % where)
+                text = fh.read()
+            if own != "live":
+                bad.extend(ioctls(os.path.relpath(path, USER), text))
+            for n, line in enumerate(text.split("\n"), 1):
+                m = re.match(r'\s*#\s*include\s+"([a-z]+)/([\w./-]+)"', line)
+                if not m:
+                    continue
+                layer, header = m.groups()
+                where = "user/%s:%d" % (os.path.relpath(path, USER), n)
+                if layer not in rank:
+                    bad.append('%s: #include "%s/%s": no such layer'
+                               % (where, layer, header))
+                elif rank[layer] < rank[own]:
+                    bad.append('%s: %s/ includes "%s/%s", a layer above it'
+                               % (where, own, layer, header))
+                if header.endswith("evset_priv.h") and own != "evset":
+                    bad.append('%s: evset/evset_priv.h outside evset/' % where)
     for b in bad:
         print(b)
     print("layers: %s: %d violation(s)" % (" > ".join(

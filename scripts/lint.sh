@@ -16,9 +16,10 @@
 #            (scripts/rst_check.py: undefined substitutions, tables, ...)
 #   layers   tdctl's layer rules of user/README: no #include of a layer
 #            listed above the file's own (at any depth: "live/bpf/bpf.h"
-#            is live/'s), evset_priv.h only in evset/; user/README's
-#            picture of the layers matches its list and is the one
-#            design.rst shows (scripts/check_layers.py)
+#            is live/'s), evset_priv.h only in evset/, no ioctl() outside
+#            live/ but a terminal's (TIOC...); user/README's picture of
+#            the layers matches its list and is the one design.rst shows
+#            (scripts/check_layers.py)
 #   litmus   each litmus test of selftests/litmus names the marked regions
 #            of kmod/ and user/ it models and the ordered accesses and
 #            barriers in them, which must be the code's: a barrier added or
