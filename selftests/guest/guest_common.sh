@@ -54,3 +54,62 @@ bpf_refusal_checks() {
 		expect "load --backend bpf refused on $(uname -r), saying why, nothing loaded" $? "$T/bpf.out"
 	fi
 }
+
+# The suites' names: each suite of guest_main.sh and guest_load.sh is
+# one "if suite NAME HEADING ...; then" there, and NAME is what TD_SUITE
+# selects (make guest SUITE=NAME). TD_SUITE unset or empty: every suite,
+# as make check runs them. TD_SUITE="NAME..." (space-separated): only
+# those, each with the setup it names. TD_SUITE=--list (the script's
+# --list, which also runs on the host): print each name and its heading,
+# run nothing.
+suites_seen=
+
+# suite NAME HEADING [SETUP...]: whether the suite NAME runs; if it
+# does, runs SETUP (a command: a modprobe, say, through check) and then
+# prints the suite's heading, "# suite: HEADING". A failed SETUP: the
+# suite does not run (SETUP's TAP line says why).
+suite() {
+	suite_name=$1
+	suite_heading=$2
+	shift 2
+	case ${TD_SUITE:-} in
+	"") ;;
+	--list)
+		printf '%-30s %s\n' "$suite_name" "$suite_heading"
+		return 1
+		;;
+	*)
+		case " $TD_SUITE " in
+		*" $suite_name "*) suites_seen="$suites_seen $suite_name" ;;
+		*) return 1 ;;
+		esac
+		;;
+	esac
+	if [ $# -gt 0 ]; then
+		"$@" || return 1
+	fi
+	echo "# suite: $suite_heading"
+}
+
+# suite_list: the script was asked for its suites' names (--list, or
+# TD_SUITE=--list)
+suite_list() {
+	[ "${TD_SUITE:-}" = --list ]
+}
+
+# suites_chosen_missing: with TD_SUITE set, a failure for each name in it
+# that no suite of this script answered to (a typing error, or a suite of
+# the other script). Returns 1 if there was one.
+suites_chosen_missing() {
+	suites_missing=0
+	for s in ${TD_SUITE:-}; do
+		case "$suites_seen " in
+		*" $s "*) ;;
+		*)
+			not_ok "TD_SUITE: no suite $s ran in $0 (its --list has the names)"
+			suites_missing=1
+			;;
+		esac
+	done
+	return $suites_missing
+}
