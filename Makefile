@@ -8,6 +8,7 @@
 #   make deps    install everything the rest needs (scripts/deps.sh)
 #   make test    host tests and make lint of the files changed against main
 #   make test T=NAME   one host test (selftests/host/test_NAME.c, .sh, .py)
+#   make guest SUITE=NAME   one guest (x86_64, 6.1) running one guest suite
 
 all:
 	scripts/build-local.sh
@@ -32,6 +33,19 @@ ifeq ($(T),)
 else
 	$(MAKE) -s -C selftests/host run T=$(T)
 endif
+
+# One guest, one suite: make guest SUITE=NAME [ARCH=x86_64|arm64]
+# [KERNEL=6.1|5.10|6.12|6.12-trixie|7.3] [FLAVOR=cloud|rt] builds what
+# that guest needs (the module for its kernel, tdctl, the selftests) and
+# boots it to run only the suite NAME of selftests/guest/guest_main.sh or
+# guest_load.sh, with its setup (scripts/guest.sh); several names, quoted,
+# run together; APPEND="ARGS": kernel command-line arguments
+# (APPEND="isolcpus=1 nohz_full=1" for isolated_test). SUITE=list, or no
+# SUITE: the names.
+GUEST_OPTS = $(if $(ARCH),--arch $(ARCH)) $(if $(KERNEL),--kernel $(KERNEL)) \
+	$(if $(FLAVOR),--flavor $(FLAVOR)) $(if $(APPEND),--append "$(APPEND)")
+guest:
+	@scripts/guest.sh $(GUEST_OPTS) $(SUITE)
 
 # tdctl's manual pages: Documentation/man/*.rst -> build/man/*.8
 man:
@@ -171,4 +185,4 @@ clean:
 distclean:
 	rm -rf build
 
-.PHONY: all deps build test check check-kernels check-debug check-litmus check-estimates check-level2 demo bench bench-reader fuzz checkpatch lint clean distclean
+.PHONY: all deps build test guest check check-kernels check-debug check-litmus check-estimates check-level2 demo bench bench-reader fuzz checkpatch lint clean distclean
