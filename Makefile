@@ -6,7 +6,8 @@
 #   make         tdctl, the module for the installed kernel headers and the
 #                man pages, installing nothing; says what is missing
 #   make deps    install everything the rest needs (scripts/deps.sh)
-#   make test    host tests and make lint of the files changed against main
+#   make test    the fast host tests and make lint of the files changed
+#                against main (under a minute after a build)
 #   make test T=NAME   one host test (selftests/host/test_NAME.c, .sh, .py)
 #   make guest SUITE=NAME   one guest (x86_64, 6.1) running one guest suite
 
@@ -21,14 +22,16 @@ build: deps man
 	scripts/build.sh
 
 # The fast tier: tdctl (make -C user), the host unit tests
-# (selftests/host), then make lint of the files changed against main
-# (scripts/lint.sh --changed; checkpatch comes with make deps). make lint
-# and make check lint every file. T=NAME: only the host test NAME
-# (test_NAME.c, .sh or .py in selftests/host; "cli" or "test_cli"), no lint.
+# (selftests/host) but the slow ones (its Makefile's SLOW, which make
+# check runs), one per CPU at a time (JOBS=N), then make lint of the
+# files changed against main (scripts/lint.sh --changed; checkpatch comes
+# with make deps). make lint and make check lint every file. T=NAME: only
+# the host test NAME (test_NAME.c, .sh or .py in selftests/host; "cli" or
+# "test_cli"), slow or not, no lint.
 test:
 	$(MAKE) -s -C user
 ifeq ($(T),)
-	$(MAKE) -s -C selftests/host run
+	$(MAKE) -s -C selftests/host run-fast
 	scripts/lint.sh --changed
 else
 	$(MAKE) -s -C selftests/host run T=$(T)
