@@ -635,6 +635,8 @@ ioctl_doc() {
 
 # suite_source SERIES APT-NAME SUITE...: linux-source-SERIES of that suite,
 # unpacked into build/deps/k<SERIES>/source, and its ioctl-number.rst.
+# selftests/host/test_perf_json.py extracts perf's pmu-events JSON of the
+# tarball into build/perf-json/<SERIES> (as it does 6.1's and 6.12's).
 suite_source() {
     local S=$1
     shift

@@ -32,6 +32,8 @@ build/perf-json/ (never into the repository). Then, for every event set:
 
 TAP on stdout. Needs build/x86_64/tdctl and the two tarballs
 (scripts/deps.sh installs linux-source-6.1 and linux-source-6.12).
+extract() also finds a tarball that scripts/deps.sh --suites unpacks into
+build/deps/k<VER>/source (trixie-backports' linux-source-7.3).
 """
 import concurrent.futures
 import json
@@ -88,11 +90,23 @@ def note(text):
 
 # ---- perf's JSON ----------------------------------------------------------
 
+def tarball(ver):
+    """linux-source-VER's tarball: the host's package's, or the one
+    scripts/deps.sh --suites unpacks into build/deps/k<VER>/source."""
+    name = "linux-source-%s.tar.xz" % ver
+    for tar in (os.path.join("/usr/src", name),
+                os.path.join(TOP, "build", "deps", "k" + ver, "source", "usr", "src", name)):
+        if os.path.exists(tar):
+            return tar
+    return None
+
+
 def extract(ver):
     """tools/perf/pmu-events/arch of linux-source-VER into build/perf-json."""
-    tar = "/usr/src/linux-source-%s.tar.xz" % ver
-    if not os.path.exists(tar):
-        return None, "%s missing (scripts/deps.sh installs linux-source-%s)" % (tar, ver)
+    tar = tarball(ver)
+    if tar is None:
+        return None, "no linux-source-%s.tar.xz in /usr/src or build/deps/k%s/source " \
+            "(scripts/deps.sh%s installs it)" % (ver, ver, " --suites" if ver == "7.3" else "")
     dest = os.path.join(CACHE, ver)
     stamp = os.path.join(dest, ".stamp")
     want = "%d %d" % (os.path.getsize(tar), int(os.path.getmtime(tar)))
