@@ -266,6 +266,14 @@ check_list neoverse_v2 arm_neoverse_v2
 check_list qemu_arm64_max generic
 check_list qemu_x86_max software
 
+# Zen 6: family 0x1a outside amdzen5's models of perf 7.3's mapfile.csv
+# (0x00-0x2f, 0x40-0x4f, 0x60-0x7f) is amdzen6, amd_zen5's formulas
+cp -r "$TMP/fx/amd_zen5" "$TMP/fx/amd_zen6"
+sed -i 's/^model\t\t: .*/model\t\t: 80/' "$TMP/fx/amd_zen6/proc/cpuinfo"
+check_list amd_zen6 amd_zen5
+has "^Using amd_zen5: AMD Zen 6 (family 0x1a model 0x50)"
+expect "list --root: family 0x1a model 0x50 is Zen 6" $? "$T/out" "$T/err"
+
 run list --root "$TMP/fx/qemu_arm64_max"
 has "not trusted on unknown cores"
 expect "list: qemu arm64 says why no Neoverse set" $? "$T/out" "$T/err"

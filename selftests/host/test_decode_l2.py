@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """tdctl decode --level 2 / -M on perf stat -M TopdownL2, PipelineL2 and
-Neoverse metric-group output (perf-stat/*l2*, *dtlb*: perf 6.1 and 6.12,
-plain, -x and -j; see perf-stat/README).
+Neoverse metric-group output (perf-stat/*l2*, *dtlb*: perf 6.1, 6.12 and
+7.3, plain, -x and -j; see perf-stat/README).
 
 For each fixture: decode it as a user would pipe perf's output, then
 every metric perf printed that tdctl computes must have perf's value to
@@ -32,6 +32,7 @@ CASES = [
       "tma_core_bound"}),
     ("zen4-6.12-pipelinel2.csv", ["--set", "amd_zen4", "-M", "PipelineL2"], set()),
     ("zen5-6.12-pipelinel2.json", ["--set", "amd_zen5", "--level", "2"], set()),
+    ("zen6-7.3-pipelinel2.json", ["--set", "amd_zen5", "-M", "PipelineL2"], set()),
     ("n2-6.12-dtlb-mix.txt", ["--set", "arm_neoverse_n2", "-M",
                               "dtlb_effectiveness,operation_mix"], set()),
 ]

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * AMD event sets: PipelineL1 of tools/perf/pmu-events/arch/x86/amdzen4 and
- * amdzen5 (pipeline.json), with SMT contention as a fifth class. Event
+ * amdzen5 (pipeline.json), with SMT contention as a fifth class. Zen 6
+ * (amdzen6, linux 7.3) has amdzen5's formulas and width: amd_zen5 is its
+ * set. Event
  * select bits 8-11 go into config bits 32-35, so event 0x1a0 umask u is
  * 0x1000000a0 | u << 8. The type is the "cpu" PMU's sysfs type.
  *
@@ -34,7 +36,13 @@ const char *td_amd_core_name(unsigned int family, unsigned int model)
 			return "Zen 3";
 		return "Zen 4";
 	case 0x1a:
-		return "Zen 5";
+		/* amdzen5: models 0x00-0x2f, 0x40-0x4f and 0x60-0x7f, the
+		 * others amdzen6 (mapfile.csv, linux 7.3)
+		 */
+		if (model < 0x30 || (model >= 0x40 && model < 0x50) ||
+		    (model >= 0x60 && model < 0x80))
+			return "Zen 5";
+		return "Zen 6";
 	}
 	return NULL;
 }
@@ -71,7 +79,8 @@ static const struct td_family fam_zen = {
 };
 
 /* Aliases: the names of tools/perf/pmu-events/arch/x86/amdzen4 and
- * amdzen5 (linux 6.12; 6.1 has no Zen 4/5 tables), and perf's generic
+ * amdzen5 (linux 6.12; 6.1 has no Zen 4/5 tables) and amdzen6 (linux 7.3),
+ * and perf's generic
  * cycles, which the kernel maps to event 0x76 (arch/x86/events/amd/core.c).
  */
 #define ZEV(n, role, ev, umask, enc, al) \
@@ -203,7 +212,8 @@ enum { ZB_CYCLES, ZB_DISP, ZB_RET, ZB_BRN, ZB_RESYNC, ZB_UCODE, ZB_NR };
  *                        (ex_ret_brn_misp + restarts)
  *   heavy_operations   = retiring * ex_ret_ucode_ops / ex_ret_ops
  *   light_operations   = retiring * (1 - the same ratio)
- * restarts: Zen 4 resyncs_or_nc_redirects, Zen 5 bp_redirects.resync.
+ * restarts: Zen 4 resyncs_or_nc_redirects, Zen 5 bp_redirects.resync
+ * (Zen 6: bp_fe_redir.resync, the same encoding).
  */
 static void decode_zen_br(const struct td_decoder *d, const uint64_t *c,
 			  struct td_metrics *out)
@@ -276,7 +286,7 @@ static const struct td_ev_tmpl zen5_br_ev[] = {
 	ZEV_CYC(ZB_CYCLES), ZEV_DISP(ZB_DISP), ZEV_RET(ZB_RET),
 	ZEV("ex_ret_brn_misp", ZB_BRN, 0xc3, 0x00, "event=0xc3", NULL),
 	ZEV("bp_redirects.resync", ZB_RESYNC, 0x9f, 0x01,
-	    "event=0x9f,umask=0x01", NULL),
+	    "event=0x9f,umask=0x01", "bp_fe_redir.resync"),
 	ZEV("ex_ret_ucode_ops", ZB_UCODE, 0x1c2, 0x00, "event=0x1c2", NULL),
 };
 
@@ -310,8 +320,10 @@ static const struct td_grp zen5_groups[] = ZEN_GROUPS(zen5_fb_ev, zen5_br_ev, 8)
 		  "1Ah; CPUID 0x80000022 EBX[3:0] with PerfMonV2), no fixed " \
 		  "counters"
 
+/* core: the core the set is for; also: another one it fits, or NULL */
 static int match_zen(const struct td_set *s, const struct td_cpu_info *ci,
-		     char *why, size_t n, const char *core, unsigned int width)
+		     char *why, size_t n, const char *core, const char *also,
+		     unsigned int width)
 {
 	const char *name;
 
@@ -321,22 +333,23 @@ static int match_zen(const struct td_set *s, const struct td_cpu_info *ci,
 		return TD_FIT_NO;
 	}
 	name = td_amd_core_name(ci->family, ci->model);
-	if (!name || strcmp(name, core)) {
-		snprintf(why, n, "AMD family 0x%x model 0x%x is %s, not %s%s",
+	if (!name || (strcmp(name, core) && (!also || strcmp(name, also)))) {
+		snprintf(why, n, "AMD family 0x%x model 0x%x is %s, not %s%s%s%s",
 			 ci->family, ci->model, name ? name : "unknown", core,
+			 also ? " or " : "", also ? also : "",
 			 name && (!strcmp(name, "Zen 3") ||
 				  ci->family < 0x19) ?
 			 " (no dispatch-slot events)" : "");
 		return TD_FIT_NO;
 	}
 	if (ci->main_pmu < 0) {
-		snprintf(why, n, "%s but no cpu PMU", core);
+		snprintf(why, n, "%s but no cpu PMU", name);
 		return TD_FIT_NO;
 	}
 	(void)s;
 	snprintf(why, n,
 		 "AMD %s (family 0x%x model 0x%x) on PMU %s: PipelineL1, %u dispatch slots, SMT contention as a fifth class",
-		 core, ci->family, ci->model, ci->pmu[ci->main_pmu].name,
+		 name, ci->family, ci->model, ci->pmu[ci->main_pmu].name,
 		 width);
 	return TD_FIT_AUTO;
 }
@@ -344,13 +357,13 @@ static int match_zen(const struct td_set *s, const struct td_cpu_info *ci,
 static int match_zen4(const struct td_set *s, const struct td_cpu_info *ci,
 		      char *why, size_t n)
 {
-	return match_zen(s, ci, why, n, "Zen 4", 6);
+	return match_zen(s, ci, why, n, "Zen 4", NULL, 6);
 }
 
 static int match_zen5(const struct td_set *s, const struct td_cpu_info *ci,
 		      char *why, size_t n)
 {
-	return match_zen(s, ci, why, n, "Zen 5", 8);
+	return match_zen(s, ci, why, n, "Zen 5", "Zen 6", 8);
 }
 
 const struct td_set td_set_amd_zen4 = {
@@ -377,7 +390,7 @@ const struct td_set td_set_amd_zen4 = {
 
 const struct td_set td_set_amd_zen5 = {
 	.name = "amd_zen5",
-	.title = "AMD Zen 5: PipelineL1, 8 dispatch slots, SMT contention",
+	.title = "AMD Zen 5 and 6: PipelineL1, 8 dispatch slots, SMT contention",
 	.metrics = "retiring bad_speculation frontend_bound backend_bound smt_contention",
 	.fam = &fam_zen,
 	.nr_events = 6,
@@ -388,7 +401,8 @@ const struct td_set td_set_amd_zen5 = {
 		"ls_not_halted_cyc; each class its de_no_dispatch_per_slot count "
 		"/ slots; bad_speculation = (de_src_op_disp.all - ex_ret_ops) / "
 		"slots; retiring = ex_ret_ops / slots",
-	.source = "perf pmu-events x86/amdzen5, linux 6.12 (6.1 has no Zen 5 tables)",
+	.source = "perf pmu-events x86/amdzen5, linux 6.12 and 7.3, and "
+		"x86/amdzen6, linux 7.3 (6.1 has no Zen 5 tables)",
 	.anchor = "ls_not_halted_cyc",
 	.nr_minfo = sizeof(zen5_minfo) / sizeof(zen5_minfo[0]),
 	.minfo = zen5_minfo,

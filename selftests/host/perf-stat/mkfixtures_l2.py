@@ -46,9 +46,9 @@ def write_json(path, events, metrics, ver):
             f.write('{"counter-value" : "%d.000000", "unit" : "", "event" : "%s", '
                     '"event-runtime" : 1000000000, "pcnt-running" : 100.00, '
                     '"metric-value" : %s, "metric-unit" : ""}\n'
-                    % (v, name, '"none"' if ver == "6.12" else "0.000000"))
+                    % (v, name, '"none"' if ver != "6.1" else "0.000000"))
         for n, v, unit in metrics:
-            val = '"%f"' % v if ver == "6.12" else "%f" % v
+            val = '"%f"' % v if ver != "6.1" else "%f" % v
             f.write('{"metric-value" : %s, "metric-unit" : "%s  %s"}\n' % (val, unit, n))
 
 
@@ -85,7 +85,7 @@ def write_plain(path, events, metrics, what):
 
 
 def main():
-    arches = {v: T.extract(v)[0] for v in T.VERSIONS}
+    arches = {v: T.extract(v)[0] for v in ("6.1", "6.12", "7.3")}
     rng = random.Random(20)
 
     # Ice Lake server, perf 6.12 -j -M TopdownL2: PERF_METRICS events
@@ -174,10 +174,34 @@ def main():
               perf_values(d, l1 + l2, env, 4), ";")
 
     # Zen 4, perf 6.12 -x, -M PipelineL2; Zen 5, perf 6.12 -j
-    for zen, w, ver, fmt in (("amdzen4", 6, "6.12", "csv"), ("amdzen5", 8, "6.12", "json")):
-        setname = "amd_" + zen[3:]
+    zen_fixtures(arches, rng, (("amdzen4", 6, "6.12", "csv"), ("amdzen5", 8, "6.12", "json")))
+
+    # Neoverse N2, perf 6.12 plain -M DTLB_Effectiveness,Operation_Mix
+    c, sub = T.l2_counts("arm_neoverse_n2", 5, rng)
+    evn = ["INST_RETIRED", "DTLB_WALK", "L1D_TLB", "L1D_TLB_REFILL", "L2D_TLB",
+           "L2D_TLB_REFILL", "INST_SPEC", "LD_SPEC", "ST_SPEC", "DP_SPEC", "ASE_SPEC",
+           "VFP_SPEC", "CRYPTO_SPEC", "BR_IMMED_SPEC", "BR_RETURN_SPEC", "BR_INDIRECT_SPEC"]
+    events = [(n, c[n]) for n in evn]
+    env = env_for(dict(events))
+    d = T.PerfDir(arches["6.12"], "arm64/arm/neoverse-n2-v2")
+    names = [m["MetricName"] for m in d.metrics
+             if set((m.get("MetricGroup") or "").split(";")) &
+             {"DTLB_Effectiveness", "Operation_Mix"}]
+    write_plain(os.path.join(HERE, "n2-6.12-dtlb-mix.txt"), events,
+                perf_values(d, names, env, 5), "./app")
+
+    # Zen 6, perf 7.3 -j -M PipelineL2 (amdzen6: bp_fe_redir.resync)
+    zen_fixtures(arches, rng, (("amdzen6", 8, "7.3", "json"),))
+
+
+def zen_fixtures(arches, rng, which):
+    for zen, w, ver, fmt in which:
+        setname = "amd_zen4" if w == 6 else "amd_zen5"
         c, sub = T.l2_counts(setname, w, rng)
-        rs = "resyncs_or_nc_redirects" if w == 6 else "bp_redirects.resync"
+        # perf's name of tdctl's count of pipeline restarts
+        rs = {"amdzen4": "resyncs_or_nc_redirects", "amdzen5": "bp_redirects.resync",
+              "amdzen6": "bp_fe_redir.resync"}[zen]
+        restarts = c["resyncs_or_nc_redirects" if w == 6 else "bp_redirects.resync"]
         events = [("ls_not_halted_cyc", c["ls_not_halted_cyc"]),
                   ("de_no_dispatch_per_slot.no_ops_from_frontend",
                    c["de_no_dispatch.no_ops_from_fe"]),
@@ -185,7 +209,7 @@ def main():
                    c["de_no_dispatch.fe,cmask=%d" % w]),
                   ("de_src_op_disp.all", c["de_src_op_disp.all"]),
                   ("ex_ret_ops", c["ex_ret_ops"]),
-                  ("ex_ret_brn_misp", c["ex_ret_brn_misp"]), (rs, c[rs]),
+                  ("ex_ret_brn_misp", c["ex_ret_brn_misp"]), (rs, restarts),
                   ("de_no_dispatch_per_slot.backend_stalls",
                    c["de_no_dispatch.backend_stalls"]),
                   ("ex_no_retire.load_not_complete", c["ex_no_retire.load_not_complete"]),
@@ -203,20 +227,6 @@ def main():
             write_csv(path, events, vals, ",")
         else:
             write_json(path, events, vals, ver)
-
-    # Neoverse N2, perf 6.12 plain -M DTLB_Effectiveness,Operation_Mix
-    c, sub = T.l2_counts("arm_neoverse_n2", 5, rng)
-    evn = ["INST_RETIRED", "DTLB_WALK", "L1D_TLB", "L1D_TLB_REFILL", "L2D_TLB",
-           "L2D_TLB_REFILL", "INST_SPEC", "LD_SPEC", "ST_SPEC", "DP_SPEC", "ASE_SPEC",
-           "VFP_SPEC", "CRYPTO_SPEC", "BR_IMMED_SPEC", "BR_RETURN_SPEC", "BR_INDIRECT_SPEC"]
-    events = [(n, c[n]) for n in evn]
-    env = env_for(dict(events))
-    d = T.PerfDir(arches["6.12"], "arm64/arm/neoverse-n2-v2")
-    names = [m["MetricName"] for m in d.metrics
-             if set((m.get("MetricGroup") or "").split(";")) &
-             {"DTLB_Effectiveness", "Operation_Mix"}]
-    write_plain(os.path.join(HERE, "n2-6.12-dtlb-mix.txt"), events,
-                perf_values(d, names, env, 5), "./app")
 
 
 if __name__ == "__main__":
