@@ -35,6 +35,7 @@ CASES = [
     ("zen6-7.3-pipelinel2.json", ["--set", "amd_zen5", "-M", "PipelineL2"], set()),
     ("n2-6.12-dtlb-mix.txt", ["--set", "arm_neoverse_n2", "-M",
                               "dtlb_effectiveness,operation_mix"], set()),
+    ("v2-7.3-operation-mix.json", ["--set", "arm_neoverse_v2", "-M", "Operation_Mix"], set()),
 ]
 
 

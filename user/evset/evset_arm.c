@@ -172,9 +172,10 @@ static const struct td_ev_tmpl v1_ev[] = {
 /* ---- drill-down groups ---------------------------------------------------
  *
  * Arm's stage 2 for Neoverse N2 and V2: the metric groups of perf's
- * arm64/arm/neoverse-n2-v2/metrics.json (linux 6.12; 6.1's neoverse-n2
- * has none), which seed 003's authors upstreamed as TLB, cache, branch
- * and instruction mix: miss ratios, MPKI and shares of the speculatively
+ * arm64/arm/neoverse-n2-v2/metrics.json (linux 6.12, and 7.3's
+ * sve_all_percentage; 6.1's neoverse-n2 has none), which seed 003's
+ * authors upstreamed as TLB, cache, branch and instruction mix: miss
+ * ratios, MPKI and shares of the speculatively
  * executed instructions. They explain Level 1 rather than divide it (no
  * parent). Each group counts CPU_CYCLES (on the cycle counter) and its
  * denominators: INST_RETIRED (MPKI), the accesses (ratios), INST_SPEC
@@ -251,6 +252,8 @@ static const struct td_metric_info arm_minfo[] = {
 	      "Operation_Mix", TD_UNIT_SHARE),
 	ARM_M("branch_indirect_spec_rate", "branch_indirect_spec_rate",
 	      "Operation_Mix", TD_UNIT_SHARE),
+	ARM_M("sve_all_percentage", "sve_all_percentage", "Operation_Mix",
+	      TD_UNIT_SHARE),
 };
 
 #define ARM_MINFO .nr_minfo = sizeof(arm_minfo) / sizeof(arm_minfo[0]), \
@@ -371,12 +374,17 @@ static const struct td_ratio mix1_r[] = {
 	R("scalar_fp_percentage", X_VFP, X_SPEC, 1),
 };
 
-enum { Y_CYC, Y_SPEC, Y_IMMED, Y_INDIRECT, Y_RETURN, Y_CRYPTO };
+enum { Y_CYC, Y_SPEC, Y_IMMED, Y_INDIRECT, Y_RETURN, Y_CRYPTO, Y_SVE };
 
+/* SVE_INST_SPEC (sve_all_percentage, perf 7.3's Operation_Mix) is optional:
+ * perf 6.12's -M Operation_Mix does not count it, and the group's other
+ * metrics are decoded without it.
+ */
 static const struct td_ev_tmpl mix2_ev[] = {
 	EV_ANCHOR(Y_CYC), GEV(INST_SPEC, Y_SPEC, 0x1b),
 	GEV(BR_IMMED_SPEC, Y_IMMED, 0x78), GEV(BR_INDIRECT_SPEC, Y_INDIRECT, 0x7a),
 	GEV(BR_RETURN_SPEC, Y_RETURN, 0x79), GEV(CRYPTO_SPEC, Y_CRYPTO, 0x77),
+	EVA(SVE_INST_SPEC, Y_SVE, 0x8006, NULL, true),
 };
 
 static const struct td_ratio mix2_r[] = {
@@ -385,6 +393,7 @@ static const struct td_ratio mix2_r[] = {
 	R("branch_immed_spec_rate", Y_IMMED, Y_SPEC, 1),
 	R("branch_return_spec_rate", Y_RETURN, Y_SPEC, 1),
 	R("branch_indirect_spec_rate", Y_INDIRECT, Y_SPEC, 1),
+	R("sve_all_percentage", Y_SVE, Y_SPEC, 1),
 };
 
 #define RGRP(nm, i, l2, al, evs, rs, anc, f) \
@@ -418,7 +427,7 @@ static const struct td_grp arm_groups[] = {
 	     "INST_SPEC"),
 	RGRP("branch_mix", "m2", false, "InstructionMix", mix2_ev, mix2_r,
 	     "CPU_CYCLES", "BR_IMMED_SPEC, BR_INDIRECT_SPEC, BR_RETURN_SPEC, "
-	     "CRYPTO_SPEC / INST_SPEC"),
+	     "CRYPTO_SPEC, SVE_INST_SPEC / INST_SPEC"),
 };
 
 #define ARM_GROUPS .nr_groups = sizeof(arm_groups) / sizeof(arm_groups[0]), \
@@ -544,7 +553,7 @@ const struct td_set td_set_arm_neoverse_n2 = {
 		"BR_MIS_PRED terms of perf 6.12",
 	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
 		"common-and-microarch.json, arm/neoverse-n2 in 6.1, "
-		"arm/neoverse-n2-v2 in 6.12)",
+		"arm/neoverse-n2-v2 in 6.12 and 7.3)",
 	.anchor = "CPU_CYCLES",
 	ARM_MINFO,
 	ARM_GROUPS,

@@ -900,7 +900,8 @@ const struct td_set td_set_intel_spr = {
 		"UOPS_RETIRED.SLOTS / IDQ_UOPS_NOT_DELIVERED.CORE) count / "
 		"TOPDOWN.SLOTS_P, measured, not forced to sum to 1",
 	.source = "perf pmu-events x86/sapphirerapids, emeraldrapids, "
-		"graniterapids, linux 6.1 and 6.12",
+		"graniterapids, linux 6.1, 6.12 and 7.3 (Granite Rapids' "
+		"TopdownL1/L2 from 7.3)",
 	.anchor = "TOPDOWN.SLOTS_P",
 	INTEL_MINFO,
 	ICL_BUDGET,

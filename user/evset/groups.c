@@ -85,6 +85,9 @@ static void decode_ratios(const struct td_decoder *d, const uint64_t *c,
 								    r->name);
 		__int128 num = td_cnt(d, c, r->num);
 
+		/* an optional numerator not counted: no metric */
+		if (!td_has(d, r->num) || (r->num2 >= 0 && !td_has(d, r->num2)))
+			continue;
 		if (r->num2 >= 0)
 			num += r->sign2 * (__int128)td_cnt(d, c, r->num2);
 		td_put_ratio(out, r->name, num * r->scale, td_cnt(d, c, r->den),

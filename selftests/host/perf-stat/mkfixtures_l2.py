@@ -193,6 +193,19 @@ def main():
     # Zen 6, perf 7.3 -j -M PipelineL2 (amdzen6: bp_fe_redir.resync)
     zen_fixtures(arches, rng, (("amdzen6", 8, "7.3", "json"),))
 
+    # Neoverse V2, perf 7.3 -j -M Operation_Mix: sve_all_percentage
+    c, sub = T.l2_counts("arm_neoverse_v2", 8, rng)
+    evn = ["INST_SPEC", "LD_SPEC", "ST_SPEC", "DP_SPEC", "ASE_SPEC", "VFP_SPEC",
+           "CRYPTO_SPEC", "BR_IMMED_SPEC", "BR_RETURN_SPEC", "BR_INDIRECT_SPEC",
+           "SVE_INST_SPEC"]
+    events = [(n, c[n]) for n in evn]
+    env = env_for(dict(events))
+    d = T.PerfDir(arches["7.3"], "arm64/arm/neoverse-n2-v2")
+    names = [m["MetricName"] for m in d.metrics
+             if "Operation_Mix" in (m.get("MetricGroup") or "").split(";")]
+    write_json(os.path.join(HERE, "v2-7.3-operation-mix.json"), events,
+               perf_values(d, names, env, 8), "7.3")
+
 
 def zen_fixtures(arches, rng, which):
     for zen, w, ver, fmt in which:
