@@ -3,8 +3,9 @@
 """tdctl's event sets against perf's own tables.
 
 perf's pmu-events JSON (tools/perf/pmu-events/arch) is extracted at test
-time from Debian's linux-source-6.1 and linux-source-6.12 tarballs into
-build/perf-json/ (never into the repository). Then, for every event set:
+time from Debian's linux-source-6.1, linux-source-6.12 and
+linux-source-7.3 tarballs into build/perf-json/ (never into the
+repository). Then, for every event set:
 
   claims    which CPU models the set is chosen for: tdctl list --root on
             fake /proc + /sys trees, for every Intel family 6 model (plain
@@ -30,10 +31,11 @@ build/perf-json/ (never into the repository). Then, for every event set:
             against `tdctl decode --level 2 / -M --json`, to 1e-12,
             perf's metric groups of it among tdctl's (what -M selects by).
 
-TAP on stdout. Needs build/x86_64/tdctl and the two tarballs
-(scripts/deps.sh installs linux-source-6.1 and linux-source-6.12).
-extract() also finds a tarball that scripts/deps.sh --suites unpacks into
-build/deps/k<VER>/source (trixie-backports' linux-source-7.3).
+TAP on stdout. Needs build/x86_64/tdctl and the three tarballs
+(scripts/deps.sh installs linux-source-6.1 and linux-source-6.12 into
+/usr/src; scripts/deps.sh --suites unpacks trixie-backports'
+linux-source-7.3 into build/deps/k7.3/source). Without 7.3's, 7.3 is
+skipped, unless build/deps/env.sh says the suites are there.
 """
 import concurrent.futures
 import json
@@ -49,7 +51,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
 
 CACHE = os.path.join(TOP, "build", "perf-json")
-VERSIONS = ("6.1", "6.12")
+VERSIONS = ("6.1", "6.12", "7.3")
 
 # What tdctl deliberately computes differently from perf, per set; the test
 # applies these to perf's expressions (substitutions of perf's events by
@@ -75,6 +77,17 @@ DIFFERENCES = {
                        "BR_MIS_PRED = 0)",
     "arm_neoverse_v2": "no BR_MIS_PRED terms (perf 6.12 neoverse-n2-v2: "
                        "BR_MIS_PRED = 0)",
+}
+
+# (set, perf version, CPU directory) whose metrics tdctl does not compute
+# as perf does yet, with the reason (Documentation/event-sets.rst): their
+# metrics and Level 2 groups are reported skipped, not compared; the
+# Level 1 encodings still are.
+NOT_YET = {
+    ("arm_neoverse_v2", "7.3", "arm64/arm/neoverse-n3"):
+        "perf 7.3 gives Neoverse N3 its own Level 1 (STALL_FRONTEND_FLUSH, "
+        "width 5) and Operation_Mix (PC_WRITE_SPEC, DSB_SPEC); "
+        "arm_neoverse_v2 computes the SBSA formula",
 }
 
 # tdctl's metrics that perf has from a version on (N2/V2 Operation_Mix's
@@ -108,6 +121,19 @@ def tarball(ver):
         if os.path.exists(tar):
             return tar
     return None
+
+
+def have_suites():
+    """build/deps/env.sh says scripts/deps.sh --suites ran."""
+    try:
+        with open(os.path.join(TOP, "build", "deps", "env.sh")) as f:
+            return "HAVE_SUITES='1'" in f.read().split()
+    except OSError:
+        return False
+
+
+def skip(name, why):
+    ok(True, "%s # SKIP %s" % (name, why))
 
 
 def extract(ver):
@@ -988,6 +1014,12 @@ def main():
         return 0
     arches = {}
     for ver in VERSIONS:
+        if ver == "7.3" and tarball(ver) is None and not have_suites():
+            # its tarball comes with the other suites' kernels, which
+            # make check fetches in the background
+            note("perf %s not compared: no linux-source-%s (scripts/deps.sh --suites)"
+                 % (ver, ver))
+            continue
         arch, err = extract(ver)
         ok(arch is not None, "perf %s pmu-events extracted into build/perf-json" % ver, err)
         if arch:
@@ -1059,6 +1091,10 @@ def main():
                "\n".join(errs))
             if setname == "arm_stall_cycles":
                 continue
+            if (setname, ver, rel) in NOT_YET:
+                skip("%s on perf %s %s: TopDown metrics" % (setname, ver, rel),
+                     NOT_YET[(setname, ver, rel)])
+                continue
             if not any("TopdownL1" in (m.get("MetricGroup") or "") or
                        "PipelineL1" in (m.get("MetricGroup") or "")
                        for m in d.metrics):
@@ -1071,6 +1107,10 @@ def main():
         for (ver, rel) in sorted(l2_targets):
             vendor, key = targets[(ver, rel)]
             if TOO_OLD.get(setname) == ver:
+                continue
+            if (setname, ver, rel) in NOT_YET:
+                skip("%s on perf %s %s: Level 2 groups" % (setname, ver, rel),
+                     NOT_YET[(setname, ver, rel)])
                 continue
             d = pdir(ver, rel)
             errs = check_encodings(setname, info, d, vendor, groups=True)

@@ -592,9 +592,10 @@ const struct td_set td_set_arm_neoverse_v2 = {
 		"(1 - STALL_SLOT / slots); bad_speculation = the rest of the "
 		"busy slots; without the BR_MIS_PRED terms of perf 6.12",
 	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
-		"common-and-microarch.json; arm/neoverse-n2-v2 in 6.12; V3 and "
-		"N3 are in neither 6.1 nor 6.12: Arm PMUv3 architecture, the "
-		"same common event numbers)",
+		"common-and-microarch.json; arm/neoverse-n2-v2 in 6.12 and 7.3; "
+		"V3 and N3 are in neither 6.1 nor 6.12: Arm PMUv3 architecture, "
+		"the same common event numbers; 7.3's own arm/neoverse-n3 and "
+		"neoverse-v3 Level 1 is not followed)",
 	.anchor = "CPU_CYCLES",
 	ARM_MINFO,
 	ARM_GROUPS,
