@@ -439,6 +439,47 @@ def test_live(tmp):
     os.unlink(big)
 
 
+def test_size(tmp):
+    """The size warning (tdctl-timeline(8), SIZE): before writing, the
+    trace's size is estimated from the slices it will show; above
+    --max-size (default 512 MiB, what a browser can open) a warning gives
+    the estimate and names the options that make the trace smaller. The
+    trace is still written, rc 0."""
+    import re
+    sc = random_scenario()
+    path = os.path.join(tmp, "size.td")
+    sc.write(path)
+    out = os.path.join(tmp, "size.json")
+    rc, _, err = timeline("-i", path, "-o", out)
+    size = os.path.getsize(out) if rc == 0 else 0
+    ok(rc == 0 and "max-size" not in err,
+       "a %d-byte trace: no size warning by default" % size, err)
+    rc, _, err = timeline("-i", path, "-o", out, "--max-size", str(size // 2))
+    m = re.search(r"about \S+ \S+ \((\d+) slices of about (\d+) bytes\), "
+                  r"more than --max-size", err)
+    est = int(m.group(1)) * int(m.group(2)) if m else 0
+    ok(rc == 0 and m and int(m.group(1)) == len(sc.records) and
+       abs(est - size) < 0.1 * size and os.path.getsize(out) == size,
+       "--max-size half the trace: a warning with the estimate (%d bytes for "
+       "%d), and the trace written" % (est, size), err)
+    ok(all(o in err for o in ("--from/--to", "--min-slice", "--pid",
+                              "--counters none", "512 MiB", "slices fit")),
+       "the warning names what makes the trace smaller", err)
+    rc, _, err = timeline("-i", path, "-o", out, "--max-size",
+                          "%dK" % (size * 2 // 1024))
+    ok(rc == 0 and "max-size" not in err,
+       "--max-size %dK, twice the trace: no warning" % (size * 2 // 1024), err)
+    # the estimate counts the slices shown: --min-slice cuts it
+    rc, _, err = timeline("-i", path, "-o", out, "--max-size", str(size // 2),
+                          "--min-slice", "300")
+    ok(rc == 0 and "max-size" not in err,
+       "--min-slice 300 leaves a quarter of the slices: no warning", err)
+    rc, _, err = timeline("-i", path, "-o", out, "--max-size", "0")
+    ok(rc == 0 and "max-size" not in err, "--max-size 0: never a warning", err)
+    rc, _, err = timeline("-i", path, "-o", out, "--max-size", "5X")
+    ok(rc == 2 and "--max-size" in err, "--max-size 5X: a usage error", err)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_timeline.")
     try:
@@ -446,6 +487,7 @@ def main():
         test_random(tmp)
         test_counters(tmp)
         test_files(tmp)
+        test_size(tmp)
         test_fuzz(tmp)
         test_live(tmp)
     finally:

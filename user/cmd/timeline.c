@@ -23,6 +23,10 @@
  * recording's start), written with all nine decimal digits of the
  * nanosecond values as three decimals.
  *
+ * Before anything is written, the trace's size is estimated from the
+ * slices it will show (size_check()): above --max-size (by default what
+ * a browser can open) a warning says so and what makes it smaller.
+ *
  * The trace goes to standard output, and so through every command's -o
  * FILE (base/'s output helper, td_outfile_open(): a regular file by a
  * temporary file renamed over it at the end, so a failure never leaves a
@@ -66,6 +70,9 @@ const struct td_opt timeline_opts[] = {
 	  "per-thread counter events: interval[:S] (one per S seconds, the "
 	  "default, S 0.1), change[:T] (when a value moves by more than T, "
 	  "0.05), slice or none", 0 },
+	{ "max-size", 0, 'Z', TD_ARG_NUM, "SIZE",
+	  "warn before writing a trace estimated above SIZE bytes (K, M, G: "
+	  "binary; default 512M, what a browser opens; 0: never)", 0 },
 	TD_OPT_OUT_JSON,
 	TD_OPT_OUT_FILE,
 	TD_OPT_HELP,
@@ -223,7 +230,17 @@ struct tl_opts {
 	enum tl_counters counters;
 	double threshold;		/* TL_CNT_CHANGE */
 	uint64_t interval_ns;		/* TL_CNT_INTERVAL */
+	uint64_t max_size;		/* warn above it, 0: never */
 };
+
+/* Browsers read a JSON trace as one string: V8's hold 2^29 - 24
+ * characters (tdctl-timeline(8), SIZE). The default of --max-size.
+ */
+#define TL_MAX_SIZE		(512ull << 20)
+/* A counter event, for the estimate (SIZE: about 190 bytes). */
+#define TL_COUNTER_BYTES	190
+/* Slices formatted to measure their mean size. */
+#define TL_SAMPLE		1024
 
 /* A slice whose thread has a counter track (or, for the estimator's
  * clusters, any slice shown: not track): its record and start.
@@ -934,6 +951,82 @@ static void put_other(struct tl_out *o, const struct tl_src *s,
 	put_str(b, "\"},\n\"traceEvents\":[\n");
 }
 
+/* A size in bytes as text: "1.4 GiB", "512 MiB", "900 bytes". */
+static const char *size_text(char *buf, uint64_t v)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double x = (double)v;
+	int u = -1;
+
+	while (x >= 1024 && u < 3) {
+		x /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, 32, "%llu bytes", (unsigned long long)v);
+	else
+		snprintf(buf, 32, x < 10 && x != (double)(uint64_t)x ?
+			 "%.1f %s" : "%.0f %s", x, unit[u]);
+	return buf;
+}
+
+/*
+ * Before anything is written: the trace's size from the number of
+ * slices it will show (shown, tracked of them with a counter track) and
+ * the mean size of up to TL_SAMPLE of them, spread over the file,
+ * formatted into o's buffer and dropped. --counters slice adds a counter
+ * event per tracked slice; interval and change add fewer, not counted
+ * (the estimate is then a floor). Above opt->max_size: a warning that
+ * names what makes the trace smaller.
+ */
+static void size_check(struct tl_out *o, const struct tl_src *s,
+		       const struct td_filter *filter,
+		       const struct tl_opts *opt, uint64_t shown,
+		       uint64_t tracked)
+{
+	const struct td_decoder *dec = s->vc->can_decode && !s->vc->rotated ?
+				       &s->vc->dec : NULL;
+	uint64_t step = shown / TL_SAMPLE + 1, k = 0, n = 0, bytes = 0;
+	uint64_t last = 0, each, est, fit;
+	struct topdown_record tmp;
+	char a[32], b[32], c[48] = "";
+
+	if (!opt->max_size || !shown)
+		return;
+	for (uint64_t i = 0; i < s->n && n < TL_SAMPLE; i++) {
+		const struct topdown_record *r = tl_rec(s, i, &tmp);
+		uint64_t start = r->duration_ns > r->time_ns ? 0 :
+				 r->time_ns - r->duration_ns;
+		char *p0 = o->b.p;
+
+		if (r->cpu >= s->nr_cpus || !td_filter_match(filter, r) ||
+		    r->duration_ns < opt->min_ns || k++ % step)
+			continue;
+		put_slice(o, s, dec, r, start);
+		bytes += (uint64_t)(o->b.p - p0);
+		o->b.p = p0;
+		n++;
+	}
+	o->slices = 0;
+	if (!n)
+		return;
+	each = (bytes + n - 1) / n;
+	if (opt->counters == TL_CNT_SLICE && s->vc->can_decode)
+		last = tracked * TL_COUNTER_BYTES;
+	est = shown * each + last;
+	if (est <= opt->max_size)
+		return;
+	fit = opt->max_size / (each + last / shown);
+	if (last)
+		snprintf(c, sizeof(c), " and %llu counter events",
+			 (unsigned long long)tracked);
+	p_warn("the trace will be about %s (%llu slices of about %llu bytes%s), more than --max-size (%s): browsers cannot open a JSON trace over about 512 MiB (tdctl-timeline(8), SIZE). About %llu slices fit: make it smaller with --from/--to, --min-slice, --pid, --tid, --cpu, --cgroup, --comm or --counters none",
+	       size_text(a, est), (unsigned long long)shown,
+	       (unsigned long long)each,
+	       c,
+	       size_text(b, opt->max_size), (unsigned long long)fit);
+}
+
 /* Write the whole trace into out. 0, or -1 after p_err(). */
 static int write_trace(FILE *out, const struct tl_src *s,
 		       const struct td_file_meta *meta,
@@ -947,6 +1040,7 @@ static int write_trace(FILE *out, const struct tl_src *s,
 	struct tl_threads th = { 0 }, named = { 0 };
 	struct tl_cslice *cs = NULL;
 	size_t ncs = 0, cs_cap = 0;
+	uint64_t shown = 0, tracked = 0;
 	bool track;
 	struct topdown_record tmp;
 	struct td_filter filter;
@@ -989,8 +1083,13 @@ static int write_trace(FILE *out, const struct tl_src *s,
 			}
 		}
 	}
+	/* The filters, --from and --to in seconds into the recording. */
+	filter = opt->filter;
+	filter.base_ns = s->start_ns;
+	td_filter_window(&filter, &from, &to);
 	/* ts 0: the earliest slice start (a first slice can begin before
-	 * the recording did), so that every ts is positive.
+	 * the recording did), so that every ts is positive; the slices
+	 * shown, for the size's estimate.
 	 */
 	o->base = s->start_ns;
 	for (uint64_t i = 0; i < s->n; i++) {
@@ -1000,11 +1099,21 @@ static int write_trace(FILE *out, const struct tl_src *s,
 
 		if (st < o->base)
 			o->base = st;
+		if (r->cpu < s->nr_cpus && td_filter_match(&filter, r) &&
+		    r->duration_ns >= opt->min_ns) {
+			int g = o->gd ? measured_by(s, r) : 0;
+
+			shown++;
+			/* --counters slice: an event per slice of a
+			 * thread (with rotation, measured by a group
+			 * with a series)
+			 */
+			if (has_counters(s, r) && g >= 0 &&
+			    (!o->gd || group_series(o, (uint32_t)g)))
+				tracked++;
+		}
 	}
-	/* The filters, --from and --to in seconds into the recording. */
-	filter = opt->filter;
-	filter.base_ns = s->start_ns;
-	td_filter_window(&filter, &from, &to);
+	size_check(o, s, &filter, opt, shown, tracked);
 	put_other(o, s, meta, s->n);
 
 	put_str(&o->b, "{\"ph\":\"M\",\"pid\":");
@@ -1196,6 +1305,31 @@ static void tl_on_record(const struct topdown_record *r, void *ctx)
 	c->recs[c->n++] = *r;
 }
 
+/* --max-size SIZE: bytes, or K, M, G (binary) after the number. */
+static int parse_size(const char *opt, const char *arg, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end != arg && *end && !end[1])
+		shift = *end == 'K' || *end == 'k' ? 10 :
+			*end == 'M' || *end == 'm' ? 20 :
+			*end == 'G' || *end == 'g' ? 30 : -1;
+	else if (*end)
+		shift = -1;
+	if (errno || end == arg || *arg == '-' || shift < 0 ||
+	    v > (UINT64_MAX >> shift)) {
+		p_usage_error("%s: '%s' is not a size (a number of bytes, K, M or G after it)",
+			      opt, arg);
+		return -1;
+	}
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 /* --counters change[:T] | slice | interval[:S] | none */
 static int parse_counters(const char *arg, struct tl_opts *opt)
 {
@@ -1247,7 +1381,8 @@ int do_timeline(int argc, char **argv)
 {
 	const char *in = NULL;
 	struct tl_opts opt = { .counters = TL_CNT_INTERVAL, .threshold = 0.05,
-			       .interval_ns = 100000000 };
+			       .interval_ns = 100000000,
+			       .max_size = TL_MAX_SIZE };
 	struct tl_live *lv = NULL;
 	struct td_view_cfg *vc = NULL;
 	const struct topdown_config *cfg = NULL;
@@ -1297,6 +1432,10 @@ int do_timeline(int argc, char **argv)
 			break;
 		case 'F':
 			force = true;
+			break;
+		case 'Z':
+			if (parse_size("--max-size", optarg, &opt.max_size))
+				return -1;
 			break;
 		}
 	}
