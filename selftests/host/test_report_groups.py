@@ -254,7 +254,9 @@ def test_hierarchy(tmp):
     """Intel Level 2 (intel_icl, groups l1, bs, be, re on an Ice Lake
     server fixture): each Level 1 class is followed by its Level 2 classes
     titled PARENT.CHILD, and the total row marks the bottleneck path: the
-    largest Level 1 class and its largest child, as the JSON values say."""
+    largest Level 1 class and its largest child, as the JSON values say;
+    JSON level2 and the legend say which Level 2 classes come from
+    another group than their parent (need not add up to it)."""
     fx = os.path.join(tmp, "fxi")
     os.system("%s %s icelake_server >/dev/null" % (MKFIXTURE, fx))
     rc, out, err = run("list", "--root", os.path.join(fx, "icelake_server"), "-j")
@@ -308,6 +310,36 @@ def test_hierarchy(tmp):
        "the bottleneck path marked '*': %s (JSON: %s %.3f, then %s %.3f)"
        % (" > ".join(marked), l1, m[l1], kid, m[kid]),
        "%s\n%s" % (cells, marked))
+    # Children from another group than their parent need not add up to
+    # it: the JSON says which (level2), the legend names their parents.
+    home = {}
+    for g in sel["groups"]:
+        for name in g["metrics"]:
+            home.setdefault(name, g["id"])
+    parent = {k: p for p, ks in {
+        "retiring": ("heavy_operations", "light_operations"),
+        "bad_speculation": ("branch_mispredicts", "machine_clears"),
+        "frontend_bound": ("fetch_latency", "fetch_bandwidth"),
+        "backend_bound": ("memory_bound", "core_bound")}.items() for k in ks}
+    rc, out, err = run("report", "-i", path, "-j")
+    got = json.loads(out).get("level2") if rc == 0 else None
+    want2 = {k: {"parent": p, "same_slices": home[k] == home[p]}
+             for k, p in parent.items()}
+    ok(got == want2 and any(not v["same_slices"] for v in want2.values()),
+       "JSON level2: each Level 2 class's parent, and same_slices true "
+       "only where its group is the parent's (%s)"
+       % ", ".join(k for k, v in want2.items() if v["same_slices"]),
+       "%s\n%s" % (got, want2))
+    apart = sorted({p for k, p in parent.items() if home[k] != home[p]},
+                   key=names.index)
+    rc, out, err = run("report", "-i", path)
+    legend = [ln for ln in out.splitlines() if "need not add up" in ln]
+    short = {"retiring": "RETIRING", "bad_speculation": "BAD_SPEC",
+             "frontend_bound": "FRONTEND", "backend_bound": "BACKEND"}
+    ok(len(legend) == 1 and legend[0].startswith(
+        ", ".join(short[p] + ".*" for p in apart) + " Level 2 classes"),
+       "the legend names the parents whose Level 2 classes come from "
+       "other groups (%s)" % ", ".join(short[p] for p in apart), out[-600:])
 
 
 def test_stat_live(tmp):

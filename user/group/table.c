@@ -511,6 +511,64 @@ static int row(struct td_emit *e, const struct table *t,
 	return shown | (x->mark[0] >= 0);
 }
 
+/* Rotated groups: is metric m a Level 2 class counted by another group
+ * than its parent, so estimated over other slices (its parent's Level 2
+ * classes then need not add up to it; event-sets.rst)?
+ */
+static bool apart(const struct td_view *v, int m)
+{
+	int p = v->gd ? v->metric_parent[m] : -1;
+
+	return p >= 0 && v->metric_group[m] != v->metric_group[p];
+}
+
+/*
+ * JSON, rotated groups: "level2": {CHILD: {"parent": P, "same_slices":
+ * false when CHILD's group is not P's}, ...} for the Level 2 classes
+ * shown. 8 if one is apart(), for the legend, with the titles of their
+ * parents in who ("RETIRING.*, BACKEND.*").
+ */
+static int level2(struct td_emit *e, struct table *t, const struct td_view *v,
+		  char *who, size_t size)
+{
+	bool any = false, seen[TD_VIEW_MAX_METRICS] = { false };
+	size_t len = 0;
+	int marked = 0;
+
+	who[0] = '\0';
+	for (int i = v->nr_keys; v->gd && i < v->nr_cols; i++) {
+		const struct td_col *c = &v->col[i];
+		int p;
+
+		if (t->col_field[i] < 0 || c->kind != TD_COL_METRIC ||
+		    v->metric_parent[c->idx] < 0)
+			continue;
+		p = v->metric_parent[c->idx];
+		if (apart(v, c->idx) && !seen[p] && len < size) {
+			seen[p] = true;
+			marked = 8;
+			len += (size_t)snprintf(who + len, size - len, "%s%s.*",
+						len ? ", " : "",
+						metric_title(v, p));
+		}
+		if (e->fmt != TD_EMIT_JSON)
+			continue;
+		if (!any) {
+			jsonw_name(e->jw, "level2");
+			jsonw_start_object(e->jw);
+			any = true;
+		}
+		jsonw_name(e->jw, v->metric_names[c->idx]);
+		jsonw_start_object(e->jw);
+		jsonw_string_field(e->jw, "parent", v->metric_names[p]);
+		jsonw_bool_field(e->jw, "same_slices", !apart(v, c->idx));
+		jsonw_end_object(e->jw);
+	}
+	if (any)
+		jsonw_end_object(e->jw);
+	return marked;
+}
+
 void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 		    const struct td_table_out *o)
 {
@@ -518,6 +576,7 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 	struct table *t = malloc(sizeof(*t));
 	struct td_row_vals *x = malloc(sizeof(*x));
 	struct td_emit *e = malloc(sizeof(*e));
+	char who[256];
 	int marked = 0;
 	size_t n = 0;
 
@@ -543,6 +602,7 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 	free(rows);
 	if (o->total || e->fmt != TD_EMIT_PLAIN)
 		marked |= row(e, t, v, a, &a->total, o, true, x);
+	marked |= level2(e, t, v, who, sizeof(who));
 	/* The marks' legends under a table of report and stat (top has no
 	 * room for them: its man page says them).
 	 */
@@ -556,6 +616,8 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 		if (marked & 4)
 			fprintf(out, "%s\n%s\n", TD_VOC_LEGEND_EST,
 				TD_VOC_LEGEND_UNKNOWN);
+		if (marked & 8)
+			fprintf(out, "%s %s\n", who, TD_VOC_LEGEND_LEVEL2);
 	}
 	free(t);
 	free(x);

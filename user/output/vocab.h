@@ -82,6 +82,11 @@ int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n);
 	"* the bottleneck path: the largest Level-1 class of the row, and its largest Level-2 class"
 #define TD_VOC_LEGEND_EST \
 	"v\u00b1e [c%] an estimate: one standard error e, from the c% of the row's run time its group(s) measured (rotated groups) with every counter read"
+/* ... and of the Level 2 classes whose group is not their parent's,
+ * after the list of those parents' columns ("RETIRING.*, BACKEND.*").
+ */
+#define TD_VOC_LEGEND_LEVEL2 \
+	"Level 2 classes counted by another event group than their parent, so over other slices: they need not add up to it"
 #define TD_VOC_LEGEND_UNKNOWN \
 	"unknown [c%] too few measured stretches (or read slices) of the row to estimate (never shown as 0)"
 
