@@ -174,7 +174,8 @@ static void draw(struct top_ctx *t)
 	if (!t->batch) {
 		screen_size(&rows, &cols);
 		t->view.width = cols - 1;
-		t->view.limit = rows > 6 ? rows - 6 : 1;
+		/* the status lines, the header and the legend's line */
+		t->view.limit = rows > 7 ? rows - 7 : 1;
 		if (t->user_limit && t->user_limit < t->view.limit)
 			t->view.limit = t->user_limit;
 		printf("\033[H");
@@ -195,7 +196,8 @@ static void draw(struct top_ctx *t)
 			    sort_name(t), t->view.ascending ? " ascending" : "");
 	status_line(t, "%s", "");
 	td_table_print(stdout, &t->view, &t->shown,
-		       &(struct td_table_out){ .header = true });
+		       &(struct td_table_out){ .header = true,
+			.legend = t->batch ? TD_LEGEND_FULL : TD_LEGEND_LINE });
 	if (t->batch)
 		printf("\n");
 	else

@@ -349,9 +349,20 @@ extern const char *const td_l1_names[4];
 const struct td_group **td_view_sort(const struct td_view *v,
 				     const struct td_agg *a, size_t *n);
 
+/* td_table_out.legend: the marks' legend under a plain table. */
+enum td_legend {
+	TD_LEGEND_TOTAL,	/* with the total row, not compact (report, stat) */
+	TD_LEGEND_FULL,		/* always, report's lines (top --batch) */
+	TD_LEGEND_LINE,		/* one line of short ones, cut at the view's
+				 * width, clearing to its end (top on a
+				 * terminal)
+				 */
+};
+
 struct td_table_out {
 	bool header;		/* the header first (plain, CSV) */
 	bool total;		/* plain: the total row (JSON, CSV: always) */
+	enum td_legend legend;
 	unsigned int time_in;	/* TD_IN_* formats with a time_s column */
 	double time_s;
 };

@@ -569,6 +569,40 @@ static int level2(struct td_emit *e, struct table *t, const struct td_view *v,
 	return marked;
 }
 
+/* top on a terminal: the legends of marked in short on one line, cut
+ * at the view's width (in columns), then clear to its end.
+ */
+static void legend_line(FILE *out, const struct td_view *v, int marked,
+			const char *who)
+{
+	char line[512];
+	size_t len = 0;
+	int cols = 0;
+
+	line[0] = '\0';
+#define LEGEND_ADD(...) \
+	(len += (size_t)snprintf(line + len, len < sizeof(line) ? \
+				 sizeof(line) - len : 0, __VA_ARGS__))
+	if (marked & 1)
+		LEGEND_ADD("%s", v->gd ? TD_VOC_SHORT_PATH : TD_VOC_SHORT_MARK);
+	if (marked & 2)
+		LEGEND_ADD("%s%s", len ? "  " : "", TD_VOC_SHORT_FLAG);
+	if (marked & 4)
+		LEGEND_ADD("%s%s  %s", len ? "  " : "", TD_VOC_SHORT_EST,
+			   TD_VOC_SHORT_UNKNOWN);
+	if (marked & 8)
+		LEGEND_ADD("%s%s %s", len ? "  " : "", who, TD_VOC_SHORT_LEVEL2);
+#undef LEGEND_ADD
+	/* cut at the width: a column per character, UTF-8 kept whole */
+	for (len = 0; line[len]; len++) {
+		if (((unsigned char)line[len] & 0xc0) == 0x80)
+			continue;
+		if (v->width > 0 && cols++ >= v->width)
+			break;
+	}
+	fprintf(out, "%.*s\033[K\n", (int)len, line);
+}
+
 void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 		    const struct td_table_out *o)
 {
@@ -603,10 +637,12 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 	if (o->total || e->fmt != TD_EMIT_PLAIN)
 		marked |= row(e, t, v, a, &a->total, o, true, x);
 	marked |= level2(e, t, v, who, sizeof(who));
-	/* The marks' legends under a table of report and stat (top has no
-	 * room for them: its man page says them).
+	/* The marks' legends under a table of report and stat, and of
+	 * each snapshot of top: on a terminal one line of short ones.
 	 */
-	if (marked && o->total && e->fmt == TD_EMIT_PLAIN && !v->compact) {
+	if (marked && e->fmt == TD_EMIT_PLAIN &&
+	    ((o->legend == TD_LEGEND_TOTAL && o->total && !v->compact) ||
+	     o->legend == TD_LEGEND_FULL)) {
 		fprintf(out, "\n");
 		if (marked & 1)
 			fprintf(out, "%s\n", v->gd ? TD_VOC_LEGEND_PATH :
@@ -618,6 +654,9 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 				TD_VOC_LEGEND_UNKNOWN);
 		if (marked & 8)
 			fprintf(out, "%s %s\n", who, TD_VOC_LEGEND_LEVEL2);
+	} else if (marked && e->fmt == TD_EMIT_PLAIN &&
+		   o->legend == TD_LEGEND_LINE) {
+		legend_line(out, v, marked, who);
 	}
 	free(t);
 	free(x);

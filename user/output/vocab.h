@@ -87,6 +87,14 @@ int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n);
  */
 #define TD_VOC_LEGEND_LEVEL2 \
 	"Level 2 classes counted by another event group than their parent, so over other slices: they need not add up to it"
+/* top on a terminal: the legends in short, on one line. */
+#define TD_VOC_SHORT_MARK	"* bottleneck"
+#define TD_VOC_SHORT_PATH	"* bottleneck path"
+#define TD_VOC_SHORT_FLAG	"! outside 0..100%"
+#define TD_VOC_SHORT_EST \
+	"v\u00b1e [c%] estimate, 1 std error, c% of run time measured"
+#define TD_VOC_SHORT_UNKNOWN	"unknown [c%] too few measured stretches"
+#define TD_VOC_SHORT_LEVEL2	"Level 2 need not add up"
 #define TD_VOC_LEGEND_UNKNOWN \
 	"unknown [c%] too few measured stretches (or read slices) of the row to estimate (never shown as 0)"
 
