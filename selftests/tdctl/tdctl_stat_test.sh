@@ -210,14 +210,17 @@ expect "the fallback's mount namespace left this one's cgroup2 mounted" $? /proc
 # at the time the command ended, which is at least 1 s and not later than
 # the next boundary. Every block has a total row, even when nothing of the
 # command ran in it. The count follows from the end time, so a slow guest
-# (a debug kernel) gets more blocks, never wrong ones.
+# (a debug kernel) gets more blocks, never wrong ones. tdctl woken late
+# with the command gone prints the end block alone: the end may come up
+# to 0.1 s past the next boundary (TCG guests on a loaded host wake tens
+# of ms late), every other block within 20 ms of its boundary.
 # interval_blocks INTERVAL TIMES...: the block times fit that rule.
 interval_blocks() {
 	echo "$*" | awk '{ n = NF - 1; iv = $1
 		if (n < 2) exit 1
 		for (i = 1; i < n; i++) { d = $(i + 1) - i * iv; if (d < -0.02 || d > 0.02) exit 1 }
 		e = $(n + 1)
-		if (e < 0.99 || e < (n - 1) * iv - 0.001 || e > n * iv + 0.02) exit 1 }'
+		if (e < 0.99 || e < (n - 1) * iv - 0.001 || e > n * iv + 0.1) exit 1 }'
 }
 "$TDCTL" stat -I 200 -- sleep 1 >"$T/out" 2>"$T/err"
 st=$?
