@@ -138,7 +138,12 @@ else
 fi
 
 # systemd-analyze verify: the unit's keys, its ExecStart/ExecStop binary,
-# its man pages, its dependencies, in a root of the host's units + tdctl.
+# its man pages, its dependencies, in a root of the host's units + tdctl
+# + /bin/sh.
+# The units may run what every Debian system has (the shell of the
+# Essential package dash, for the reload of tdctl-serve.service).
+mkdir -p "$T/root/bin"
+cp -L /bin/sh "$T/root/bin/sh"
 mkdir -p "$T/root/lib/systemd/system.host"
 cp -a /lib/systemd/system/. "$T/root/lib/systemd/system.host/"
 cp -an "$T/root/lib/systemd/system.host/." "$T/root/lib/systemd/system/"
