@@ -57,6 +57,13 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 		   const char *name, struct td_evsel *e, char *err,
 		   size_t errlen);
 
+/* One event of perf's syntax (tok, modified in place) into e, its name
+ * the text as written or its name= term (event_parse.c): 0, or -1 with a
+ * message in err.
+ */
+int td_parse_event(const struct td_cpu_info *ci, const char *root,
+		   char *tok, struct td_evsel *e, char *err, size_t errlen);
+
 /* The decoder of a "set=events ..." label for nr events (events.c). */
 int td_events_decoder(struct td_decoder *d, const char *label, int nr,
 		      char *err, size_t errlen);
