@@ -18,7 +18,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,7 +34,9 @@
 #include "base/common.h"
 #include "base/hash.h"
 #include "http/auth.h"
+#include "http/listen.h"
 #include "http/server.h"
+#include "http/tls.h"
 
 enum cstate { C_FREE, C_READ, C_AUTH, C_WAIT, C_WRITE, C_CLOSING };
 
@@ -142,80 +143,6 @@ static void peers_add(struct td_http *h, uint64_t key, int d)
 		p->n++;
 	else if (p->n)
 		p->n--;
-}
-
-/* ---- answers (no I/O) --------------------------------------------------- */
-
-static const char *reason(int st)
-{
-	switch (st) {
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 408: return "Request Timeout";
-	case 414: return "URI Too Long";
-	case 429: return "Too Many Requests";
-	case 431: return "Request Header Fields Too Large";
-	case 505: return "HTTP Version Not Supported";
-	default: return "Internal Server Error";
-	}
-}
-
-int td_http_answer(const struct td_webcfg *web, td_http_fn fn, void *ctx,
-		   int st, const struct td_http_req *r, bool auth_ok,
-		   char **out, size_t *len)
-{
-	struct td_http_reply rep = { .status = st, .ctype = "text/plain; charset=utf-8" };
-	char hdr[1024], *p;
-	size_t hl, extra = 0;
-	bool head = st == 200 && r->head;
-	char msg[64];
-
-	if (st == 200 && web && web->nusers && !auth_ok)
-		rep.status = 401;
-	if (rep.status == 200) {
-		fn(ctx, r, &rep);
-		if (!rep.ctype)
-			rep.ctype = "text/plain; charset=utf-8";
-	}
-	if (rep.status != 200 && !rep.body) {
-		int n = snprintf(msg, sizeof(msg), "%d %s\n", rep.status,
-				 reason(rep.status));
-
-		rep.body = strdup(msg);
-		if (!rep.body)
-			return -1;
-		rep.len = (size_t)n;
-	}
-	hl = (size_t)snprintf(hdr, sizeof(hdr),
-			      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			      "Connection: close\r\n%s%s%s",
-			      rep.status, reason(rep.status), rep.ctype, rep.len,
-			      rep.status == 401 ? "WWW-Authenticate: Basic realm=\"topdown\", "
-			      "charset=\"UTF-8\"\r\n" : "",
-			      rep.status == 405 ? "Allow: GET, HEAD\r\n" : "",
-			      rep.status == 429 ? "Retry-After: 1\r\n" : "");
-	for (int i = 0; web && i < web->nheaders; i++)
-		extra += strlen(web->headers[i].name) +
-			 strlen(web->headers[i].value) + 4;
-	*len = hl + extra + 2 + (head ? 0 : rep.len);
-	p = malloc(*len);
-	if (!p) {
-		free(rep.body);
-		return -1;
-	}
-	memcpy(p, hdr, hl);
-	for (int i = 0; web && i < web->nheaders; i++)
-		hl += (size_t)sprintf(p + hl, "%s: %s\r\n", web->headers[i].name,
-				      web->headers[i].value);
-	memcpy(p + hl, "\r\n", 2);
-	if (!head && rep.len)
-		memcpy(p + hl + 2, rep.body, rep.len);
-	free(rep.body);
-	*out = p;
-	return 0;
 }
 
 /* ---- the bcrypt thread --------------------------------------------------- */
@@ -809,237 +736,6 @@ const char *td_http_url(const struct td_http *h)
 
 /* ---- setup ------------------------------------------------------------------ */
 
-/* Listen on ADDR:PORT; *ss gets the address bound. */
-static int listen_on(const char *addr, struct sockaddr_storage *ss)
-{
-	char host[256];
-	const char *port, *colon = strrchr(addr, ':');
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
-	struct addrinfo *ai = NULL;
-	socklen_t sl;
-	int fd = -1, one = 1, zero = 0, r;
-	size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
-
-	port = colon ? colon + 1 : "";
-	if (!colon || hl >= sizeof(host) ||
-	    strspn(port, "0123456789") != strlen(port) || !*port ||
-	    strlen(port) > 5 || atoi(port) < 1 || atoi(port) > 65535) {
-		p_err("invalid --listen '%s' (expected ADDR:PORT)", addr);
-		return -1;
-	}
-	memcpy(host, addr, hl);
-	host[hl] = '\0';
-	if (host[0] == '[' && hl > 1 && host[hl - 1] == ']') {
-		memmove(host, host + 1, hl - 2);
-		host[hl - 2] = '\0';
-	}
-	memset(ss, 0, sizeof(*ss));
-	if (!*host) {
-		/* Every address: IPv6 and IPv4 on one socket (dual stack),
-		 * or IPv4 alone where the kernel has no IPv6.
-		 */
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-		struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-
-		fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd >= 0) {
-			a6->sin6_family = AF_INET6;
-			a6->sin6_addr = in6addr_any;
-			a6->sin6_port = htons((uint16_t)atoi(port));
-			sl = sizeof(*a6);
-			if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
-				       sizeof(zero))) {
-				close(fd);
-				fd = -1;
-			}
-		}
-		if (fd < 0) {
-			fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-			memset(ss, 0, sizeof(*ss));
-			a4->sin_family = AF_INET;
-			a4->sin_addr.s_addr = htonl(INADDR_ANY);
-			a4->sin_port = htons((uint16_t)atoi(port));
-			sl = sizeof(*a4);
-		}
-	} else {
-		r = getaddrinfo(host, port, &hints, &ai);
-		if (r) {
-			p_err("invalid --listen '%s': %s", addr, gai_strerror(r));
-			return -1;
-		}
-		memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-		sl = ai->ai_addrlen;
-		freeaddrinfo(ai);
-		fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	}
-	if (fd < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)ss, sl) || listen(fd, 1024)) {
-		p_err("cannot listen on %s: %s", addr, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* A loopback address: 127.0.0.0/8, ::1, or 127/8 mapped into IPv6. */
-static bool is_loopback(const struct sockaddr_storage *ss)
-{
-	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)ss;
-	const struct sockaddr_in *a4 = (const struct sockaddr_in *)ss;
-
-	if (ss->ss_family == AF_INET)
-		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
-	if (ss->ss_family != AF_INET6)
-		return false;
-	if (IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr))
-		return true;
-	return IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr) &&
-	       a6->sin6_addr.s6_addr[12] == 127;
-}
-
-static int accept_any_cert(int ok, X509_STORE_CTX *x)
-{
-	(void)ok;
-	(void)x;
-	return 1;
-}
-
-static void tls_err(const char *what, const char *file)
-{
-	unsigned long e = ERR_get_error();
-	char buf[256];
-
-	ERR_error_string_n(e, buf, sizeof(buf));
-	p_err("--web.config.file: %s %s: %s", what, file ? file : "",
-	      e ? buf : strerror(errno));
-	ERR_clear_error();
-}
-
-/* The suites of TLS 1.2 (cipher_suites; by default those of ECDHE with
- * an AEAD cipher, as Go offers) and the curves (curve_preferences; by
- * default OpenSSL's). Each one named must be there, or the file is
- * refused. TLS 1.3's suites are OpenSSL's, all of them AEAD.
- */
-static int tls_suites(SSL_CTX *ctx, const struct td_webcfg *w)
-{
-	char list[512];
-	size_t o = 0;
-	int n = w->nciphers ? w->nciphers : TD_WEB_CIPHERS_AEAD;
-
-	for (int i = 0; i < n; i++) {
-		const char *name = td_web_ciphers[w->nciphers ? w->ciphers[i] : i].openssl;
-
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
-				      i ? ":" : "", name);
-	}
-	if (SSL_CTX_set_cipher_list(ctx, list) != 1) {
-		tls_err("cannot use the cipher suites", list);
-		return -1;
-	}
-	for (int i = 0; i < w->nciphers; i++) {
-		const struct td_web_name *c = &td_web_ciphers[w->ciphers[i]];
-		struct stack_st_SSL_CIPHER *sk = SSL_CTX_get_ciphers(ctx);
-		bool found = false;
-
-		for (int k = 0; sk && k < sk_SSL_CIPHER_num(sk); k++)
-			if (!strcmp(SSL_CIPHER_get_name(sk_SSL_CIPHER_value(sk, k)),
-				    c->openssl))
-				found = true;
-		if (!found) {
-			p_err("--web.config.file: tls_server_config.cipher_suites: %s "
-			      "(OpenSSL's %s) is not available here",
-			      c->go, c->openssl);
-			return -1;
-		}
-	}
-	o = 0;
-	list[0] = '\0';
-	for (int i = 0; i < w->ncurves; i++)
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
-				      i ? ":" : "",
-				      td_web_curves[w->curves[i]].openssl);
-	if (w->ncurves && SSL_CTX_set1_groups_list(ctx, list) != 1) {
-		tls_err("cannot use the curve_preferences", list);
-		return -1;
-	}
-	ERR_clear_error();
-	return 0;
-}
-
-static SSL_CTX *tls_context(const struct td_webcfg *w)
-{
-	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-	int mode = SSL_VERIFY_NONE;
-
-	if (!ctx) {
-		tls_err("cannot make a TLS context", NULL);
-		return NULL;
-	}
-	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS |
-			 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-			 SSL_MODE_ENABLE_PARTIAL_WRITE);
-	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION |
-			    (w->prefer_server_ciphers ?
-			     SSL_OP_CIPHER_SERVER_PREFERENCE : 0));
-	if (!SSL_CTX_set_min_proto_version(ctx, w->min_version) ||
-	    !SSL_CTX_set_max_proto_version(ctx, w->max_version)) {
-		tls_err("TLS versions not available", NULL);
-		goto fail;
-	}
-	if (tls_suites(ctx, w))
-		goto fail;
-	if (SSL_CTX_use_certificate_chain_file(ctx, w->cert_file) != 1) {
-		tls_err("cannot use cert_file", w->cert_file);
-		goto fail;
-	}
-	if (SSL_CTX_use_PrivateKey_file(ctx, w->key_file, SSL_FILETYPE_PEM) != 1) {
-		tls_err("cannot use key_file", w->key_file);
-		goto fail;
-	}
-	if (SSL_CTX_check_private_key(ctx) != 1) {
-		tls_err("key_file does not match cert_file", w->key_file);
-		goto fail;
-	}
-	if (w->client_ca_file) {
-		/* The names sent in the certificate request: NULL (none
-		 * read) fails below; the context owns the list.
-		 */
-		SSL_CTX_set_client_CA_list(ctx, SSL_load_client_CA_file(w->client_ca_file));
-		if (!SSL_CTX_get_client_CA_list(ctx) ||
-		    SSL_CTX_load_verify_locations(ctx, w->client_ca_file, NULL) != 1) {
-			tls_err("cannot use client_ca_file", w->client_ca_file);
-			goto fail;
-		}
-	}
-	/* Go's tls.ClientAuthType, in OpenSSL's terms. */
-	switch (w->client_auth) {
-	case TD_CA_NONE:
-		break;
-	case TD_CA_REQUEST:
-		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, accept_any_cert);
-		break;
-	case TD_CA_REQUIRE_ANY:
-		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER |
-				   SSL_VERIFY_FAIL_IF_NO_PEER_CERT, accept_any_cert);
-		break;
-	case TD_CA_VERIFY_IF_GIVEN:
-		mode = SSL_VERIFY_PEER;
-		SSL_CTX_set_verify(ctx, mode, NULL);
-		break;
-	case TD_CA_REQUIRE_VERIFY:
-		mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
-		SSL_CTX_set_verify(ctx, mode, NULL);
-		break;
-	}
-	return ctx;
-fail:
-	SSL_CTX_free(ctx);
-	return NULL;
-}
-
 struct td_http *td_http_open(const struct td_http_opts *o)
 {
 	struct td_http *h = calloc(1, sizeof(*h));
@@ -1085,7 +781,7 @@ struct td_http *td_http_open(const struct td_http_opts *o)
 	for (size_t i = 0; i < h->nc; i++)
 		h->c[i].fd = -1;
 	if (o->web && o->web->tls) {
-		h->tls = tls_context(o->web);
+		h->tls = td_http_tls_context(o->web);
 		if (!h->tls)
 			goto fail;
 	}
@@ -1100,11 +796,11 @@ struct td_http *td_http_open(const struct td_http_opts *o)
 			goto fail;
 		}
 	}
-	h->lfd = listen_on(o->listen, &ss);
+	h->lfd = td_http_listen(o->listen, &ss);
 	if (h->lfd < 0)
 		goto fail;
 	/* Reachable from other machines: say what is open to them. */
-	if (!is_loopback(&ss)) {
+	if (!td_http_is_loopback(&ss)) {
 		const struct td_webcfg *w = o->web;
 		/* only a verified certificate, required, keeps anyone out */
 		bool certs = w && w->tls && w->client_auth == TD_CA_REQUIRE_VERIFY;
@@ -1146,7 +842,7 @@ int td_http_reload(struct td_http *h, struct td_webcfg *web)
 		goto fail;
 	}
 	if (nw->tls) {
-		tls = tls_context(nw);
+		tls = td_http_tls_context(nw);
 		if (!tls)
 			goto fail;
 	}

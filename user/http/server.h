@@ -99,10 +99,10 @@ const struct td_http_stats *td_http_get_stats(const struct td_http *h);
 int td_http_reload(struct td_http *h, struct td_webcfg *web);
 
 /*
- * The request path without sockets (for td_http_events() and the fuzz
- * harness): the whole response to a request head of status st (from
- * td_http_parse(); 200: r is the request) whose credentials, when the
- * configuration has users, were found good (auth_ok) or not. *out is
+ * The request path without sockets (answer.c; for td_http_events() and
+ * the fuzz harness): the whole response to a request head of status st
+ * (from td_http_parse(); 200: r is the request) whose credentials, when
+ * the configuration has users, were found good (auth_ok) or not. *out is
  * malloc()ed, *len its size; -1 if out of memory.
  */
 int td_http_answer(const struct td_webcfg *web, td_http_fn fn, void *ctx,
