@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The BPF backend in user space: load and pin (tdctl load), unpin (tdctl
- * unload), the reader and status every other command uses, and the upkeep
- * of the counters (td_bpf_maintain()). See bpf.h, td_bpf.h, topdown.bpf.c
- * and Documentation/design.rst ("Two backends").
+ * unload), the reader every other command uses, and the upkeep of the
+ * counters (td_bpf_maintain()); its status is status.c's, its feature
+ * tests features.c's. See bpf.h, td_bpf.h, topdown.bpf.c and
+ * Documentation/design.rst ("Two backends").
  *
  * Pins under TD_BPF_DIR: "link" (the attached program; its existence is
  * what makes the backend active, so it is pinned last and removed first),
@@ -33,11 +34,11 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "base/common.h"
 #include "live/bpf/bpf.h"
+#include "live/bpf/bpf_priv.h"
 #include "live/bpf/td_bpf.h"
 #include "topdown.skel.h"
 
@@ -56,73 +57,6 @@
  */
 static const char *const td_pins[] = {
 	"link", "events", "rings", "ring", "config", "cpu", "lost_seen", NULL,
-};
-
-static const char *const td_diff_common[] = {
-	"no resident process: counters in error and the counters of a CPU that comes online are (re)created when a tdctl command runs (any command that opens the backend, and dump, stat, top, record and serve every second while they run); until then their slices read as errors",
-	"no CONFIGURE/START/STOP: load starts, unload stops and frees everything",
-	"status reports a counter as counting or error from its last read (off: not created yet), never multiplexed",
-	"no event groups: load refuses --level 2, -M, -e '{a,b},{c,d}' and --rotate (exit 2), "
-	"because rotating groups needs perf_event_disable/enable on every CPU every --rotate ms, "
-	"done by the module's per-CPU work; once load returns no process is left to do it. "
-	"So only Level 1 (or one event list of at most 8) is collected, records carry no group, "
-	"and status has no per-group records, time or errors",
-};
-
-bool td_bpf_percpu(const struct td_src *s)
-{
-	struct td_bpf_config bc;
-
-	return bpf_map_lookup_elem(s->cfg_fd, &(uint32_t){ 0 }, &bc) ||
-	       bc.ring != TD_BPF_RING_SHARED;
-}
-
-const char *const *td_bpf_differences(const struct td_src *s)
-{
-	static const char *list[8];
-	size_t n = 0;
-
-	if (td_bpf_percpu(s)) {
-		list[n++] = "per-CPU rings as the module's, in a BPF array map "
-			    "(overwrite mode too); readers are woken through a BPF ring buffer";
-	} else {
-		list[n++] = "one ring buffer shared by all CPUs (--ring-size times the CPUs, "
-			    "rounded up to a power of two), not a ring per CPU "
-			    "(per-CPU rings need BPF atomic instructions: Linux 5.12)";
-		list[n++] = "no overwrite mode: a full ring buffer drops new records, "
-			    "counted per CPU as lost";
-	}
-	for (size_t i = 0; i < sizeof(td_diff_common) / sizeof(td_diff_common[0]); i++)
-		list[n++] = td_diff_common[i];
-	list[n] = NULL;
-	return list;
-}
-
-/* One mmap() of the rings map (see td_bpf.h). */
-struct td_bpf_map {
-	uint8_t *base;
-	size_t len;
-	uint32_t nr_cpus;
-	uint32_t cpu_blocks;
-};
-
-const char td_bpf_no_groups[] =
-	"event groups are not available with the BPF backend: rotating groups needs "
-	"perf_event_disable() and perf_event_enable() on every CPU every rotation interval, "
-	"which the module does from a work item on each CPU; the BPF backend has no process "
-	"left once load returns (use --backend module)";
-
-struct td_bpf_reader {
-	struct ring_buffer *rb;
-	int ring_fd;
-	int events_fd;
-	int rings_fd;
-	struct td_bpf_config bc;
-	struct td_bpf_map m;
-	td_record_fn fn;
-	void *ctx;
-	long count;
-	uint64_t maintained_ns;
 };
 
 /* libbpf's messages only with TDCTL_BPF_DEBUG set: tdctl says what failed. */
@@ -157,173 +91,6 @@ bool td_bpf_watching(int fd)
 
 	/* A removed folder has no links left; fstat() needs no rights. */
 	return fd >= 0 && !fstat(fd, &st) && st.st_nlink > 0;
-}
-
-/* The type of BTF id @id without typedefs and modifiers (NULL if none). */
-static const struct btf_type *btf_resolve(const struct btf *btf, __u32 id,
-					  const char **typedef_name)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	for (int i = 0; t && i < 16; i++) {
-		if (!btf_is_typedef(t) && !btf_is_mod(t))
-			return t;
-		if (btf_is_typedef(t) && typedef_name && !*typedef_name)
-			*typedef_name = btf__name_by_offset(btf, t->name_off);
-		t = btf__type_by_id(btf, t->type);
-	}
-	return NULL;
-}
-
-/*
- * Does the lock of the kernel's BPF ring buffer sleep? A feature test on
- * the kernel's BTF: struct bpf_ringbuf's member spinlock is a spinlock_t
- * whose struct holds an rt_mutex (PREEMPT_RT's sleeping spinlock_t), not
- * a raw_spinlock_t or rqspinlock_t. So it is in Debian's 5.10 rt kernels;
- * their 6.1, 6.12 and 7.3 rt kernels have a raw_spinlock_t or an
- * rqspinlock_t. 1 yes, 0 no, -1 cannot tell (no BTF, no such member).
- *
- * Why it matters: bpf_ringbuf_reserve() takes that lock, and
- * td_switch_shared calls it from sched_switch, inside __schedule() with
- * the runqueue locked. When two CPUs write at once, the sleeping lock
- * blocks, which schedules: __schedule() again, on a runqueue lock the CPU
- * holds. Seen on Debian's 5.10 rt (x86-64): both CPUs spinning with
- * interrupts off in native_queued_spin_lock_slowpath, the machine hung.
- * Per-CPU rings are never written by two CPUs and take no such lock.
- */
-static int probe_ring_lock_sleeps(void)
-{
-	const struct btf_type *rb, *lk, *mt;
-	const struct btf_member *m;
-	const char *tname = NULL, *name;
-	struct btf *btf = btf__load_vmlinux_btf();
-	int id, ret = -1;
-
-	if (libbpf_get_error(btf))
-		return -1;
-	id = btf__find_by_name_kind(btf, "bpf_ringbuf", BTF_KIND_STRUCT);
-	rb = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	for (int i = 0; rb && i < btf_vlen(rb); i++) {
-		m = btf_members(rb) + i;
-		if (strcmp(btf__name_by_offset(btf, m->name_off), "spinlock"))
-			continue;
-		lk = btf_resolve(btf, m->type, &tname);
-		if (!lk || !btf_is_struct(lk))
-			break;
-		ret = 0;
-		if (!tname || strcmp(tname, "spinlock_t"))
-			break;
-		for (int j = 0; j < btf_vlen(lk); j++) {
-			mt = btf_resolve(btf, btf_members(lk)[j].type, NULL);
-			name = mt && btf_is_struct(mt) ?
-			       btf__name_by_offset(btf, mt->name_off) : "";
-			if (!strncmp(name, "rt_mutex", 8))
-				ret = 1;
-		}
-		break;
-	}
-	btf__free(btf);
-	return ret;
-}
-
-/* Under 256 bytes: the callers' buffers. */
-static const char ring_lock_why[] =
-	"this PREEMPT_RT kernel's BPF ring buffer lock sleeps (a spinlock_t), "
-	"and the BPF backend takes it in sched_switch (no BPF atomics, Linux "
-	"5.12): two CPUs at once would deadlock. Use the module";
-
-/*
- * The two feature tests, each run once per process (load asks both in
- * td_bpf_usable() and again in choose_ring(), status a third time); what
- * they find does not change while tdctl runs. 1, 0 or -1 as the probes;
- * TD_UNPROBED before the first call (a race between threads only probes
- * twice).
- */
-#define TD_UNPROBED	(-2)
-
-static int probe_once(int *cache, int (*probe)(void))
-{
-	int v = __atomic_load_n(cache, __ATOMIC_RELAXED);
-
-	if (v == TD_UNPROBED) {
-		v = probe();
-		__atomic_store_n(cache, v, __ATOMIC_RELAXED);
-	}
-	return v;
-}
-
-static int probe_bpf_atomics(void);
-
-static int bpf_atomics(void)
-{
-	static int v = TD_UNPROBED;
-
-	return probe_once(&v, probe_bpf_atomics);
-}
-
-static int ring_lock_sleeps(void)
-{
-	static int v = TD_UNPROBED;
-
-	return probe_once(&v, probe_ring_lock_sleeps);
-}
-
-int td_bpf_usable(char *err, size_t len)
-{
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, len,
-			 "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s): the BPF backend needs CONFIG_DEBUG_INFO_BTF",
-			 strerror(errno));
-		return -1;
-	}
-	/* Without root, bpf_atomics() cannot tell; load checks again. */
-	if (bpf_atomics() == 0 && ring_lock_sleeps() == 1) {
-		snprintf(err, len, "%s", ring_lock_why);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Does the verifier take BPF atomic instructions (BPF_XCHG: Linux 5.12)?
- * A feature test: a program of one exchange on the stack. 1 yes, 0 no
- * (the verifier refuses the instruction: EINVAL), -1 cannot tell (not
- * allowed to load a program: EPERM without root, ...).
- */
-static int probe_bpf_atomics(void)
-{
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
-		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10,
-		  .src_reg = BPF_REG_1, .off = -8 },
-		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10,
-		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_XCHG },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
-			       sizeof(insns) / sizeof(insns[0]), NULL);
-
-	if (fd < 0)
-		return errno == EINVAL ? 0 : -1;
-	close(fd);
-	return 1;
-}
-
-const char *td_bpf_rings_here(void)
-{
-	switch (bpf_atomics()) {
-	case 1:
-		return "per-CPU rings as the module's, overwrite mode too";
-	case 0:
-		return "one ring buffer shared by all CPUs, no overwrite mode "
-		       "(per-CPU rings need BPF atomic instructions: Linux 5.12; "
-		       "this kernel has none)";
-	default:
-		return "its ring layout needs root to tell (per-CPU rings where "
-		       "the kernel has BPF atomic instructions, Linux 5.12, else "
-		       "one shared ring buffer)";
-	}
 }
 
 static int nr_possible_cpus(void)
@@ -374,7 +141,7 @@ static bool cpu_in_mask(const struct topdown_event *e, int cpu)
 	return mask[cpu / 64] >> (cpu % 64) & 1;
 }
 
-static bool cpu_online(uint32_t cpu)
+bool td_bpf_cpu_online(uint32_t cpu)
 {
 	char path[64];
 	FILE *f;
@@ -389,7 +156,7 @@ static bool cpu_online(uint32_t cpu)
 	return c == '1';
 }
 
-static int map_rings(int fd, uint32_t nr_cpus, uint32_t cpu_blocks,
+int td_bpf_map_rings(int fd, uint32_t nr_cpus, uint32_t cpu_blocks,
 		     struct td_bpf_map *m)
 {
 	m->nr_cpus = nr_cpus;
@@ -404,7 +171,7 @@ static int map_rings(int fd, uint32_t nr_cpus, uint32_t cpu_blocks,
 	return 0;
 }
 
-static void unmap_rings(struct td_bpf_map *m)
+void td_bpf_unmap_rings(struct td_bpf_map *m)
 {
 	if (m->base)
 		munmap(m->base, m->len);
@@ -416,7 +183,7 @@ static uint8_t *cpu_block(const struct td_bpf_map *m, uint32_t cpu, uint32_t blk
 	return m->base + ((size_t)cpu * m->cpu_blocks + blk) * TD_BPF_BLOCK;
 }
 
-static struct td_bpf_cpu *cpu_state(const struct td_bpf_map *m, uint32_t cpu)
+struct td_bpf_cpu *td_bpf_cpu_state(const struct td_bpf_map *m, uint32_t cpu)
 {
 	return (struct td_bpf_cpu *)cpu_block(m, cpu, 1);
 }
@@ -504,7 +271,7 @@ static int init_cpus(const struct topdown_config *cfg, int nr_cpus,
 		     struct td_bpf_map *m)
 {
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		struct td_bpf_cpu *c = cpu_state(m, (uint32_t)cpu);
+		struct td_bpf_cpu *c = td_bpf_cpu_state(m, (uint32_t)cpu);
 		uint32_t armed = 0, want = 0;
 
 		memset(cpu_block(m, (uint32_t)cpu, 0), 0, 2 * TD_BPF_BLOCK);
@@ -590,7 +357,7 @@ static void explain_load_error(int err)
 static int choose_ring(uint32_t flags, uint32_t *ring)
 {
 	const char *env = getenv("TDCTL_BPF_RING");
-	bool atomics = bpf_atomics() == 1;
+	bool atomics = td_bpf_has_atomics() == 1;
 
 	if (env && strcmp(env, "shared") && strcmp(env, "percpu")) {
 		p_err("TDCTL_BPF_RING must be percpu or shared, not '%s'", env);
@@ -604,8 +371,8 @@ static int choose_ring(uint32_t flags, uint32_t *ring)
 		*ring = TD_BPF_RING_PERCPU;
 	else
 		*ring = TD_BPF_RING_SHARED;
-	if (*ring == TD_BPF_RING_SHARED && ring_lock_sleeps() == 1) {
-		p_err("%s%s", atomics ? "TDCTL_BPF_RING=shared: " : "", ring_lock_why);
+	if (*ring == TD_BPF_RING_SHARED && td_bpf_ring_lock_sleeps() == 1) {
+		p_err("%s%s", atomics ? "TDCTL_BPF_RING=shared: " : "", td_bpf_ring_lock_why);
 		return -1;
 	}
 	if (*ring == TD_BPF_RING_SHARED && (flags & TOPDOWN_OVERFLOW_OVERWRITE)) {
@@ -707,8 +474,8 @@ int td_bpf_load(const struct topdown_config *cfg)
 		explain_load_error(-e);
 		goto fail;
 	}
-	if (map_rings(bpf_map__fd(skel->maps.td_rings), (uint32_t)nr_cpus,
-		      bc.cpu_blocks, &m) ||
+	if (td_bpf_map_rings(bpf_map__fd(skel->maps.td_rings),
+			     (uint32_t)nr_cpus, bc.cpu_blocks, &m) ||
 	    init_cpus(cfg, nr_cpus, bc.cfg.ring_size, percpu,
 		      bpf_map__fd(skel->maps.td_events), &m))
 		goto fail;
@@ -738,11 +505,11 @@ int td_bpf_load(const struct topdown_config *cfg)
 	/* The pin keeps the program attached once tdctl exits. */
 	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
-	unmap_rings(&m);
+	td_bpf_unmap_rings(&m);
 	topdown_bpf__destroy(skel);
 	return 0;
 fail:
-	unmap_rings(&m);
+	td_bpf_unmap_rings(&m);
 	topdown_bpf__destroy(skel);
 fail_dir:
 	unpin_all();
@@ -820,7 +587,7 @@ static int read_config_fd(int cfg_fd, struct td_bpf_config *bc)
 	return 0;
 }
 
-static int read_config(const struct td_src *s, struct td_bpf_config *bc)
+int td_bpf_read_config(const struct td_src *s, struct td_bpf_config *bc)
 {
 	return read_config_fd(s->cfg_fd, bc);
 }
@@ -851,13 +618,13 @@ static void maintain(int events_fd, const struct td_bpf_config *bc,
 		return;
 	}
 	for (uint32_t cpu = 0; cpu < bc->nr_cpus; cpu++) {
-		struct td_bpf_cpu *c = cpu_state(m, cpu);
+		struct td_bpf_cpu *c = td_bpf_cpu_state(m, cpu);
 		uint32_t ctl = __atomic_load_n(&c->ctl, __ATOMIC_RELAXED);
 		uint32_t armed = TD_CTL_ARMED(ctl), slots = (ctl >> 8) & 0xff;
 		uint32_t want = TD_CTL_WANT(ctl), need, old = 0;
 
 		if (__atomic_load_n(&c->seen, __ATOMIC_RELAXED) != ctl ||
-		    !cpu_online(cpu))
+		    !td_bpf_cpu_online(cpu))
 			continue;
 		need = (want & ~armed) |
 		       (armed & __atomic_load_n(&c->resync, __ATOMIC_RELAXED));
@@ -927,9 +694,9 @@ static void maintain_once(const struct td_src *s)
 	events_fd = bpf_obj_get(PIN("events"));
 	if (events_fd < 0)
 		return;
-	if (!map_rings(s->cpu_fd, bc.nr_cpus, bc.cpu_blocks, &m)) {
+	if (!td_bpf_map_rings(s->cpu_fd, bc.nr_cpus, bc.cpu_blocks, &m)) {
 		maintain(events_fd, &bc, &m);
-		unmap_rings(&m);
+		td_bpf_unmap_rings(&m);
 	}
 	close(events_fd);
 }
@@ -959,115 +726,11 @@ int td_bpf_get_config(const struct td_src *s, struct topdown_config *cfg,
 {
 	struct td_bpf_config bc;
 
-	if (read_config(s, &bc))
+	if (td_bpf_read_config(s, &bc))
 		return -1;
 	*cfg = bc.cfg;
 	if (start_ns)
 		*start_ns = bc.start_ns;
-	return 0;
-}
-
-/* A reader holds the lock on the pin folder. */
-static bool reader_present(void)
-{
-	int fd = open(TD_BPF_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool busy;
-
-	if (fd < 0)
-		return false;
-	busy = flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK;
-	close(fd);	/* drops the lock if we got it */
-	return busy;
-}
-
-/* The status from the configuration and the mapped rings. */
-static int fill_status(const struct td_bpf_config *bc,
-		       const struct td_bpf_map *m, struct topdown_status *st,
-		       struct topdown_cpu_stats **stats)
-{
-	*stats = calloc(bc->nr_cpus, sizeof(**stats));
-	if (!*stats) {
-		p_err("out of memory");
-		return -1;
-	}
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->state = TOPDOWN_STATE_RUNNING;
-	st->abi_version = TOPDOWN_ABI_VERSION;
-	st->nr_cpus = bc->nr_cpus;
-	st->nr_stats = bc->nr_cpus;
-	st->stats_size = sizeof(**stats);
-	st->stats_ptr = (uintptr_t)*stats;
-	st->record_size = TOPDOWN_RECORD_SIZE;
-	st->reader = reader_present();
-	st->start_ns = bc->start_ns;
-	st->error_event = -1;
-	st->error_cpu = -1;
-	for (uint32_t cpu = 0; cpu < bc->nr_cpus; cpu++) {
-		struct topdown_cpu_stats *o = &(*stats)[cpu];
-		struct td_bpf_cpu c;
-		uint32_t armed, want;
-
-		memcpy(&c, cpu_state(m, cpu), sizeof(c));
-		armed = TD_CTL_ARMED(c.ctl);
-		want = TD_CTL_WANT(c.ctl);
-		o->cpu = cpu;
-		o->flags = (cpu_online(cpu) ? TOPDOWN_CPU_ONLINE : 0) |
-			   (armed ? TOPDOWN_CPU_COUNTING : 0);
-		o->records = c.pos / TOPDOWN_RECORD_SIZE;
-		o->lost = c.lost;
-		o->read_errors = c.read_errors;
-		o->probe_count = c.probe_count;
-		o->probe_ns = c.probe_ns;
-		o->producer_pos = c.pos;
-		o->arm_errors = (uint8_t)c.arm_errors;
-		o->recoveries = c.recoveries;
-		for (uint32_t i = 0; i < bc->cfg.nr_events && i < TOPDOWN_MAX_EVENTS; i++) {
-			uint32_t bit = 1u << i;
-
-			if (!(armed & bit))
-				o->ev_state[i] = want & bit ? TOPDOWN_EVSTATE_OFF :
-					TOPDOWN_EVSTATE_NONE;
-			else if (c.resync & bit)
-				o->ev_state[i] = TOPDOWN_EVSTATE_ERROR;
-			else
-				o->ev_state[i] = TOPDOWN_EVSTATE_COUNTING;
-			o->ev_error_slices[i] = c.ev_err[i];
-		}
-	}
-	return 0;
-}
-
-int td_bpf_get_status(const struct td_src *s, struct topdown_status *st,
-		      struct topdown_cpu_stats **stats)
-{
-	struct td_bpf_map m = { 0 };
-	struct td_bpf_config bc;
-	int ret;
-
-	*stats = NULL;
-	if (read_config(s, &bc) ||
-	    map_rings(s->cpu_fd, bc.nr_cpus, bc.cpu_blocks, &m))
-		return -1;
-	ret = fill_status(&bc, &m, st, stats);
-	unmap_rings(&m);
-	return ret;
-}
-
-/*
- * A reader's status from what it read and mapped at open: no bpf() call,
- * which a reader that dropped its privileges (serve) may not make any
- * more where kernel.unprivileged_bpf_disabled refuses every bpf()
- * command to it (Debian 11's 5.10; 6.1's __sys_bpf() refuses only
- * BPF_MAP_CREATE and BPF_PROG_LOAD).
- */
-int td_bpf_reader_status(const struct td_reader *r, struct topdown_status *st,
-			 struct topdown_cpu_stats **stats)
-{
-	*stats = NULL;
-	if (fill_status(&r->bpf->bc, &r->bpf->m, st, stats))
-		return -1;
-	st->reader = true;	/* this one */
 	return 0;
 }
 
@@ -1104,13 +767,13 @@ int td_bpf_reader_open(struct td_reader *r)
 	r->bpf = b;
 	b->ring_fd = -1;
 	b->events_fd = -1;
-	if (lock_dir(r->src.fd, false) || read_config(&r->src, &b->bc))
+	if (lock_dir(r->src.fd, false) || td_bpf_read_config(&r->src, &b->bc))
 		goto fail;
 	r->cfg = b->bc.cfg;
 	r->nr_cpus = (int)b->bc.nr_cpus;
 	r->overwrite = b->bc.ring == TD_BPF_RING_PERCPU &&
 		       (b->bc.cfg.flags & TOPDOWN_OVERFLOW_OVERWRITE);
-	if (map_rings(r->src.cpu_fd, b->bc.nr_cpus, b->bc.cpu_blocks, &b->m))
+	if (td_bpf_map_rings(r->src.cpu_fd, b->bc.nr_cpus, b->bc.cpu_blocks, &b->m))
 		goto fail;
 	r->rings = calloc(b->bc.nr_cpus, sizeof(*r->rings));
 	if (!r->rings) {
@@ -1125,7 +788,7 @@ int td_bpf_reader_open(struct td_reader *r)
 		struct td_ring *ring = &r->rings[cpu];
 
 		ring->cons = (struct topdown_ring_consumer *)cpu_block(&b->m, cpu, 0);
-		ring->prod = &cpu_state(&b->m, cpu)->prod;
+		ring->prod = &td_bpf_cpu_state(&b->m, cpu)->prod;
 		if (b->bc.ring == TD_BPF_RING_PERCPU) {
 			ring->data = cpu_block(&b->m, cpu, TD_BPF_HDR_BLOCKS);
 			ring->size = b->bc.cfg.ring_size;
@@ -1212,7 +875,7 @@ void td_bpf_reader_close(struct td_reader *r)
 			close(b->ring_fd);
 		if (b->events_fd >= 0)
 			close(b->events_fd);
-		unmap_rings(&b->m);
+		td_bpf_unmap_rings(&b->m);
 		free(b);
 	}
 	free(r->rings);
