@@ -44,9 +44,10 @@
  *	groups measured. Then the same while CPU 1 goes offline and online
  *	twice: every CPU's records follow the rotation rules (td_groups.h,
  *	from the dump), CPU 1 starts again with group 0 after each online,
- *	and the estimates hold. The distribution of |estimate - truth| /
- *	error over both runs (mean, max, shares within 1 and 2 errors) is
- *	printed and bounded.
+ *	and the estimates hold (under -icount, or where CPU 1 cannot go
+ *	offline, a second plain run). The distribution of |estimate -
+ *	truth| / error over both runs (mean, max, shares within 1 and 2
+ *	errors) is printed and bounded.
  *
  * Each figure is printed as a TAP diagnostic:
  *   # est TASK EVENT estimate E exact X error S z |E-X|/S coverage C
@@ -1125,18 +1126,22 @@ static void sim_run(struct __test_metadata *_metadata, bool hotplug,
 }
 
 /*
- * Both runs, one after the other (each on a fresh collection): the
- * distribution is judged on their estimates together: 48 a run, of
- * tasks that mix three profiles (sim_profile()), so that each event's
- * estimate is off by its own number of errors, which is what the
- * distribution's bounds need.
+ * Two runs, one after the other (each on a fresh collection): plain,
+ * then across hotplug, or plain twice where CPU 1 cannot go offline or
+ * under -icount. The distribution is judged on their estimates
+ * together: 48 a run, of tasks that mix three profiles (sim_profile()),
+ * so that each event's estimate is off by its own number of errors,
+ * which is what the distribution's bounds need. Two runs, not one:
+ * the share within 2 errors of 48 estimates varies by several points
+ * from run to run, and honest errors fell below MIN_WITHIN2 with 48
+ * (testing.rst).
  */
 TEST_F_TIMEOUT(est, pmusim_rates_phases_and_hotplug, 900)
 {
 	/*
-	 * Not under -icount, where guest time costs about 25 times its
-	 * length: there the run without hotplug only (the x86-64 guests run
-	 * both).
+	 * The second run across hotplug, but under -icount, where guest
+	 * time costs about 25 times its length (the x86-64 guests take
+	 * CPU 1 offline).
 	 */
 	bool hotplug = !access("/sys/devices/system/cpu/cpu1/online", W_OK) &&
 		       !getenv("TD_ICOUNT");
@@ -1147,13 +1152,11 @@ TEST_F_TIMEOUT(est, pmusim_rates_phases_and_hotplug, 900)
 		SKIP(return, "TD_EST_NO_PMUSIM is set");
 	self->sim = true;
 	sim_run(_metadata, false, &all);
-	if (hotplug) {
-		unload_topdown();
-		sim_run(_metadata, true, &all);
-	} else {
-		printf("# no run across hotplug: %s\n", getenv("TD_ICOUNT") ?
+	if (!hotplug)
+		printf("# second run without hotplug: %s\n", getenv("TD_ICOUNT") ?
 		       "-icount guest (time)" : "CPU 1 cannot go offline here");
-	}
+	unload_topdown();
+	sim_run(_metadata, hotplug, &all);
 	print_dist("pmusim, all runs", &all);
 	ASSERT_LT(0, all.n);
 	mean = all.sum / all.n;
