@@ -5,7 +5,8 @@
 The layers are the folders of user/ in the order user/README lists them,
 top first; a file may include its own layer's headers and those of the
 layers listed after its own (cli/ and cmd/ are one layer), never those of
-a layer before it; evset/evset_priv.h is evset/'s alone. An include path
+a layer before it; a layer's *_priv.h (evset/evset_priv.h,
+export/trace_priv.h) is that layer's alone. An include path
 names its layer by its first folder, however deep ("live/bpf/bpf.h" is
 live/'s). The module's ioctls are live/'s: outside live/, an ioctl()
 call is an error unless its request is a terminal's (TIOC...), and so
@@ -148,8 +149,9 @@ def main():
                 elif rank[layer] < rank[own]:
                     bad.append('%s: %s/ includes "%s/%s", a layer above it'
                                % (where, own, layer, header))
-                if header.endswith("evset_priv.h") and own != "evset":
-                    bad.append('%s: evset/evset_priv.h outside evset/' % where)
+                if header.endswith("_priv.h") and own != layer:
+                    bad.append('%s: %s/%s outside %s/'
+                               % (where, layer, header, layer))
     for b in bad:
         print(b)
     print("layers: %s: %d violation(s)" % (" > ".join(
