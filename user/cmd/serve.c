@@ -6,7 +6,8 @@
  * them on /metrics in the Prometheus text format 0.0.4, or OpenMetrics
  * 1.0 when the scraper's Accept header asks for it. The TopDown fractions
  * are left to PromQL (rate() of the counts, recording rules in
- * contrib/prometheus/topdown.rules.yml), so any window works.
+ * contrib/prometheus/topdown.rules.yml), so any window works. The text
+ * of /metrics, its families and label values, is export/openmetrics.h's.
  *
  * One poll() loop: the rings, and the HTTP server of user/http/ (its
  * connections, TLS and basic authentication from --web.config.file, its
@@ -37,15 +38,12 @@
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <openssl/evp.h>
 
 #include "base/hash.h"
 #include "base/privs.h"
@@ -55,6 +53,7 @@
 #include "live/collect.h"
 #include "live/bpf/bpf.h"
 #include "live/device.h"
+#include "export/openmetrics.h"
 #include "evset/evset.h"
 #include "output/text.h"
 #include "cli/tdctl.h"
@@ -63,8 +62,6 @@
 #define SV_CONNS	1024	/* --max-connections */
 #define SV_USER		"tdctl-serve"	/* the package's system user */
 #define SV_RETRY_MS	10000	/* reopen the device after this long */
-#define SV_LABEL_MAX	512	/* a group's label values, escaped */
-#define SV_PATH_MAX	4096	/* a cgroup path's bytes shown (PATH_MAX) */
 /* The overflow group's comm: printable ASCII without a backslash and
  * longer than a comm (TOPDOWN_COMM_LEN bytes), so no comm's text
  * (output/text.h) is this.
@@ -99,25 +96,10 @@ static const char serve_desc[] =
 	"exporter's own health. It reads the rings continuously (it is their\n"
 	"one reader). Listens on the loopback address only unless told.\n";
 
-struct sv_group {
-	char labels[SV_LABEL_MAX];	/* e.g. cgroup="/system.slice" */
-	uint64_t slices, runtime_ns, read_errors;
-	uint64_t counts[TOPDOWN_MAX_EVENTS];
-};
-
-/* Rotated event groups: per group of the configuration, the time it
- * measured and its events' counts (in the group's order).
- */
-struct sv_gx {
-	uint64_t ns[TOPDOWN_MAX_GROUPS];
-	uint64_t c[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
-};
-
 struct sv {
 	enum td_by by;
-	size_t max_groups;
-	struct sv_group *g;	/* g[0] is "other" */
-	size_t n;
+	/* the groups and the event set's labels: /metrics shows them */
+	struct td_om_counters c;
 	/* label text -> group, and record key -> group (a cache) */
 	uint32_t *lslot;
 	size_t lcap;
@@ -129,72 +111,11 @@ struct sv {
 	struct td_reader rd;
 	bool open, tried;
 	uint64_t next_open;
-	struct td_decoder dec;
-	bool can_decode;
-	char set[TOPDOWN_NAME_LEN * 2];
-	/* the events by pool entry (delta order without rotation) */
-	char ev_label[TOPDOWN_MAX_POOL][TOPDOWN_NAME_LEN * 6 + 1];
-	const char *ev_kind[TOPDOWN_MAX_POOL];	/* ",cpu_kind=..." or "" */
-	uint32_t nr_ev;
-	/* rotated groups (2 or more; 0: none): the configuration's groups,
-	 * their label values (the label's group ids, else their index),
-	 * and per exported group the sums of each event group (gx[i] for
-	 * g[i])
-	 */
-	uint32_t nr_egroups;
-	struct topdown_group egroup[TOPDOWN_MAX_GROUPS];
-	char eg_label[TOPDOWN_MAX_GROUPS][16];
-	struct sv_gx *gx;
-	uint64_t *lost;		/* per CPU */
-	int lost_cpus;
-	uint64_t records, opens;
+	uint64_t opens;
 	double last_scrape_s;
 	int status_fd;		/* read-only /dev/topdown kept across the drop */
 	int bpf_fd;		/* the BPF backend's pin folder, likewise */
 };
-
-/* ---- label values --------------------------------------------------------- */
-
-/* A label value: backslash, double quote and newline escaped as the
- * formats require; valid UTF-8
- * as it is; other bytes that are not printable ASCII as \\xHH, so the
- * text is always valid UTF-8.
- */
-static size_t esc_label(char *dst, size_t cap, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-	int k;
-
-	n = strnlen(s, n);
-	for (size_t i = 0; i < n && o + 6 < cap; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		k = c >= 0x80 && o + 4 < cap ?
-		    td_utf8_char((const unsigned char *)s + i, n - i) : 0;
-		if (k > 1) {
-			memcpy(dst + o, s + i, k);
-			o += k;
-			i += k - 1;
-		} else if (c == '\\' || c == '"') {
-			dst[o++] = '\\';
-			dst[o++] = (char)c;
-		} else if (c == '\n') {
-			dst[o++] = '\\';
-			dst[o++] = 'n';
-		} else if (c < 0x20 || c >= 0x7f) {
-			dst[o++] = '\\';
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		} else {
-			dst[o++] = (char)c;
-		}
-	}
-	dst[o] = '\0';
-	return o;
-}
 
 /* ---- groups ----------------------------------------------------------------- */
 
@@ -207,74 +128,31 @@ static uint64_t key_hash(const char *s, size_t n)
 	return td_hash_bytes(s, strnlen(s, n));
 }
 
-/* A cgroup's path as a label value, escaped: its text as a comm's
- * (output/text.h: a backslash and every byte that is not printable
- * UTF-8 as \xNN), so that two paths never give one value. A path too
- * long for the label keeps its first characters and ends in "\~" and
- * 32 hex digits of the SHA-256 of the whole path: td_text() writes a
- * backslash only before 'x', so no path that fits ends so.
- */
-static void cg_label(char *dst, size_t cap, const char *path)
-{
-	static const char hex[] = "0123456789abcdef";
-	static char t[TD_TEXT_SIZE(SV_PATH_MAX) + 40];
-	size_t n = strlen(path), tl, o = 0, cut = 0;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdn = 0;
-
-	tl = td_text(t, path, n < SV_PATH_MAX ? n : SV_PATH_MAX, NULL);
-	/* esc_label() writes the whole text if its escaped size leaves 7
-	 * bytes of cap; else cut before the character that would not fit
-	 * with the suffix (35 bytes escaped), never inside \xNN.
-	 */
-	for (size_t i = 0, k; i < tl; i += k) {
-		k = t[i] == '\\' ? 4 : (unsigned char)t[i] < 0x80 ? 1 :
-		    (unsigned char)t[i] < 0xe0 ? 2 :
-		    (unsigned char)t[i] < 0xf0 ? 3 : 4;
-		o += k + (t[i] == '\\' || t[i] == '"');
-		if (o + 35 + 7 <= cap)
-			cut = i + k;
-	}
-	if (n <= SV_PATH_MAX && o + 7 <= cap) {
-		esc_label(dst, cap, t, tl);
-		return;
-	}
-	if (!EVP_Digest(path, n, md, &mdn, EVP_sha256(), NULL) || mdn < 16)
-		memset(md, 0, 16);
-	t[cut++] = '\\';
-	t[cut++] = '~';
-	for (int i = 0; i < 16; i++) {
-		t[cut++] = hex[md[i] >> 4];
-		t[cut++] = hex[md[i] & 15];
-	}
-	esc_label(dst, cap, t, cut);
-}
-
 /* The labels of r's group; false if they may change (a cgroup id that
  * does not resolve to a path yet).
  */
 static bool sv_labels(struct sv *s, const struct topdown_record *r,
 		      char *buf, size_t cap)
 {
-	char v[SV_LABEL_MAX - 40], t[TD_TEXT_SIZE(TOPDOWN_COMM_LEN)];
+	char v[TD_OM_LABEL_MAX - 40], t[TD_TEXT_SIZE(TOPDOWN_COMM_LEN)];
 	const char *cg;
 
 	switch (s->by) {
 	case TD_BY_PROCESS:
 		/* a comm: its text (output/text.h), then escaped */
-		esc_label(v, sizeof(v), t,
-			  td_text(t, r->comm, TOPDOWN_COMM_LEN, NULL));
+		td_om_label(v, sizeof(v), t,
+			    td_text(t, r->comm, TOPDOWN_COMM_LEN, NULL));
 		snprintf(buf, cap, "pid=\"%u\",comm=\"%s\"", r->tgid, v);
 		return true;
 	case TD_BY_COMM:
-		esc_label(v, sizeof(v), t,
-			  td_text(t, r->comm, TOPDOWN_COMM_LEN, NULL));
+		td_om_label(v, sizeof(v), t,
+			    td_text(t, r->comm, TOPDOWN_COMM_LEN, NULL));
 		snprintf(buf, cap, "comm=\"%s\"", v);
 		return true;
 	default:
 		cg = r->cgroup_id ? td_cgroup_path(r->cgroup_id) : NULL;
 		if (cg)
-			cg_label(v, sizeof(v), cg);
+			td_om_cgroup_label(v, sizeof(v), cg);
 		else
 			snprintf(v, sizeof(v), "id:%llu",
 				 (unsigned long long)r->cgroup_id);
@@ -289,17 +167,17 @@ static uint32_t sv_group_of(struct sv *s, const char *labels)
 	size_t i = td_hash_bytes(labels, strlen(labels)) & (s->lcap - 1);
 
 	while (s->lslot[i]) {
-		if (!strcmp(s->g[s->lslot[i] - 1].labels, labels))
+		if (!strcmp(s->c.g[s->lslot[i] - 1].labels, labels))
 			return s->lslot[i] - 1;
 		i = (i + 1) & (s->lcap - 1);
 	}
-	if (s->n >= s->max_groups + 1)
+	if (s->c.n >= s->c.max_groups + 1)
 		return 0;
-	memset(&s->g[s->n], 0, sizeof(s->g[s->n]));
-	snprintf(s->g[s->n].labels, SV_LABEL_MAX, "%s", labels);
-	s->n++;
-	s->lslot[i] = (uint32_t)s->n;
-	return (uint32_t)(s->n - 1);
+	memset(&s->c.g[s->c.n], 0, sizeof(s->c.g[s->c.n]));
+	snprintf(s->c.g[s->c.n].labels, TD_OM_LABEL_MAX, "%s", labels);
+	s->c.n++;
+	s->lslot[i] = (uint32_t)s->c.n;
+	return (uint32_t)(s->c.n - 1);
 }
 
 static uint64_t sv_key(const struct sv *s, const struct topdown_record *r)
@@ -319,7 +197,7 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 	struct sv *s = ctx;
 	uint64_t key = sv_key(s, r);
 	size_t i = (key * 0x9e3779b97f4a7c15ull >> 24) & (s->kcap - 1);
-	struct sv_group *g;
+	struct td_om_group *g;
 	uint32_t gi;
 
 	/* The cache of key -> group (cgroup id, pid or comm hash). A key
@@ -332,7 +210,7 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 	if (s->kslot[i].key) {
 		gi = s->kslot[i].group;
 	} else {
-		char labels[SV_LABEL_MAX];
+		char labels[TD_OM_LABEL_MAX];
 
 		if (s->kn * 2 >= s->kcap) {	/* a cache: start over */
 			memset(s->kslot, 0, s->kcap * sizeof(*s->kslot));
@@ -348,14 +226,14 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 		if (!final)
 			s->provisional = true;
 	}
-	g = &s->g[gi];
+	g = &s->c.g[gi];
 	g->slices++;
 	g->runtime_ns += r->duration_ns;
-	s->records++;
-	if (s->nr_egroups) {
+	s->c.records++;
+	if (s->c.nr_egroups) {
 		/* a slice of one group, or of none (rotated, unreadable) */
 		uint32_t k = TOPDOWN_REC_GROUP(r->flags);
-		struct sv_gx *x = &s->gx[gi];
+		struct td_om_gx *x = &s->c.gx[gi];
 
 		if (r->flags & TOPDOWN_REC_ROTATED)
 			return;
@@ -363,10 +241,10 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 			g->read_errors++;
 			return;
 		}
-		if (k >= s->nr_egroups)
+		if (k >= s->c.nr_egroups)
 			return;
 		x->ns[k] += r->duration_ns;
-		for (uint32_t j = 0; j < s->egroup[k].nr_events &&
+		for (uint32_t j = 0; j < s->c.egroup[k].nr_events &&
 		     j < TOPDOWN_MAX_EVENTS; j++)
 			x->c[k][j] += r->delta[j];
 		return;
@@ -402,8 +280,8 @@ static void sv_on_lost(int cpu, uint64_t count, const char *why, void *ctx)
 	struct sv *s = ctx;
 
 	(void)why;
-	if (cpu >= 0 && cpu < s->lost_cpus)
-		s->lost[cpu] += count;
+	if (cpu >= 0 && cpu < s->c.lost_cpus)
+		s->c.lost[cpu] += count;
 }
 
 /* ---- the rings -------------------------------------------------------------- */
@@ -411,7 +289,6 @@ static void sv_on_lost(int cpu, uint64_t count, const char *why, void *ctx)
 static void sv_open(struct sv *s, uint64_t now)
 {
 	struct td_view_cfg *vc;
-	const struct topdown_config *c;
 
 	/* After a failure, try again only once the module is there (quietly
 	 * otherwise: one error, not one every SV_RETRY_MS).
@@ -422,17 +299,17 @@ static void sv_open(struct sv *s, uint64_t now)
 	s->tried = true;
 	if (td_reader_open(&s->rd))
 		return;
-	if (s->lost_cpus && s->rd.nr_cpus > s->lost_cpus) {
+	if (s->c.lost_cpus && s->rd.nr_cpus > s->c.lost_cpus) {
 		td_reader_close(&s->rd);	/* more CPUs than at first */
 		return;
 	}
-	if (!s->lost) {
-		s->lost = calloc((size_t)s->rd.nr_cpus, sizeof(*s->lost));
-		if (!s->lost) {
+	if (!s->c.lost) {
+		s->c.lost = calloc((size_t)s->rd.nr_cpus, sizeof(*s->c.lost));
+		if (!s->c.lost) {
 			td_reader_close(&s->rd);
 			return;
 		}
-		s->lost_cpus = s->rd.nr_cpus;
+		s->c.lost_cpus = s->rd.nr_cpus;
 	}
 	/* The events as the records count them: one group is its events in
 	 * delta order; rotated groups, the pool (td_view_cfg_init()).
@@ -443,151 +320,35 @@ static void sv_open(struct sv *s, uint64_t now)
 		td_reader_close(&s->rd);
 		return;
 	}
-	c = &vc->cfg;
-	if (vc->rotated && !s->gx) {
-		s->gx = calloc(s->max_groups + 1, sizeof(*s->gx));
-		if (!s->gx) {
+	if (vc->rotated && !s->c.gx) {
+		s->c.gx = calloc(s->c.max_groups + 1, sizeof(*s->c.gx));
+		if (!s->c.gx) {
 			p_err("out of memory for the event groups' counters");
 			free(vc);
 			td_reader_close(&s->rd);
 			return;
 		}
 	}
-	s->nr_ev = c->nr_events < TOPDOWN_MAX_POOL ? c->nr_events :
-		   TOPDOWN_MAX_POOL;
-	for (uint32_t i = 0; i < s->nr_ev; i++) {
-		const char *name = td_pool_event_c(c, i)->name;
-
-		esc_label(s->ev_label[i], sizeof(s->ev_label[i]), name,
-			  TOPDOWN_NAME_LEN);
-		/* Hybrid sets name each event after its core type's PMU
-		 * (evset_intel.c): "core/..." counts on P-cores only,
-		 * "atom/..." on E-cores only.
-		 */
-		s->ev_kind[i] = !strncmp(name, "core/", 5) ?
-				",cpu_kind=\"core\"" :
-				!strncmp(name, "atom/", 5) ?
-				",cpu_kind=\"atom\"" : "";
-	}
-	s->nr_egroups = vc->rotated ? c->nr_groups : 0;
-	for (uint32_t k = 0; k < s->nr_egroups; k++) {
-		s->egroup[k] = c->groups[k];
-		if (vc->can_decode && vc->gd.g[k].id[0])
-			esc_label(s->eg_label[k], sizeof(s->eg_label[k]),
-				  vc->gd.g[k].id, sizeof(vc->gd.g[k].id));
-		else
-			snprintf(s->eg_label[k], sizeof(s->eg_label[k]), "%u",
-				 k);
-	}
-	s->can_decode = vc->can_decode;
-	if (s->can_decode)
-		s->dec = vc->rotated ? vc->gd.g[0].dec : vc->dec;
-	if (s->can_decode && vc->rotated)
-		esc_label(s->set, sizeof(s->set), vc->gd.set,
-			  sizeof(vc->gd.set));
-	else if (s->can_decode)
-		esc_label(s->set, sizeof(s->set), s->dec.set, sizeof(s->dec.set));
-	else
-		esc_label(s->set, sizeof(s->set), s->rd.cfg.label,
-			  sizeof(s->rd.cfg.label));
+	td_om_events(&s->c, vc, s->rd.cfg.label);
 	free(vc);
 	s->open = true;
 	s->opens++;
 	p_info("serving the rings of %d CPUs, event set %s", s->rd.nr_cpus,
-	       s->set);
+	       s->c.set);
 }
 
 /* ---- the metrics ------------------------------------------------------------ */
 
-struct sv_out {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void out_add(struct sv_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void out_add(struct sv_out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->oom)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < o->cap - o->len) {
-			o->len += (size_t)n;
-			return;
-		}
-		char *np = realloc(o->p, o->cap * 2);
-
-		if (!np || n < 0) {
-			o->oom = true;
-			return;
-		}
-		o->p = np;
-		o->cap *= 2;
-	}
-}
-
-/* HELP and TYPE (and UNIT) of a family; counters end in _total, which
- * OpenMetrics leaves out of the family's name.
+/* A scrape: the rings drained, the collection's state asked, then every
+ * family written (export/openmetrics.h).
  */
-static void family(struct sv_out *o, bool om, const char *name,
-		   const char *type, const char *unit, const char *help)
+static void sv_metrics(struct sv *s, struct td_om_out *o, bool om)
 {
-	size_t n = strlen(name);
-
-	if (om && !strcmp(type, "counter") && n > 6 &&
-	    !strcmp(name + n - 6, "_total"))
-		n -= 6;
-	out_add(o, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)n, name, help,
-		(int)n, name, type);
-	if (om && unit)
-		out_add(o, "# UNIT %.*s %s\n", (int)n, name, unit);
-}
-
-static double mono_s(void)
-{
-	return (double)td_now_ns() / 1e9;
-}
-
-/* Rotated groups: the counts of exported group i, per event group, each
- * labelled with the group that measured it.
- */
-static void sv_group_counts(struct sv *s, struct sv_out *o, size_t i)
-{
-	for (uint32_t k = 0; k < s->nr_egroups; k++) {
-		const struct topdown_group *grp = &s->egroup[k];
-
-		for (uint32_t j = 0; j < grp->nr_events &&
-		     j < TOPDOWN_MAX_EVENTS; j++) {
-			uint32_t e = grp->events[j];
-
-			if (e >= s->nr_ev)
-				continue;
-			out_add(o, "topdown_events_total{set=\"%s\","
-				"event=\"%s\",group=\"%s\"%s,%s} %llu\n",
-				s->set, s->ev_label[e], s->eg_label[k],
-				s->ev_kind[e], s->g[i].labels,
-				(unsigned long long)s->gx[i].c[k][j]);
-		}
-	}
-}
-
-static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
-{
-	double t0 = mono_s();
+	uint64_t t0 = td_now_ns();
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_status st;
 	const char *state = "unloaded";
-	static const char *const states[] = {
-		"unloaded", "idle", "stopped", "running",
-	};
+	struct td_om_scrape sc;
 	const char *lbl = s->by == TD_BY_PROCESS ? "process" :
 			  s->by == TD_BY_COMM ? "comm" : "cgroup";
 
@@ -619,100 +380,12 @@ static void sv_metrics(struct sv *s, struct sv_out *o, bool om)
 		if (fd >= 0 && fd != s->status_fd)
 			close(fd);
 	}
-
-	family(o, om, "topdown_up", "gauge", NULL,
-	       "1 if the exporter reads the rings of /dev/topdown, else 0.");
-	out_add(o, "topdown_up %d\n", s->open ? 1 : 0);
-	family(o, om, "topdown_module_state", "gauge", NULL,
-	       "State of the topdown collection: 1 for the current state.");
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		out_add(o, "topdown_module_state{state=\"%s\"} %d\n", states[i],
-			!strcmp(states[i], state));
-	family(o, om, "topdown_records_total", "counter", NULL,
-	       "Records (time slices) read from the rings.");
-	out_add(o, "topdown_records_total %llu\n",
-		(unsigned long long)s->records);
-	family(o, om, "topdown_lost_records_total", "counter", NULL,
-	       "Records lost per CPU: dropped by the module with a full ring or overwritten before the exporter read them.");
-	for (int c = 0; c < s->lost_cpus; c++)
-		out_add(o, "topdown_lost_records_total{cpu=\"%d\"} %llu\n", c,
-			(unsigned long long)s->lost[c]);
-	family(o, om, "topdown_series_groups", "gauge", NULL,
-	       "Groups exported, including 'other'.");
-	out_add(o, "topdown_series_groups %zu\n", s->n);
-	family(o, om, "topdown_series_limit", "gauge", NULL,
-	       "--max-series: groups beyond it are summed into 'other'.");
-	out_add(o, "topdown_series_limit %zu\n", s->max_groups);
-
-	family(o, om, "topdown_events_total", "counter", NULL,
-	       "Count of each event of the event set, summed over the group's slices.");
-	for (size_t i = 0; i < s->n && s->open; i++) {
-		const struct sv_group *g = &s->g[i];
-
-		if (!g->slices)
-			continue;
-		if (s->nr_egroups) {
-			sv_group_counts(s, o, i);
-			continue;
-		}
-		for (uint32_t e = 0; e < s->nr_ev && e < TOPDOWN_MAX_EVENTS;
-		     e++)
-			out_add(o, "topdown_events_total{set=\"%s\",event=\"%s\"%s,%s} %llu\n",
-				s->set, s->ev_label[e], s->ev_kind[e], g->labels,
-				(unsigned long long)g->counts[e]);
-	}
-	if (s->nr_egroups && s->open) {
-		family(o, om, "topdown_group_run_seconds_total", "counter",
-		       "seconds",
-		       "Rotated event groups: on-CPU time of the group's tasks that event group 'group' measured; a rate of topdown_events_total{group} over its rate, times topdown_run_seconds_total's, estimates the event's rate over all the run time.");
-		for (size_t i = 0; i < s->n; i++)
-			for (uint32_t k = 0; s->g[i].slices &&
-			     k < s->nr_egroups; k++)
-				out_add(o, "topdown_group_run_seconds_total"
-					"{group=\"%s\",%s} %llu.%09llu\n",
-					s->eg_label[k], s->g[i].labels,
-					(unsigned long long)(s->gx[i].ns[k] /
-							     1000000000ull),
-					(unsigned long long)(s->gx[i].ns[k] %
-							     1000000000ull));
-	}
-	family(o, om, "topdown_run_seconds_total", "counter", "seconds",
-	       "On-CPU time of the group's tasks.");
-	for (size_t i = 0; i < s->n; i++)
-		if (s->g[i].slices)
-			out_add(o, "topdown_run_seconds_total{%s} %llu.%09llu\n",
-				s->g[i].labels,
-				(unsigned long long)(s->g[i].runtime_ns / 1000000000ull),
-				(unsigned long long)(s->g[i].runtime_ns % 1000000000ull));
-	family(o, om, "topdown_slices_total", "counter", NULL,
-	       "Time slices of the group's tasks.");
-	for (size_t i = 0; i < s->n; i++)
-		if (s->g[i].slices)
-			out_add(o, "topdown_slices_total{%s} %llu\n",
-				s->g[i].labels,
-				(unsigned long long)s->g[i].slices);
-	family(o, om, "topdown_read_errors_total", "counter", NULL,
-	       "Slices with a counter that could not be read (its count is missing).");
-	for (size_t i = 0; i < s->n; i++)
-		if (s->g[i].slices)
-			out_add(o, "topdown_read_errors_total{%s} %llu\n",
-				s->g[i].labels,
-				(unsigned long long)s->g[i].read_errors);
-	family(o, om, "topdown_exporter_info", "gauge", NULL,
-	       "The exporter: version, grouping, event set.");
-	out_add(o, "topdown_exporter_info{version=\"%s\",by=\"%s\",set=\"%s\"} 1\n",
-		tdctl_version, lbl, s->open ? s->set : "");
-	family(o, om, "topdown_slots_per_cycle", "gauge", NULL,
-	       "Slot width of the event set's TopDown formula (0: none), for the recording rules.");
-	if (s->open)
-		out_add(o, "topdown_slots_per_cycle{set=\"%s\"} %u\n", s->set,
-			s->can_decode ? s->dec.slots : 0);
-	family(o, om, "topdown_scrape_duration_seconds", "gauge", "seconds",
-	       "Time this scrape took to read the rings and format the metrics.");
-	out_add(o, "topdown_scrape_duration_seconds %.6f\n", mono_s() - t0);
-	if (om)
-		out_add(o, "# EOF\n");
-	s->last_scrape_s = mono_s() - t0;
+	sc = (struct td_om_scrape){
+		.om = om, .up = s->open, .state = state, .by = lbl,
+		.version = tdctl_version, .t0_ns = t0,
+	};
+	td_om_write(o, &s->c, &sc);
+	s->last_scrape_s = (double)(td_now_ns() - t0) / 1e9;
 }
 
 /* ---- HTTP (user/http/server.c serves, this answers) ---------------------- */
@@ -730,7 +403,7 @@ static void sv_answer(void *ctx, const struct td_http_req *r,
 	struct sv *s = ctx;
 
 	if (!strcmp(r->path, "/metrics")) {
-		struct sv_out o = { .cap = 65536 };
+		struct td_om_out o = { .cap = 65536 };
 
 		o.p = malloc(o.cap);
 		o.oom = !o.p;
@@ -832,7 +505,7 @@ int do_serve(int argc, char **argv)
 		return -1;
 	}
 	s->by = TD_BY_CGROUP;
-	s->max_groups = 1000;
+	s->c.max_groups = 1000;
 	s->status_fd = -1;
 	s->bpf_fd = -1;
 	td_getopt_build(&g, "serve", serve_desc);
@@ -863,7 +536,7 @@ int do_serve(int argc, char **argv)
 				p_err("--max-series must be at least 1");
 				goto out;
 			}
-			s->max_groups = v;
+			s->c.max_groups = v;
 			break;
 		case 'C':
 			if (parse_u64("--max-connections", optarg, 65536, &v))
@@ -890,22 +563,22 @@ int do_serve(int argc, char **argv)
 		p_err("--web.config.file %s: %s", web_file, err);
 		goto out;
 	}
-	s->g = calloc(s->max_groups + 1, sizeof(*s->g));
-	for (s->lcap = 64; s->lcap < 2 * (s->max_groups + 1); s->lcap *= 2)
+	s->c.g = calloc(s->c.max_groups + 1, sizeof(*s->c.g));
+	for (s->lcap = 64; s->lcap < 2 * (s->c.max_groups + 1); s->lcap *= 2)
 		;
 	s->lslot = calloc(s->lcap, sizeof(*s->lslot));
 	s->kcap = 4 * s->lcap;
 	s->kslot = calloc(s->kcap, sizeof(*s->kslot));
-	if (!s->g || !s->lslot || !s->kslot) {
+	if (!s->c.g || !s->lslot || !s->kslot) {
 		p_err("out of memory");
 		goto out;
 	}
 	/* Group 0: what does not fit. */
-	snprintf(s->g[0].labels, SV_LABEL_MAX, "%s",
+	snprintf(s->c.g[0].labels, TD_OM_LABEL_MAX, "%s",
 		 s->by == TD_BY_PROCESS ? "pid=\"other\",comm=\"other\"" :
 		 s->by == TD_BY_COMM ? "comm=\"" SV_OTHER_COMM "\"" :
 		 "cgroup=\"other\"");
-	s->n = 1;
+	s->c.n = 1;
 	/* With root's rights still: the certificate and key, the socket,
 	 * the rings; then nothing of them is left.
 	 */
@@ -989,7 +662,7 @@ out:
 		const struct td_http_stats *st = td_http_get_stats(http);
 
 		p_info("%llu records read, %llu requests",
-		       (unsigned long long)s->records,
+		       (unsigned long long)s->c.records,
 		       (unsigned long long)st->requests);
 	}
 	td_http_close(http);
@@ -1003,11 +676,11 @@ out:
 		close(s->bpf_fd);
 	td_webcfg_free(&web);
 	free(pfd);
-	free(s->g);
-	free(s->gx);
+	free(s->c.g);
+	free(s->c.gx);
 	free(s->lslot);
 	free(s->kslot);
-	free(s->lost);
+	free(s->c.lost);
 	free(s);
 	return ret;
 }
