@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz target of tdctl decode's parsers (user/cmd/decode.c and what it
- * calls): perf stat's plain, -x SEP and -j output with -I intervals and
- * -A fields, tdctl's JSON lines and dump --json slices (lines and
- * arrays), event names, perf's aliases and raw encodings (rNNNN,
- * PMU/TERMS/, raw 0xNNN), counts in every form, and the three outputs.
+ * Fuzz target of tdctl decode's parsers (user/input/, entered through
+ * user/cmd/decode.c's decode_run(), both linked): perf stat's plain, -x
+ * SEP and -j output with -I intervals and -A fields, tdctl's JSON lines
+ * and dump --json slices (lines and arrays), event names, perf's aliases
+ * and raw encodings (rNNNN, PMU/TERMS/, raw 0xNNN), counts in every form,
+ * and the three outputs.
  *
  * The input: byte 0 picks the event set (td_sets[], in order); byte 1
  * how it is read: bits 0-1 the -x separator (',' ';' '|' and "::"),
@@ -13,10 +14,16 @@
  * width and a revision where the set takes them, bit 6 --level 2, bit 7
  * -M: the text's first line is its argument (GROUP[,GROUP..]). The rest
  * is the text.
- * decode.c is included: its parsers are static. An input named valid-*
- * in the corpus must decode (replay.c checks it).
+ * An input named valid-* in the corpus must decode (replay.c checks it).
  */
-#include "../../user/cmd/decode.c"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/tdctl.h"
+#include "evset/sets.h"
+#include "input/counts.h"
 
 int fuzz_parsed_ok;	/* for the replay driver */
 

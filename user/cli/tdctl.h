@@ -234,6 +234,17 @@ int td_input_load(const char *path, const char *out,
  */
 int td_explain_not_running(const char *error);
 
+/*
+ * decode once its options are read (cmd/decode.c): the counts of in (its
+ * set, --level, -M and separator set; input/counts.h) given as
+ * EVENT=COUNT arguments argv[0..argc), or without them read from stdin,
+ * decoded and printed. The fuzz target of decode's parsers
+ * (selftests/fuzz/fuzz_decode.c) enters here. 0, or -1 after p_err().
+ */
+struct decode_in;
+int decode_run(struct decode_in *in, const char *slots, const char *rev,
+	       int argc, char **argv);
+
 /* Commands. */
 int do_load(int argc, char **argv);
 int do_unload(int argc, char **argv);

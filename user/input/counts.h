@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The counts tdctl decode reads, from outside: EVENT=COUNT arguments, or
+ * lines on stdin as perf stat (-j, -x SEP, plain, -I) or tdctl (JSON
+ * lines, dump --json) print them; perfstat.c describes each form.
+ *
+ *   perfstat.c  the parsers, summed into struct decode_in: one sum per
+ *               interval of perf stat -I, or one for the whole input
+ *   pool.c      the events the input may name (the set's, or the pool
+ *               of the groups --level 2 or -M take) and, once read, the
+ *               groups and intervals that lack a count they need
+ *
+ * Every parser of outside input has a fuzz target: these are
+ * selftests/fuzz/fuzz_decode.c's (through cmd/decode.c's decode_run()).
+ */
+#ifndef TDCTL_INPUT_COUNTS_H
+#define TDCTL_INPUT_COUNTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/topdown.h>
+
+#include "evset/sets.h"
+
+/* perf stat -I prints its time first as %lu.%09lu: room for it. */
+#define IVL_TIME_LEN	32
+
+/* The counts of one interval of perf stat -I, or of the whole input. */
+struct decode_ivl {
+	char time[IVL_TIME_LEN];	/* perf's text; "" without -I */
+	uint64_t counts[TOPDOWN_MAX_POOL];
+	bool seen[TOPDOWN_MAX_POOL];
+	int lines;			/* lines that gave counts */
+};
+
+/* perfstat.c's sums of perf's counts before they go into the intervals */
+struct perf_count;
+
+/*
+ * What was read. The caller sets s, level, mg, sep and timed = -1, then
+ * the events (decode_in_events()); the parsers fill the rest, and
+ * decode_in_free() frees what they allocated.
+ */
+struct decode_in {
+	const struct td_set *s;
+	int level;		/* --level (0: 1) */
+	const char *mg;		/* -M GROUP[,GROUP..], or NULL */
+	/* the events: the set's, or the pool of its groups */
+	int nr_ev;
+	const struct td_ev_tmpl *ev[TOPDOWN_MAX_POOL];
+	struct perf_count *pc;	/* hash table, open addressing */
+	size_t pc_cap, pc_used;
+	struct decode_ivl *ivl;	/* one, or one per perf stat -I interval */
+	int nivl, ivl_cap;
+	int timed;		/* -1 not yet known, 0 no times, 1 -I times */
+	bool seen[TOPDOWN_MAX_POOL];	/* in any interval */
+	char sep[16];		/* perf stat -x separator */
+	int lines;		/* lines that gave counts */
+	int skipped;		/* perf lines of other events */
+	int unreadable;		/* dump slices with a null count */
+	bool scaled;		/* perf scaled a count (multiplexing) */
+	bool zeroed[TOPDOWN_MAX_POOL];	/* <not counted> taken as 0 */
+	char where[64];		/* "stdin line N: " */
+};
+
+/* The names of in's events, a list for a message, whole (td_str_add()):
+ * malloc()ed, NULL if out of memory. decode_named(list) is what the
+ * message shows.
+ */
+char *decode_in_names(const struct decode_in *in);
+const char *decode_named(const char *list);
+
+/* The counts of EVENT=COUNT arguments argv[0..argc), one interval; each
+ * event at most once. 0, or -1 after p_err().
+ */
+int decode_in_args(struct decode_in *in, int argc, char **argv);
+
+/* The counts of stdin's lines, in any of the forms (perfstat.c). 0, or
+ * -1 after p_err(), also when no line gave a count of in's events.
+ */
+int decode_in_read(struct decode_in *in);
+
+void decode_in_free(struct decode_in *in);
+
+/* pool.c */
+
+/*
+ * The events of the selection (level, mg): the set's Level 1 events, or
+ * the pool of the groups it takes (group 0's events first) and their
+ * composition: groups[0..*nr_groups), their ids ("a,b") in ids. 0, or -1
+ * after p_err().
+ */
+int decode_in_events(struct decode_in *in, int level, const char *mg,
+		     struct topdown_group *groups, int *nr_groups,
+		     char *ids, size_t idlen);
+
+/*
+ * Leave out the groups missing a count they need, each told to
+ * dropped(ctx, its name, the counts it lacks or NULL if out of memory);
+ * error if none is left. 0, or -1 after p_err().
+ */
+int decode_in_drop_groups(struct decode_in *in, struct topdown_group *g,
+			  int *nr_groups, char *ids, size_t idlen,
+			  void (*dropped)(void *ctx, const char *group,
+					  const char *missing),
+			  void *ctx);
+
+/* Does interval iv lack a count the formulas of the groups g (without
+ * groups: the set's) need? *list is then those events (malloc()ed; NULL
+ * if out of memory).
+ */
+bool decode_in_missing(const struct decode_in *in, const struct decode_ivl *iv,
+		       const struct topdown_group *g, int nr_groups,
+		       const char *ids, char **list);
+
+#endif

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The events tdctl decode's input may name (input/counts.h): the set's,
+ * or with --level 2 or -M the pool of the groups taken, each event once
+ * (required if one group requires it); and once the input is read, the
+ * groups and intervals that lack a count their formulas need.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/str.h"
+#include "input/counts.h"
+
+/*
+ * The events of the selection: the set's Level 1 events, or the pool of
+ * the groups it takes (group 0's events first) and their composition.
+ */
+int decode_in_events(struct decode_in *in, int level, const char *mg,
+		     struct topdown_group *groups, int *nr_groups,
+		     char *ids, size_t idlen)
+{
+	struct td_select sel = { .level = level, .metric_groups = mg };
+	bool want[TOPDOWN_MAX_GROUPS];
+	char err[1024];
+	int r = 0;
+
+	*nr_groups = 0;
+	ids[0] = '\0';
+	if (level > 1 || (mg && *mg)) {
+		r = td_select_groups(NULL, in->s, &sel, want, err, sizeof(err));
+		if (r < 0) {
+			p_err("decode: %s", err);
+			return -1;
+		}
+	}
+	if (!(level > 1 || (mg && *mg)) || r == 1) {
+		in->nr_ev = in->s->nr_events;
+		for (int i = 0; i < in->s->nr_events; i++)
+			in->ev[i] = &in->s->ev[i];
+		return 0;
+	}
+	for (int g = 0; g < in->s->nr_groups; g++) {
+		const struct td_grp *grp = &in->s->groups[g];
+		struct topdown_group *tg;
+
+		if (!want[g])
+			continue;
+		tg = &groups[(*nr_groups)++];
+		memset(tg, 0, sizeof(*tg));
+		tg->nr_events = grp->nr_events;
+		snprintf(ids + strlen(ids), idlen - strlen(ids), "%s%s",
+			 *ids ? "," : "", grp->id);
+		for (int k = 0; k < grp->nr_events; k++) {
+			int e = 0;
+
+			while (e < in->nr_ev &&
+			       strcmp(in->ev[e]->name, grp->ev[k].name))
+				e++;
+			if (e == in->nr_ev) {
+				if (e == TOPDOWN_MAX_POOL) {
+					p_err("decode: more than %d events",
+					      TOPDOWN_MAX_POOL);
+					return -1;
+				}
+				in->ev[in->nr_ev++] = &grp->ev[k];
+			} else if (!grp->ev[k].optional) {
+				/* required by one group: required */
+				if (in->ev[e]->optional)
+					in->ev[e] = &grp->ev[k];
+			}
+			tg->events[k] = e;
+		}
+	}
+	return 0;
+}
+
+/* The selected group of the set with this composition. */
+static const struct td_grp *group_of(const struct decode_in *in,
+				     const char *ids, int k)
+{
+	const char *p = ids;
+	size_t n;
+
+	for (; k > 0 && p; k--) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return NULL;
+	n = strcspn(p, ",");
+	return td_grp_find(in->s, p, n);
+}
+
+/* Does one of the groups (without groups: the set) need pool event i? */
+static bool needed(const struct decode_in *in, const struct topdown_group *g,
+		   int nr_groups, const char *ids, int i)
+{
+	if (!nr_groups)
+		return !in->ev[i]->optional;
+	for (int k = 0; k < nr_groups; k++) {
+		const struct td_grp *grp = group_of(in, ids, k);
+
+		for (uint32_t j = 0; j < g[k].nr_events; j++)
+			if (g[k].events[j] == i && !grp->ev[j].optional)
+				return true;
+	}
+	return false;
+}
+
+/* Leave out the groups missing a count they need; error if none is left. */
+int decode_in_drop_groups(struct decode_in *in, struct topdown_group *g,
+			  int *nr_groups, char *ids, size_t idlen,
+			  void (*dropped)(void *ctx, const char *group,
+					  const char *missing),
+			  void *ctx)
+{
+	char kept[64] = "", *missing;
+	int n = 0;
+
+	for (int k = 0; k < *nr_groups; k++) {
+		const struct td_grp *grp = group_of(in, ids, k);
+		bool lacks = false, whole = true;
+
+		missing = NULL;
+		for (uint32_t j = 0; j < g[k].nr_events; j++) {
+			int e = g[k].events[j];
+
+			if (in->seen[e] || grp->ev[j].optional)
+				continue;
+			if (whole)
+				whole = td_str_add(&missing, "%s%s",
+						   lacks ? ", " : "",
+						   in->ev[e]->name);
+			lacks = true;
+		}
+		if (lacks) {
+			dropped(ctx, grp->name, whole ? missing : NULL);
+			free(missing);
+			continue;
+		}
+		snprintf(kept + strlen(kept), sizeof(kept) - strlen(kept),
+			 "%s%s", *kept ? "," : "", grp->id);
+		g[n++] = g[k];
+	}
+	if (!n) {
+		missing = decode_in_names(in);
+		p_err("decode: no group of set %s has all its counts (its events: %s)",
+		      in->s->name, decode_named(missing));
+		free(missing);
+		return -1;
+	}
+	*nr_groups = n;
+	snprintf(ids, idlen, "%s", kept);
+	return 0;
+}
+
+/* Does interval iv lack a count the formulas of the groups g (without
+ * groups: the set's) need? *list is then those events (malloc()ed; NULL
+ * if out of memory).
+ */
+bool decode_in_missing(const struct decode_in *in, const struct decode_ivl *iv,
+		       const struct topdown_group *g, int nr_groups,
+		       const char *ids, char **list)
+{
+	bool lacks = false, whole = true;
+
+	*list = NULL;
+	for (int i = 0; i < in->nr_ev; i++) {
+		if (iv->seen[i] || !needed(in, g, nr_groups, ids, i))
+			continue;
+		if (whole)
+			whole = td_str_add(list, "%s%s", lacks ? ", " : "",
+					   in->ev[i]->name);
+		lacks = true;
+	}
+	if (!whole) {
+		free(*list);
+		*list = NULL;
+	}
+	return lacks;
+}
