@@ -13,7 +13,7 @@
 #include "output/csv_writer.h"
 #include "output/json_writer.h"
 
-/* user/cli/version.c: TDCTL_VERSION as given by user/Makefile. */
+/* user/cmd/version.c: TDCTL_VERSION as given by user/Makefile. */
 extern const char tdctl_version[];
 /* tdctl's version and ABI, then the loaded module's: 'tdctl --version'. */
 void td_print_version(void);
@@ -257,7 +257,7 @@ int do_stat(int argc, char **argv);	/* cmd/stat.c */
 int do_top(int argc, char **argv);	/* cmd/top.c */
 int do_record(int argc, char **argv);	/* cmd/record.c */
 int do_report(int argc, char **argv);	/* cmd/report.c */
-int do_complete(int argc, char **argv);	/* cli/completion.c */
+int do_complete(int argc, char **argv);	/* cmd/completion.c */
 int do_timeline(int argc, char **argv);	/* cmd/timeline.c */
 int do_serve(int argc, char **argv);	/* cmd/serve.c */
 
