@@ -127,7 +127,8 @@ static bool label_of_set(const struct td_cpu_info *ci, struct td_plan *plan)
 		if (s == &td_set_generic || s == &td_set_software ||
 		    s->nr_events > plan->nr_events ||
 		    td_set_fit(s, ci, NULL, 0) < TD_FIT_MANUAL ||
-		    td_plan_for(ci, s->name, &sp, e2, sizeof(e2)))
+		    (memset(&sp, 0, sizeof(sp)),
+		     td_plan_set(ci, s, &sp, e2, sizeof(e2))))
 			continue;
 		for (int j = 0; j < sp.nr_events && ok; j++) {
 			int pos = -1;
@@ -492,8 +493,8 @@ int td_events_decoder(struct td_decoder *d, const char *label, int nr,
 	memset(names, 0, sizeof(names));
 	for (int i = 0; i < s->nr_events; i++)
 		snprintf(names[i], sizeof(names[i]), "%s", s->ev[i].name);
-	if (td_decoder_from_label(d, sub, (const char (*)[TOPDOWN_NAME_LEN])names,
-				  s->nr_events, err, errlen))
+	if (td_set_decoder(d, sub, (const char (*)[TOPDOWN_NAME_LEN])names,
+			   s->nr_events, false, err, errlen))
 		return -1;
 	/* ...then pointed at where each event is in this collection. */
 	for (int r = 0; r < TOPDOWN_MAX_EVENTS; r++)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The table of event sets and the generic machinery around it: choosing a
- * set (td_plan_for), the config label and its strict parser, building a
- * decoder and dispatching to the set's formula family (td_decode). Nothing
- * here knows a vendor: the sets live in evset_{intel,amd,arm,generic}.c.
+ * The table of event sets and the generic machinery around it: a set's
+ * events by name or encoding, its fit and plan (td_plan_set), the config
+ * label and its strict parser, a set's decoder and the dispatch to its
+ * formula family (td_decode). Nothing here knows a vendor: the sets live
+ * in evset_{intel,intel_icl,amd,arm,generic}.c, what their formulas use
+ * in metrics.c; the choice of a set and of a decoder for any label is
+ * plan.c's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -338,183 +341,7 @@ int td_set_fit(const struct td_set *s, const struct td_cpu_info *ci,
 	return s->match(s, ci, why, n);
 }
 
-/* ---- metrics ---------------------------------------------------------- */
-
-static struct td_metric *next_metric(struct td_metrics *out)
-{
-	if (out->n >= TD_MAX_METRICS)
-		return NULL;
-	return &out->m[out->n++];
-}
-
-/* put_value() and put_ratio() are inlined into td_put_ratio() and
- * td_put_ipc(): every record's decode goes through them, and ipc's
- * constant fraction = false drops the range check.
- */
-static inline __attribute__((always_inline))
-void put_value(struct td_metrics *out, const char *name, long double v,
-	       bool valid, bool fraction)
-{
-	struct td_metric *m = next_metric(out);
-
-	if (!m)
-		return;
-	m->name = name;
-	m->valid = valid;
-	m->value = valid ? (double)v : 0.0;
-	m->flagged = valid && fraction && (v < 0.0L || v > 1.0L);
-}
-
-void td_put_value(struct td_metrics *out, const char *name, long double v,
-		  bool valid, bool fraction)
-{
-	put_value(out, name, v, valid, fraction);
-}
-
-static inline __attribute__((always_inline))
-void put_ratio(struct td_metrics *out, const char *name, __int128 num,
-	       unsigned __int128 den, bool fraction)
-{
-	if (!den) {
-		put_value(out, name, 0, false, fraction);
-		return;
-	}
-	/* Both fit 64 bits nearly always: the same exact conversions to
-	 * long double without libgcc's 128-bit ones.
-	 */
-	if (num == (int64_t)num && !(den >> 64))
-		put_value(out, name, (long double)(int64_t)num /
-			  (long double)(uint64_t)den, true, fraction);
-	else
-		put_value(out, name, (long double)num / (long double)den,
-			  true, fraction);
-}
-
-void td_put_ratio(struct td_metrics *out, const char *name, __int128 num,
-		  unsigned __int128 den, bool fraction)
-{
-	put_ratio(out, name, num, den, fraction);
-}
-
-#define IPC_NAME	"ipc"
-
-void td_put_ipc(struct td_metrics *out, uint64_t instructions,
-		uint64_t cycles)
-{
-	put_ratio(out, IPC_NAME, instructions, cycles, false);
-}
-
-/* ---- revision --------------------------------------------------------- */
-
-static int parse_small(const char **sp, unsigned int max, unsigned int *out)
-{
-	const char *s = *sp;
-	unsigned int v = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	if (s[0] == '0' && isdigit((unsigned char)s[1]))
-		return -1;	/* no leading zeros */
-	while (isdigit((unsigned char)*s)) {
-		v = v * 10 + (*s - '0');
-		if (v > max)
-			return -1;
-		s++;
-	}
-	*sp = s;
-	*out = v;
-	return 0;
-}
-
-int td_parse_revision(const char *s, unsigned int *rev)
-{
-	unsigned int x, y;
-
-	if (*s != 'r')
-		return -1;
-	s++;
-	if (parse_small(&s, 15, &x) || *s != 'p')
-		return -1;
-	s++;
-	if (parse_small(&s, 15, &y) || *s)
-		return -1;
-	*rev = x << 4 | y;
-	return 0;
-}
-
-void td_format_revision(unsigned int rev, char *buf, size_t len)
-{
-	snprintf(buf, len, "r%up%u", rev >> 4 & 0xf, rev & 0xf);
-}
-
 /* ---- plan ------------------------------------------------------------- */
-
-/* The names of the sets that fit ci (NULL: of every set). */
-static void list_valid(const struct td_cpu_info *ci, char *buf, size_t len)
-{
-	size_t pos = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < td_nr_sets; i++) {
-		int w;
-
-		if (ci && td_set_fit(td_sets[i], ci, NULL, 0) < TD_FIT_MANUAL)
-			continue;
-		w = snprintf(buf + pos, len - pos, "%s%s", pos ? ", " : "",
-			     td_sets[i]->name);
-		if (w < 0 || (size_t)w >= len - pos)
-			break;
-		pos += w;
-	}
-}
-
-const struct td_pmu *td_sel_pmu(const struct td_cpu_info *ci,
-				enum td_pmu_sel sel)
-{
-	int i = -1;
-
-	switch (sel) {
-	case TD_PMU_MAIN:
-		i = ci->main_pmu >= 0 ? ci->main_pmu : ci->core_pmu;
-		break;
-	case TD_PMU_CORE:
-		i = ci->core_pmu;
-		break;
-	case TD_PMU_ATOM:
-		i = ci->atom_pmu;
-		break;
-	case TD_PMU_ANY:
-		break;
-	}
-	return i >= 0 ? &ci->pmu[i] : NULL;
-}
-
-/* Does the PMU cover every possible CPU? */
-bool td_pmu_covers_all(const struct td_cpu_info *ci, const struct td_pmu *p)
-{
-	if (!p->has_cpus)
-		return true;
-	for (int w = 0; w < TD_CPU_WORDS; w++)
-		if ((ci->possible[w] & p->cpus[w]) != ci->possible[w])
-			return false;
-	return true;
-}
-
-/* Slot width a set uses on this machine (0: the set takes none). */
-unsigned int td_set_slots(const struct td_set *s,
-			  const struct td_cpu_info *ci)
-{
-	const struct td_pmu *p;
-
-	if (!s->def_slots)
-		return 0;
-	if (s->slots_from_caps && ci) {
-		p = td_sel_pmu(ci, TD_PMU_MAIN);
-		if (p && p->slots)
-			return p->slots;
-	}
-	return s->def_slots;
-}
 
 static int build_label(const struct td_set *s, unsigned int slots,
 		       bool with_rev, unsigned int rev, char *buf, size_t len)
@@ -567,65 +394,23 @@ int td_tmpl_resolve(const struct td_cpu_info *ci, const struct td_set *s,
 	return 0;
 }
 
-/* The set asked for (or the automatic one), with plan->why. */
-static const struct td_set *choose_set(const struct td_cpu_info *ci,
-				       const char *set_name,
-				       struct td_plan *plan, char *err,
-				       size_t errlen)
+const struct td_grp *td_grp_find(const struct td_set *s, const char *id,
+				 size_t len)
 {
-	const struct td_set *s = NULL;
-	char why[256], valid[512], all[512];
-	int fit = TD_FIT_NO;
-
-	if (set_name) {
-		s = td_set_find(set_name);
-		if (!s) {
-			list_valid(ci, valid, sizeof(valid));
-			list_valid(NULL, all, sizeof(all));
-			snprintf(err, errlen,
-				 "unknown event set '%s' (the %d sets: %s); valid here: %s",
-				 set_name, td_nr_sets, all, valid);
-			return NULL;
-		}
-		fit = td_set_fit(s, ci, why, sizeof(why));
-		if (fit < TD_FIT_MANUAL) {
-			list_valid(ci, valid, sizeof(valid));
-			snprintf(err, errlen,
-				 "event set '%s' does not fit this CPU (%s); valid here: %s",
-				 set_name, why, valid);
-			return NULL;
-		}
-		snprintf(plan->why, sizeof(plan->why), "requested by name: %s",
-			 why);
-		return s;
-	}
-	for (int i = 0; i < td_nr_sets && !s; i++) {
-		fit = td_set_fit(td_sets[i], ci, why, sizeof(why));
-		if (fit >= TD_FIT_AUTO)
-			s = td_sets[i];
-	}
-	if (!s) {
-		/* The table ends with generic and software, which always
-		 * report TD_FIT_AUTO when they are the fallback; reaching
-		 * here means the table is broken.
-		 */
-		snprintf(err, errlen, "no event set fits this machine");
-		return NULL;
-	}
-	snprintf(plan->why, sizeof(plan->why), "%s", why);
-	return s;
+	for (int i = 0; i < s->nr_groups; i++)
+		if (strlen(s->groups[i].id) == len &&
+		    !strncmp(s->groups[i].id, id, len))
+			return &s->groups[i];
+	return NULL;
 }
 
-int td_plan_select(const struct td_cpu_info *ci, const char *set_name,
-		   const struct td_select *sel, struct td_plan *plan,
-		   char *err, size_t errlen)
+/*
+ * The plan of set s on ci without groups, its name and label first
+ * (plan->why as the caller left it): 0, or -1 with err.
+ */
+int td_plan_label(const struct td_cpu_info *ci, const struct td_set *s,
+		  struct td_plan *plan, char *err, size_t errlen)
 {
-	const struct td_set *s;
-
-	memset(plan, 0, sizeof(*plan));
-	s = choose_set(ci, set_name, plan, err, errlen);
-	if (!s)
-		return -1;
 	snprintf(plan->set, sizeof(plan->set), "%s", s->name);
 	if (build_label(s, td_set_slots(s, ci), s->has_rev,
 			ci->has_midr ? (ci->variant << 4 | ci->revision) : 0,
@@ -633,14 +418,14 @@ int td_plan_select(const struct td_cpu_info *ci, const char *set_name,
 		snprintf(err, errlen, "label for '%s' too long", s->name);
 		return -1;
 	}
-	if (sel && (sel->level > 1 || (sel->metric_groups &&
-				       *sel->metric_groups))) {
-		int r = td_plan_groups(ci, s, sel, plan, err, errlen);
+	return 0;
+}
 
-		if (r <= 0)	/* groups planned, or an error */
-			return r;
-		/* only Level 1 asked for: the plan without groups */
-	}
+int td_plan_set(const struct td_cpu_info *ci, const struct td_set *s,
+		struct td_plan *plan, char *err, size_t errlen)
+{
+	if (td_plan_label(ci, s, plan, err, errlen))
+		return -1;
 	for (int i = 0; i < s->nr_events; i++)
 		if (td_tmpl_resolve(ci, s, &s->ev[i], &plan->ev[i], err,
 				    errlen))
@@ -649,10 +434,42 @@ int td_plan_select(const struct td_cpu_info *ci, const char *set_name,
 	return 0;
 }
 
-int td_plan_for(const struct td_cpu_info *ci, const char *set_name,
-		struct td_plan *plan, char *err, size_t errlen)
+/* ---- revision --------------------------------------------------------- */
+
+static int parse_small(const char **sp, unsigned int max, unsigned int *out)
 {
-	return td_plan_select(ci, set_name, NULL, plan, err, errlen);
+	const char *s = *sp;
+	unsigned int v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	if (s[0] == '0' && isdigit((unsigned char)s[1]))
+		return -1;	/* no leading zeros */
+	while (isdigit((unsigned char)*s)) {
+		v = v * 10 + (*s - '0');
+		if (v > max)
+			return -1;
+		s++;
+	}
+	*sp = s;
+	*out = v;
+	return 0;
+}
+
+int td_parse_revision(const char *s, unsigned int *rev)
+{
+	unsigned int x, y;
+
+	if (*s != 'r')
+		return -1;
+	s++;
+	if (parse_small(&s, 15, &x) || *s != 'p')
+		return -1;
+	s++;
+	if (parse_small(&s, 15, &y) || *s)
+		return -1;
+	*rev = x << 4 | y;
+	return 0;
 }
 
 /* ---- label & decoder -------------------------------------------------- */
@@ -879,16 +696,14 @@ void td_decoder_params(struct td_decoder *d, const struct td_label *l)
 	snprintf(d->set, sizeof(d->set), "%s", l->s->name);
 }
 
-static int decoder_build(struct td_decoder *d, const char *label,
-			 const char names[][TOPDOWN_NAME_LEN], int nr,
-			 bool partial, char *err, size_t errlen)
+int td_set_decoder(struct td_decoder *d, const char *label,
+		   const char names[][TOPDOWN_NAME_LEN], int nr, bool partial,
+		   char *err, size_t errlen)
 {
 	struct td_label l;
 	char what[TOPDOWN_NAME_LEN + 16];
 
 	memset(d, 0, sizeof(*d));
-	if (td_label_is_events(label, err, errlen))
-		return td_events_decoder(d, label, nr, err, errlen);
 	if (td_label_parse(label, &l, err, errlen))
 		return -1;
 	if (l.nr_groups) {
@@ -903,20 +718,6 @@ static int decoder_build(struct td_decoder *d, const char *label,
 		return -1;
 	td_decoder_params(d, &l);
 	return 0;
-}
-
-int td_decoder_from_label(struct td_decoder *d, const char *label,
-			  const char names[][TOPDOWN_NAME_LEN], int nr,
-			  char *err, size_t errlen)
-{
-	return decoder_build(d, label, names, nr, false, err, errlen);
-}
-
-int td_decoder_partial(struct td_decoder *d, const char *label,
-		       const char names[][TOPDOWN_NAME_LEN], int nr,
-		       char *err, size_t errlen)
-{
-	return decoder_build(d, label, names, nr, true, err, errlen);
 }
 
 void td_decode(const struct td_decoder *d, const uint64_t *counts,

@@ -57,6 +57,21 @@ int td_event_alias(const struct td_cpu_info *ci, const char *root,
 		   const char *name, struct td_evsel *e, char *err,
 		   size_t errlen);
 
+/* The plan of set s (evset.c): its name and label (td_plan_label), then
+ * its events without groups (td_plan_set); plan->why is left as it is.
+ * 0, or -1 with err.
+ */
+int td_plan_label(const struct td_cpu_info *ci, const struct td_set *s,
+		  struct td_plan *plan, char *err, size_t errlen);
+int td_plan_set(const struct td_cpu_info *ci, const struct td_set *s,
+		struct td_plan *plan, char *err, size_t errlen);
+/* The decoder of a set's label, not "set=events" (evset.c; plan.c's
+ * td_decoder_from_label() takes both): partial as td_decoder_partial().
+ */
+int td_set_decoder(struct td_decoder *d, const char *label,
+		   const char names[][TOPDOWN_NAME_LEN], int nr, bool partial,
+		   char *err, size_t errlen);
+
 /* One event of perf's syntax (tok, modified in place) into e, its name
  * the text as written or its name= term (event_parse.c): 0, or -1 with a
  * message in err.

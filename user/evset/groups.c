@@ -17,43 +17,6 @@
 
 /* ---- metric descriptions ---------------------------------------------- */
 
-#define M1(n, u, f) { n, NULL, NULL, NULL, 1, u, f }
-
-/* Metrics of the sets without a table of their own (no perf names). */
-static const struct td_metric_info generic_info[] = {
-	M1("retiring", TD_UNIT_SLOTS, true),
-	M1("bad_speculation", TD_UNIT_SLOTS, true),
-	M1("frontend_bound", TD_UNIT_SLOTS, true),
-	M1("backend_bound", TD_UNIT_SLOTS, true),
-	M1("smt_contention", TD_UNIT_SLOTS, true),
-	M1("ipc", TD_UNIT_PER_CYCLE, false),
-	M1("frontend_stalled_cycles", TD_UNIT_CYCLES, true),
-	M1("backend_stalled_cycles", TD_UNIT_CYCLES, true),
-	/* intel_spr's Level 2, measured beside Level 1 */
-	{ "branch_mispredicts", NULL, NULL, "bad_speculation", 2,
-	  TD_UNIT_SLOTS, true },
-	{ "machine_clears", NULL, NULL, "bad_speculation", 2, TD_UNIT_SLOTS,
-	  true },
-	{ "memory_bound", NULL, NULL, "backend_bound", 2, TD_UNIT_SLOTS,
-	  true },
-	{ "core_bound", NULL, NULL, "backend_bound", 2, TD_UNIT_SLOTS, true },
-	{ "heavy_operations", NULL, NULL, "retiring", 2, TD_UNIT_SLOTS, true },
-	{ "light_operations", NULL, NULL, "retiring", 2, TD_UNIT_SLOTS, true },
-};
-
-const struct td_metric_info *td_set_metric_info(const struct td_set *s,
-						const char *name)
-{
-	for (int i = 0; s && i < s->nr_minfo; i++)
-		if (!strcmp(s->minfo[i].name, name))
-			return &s->minfo[i];
-	for (size_t i = 0; i < sizeof(generic_info) / sizeof(*generic_info);
-	     i++)
-		if (!strcmp(generic_info[i].name, name))
-			return &generic_info[i];
-	return NULL;
-}
-
 const struct td_metric_info *td_metric_info(const char *name)
 {
 	const struct td_metric_info *m = td_set_metric_info(NULL, name);
@@ -74,42 +37,6 @@ bool td_metric_is_fraction(const char *name)
 
 /* ---- the sets' groups ------------------------------------------------- */
 
-static void decode_ratios(const struct td_decoder *d, const uint64_t *c,
-			  struct td_metrics *out)
-{
-	const struct td_grp *g = d->grp;
-
-	for (int i = 0; g && i < g->nr_ratios; i++) {
-		const struct td_ratio *r = &g->ratios[i];
-		const struct td_metric_info *m = td_set_metric_info(d->family,
-								    r->name);
-		__int128 num = td_cnt(d, c, r->num);
-
-		/* an optional numerator not counted: no metric */
-		if (!td_has(d, r->num) || (r->num2 >= 0 && !td_has(d, r->num2)))
-			continue;
-		if (r->num2 >= 0)
-			num += r->sign2 * (__int128)td_cnt(d, c, r->num2);
-		td_put_ratio(out, r->name, num * r->scale, td_cnt(d, c, r->den),
-			     !m || m->fraction);
-	}
-}
-
-const struct td_family td_fam_ratios = {
-	.name = "ratios", .nr_roles = TOPDOWN_MAX_EVENTS,
-	.decode = decode_ratios,
-};
-
-const struct td_grp *td_grp_find(const struct td_set *s, const char *id,
-				 size_t len)
-{
-	for (int i = 0; i < s->nr_groups; i++)
-		if (strlen(s->groups[i].id) == len &&
-		    !strncmp(s->groups[i].id, id, len))
-			return &s->groups[i];
-	return NULL;
-}
-
 bool td_tmpl_takes_gp(const struct td_set *s, const struct td_ev_tmpl *t)
 {
 	if (t->kind == TD_EV_SW)
@@ -117,19 +44,6 @@ bool td_tmpl_takes_gp(const struct td_set *s, const struct td_ev_tmpl *t)
 	if (t->kind == TD_EV_HW)
 		return !s->hw_fixed;
 	return !(s->cycle_counter && t->config == s->cycle_counter);
-}
-
-bool td_in_list(const char *list, const char *seps, const char *w, size_t n)
-{
-	while (list && *list) {
-		size_t len = strcspn(list, seps);
-
-		if (len == n && !strncasecmp(list, w, n))
-			return true;
-		list += len;
-		list += strspn(list, seps);
-	}
-	return false;
 }
 
 /* The decoder of group g of s over its own events in table order. */
