@@ -19,7 +19,9 @@
 #            is live/'s), evset_priv.h only in evset/, no ioctl() outside
 #            live/ but a terminal's (TIOC...); user/README's picture of
 #            the layers matches its list and is the one design.rst shows
-#            (scripts/check_layers.py)
+#            (scripts/check_layers.py); inside a folder no call cycle
+#            between files, from the symbols of the host's tdctl objects,
+#            built first (scripts/check_cycles.py)
 #   litmus   each litmus test of selftests/litmus names the marked regions
 #            of kmod/ and user/ it models and the ordered accesses and
 #            barriers in them, which must be the code's: a barrier added or
@@ -289,7 +291,13 @@ for what in "$@"; do
     shell) lint_shell || rc=1 ;;
     python) lint_python || rc=1 ;;
     rst) lint_rst || rc=1 ;;
-    layers) python3 scripts/check_layers.py || rc=1 ;;
+    layers)
+        python3 scripts/check_layers.py || rc=1
+        if make -s -C user >/dev/null; then
+            python3 scripts/check_cycles.py || rc=1
+        else
+            echo "cycles: tdctl does not build" && rc=1
+        fi ;;
     litmus) python3 scripts/litmus_code.py || rc=1 ;;
     percpu) lint_percpu || rc=1 ;;
     sparse) lint_sparse || rc=1 ;;
