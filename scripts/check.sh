@@ -46,7 +46,23 @@
 #              (the x86-64 6.1 guest, a few modes, 200 round trips x 3) as
 #              the last job of the guest queue. Logs in build/check/bench/.
 # and ends with "N passed, N failed, N skipped". Logs: build/check/
-# (times in build/check/times and guest-times).
+# (times in build/check/times and guest-times, printed after the guests,
+# and the whole run's at the end).
+#
+# Where the time goes: a fresh clone's make check (testing.rst's CI
+# procedure) on the 2-core build machine, quiet, 2026-12-02: 26.5 min in
+# all. deps 61 s, then the 6.1 and 6.12 builds 144 s; deps --suites
+# (the other suites' kernels and build roots) runs in the background
+# from the end of deps, 717 s, while the host phase (packages, lint,
+# litmus, host tests, fuzz corpora, the short bench's reader part) and
+# the arm64 6.1 guest run; the 5.10, 6.12-trixie and 7.3 builds wait for
+# it (83 s); the guests, two at a time from the arm64 6.1 guest's early
+# start, 1379 s in all (arm64 7.3 437 s, arm64 6.1 287 s, the x86_64
+# ones 120 to 231 s). The critical path is deps, the suites' download,
+# their builds and the guest queue after them; what shortens the run is
+# a shorter download or guest queue, not a faster host phase. Loaded by
+# other work (CI's machine, or another make check beside it) the same
+# run took 29 to 37 min.
 #
 # Why these guests in make check: make check must stay under 30 minutes
 # on 2 cores from a fresh machine, installs included, and a guest suite
@@ -117,6 +133,12 @@ mkdir -p "$LOGS"
 
 # shellcheck source=scripts/series.sh
 . "$ROOT/scripts/series.sh"
+
+# A phase's wall time into build/check/times: since NAME T0.
+since() {
+    echo "$1: $(($(date +%s) - $2)) s" >>"$LOGS/times"
+}
+T_START=$(date +%s)
 
 echo "== dependencies"
 # --rt: also the PREEMPT_RT kernels, their headers and images (the rt
@@ -332,6 +354,7 @@ echo "build (6.1, 6.12): $(($(date +%s) - T_BUILD)) s" >>"$LOGS/times"
 T_GUESTS=$(date +%s)
 [ "${TD_GUEST_EARLY:-1}" = 1 ] && guest_each start arm64
 
+T_PHASE=$(date +%s)
 step "man pages render (rst2man, warnings are errors)" make -C Documentation/man
 # Packaging: make install/uninstall into a DESTDIR (TAP).
 scripts/test-install.sh >"$LOGS/install.tap" 2>&1
@@ -345,6 +368,8 @@ step "lintian clean (all levels) on build/deb/*.changes" bash -c \
 # through systemd-analyze verify (TAP).
 scripts/test-deb.sh >"$LOGS/deb.tap" 2>&1
 tap "Debian packages" "$LOGS/deb.tap"
+since "man pages, install, Debian packages" "$T_PHASE"
+T_PHASE=$(date +%s)
 echo "== style (make lint)"
 step "C: checkpatch --strict clean (kernel rules for kmod/ and pmusim)" scripts/lint.sh c
 step "shell: shellcheck clean" scripts/lint.sh shell
@@ -354,14 +379,18 @@ step "layers: tdctl's includes and picture follow user/README" scripts/lint.sh l
 step "litmus tests: each one's accesses and barriers are its marked code's" scripts/lint.sh litmus
 step "sparse: the module (kmod/) x86_64 and arm64 6.1, no finding" scripts/lint.sh sparse
 step "commits: subjects are 'area: subject', at most 72 characters" scripts/lint.sh commits
+since "style (make lint)" "$T_PHASE"
 
 echo "== litmus tests (herd7, kernel memory model; make check-litmus)"
+T_PHASE=$(date +%s)
 wait "$LITMUS_PID"
 tally "litmus" "$LOGS/litmus.log"
 grep -qE '^(PASS|FAIL|SKIP): ' "$LOGS/litmus.log" ||
     fail "litmus: no result (log: build/check/litmus.log)"
+since "litmus (waited for)" "$T_PHASE"
 
 echo "== host tests"
+T_PHASE=$(date +%s)
 if [ -f selftests/host/Makefile ]; then
     make -s -C selftests/host run >"$LOGS/host.tap" 2>&1
     tap "host" "$LOGS/host.tap"
@@ -370,9 +399,12 @@ fi
 # path, serve's web configuration), replayed under ASan and UBSan.
 make -s -C selftests/fuzz run >"$LOGS/fuzz.tap" 2>&1
 tap "fuzz corpora" "$LOGS/fuzz.tap"
+since "host tests and fuzz corpora" "$T_PHASE"
+T_PHASE=$(date +%s)
 # make bench's reader part, short (see the header).
 step "bench --short: the reader part (tdctl on record files, callgrind)" \
     scripts/bench.sh --short --reader
+since "bench --short, reader part" "$T_PHASE"
 
 # The other suites' kernels (5.10, 6.12-trixie, 7.3): built once their
 # packages and build roots are there.
@@ -437,4 +469,5 @@ echo
 # The record files the guests wrote, read back here (arm64's on x86-64).
 python3 selftests/host/test_guest_file.py "${MAIN_TAPS[@]}" >"$LOGS/guest-files.tap" 2>&1
 tap "guest record files on the host" "$LOGS/guest-files.tap"
+echo "    make check: $(($(date +%s) - T_START)) s in all"
 finish
