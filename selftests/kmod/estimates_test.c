@@ -32,6 +32,11 @@
  *	instructions:u estimate (one group of two: coverage about half) must
  *	be within K_ERR reported errors of the exact count; cycles:u (in
  *	both groups) is exact where the task has no rotated slice.
+ *   icount_all_modes_per_task
+ *	the same tasks with `{cycles,instructions},{cycles,cpu-clock}` in
+ *	all modes: instructions through cycles is the row's cycles count,
+ *	with the anchor's error, and above the task's own all-mode perf
+ *	count only by what a slice holds that the counter does not.
  *   pmusim_rates_phases_and_hotplug
  *	the simulated PMU (selftests/pmusim/, index layout), configured
  *	through the UAPI with three groups of three events sharing an
@@ -249,7 +254,7 @@ static int record_stop(pid_t pid, const char *file)
 struct result {
 	pid_t pid;
 	int idx;
-	uint64_t v[4];
+	uint64_t v[8];
 };
 
 typedef void (*work_fn)(int idx, uint64_t until_ns, struct result *res);
@@ -543,17 +548,18 @@ static void __attribute__((noinline)) user_loop(unsigned long n)
 		__asm__ volatile("" ::: "memory");
 }
 
-static int perf_self(uint64_t config)
+static int perf_self(uint64_t config, bool user)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a), .type = PERF_TYPE_HARDWARE, .config = config,
-		.exclude_kernel = 1, .exclude_hv = 1,
+		.exclude_kernel = user, .exclude_hv = user,
 	};
 
 	return syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 
-static int icount_fd[2];
+/* instructions:u, cycles:u, instructions, cycles */
+static int icount_fd[4];
 static const char *const icount_kind[] = {
 	"user_loop", "syscalls", "phases", "bursts",
 };
@@ -564,10 +570,13 @@ static void icount_setup(int idx)
 
 	snprintf(comm, sizeof(comm), "est_%s", icount_kind[idx]);
 	prctl(PR_SET_NAME, comm);
-	icount_fd[0] = perf_self(PERF_COUNT_HW_INSTRUCTIONS);
-	icount_fd[1] = perf_self(PERF_COUNT_HW_CPU_CYCLES);
-	if (icount_fd[0] < 0 || icount_fd[1] < 0)
-		_exit(3);
+	icount_fd[0] = perf_self(PERF_COUNT_HW_INSTRUCTIONS, true);
+	icount_fd[1] = perf_self(PERF_COUNT_HW_CPU_CYCLES, true);
+	icount_fd[2] = perf_self(PERF_COUNT_HW_INSTRUCTIONS, false);
+	icount_fd[3] = perf_self(PERF_COUNT_HW_CPU_CYCLES, false);
+	for (int i = 0; i < 4; i++)
+		if (icount_fd[i] < 0)
+			_exit(3);
 }
 
 /*
@@ -578,6 +587,9 @@ static void icount_setup(int idx)
 static void icount_work(int idx, uint64_t until, struct result *r)
 {
 	uint64_t start = td_now_ns(), half = start + (until - start) / 2, now;
+
+	/* The counters' window, within a few instructions: v[4], v[5]. */
+	r->v[4] = start;
 
 	while ((now = td_now_ns()) < until) {
 		switch (idx) {
@@ -603,9 +615,10 @@ static void icount_work(int idx, uint64_t until, struct result *r)
 			break;
 		}
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 4; i++)
 		if (read(icount_fd[i], &r->v[i], sizeof(r->v[i])) != sizeof(r->v[i]))
 			_exit(4);
+	r->v[5] = td_now_ns();
 }
 
 /*
@@ -618,6 +631,31 @@ static void icount_work(int idx, uint64_t until, struct result *r)
  * errors through cycles:u are near 0: z counts what lies beyond this.
  */
 #define ICOUNT_SLACK	1000.0
+
+/* Why the icount cases cannot run here, or NULL. */
+static const char *icount_skip(void)
+{
+	if (!getenv("TD_ICOUNT"))
+		return "needs a guest with -icount (TD_ICOUNT=1): instructions are exact "
+		       "only there";
+	if (!td_instructions_count())
+		return "instructions do not count here (a PMU under QEMU -icount needed)";
+	return NULL;
+}
+
+/* Load @events rotated every 12 ms and record the four icount tasks. */
+static int icount_record(const char *events, const char *file, struct crew *c,
+			 struct jv **rep, struct jv **dump)
+{
+	uint64_t run_ns = td_env_long("TD_EST_ICOUNT_MS", 1500) * 1000000ull;
+
+	*rep = NULL;
+	*dump = NULL;
+	if (tdctl_run(DIR "/load.out", "load -e '%s' --rotate 12", events) ||
+	    crew_spawn(c, 4, icount_setup, icount_work, run_ns))
+		return -1;
+	return record_crew(c, file, rep, dump, NULL, run_ns, false);
+}
 
 FIXTURE(est) {
 	bool sim;		/* td_pmusim loaded by this test */
@@ -641,22 +679,14 @@ FIXTURE_TEARDOWN(est)
 TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 {
 	static const char *const ev[] = { "cycles:u", "instructions:u" };
-	uint64_t run_ns = td_env_long("TD_EST_ICOUNT_MS", 1500) * 1000000ull;
 	struct zdist zd = { 0 };
 	struct jv *rep, *dump;
 	struct crew c;
 
-	if (!getenv("TD_ICOUNT"))
-		SKIP(return, "needs a guest with -icount (TD_ICOUNT=1): instructions are "
-			     "exact only there");
-	if (!td_instructions_count())
-		SKIP(return, "instructions:u does not count here (a PMU under QEMU -icount "
-			     "needed)");
-	ASSERT_EQ(0, tdctl_run(DIR "/load.out", "load -e '{cycles:u,instructions:u},"
-			       "{cycles:u,context-switches}' --rotate 12"));
-	ASSERT_EQ(0, crew_spawn(&c, 4, icount_setup, icount_work, run_ns));
-	ASSERT_EQ(0, record_crew(&c, DIR "/icount.td", &rep, &dump, NULL, run_ns,
-				 false));
+	if (icount_skip())
+		SKIP(return, "%s", icount_skip());
+	ASSERT_EQ(0, icount_record("{cycles:u,instructions:u},{cycles:u,context-switches}",
+				   DIR "/icount.td", &c, &rep, &dump));
 	for (int i = 0; i < c.n; i++) {
 		const struct jv *row = report_row(rep, c.pid[i]);
 		uint64_t runtime, meas[2];
@@ -683,6 +713,85 @@ TEST_F_TIMEOUT(est, icount_instructions_per_task, 600)
 		print_dist("icount", &zd);
 	else
 		printf("# est-dist icount: every error 0 (through cycles:u, exact)\n");
+	jfree(rep);
+	jfree(dump);
+}
+
+/*
+ * All modes, `{cycles,instructions},{cycles,cpu-clock}`: under -icount
+ * both count the same clock in every slice (the dump shows it for every
+ * group 0 slice), so instructions through cycles is exactly the count an
+ * instructions counter in every slice would have had: the row's cycles,
+ * to the unit, with the anchor's own error (0 without a rotated slice of
+ * the task). An error of 0 there is exact for what the records count:
+ * the task's slices, in all modes. A per-task perf counter in all modes
+ * counts less: not the switch path between the probe and perf's own
+ * switch of the task's counters (ICOUNT_SWITCH per slice, about three
+ * times the most seen), nor what the task ran after its read (its
+ * slice time after it, from the dump); and it counts what the task ran
+ * after opening its counters, before the recording (ICOUNT_SETUP).
+ */
+#define ICOUNT_SWITCH	5000.0
+#define ICOUNT_SETUP	20000.0
+
+TEST_F_TIMEOUT(est, icount_all_modes_per_task, 600)
+{
+	struct jv *rep, *dump;
+	struct crew c;
+
+	if (icount_skip())
+		SKIP(return, "%s", icount_skip());
+	ASSERT_EQ(0, icount_record("{cycles,instructions},{cycles,cpu-clock}",
+				   DIR "/icount_all.td", &c, &rep, &dump));
+	for (int i = 0; i < c.n; i++) {
+		const struct jv *row = report_row(rep, c.pid[i]);
+		const struct result *res = &c.res[i];
+		double v, vc, err, errc, cov, truth = (double)res->v[2], after = 0;
+		uint64_t slices = 0, unequal = 0;
+		char task[48];
+
+		snprintf(task, sizeof(task), "%s/%d", icount_kind[i], c.pid[i]);
+		ASSERT_NE(NULL, row) TH_LOG("%s: no row in the report", task);
+		for (int k = 0; k < dump->n; k++) {
+			const struct jv *r = dump->kids[k], *cn = jget(r, "counts");
+			uint64_t tid, end, d, g, y, a;
+
+			if (!ju64(jget(r, "tid"), &tid) || tid != (uint64_t)c.pid[i] ||
+			    !ju64(jget(r, "time_ns"), &end) ||
+			    !ju64(jget(r, "duration_ns"), &d))
+				continue;
+			slices++;
+			if (end > res->v[5])
+				after += (double)(end - (end - d > res->v[5] ? end - d :
+							 res->v[5]));
+			if (ju64(jget(r, "group"), &g) && g == 0 &&
+			    ju64(jget(cn, "instructions"), &y) &&
+			    ju64(jget(cn, "cycles"), &a) && y != a)
+				unequal++;
+		}
+		EXPECT_EQ(0, unequal)
+			TH_LOG("%s: %llu group 0 slices where instructions and cycles differ",
+			       task, (unsigned long long)unequal);
+		ASSERT_TRUE(jdbl(jget(jget(row, "counts"), "instructions"), &v))
+			TH_LOG("%s: instructions unknown", task);
+		ASSERT_TRUE(jdbl(jget(jget(row, "counts"), "cycles"), &vc));
+		ASSERT_TRUE(jdbl(jget(jget(row, "error"), "instructions"), &err));
+		ASSERT_TRUE(jdbl(jget(jget(row, "error"), "cycles"), &errc));
+		ASSERT_TRUE(jdbl(jget(jget(row, "coverage"), "instructions"), &cov));
+		printf("# est %s instructions (all modes) estimate %.0f error %.0f coverage %.3f "
+		       "cycles %.0f error %.0f; perf %.0f: %+.0f, %.0f ns of slices after "
+		       "its read, %llu slices\n", task, v, err, cov, vc, errc, truth,
+		       v - truth, after, (unsigned long long)slices);
+		EXPECT_TRUE(cov > 0 && cov < 1) TH_LOG("%s: coverage %f", task, cov);
+		EXPECT_TRUE(fabs(v - vc) <= vc / 1e9)
+			TH_LOG("%s: instructions %.0f through cycles, cycles %.0f", task, v, vc);
+		EXPECT_TRUE(err <= errc + vc / 1e9)
+			TH_LOG("%s: error %.0f, the anchor's own %.0f", task, err, errc);
+		EXPECT_TRUE(v - truth >= -ICOUNT_SETUP &&
+			    v - truth <= after + slices * ICOUNT_SWITCH + ICOUNT_SLACK)
+			TH_LOG("%s: estimate %.0f, perf %.0f: %+.0f beyond the switch path and "
+			       "the exit", task, v, truth, v - truth);
+	}
 	jfree(rep);
 	jfree(dump);
 }
