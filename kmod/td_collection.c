@@ -92,6 +92,9 @@ int td_configure(const struct topdown_config *cfg, struct cpumask *masks,
 		cpumask_copy(td.ev_cpus[i], td_mask_at(masks, i));
 	td.cfg = *cfg;
 	td_configure_groups(cfg);
+	/* The last collection's totals are of the old configuration. */
+	td_totals_put(td.totals);
+	td.totals = NULL;
 	td.nr_events = cfg->nr_events;
 	td.ring_size = cfg->ring_size;
 	td.watermark = cfg->watermark;
@@ -122,6 +125,31 @@ static int td_allow_kernel(void)
 	return 0;
 }
 
+/*
+ * td.lock held, not running: the totals of the collection about to start
+ * (new, zeroed), replacing the last one's. A reader of the old ones holds
+ * its own reference.
+ */
+static int td_start_totals(void)
+{
+	struct td_totals *t;
+
+	lockdep_assert_held(&td.lock);
+	if (td.totals) {
+		/* No call of the last STOP's probe is left to add to them. */
+		td_counters_sync();
+		td_totals_put(td.totals);
+		td.totals = NULL;
+	}
+	if (!(td.cfg.flags & TOPDOWN_CONFIG_TOTALS))
+		return 0;
+	t = td_totals_alloc(&td.cfg);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	td.totals = t;
+	return 0;
+}
+
 /* Process context: CONFIGURED -> RUNNING. */
 int td_start(void)
 {
@@ -134,7 +162,7 @@ int td_start(void)
 		ret = -ENODATA;
 	else
 		ret = td_perf_allow_cpu() ?: td_allow_kernel() ?:
-		      td_counters_start();
+		      td_start_totals() ?: td_counters_start();
 	if (!ret) {
 		/* poll() and STATUS read it without td.lock. */
 		WRITE_ONCE(td.state, TOPDOWN_STATE_RUNNING);
@@ -189,6 +217,8 @@ void td_collection_exit(void)
 	td_counters_sync();
 	td_rings_sync_wakeups();
 	td_rings_free();
+	td_totals_put(td.totals);
+	td.totals = NULL;
 	WRITE_ONCE(td.state, TOPDOWN_STATE_IDLE);
 	mutex_unlock(&td.lock);
 }

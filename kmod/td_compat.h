@@ -174,6 +174,16 @@ static inline bool irq_work_is_busy(struct irq_work *work)
 #endif
 
 /*
+ * td_task_dead(): the task is leaving the CPU for the last time (its
+ * final schedule sets TASK_DEAD). task_struct.state became __state in 5.14.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define td_task_dead(task) (READ_ONCE((task)->__state) == TASK_DEAD)
+#else
+#define td_task_dead(task) (READ_ONCE((task)->state) == TASK_DEAD)
+#endif
+
+/*
  * td_wq(): the workqueue for the module's work that may run on any CPU
  * (counter retries, CPU hotplug, releases). 7.x deprecates
  * system_unbound_wq: queueing on it logs "enqueued on deprecated

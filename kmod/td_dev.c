@@ -265,8 +265,19 @@ static int td_ioctl_configure(struct topdown_config __user *uarg)
 		goto out;
 
 	ret = -EINVAL;
-	if (cfg->flags & ~TOPDOWN_CONFIG_FLAGS_ALL || cfg->__reserved)
+	if (cfg->flags & ~TOPDOWN_CONFIG_FLAGS_ALL || cfg->__reserved ||
+	    cfg->__reserved2)
 		goto out;
+	if (!(cfg->flags & TOPDOWN_CONFIG_TOTALS)) {
+		if (cfg->totals_tasks)
+			goto out;
+	} else if (!cfg->totals_tasks) {
+		cfg->totals_tasks = TOPDOWN_TOTALS_DEFAULT_TASKS;
+	} else if (!is_power_of_2(cfg->totals_tasks) ||
+		   cfg->totals_tasks < TOPDOWN_TOTALS_MIN_TASKS ||
+		   cfg->totals_tasks > TOPDOWN_TOTALS_MAX_TASKS) {
+		goto out;
+	}
 	/* With groups, nr_events counts the pool. */
 	if (cfg->nr_groups > TOPDOWN_MAX_GROUPS || cfg->nr_events < 1 ||
 	    cfg->nr_events > td_cfg_pool_max(cfg))
@@ -557,13 +568,62 @@ static int td_ioctl_status(struct topdown_status __user *uarg)
 	return ret;
 }
 
+static int td_ioctl_totals(struct topdown_totals __user *uarg)
+{
+	struct topdown_totals q;
+	struct td_totals *t;
+	u32 usize, len;
+	int ret;
+
+	if (get_user(usize, &uarg->size))
+		return -EFAULT;
+	if (usize < TOPDOWN_TOTALS_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&q, sizeof(q), uarg, usize);
+	if (ret)
+		return ret;
+	if (q.flags)
+		return -EINVAL;
+	if (q.entries_ptr && q.entry_size < TOPDOWN_TOTAL_SIZE_VER0)
+		return -EINVAL;
+	if (q.entries_ptr && q.entry_size > PAGE_SIZE)
+		return -E2BIG;
+	if (!q.entries_ptr)
+		q.nr_entries = 0;
+	len = q.entries_ptr ? min_t(u32, q.entry_size, sizeof(struct topdown_total)) :
+		sizeof(struct topdown_total);
+
+	mutex_lock(&td.lock);
+	t = td_totals_get();
+	mutex_unlock(&td.lock);
+	if (!t)
+		return -ENODATA;
+	/* Without td.lock (see td_ioctl_get_config()): the reference holds them. */
+	ret = td_totals_copy(t, &q, u64_to_user_ptr(q.entries_ptr), q.nr_entries,
+			     q.entry_size, len);
+	td_totals_put(t);
+	if (ret)
+		return ret;
+	q.size = min_t(u32, usize, sizeof(q));
+	q.entry_size = len;
+	if (copy_to_user(uarg, &q, q.size))
+		return -EFAULT;
+	return 0;
+}
+
 /*
  * The frozen VER0 layouts: a struct may only grow at its end (see "ABI
  * growth" in the UAPI header).
  */
 static_assert(offsetofend(struct topdown_config, events) == TOPDOWN_CONFIG_SIZE_VER0);
 static_assert(offsetofend(struct topdown_config, groups) == TOPDOWN_CONFIG_SIZE_VER1);
-static_assert(sizeof(struct topdown_config) >= TOPDOWN_CONFIG_SIZE_VER1);
+static_assert(offsetofend(struct topdown_config, __reserved2) == TOPDOWN_CONFIG_SIZE_VER2);
+static_assert(sizeof(struct topdown_config) == TOPDOWN_CONFIG_SIZE_VER2);
+static_assert(sizeof(struct topdown_total) == TOPDOWN_TOTAL_SIZE_VER0);
+static_assert(offsetofend(struct topdown_totals, reclaimed) == TOPDOWN_TOTALS_SIZE_VER0);
+static_assert(sizeof(struct topdown_totals) == TOPDOWN_TOTALS_SIZE_VER0);
 static_assert(offsetofend(struct topdown_cpu_stats, producer_pos) ==
 	      TOPDOWN_CPU_STATS_SIZE_VER0);
 static_assert(offsetofend(struct topdown_cpu_stats, ev_error_slices) ==
@@ -632,6 +692,10 @@ static long td_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (size < TOPDOWN_STATUS_SIZE_VER0)
 			break;
 		return td_ioctl_status(uarg);
+	case TD_IOC_BASE(TOPDOWN_IOC_TOTALS):
+		if (size < TOPDOWN_TOTALS_SIZE_VER0)
+			break;
+		return td_ioctl_totals(uarg);
 	}
 	return -ENOIOCTLCMD;
 }

@@ -166,6 +166,8 @@ struct td_collection {
 	u32 ring_size;
 	u32 watermark;
 	bool overwrite;
+	/* With TOPDOWN_CONFIG_TOTALS, from START to the next START or CONFIGURE. */
+	struct td_totals *totals;
 
 	/* Written by mmap, munmap, poll and wake-ups. */
 	atomic_t nr_maps ____cacheline_aligned_in_smp;	/* live VMAs; 0 -> 1 under td_rings_lock */
@@ -291,6 +293,16 @@ static inline u32 td_cfg_pool_max(const struct topdown_config *cfg)
 {
 	return cfg->nr_groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS;
 }
+
+/* td_totals.c */
+struct td_totals;
+struct td_totals *td_totals_alloc(const struct topdown_config *cfg);
+struct td_totals *td_totals_get(void);
+void td_totals_put(struct td_totals *t);
+void td_totals_slice(struct task_struct *p, int cpu, u32 flags,
+		     const u64 *delta, u64 dur, u64 cgroup_id);
+int td_totals_copy(struct td_totals *t, struct topdown_totals *q,
+		   void __user *to, u32 cap, u32 stride, u32 len);
 
 /* td_probe.c */
 int td_probe_init(void);

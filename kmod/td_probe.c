@@ -181,21 +181,6 @@ static noinline u32 td_slice_flags(struct td_cpu *c, u32 flags, u64 now)
 }
 
 /*
- * The ring is full (drop mode): the record is lost, but the counters are
- * still read so that the next record's deltas cover only its own slice.
- */
-static noinline void td_probe_drop(struct td_cpu *c, int cpu, u64 now)
-{
-	u64 scratch[TOPDOWN_MAX_EVENTS];
-	u32 flags = td_read(c, scratch, cpu) | c->rec_flags;
-
-	if (unlikely(flags & TD_SLOW_FLAGS))
-		td_slice_flags(c, flags, now);
-	/* FIRST waits for a written record; ROTATED is spent. */
-	c->rec_flags = c->grp_flags | (c->rec_flags & TOPDOWN_REC_FIRST);
-}
-
-/*
  * cgroup v2 id of the task leaving the CPU. The probe runs with interrupts
  * off, which is an RCU read-side critical section (a css_set and its
  * cgroup are freed only after a grace period), so rcu_read_lock() is not
@@ -208,6 +193,26 @@ static __always_inline u64 td_prev_cgroup_id(struct task_struct *prev)
 #else
 	return 0;
 #endif
+}
+
+/*
+ * The ring is full (drop mode): the record is lost, but the counters are
+ * still read so that the next record's deltas cover only its own slice.
+ */
+static noinline void td_probe_drop(struct td_cpu *c, struct task_struct *prev,
+				   int cpu, u64 now)
+{
+	u64 scratch[TOPDOWN_MAX_EVENTS];
+	u32 flags = td_read(c, scratch, cpu) | c->rec_flags;
+
+	if (unlikely(flags & TD_SLOW_FLAGS))
+		flags = td_slice_flags(c, flags, now);
+	/* The totals count it all the same. */
+	if (td.totals)
+		td_totals_slice(prev, cpu, flags, scratch, now - c->last_ns,
+				td_prev_cgroup_id(prev));
+	/* FIRST waits for a written record; ROTATED is spent. */
+	c->rec_flags = c->grp_flags | (c->rec_flags & TOPDOWN_REC_FIRST);
 }
 
 /*
@@ -236,7 +241,7 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	cpu = smp_processor_id();
 	rec = td_ring_reserve(c);
 	if (unlikely(!rec)) {
-		td_probe_drop(c, cpu, now);
+		td_probe_drop(c, prev, cpu, now);
 		goto out;
 	}
 	/* The slot was written a whole ring ago: fetch it while perf reads. */
@@ -274,6 +279,9 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	rec->tgid = prev->tgid;
 	rec->flags = flags;
 	memcpy(rec->comm, prev->comm, TOPDOWN_COMM_LEN);
+	if (td.totals)
+		td_totals_slice(prev, cpu, flags, rec->delta, rec->duration_ns,
+				rec->cgroup_id);
 	td_ring_write(c, rec);
 	c->rec_flags = c->grp_flags;
 out:

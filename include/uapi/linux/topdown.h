@@ -225,11 +225,11 @@
  *
  * Permissions
  * -----------
- * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). STATUS, GET_CONFIG and
- * poll() work on any open file. Mapping the rings (EACCES otherwise),
- * CONFIGURE, START and STOP (EBADF otherwise) need a file opened for
- * writing, so a read-only descriptor reads no record and cannot keep
- * CONFIGURE out. CONFIGURE and START also need the calling process itself
+ * open() needs CAP_PERFMON (or CAP_SYS_ADMIN). STATUS, GET_CONFIG,
+ * TOTALS and poll() work on any open file. Mapping the rings (EACCES
+ * otherwise), CONFIGURE, START and STOP (EBADF otherwise) need a file
+ * opened for writing, so a read-only descriptor reads no record and
+ * cannot keep CONFIGURE out. CONFIGURE and START also need the calling process itself
  * to hold CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise), so a descriptor
  * passed to an unprivileged process cannot start counting. START also
  * asks what perf_event_open() asks of a CPU-wide event where the kernel
@@ -244,6 +244,35 @@
  * namespace (mapping through it is refused there), and a mapping is not
  * inherited by any child; a process that shares its memory (CLONE_VM)
  * with one in another namespace shares what it mapped, like any memory.
+ *
+ * Totals (TOPDOWN_CONFIG_SIZE_VER2)
+ * --------------------------------
+ * With TOPDOWN_CONFIG_TOTALS the module also keeps, from each START on,
+ * the sum of every slice of every task: its slices, their time and, per
+ * group, the slices the group measured whole, their time and the sum of
+ * each of the group's deltas, exactly what the task's records would add
+ * up to, including the records dropped because a ring was full. The sums
+ * are made in the sched_switch probe, without allocation or lock: in a
+ * pool of totals_tasks entries allocated at START (charged as the rings
+ * are), keyed by the task itself (not its pid, so that a reused pid is
+ * never merged with an earlier task). A task that finds no room in the
+ * pool (a bounded search) is counted in topdown_totals.no_room and its
+ * slices go to its CPU's TOPDOWN_TOTAL_OTHER entry. A task's last slice
+ * (it has exited) makes its entry TOPDOWN_TOTAL_EXITED: still readable,
+ * until a new task needs its room, when it is folded into that CPU's
+ * TOPDOWN_TOTAL_OTHER entry (topdown_totals.reclaimed and generation
+ * count those). So, for the counts of every CPU since START, exactly:
+ *
+ *   sum of TOPDOWN_TOTAL_TASK and _EXITED entries
+ *     + sum of TOPDOWN_TOTAL_OTHER entries = sum of TOPDOWN_TOTAL_CPU
+ *
+ * TOPDOWN_IOC_TOTALS copies the entries out: each one consistent (read
+ * under the entry's sequence count while the probe may write it), the
+ * whole a snapshot only when collection is stopped, or when generation
+ * did not change during the call (no entry was folded meanwhile; slices
+ * ending meanwhile may or may not be in it). The totals of the last
+ * collection stay readable after STOP, until the next START or
+ * CONFIGURE; ENODATA when there are none.
  *
  * ABI growth
  * ----------
@@ -377,6 +406,15 @@ struct topdown_group {
  * @more_events: pool entries TOPDOWN_MAX_EVENTS .. TOPDOWN_MAX_POOL - 1;
  *		entries past nr_events must be zero
  * @groups:	the groups; entries past nr_groups must be zero
+ *
+ * Fields below were appended in TOPDOWN_CONFIG_SIZE_VER2 ("Totals").
+ *
+ * @totals_tasks: with TOPDOWN_CONFIG_TOTALS, the task entries of the pool
+ *		(a power of two, TOPDOWN_TOTALS_MIN_TASKS ..
+ *		TOPDOWN_TOTALS_MAX_TASKS), or 0 for
+ *		TOPDOWN_TOTALS_DEFAULT_TASKS; must be 0 without it.
+ *		GET_CONFIG returns the number in use
+ * @__reserved2: must be zero
  */
 struct topdown_config {
 	__u32 size;
@@ -392,12 +430,21 @@ struct topdown_config {
 	__u32 rotate_ms;
 	struct topdown_event more_events[TOPDOWN_MAX_POOL - TOPDOWN_MAX_EVENTS];
 	struct topdown_group groups[TOPDOWN_MAX_GROUPS];
+	/* TOPDOWN_CONFIG_SIZE_VER2 */
+	__u32 totals_tasks;
+	__u32 __reserved2;
 };
 
 /* Size of the first published struct topdown_config; never changes. */
 #define TOPDOWN_CONFIG_SIZE_VER0	728
 /* With groups (nr_groups .. groups). */
 #define TOPDOWN_CONFIG_SIZE_VER1	2784
+/* With totals (totals_tasks, __reserved2). */
+#define TOPDOWN_CONFIG_SIZE_VER2	2792
+
+#define TOPDOWN_TOTALS_MIN_TASKS	64
+#define TOPDOWN_TOTALS_DEFAULT_TASKS	4096
+#define TOPDOWN_TOTALS_MAX_TASKS	65536
 
 #define TOPDOWN_ROTATE_MIN_MS		1
 #define TOPDOWN_ROTATE_MAX_MS		60000
@@ -405,7 +452,10 @@ struct topdown_config {
 
 /* Overflow mode: drop new records (default) or overwrite the oldest. */
 #define TOPDOWN_OVERFLOW_OVERWRITE	(1u << 0)
-#define TOPDOWN_CONFIG_FLAGS_ALL	TOPDOWN_OVERFLOW_OVERWRITE
+/* Keep every task's totals in the kernel ("Totals"). */
+#define TOPDOWN_CONFIG_TOTALS		(1u << 1)
+#define TOPDOWN_CONFIG_FLAGS_ALL	(TOPDOWN_OVERFLOW_OVERWRITE | \
+					 TOPDOWN_CONFIG_TOTALS)
 
 /**
  * struct topdown_record - one finished time slice of one task on one CPU
@@ -688,6 +738,93 @@ struct topdown_status {
 /* Size of the first published struct topdown_status; never changes. */
 #define TOPDOWN_STATUS_SIZE_VER0	72
 
+/**
+ * struct topdown_total - the totals of a task or a CPU ("Totals")
+ * @kind:	TOPDOWN_TOTAL_*
+ * @cpu:	the CPU (of a task: the CPU of its last slice)
+ * @pid:	a task's thread id (0 for a CPU's entries)
+ * @tgid:	its thread group (process) id
+ * @start_ns:	a task's start, CLOCK_MONOTONIC nanoseconds: with @pid, the
+ *		task (a pid may be reused)
+ * @cgroup_id:	a task's cgroup at its last slice (topdown_record.cgroup_id)
+ * @comm:	a task's comm at its last slice, NUL-padded
+ * @slices:	slices ended, their records written or dropped
+ * @time_ns:	their duration_ns
+ * @unmeasured_ns: the time of those no group measured whole (their records
+ *		have TOPDOWN_REC_ROTATED or an error bit): in no group's sums
+ * @grp_slices:	per group, the slices it measured whole
+ * @grp_time_ns: per group, their time
+ * @grp_delta:	per group and position j, the sum of those slices' delta[j]
+ *		(the event the group has at j); 0 past the group's events
+ */
+struct topdown_total {
+	__u32 kind;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u64 start_ns;
+	__u64 cgroup_id;
+	char comm[TOPDOWN_COMM_LEN];
+	__u64 slices;
+	__u64 time_ns;
+	__u64 unmeasured_ns;
+	__u64 grp_slices[TOPDOWN_MAX_GROUPS];
+	__u64 grp_time_ns[TOPDOWN_MAX_GROUPS];
+	__u64 grp_delta[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
+};
+
+#define TOPDOWN_TOTAL_SIZE_VER0		712
+
+#define TOPDOWN_TOTAL_TASK		1	/* a task, alive at its last slice */
+#define TOPDOWN_TOTAL_EXITED		2	/* a task whose last slice ended it */
+#define TOPDOWN_TOTAL_CPU		3	/* every slice of @cpu, idle's too */
+/* @cpu's slices in no task's entry: the idle task's, those of tasks that
+ * found no room, exited tasks' entries folded to make room.
+ */
+#define TOPDOWN_TOTAL_OTHER		4
+
+/**
+ * struct topdown_totals - TOPDOWN_IOC_TOTALS's argument
+ * @size:	sizeof(struct topdown_totals) as user space knows it (in),
+ *		the bytes the kernel wrote (out), as STATUS's
+ * @flags:	must be zero (in); TOPDOWN_TOTALS_MOVED or 0 (out)
+ * @nr_entries:	capacity of the entries array (in); entries written (out):
+ *		first a TOPDOWN_TOTAL_CPU and a TOPDOWN_TOTAL_OTHER entry per
+ *		possible CPU, in CPU order, then the tasks'
+ * @entry_size:	size of one entry (in), as STATUS's stats_size: at least
+ *		TOPDOWN_TOTAL_SIZE_VER0 (EINVAL), at most the page size
+ *		(E2BIG); the bytes written per entry (out)
+ * @entries_ptr: user pointer to the entries array, or 0 (in)
+ * @generation:	how many times a task's entry has been folded into a
+ *		CPU's TOPDOWN_TOTAL_OTHER entry, when the entries were read
+ *		(out). The module reads them again, a few times, while
+ *		folds happen during the read; TOPDOWN_TOTALS_MOVED says the
+ *		last read had one too (counts may be in two entries, or in
+ *		none)
+ * @nr_tasks:	task entries in use (out): the entries a call needs are
+ *		2 * STATUS nr_cpus + nr_tasks
+ * @pool_tasks: the pool's task entries (out)
+ * @no_room:	slices of tasks that found no room in the pool (out)
+ * @reclaimed:	exited tasks' entries folded to make room (out)
+ */
+struct topdown_totals {
+	__u32 size;
+	__u32 flags;
+	__u32 nr_entries;
+	__u32 entry_size;
+	__aligned_u64 entries_ptr;
+	__u64 generation;
+	__u32 nr_tasks;
+	__u32 pool_tasks;
+	__u64 no_room;
+	__u64 reclaimed;
+};
+
+/* Size of the first published struct topdown_totals; never changes. */
+#define TOPDOWN_TOTALS_SIZE_VER0	56
+
+#define TOPDOWN_TOTALS_MOVED		(1u << 0)
+
 #define TOPDOWN_STATE_IDLE		0	/* loaded, not configured */
 #define TOPDOWN_STATE_CONFIGURED	1	/* rings allocated, stopped */
 #define TOPDOWN_STATE_RUNNING		2	/* collecting */
@@ -701,8 +838,8 @@ struct topdown_status {
  * with _IOW()/_IOWR() of a grown struct is understood as well.
  *
  * CONFIGURE, START and STOP change the collection: they need a file
- * opened for writing (O_WRONLY or O_RDWR), EBADF otherwise. GET_CONFIG
- * and STATUS work on any open file.
+ * opened for writing (O_WRONLY or O_RDWR), EBADF otherwise. GET_CONFIG,
+ * STATUS and TOTALS work on any open file.
  *
  * The code 0xBD is one that Documentation/userspace-api/ioctl/
  * ioctl-number.rst leaves free (checked against Linux 6.1, 6.12 and 7.3).
@@ -730,5 +867,8 @@ struct topdown_status {
 /* Query the state and per-CPU statistics. */
 #define TOPDOWN_IOC_STATUS	_IOC(_IOC_READ | _IOC_WRITE, TOPDOWN_IOC_MAGIC, \
 				     0x05, TOPDOWN_STATUS_SIZE_VER0)
+/* Copy out the totals ("Totals"); ENODATA without them. */
+#define TOPDOWN_IOC_TOTALS	_IOC(_IOC_READ | _IOC_WRITE, TOPDOWN_IOC_MAGIC, \
+				     0x06, TOPDOWN_TOTALS_SIZE_VER0)
 
 #endif /* _UAPI_LINUX_TOPDOWN_H */
