@@ -717,16 +717,21 @@ static int fake_machine(const struct machine *m, int type, int ncpu_possible)
 	return 0;
 }
 
-/* Configure topdown through the UAPI with the simulator's own type. */
-static int td_configure_index(const struct machine *m, int type)
+/*
+ * Configure topdown through the UAPI with the simulator's own type, rings
+ * of @ring bytes and the configuration @flags, and start.
+ */
+static int td_configure_index(const struct machine *m, int type, uint32_t ring,
+			      uint32_t flags)
 {
 	struct topdown_config cfg;
 	int fd, ret;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
+	cfg.flags = flags;
 	cfg.nr_events = m->nr;
-	cfg.ring_size = RING_SIZE;
+	cfg.ring_size = ring;
 	snprintf(cfg.label, sizeof(cfg.label), "%s", m->label);
 	for (int i = 0; i < m->nr; i++) {
 		cfg.events[i].type = type;
@@ -786,13 +791,18 @@ FIXTURE_VARIANT_ADD(pmusim, uapi_index_8_events) {
 	.m = &m_index, .through_tdctl = false,
 };
 
-FIXTURE_SETUP(pmusim)
+/*
+ * The simulator loaded with machine @m's layout and profiles, topdown not;
+ * @self_comm (TOPDOWN_COMM_LEN bytes) gets the test's comm, @type the
+ * simulator's PMU type.
+ */
+static void session_setup(struct __test_metadata *_metadata, struct session *s,
+			  const struct machine *m, char *self_comm, int *type)
 {
-	struct session *s = &self->s;
 	char *comm;
 
 	memset(s, 0, sizeof(*s));
-	s->m = variant->m;
+	s->m = m;
 	s->go = -1;
 	ASSERT_EQ(0, td_load_pmusim()) TH_LOG("loading td_pmusim.ko");
 	if (module_loaded("topdown")) {	/* left by an earlier suite */
@@ -801,19 +811,19 @@ FIXTURE_SETUP(pmusim)
 		run(NULL, "/tmp/pmusim.unload", unload);
 	}
 	ASSERT_FALSE(module_loaded("topdown")) TH_LOG("topdown is loaded already");
-	self->type = td_pmusim_type();
-	ASSERT_LT(0, self->type);
+	*type = td_pmusim_type();
+	ASSERT_LT(0, *type);
 	/*
 	 * topdown counts core PMUs only; the simulator is not one (it has no
 	 * hardware context): the test build of the module is told its type.
 	 */
-	ASSERT_EQ(0, allow_sim_type(self->type)) TH_LOG("loading topdown_hooks.ko");
+	ASSERT_EQ(0, allow_sim_type(*type)) TH_LOG("loading topdown_hooks.ko");
 	s->ncpu = online_cpus(s->cpus);
 	ASSERT_LT(0, s->ncpu);
 	comm = td_read_file("/proc/self/comm");
 	ASSERT_NE(NULL, comm);
 	comm[strcspn(comm, "\n")] = '\0';
-	snprintf(self->self_comm, sizeof(self->self_comm), "%s", comm);
+	snprintf(self_comm, TOPDOWN_COMM_LEN, "%s", comm);
 	free(comm);
 	snprintf(s->dir, sizeof(s->dir), "/tmp/pmusim.%d", getpid());
 	ASSERT_EQ(0, td_mkdirs(s->dir));
@@ -821,7 +831,7 @@ FIXTURE_SETUP(pmusim)
 	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", "0"));
 	ASSERT_EQ(0, td_write_file(SIM_DIR "/read_tick", "1"));
 	ASSERT_EQ(0, td_write_file(SIM_DIR "/layout", s->m->layout));
-	ASSERT_EQ(0, set_profiles(s->m, self->self_comm));
+	ASSERT_EQ(0, set_profiles(s->m, self_comm));
 	for (int i = 0; i < s->m->nr; i++) {
 		s->idx[i] = sim_index(s->m->ev[i]);
 		ASSERT_LE(0, s->idx[i])
@@ -829,22 +839,32 @@ FIXTURE_SETUP(pmusim)
 	}
 }
 
-FIXTURE_TEARDOWN(pmusim)
+static void session_teardown(struct session *s)
 {
 	const char *const unload[] = { "tdctl", "unload", NULL };
 	char out[128];
 
 	td_write_file(SIM_DIR "/noise", "0");
 	td_write_file(SIM_DIR "/read_tick", "0");
-	jfree(self->s.dump);
-	if (self->s.go >= 0) {		/* not started: EOF makes them leave */
-		close(self->s.go);
-		for (int i = 0; i < self->s.nchildren; i++)
-			waitpid(self->s.pids[i], NULL, 0);
+	jfree(s->dump);
+	if (s->go >= 0) {		/* not started: EOF makes them leave */
+		close(s->go);
+		for (int i = 0; i < s->nchildren; i++)
+			waitpid(s->pids[i], NULL, 0);
 	}
-	snprintf(out, sizeof(out), "%s/teardown", self->s.dir);
+	snprintf(out, sizeof(out), "%s/teardown", s->dir);
 	if (module_loaded("topdown"))
 		run(NULL, out, unload);
+}
+
+FIXTURE_SETUP(pmusim)
+{
+	session_setup(_metadata, &self->s, variant->m, self->self_comm, &self->type);
+}
+
+FIXTURE_TEARDOWN(pmusim)
+{
+	session_teardown(&self->s);
 }
 
 /* Per-profile and per-CPU sums of the dumped records. */
@@ -1114,7 +1134,7 @@ TEST_F_TIMEOUT(pmusim, exact_per_task_and_conservation, 300)
 
 		ASSERT_EQ(0, run(NULL, out, modprobe)) show(strcat(out, ".err"));
 		ASSERT_EQ(0, sim_read_counts(&s->t0));
-		ASSERT_EQ(0, td_configure_index(s->m, self->type));
+		ASSERT_EQ(0, td_configure_index(s->m, self->type, RING_SIZE, 0));
 	}
 	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", NOISE_US));
 	ASSERT_EQ(0, run_workload(s));
@@ -1213,6 +1233,371 @@ TEST(sim_counts_exactly_and_refuses_what_it_cannot_do)
  * Last (fixtures run in the order they are defined, plain TESTs first):
  * nothing holds the simulator any more (events, files, modules).
  */
+/* ---- totals kept in the kernel ------------------------------------------ */
+
+/*
+ * TOPDOWN_CONFIG_TOTALS ("Totals" in the UAPI header) with rings of one
+ * page that nobody reads: most records are dropped, and the totals must
+ * still be exact. The index layout through the UAPI, one group.
+ */
+FIXTURE(totals) {
+	struct session s;
+	char self_comm[TOPDOWN_COMM_LEN];
+	int type;
+};
+
+FIXTURE_SETUP(totals)
+{
+	session_setup(_metadata, &self->s, &m_index, self->self_comm, &self->type);
+}
+
+FIXTURE_TEARDOWN(totals)
+{
+	session_teardown(&self->s);
+}
+
+#define TOTALS_RING	4096u
+
+/* TOPDOWN_IOC_TOTALS into a new array of @cap entries; *err 0 or -errno. */
+static struct topdown_total *read_totals(struct topdown_totals *q, uint32_t cap, int *err)
+{
+	struct topdown_total *t = calloc(cap, sizeof(*t));
+	int fd = open(TOPDOWN_DEVICE, O_RDONLY);
+
+	*err = fd < 0 ? -errno : 0;
+	if (fd < 0)
+		return t;
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->nr_entries = cap;
+	q->entry_size = sizeof(*t);
+	q->entries_ptr = (uintptr_t)t;
+	*err = ioctl(fd, TOPDOWN_IOC_TOTALS, q) ? -errno : 0;
+	close(fd);
+	return t;
+}
+
+TEST_F_TIMEOUT(totals, exact_with_records_lost, 300)
+{
+	struct session *s = &self->s;
+	const struct machine *m = s->m;
+	struct topdown_cpu_stats stats[MAX_CPUS];
+	uint64_t sum_cpu[MAX_EV] = { 0 }, sum_rest[MAX_EV] = { 0 }, lost = 0;
+	const char *const modprobe[] = { "modprobe", "topdown", NULL };
+	pid_t pids[2 * CHILDREN_PER_PROFILE];
+	struct topdown_totals q;
+	struct topdown_total *t;
+	struct topdown_status st;
+	char out[OUT_LEN];
+	uint32_t cap;
+	int dev, n, err;
+
+	ASSERT_EQ(0, spawn_workload(s));
+	n = s->nchildren;
+	memcpy(pids, s->pids, sizeof(pids));
+	cmd_path(s, out, sizeof(out), "load");
+	ASSERT_EQ(0, run(NULL, out, modprobe)) show(strcat(out, ".err"));
+	ASSERT_EQ(0, sim_read_counts(&s->t0));
+	ASSERT_EQ(0, td_configure_index(m, self->type, TOTALS_RING, TOPDOWN_CONFIG_TOTALS));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", NOISE_US));
+	ASSERT_EQ(0, run_workload(s));
+	ASSERT_EQ(0, quiesce(s));
+	ASSERT_EQ(0, td_stop());
+	ASSERT_EQ(0, sim_read_counts(&s->t1));
+
+	dev = open(TOPDOWN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, td_status(dev, &st, stats, MAX_CPUS));
+	close(dev);
+	for (unsigned int c = 0; c < st.nr_stats; c++)
+		lost += stats[c].lost;
+	EXPECT_LT(0, lost) TH_LOG("no record was lost: the test proves nothing");
+	TH_LOG("%llu records lost", (unsigned long long)lost);
+
+	cap = 2 * st.nr_cpus + TOPDOWN_TOTALS_DEFAULT_TASKS;
+	t = read_totals(&q, cap, &err);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, err) TH_LOG("TOTALS: %s", strerror(-err));
+	EXPECT_EQ(0, q.flags);
+	EXPECT_EQ(TOPDOWN_TOTALS_DEFAULT_TASKS, q.pool_tasks);
+	EXPECT_EQ(0, q.no_room);
+	EXPECT_EQ(sizeof(*t), q.entry_size);
+	ASSERT_EQ(2 * st.nr_cpus + q.nr_tasks, q.nr_entries);
+
+	/* Each child: its own work, exactly, though its records were lost. */
+	for (int child = 0; child < n; child++) {
+		const struct profile *pr = &m->p[child / CHILDREN_PER_PROFILE];
+		uint64_t units = units_of_child(child);
+		int found = 0;
+
+		for (uint32_t k = 2 * st.nr_cpus; k < q.nr_entries; k++) {
+			const struct topdown_total *e = &t[k];
+
+			if ((pid_t)e->pid != pids[child])
+				continue;
+			found++;
+			EXPECT_EQ(TOPDOWN_TOTAL_EXITED, e->kind) TH_LOG("pid %d", e->pid);
+			EXPECT_STREQ(pr->comm, e->comm);
+			EXPECT_EQ(e->slices, e->grp_slices[0]);
+			EXPECT_EQ(0, e->unmeasured_ns);
+			EXPECT_EQ(e->time_ns, e->grp_time_ns[0]);
+			for (int i = 0; i < m->nr; i++) {
+				EXPECT_EQ(units * pr->raw[i], e->grp_delta[0][i])
+					TH_LOG("%s %d %s: totals %llu, expected %llu units * %llu",
+					       pr->comm, e->pid, m->ev[i],
+					       (unsigned long long)e->grp_delta[0][i],
+					       (unsigned long long)units,
+					       (unsigned long long)pr->raw[i]);
+			}
+			TH_LOG("%s %d: %llu slices, %s = %llu", pr->comm, e->pid,
+			       (unsigned long long)e->slices, m->ev[0],
+			       (unsigned long long)e->grp_delta[0][0]);
+		}
+		EXPECT_EQ(1, found) TH_LOG("entries of child %d", pids[child]);
+	}
+
+	/*
+	 * Conservation: per CPU, its TOPDOWN_TOTAL_CPU entry is the counter's
+	 * growth from topdown's baseline at START to its value after STOP;
+	 * the tasks' entries and the OTHER entries add up to the CPUs'.
+	 */
+	for (uint32_t k = 0; k < q.nr_entries; k++) {
+		const struct topdown_total *e = &t[k];
+
+		for (int i = 0; i < m->nr; i++) {
+			if (e->kind == TOPDOWN_TOTAL_CPU)
+				sum_cpu[i] += e->grp_delta[0][i];
+			else
+				sum_rest[i] += e->grp_delta[0][i];
+		}
+		if (e->kind != TOPDOWN_TOTAL_CPU || e->cpu >= MAX_CPUS)
+			continue;
+		for (int c = 0; c < s->ncpu; c++) {
+			if (s->cpus[c] != (int)e->cpu)
+				continue;
+			for (int i = 0; i < m->nr; i++) {
+				int x = s->idx[i];
+
+				EXPECT_EQ(s->t1.c[e->cpu][x] - s->t1.first[e->cpu][x],
+					  e->grp_delta[0][i])
+					TH_LOG("CPU %u %s: totals %llu, the counter grew by %llu",
+					       e->cpu, m->ev[i],
+					       (unsigned long long)e->grp_delta[0][i],
+					       (unsigned long long)(s->t1.c[e->cpu][x] -
+								    s->t1.first[e->cpu][x]));
+			}
+		}
+	}
+	for (int i = 0; i < m->nr; i++) {
+		EXPECT_EQ(sum_cpu[i], sum_rest[i]) TH_LOG("%s", m->ev[i]);
+	}
+	TH_LOG("%u task entries; %s: %llu in all", q.nr_tasks, m->ev[0],
+	       (unsigned long long)sum_cpu[0]);
+	free(t);
+}
+
+/* The configuration's and TOPDOWN_IOC_TOTALS's fields, each checked. */
+TEST_F(totals, refuses_bad_input)
+{
+	const char *const modprobe[] = { "modprobe", "topdown", NULL };
+	struct topdown_config cfg;
+	struct topdown_totals q;
+	struct topdown_total one;
+	char out[OUT_LEN];
+	int fd;
+
+	cmd_path(&self->s, out, sizeof(out), "load");
+	ASSERT_EQ(0, run(NULL, out, modprobe)) show(strcat(out, ".err"));
+	fd = open(TOPDOWN_DEVICE, O_RDWR);
+	ASSERT_LE(0, fd);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.nr_events = 1;
+	cfg.events[0].type = self->type;
+	snprintf(cfg.events[0].name, sizeof(cfg.events[0].name), "ev0");
+	snprintf(cfg.label, sizeof(cfg.label), "set=pmusim_index");
+
+	/* Nothing configured, then configured without totals: ENODATA. */
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(ENODATA, errno);
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_START));
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(ENODATA, errno);
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_STOP));
+
+	/* totals_tasks: without the flag, not a power of two, out of range. */
+	cfg.totals_tasks = 128;
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	cfg.flags = TOPDOWN_CONFIG_TOTALS;
+	for (unsigned int i = 0; i < 4; i++) {
+		static const uint32_t bad[] = {
+			100, TOPDOWN_TOTALS_MIN_TASKS / 2, TOPDOWN_TOTALS_MAX_TASKS * 2, 3,
+		};
+
+		cfg.totals_tasks = bad[i];
+		EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg)) TH_LOG("%u", bad[i]);
+		EXPECT_EQ(EINVAL, errno);
+	}
+	cfg.totals_tasks = 0;
+	cfg.__reserved2 = 1;
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	EXPECT_EQ(EINVAL, errno);
+	cfg.__reserved2 = 0;
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	/* GET_CONFIG: the default resolved. */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_GET_CONFIG, &cfg));
+	EXPECT_EQ(TOPDOWN_TOTALS_DEFAULT_TASKS, cfg.totals_tasks);
+	EXPECT_EQ(TOPDOWN_CONFIG_TOTALS, cfg.flags);
+	/* Configured, never started: no totals yet. */
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(ENODATA, errno);
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_START));
+
+	/* The query: its size, flags and entry size. */
+	memset(&q, 0, sizeof(q));
+	q.size = TOPDOWN_TOTALS_SIZE_VER0 - 8;
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	q.size = sizeof(q);
+	q.flags = 1;
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	q.flags = 0;
+	q.entries_ptr = (uintptr_t)&one;
+	q.nr_entries = 1;
+	q.entry_size = TOPDOWN_TOTAL_SIZE_VER0 - 8;
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	q.entry_size = 2 * getpagesize();
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(E2BIG, errno);
+	/* A bad pointer: EFAULT, nothing else. */
+	q.entry_size = sizeof(one);
+	q.entries_ptr = 8;
+	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(EFAULT, errno);
+	/* Room for one entry: CPU 0's TOPDOWN_TOTAL_CPU; the counts say the rest. */
+	usleep(20000);		/* this test's slices, at least one */
+	memset(&one, 0xa5, sizeof(one));
+	q.entries_ptr = (uintptr_t)&one;
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(1, q.nr_entries);
+	EXPECT_EQ(TOPDOWN_TOTAL_CPU, one.kind);
+	EXPECT_EQ(0, one.cpu);
+	EXPECT_EQ(TOPDOWN_TOTALS_DEFAULT_TASKS, q.pool_tasks);
+	EXPECT_LT(0, q.nr_tasks);	/* this test, at least */
+	/* No array: the counts alone. */
+	q.entries_ptr = 0;
+	q.nr_entries = 5;
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	EXPECT_EQ(0, q.nr_entries);
+	EXPECT_EQ(sizeof(one), q.entry_size);
+	/* The read-only descriptor reads them too. */
+	close(fd);
+	fd = open(TOPDOWN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
+	close(fd);
+	ASSERT_EQ(0, td_stop());
+}
+
+/*
+ * A pool of TOPDOWN_TOTALS_MIN_TASKS entries: short-lived tasks, many more
+ * than its room one after another, reuse the rooms of the exited ones
+ * (reclaimed); as many alive at once as the pool holds find no room
+ * (no_room). Either way the counts stay: conservation, exactly.
+ */
+TEST_F_TIMEOUT(totals, small_pool_reclaims_and_overflows, 300)
+{
+	const char *const modprobe[] = { "modprobe", "topdown", NULL };
+	uint64_t sum_cpu = 0, sum_rest = 0;
+	struct topdown_config cfg;
+	struct topdown_totals q;
+	struct topdown_total *t;
+	int fd, err, hold[2];
+	char out[OUT_LEN];
+	pid_t kids[2 * TOPDOWN_TOTALS_MIN_TASKS];
+
+	cmd_path(&self->s, out, sizeof(out), "load");
+	ASSERT_EQ(0, run(NULL, out, modprobe)) show(strcat(out, ".err"));
+	fd = open(TOPDOWN_DEVICE, O_RDWR);
+	ASSERT_LE(0, fd);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.flags = TOPDOWN_CONFIG_TOTALS;
+	cfg.totals_tasks = TOPDOWN_TOTALS_MIN_TASKS;
+	cfg.ring_size = TOTALS_RING;
+	cfg.nr_events = 1;
+	cfg.events[0].type = self->type;
+	snprintf(cfg.events[0].name, sizeof(cfg.events[0].name), "ev0");
+	snprintf(cfg.label, sizeof(cfg.label), "set=pmusim_index");
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_CONFIGURE, &cfg));
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_START));
+	ASSERT_EQ(0, td_write_file(SIM_DIR "/noise", NOISE_US));
+
+	/* One after another: four pools' worth of tasks. */
+	for (int i = 0; i < 4 * TOPDOWN_TOTALS_MIN_TASKS; i++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			usleep(200);
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	}
+	/* Then twice the pool alive at once, each switching a few times. */
+	ASSERT_EQ(0, pipe(hold));
+	for (int i = 0; i < 2 * TOPDOWN_TOTALS_MIN_TASKS; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (!kids[i]) {
+			char c;
+
+			close(hold[1]);
+			for (int k = 0; k < 4; k++)
+				usleep(500);
+			_exit(read(hold[0], &c, 1) == 0 ? 0 : 1);
+		}
+	}
+	close(hold[0]);
+	usleep(100000);
+	close(hold[1]);
+	for (int i = 0; i < 2 * TOPDOWN_TOTALS_MIN_TASKS; i++)
+		ASSERT_EQ(kids[i], waitpid(kids[i], NULL, 0));
+	ASSERT_EQ(0, quiesce(&self->s));
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_STOP));
+	close(fd);
+
+	t = read_totals(&q, 4096, &err);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, err) TH_LOG("TOTALS: %s", strerror(-err));
+	EXPECT_EQ(TOPDOWN_TOTALS_MIN_TASKS, q.pool_tasks);
+	EXPECT_GE(TOPDOWN_TOTALS_MIN_TASKS, q.nr_tasks);
+	EXPECT_LT(0, q.reclaimed);
+	EXPECT_LT(0, q.no_room);
+	EXPECT_LE(q.reclaimed, q.generation);
+	EXPECT_EQ(0, q.flags);
+	for (uint32_t k = 0; k < q.nr_entries; k++) {
+		if (t[k].kind == TOPDOWN_TOTAL_CPU)
+			sum_cpu += t[k].grp_delta[0][0];
+		else
+			sum_rest += t[k].grp_delta[0][0];
+	}
+	EXPECT_LT(0, sum_cpu);
+	EXPECT_EQ(sum_cpu, sum_rest);
+	TH_LOG("%u task entries, %llu reclaimed, %llu slices found no room; ev0 %llu in all",
+	       q.nr_tasks, (unsigned long long)q.reclaimed,
+	       (unsigned long long)q.no_room, (unsigned long long)sum_cpu);
+	free(t);
+}
+
 FIXTURE(last) {
 	int unused;
 };
