@@ -41,6 +41,9 @@ fi
 if suite tdctl_serve_test "tdctl serve on live data"; then
 	./tdctl_serve_test.sh || rc=1
 fi
+if suite tdctl_totals_test "tdctl load --totals: the kernel's totals (tdctl_totals_test.sh)"; then
+	./tdctl_totals_test.sh || rc=1
+fi
 # The same suites on the BPF backend (tdctl load --backend bpf), where
 # tdctl says it can run: it needs the kernel's BTF (the debug tier's
 # kernels, scripts/debug-kernel.sh, have none), and refuses Debian's 5.10

@@ -286,6 +286,10 @@ const struct td_opt load_opts[] = {
 	{ "ring-size", 0, 'r', TD_ARG_NUM, "BYTES", "data bytes per CPU ring", 0 },
 	{ "watermark", 0, 'w', TD_ARG_NUM, "BYTES", "unread bytes that wake a reader", 0 },
 	{ "overwrite", 0, 'O', TD_ARG_NONE, NULL, "overwrite the oldest records", 0 },
+	{ "totals", 0, 'T', TD_ARG_NONE, NULL,
+	  "keep every task's totals in the kernel, exact when records are lost", 0 },
+	{ "totals-tasks", 0, 'k', TD_ARG_NUM, "N",
+	  "with --totals: task entries of the pool (a power of two)", 0 },
 	{ "rotate", 0, 'R', TD_ARG_NUM, "MS",
 	  "with event groups: move each CPU to the next group every MS ms", 0 },
 	{ "backend", 0, 'b', TD_ARG_BACKEND, "NAME",
@@ -310,10 +314,12 @@ static void load_desc(char *desc, size_t n)
 		 "groups below Level 1 (%s list shows them), counted in turn the same\n"
 		 "way. The ring size is a power of two (default %u bytes), the\n"
 		 "watermark defaults to a quarter of it; without --overwrite a full\n"
-		 "ring drops new records and counts them.\n",
+		 "ring drops new records and counts them. --totals keeps each task's\n"
+		 "sums in the kernel as well (a pool of --totals-tasks entries,\n"
+		 "default %d; module backend only).\n",
 		 bin_name, TOPDOWN_MAX_EVENTS, TOPDOWN_ROTATE_DEFAULT_MS,
 		 TOPDOWN_MAX_GROUPS, TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_POOL,
-		 bin_name, TOPDOWN_RING_DEFAULT_SIZE);
+		 bin_name, TOPDOWN_RING_DEFAULT_SIZE, TOPDOWN_TOTALS_DEFAULT_TASKS);
 }
 
 /* Append one -e argument to the comma-separated list. */
@@ -440,7 +446,7 @@ static void load_result(const struct td_plan *plan, enum td_backend backend,
 int do_load(int argc, char **argv)
 {
 	const char *module = NULL, *set = NULL;
-	unsigned long long ring = 0, wm = 0, rotate = 0, level = 1;
+	unsigned long long ring = 0, wm = 0, rotate = 0, level = 1, tasks = 0;
 	struct td_select sel = { 0 };
 	char events[4096] = "", desc[1024];
 	struct topdown_config cfg;
@@ -448,7 +454,7 @@ int do_load(int argc, char **argv)
 	struct td_src src_mod = { .kind = TD_BACKEND_MODULE, .cfg_fd = -1,
 				  .cpu_fd = -1 };
 	enum td_backend backend = TD_BACKEND_MODULE;
-	bool overwrite = false;
+	bool overwrite = false, totals = false;
 	uint32_t no_counter = 0;
 	struct td_getopt g;
 	int opt, fd, err, ret = -1;
@@ -496,6 +502,18 @@ int do_load(int argc, char **argv)
 		case 'O':
 			overwrite = true;
 			break;
+		case 'T':
+			totals = true;
+			break;
+		case 'k':
+			if (parse_u64("--totals-tasks", optarg, TOPDOWN_TOTALS_MAX_TASKS, &tasks))
+				return -1;
+			if (tasks < TOPDOWN_TOTALS_MIN_TASKS || (tasks & (tasks - 1))) {
+				p_err("--totals-tasks must be a power of two from %u to %u",
+				      TOPDOWN_TOTALS_MIN_TASKS, TOPDOWN_TOTALS_MAX_TASKS);
+				return -1;
+			}
+			break;
 		case 'R':
 			if (parse_u64("--rotate", optarg, TOPDOWN_ROTATE_MAX_MS, &rotate))
 				return -1;
@@ -531,6 +549,14 @@ int do_load(int argc, char **argv)
 		p_usage_error("--watermark must not exceed the ring size");
 		return -1;
 	}
+	if (tasks && !totals) {
+		p_usage_error("--totals-tasks sizes the pool of --totals");
+		return -1;
+	}
+	if (totals && backend == TD_BACKEND_BPF) {
+		p_usage_error("--totals: the BPF backend keeps no totals (use --backend module)");
+		return -1;
+	}
 	if (module && backend == TD_BACKEND_BPF) {
 		p_usage_error("--module does not apply to --backend bpf");
 		return -1;
@@ -561,6 +587,10 @@ int do_load(int argc, char **argv)
 	cfg.watermark = wm;
 	if (overwrite)
 		cfg.flags |= TOPDOWN_OVERFLOW_OVERWRITE;
+	if (totals) {
+		cfg.flags |= TOPDOWN_CONFIG_TOTALS;
+		cfg.totals_tasks = (uint32_t)tasks;
+	}
 	if (td_bpf_active()) {
 		p_err("collection is already running with the BPF backend (stop it with '%s unload')",
 		      bin_name);
@@ -573,6 +603,9 @@ int do_load(int argc, char **argv)
 		if (!td_module_loaded() && insert_module(module, true)) {
 			static const char none[] =
 				"--backend auto: neither backend can run";
+			static const char no_totals[] =
+				"--backend auto: the module did not load, and the BPF "
+				"backend keeps no totals (--totals)";
 
 			if (plan.nr_groups) {
 				char msg[640];
@@ -582,6 +615,8 @@ int do_load(int argc, char **argv)
 					 td_bpf_no_groups);
 				return td_explain_not_running(msg);
 			}
+			if (totals)
+				return td_explain_not_running(no_totals);
 			if (td_bpf_usable(why, sizeof(why)))
 				return td_explain_not_running(none);
 			backend = TD_BACKEND_BPF;

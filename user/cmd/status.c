@@ -323,6 +323,25 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
  */
 static const char *const *bpf_diffs;
 static bool bpf_percpu;
+/* The module's totals (load --totals), NULL without them. */
+static const struct topdown_totals *totals;
+
+static void json_totals(void)
+{
+	jsonw_name(json_wtr, "totals");
+	if (!totals) {
+		jsonw_null(json_wtr);
+		return;
+	}
+	jsonw_start_object(json_wtr);
+	jsonw_uint_field(json_wtr, "pool_tasks", totals->pool_tasks);
+	jsonw_uint_field(json_wtr, "tasks", totals->nr_tasks);
+	jsonw_uint_field(json_wtr, "no_room", totals->no_room);
+	jsonw_uint_field(json_wtr, "reclaimed", totals->reclaimed);
+	jsonw_uint_field(json_wtr, "generation", totals->generation);
+	jsonw_end_object(json_wtr);
+}
+
 /* The groups of the configuration, and how they rotate (plain). */
 static void plain_groups(const struct topdown_config *cfg)
 {
@@ -436,6 +455,7 @@ static void status_json(enum td_backend be, const struct topdown_status *st,
 	jsonw_bool_field(json_wtr, "reader", st->reader);
 	jsonw_uint_field(json_wtr, "start_ns", st->start_ns);
 	jsonw_uint_field(json_wtr, "stop_ns", st->stop_ns);
+	json_totals();
 	if (st->error_code) {
 		jsonw_name(json_wtr, "last_error");
 		jsonw_start_object(json_wtr);
@@ -526,6 +546,16 @@ static void status_plain(enum td_backend be, const struct topdown_status *st,
 			       cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE ?
 			       "overwrite oldest" : "drop new",
 			       cfg->watermark);
+		if (totals)
+			printf("totals:     in the kernel, %u of %u task entries in use; "
+			       "%llu slices found no room, %llu exited tasks' entries "
+			       "folded to make room\n",
+			       totals->nr_tasks, totals->pool_tasks,
+			       (unsigned long long)totals->no_room,
+			       (unsigned long long)totals->reclaimed);
+		else if (cfg->flags & TOPDOWN_CONFIG_TOTALS)
+			printf("totals:     in the kernel, from the next start on (%u task "
+			       "entries)\n", cfg->totals_tasks);
 		printf("events:\n");
 		for (uint32_t i = 0; i < cfg->nr_events; i++) {
 			const struct topdown_event *e = td_cfg_event(cfg, i);
@@ -585,6 +615,7 @@ int do_status(int argc, char **argv)
 	struct topdown_cpu_stats *stats = NULL;
 	struct topdown_config cfg;
 	struct topdown_status st;
+	struct topdown_totals tq;
 	enum td_backend src_kind;
 	struct td_src src;
 	bool have_cfg;
@@ -613,6 +644,9 @@ int do_status(int argc, char **argv)
 		return -1;
 	}
 	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_src_config(&src, &cfg);
+	if (have_cfg && src_kind == TD_BACKEND_MODULE &&
+	    cfg.flags & TOPDOWN_CONFIG_TOTALS && !td_dev_totals_counts(src.fd, &tq))
+		totals = &tq;
 	td_src_close(&src);
 	if (json_output) {
 		status_json(src_kind, &st, have_cfg ? &cfg : NULL, stats);

@@ -160,6 +160,52 @@ int td_dev_stop(int fd)
 	return ioctl(fd, TOPDOWN_IOC_STOP) ? -errno : 0;
 }
 
+/* One TOTALS call with room for @cap entries at @buf (NULL: counts only). */
+static int totals_call(int fd, struct topdown_totals *q, struct topdown_total *buf,
+		       uint32_t cap)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->nr_entries = cap;
+	q->entry_size = sizeof(*buf);
+	q->entries_ptr = (uintptr_t)buf;
+	return ioctl(fd, TOPDOWN_IOC_TOTALS, q) ? -errno : 0;
+}
+
+int td_dev_totals_counts(int fd, struct topdown_totals *q)
+{
+	return totals_call(fd, q, NULL, 0);
+}
+
+int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **out,
+		  uint32_t *n)
+{
+	struct topdown_status st;
+	uint32_t cap;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = td_dev_status(fd, &st) ?: totals_call(fd, q, NULL, 0);
+	/* New tasks may take entries between the calls: room for some more. */
+	for (int tries = 0; !ret && tries < 4; tries++) {
+		struct topdown_total *buf;
+
+		cap = 2 * st.nr_cpus + q->nr_tasks + q->nr_tasks / 4 + 64;
+		buf = calloc(cap, sizeof(*buf));
+		if (!buf)
+			return -ENOMEM;
+		ret = totals_call(fd, q, buf, cap);
+		if (!ret && q->nr_entries == 2 * st.nr_cpus + q->nr_tasks) {
+			*out = buf;
+			*n = q->nr_entries;
+			return 0;
+		}
+		free(buf);
+	}
+	return ret ? ret : -EAGAIN;
+}
+
 int td_get_config(int fd, struct topdown_config *cfg)
 {
 	int err = td_dev_get_config(fd, cfg);

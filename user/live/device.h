@@ -41,6 +41,18 @@ int td_dev_configure(int fd, const struct topdown_config *cfg);
 int td_dev_start(int fd);
 int td_dev_stop(int fd);
 
+/*
+ * TOPDOWN_IOC_TOTALS ("Totals" in the UAPI header): *q's counts, and the
+ * entries in a new array (*out, *n of them; free() it) that holds them
+ * all. 0, -ENODATA without totals, or another -errno.
+ */
+struct topdown_totals;
+struct topdown_total;
+int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **out,
+		  uint32_t *n);
+/* *q's counts alone; 0 or -errno as td_dev_totals(). */
+int td_dev_totals_counts(int fd, struct topdown_totals *q);
+
 /* GET_CONFIG, or -1 after p_err(). */
 int td_get_config(int fd, struct topdown_config *cfg);
 struct td_plan;
