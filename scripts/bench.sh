@@ -48,8 +48,8 @@
 # scripts/bench.sh --reader (make bench-reader) runs the reader part alone.
 # --short is make check's run, a test that every part still works, not a
 # measurement: the x86-64 guest alone with a few modes (the baseline, the
-# module's default set and one event, the BPF backend, the floor, the
-# module's accuracy run) at 200 round trips x 3, no perf tool and no
+# module's default set without and with --totals and one event, the BPF
+# backend, the floor, the module's accuracy run) at 200 round trips x 3, no perf tool and no
 # tdctl-before (no scripts/deps.sh --perf, no scripts/build.sh: make check
 # has built the rest), and the reader on 20000 records of one event set,
 # one run each; with --reader only that part, with TD_BENCH_READER=0 only
@@ -71,7 +71,7 @@ done
 if [ -n "$SHORT" ]; then
     OUT=${TD_BENCH_OUT:-$ROOT/build/check/bench}
     ARCHES=${TD_BENCH_ARCHES:-x86_64}
-    : "${TD_BENCH_MODES:=baseline default one bpf-default floor-one acc-module baseline-end}"
+    : "${TD_BENCH_MODES:=baseline default default-totals one bpf-default floor-one acc-module baseline-end}"
     : "${TD_BENCH_ROUNDS_X86_64:=200}" "${TD_BENCH_REPEATS_X86_64:=3}"
     : "${TD_BENCH_ROUNDS_ARM64:=500}" "${TD_BENCH_REPEATS_ARM64:=2}"
     : "${TD_BENCH_RECORDS:=20000}" "${TD_BENCH_NCG:=2000}"

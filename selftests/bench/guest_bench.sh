@@ -285,6 +285,12 @@ if tdctl load --ring-size "$RING" >/tmp/load.out 2>&1; then
 	fi
 	"$B" td-start "$MAX" --ring-size "$RING" && run max --td-stats
 	"$B" td-stop
+	# The kernel's totals (load --totals): the same, plus the pool.
+	"$B" td-start "$DEF" --ring-size "$RING" --label "set=$SET" --totals 4096 &&
+		run default-totals --td-stats
+	"$B" td-stop
+	"$B" td-start "$MAX" --ring-size "$RING" --totals 4096 && run max-totals --td-stats
+	"$B" td-stop
 	probe_time 0
 	"$B" td-start "$MAX" --ring-size "$RING" && run max-noacct --td-stats
 	"$B" td-stop

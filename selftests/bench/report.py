@@ -30,6 +30,8 @@ MODES = [
     ("seven", "topdown, 7 hardware events"),
     ("max", "topdown, 8 events (maximum)"),
     ("max-noacct", "  same, probe_time=0"),
+    ("default-totals", "topdown, default set, --totals"),
+    ("max-totals", "topdown, 8 events, --totals"),
     ("groups-one", "topdown, one group of 4 events"),
     ("groups-rot", "topdown, 2 groups of 4, rotated"),
     ("groups-rot-fast", "  same, --rotate 1 (the shortest)"),
@@ -252,6 +254,8 @@ def guest_table(arch, res, js):
     d["first_counter_read"] = f1 - fc if f1 is not None and fc is not None else None
     d["accounting"] = diff("default", "default-noacct")
     d["accounting_max"] = diff("max", "max-noacct")
+    d["totals"] = diff("default-totals", "default")
+    d["totals_max"] = diff("max-totals", "max")
     d["beyond_reads_default"] = diff("default-noacct", "floor-default")
     d["beyond_reads_max"] = diff("max-noacct", "floor-max")
     d["ratio_default_vs_task"] = ratio(add("default"), add("perf-task-default"))
@@ -355,6 +359,10 @@ def guest_table(arch, res, js):
          ("< 150", lambda v: v < 150) if icount else None)
     line("probe time accounting (probe_time=1 vs 0), default", d["accounting"])
     line("probe time accounting, 8 events", d["accounting_max"])
+    line("kernel totals (--totals), default set", d["totals"], "ns",
+         ("<= 60", lambda v: v <= 60) if icount else None)
+    line("kernel totals (--totals), 8 events", d["totals_max"], "ns",
+         ("<= 60", lambda v: v <= 60) if icount else None)
     if "groups-one" in s:
         line("2 groups of 4 rotated vs one group of 4 (added, default)",
              d["groups_rot_vs_one_pct"], "%",

@@ -5,7 +5,7 @@
  *   tdbench pipe [options]   two tasks on one CPU pass a token through two
  *                            pipes (perf bench sched pipe); prints one JSON
  *                            line: ns per context switch for each repeat
- *   tdbench td-start SPEC [--ring-size B] [--label L]
+ *   tdbench td-start SPEC [--ring-size B] [--label L] [--totals N]
  *                            configure /dev/topdown with SPEC and start
  *   tdbench td-stop          stop collecting (module stays loaded)
  *   tdbench td-events        print the current configuration as a SPEC
@@ -475,15 +475,18 @@ static int cmd_td_start(int argc, char **argv)
 	struct ev ev[TOPDOWN_MAX_EVENTS];
 	unsigned long ring = 0;
 	const char *label = "set=bench";
+	unsigned long totals = 0;
 	int fd, n;
 
 	if (argc < 2)
-		die("usage: tdbench td-start SPEC [--ring-size B] [--label L]");
+		die("usage: tdbench td-start SPEC [--ring-size B] [--label L] [--totals N]");
 	for (int i = 2; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--ring-size"))
 			ring = strtoul(argv[i + 1], NULL, 0);
 		else if (!strcmp(argv[i], "--label"))
 			label = argv[i + 1];
+		else if (!strcmp(argv[i], "--totals"))	/* TOPDOWN_CONFIG_TOTALS, N entries */
+			totals = strtoul(argv[i + 1], NULL, 0);
 		else
 			die("unknown option %s", argv[i]);
 	}
@@ -492,6 +495,10 @@ static int cmd_td_start(int argc, char **argv)
 	cfg.size = sizeof(cfg);
 	cfg.nr_events = (uint32_t)n;
 	cfg.ring_size = (uint32_t)ring;
+	if (totals) {
+		cfg.flags |= TOPDOWN_CONFIG_TOTALS;
+		cfg.totals_tasks = (uint32_t)totals;
+	}
 	snprintf(cfg.label, sizeof(cfg.label), "%s", label);
 	for (int i = 0; i < n; i++) {
 		cfg.events[i].type = ev[i].type;

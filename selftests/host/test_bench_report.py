@@ -30,6 +30,8 @@ ROUNDS = 1000
 MODES = {
     "baseline": 1000, "stopped": 1000, "default": 1100, "default-noacct": 1090,
     "one": 1050, "seven": 1280, "max": 1300, "max-noacct": 1290,
+    "default-totals": 1140,             # 40 over default: met
+    "max-totals": 1380,                 # 80 over max: missed
     "perf-task-default": 1800,          # 100/800 = 0.125: missed
     "perf-task-max": 4000,              # 300/3000 = 0.10: met
     "perf-cpu-default": 1000, "perf-cpu-max": 1000,
@@ -136,6 +138,12 @@ def main():
         r = row(text, name)
         ok(r.startswith(val + " x") and r.endswith(verdict),
            f"'{name}': {val} x, {verdict}", r or text)
+    for name, val, verdict in (
+            ("kernel totals (--totals), default set", "40.00", "target <= 60  MET"),
+            ("kernel totals (--totals), 8 events", "80.00", "target <= 60  MISSED")):
+        r = row(text, name)
+        ok(r.startswith(val + " ns") and r.endswith(verdict),
+           f"'{name}': {val} ns, {verdict}", r or text)
     d = js.get("arm64", {}).get("derived", {})
     ok(abs((d.get("ratio_default_vs_bpf") or 0) - 0.4) < 1e-9 and
        abs((d.get("ratio_max_vs_perf-stat-thread") or 0) - 0.3) < 1e-9,
