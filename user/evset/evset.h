@@ -76,8 +76,8 @@ struct td_plan_group {
 struct td_plan {
 	char set[TOPDOWN_NAME_LEN];	/* the set's name */
 	char label[TOPDOWN_LABEL_LEN];	/* goes into topdown_config.label */
-	char why[288];			/* one line: why this set (a fit's
-					 * reason of 256 and a prefix) */
+	/* one line: why this set (a fit's reason of 256 and a prefix) */
+	char why[288];
 	int nr_events;			/* events, or the pool with groups */
 	struct td_evsel ev[TOPDOWN_MAX_POOL];
 	/* 0: one group of ev[0 .. nr_events - 1] (Level 1, no rotation) */
