@@ -563,7 +563,8 @@ const struct td_group *td_agg_find(const struct td_agg *a,
 	return NULL;
 }
 
-bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
+/* The row of r, made with r's key fields if new, named as r is. */
+static struct td_group *row_of(struct td_agg *a, const struct topdown_record *r)
 {
 	struct td_group *g;
 	bool main_thread = r->pid == r->tgid, is_new;
@@ -573,7 +574,7 @@ bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
 	g = lookup(a, &k, &is_new);
 	if (!g) {
 		a->oom = true;
-		return false;
+		return NULL;
 	}
 	if (is_new) {
 		/* The key fields, as the first record of the group has them. */
@@ -604,12 +605,56 @@ bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
 			copy_comm(g->comm, r->comm);
 		g->comm_main = main_thread;
 	}
+	return g;
+}
+
+bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
+{
+	struct td_group *g = row_of(a, r);
+
+	if (!g)
+		return false;
 	add_to(g, r);
 	add_to(&a->total, r);
 	if (a->nr_groups && !add_groups(a, g - a->g, r)) {
 		a->oom = true;
 		return false;
 	}
+	return true;
+}
+
+/* n slices of one record's sums: in the row's, the total's and group 0's. */
+static void add_sum(struct td_group *g, struct td_gsum *gs,
+		    const struct topdown_record *r, uint64_t n, int k)
+{
+	g->slices += n;
+	g->runtime_ns += r->duration_ns;
+	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		g->counts[i] += r->delta[i];
+	if (!gs)
+		return;
+	gs->slices += n;
+	gs->time_ns += r->duration_ns;
+	for (int j = 0; j < k; j++)
+		gs->counts[j] += r->delta[j];
+}
+
+bool td_agg_add_sum(struct td_agg *a, const struct topdown_record *r,
+		    uint64_t slices)
+{
+	struct td_group *g;
+	int k;
+
+	if (a->nr_groups > 1 || (r->flags & ~TOPDOWN_REC_IDLE))
+		return false;	/* not such a sum: estimates need slices */
+	g = row_of(a, r);
+	if (!g)
+		return false;
+	k = a->nr_groups ? a->group_events[0] : 0;
+	add_sum(g, a->nr_groups ? &grow_of(a, g - a->g)->g[0] : NULL, r,
+		slices, k);
+	add_sum(&a->total, a->nr_groups ? &a->total_grow->g[0] : NULL, r,
+		slices, k);
 	return true;
 }
 

@@ -151,6 +151,17 @@ const struct td_grow *td_agg_grow(const struct td_agg *a,
 void td_agg_finish(struct td_agg *a);
 /* Add a record to its group and to the total; false if out of memory. */
 bool td_agg_add(struct td_agg *a, const struct topdown_record *r);
+/*
+ * Add the sums of @slices slices of one task (a task's totals kept by
+ * the module): r has the task's fields, no flag but TOPDOWN_REC_IDLE, its
+ * duration_ns and
+ * delta[] are the sums, every slice measured whole. Only without
+ * rotated groups: the rows' counts are then exact sums, and no estimate
+ * needs the slices one by one. False if out of memory (a->oom), or
+ * (a->oom false) with rotated groups or a flag in r.
+ */
+bool td_agg_add_sum(struct td_agg *a, const struct topdown_record *r,
+		    uint64_t slices);
 /* The group r would be added to, or NULL if it has none yet. */
 const struct td_group *td_agg_find(const struct td_agg *a,
 				   const struct topdown_record *r);
