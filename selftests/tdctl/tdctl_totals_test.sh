@@ -3,8 +3,9 @@
 # tdctl load --totals (busybox sh, as root, in a guest; TAP): the module
 # keeps every task's totals while nobody reads a ring of one page, so
 # records are lost and status says what the pool holds; --totals-tasks
-# is checked, and the BPF backend refuses --totals. The totals' exact
-# values against ground truth are pmusim_test's (totals fixture).
+# is checked, and the BPF backend refuses --totals; stat counts from the
+# totals, exact whatever was lost, and says when it does not. The totals'
+# exact values against ground truth are pmusim_test's (totals fixture).
 # shellcheck source=selftests/tdctl/tdctl_e2e_common.sh
 . "$(dirname "$0")/tdctl_e2e_common.sh"
 
@@ -48,6 +49,45 @@ lost=$(sed -n 's/.*"lost":\([1-9][0-9]*\).*/\1/p' "$T/flat" | head -n 1)
 check "status" "$TDCTL" status
 grep -q "^totals: *in the kernel, [0-9]* of 256 task entries in use" "$T/out" &&
 	ok "status: the totals line" || not_ok "status: the totals line" "$T/out"
+
+# stat counts from the totals: each of td_pingpong's two processes blocks
+# at every one of its round trips (the child may not at its first), so
+# each has at least N - 1 slices, however many records a ring of one page
+# lost meanwhile; the records alone would have fewer.
+rounds=20000
+check "stat --by task -- td_pingpong $rounds (totals)" \
+	"$TDCTL" --json stat --by task -- "$TD_DIR/td_pingpong" $rounds
+tr -d ' \n' <"$T/out" >"$T/flat"
+grep -q '"exact":true' "$T/flat" && ok "stat: exact, from the totals" ||
+	not_ok "stat: exact, from the totals" "$T/out"
+lost=$(sed -n 's/.*"lost":\([0-9]*\).*/\1/p' "$T/flat" | head -n 1)
+kept=$(sed -n 's/.*"records":\([0-9]*\).*/\1/p' "$T/flat" | head -n 1)
+grep -o '"comm":"td_pingpong","slices":[0-9]*' "$T/flat" |
+	sed 's/.*://' >"$T/slices"
+rows=$(wc -l <"$T/slices")
+least=$(sort -n "$T/slices" | head -n 1)
+sum=$(awk '{ s += $1 } END { print s + 0 }' "$T/slices")
+[ "${lost:-0}" -gt 0 ] && ok "stat: $lost records lost" ||
+	not_ok "stat: records lost with a ring of one page (lost ${lost:-?})" "$T/out"
+[ "$rows" = 2 ] && [ "${least:-0}" -ge $((rounds - 1)) ] &&
+	ok "stat: both td_pingpong tasks have at least $((rounds - 1)) slices ($(tr '\n' ' ' <"$T/slices"))" ||
+	not_ok "stat: both td_pingpong tasks have at least $((rounds - 1)) slices" "$T/out"
+[ "${kept:-0}" -lt "$sum" ] &&
+	ok "stat: the records kept ($kept) are fewer than the tasks' slices ($sum)" ||
+	not_ok "stat: the records kept ($kept) are fewer than the tasks' slices ($sum)" "$T/out"
+check "stat (totals, plain)" "$TDCTL" stat -- "$TD_DIR/td_pingpong" 100
+grep -q "^ exact: the module's totals of every slice" "$T/out" &&
+	ok "stat: the plain header says exact" ||
+	not_ok "stat: the plain header says exact" "$T/out"
+check "stat -I 50 (records, not the totals)" \
+	"$TDCTL" --json stat -I 50 -- "$TD_DIR/td_pingpong" 100
+grep -q '"exact"' "$T/out" && not_ok "stat -I: no exact key per block" "$T/out" ||
+	ok "stat -I: no exact key per block"
+check "stat --by cpu (records, not the totals)" \
+	"$TDCTL" --json stat --by cpu -- "$TD_DIR/td_pingpong" 100
+tr -d '\n' <"$T/out" | grep -q '"exact": *false, *"not_exact": *"a task'"'"'s totals are not kept per CPU"' &&
+	ok "stat --by cpu: not exact, and why" ||
+	not_ok "stat --by cpu: not exact, and why" "$T/out"
 check "unload" "$TDCTL" unload
 
 # Without --totals: null.
@@ -55,6 +95,11 @@ check "load" "$TDCTL" load
 check "status --json" "$TDCTL" --json status
 tr -d ' \n' <"$T/out" | grep -q '"totals":null' && ok "status: totals null without --totals" ||
 	not_ok "status: totals null without --totals" "$T/out"
+check "stat without totals" "$TDCTL" --json stat -- "$TD_DIR/td_pingpong" 100
+tr -d ' \n' <"$T/out" >"$T/flat"
+grep -q '"exact":false' "$T/flat" && ! grep -q '"not_exact"' "$T/flat" &&
+	ok "stat: not exact without totals, no reason needed" ||
+	not_ok "stat: not exact without totals, no reason needed" "$T/out"
 check "unload" "$TDCTL" unload
 rm -rf "$T"
 tap_done

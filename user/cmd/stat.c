@@ -5,13 +5,16 @@
  * breakdown decoded from the summed counts; with -I, a block per
  * interval, as perf stat -I does.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "group/aggregate.h"
 #include "live/cgpath.h"
 #include "live/collect.h"
+#include "live/totals.h"
 #include "cli/tdctl.h"
 
 const struct td_opt stat_opts[] = {
@@ -42,7 +45,12 @@ static const char stat_desc[] =
 	"with its exit status (128+N if it was killed by signal N). Otherwise\n"
 	"counting runs for --duration, until every -p process has exited, or\n"
 	"until interrupted. The module must be loaded ('tdctl load'); if the\n"
-	"collection is stopped, stat starts it and stops it again at the end.\n";
+	"collection is stopped, stat starts it and stops it again at the end.\n"
+	"\n"
+	"When the module keeps every task's totals ('tdctl load --totals'), the\n"
+	"counts are those totals, exact even when records were lost; otherwise\n"
+	"(and with -I, filters, --by cpu or rotated groups) they are the sums of\n"
+	"the records read. The header and JSON's \"exact\" say which.\n";
 
 struct stat_ctx {
 	struct td_live live;
@@ -54,7 +62,17 @@ struct stat_ctx {
 	uint64_t interval_ns;
 	uint64_t blocks;
 	char what[256];
+	/* The module's totals: a snapshot at the start, the rows from them */
+	struct td_totals_track tt;
+	bool have_tt;
+	bool exact;		/* cur holds the totals' rows */
+	const char *why;	/* why not, NULL without totals */
+	char why_buf[96];
+	struct td_agg tot;
 };
+
+/* How often the totals are read while counting (td_totals_track_update()). */
+#define TOTALS_EVERY_NS	100000000ull
 
 static void on_record(const struct topdown_record *r, void *ctx)
 {
@@ -62,10 +80,108 @@ static void on_record(const struct topdown_record *r, void *ctx)
 
 	if (!td_filter_match(&s->filter, r))
 		return;
-	if (r->time_ns > s->live.tick_end)
+	if (s->interval_ns && r->time_ns > s->live.tick_end)
 		td_agg_add(&s->next, r);
 	else
 		td_agg_add(&s->cur, r);
+}
+
+/* The totals can stand for the records: why not, or NULL. */
+static const char *totals_unusable(const struct stat_ctx *s)
+{
+	if (s->live.rd.bpf)
+		return "the BPF backend keeps no totals";
+	if (s->live.vc->rotated)
+		return "rotated groups are estimated from their slices";
+	if (s->interval_ns)
+		return "-I blocks are the records read in each";
+	if (s->filter.any)
+		return "the filters apply to each slice";
+	if (s->view.by == TD_BY_CPU)
+		return "a task's totals are not kept per CPU";
+	return NULL;
+}
+
+static bool total_match(const struct topdown_record *r, void *ctx)
+{
+	struct stat_ctx *s = ctx;
+
+	return td_target_match(&s->tgt, r);
+}
+
+static void totals_begin(struct stat_ctx *s)
+{
+	int r;
+
+	if (!(s->live.rd.cfg.flags & TOPDOWN_CONFIG_TOTALS))
+		return;
+	s->why = totals_unusable(s);
+	if (s->why)
+		return;
+	r = td_totals_track_start(&s->tt, s->live.rd.fd, total_match, s);
+	if (r) {
+		snprintf(s->why_buf, sizeof(s->why_buf), "reading the totals: %s",
+			 strerror(-r));
+		s->why = s->why_buf;
+		return;
+	}
+	s->have_tt = true;
+}
+
+/* The cgroup of the idle tasks: the cgroup2 root's (its inode number). */
+static uint64_t root_cgroup(void)
+{
+	char mnt[256];
+	struct stat st;
+	bool busy;
+
+	if (td_cgroup2_mount(mnt, sizeof(mnt), &busy) && !stat(mnt, &st))
+		return st.st_ino;
+	return 1;
+}
+
+static void on_total(const struct topdown_record *r, uint64_t slices,
+		     uint64_t unmeasured, void *ctx)
+{
+	struct stat_ctx *s = ctx;
+
+	if (!td_target_match(&s->tgt, r))
+		return;
+	if (unmeasured && !s->why)
+		s->why = "slices with an unreadable counter are estimated "
+			 "from the others";
+	else
+		td_agg_add_sum(&s->tot, r, slices);
+}
+
+/* At the end: the rows from the totals, if they are exact. */
+static void totals_end(struct stat_ctx *s)
+{
+	if (s->why || !s->have_tt)
+		return;
+	s->why = totals_unusable(s);
+	if (!s->why && s->tgt.kind == TD_TGT_CMD && !s->tgt.use_cgroup)
+		s->why = "the command has no cgroup of its own";
+	if (s->why)
+		return;
+	td_totals_track_update(&s->tt);
+	td_agg_init(&s->tot, s->view.by);
+	if (td_view_agg(&s->view, &s->tot))
+		s->why = "out of memory";
+	else
+		td_totals_track_diff(&s->tt, s->tgt.kind == TD_TGT_ALL,
+				     root_cgroup(), on_total, s);
+	if (!s->why)
+		s->why = s->tt.why;
+	if (!s->why && s->tot.oom)
+		s->why = "out of memory";
+	if (!s->why) {
+		struct td_agg tmp = s->cur;
+
+		s->cur = s->tot;
+		s->tot = tmp;
+		s->exact = true;
+	}
 }
 
 static const char *set_name(const struct stat_ctx *s)
@@ -128,6 +244,9 @@ static void print_summary(struct stat_ctx *s, uint64_t end_ns)
 		jsonw_uint_field(json_wtr, "records", l->records_kept);
 		jsonw_uint_field(json_wtr, "records_read", l->records_read);
 		jsonw_uint_field(json_wtr, "lost", l->lost_total);
+		jsonw_bool_field(json_wtr, "exact", s->exact);
+		if (s->why)
+			jsonw_string_field(json_wtr, "not_exact", s->why);
 		print_table(s);
 		jsonw_end_object(json_wtr);
 		return;
@@ -145,8 +264,13 @@ static void print_summary(struct stat_ctx *s, uint64_t end_ns)
 	} else {
 		printf("%s", s->what);
 	}
-	printf(" (event set %s, by %s):\n\n", set_name(s),
+	printf(" (event set %s, by %s):\n", set_name(s),
 	       td_by_names[s->view.by]);
+	if (s->exact)
+		printf(" exact: the module's totals of every slice, lost records included\n");
+	else if (s->why)
+		printf(" not exact, the records read: %s\n", s->why);
+	printf("\n");
 	print_table(s);
 	printf("\n %14.9f seconds time elapsed\n", t);
 	printf(" %14llu slices counted of %llu read, %llu lost\n",
@@ -164,7 +288,12 @@ static void print_summary(struct stat_ctx *s, uint64_t end_ns)
 
 static bool on_tick(void *ctx, uint64_t end_ns)
 {
-	print_block(ctx, end_ns);
+	struct stat_ctx *s = ctx;
+
+	if (s->interval_ns)
+		print_block(s, end_ns);
+	else if (s->have_tt && !s->tt.why)
+		td_totals_track_update(&s->tt);	/* see entries before a fold */
 	return false;
 }
 
@@ -249,15 +378,19 @@ int do_stat(int argc, char **argv)
 		ret = -1;
 		goto out;
 	}
+	totals_begin(s);
 	if (td_target_spawn(&s->tgt)) {
 		ret = s->tgt.exited ? td_target_exit_code(&s->tgt) : -1;
 		goto out;
 	}
 	td_live_run(&s->live, &(struct td_run){
-		.duration_ns = s->tgt.duration_ns, .tick_ns = s->interval_ns,
+		.duration_ns = s->tgt.duration_ns,
+		.tick_ns = s->interval_ns ?: (s->have_tt ? TOTALS_EVERY_NS : 0),
 		.tick = on_tick, .key_fd = -1, .ctx = s });
 	end = td_now_ns();
 	td_agg_merge(&s->cur, &s->next);
+	if (!s->interval_ns && !s->cur.oom && !s->next.oom)
+		totals_end(s);
 	if (s->cur.oom || s->next.oom) {
 		p_err("out of memory grouping the records");
 		ret = -1;
@@ -273,6 +406,8 @@ out:
 	td_target_cleanup(&s->tgt);
 	td_agg_free(&s->cur);
 	td_agg_free(&s->next);
+	td_agg_free(&s->tot);
+	td_totals_track_free(&s->tt);
 	free(s);
 	return ret;
 err:

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The module's per-task totals for a reader (see totals.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live/device.h"
+#include "live/totals.h"
+
+static int cmp_task(const void *x, const void *y)
+{
+	const struct topdown_total *p = x, *q = y;
+
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->start_ns != q->start_ns)
+		return p->start_ns < q->start_ns ? -1 : 1;
+	return 0;
+}
+
+static uint32_t nr_tasks(const struct td_totals_snap *s)
+{
+	return s->n - 2 * s->nr_cpus;
+}
+
+static struct topdown_total *tasks(const struct td_totals_snap *s)
+{
+	return s->e + 2 * s->nr_cpus;
+}
+
+static const struct topdown_total *find(const struct topdown_total *key,
+					const struct topdown_total *v,
+					uint32_t n)
+{
+	return n ? bsearch(key, v, n, sizeof(*v), cmp_task) : NULL;
+}
+
+static void snap_free(struct td_totals_snap *s)
+{
+	free(s->e);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A snapshot whose entries did not move while it was read (a few tries). */
+static int snap(int fd, struct td_totals_snap *s)
+{
+	struct topdown_status st;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	for (int tries = 0; tries < 4; tries++) {
+		ret = td_dev_status(fd, &st);
+		if (!ret)
+			ret = td_dev_totals(fd, &s->q, &s->e, &s->n);
+		if (ret)
+			return ret;
+		s->nr_cpus = st.nr_cpus;
+		if (s->n < 2 * s->nr_cpus) {
+			snap_free(s);
+			return -EPROTO;
+		}
+		if (!(s->q.flags & TOPDOWN_TOTALS_MOVED)) {
+			qsort(tasks(s), nr_tasks(s), sizeof(*s->e), cmp_task);
+			return 0;
+		}
+		snap_free(s);
+	}
+	return -EAGAIN;
+}
+
+static void set_why(struct td_totals_track *t, const char *why)
+{
+	if (!t->why)
+		t->why = why;
+}
+
+static void set_err(struct td_totals_track *t, int err)
+{
+	snprintf(t->why_buf, sizeof(t->why_buf), "reading the totals: %s",
+		 strerror(-err));
+	set_why(t, t->why_buf);
+}
+
+int td_totals_track_start(struct td_totals_track *t, int fd,
+			  td_total_match_fn match, void *ctx)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = fd;
+	t->match = match;
+	t->ctx = ctx;
+	ret = snap(fd, &t->base);
+	if (ret)
+		return ret;
+	ret = snap(fd, &t->last);
+	if (ret)
+		snap_free(&t->base);
+	return ret;
+}
+
+static bool is_target(struct td_totals_track *t, const struct topdown_total *e)
+{
+	struct topdown_record r = { .pid = e->pid, .tgid = e->tgid,
+				    .cgroup_id = e->cgroup_id, .cpu = e->cpu };
+
+	return t->match(&r, t->ctx);
+}
+
+static bool keep_gone(struct td_totals_track *t, const struct topdown_total *e)
+{
+	if (t->nr_gone == t->cap_gone) {
+		uint32_t cap = t->cap_gone ? 2 * t->cap_gone : 64;
+		struct topdown_total *g = realloc(t->gone, cap * sizeof(*g));
+
+		if (!g)
+			return false;
+		t->gone = g;
+		t->cap_gone = cap;
+	}
+	t->gone[t->nr_gone++] = *e;
+	return true;
+}
+
+void td_totals_track_update(struct td_totals_track *t)
+{
+	struct td_totals_snap s;
+	uint64_t seen = 0;
+	int ret = snap(t->fd, &s);
+
+	if (ret) {
+		set_err(t, ret);
+		return;
+	}
+	if (s.nr_cpus != t->last.nr_cpus || s.q.generation < t->last.q.generation) {
+		set_why(t, "the module was configured again");
+		snap_free(&s);
+		return;
+	}
+	/* The entries of the last snapshot that are gone were folded. */
+	for (uint32_t i = 0; i < nr_tasks(&t->last); i++) {
+		const struct topdown_total *e = &tasks(&t->last)[i];
+
+		if (find(e, tasks(&s), nr_tasks(&s)))
+			continue;
+		seen++;
+		if (e->kind != TOPDOWN_TOTAL_EXITED && is_target(t, e))
+			set_why(t, "a task's totals were folded to make room before "
+				"its last slices were read (load --totals-tasks "
+				"makes the pool larger)");
+		if (!keep_gone(t, e))
+			set_why(t, "out of memory");
+	}
+	if (s.q.generation - t->last.q.generation > seen)
+		set_why(t, "tasks that started and exited between two reads were "
+			"folded to make room (load --totals-tasks makes the pool "
+			"larger)");
+	if (s.q.no_room != t->last.q.no_room)
+		set_why(t, "tasks found no room in the pool of totals (load "
+			"--totals-tasks makes it larger)");
+	t->folds += s.q.generation - t->last.q.generation;
+	snap_free(&t->last);
+	t->last = s;
+}
+
+void td_totals_track_free(struct td_totals_track *t)
+{
+	snap_free(&t->base);
+	snap_free(&t->last);
+	free(t->gone);
+	t->gone = NULL;
+	t->nr_gone = 0;
+	t->cap_gone = 0;
+}
+
+/* e - base (base NULL: e) into r and fn. */
+static void emit(const struct topdown_total *e, const struct topdown_total *base,
+		 struct topdown_record *r, td_total_fn fn, void *ctx)
+{
+	uint64_t slices = e->slices, measured = e->grp_slices[0];
+
+	if (base) {
+		slices -= base->slices;
+		measured -= base->grp_slices[0];
+	}
+	if (!slices)
+		return;
+	r->cpu = e->cpu;
+	r->duration_ns = e->time_ns - (base ? base->time_ns : 0);
+	for (int j = 0; j < TOPDOWN_MAX_EVENTS; j++)
+		r->delta[j] = e->grp_delta[0][j] -
+			      (base ? base->grp_delta[0][j] : 0);
+	fn(r, slices, slices - measured, ctx);
+}
+
+static void emit_task(const struct td_totals_track *t,
+		      const struct topdown_total *e, td_total_fn fn, void *ctx)
+{
+	struct topdown_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = e->pid;
+	r.tgid = e->tgid;
+	r.cgroup_id = e->cgroup_id;
+	memcpy(r.comm, e->comm, sizeof(r.comm));
+	emit(e, find(e, tasks(&t->base), nr_tasks(&t->base)), &r, fn, ctx);
+}
+
+void td_totals_track_diff(struct td_totals_track *t, bool idle,
+			  uint64_t root_cgroup, td_total_fn fn, void *ctx)
+{
+	struct topdown_record r;
+
+	if (idle && t->folds)
+		set_why(t, "the idle tasks' slices are not told apart from "
+			"exited tasks' folded totals");
+	for (uint32_t c = 0; idle && !t->folds && c < t->last.nr_cpus; c++) {
+		memset(&r, 0, sizeof(r));
+		r.cgroup_id = root_cgroup;
+		r.flags = TOPDOWN_REC_IDLE;
+		snprintf(r.comm, sizeof(r.comm), "swapper/%u", c % 10000000);
+		emit(&t->last.e[2 * c + 1], &t->base.e[2 * c + 1], &r, fn, ctx);
+	}
+	for (uint32_t i = 0; i < nr_tasks(&t->last); i++)
+		emit_task(t, &tasks(&t->last)[i], fn, ctx);
+	for (uint32_t i = 0; i < t->nr_gone; i++)
+		emit_task(t, &t->gone[i], fn, ctx);
+}

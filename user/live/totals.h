@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The module's per-task totals (TOPDOWN_IOC_TOTALS, "Totals" in the UAPI
+ * header) as a reader uses them: a snapshot at the start of a session,
+ * more while it runs, and what every task did since the start, exact
+ * whatever the rings lost, or why not.
+ *
+ * The module folds an exited task's entry into a CPU's entry for slices
+ * of no task when a new task needs its room. A fold loses nothing the
+ * reader has already seen whole: an entry seen exited. A task seen alive
+ * and then folded, or born and folded between two snapshots (the
+ * generation counts more folds than the entries seen to go), or a task
+ * that found no room makes the sums of the target's tasks inexact if it
+ * was one of them; the first two are known only for tasks seen, so any
+ * of the last two makes the whole inexact.
+ */
+#ifndef TDCTL_TOTALS_H
+#define TDCTL_TOTALS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/topdown.h>
+
+struct td_totals_snap {
+	struct topdown_totals q;
+	struct topdown_total *e;	/* 2 per CPU (CPU, OTHER), then tasks,
+					 * sorted by (pid, start_ns)
+					 */
+	uint32_t n;
+	uint32_t nr_cpus;
+};
+
+/* Does a task (a record of its fields) belong to the reader's target? */
+typedef bool (*td_total_match_fn)(const struct topdown_record *r, void *ctx);
+
+struct td_totals_track {
+	int fd;
+	struct td_totals_snap base;	/* at the start */
+	struct td_totals_snap last;	/* the latest */
+	struct topdown_total *gone;	/* entries seen, folded since */
+	uint32_t nr_gone, cap_gone;
+	uint64_t folds;			/* generation's growth since base */
+	const char *why;		/* the first reason not to be exact */
+	char why_buf[96];
+	td_total_match_fn match;
+	void *ctx;
+};
+
+/* Take the first snapshot: 0, -ENODATA when the module keeps no totals,
+ * or another -errno.
+ */
+int td_totals_track_start(struct td_totals_track *t, int fd,
+			  td_total_match_fn match, void *ctx);
+/* Another snapshot (while collecting: often enough that entries are seen
+ * before they are folded). A failure sets t->why.
+ */
+void td_totals_track_update(struct td_totals_track *t);
+void td_totals_track_free(struct td_totals_track *t);
+
+/*
+ * For every task with slices since the start (the latest snapshot's and
+ * those folded since), fn gets a record holding the task's fields at its
+ * last slice, its time and group 0's deltas summed since the start (no
+ * flag but TOPDOWN_REC_IDLE), the number of those slices, and the slices
+ * of them no group measured whole (a rotated group's, or with an
+ * unreadable counter: not in the record's sums). With idle, the idle
+ * tasks come as pid 0 on each CPU (TOPDOWN_REC_IDLE, in cgroup
+ * root_cgroup), from each CPU's entry for slices of no task, which is
+ * theirs alone when nothing was folded: otherwise t->why says that the
+ * idle tasks' share is not known.
+ */
+typedef void (*td_total_fn)(const struct topdown_record *r, uint64_t slices,
+			    uint64_t unmeasured, void *ctx);
+void td_totals_track_diff(struct td_totals_track *t, bool idle,
+			  uint64_t root_cgroup, td_total_fn fn, void *ctx);
+
+#endif
