@@ -163,6 +163,11 @@ const struct td_voc td_vocab[] = {
 	INFO("set", NULL, "report stat load decode status", "the event set"),
 	INFO("label", NULL, "report stat load decode status", "the configuration's label"),
 	INFO("target", NULL, "report stat", "what was counted"),
+	INFO("exact", NULL, "stat",
+	     "true: the counts are the module's per-task totals, every slice "
+	     "counted, lost records included"),
+	INFO("not_exact", NULL, "stat",
+	     "why the module's totals could not stand for the records read"),
 	/* status and load when nothing collects (exit 3); and in a row of
 	 * rotated groups, beside "coverage"
 	 */
