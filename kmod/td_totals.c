@@ -216,6 +216,7 @@ static struct td_tot *td_tot_find(struct td_totals *t, struct task_struct *p,
 	struct td_tot *e, *room;
 	int tries;
 
+	/* litmus: totals-claim begin */
 	for (tries = 0; tries < 2; tries++) {
 		room = NULL;
 		old = 0;
@@ -251,6 +252,7 @@ static struct td_tot *td_tot_find(struct td_totals *t, struct task_struct *p,
 			return room;
 		}
 	}
+	/* litmus: totals-claim end */
 	return NULL;
 }
 
@@ -276,6 +278,7 @@ void td_totals_slice(struct task_struct *p, int cpu, u32 flags,
 		return;
 	}
 	/* Who it is now, with the sums it has now. */
+	/* litmus: totals-exit begin */
 	raw_write_seqcount_begin(&e->seq);
 	e->cpu = cpu;
 	e->pid = p->pid;
@@ -292,6 +295,7 @@ void td_totals_slice(struct task_struct *p, int cpu, u32 flags,
 		 */
 		smp_store_release(&e->key, (unsigned long)p | TD_TOT_EXITED);
 	}
+	/* litmus: totals-exit end */
 }
 
 /*
