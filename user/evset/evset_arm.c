@@ -270,8 +270,9 @@ static const struct td_metric_info arm_minfo[] = {
 #define EV_ANCHOR(role) EVA(CPU_CYCLES, role, 0x11, "cycles cpu-cycles", true)
 
 /* r(name, numerator, denominator, scale), r2 with a second term */
-#define R(n, a, d, sc) { n, a, -1, 0, d, sc }
-#define R2(n, a, sg, b, d, sc) { n, a, b, sg, d, sc }
+#define R(n, a, d, sc) { n, { a, -1, -1 }, { 1, 0, 0 }, { d, -1 }, sc }
+#define R2(n, a, sg, b, d, sc) \
+	{ n, { a, b, -1 }, { 1, sg, 0 }, { d, -1 }, sc }
 
 enum { D_CYC, D_INST, D_L1D_TLB, D_L1D_TLB_R, D_WALK, D_L2_TLB, D_L2_TLB_R };
 

@@ -20,12 +20,18 @@ struct td_family {
 };
 
 /*
- * A metric (num + sign2 * num2) * scale / den of a group's counts, for
- * groups of plain ratios (td_fam_ratios): roles, num2 -1 for none.
+ * A metric of a group's counts, for groups of plain ratios
+ * (td_fam_ratios): (sign[0] * num[0] + sign[1] * num[1] + ...) * scale /
+ * (den[0] + den[1]), of roles; the terms end at the first -1 (num[0] and
+ * den[0] are always there).
  */
+#define TD_RATIO_TERMS	3
+
 struct td_ratio {
 	const char *name;
-	int num, num2, sign2, den;
+	int num[TD_RATIO_TERMS];
+	int sign[TD_RATIO_TERMS];	/* 1 or -1 */
+	int den[2];
 	unsigned int scale;
 };
 

@@ -186,14 +186,19 @@ static void decode_ratios(const struct td_decoder *d, const uint64_t *c,
 		const struct td_ratio *r = &g->ratios[i];
 		const struct td_metric_info *m = td_set_metric_info(d->family,
 								    r->name);
-		__int128 num = td_cnt(d, c, r->num);
+		__int128 num = 0, den = 0;
+		bool counted = true;
 
-		/* an optional numerator not counted: no metric */
-		if (!td_has(d, r->num) || (r->num2 >= 0 && !td_has(d, r->num2)))
+		for (int k = 0; k < TD_RATIO_TERMS && r->num[k] >= 0; k++) {
+			/* an optional numerator not counted: no metric */
+			counted &= td_has(d, r->num[k]);
+			num += r->sign[k] * (__int128)td_cnt(d, c, r->num[k]);
+		}
+		if (!counted)
 			continue;
-		if (r->num2 >= 0)
-			num += r->sign2 * (__int128)td_cnt(d, c, r->num2);
-		td_put_ratio(out, r->name, num * r->scale, td_cnt(d, c, r->den),
+		for (int k = 0; k < 2 && r->den[k] >= 0; k++)
+			den += td_cnt(d, c, r->den[k]);
+		td_put_ratio(out, r->name, num * r->scale, den,
 			     !m || m->fraction);
 	}
 }
