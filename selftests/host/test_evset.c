@@ -954,8 +954,10 @@ static void test_group_tables(void)
 		if (!s->nr_groups)
 			continue;
 		sets++;
-		if (s->groups[0].level != 1 || !s->gp_counters || !s->budget) {
-			diag("%s: group 0 not level 1, or no budget", s->name);
+		if (s->groups[0].level != 1 || !s->gp_counters || !s->budget ||
+		    s->nr_groups > TD_MAX_SET_GROUPS) {
+			diag("%s: group 0 not level 1, no budget or too many groups",
+			     s->name);
 			bad++;
 		}
 		/* group 0 holds every Level 1 event */

@@ -195,9 +195,10 @@ int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 {
 	bool below_l1 = sel->level > 1;
 	const char *p = sel->metric_groups;
+	int taken = 0;
 	char why[256], names[1024];
 
-	memset(want, 0, sizeof(*want) * TOPDOWN_MAX_GROUPS);
+	memset(want, 0, sizeof(*want) * TD_MAX_SET_GROUPS);
 	want[0] = true;
 	if (!s->nr_groups && sel->level <= 1 && l1_only(s, p))
 		return 1;
@@ -244,6 +245,14 @@ int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 	}
 	if (!below_l1)
 		return 1;
+	for (int i = 0; i < s->nr_groups; i++)
+		taken += want[i];
+	if (taken > TOPDOWN_MAX_GROUPS) {
+		snprintf(err, errlen,
+			 "event set '%s': the selection takes %d groups, more than the %d of a configuration; ask for fewer metric groups (-M)",
+			 s->name, taken, TOPDOWN_MAX_GROUPS);
+		return -1;
+	}
 	for (int i = 0; ci && i < s->nr_groups; i++) {
 		if (want[i] && !grp_offered(&s->groups[i], ci, why,
 					    sizeof(why))) {
@@ -260,7 +269,7 @@ int td_plan_groups(const struct td_cpu_info *ci, const struct td_set *s,
 		   const struct td_select *sel, struct td_plan *plan,
 		   char *err, size_t errlen)
 {
-	bool want[TOPDOWN_MAX_GROUPS];
+	bool want[TD_MAX_SET_GROUPS];
 	size_t len;
 	int ng = 0, r;
 

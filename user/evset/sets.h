@@ -111,6 +111,11 @@ typedef void (*td_decode_fn)(const struct td_decoder *d,
  * group: every event of the set's Level 1 list, and its family computes
  * the set's Level 1 metrics first, as the set's own family does.
  */
+/* Groups a set may have; a configuration takes at most
+ * TOPDOWN_MAX_GROUPS of them (a selection of more is refused).
+ */
+#define TD_MAX_SET_GROUPS	16
+
 struct td_grp {
 	const char *name;	/* "backend", unique in the set */
 	const char *id;		/* in the label's g=, 1..3 characters */
@@ -156,7 +161,7 @@ struct td_set {
 	 */
 	int nr_minfo;
 	const struct td_metric_info *minfo;
-	int nr_groups;
+	int nr_groups;		/* <= TD_MAX_SET_GROUPS */
 	const struct td_grp *groups;
 	int gp_counters;
 	bool hw_fixed;
@@ -218,9 +223,10 @@ bool td_tmpl_takes_gp(const struct td_set *s, const struct td_ev_tmpl *t);
  * names and encodings?
  */
 bool td_tmpl_is(const struct td_ev_tmpl *t, const char *name, size_t len);
-/* The groups of s a selection takes: want[0 .. TOPDOWN_MAX_GROUPS - 1];
+/* The groups of s a selection takes: want[0 .. TD_MAX_SET_GROUPS - 1];
  * ci NULL: whatever the CPU (`tdctl decode`). 0, 1 when the selection is
- * Level 1 alone, -1 with err.
+ * Level 1 alone, -1 with err (also when it takes more than
+ * TOPDOWN_MAX_GROUPS groups: one configuration's).
  */
 int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 		     const struct td_select *sel, bool *want, char *err,

@@ -22,7 +22,7 @@ int decode_in_events(struct decode_in *in, int level, const char *mg,
 		     char *ids, size_t idlen)
 {
 	struct td_select sel = { .level = level, .metric_groups = mg };
-	bool want[TOPDOWN_MAX_GROUPS];
+	bool want[TD_MAX_SET_GROUPS];
 	char err[1024];
 	int r = 0;
 
