@@ -21,9 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "evset/evset_priv.h"
-
-#define ARM_IMPL_ARM		0x41
+#include "evset/evset_arm.h"
 
 #define ARM_CPU_CYCLES		0x11
 #define ARM_INST_RETIRED	0x08
@@ -35,14 +33,6 @@
 #define ARM_STALL_SLOT_BACKEND	0x3d
 #define ARM_STALL_SLOT_FRONTEND	0x3e
 #define ARM_STALL_SLOT		0x3f
-
-#define PART_NEOVERSE_N1	0xd0c
-#define PART_NEOVERSE_N2	0xd49
-#define PART_NEOVERSE_V1	0xd40
-#define PART_NEOVERSE_V2	0xd4f
-#define PART_NEOVERSE_V3	0xd84
-#define PART_NEOVERSE_N3	0xd8e
-#define PART_NEOVERSE_E1	0xd4a
 
 static const struct {
 	unsigned int impl, part;
@@ -133,19 +123,6 @@ static const struct td_family fam_stall_slot = {
 	.decode = decode_stall_slot,
 };
 
-/*
- * The names are those of the PMUv3 common events, which perf prints as
- * given ("CPU_CYCLES", "cpu_cycles": matched case-insensitively). al:
- * perf's generic hardware events that the kernel maps to the same event
- * number (armv8_pmuv3_perf_map, arch/arm64/kernel/perf_event.c in 6.1,
- * drivers/perf/arm_pmuv3.c in 6.12). opt: only IPC reads the count.
- */
-#define EVA(n, role, cfg, al, opt) \
-	{ #n, role, TD_EV_RAW, TD_PMU_MAIN, cfg, "event=" #cfg, al, opt }
-#define EV(n, role, cfg) EVA(n, role, cfg, NULL, false)
-#define EV_CYCLES(role) EVA(CPU_CYCLES, role, 0x11, "cycles cpu-cycles", false)
-#define EV_INST(role) EVA(INST_RETIRED, role, 0x08, "instructions", true)
-
 static const struct td_ev_tmpl n2_ev[] = {
 	EV_CYCLES(A_CYCLES),
 	EV(OP_RETIRED, A_OP_RETIRED, 0x3a),
@@ -181,10 +158,6 @@ static const struct td_ev_tmpl v1_ev[] = {
  * denominators: INST_RETIRED (MPKI), the accesses (ratios), INST_SPEC
  * (the mix).
  */
-#define ARM_M(n, pn, grp, u) { n, pn, grp, NULL, 2, u, true }
-#define ARM_PKI(n, pn, grp) { n, pn, grp, NULL, 2, TD_UNIT_PKI, false }
-#define ARM_L1(n, pn) { n, pn, "Default;TopdownL1", NULL, 1, TD_UNIT_SLOTS, true }
-
 static const struct td_metric_info arm_minfo[] = {
 	ARM_L1("retiring", "retiring"),
 	ARM_L1("bad_speculation", "bad_speculation"),
@@ -259,31 +232,16 @@ static const struct td_metric_info arm_minfo[] = {
 #define ARM_MINFO .nr_minfo = sizeof(arm_minfo) / sizeof(arm_minfo[0]), \
 	.minfo = arm_minfo
 
-/* Events of a drill-down group: role = position in the group;
- * INST_RETIRED is a denominator here, not optional.
- */
-#define GEV(n, role, cfg) EV(n, role, cfg)
-#define EV_INSTR(role) EVA(INST_RETIRED, role, 0x08, "instructions", false)
-/* CPU_CYCLES where no metric reads it: the group's anchor, which `tdctl
- * decode` does not require (perf stat -M DTLB_Effectiveness has none)
- */
-#define EV_ANCHOR(role) EVA(CPU_CYCLES, role, 0x11, "cycles cpu-cycles", true)
-
-/* r(name, numerator, denominator, scale), r2 with a second term */
-#define R(n, a, d, sc) { n, { a, -1, -1 }, { 1, 0, 0 }, { d, -1 }, sc }
-#define R2(n, a, sg, b, d, sc) \
-	{ n, { a, b, -1 }, { 1, sg, 0 }, { d, -1 }, sc }
-
 enum { D_CYC, D_INST, D_L1D_TLB, D_L1D_TLB_R, D_WALK, D_L2_TLB, D_L2_TLB_R };
 
-static const struct td_ev_tmpl dtlb_ev[] = {
+const struct td_ev_tmpl td_arm_dtlb_ev[] = {
 	EV_ANCHOR(D_CYC), EV_INSTR(D_INST),
 	GEV(L1D_TLB, D_L1D_TLB, 0x25), GEV(L1D_TLB_REFILL, D_L1D_TLB_R, 0x05),
 	GEV(DTLB_WALK, D_WALK, 0x34), GEV(L2D_TLB, D_L2_TLB, 0x2f),
 	GEV(L2D_TLB_REFILL, D_L2_TLB_R, 0x2d),
 };
 
-static const struct td_ratio dtlb_r[] = {
+const struct td_ratio td_arm_dtlb_r[] = {
 	R("dtlb_mpki", D_WALK, D_INST, 1000),
 	R("dtlb_walk_ratio", D_WALK, D_L1D_TLB, 1),
 	R("l1d_tlb_miss_ratio", D_L1D_TLB_R, D_L1D_TLB, 1),
@@ -313,13 +271,13 @@ static const struct td_ratio itlb_r[] = {
 
 enum { C_CYC, C_INST, C_L1D, C_L1D_R, C_L1I, C_L1I_R };
 
-static const struct td_ev_tmpl l1c_ev[] = {
+const struct td_ev_tmpl td_arm_l1c_ev[] = {
 	EV_ANCHOR(C_CYC), EV_INSTR(C_INST),
 	GEV(L1D_CACHE, C_L1D, 0x04), GEV(L1D_CACHE_REFILL, C_L1D_R, 0x03),
 	GEV(L1I_CACHE, C_L1I, 0x14), GEV(L1I_CACHE_REFILL, C_L1I_R, 0x01),
 };
 
-static const struct td_ratio l1c_r[] = {
+const struct td_ratio td_arm_l1c_r[] = {
 	R("l1d_cache_miss_ratio", C_L1D_R, C_L1D, 1),
 	R("l1d_cache_mpki", C_L1D_R, C_INST, 1000),
 	R("l1i_cache_miss_ratio", C_L1I_R, C_L1I, 1),
@@ -328,13 +286,13 @@ static const struct td_ratio l1c_r[] = {
 
 enum { L_CYC, L_INST, L_L2D, L_L2D_R, L_LL_RD, L_LL_MISS };
 
-static const struct td_ev_tmpl l2c_ev[] = {
+const struct td_ev_tmpl td_arm_l2c_ev[] = {
 	EV_ANCHOR(L_CYC), EV_INSTR(L_INST),
 	GEV(L2D_CACHE, L_L2D, 0x16), GEV(L2D_CACHE_REFILL, L_L2D_R, 0x17),
 	GEV(LL_CACHE_RD, L_LL_RD, 0x36), GEV(LL_CACHE_MISS_RD, L_LL_MISS, 0x37),
 };
 
-static const struct td_ratio l2c_r[] = {
+const struct td_ratio td_arm_l2c_r[] = {
 	R("l2_cache_miss_ratio", L_L2D_R, L_L2D, 1),
 	R("l2_cache_mpki", L_L2D_R, L_INST, 1000),
 	R2("ll_cache_read_hit_ratio", L_LL_RD, -1, L_LL_MISS, L_LL_RD, 1),
@@ -397,28 +355,17 @@ static const struct td_ratio mix2_r[] = {
 	R("sve_all_percentage", Y_SVE, Y_SPEC, 1),
 };
 
-#define RGRP(nm, i, l2, al, evs, rs, anc, f) \
-	{ .name = nm, .id = i, .level = 2, .in_level2 = l2, .aliases = al, \
-	  .fam = &td_fam_ratios, .nr_events = sizeof(evs) / sizeof(evs[0]), \
-	  .ev = evs, .anchor = anc, .formula = f, \
-	  .nr_ratios = sizeof(rs) / sizeof(rs[0]), .ratios = rs }
-
 static const struct td_grp arm_groups[] = {
 	{ .name = "topdown", .id = "l1", .level = 1, .fam = &fam_stall_slot,
 	  .nr_events = 7, .ev = n2_ev, .anchor = "CPU_CYCLES",
 	  .formula = "Level 1 (this set's formula)" },
-	RGRP("dtlb", "dt", true, "TLB", dtlb_ev, dtlb_r, "CPU_CYCLES",
-	     "MPKI = 1000 * refills or walks / INST_RETIRED; ratios = refills "
-	     "or walks / L1D_TLB or L2D_TLB accesses"),
+	ARM_GRP_DTLB(true),
 	RGRP("itlb_branch", "ib", true, "TLB Branch", itlb_ev, itlb_r,
 	     "CPU_CYCLES",
 	     "ITLB: as DTLB over L1I_TLB; branch: BR_MIS_PRED_RETIRED / "
 	     "BR_RETIRED, per 1000 INST_RETIRED"),
-	RGRP("l1_cache", "c1", true, "Cache", l1c_ev, l1c_r, "CPU_CYCLES",
-	     "refills / accesses and 1000 * refills / INST_RETIRED, L1D and L1I"),
-	RGRP("l2_ll_cache", "c2", true, "Cache", l2c_ev, l2c_r, "CPU_CYCLES",
-	     "L2D: refills / accesses, MPKI; last level: (LL_CACHE_RD - "
-	     "LL_CACHE_MISS_RD) / LL_CACHE_RD, misses / reads, MPKI"),
+	ARM_GRP_L1C(true),
+	ARM_GRP_L2C(true),
 	RGRP("l3_cache_stalls", "c3", true, "Cache", l3c_ev, l3c_r,
 	     "CPU_CYCLES",
 	     "L3D: refills / accesses, MPKI; STALL_FRONTEND and STALL_BACKEND "
@@ -458,14 +405,10 @@ static void describe(const struct td_cpu_info *ci, char *buf, size_t n)
 		 ci->midr_src);
 }
 
-/*
- * Sets built on STALL_SLOT: automatic only on the listed parts; anywhere
- * else with a PMU that has caps/slots (PMUv3.4+) they can be asked for by
- * name (the events exist, the formula is not validated for that core).
- */
-static int match_slot_set(const struct td_set *s,
-			  const struct td_cpu_info *ci, char *why, size_t n,
-			  const unsigned int *parts, int nparts)
+/* td_arm_match_parts(): evset_arm.h */
+int td_arm_match_parts(const struct td_set *s, const struct td_cpu_info *ci,
+		       char *why, size_t n, const unsigned int *parts,
+		       int nparts)
 {
 	const char *pmu;
 	char d[128];
@@ -517,19 +460,19 @@ static const unsigned int v2_parts[] = {
 static int match_n2(const struct td_set *s, const struct td_cpu_info *ci,
 		    char *why, size_t n)
 {
-	return match_slot_set(s, ci, why, n, n2_parts, 1);
+	return td_arm_match_parts(s, ci, why, n, n2_parts, 1);
 }
 
 static int match_v1(const struct td_set *s, const struct td_cpu_info *ci,
 		    char *why, size_t n)
 {
-	return match_slot_set(s, ci, why, n, v1_parts, 1);
+	return td_arm_match_parts(s, ci, why, n, v1_parts, 1);
 }
 
 static int match_v2(const struct td_set *s, const struct td_cpu_info *ci,
 		    char *why, size_t n)
 {
-	return match_slot_set(s, ci, why, n, v2_parts, 3);
+	return td_arm_match_parts(s, ci, why, n, v2_parts, 3);
 }
 
 const struct td_set td_set_arm_neoverse_n2 = {
