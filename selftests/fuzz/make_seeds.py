@@ -30,8 +30,8 @@ for name, make in tdfile_gen.SCENARIOS_GROUPS.items():
 # bit 6 --level 2, bit 7 -M: the text's first line is its argument.
 SETS = ["intel_adl_hybrid", "intel_spr", "intel_icl", "intel_skl",
         "intel_snb", "amd_zen5", "amd_zen4", "arm_neoverse_n2",
-        "arm_neoverse_v1", "arm_neoverse_v2", "arm_stall_cycles", "generic",
-        "software"]
+        "arm_neoverse_v1", "arm_neoverse_v2", "arm_neoverse_n3",
+        "arm_neoverse_v3", "arm_stall_cycles", "generic", "software"]
 SEP = {",": 0, ";": 1, "|": 2, "::": 3}
 OUT = {"plain": 0, "json": 4, "csv": 8}
 ARGS, SLOTS, LEVEL2, MGROUPS = 0x10, 0x20, 0x40, 0x80

@@ -167,6 +167,7 @@ const char *const fx_names[FX_NR] = {
 	[FX_SNB] = "sandybridge",
 	[FX_ADL_PCORE] = "alderlake_pcore_only",
 	[FX_V3] = "neoverse_v3",
+	[FX_N3] = "neoverse_n3",
 };
 
 int fx_make(const char *root, enum fx fx)
@@ -245,6 +246,9 @@ int fx_make(const char *root, enum fx fx)
 		break;
 	case FX_V3:
 		neoverse(root, 0, 0xd84, 1, "0x00000008\n");
+		break;
+	case FX_N3:
+		neoverse(root, 0, 0xd8e, 1, "0x00000005\n");
 		break;
 	case FX_NR:
 		return -1;

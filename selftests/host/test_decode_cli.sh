@@ -263,6 +263,8 @@ check_list neoverse_n2_r0p0 arm_neoverse_n2
 check_list neoverse_n2_r0p3 arm_neoverse_n2
 check_list neoverse_v1 arm_neoverse_v1
 check_list neoverse_v2 arm_neoverse_v2
+check_list neoverse_v3 arm_neoverse_v3
+check_list neoverse_n3 arm_neoverse_n3
 check_list qemu_arm64_max generic
 check_list qemu_x86_max software
 
@@ -328,12 +330,13 @@ expect "list --csv -s SET: the header and that set's row, not chosen" $? "$T/out
 run list --root "$TMP/fx/neoverse_n2_r0p0" -s bogus
 bad=$((rc != 2))
 for s in intel_adl_hybrid intel_spr intel_icl intel_skl intel_snb amd_zen5 amd_zen4 \
-	arm_neoverse_n2 arm_neoverse_v1 arm_neoverse_v2 arm_stall_cycles generic software; do
+	arm_neoverse_n2 arm_neoverse_v1 arm_neoverse_v2 arm_neoverse_n3 arm_neoverse_v3 \
+	arm_stall_cycles generic software; do
 	err_has "$s" || { bad=1; echo "# $s not named"; }
 done
 err_has "unknown event set 'bogus'" || bad=1
 err_has "see 'tdctl list --help'" || bad=1
-expect "list -s bogus: a usage error (exit 2, the hint) naming all 13 sets" $bad "$T/out" "$T/err"
+expect "list -s bogus: a usage error (exit 2, the hint) naming all 15 sets" $bad "$T/out" "$T/err"
 
 run list
 [ $rc -eq 0 ] && has "^Using "

@@ -55,7 +55,7 @@ def test_encodings():
     and as perf prints PMU/TERMS/: the same breakdown as by name."""
     rc, out, err = run("--json", "list")
     sets = [s["name"] for s in json.loads(out)["sets"]] if rc == 0 else []
-    ok(len(sets) == 13, "list: 13 event sets", out + err)
+    ok(len(sets) == 15, "list: 15 event sets", out + err)
     for name in sets:
         sel, opts = set_options(name)
         evs = sel.get("events", [])

@@ -213,8 +213,10 @@ static const struct autocase autocases[] = {
 	{ FX_TGL, "intel_icl", "set=intel_icl", 6, "Tiger Lake" },
 	{ FX_SNB, "intel_snb", "set=intel_snb slots=4", 6, "Sandy Bridge" },
 	{ FX_ADL_PCORE, "intel_icl", "set=intel_icl", 6, "Alder Lake" },
-	{ FX_V3, "arm_neoverse_v2", "set=arm_neoverse_v2 slots=8", 7,
-	  "Neoverse V3" },
+	{ FX_V3, "arm_neoverse_v3", "set=arm_neoverse_v3 slots=8", 7,
+	  "width 10 (perf 7.3)" },
+	{ FX_N3, "arm_neoverse_n3", "set=arm_neoverse_n3 slots=5", 7,
+	  "Neoverse N3 r0p1" },
 };
 
 static bool plan_sane(const struct td_plan *p)
@@ -579,6 +581,23 @@ static void test_decode_sets(void)
 		ok(run("set=arm_neoverse_v2 slots=5", c, &m) &&
 		   all_l1(&m, 0.45, 0.05, 0.2, 0.3),
 		   "arm_neoverse_v2: SBSA formula");
+	}
+	{	/* cyc opr ops stall fe be flush */
+		uint64_t c[] = { 1000, 900, 1000, 2500, 1000, 1500, 50 };
+		uint64_t v[] = { 1000, 900, 1000, 5000, 2000, 3000, 50 };
+
+		ok(run("set=arm_neoverse_n3 slots=5", c, &m) &&
+		   all_l1(&m, 0.45, 0.1, 0.15, 0.3) && m.n == 4,
+		   "arm_neoverse_n3: FLUSH / CPU_CYCLES moves from frontend to bad speculation");
+		ok(run("set=arm_neoverse_n3 slots=8", c, &m) &&
+		   all_l1(&m, 0.61875, 0.1, 0.15, 0.1875),
+		   "arm_neoverse_n3: frontend and bad speculation over width 5, retiring and backend over slots");
+		ok(run("set=arm_neoverse_v3 slots=10", v, &m) &&
+		   all_l1(&m, 0.45, 0.1, 0.15, 0.3),
+		   "arm_neoverse_v3: width 10");
+		ok(run("set=arm_neoverse_v3", v, &m) &&
+		   all_l1(&m, 0.45, 0.1, 0.15, 0.3),
+		   "arm_neoverse_v3: slots default to the width");
 	}
 	{	/* cyc opr ops stall fe be br_mis_pred */
 		uint64_t c[] = { 1000, 900, 1000, 4000, 2000, 2000, 10 };
@@ -1134,8 +1153,9 @@ static void test_group_plans(void)
 		  NULL },
 		{ FX_ADL_PCORE, NULL, 2, NULL, NULL, "not model 0x97" },
 		{ FX_ADL_PCORE, NULL, 1, NULL, "set=intel_icl", NULL },
-		{ FX_V3, NULL, 2, NULL,
-		  "set=arm_neoverse_v2 slots=8 g=l1,dt,ib,c1,c2,c3", NULL },
+		{ FX_V3, NULL, 2, NULL, NULL, "no groups below Level 1" },
+		{ FX_N3, NULL, 0, "TopdownL1", "set=arm_neoverse_n3 slots=5",
+		  NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -4,7 +4,7 @@
  * events by name or encoding, its fit and plan (td_plan_set), the config
  * label and its strict parser, a set's decoder and the dispatch to its
  * formula family (td_decode). Nothing here knows a vendor: the sets live
- * in evset_{intel,intel_icl,amd,arm,generic}.c, what their formulas use
+ * in evset_{intel,intel_icl,amd,arm,arm_n3v3,generic}.c, what their formulas use
  * in metrics.c; the choice of a set and of a decoder for any label is
  * plan.c's.
  */
@@ -34,6 +34,8 @@ const struct td_set *const td_sets[] = {
 	&td_set_arm_neoverse_n2,
 	&td_set_arm_neoverse_v1,
 	&td_set_arm_neoverse_v2,
+	&td_set_arm_neoverse_n3,
+	&td_set_arm_neoverse_v3,
 	&td_set_arm_stall_cycles,
 	&td_set_generic,
 	&td_set_software,

@@ -9,11 +9,14 @@
  *                     before r0p3 (seed 003; neoverse-n2-v2/metrics.json)
  *   arm_neoverse_v1   Neoverse V1: Level 1 with the BR_MIS_PRED term of
  *                     neoverse-v1/metrics.json, 8 slots
- *   arm_neoverse_v2   Neoverse V2, V3, N3: the plain SBSA Level 1
+ *   arm_neoverse_v2   Neoverse V2: the plain SBSA Level 1
  *                     (arm64/sbsa.json), slots from caps/slots
  *   arm_stall_cycles  Neoverse N1 and other cores without STALL_SLOT:
  *                     share of cycles stalled in front/back end (not
  *                     TopDown slots)
+ *
+ * Neoverse N3 and V3, which perf 7.3 gives a Level 1 of their own, are
+ * evset_arm_n3v3.c's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -51,6 +54,7 @@ static const struct {
 	{ ARM_IMPL_ARM, PART_NEOVERSE_N2, "Neoverse N2" },
 	{ ARM_IMPL_ARM, PART_NEOVERSE_E1, "Neoverse E1" },
 	{ ARM_IMPL_ARM, PART_NEOVERSE_V2, "Neoverse V2" },
+	{ ARM_IMPL_ARM, PART_NEOVERSE_V3AE, "Neoverse V3AE" },
 	{ ARM_IMPL_ARM, PART_NEOVERSE_V3, "Neoverse V3" },
 	{ ARM_IMPL_ARM, PART_NEOVERSE_N3, "Neoverse N3" },
 	{ 0x00, 0x051, "QEMU -cpu max" },
@@ -453,9 +457,7 @@ int td_arm_match_parts(const struct td_set *s, const struct td_cpu_info *ci,
 
 static const unsigned int n2_parts[] = { PART_NEOVERSE_N2 };
 static const unsigned int v1_parts[] = { PART_NEOVERSE_V1 };
-static const unsigned int v2_parts[] = {
-	PART_NEOVERSE_V2, PART_NEOVERSE_V3, PART_NEOVERSE_N3,
-};
+static const unsigned int v2_parts[] = { PART_NEOVERSE_V2 };
 
 static int match_n2(const struct td_set *s, const struct td_cpu_info *ci,
 		    char *why, size_t n)
@@ -472,7 +474,7 @@ static int match_v1(const struct td_set *s, const struct td_cpu_info *ci,
 static int match_v2(const struct td_set *s, const struct td_cpu_info *ci,
 		    char *why, size_t n)
 {
-	return td_arm_match_parts(s, ci, why, n, v2_parts, 3);
+	return td_arm_match_parts(s, ci, why, n, v2_parts, 1);
 }
 
 const struct td_set td_set_arm_neoverse_n2 = {
@@ -522,7 +524,7 @@ const struct td_set td_set_arm_neoverse_v1 = {
 
 const struct td_set td_set_arm_neoverse_v2 = {
 	.name = "arm_neoverse_v2",
-	.title = "Arm Neoverse V2/V3/N3: STALL_SLOT Level 1 (SBSA formula)",
+	.title = "Arm Neoverse V2: STALL_SLOT Level 1 (SBSA formula)",
 	.metrics = "retiring bad_speculation frontend_bound backend_bound ipc",
 	.fam = &fam_stall_slot,
 	.nr_events = 7,
@@ -536,10 +538,7 @@ const struct td_set td_set_arm_neoverse_v2 = {
 		"(1 - STALL_SLOT / slots); bad_speculation = the rest of the "
 		"busy slots; without the BR_MIS_PRED terms of perf 6.12",
 	.source = "Arm PMUv3 common event numbers (perf pmu-events arm64 "
-		"common-and-microarch.json; arm/neoverse-n2-v2 in 6.12 and 7.3; "
-		"V3 and N3 are in neither 6.1 nor 6.12: Arm PMUv3 architecture, "
-		"the same common event numbers; 7.3's own arm/neoverse-n3 and "
-		"neoverse-v3 Level 1 is not followed)",
+		"common-and-microarch.json, arm/neoverse-n2-v2 in 6.12 and 7.3)",
 	.anchor = "CPU_CYCLES",
 	ARM_MINFO,
 	ARM_GROUPS,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the Arm event sets' files share (evset_arm.c: the parts, the
- * Neoverse N2, V1 and V2 sets, the cycle-based set): part numbers, event
- * templates, ratios and the drill-down groups, matching by MIDR part.
+ * Neoverse N2, V1 and V2 sets, the cycle-based set; evset_arm_n3v3.c:
+ * Neoverse N3 and V3): part numbers, event templates, ratios and the
+ * drill-down groups, matching by MIDR part.
  */
 #ifndef TD_EVSET_ARM_H
 #define TD_EVSET_ARM_H

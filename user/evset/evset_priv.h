@@ -43,6 +43,7 @@ extern const struct td_set td_set_intel_snb, td_set_intel_skl,
 	td_set_intel_icl, td_set_intel_spr, td_set_intel_adl_hybrid,
 	td_set_amd_zen4, td_set_amd_zen5, td_set_arm_neoverse_n2,
 	td_set_arm_neoverse_v1, td_set_arm_neoverse_v2,
+	td_set_arm_neoverse_n3, td_set_arm_neoverse_v3,
 	td_set_arm_stall_cycles, td_set_generic, td_set_software;
 
 /* The PMU a template's TD_PMU_* selects on this machine, or NULL. */
