@@ -36,6 +36,11 @@ CASES = [
     ("n2-6.12-dtlb-mix.txt", ["--set", "arm_neoverse_n2", "-M",
                               "dtlb_effectiveness,operation_mix"], set()),
     ("v2-7.3-operation-mix.json", ["--set", "arm_neoverse_v2", "-M", "Operation_Mix"], set()),
+    ("n3-7.3-topdownl1-mix.json", ["--set", "arm_neoverse_n3", "-M",
+                                   "TopdownL1,Operation_Mix"], set()),
+    ("v3-7.3-topdown-stalls.txt", ["--set", "arm_neoverse_v3", "-M",
+                                   "TopdownL1,Topdown_Frontend,Topdown_Backend,"
+                                   "Cycle_Accounting"], set()),
 ]
 
 

@@ -1153,9 +1153,18 @@ static void test_group_plans(void)
 		  NULL },
 		{ FX_ADL_PCORE, NULL, 2, NULL, NULL, "not model 0x97" },
 		{ FX_ADL_PCORE, NULL, 1, NULL, "set=intel_icl", NULL },
-		{ FX_V3, NULL, 2, NULL, NULL, "no groups below Level 1" },
+		{ FX_V3, NULL, 2, NULL,
+		  "set=arm_neoverse_v3 slots=8 g=l1,fc,fm,bc,bm", NULL },
+		{ FX_V3, NULL, 0, "Cycle_Accounting",
+		  "set=arm_neoverse_v3 slots=8 g=l1,fc,bc", NULL },
 		{ FX_N3, NULL, 0, "TopdownL1", "set=arm_neoverse_n3 slots=5",
 		  NULL },
+		{ FX_N3, NULL, 0, "Operation_Mix",
+		  "set=arm_neoverse_n3 slots=5 g=l1,m1,m2,m3", NULL },
+		{ FX_N3, NULL, 0, "topdown_frontend,TLB",
+		  "set=arm_neoverse_n3 slots=5 g=l1,fc,fm,dt,it", NULL },
+		{ FX_N3, NULL, 0, "TLB,Branch,Cache,Operation_Mix", NULL,
+		  "takes 9 groups, more than the 8" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1340,6 +1349,64 @@ static void test_group_decode(void)
 		   "arm_neoverse_n2 group m2: operation mix, fractions vs MPKI");
 	} else {
 		ok(false, "arm_neoverse_n2 gdecoder");
+	}
+	if (gdec(&gd, "set=arm_neoverse_n3 slots=5 g=l1,fc,fm,m2,m3",
+		 "arm_neoverse_n3", "l1,fc,fm,m2,m3")) {
+		/* cyc STALL_FRONTEND _CPUBOUND _FLOW _FLUSH _MEMBOUND */
+		uint64_t fc[] = { 1000, 400, 300, 200, 100, 100 };
+		/* cyc _MEMBOUND _L1I _MEM _TLB */
+		uint64_t fm[] = { 1000, 100, 30, 50, 20 };
+		/* cyc INST_SPEC DP SVE DSB PC_WRITE */
+		uint64_t m2[] = { 1000, 1000, 300, 10, 20, 120 };
+		/* cyc INST_SPEC ISB DSB DMB */
+		uint64_t m3[] = { 1000, 1000, 5, 20, 15 };
+
+		ok(grun(&gd, 1, fc, &m) &&
+		   near(&m, "frontend_stalled_cycles", 0.4) &&
+		   near(&m, "frontend_core_bound", 0.75) &&
+		   near(&m, "frontend_mem_bound", 0.25) &&
+		   near(&m, "frontend_core_flow_bound", 200.0 / 300) &&
+		   near(&m, "frontend_core_flush_bound", 100.0 / 300) &&
+		   !td_gdecoder_find(&gd, "frontend_core_bound", NULL,
+				     NULL)->parent,
+		   "arm_neoverse_n3 group fc: shares of the front end's stalls, no parent");
+		ok(grun(&gd, 2, fm, &m) &&
+		   near(&m, "frontend_mem_cache_bound", 0.8) &&
+		   near(&m, "frontend_mem_tlb_bound", 0.2) &&
+		   near(&m, "frontend_cache_l1i_bound", 0.375) &&
+		   near(&m, "frontend_cache_l2i_bound", 0.625),
+		   "arm_neoverse_n3 group fm: L1I / (L1I + MEM), (L1I + MEM) / MEMBOUND");
+		ok(grun(&gd, 3, m2, &m) &&
+		   near(&m, "integer_dp_percentage", 0.28) &&
+		   near(&m, "branch_percentage", 0.12) &&
+		   near(&m, "sve_all_percentage", 0.01) && m.n == 3,
+		   "arm_neoverse_n3 group m2: (DP_SPEC - DSB_SPEC), PC_WRITE_SPEC / INST_SPEC");
+		ok(grun(&gd, 4, m3, &m) && near(&m, "barrier_percentage", 0.04),
+		   "arm_neoverse_n3 group m3: (ISB + DSB + DMB) / INST_SPEC");
+	} else {
+		ok(false, "arm_neoverse_n3 gdecoder");
+	}
+	if (gdec(&gd, "set=arm_neoverse_v3 slots=10 g=l1,bm,m2",
+		 "arm_neoverse_v3", "l1,bm,m2")) {
+		/* cyc _MEMBOUND _L1D _MEM _ST _TLB */
+		uint64_t bm[] = { 1000, 200, 60, 40, 50, 50 };
+		/* cyc INST_SPEC DP SVE BR_IMMED BR_INDIRECT */
+		uint64_t m2[] = { 1000, 1000, 300, 10, 100, 20 };
+
+		ok(grun(&gd, 1, bm, &m) &&
+		   near(&m, "backend_mem_cache_bound", 0.5) &&
+		   near(&m, "backend_mem_store_bound", 0.25) &&
+		   near(&m, "backend_mem_tlb_bound", 0.25) &&
+		   near(&m, "backend_cache_l1d_bound", 0.6) &&
+		   near(&m, "backend_cache_l2d_bound", 0.4),
+		   "arm_neoverse_v3 group bm: shares of the back end's memory stalls");
+		ok(grun(&gd, 2, m2, &m) &&
+		   near(&m, "integer_dp_percentage", 0.3) &&
+		   near(&m, "branch_percentage", 0.12) &&
+		   near(&m, "sve_all_percentage", 0.01),
+		   "arm_neoverse_v3 group m2: DP_SPEC, (BR_IMMED + BR_INDIRECT) / INST_SPEC");
+	} else {
+		ok(false, "arm_neoverse_v3 gdecoder");
 	}
 }
 

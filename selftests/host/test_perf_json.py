@@ -946,20 +946,61 @@ def l2_counts(setname, slots, rng):
                   "BR_INDIRECT_SPEC", "SVE_INST_SPEC"):
             acc[e] = int(spec * u(0, 0.2))
         c.update(acc)
+        if setname in WIDTH:
+            c.update(n3v3_counts(c, C, spec, rng))
     return c, sub
+
+
+def n3v3_counts(c, C, spec, rng):
+    """The counts of Neoverse N3's and V3's groups beyond N2's: the stall
+    tree of Topdown_Frontend and Topdown_Backend, each split within its
+    parent (STALL_FRONTEND_FLUSH as Level 1 drew it), the barriers,
+    PC_WRITE_SPEC and the retired branches by kind."""
+    u = rng.uniform
+    out = {}
+    flush = c["STALL_FRONTEND_FLUSH"]
+    cpu = flush + int(C * u(0.01, 0.2))
+    mem = rng.randrange(10 ** 4, C // 4)
+    l1i = int(mem * u(0.01, 0.6))
+    out.update({"STALL_FRONTEND": cpu + mem, "STALL_FRONTEND_CPUBOUND": cpu,
+                "STALL_FRONTEND_FLOW": int((cpu - flush) * u(0, 1)),
+                "STALL_FRONTEND_MEMBOUND": mem, "STALL_FRONTEND_L1I": l1i,
+                "STALL_FRONTEND_MEM": int((mem - l1i) * u(0.01, 0.7)),
+                "STALL_FRONTEND_TLB": int(mem * u(0, 0.3))})
+    be = int(C * u(0.1, 0.5))
+    mem = int(be * u(0.1, 0.9))
+    cpu = be - mem
+    l1d = int(mem * u(0.01, 0.6))
+    out.update({"STALL_BACKEND": be, "STALL_BACKEND_CPUBOUND": cpu,
+                "STALL_BACKEND_BUSY": int(cpu * u(0, 1)),
+                "STALL_BACKEND_RENAME": int(cpu * u(0, 1)),
+                "STALL_BACKEND_MEMBOUND": mem, "STALL_BACKEND_L1D": l1d,
+                "STALL_BACKEND_MEM": int((mem - l1d) * u(0.01, 0.7)),
+                "STALL_BACKEND_ST": int(mem * u(0, 0.2)),
+                "STALL_BACKEND_TLB": int(mem * u(0, 0.2))})
+    for e in ("PC_WRITE_SPEC", "ISB_SPEC", "DMB_SPEC"):
+        out[e] = int(spec * u(0, 0.1))
+    # N3's integer_dp_percentage takes DSB_SPEC out of DP_SPEC
+    out["DSB_SPEC"] = int(c["DP_SPEC"] * u(0, 0.3))
+    br = c["BR_RETIRED"]
+    for e in ("BR_IMMED_RETIRED", "BR_IND_RETIRED", "BR_RETURN_RETIRED"):
+        out[e] = int(br * u(0, 0.5))
+    return out
 
 
 def selections(info):
     """(decode arguments, events) of each selection that together decode
-    every group: --level 2, and -M for the groups only -M takes."""
+    every group: --level 2, and -M NAME for the groups only -M takes, one
+    selection per name (the first of their aliases), so that each stays
+    within the 8 groups and 32 events of a configuration."""
     groups = info.get("groups") or []
     out = []
     chosen = [g for g in groups if g["in_level2"]]
     out.append((["--level", "2"], chosen))
     extra = [g for g in groups if not g["in_level2"]]
-    if extra:
-        mg = sorted({g["aliases"].split()[0] for g in extra})
-        out.append((["-M", ",".join(mg)], [groups[0]] + extra))
+    for mg in sorted({g["aliases"].split()[0] for g in extra}):
+        out.append((["-M", mg], [groups[0]] + [g for g in extra
+                                               if g["aliases"].split()[0] == mg]))
     return [(args, {e["name"] for g in gs for e in g["events"]}) for args, gs in out]
 
 
@@ -967,9 +1008,8 @@ def compare_l2(setname, info, pdir, rng, key, vendor, ver):
     """Errors, and how many Level 2 metrics were compared."""
     errs, compared, seen = [], 0, set()
     minfo = {m["name"]: m for m in info.get("metric_info") or []}
-    slots = {"amd_zen4": 6, "amd_zen5": 8, "arm_neoverse_n2": 5,
-             "arm_neoverse_v2": 8}.get(setname, 4 if setname in
-                                       ("intel_snb", "intel_skl") else 0)
+    slots = {"amd_zen4": 6, "amd_zen5": 8, "arm_neoverse_n2": 5, "arm_neoverse_v2": 8,
+             "intel_snb": 4, "intel_skl": 4, **WIDTH}.get(setname, 0)
     literals = {"#SMT_on": 0.0, "#core_wide": 1.0, "#smt_on": 0.0,
                 "#num_packages": 1.0, "#num_cores": 4.0, "#num_dies": 1.0,
                 "#num_cpus_online": 4.0, "#slots": float(slots)}

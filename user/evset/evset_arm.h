@@ -67,7 +67,7 @@
 	  .ev = evs, .anchor = anc, .formula = f, \
 	  .nr_ratios = sizeof(rs) / sizeof(rs[0]), .ratios = rs }
 
-/* Drill-down groups of perf's neoverse-n2-v2 metrics that later cores
+/* Drill-down groups of perf's neoverse-n2-v2 metrics that N3 and V3
  * have as they are (evset_arm.c): data TLB, L1 caches, L2 and last-level
  * cache.
  */

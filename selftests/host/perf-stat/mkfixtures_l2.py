@@ -206,6 +206,42 @@ def main():
     write_json(os.path.join(HERE, "v2-7.3-operation-mix.json"), events,
                perf_values(d, names, env, 8), "7.3")
 
+    # Neoverse N3, perf 7.3 -j -M TopdownL1,Operation_Mix: its own Level 1
+    # (STALL_FRONTEND_FLUSH, width 5) and Operation_Mix (PC_WRITE_SPEC,
+    # DP_SPEC - DSB_SPEC)
+    c, sub = T.l2_counts("arm_neoverse_n3", 5, rng)
+    evn = ["CPU_CYCLES", "OP_RETIRED", "OP_SPEC", "STALL_SLOT", "STALL_SLOT_FRONTEND",
+           "STALL_SLOT_BACKEND", "STALL_FRONTEND_FLUSH", "INST_SPEC", "LD_SPEC", "ST_SPEC",
+           "DP_SPEC", "DSB_SPEC", "ASE_SPEC", "VFP_SPEC", "PC_WRITE_SPEC", "CRYPTO_SPEC",
+           "ISB_SPEC", "DMB_SPEC", "SVE_INST_SPEC"]
+    events = [(n, c[n]) for n in evn]
+    env = env_for(dict(events))
+    d = T.PerfDir(arches["7.3"], "arm64/arm/neoverse-n3")
+    names = [m["MetricName"] for m in d.metrics
+             if set((m.get("MetricGroup") or "").split(";")) & {"TopdownL1", "Operation_Mix"}]
+    write_json(os.path.join(HERE, "n3-7.3-topdownl1-mix.json"), events,
+               perf_values(d, names, env, 5), "7.3")
+
+    # Neoverse V3 (V3AE's tables), perf 7.3 plain -M TopdownL1,
+    # Topdown_Frontend,Topdown_Backend,Cycle_Accounting: width 10, the
+    # stall trees
+    c, sub = T.l2_counts("arm_neoverse_v3", 10, rng)
+    evn = ["CPU_CYCLES", "OP_RETIRED", "OP_SPEC", "STALL_SLOT", "STALL_SLOT_FRONTEND",
+           "STALL_SLOT_BACKEND", "STALL_FRONTEND_FLUSH", "STALL_FRONTEND",
+           "STALL_FRONTEND_CPUBOUND", "STALL_FRONTEND_FLOW", "STALL_FRONTEND_MEMBOUND",
+           "STALL_FRONTEND_L1I", "STALL_FRONTEND_MEM", "STALL_FRONTEND_TLB", "STALL_BACKEND",
+           "STALL_BACKEND_BUSY", "STALL_BACKEND_CPUBOUND", "STALL_BACKEND_RENAME",
+           "STALL_BACKEND_MEMBOUND", "STALL_BACKEND_L1D", "STALL_BACKEND_MEM",
+           "STALL_BACKEND_ST", "STALL_BACKEND_TLB"]
+    events = [(n, c[n]) for n in evn]
+    env = env_for(dict(events))
+    d = T.PerfDir(arches["7.3"], "arm64/arm/neoverse-v3")
+    names = [m["MetricName"] for m in d.metrics
+             if set((m.get("MetricGroup") or "").split(";")) &
+             {"TopdownL1", "Topdown_Frontend", "Topdown_Backend", "Cycle_Accounting"}]
+    write_plain(os.path.join(HERE, "v3-7.3-topdown-stalls.txt"), events,
+                perf_values(d, names, env, 10), "./app")
+
 
 def zen_fixtures(arches, rng, which):
     for zen, w, ver, fmt in which:
