@@ -34,6 +34,8 @@ COVERED = {
     "amd_zen5": "amd_zen",
     "neoverse_n2_r0p3": "arm_stall_slot",
     "neoverse_v2": "arm_stall_slot",
+    "neoverse_n3": "arm_stall_flush",
+    "neoverse_v3": "arm_stall_flush",
 }
 
 
@@ -52,6 +54,8 @@ def counts_for(events, rnd):
         low = e.lower()
         if "cyc" in low:
             out[e] = rnd.randint(4_000_000_000, 5_000_000_000)
+        elif "flush" in low:
+            out[e] = rnd.randint(10_000_000, 200_000_000)
         elif "slots_p" in low or e == "OP_SPEC":
             out[e] = rnd.randint(12_000_000_000, 16_000_000_000)
         else:
