@@ -150,6 +150,10 @@ def test_cli(tmp):
     ok(rc == 0 and out.startswith("seq,time_ns"), "'tdctl dum' runs dump", err)
     rc, out, err = run("rep", "-i", path)
     ok(rc == 0 and out.startswith("# record file"), "'tdctl rep' runs report", err)
+    for cmd in ("report", "dump"):
+        rc, out, err = run(cmd, "-i", path, "--cpu", "5")
+        ok(rc == 0 and "--cpu 5: no such CPU here (CPUs 0..1): it matches nothing" in err,
+           "%s --cpu 5 of a 2-CPU file: a warning that it matches nothing" % cmd, err)
     rc, out, err = run("frobnicate")
     ok(rc == 2 and "unknown command 'frobnicate'" in err, "unknown command", err)
     rc, out, err = run("__c", "")
@@ -179,7 +183,10 @@ def test_cli(tmp):
     # A bad value or a combination that cannot be: usage errors (exit 2,
     # the hint), whether getopt or the command found them.
     path = os.path.join(tmp, "g.td")
-    for args, msg in ((("stat", "-I", "5"), "at least 10"),
+    for args, msg in ((("stat", "-I", "5"), "for --interval (expected an integer 10..86400000)"),
+                      (("stat", "-I", "abc"), "for --interval (expected an integer 10..86400000)"),
+                      (("serve", "--max-connections", "1"),
+                       "for --max-connections (expected an integer 2..65536)"),
                       (("stat", "--by", "thread"), "expected task, process, comm, cgroup or cpu"),
                       (("stat", "--duration", "1.5s"), "expected seconds"),
                       (("stat", "-p", "1,,2"), "PID[,PID..]"),
@@ -306,6 +313,9 @@ def test_usage_errors():
         (("load", "--bogus"), "unknown option '--bogus'" + hint % "load"),
         (("load", "-O"), "unknown option '-O'" + hint % "load"),
         (("list", "-o"), "option '-o' needs an argument" + hint % "list"),
+        (("report", "-o", "/nonexistent/a", "-o", "/nonexistent/b"),
+         "-o/--output given twice ('/nonexistent/a' and '/nonexistent/b')"
+         + hint % "report"),
         (("--bogus", "status"), "unknown option '--bogus'; see 'tdctl --help'"),
         (("help", "stat", "dump"), "help takes one command name" + hint % "help"),
         ((), "missing command; see 'tdctl --help'"),

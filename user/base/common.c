@@ -177,6 +177,12 @@ const char *td_lost_text(const struct td_lost *l, char *buf, size_t n)
 int parse_u64(const char *opt, const char *s, unsigned long long max,
 	      unsigned long long *out)
 {
+	return parse_u64_range(opt, s, 0, max, out);
+}
+
+int parse_u64_range(const char *opt, const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out)
+{
 	unsigned long long v;
 	char *end;
 
@@ -184,13 +190,13 @@ int parse_u64(const char *opt, const char *s, unsigned long long max,
 		goto bad;
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
+	if (errno || *end || v < min || v > max)
 		goto bad;
 	*out = v;
 	return 0;
 bad:
-	p_err("invalid value '%s' for %s (expected an integer 0..%llu)",
-	      s ? s : "", opt, max);
+	p_err("invalid value '%s' for %s (expected an integer %llu..%llu)",
+	      s ? s : "", opt, min, max);
 	return -1;
 }
 

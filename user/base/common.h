@@ -154,6 +154,9 @@ const char *td_records(uint64_t n);
  */
 int parse_u64(const char *opt, const char *s, unsigned long long max,
 	      unsigned long long *out);
+/* parse_u64() of min..max: the message names that range. */
+int parse_u64_range(const char *opt, const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out);
 /* A list ID[,ID..] of integers 0..max, appended to ids (at most cap in
  * all, *n of them there already). 0, or -1 after p_err() naming opt and
  * what was expected (meta, e.g. "PID[,PID..]").

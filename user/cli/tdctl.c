@@ -27,6 +27,7 @@
 
 static bool pretty_output;
 static const char *output_path;
+static bool output_given;	/* -o seen: a second one is refused */
 /* The output options given before the command, by id (1 << (id & 31)). */
 static unsigned int global_output;
 /* main()'s arguments, for errors before the command's grammar is known. */
@@ -698,6 +699,12 @@ static int set_output_opt(int id, const char *arg, const char *cmd,
 				(int)strcspn(word, "="), word);
 			return -1;
 		}
+		if (output_given) {
+			p_usage(cmd, "-o/--output given twice ('%s' and '%s')",
+				output_path ? output_path : "-", arg);
+			return -1;
+		}
+		output_given = true;
 		/* -o - is stdout, in every command */
 		output_path = strcmp(arg, "-") ? arg : NULL;
 		break;

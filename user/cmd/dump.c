@@ -753,6 +753,7 @@ static int dump_file(struct dump_ctx *d, const char *path, bool force)
 	}
 	d->base_ns = f.meta.start_ns;
 	d->filter.base_ns = d->base_ns;
+	td_filter_warn_cpus(&d->filter, f.meta.nr_cpus);
 	td_file_lost(&f, &lost);
 	td_lost_warn(&lost, "while recording");
 	/* The records in place, or converted to the host's byte order. */

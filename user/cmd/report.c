@@ -200,6 +200,8 @@ static void report_block(const struct td_file *f, uint64_t first, uint64_t n,
 	struct report_ctx *rc = ctx;
 	struct topdown_record r;
 
+	if (!first)
+		td_filter_warn_cpus(rc->filter, f->meta.nr_cpus);
 	rc->filter->base_ns = f->meta.start_ns;	/* --from/--to */
 	/* The sums and clusters of each event group (one without
 	 * rotation), from the first record on (the configuration is known

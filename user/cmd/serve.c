@@ -530,21 +530,15 @@ int do_serve(int argc, char **argv)
 			}
 			break;
 		case 'N':
-			if (parse_u64("--max-series", optarg, 100000, &v))
+			if (parse_u64_range("--max-series", optarg, 1, 100000,
+					    &v))
 				goto out;
-			if (!v) {
-				p_err("--max-series must be at least 1");
-				goto out;
-			}
 			s->c.max_groups = v;
 			break;
 		case 'C':
-			if (parse_u64("--max-connections", optarg, 65536, &v))
+			if (parse_u64_range("--max-connections", optarg, 2, 65536,
+					    &v))
 				goto out;
-			if (v < 2) {
-				p_err("--max-connections must be at least 2");
-				goto out;
-			}
 			ho.max_conns = v;
 			break;
 		case 'D':

@@ -329,12 +329,9 @@ int do_stat(int argc, char **argv)
 				goto err;
 			break;
 		case 'I':
-			if (parse_u64("--interval", optarg, 86400000, &v))
+			if (parse_u64_range("--interval", optarg, 10, 86400000,
+					    &v))
 				goto err;
-			if (v < 10) {
-				p_err("--interval must be at least 10 ms");
-				goto err;
-			}
 			s->interval_ns = v * 1000000ull;
 			break;
 		case 'S':

@@ -250,6 +250,7 @@ int do_timeline(int argc, char **argv)
 		loaded = true;
 		cfg = &f.meta.cfg;
 		src.nr_cpus = f.meta.nr_cpus;
+		td_filter_warn_cpus(&opt.filter, src.nr_cpus);
 		src.lost = f.interrupted ? NULL : f.meta.lost;
 		td_file_lost(&f, &lost);
 		td_lost_warn(&lost, "while recording");

@@ -529,6 +529,7 @@ int do_top(int argc, char **argv)
 		t->filter.base_ns = t->start_ns;
 		t->prev_end = f.meta.start_ns;
 		t->nr_cpus = f.meta.nr_cpus;
+		td_filter_warn_cpus(&t->filter, t->nr_cpus);
 		/* the file's label as text (output/text.h) */
 		td_text(t->label, f.meta.cfg.label, sizeof(f.meta.cfg.label),
 			NULL);

@@ -71,6 +71,8 @@ int td_filter_opt(struct td_filter *f, int id, const char *arg);
  * error.
  */
 int td_filter_check(const struct td_filter *f);
+/* Warn about --cpu values that a recording of nr_cpus CPUs cannot have. */
+void td_filter_warn_cpus(const struct td_filter *f, uint32_t nr_cpus);
 /* The window in absolute nanoseconds (saturating): [*from, *to). */
 void td_filter_window(const struct td_filter *f, uint64_t *from,
 		      uint64_t *to);

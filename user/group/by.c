@@ -133,6 +133,14 @@ int td_filter_check(const struct td_filter *f)
 	return 0;
 }
 
+void td_filter_warn_cpus(const struct td_filter *f, uint32_t nr_cpus)
+{
+	for (int i = 0; i < f->nr_cpus; i++)
+		if (f->cpu[i] >= nr_cpus)
+			p_warn("--cpu %llu: no such CPU here (CPUs 0..%u): it matches nothing",
+			       (unsigned long long)f->cpu[i], nr_cpus - 1);
+}
+
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
