@@ -298,7 +298,7 @@ static const struct td_ev_tmpl zen5_br_ev[] = {
 	  .in_level2 = true, .fam = &fam_zen_fb, .nr_events = 6, .ev = fb, \
 	  .anchor = "ls_not_halted_cyc", \
 	  .formula = "slots = " #w " * ls_not_halted_cyc; fetch_latency = " \
-		     #w " * de_no_dispatch_per_slot.no_ops_from_frontend,cmask=" \
+		     #w " * de_no_dispatch.fe,cmask=" \
 		     #w " / slots; fetch_bandwidth = frontend_bound - " \
 		     "fetch_latency; memory_bound = backend_bound * " \
 		     "ex_no_retire.load_not_complete / ex_no_retire.not_complete; " \

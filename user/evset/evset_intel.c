@@ -252,7 +252,7 @@ void td_put_ld(struct td_metrics *out, const char *name, long double num,
 enum { F_CYCLES, F_INST, F_IDQ, F_CYC0, F_RET, F_MACRO, F_ISSUED, F_MS, F_NR };
 
 /*
- *   fetch_latency   = 4 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE
+ *   fetch_latency   = 4 * IDQ_NOT_DELIV.CYCLES_0_UOPS
  *                     / slots (sandybridge..haswell: min(cycles, ...))
  *   fetch_bandwidth = frontend_bound - fetch_latency
  */
@@ -269,7 +269,7 @@ static void put_fetch_4wide(const struct td_decoder *d, const uint64_t *c,
 }
 
 /* Skylake: heavy = (UOPS_RETIRED.RETIRE_SLOTS + UOPS_RETIRED.MACRO_FUSED -
- * INST_RETIRED.ANY) / slots, light = retiring - heavy.
+ * instructions) / slots, light = retiring - heavy.
  */
 static void decode_skl_fr(const struct td_decoder *d, const uint64_t *c,
 			  struct td_metrics *out)
@@ -356,11 +356,11 @@ static const struct td_grp skl_groups[] = {
 	  .in_level2 = true, .fam = &fam_skl_fr, .nr_events = 6,
 	  .ev = skl_fr_ev, .anchor = "cycles",
 	  .formula = "slots = 4 * cycles; fetch_latency = 4 * "
-		     "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / slots; "
+		     "IDQ_NOT_DELIV.CYCLES_0_UOPS / slots; "
 		     "fetch_bandwidth = IDQ_UOPS_NOT_DELIVERED.CORE / slots - "
 		     "fetch_latency; heavy_operations = "
 		     "(UOPS_RETIRED.RETIRE_SLOTS + UOPS_RETIRED.MACRO_FUSED - "
-		     "INST_RETIRED.ANY) / slots; light_operations = "
+		     "instructions) / slots; light_operations = "
 		     "UOPS_RETIRED.RETIRE_SLOTS / slots - heavy_operations" },
 };
 
@@ -372,7 +372,7 @@ static const struct td_grp snb_groups[] = {
 	  .fam = &fam_snb_fe, .nr_events = 3, .ev = snb_fe_ev,
 	  .anchor = "cycles",
 	  .formula = "slots = 4 * cycles; fetch_latency = 4 * "
-		     "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / slots; "
+		     "IDQ_NOT_DELIV.CYCLES_0_UOPS / slots; "
 		     "fetch_bandwidth = IDQ_UOPS_NOT_DELIVERED.CORE / slots - "
 		     "fetch_latency" },
 	{ .name = "retiring", .id = "re", .level = 2, .in_level2 = true,

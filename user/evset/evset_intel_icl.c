@@ -95,7 +95,7 @@ static int match_icl(const struct td_set *s, const struct td_cpu_info *ci,
 enum { S_CYC0 = S_NR, S_G0_NR };
 
 /* Group 0: Level 1 as the set computes it, then
- *   fetch_latency   = 5 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE
+ *   fetch_latency   = 5 * IDQ_NOT_DELIV.CYCLES_0_UOPS
  *                     / SLOTS
  *   fetch_bandwidth = frontend_bound - fetch_latency
  */
@@ -290,7 +290,7 @@ static const struct td_grp icl_groups[] = {
 	  .nr_events = 7, .ev = icl_l1_ev, .anchor = "TOPDOWN.SLOTS_P",
 	  .offered = icl_l2_offered,
 	  .formula = "Level 1 (this set's formula); fetch_latency = 5 * "
-		     "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / "
+		     "IDQ_NOT_DELIV.CYCLES_0_UOPS / "
 		     "TOPDOWN.SLOTS_P; fetch_bandwidth = frontend_bound - "
 		     "fetch_latency" },
 	{ .name = "bad_speculation", .id = "bs", .level = 2,
