@@ -317,6 +317,19 @@ int td_gdecoder_from_config(struct td_gdecoder *gd,
 void td_gdecode(const struct td_gdecoder *gd, int g, const uint64_t *delta,
 		struct td_metrics *out);
 
+/*
+ * Which of group g's metrics need counts that are missing: bit j of
+ * missing is the group's j-th event, without a count (delta[j] is not
+ * read). out gets the metrics as td_gdecode() gives them, needs[i]
+ * (TD_MAX_METRICS entries) the missing events metric i reads: 0 when the
+ * counts given decide it (out->m[i] is then its value). A decoder is a
+ * function of its counts, so a metric reads an event when its value or
+ * validity moves with that count alone: each missing count is tried at
+ * 0, below and above the counts given, the others held. Returns out->n.
+ */
+int td_gdecode_needs(const struct td_gdecoder *gd, int g, const uint64_t *delta,
+		     uint32_t missing, struct td_metrics *out, uint32_t *needs);
+
 /* The metric of that name in this configuration: its info and home group
  * (*group, *index into g[*group].metrics). NULL if no group computes it.
  */

@@ -569,6 +569,62 @@ void td_gdecode(const struct td_gdecoder *gd, int g, const uint64_t *delta,
 	td_decode(&gd->g[g].dec, delta, out);
 }
 
+/* Metric i the same in a and b: valid in both with the same value, or in
+ * neither.
+ */
+static bool same_metric(const struct td_metrics *a, const struct td_metrics *b,
+			int i)
+{
+	if (i >= b->n)
+		return false;
+	if (a->m[i].valid != b->m[i].valid)
+		return false;
+	return !a->m[i].valid || a->m[i].value == b->m[i].value ||
+	       (a->m[i].value != a->m[i].value &&
+		b->m[i].value != b->m[i].value);
+}
+
+int td_gdecode_needs(const struct td_gdecoder *gd, int g, const uint64_t *delta,
+		     uint32_t missing, struct td_metrics *out, uint32_t *needs)
+{
+	uint64_t base[TOPDOWN_MAX_EVENTS] = { 0 }, probe[TOPDOWN_MAX_EVENTS];
+	struct td_metrics *m0 = out, m;
+	uint64_t top = 0;
+	int k;
+
+	out->n = 0;
+	if (!gd || g < 0 || g >= gd->nr_groups)
+		return 0;
+	k = gd->g[g].nr_events;
+	for (int j = 0; j < k; j++)
+		if (!(missing & (1u << j)) && delta[j] > top)
+			top = delta[j];
+	if (top < 1000 || top > (UINT64_MAX >> 8))
+		top = top < 1000 ? 1000000 : UINT64_MAX >> 8;
+	/* A missing count at a value of its own, none equal to another's. */
+	for (int j = 0; j < k; j++)
+		base[j] = missing & (1u << j) ? top / 2 + 1009 * (uint64_t)(j + 1) :
+			  delta[j];
+	td_gdecode(gd, g, base, m0);
+	for (int i = 0; i < m0->n; i++)
+		needs[i] = 0;
+	for (int j = 0; j < k; j++) {
+		const uint64_t v[] = { 0, base[j] / 7 + 3, base[j] * 3 + 1 };
+
+		if (!(missing & (1u << j)))
+			continue;
+		for (size_t t = 0; t < sizeof(v) / sizeof(v[0]); t++) {
+			memcpy(probe, base, sizeof(probe));
+			probe[j] = v[t];
+			td_gdecode(gd, g, probe, &m);
+			for (int i = 0; i < m0->n; i++)
+				if (!same_metric(m0, &m, i))
+					needs[i] |= 1u << j;
+		}
+	}
+	return m0->n;
+}
+
 const struct td_metric_info *td_gdecoder_find(const struct td_gdecoder *gd,
 					      const char *name, int *group,
 					      int *index)
