@@ -37,7 +37,7 @@ const struct td_opt decode_opts[] = {
 	TD_OPT_END,
 };
 
-#define MAX_NOTES	12
+#define MAX_NOTES	32
 
 static const char decode_desc[] =
 	"TopDown breakdown of the given counts with the formula of event set\n"
@@ -51,8 +51,9 @@ static const char decode_desc[] =
 	"with or without a PMU ('cpu_core/topdown.slots_p/'), or its raw\n"
 	"encoding as 'tdctl list' shows it or perf prints it ('r01a4',\n"
 	"'cpu/event=0xa4,umask=0x01/'); COUNT may have digit groups, a\n"
-	"fraction or an exponent (1,000,000  1e6  1000000.0). Only the counts\n"
-	"the formula needs are required. The output names the formula and\n"
+	"fraction or an exponent (1,000,000  1e6  1000000.0). Every metric\n"
+	"whose counts are given is computed; the others are left out, each\n"
+	"named with the counts it lacks. The output names the formula and\n"
 	"every assumption it made (slot width, revision).\n";
 static char *all_set_names(void)
 {
@@ -96,11 +97,101 @@ static void notes_free(struct notes *nt)
 	nt->n = 0;
 }
 
-/* decode_in_drop_groups() left out group, which lacks the counts missing. */
-static void group_dropped(void *ctx, const char *group, const char *missing)
+/* The metrics left out: those that read a count given nowhere. */
+struct leftout {
+	int n;
+	const char *name[TD_MAX_TREE];
+};
+
+static bool left_out(const struct leftout *lo, const char *name)
 {
-	note(ctx, "no counts for group %s (%s): its metrics are left out",
-	     group, decode_named(missing));
+	for (int i = 0; i < lo->n; i++)
+		if (!strcmp(lo->name[i], name))
+			return true;
+	return false;
+}
+
+/* Metrics i.. of m with the needs of metric i, into *list and lo (keep):
+ * marked in *done.
+ */
+static bool list_needing(const struct td_metrics *m, const uint32_t *needs,
+			 int i, uint32_t *done, bool keep, struct leftout *lo,
+			 char **list)
+{
+	bool whole = true;
+
+	for (int k = i; k < m->n; k++) {
+		if (needs[k] != needs[i])
+			continue;
+		*done |= 1u << k;
+		if (keep && lo->n < TD_MAX_TREE)
+			lo->name[lo->n++] = m->m[k].name;
+		if (whole)
+			whole = td_str_add(list, "%s%s", k > i ? ", " : "",
+					   m->m[k].name);
+	}
+	return whole;
+}
+
+/*
+ * Which metrics the counts given decide (td_gdecode_needs()), group by
+ * group of gd (every group taken, names[] its pool with the optional
+ * events given nowhere left out): a group none of whose metrics they
+ * decide is left out (keep[k] false); the other groups' metrics that
+ * read a count given nowhere go into lo. Each said in nt with exactly
+ * the events it lacks.
+ */
+static void given_metrics(const struct decode_in *in,
+			  const struct td_gdecoder *gd,
+			  const char names[][TOPDOWN_NAME_LEN], bool *keep,
+			  struct leftout *lo, struct notes *nt)
+{
+	for (int k = 0; k < gd->nr_groups; k++) {
+		const struct td_gd_group *gg = &gd->g[k];
+		uint64_t delta[TOPDOWN_MAX_EVENTS] = { 0 };
+		uint32_t missing = 0, needs[TD_MAX_METRICS], done = 0;
+		struct td_metrics m;
+		int n, nr_out = 0;
+
+		for (int j = 0; j < gg->nr_events; j++) {
+			int e = gg->pool[j];
+
+			delta[j] = in->ivl[0].counts[e];
+			if (!in->seen[e] && names[e][0])
+				missing |= 1u << j;
+		}
+		keep[k] = true;
+		if (!missing)
+			continue;
+		n = td_gdecode_needs(gd, k, delta, missing, &m, needs);
+		for (int i = 0; i < n; i++)
+			nr_out += needs[i] != 0;
+		keep[k] = !n || nr_out < n;
+		for (int i = 0; i < n; i++) {
+			char *ms = NULL, *evs = NULL;
+			bool whole;
+
+			if (!needs[i] || (done & (1u << i)))
+				continue;
+			whole = list_needing(&m, needs, i, &done, keep[k], lo,
+					     &ms);
+			for (int j = 0; j < gg->nr_events && whole; j++)
+				if (needs[i] & (1u << j))
+					whole = td_str_add(&evs, "%s%s",
+							   evs ? ", " : "",
+							   in->ev[gg->pool[j]]->name);
+			if (whole && gd->grouped && !keep[k])
+				note(nt, "%s (group %s) left out: no count for %s",
+				     ms, gg->name, evs);
+			else if (whole)
+				note(nt, "%s left out: no count for %s", ms, evs);
+			else
+				note(nt, "metrics left out: no count for some events "
+				     "(out of memory listing them)");
+			free(ms);
+			free(evs);
+		}
+	}
 }
 
 /* Every assumption behind the numbers, and how to choose otherwise. */
@@ -157,6 +248,7 @@ struct out_metric {
  */
 struct result {
 	const struct decode_ivl *ivl;
+	bool l1_left_out;	/* a Level-1 class: no bottleneck mark */
 	int n;
 	struct out_metric m[TD_MAX_TREE];
 };
@@ -166,14 +258,17 @@ struct decoded {
 	struct td_gdecoder gd;
 	int nr_tree;
 	struct td_tree_node tree[TD_MAX_TREE];
+	struct leftout lo;
+	bool keep[TOPDOWN_MAX_GROUPS];
 };
 
 /* The metrics of one interval's counts, in the order of the tree. */
 static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
-			  struct result *r)
+			  const struct leftout *lo, struct result *r)
 {
 	r->ivl = iv;
 	r->n = 0;
+	r->l1_left_out = false;
 	for (int i = 0; i < dd->nr_tree && i < TD_MAX_TREE; i++) {
 		const struct td_tree_node *t = &dd->tree[i];
 		const struct td_gd_group *gg = &dd->gd.g[t->group];
@@ -185,6 +280,12 @@ static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
 		td_gdecode(&dd->gd, t->group, delta, &m);
 		if (t->index >= m.n)
 			continue;
+		if (left_out(lo, m.m[t->index].name)) {
+			const struct td_voc *v = td_voc_find(m.m[t->index].name);
+
+			r->l1_left_out |= v && (v->flags & TD_VOC_BOTTLENECK);
+			continue;
+		}
 		r->m[r->n].info = t->info;
 		r->m[r->n].m = m.m[t->index];
 		r->m[r->n].depth = t->depth;
@@ -192,10 +293,15 @@ static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
 	}
 }
 
-/* The largest Level-1 class of r (the bottleneck mark '*'), or -1. */
+/* The largest Level-1 class of r (the bottleneck mark '*'), or -1 (also
+ * when a class was left out: the largest may be that one).
+ */
 static int bottleneck(const struct result *r)
 {
 	int best = -1;
+
+	if (r->l1_left_out)
+		return -1;
 
 	for (int i = 0; i < r->n; i++) {
 		const struct td_metric *x = &r->m[i].m;
@@ -573,17 +679,47 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 	if (!argc && decode_in_read(in))
 		goto out;
 
-	/* With groups, a group without the counts it needs is left out
-	 * (perf stat -M DTLB_Effectiveness has no Level 1 counts), said so.
+	/* Every metric whose counts were given: an optional event given
+	 * nowhere is left out of the decoders (the metrics that read it
+	 * are, said so by assumptions()), the metrics that read another are
+	 * left out by given_metrics(), and with groups a group none of whose
+	 * metrics is left (perf stat -M DTLB_Effectiveness has no Level 1
+	 * counts), all said so.
 	 */
-	if (nr_groups && decode_in_drop_groups(in, groups, &nr_groups, ids,
-					       sizeof(ids), group_dropped, &nt))
+	for (int i = 0; i < in->nr_ev; i++)
+		if (!in->seen[i] && in->ev[i]->optional)
+			names[i][0] = '\0';
+	if (td_gdecoder_build(&dd->gd, label, (const char (*)[32])names,
+			      in->nr_ev, nr_groups ? groups : NULL, nr_groups,
+			      true, err, sizeof(err))) {
+		p_err("decode: %s", err);
+		goto out;
+	}
+	given_metrics(in, &dd->gd, (const char (*)[32])names, dd->keep,
+		      &dd->lo, &nt);
+	if (!nr_groups && !dd->keep[0]) {
+		char *list = NULL;
+
+		for (int i = 0; i < in->nr_ev; i++)
+			if (!in->seen[i] && !in->ev[i]->optional &&
+			    !td_str_add(&list, "%s%s", list ? ", " : "",
+					in->ev[i]->name))
+				break;
+		p_err("decode: missing counts for set %s: %s", in->s->name,
+		      decode_named(list));
+		free(list);
+		goto out;
+	}
+	if (nr_groups && decode_in_keep_groups(in, groups, &nr_groups, ids,
+					       sizeof(ids), dd->keep))
 		goto out;
 	if (nr_groups)
 		snprintf(strstr(label, " g=") + 3,
 			 sizeof(label) - (strstr(label, " g=") + 3 - label),
 			 "%s", ids);
-	/* Only what the formulas read is required, in every interval. */
+	/* What the formulas read is required in every interval, once an
+	 * interval has it.
+	 */
 	for (int k = 0; k < in->nivl; k++) {
 		char *list;
 
@@ -599,9 +735,6 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 		free(list);
 		goto out;
 	}
-	for (int i = 0; i < in->nr_ev; i++)
-		if (!in->seen[i])
-			names[i][0] = '\0';
 	if (td_gdecoder_build(&dd->gd, label, (const char (*)[32])names,
 			      in->nr_ev, nr_groups ? groups : NULL, nr_groups,
 			      true, err, sizeof(err))) {
@@ -615,7 +748,7 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 		goto out;
 	}
 	for (int k = 0; k < in->nivl; k++)
-		decode_result(dd, &in->ivl[k], &res[k]);
+		decode_result(dd, &in->ivl[k], &dd->lo, &res[k]);
 	d = dd->gd.g[0].dec;
 	assumptions(in, &d, slots, rev, &nt);
 	if (json_output || csv_output)

@@ -8,7 +8,7 @@
  *               interval of perf stat -I, or one for the whole input
  *   pool.c      the events the input may name (the set's, or the pool
  *               of the groups --level 2 or -M take) and, once read, the
- *               groups and intervals that lack a count they need
+ *               groups kept and the intervals that lack a count
  *
  * Every parser of outside input has a fuzz target: these are
  * selftests/fuzz/fuzz_decode.c's (through cmd/decode.c's decode_run()).
@@ -96,20 +96,16 @@ int decode_in_events(struct decode_in *in, int level, const char *mg,
 		     struct topdown_group *groups, int *nr_groups,
 		     char *ids, size_t idlen);
 
-/*
- * Leave out the groups missing a count they need, each told to
- * dropped(ctx, its name, the counts it lacks or NULL if out of memory);
- * error if none is left. 0, or -1 after p_err().
+/* Keep the groups k of g[0 .. *nr_groups) with keep[k] (their ids in
+ * ids); error if none is left. 0, or -1 after p_err().
  */
-int decode_in_drop_groups(struct decode_in *in, struct topdown_group *g,
+int decode_in_keep_groups(const struct decode_in *in, struct topdown_group *g,
 			  int *nr_groups, char *ids, size_t idlen,
-			  void (*dropped)(void *ctx, const char *group,
-					  const char *missing),
-			  void *ctx);
+			  const bool *keep);
 
 /* Does interval iv lack a count the formulas of the groups g (without
- * groups: the set's) need? *list is then those events (malloc()ed; NULL
- * if out of memory).
+ * groups: the set's) need and another interval has? *list is then those
+ * events (malloc()ed; NULL if out of memory).
  */
 bool decode_in_missing(const struct decode_in *in, const struct decode_ivl *iv,
 		       const struct topdown_group *g, int nr_groups,

@@ -3,7 +3,7 @@
  * The events tdctl decode's input may name (input/counts.h): the set's,
  * or with --level 2 or -M the pool of the groups taken, each event once
  * (required if one group requires it); and once the input is read, the
- * groups and intervals that lack a count their formulas need.
+ * groups kept and the intervals that lack a count the others have.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,10 +94,15 @@ static const struct td_grp *group_of(const struct decode_in *in,
 	return td_grp_find(in->s, p, n);
 }
 
-/* Does one of the groups (without groups: the set) need pool event i? */
+/* Does one of the groups (without groups: the set) need pool event i,
+ * given somewhere in the input? (The metrics that read an event given
+ * nowhere are left out: td_gdecode_needs().)
+ */
 static bool needed(const struct decode_in *in, const struct topdown_group *g,
 		   int nr_groups, const char *ids, int i)
 {
+	if (!in->seen[i])
+		return false;
 	if (!nr_groups)
 		return !in->ev[i]->optional;
 	for (int k = 0; k < nr_groups; k++) {
@@ -110,46 +115,28 @@ static bool needed(const struct decode_in *in, const struct topdown_group *g,
 	return false;
 }
 
-/* Leave out the groups missing a count they need; error if none is left. */
-int decode_in_drop_groups(struct decode_in *in, struct topdown_group *g,
+/* Keep the groups keep[] says; error if none is left. */
+int decode_in_keep_groups(const struct decode_in *in, struct topdown_group *g,
 			  int *nr_groups, char *ids, size_t idlen,
-			  void (*dropped)(void *ctx, const char *group,
-					  const char *missing),
-			  void *ctx)
+			  const bool *keep)
 {
-	char kept[64] = "", *missing;
+	char kept[64] = "", *names;
 	int n = 0;
 
 	for (int k = 0; k < *nr_groups; k++) {
 		const struct td_grp *grp = group_of(in, ids, k);
-		bool lacks = false, whole = true;
 
-		missing = NULL;
-		for (uint32_t j = 0; j < g[k].nr_events; j++) {
-			int e = g[k].events[j];
-
-			if (in->seen[e] || grp->ev[j].optional)
-				continue;
-			if (whole)
-				whole = td_str_add(&missing, "%s%s",
-						   lacks ? ", " : "",
-						   in->ev[e]->name);
-			lacks = true;
-		}
-		if (lacks) {
-			dropped(ctx, grp->name, whole ? missing : NULL);
-			free(missing);
+		if (!keep[k] || !grp)
 			continue;
-		}
 		snprintf(kept + strlen(kept), sizeof(kept) - strlen(kept),
 			 "%s%s", *kept ? "," : "", grp->id);
 		g[n++] = g[k];
 	}
 	if (!n) {
-		missing = decode_in_names(in);
+		names = decode_in_names(in);
 		p_err("decode: no group of set %s has all its counts (its events: %s)",
-		      in->s->name, decode_named(missing));
-		free(missing);
+		      in->s->name, decode_named(names));
+		free(names);
 		return -1;
 	}
 	*nr_groups = n;
@@ -158,8 +145,8 @@ int decode_in_drop_groups(struct decode_in *in, struct topdown_group *g,
 }
 
 /* Does interval iv lack a count the formulas of the groups g (without
- * groups: the set's) need? *list is then those events (malloc()ed; NULL
- * if out of memory).
+ * groups: the set's) need and another interval has? *list is then those
+ * events (malloc()ed; NULL if out of memory).
  */
 bool decode_in_missing(const struct decode_in *in, const struct decode_ivl *iv,
 		       const struct topdown_group *g, int nr_groups,
