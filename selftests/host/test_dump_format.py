@@ -9,7 +9,8 @@ counters, TopDown fractions below 0 and above 1 (flagged), comms of 15
 bytes with quotes, backslashes, commas, control bytes, UTF-8 and bytes
 that are not UTF-8, written by the one rule of user/output/text.h
 (tdfile_gen.comm_text). Plain, CSV and JSON, byte for byte; the output is
-valid UTF-8. TAP.
+valid UTF-8; JSON names the counts that could not be read
+("unreadable") beside their nulls. TAP.
 """
 import json
 import os
@@ -152,13 +153,15 @@ def expected(sc, metric_names, metrics, voc):
             r.seq, r.time_ns, ts, r.cpu, r.tgid, r.pid,
             tdfile_gen.comm_text(r.comm).replace('"', '""'), r.duration_ns,
             r.cgroup, fl)
-        counts = []
+        counts, unread = [], []
         for e, name in enumerate(ev):
             bad = r.flags & (1 << e)
             line += " %*s" % (evw[e], "<error>") if bad else " %*d" % (evw[e], r.deltas[e])
             c += "," if bad else ",%d" % r.deltas[e]
             counts.append("%s:%s" % (json_str(name.encode()),
                                      "null" if bad else "%d" % r.deltas[e]))
+            if bad:
+                unread.append(json_str(name.encode()))
         # '*' before the largest Level-1 class (the first of equals)
         best = None
         for name in metric_names:
@@ -191,12 +194,12 @@ def expected(sc, metric_names, metrics, voc):
         objs.append(
             '{"seq":%d,"time_ns":%d,"time_s":%s,"cpu":%d,"pid":%d,"tid":%d,'
             '"comm":%s,"duration_ns":%d,"cgroup_id":%d,"preempted":%s,"first":%s,'
-            '"idle":%s,"counts":{%s},"metrics":{%s}}' % (
+            '"idle":%s,"counts":{%s},"unreadable":[%s],"metrics":{%s}}' % (
                 r.seq, r.time_ns, ts, r.cpu, r.tgid, r.pid,
                 json.dumps(tdfile_gen.comm_text(r.comm), ensure_ascii=False),
                 r.duration_ns, r.cgroup, *(("true" if r.flags & b else "false")
                                            for b in (0x100, 0x200, 0x400)),
-                ",".join(counts), ",".join(jm)))
+                ",".join(counts), ",".join(unread), ",".join(jm)))
     if marked or flagged:
         plain.append("")
         if marked:

@@ -91,6 +91,9 @@ struct dump_ctx {
 struct rcounts {
 	uint64_t c[TOPDOWN_MAX_POOL];
 	uint32_t have;		/* bit i: c[i] is a count */
+	uint32_t unread;	/* bit i: its group measured event i, whose
+				 * count could not be read
+				 */
 	int group;		/* rotated: the record's group, -1 none */
 };
 
@@ -142,6 +145,7 @@ static void record_counts(const struct dump_ctx *d,
 	const struct topdown_config *cfg = d->cfg;
 
 	rc->have = 0;
+	rc->unread = 0;
 	rc->group = -1;
 	if (!d->rotated) {
 		for (uint32_t i = 0; i < cfg->nr_events &&
@@ -149,6 +153,8 @@ static void record_counts(const struct dump_ctx *d,
 			rc->c[i] = r->delta[i];
 			if (!(r->flags & (1u << i)))
 				rc->have |= 1u << i;
+			else
+				rc->unread |= 1u << i;
 		}
 		return;
 	}
@@ -164,8 +170,12 @@ static void record_counts(const struct dump_ctx *d,
 	     j < TOPDOWN_MAX_EVENTS; j++) {
 		uint32_t p = cfg->groups[rc->group].events[j];
 
-		if (p >= TOPDOWN_MAX_POOL || (r->flags & (1u << j)))
+		if (p >= TOPDOWN_MAX_POOL)
 			continue;
+		if (r->flags & (1u << j)) {
+			rc->unread |= 1u << p;
+			continue;
+		}
 		rc->c[p] = r->delta[j];
 		rc->have |= 1u << p;
 	}
@@ -561,7 +571,18 @@ void put_json(struct dump_ctx *d, const struct topdown_record *r,
 		else
 			td_buf_mem(b, "null", 4);
 	}
-	td_buf_mem(b, "},\"metrics\":{", 13);
+	/* the nulls that are counts not read, not another group's events */
+	td_buf_mem(b, "},\"unreadable\":[", 16);
+	for (uint32_t i = 0, first = 1; rc->unread && i < nr_ev(d); i++) {
+		if (!(rc->unread & (1u << i)))
+			continue;
+		if (!first)
+			td_buf_char(b, ',');
+		first = 0;
+		/* the name without the ':' of "NAME": */
+		td_buf_mem(b, d->ev_json[i], d->ev_json_len[i] - 1);
+	}
+	td_buf_mem(b, "],\"metrics\":{", 13);
 	for (int i = 0; i < m->n; i++) {
 		if (i)
 			td_buf_char(b, ',');

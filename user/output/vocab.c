@@ -71,6 +71,9 @@ const struct td_voc td_vocab[] = {
 	INFO("rotated", NULL, "dump",
 	     "JSON, rotated groups: the slice in which the CPU changed group, "
 	     "measured by none"),
+	INFO("unreadable", NULL, "dump",
+	     "JSON: the events whose count could not be read (null in counts, "
+	     "as the events of another group are)"),
 	/* lost records: one rule (null when not known) */
 	COUNT("records", "RECORDS", GRP " status record",
 	      "records read (status: written by the CPU)"),
