@@ -97,101 +97,10 @@ static void notes_free(struct notes *nt)
 	nt->n = 0;
 }
 
-/* The metrics left out: those that read a count given nowhere. */
-struct leftout {
-	int n;
-	const char *name[TD_MAX_TREE];
-};
-
-static bool left_out(const struct leftout *lo, const char *name)
+/* decode_in_given()'s notes. */
+static void say(void *ctx, const char *text)
 {
-	for (int i = 0; i < lo->n; i++)
-		if (!strcmp(lo->name[i], name))
-			return true;
-	return false;
-}
-
-/* Metrics i.. of m with the needs of metric i, into *list and lo (keep):
- * marked in *done.
- */
-static bool list_needing(const struct td_metrics *m, const uint32_t *needs,
-			 int i, uint32_t *done, bool keep, struct leftout *lo,
-			 char **list)
-{
-	bool whole = true;
-
-	for (int k = i; k < m->n; k++) {
-		if (needs[k] != needs[i])
-			continue;
-		*done |= 1u << k;
-		if (keep && lo->n < TD_MAX_TREE)
-			lo->name[lo->n++] = m->m[k].name;
-		if (whole)
-			whole = td_str_add(list, "%s%s", k > i ? ", " : "",
-					   m->m[k].name);
-	}
-	return whole;
-}
-
-/*
- * Which metrics the counts given decide (td_gdecode_needs()), group by
- * group of gd (every group taken, names[] its pool with the optional
- * events given nowhere left out): a group none of whose metrics they
- * decide is left out (keep[k] false); the other groups' metrics that
- * read a count given nowhere go into lo. Each said in nt with exactly
- * the events it lacks.
- */
-static void given_metrics(const struct decode_in *in,
-			  const struct td_gdecoder *gd,
-			  const char names[][TOPDOWN_NAME_LEN], bool *keep,
-			  struct leftout *lo, struct notes *nt)
-{
-	for (int k = 0; k < gd->nr_groups; k++) {
-		const struct td_gd_group *gg = &gd->g[k];
-		uint64_t delta[TOPDOWN_MAX_EVENTS] = { 0 };
-		uint32_t missing = 0, needs[TD_MAX_METRICS], done = 0;
-		struct td_metrics m;
-		int n, nr_out = 0;
-
-		for (int j = 0; j < gg->nr_events; j++) {
-			int e = gg->pool[j];
-
-			delta[j] = in->ivl[0].counts[e];
-			if (!in->seen[e] && names[e][0])
-				missing |= 1u << j;
-		}
-		keep[k] = true;
-		if (!missing)
-			continue;
-		n = td_gdecode_needs(gd, k, delta, missing, &m, needs);
-		for (int i = 0; i < n; i++)
-			nr_out += needs[i] != 0;
-		keep[k] = !n || nr_out < n;
-		for (int i = 0; i < n; i++) {
-			char *ms = NULL, *evs = NULL;
-			bool whole;
-
-			if (!needs[i] || (done & (1u << i)))
-				continue;
-			whole = list_needing(&m, needs, i, &done, keep[k], lo,
-					     &ms);
-			for (int j = 0; j < gg->nr_events && whole; j++)
-				if (needs[i] & (1u << j))
-					whole = td_str_add(&evs, "%s%s",
-							   evs ? ", " : "",
-							   in->ev[gg->pool[j]]->name);
-			if (whole && gd->grouped && !keep[k])
-				note(nt, "%s (group %s) left out: no count for %s",
-				     ms, gg->name, evs);
-			else if (whole)
-				note(nt, "%s left out: no count for %s", ms, evs);
-			else
-				note(nt, "metrics left out: no count for some events "
-				     "(out of memory listing them)");
-			free(ms);
-			free(evs);
-		}
-	}
+	note(ctx, "%s", text);
 }
 
 /* Every assumption behind the numbers, and how to choose otherwise. */
@@ -258,13 +167,13 @@ struct decoded {
 	struct td_gdecoder gd;
 	int nr_tree;
 	struct td_tree_node tree[TD_MAX_TREE];
-	struct leftout lo;
+	struct decode_leftout lo;
 	bool keep[TOPDOWN_MAX_GROUPS];
 };
 
 /* The metrics of one interval's counts, in the order of the tree. */
 static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
-			  const struct leftout *lo, struct result *r)
+			  const struct decode_leftout *lo, struct result *r)
 {
 	r->ivl = iv;
 	r->n = 0;
@@ -280,7 +189,7 @@ static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
 		td_gdecode(&dd->gd, t->group, delta, &m);
 		if (t->index >= m.n)
 			continue;
-		if (left_out(lo, m.m[t->index].name)) {
+		if (decode_left_out(lo, m.m[t->index].name)) {
 			const struct td_voc *v = td_voc_find(m.m[t->index].name);
 
 			r->l1_left_out |= v && (v->flags & TD_VOC_BOTTLENECK);
@@ -682,7 +591,7 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 	/* Every metric whose counts were given: an optional event given
 	 * nowhere is left out of the decoders (the metrics that read it
 	 * are, said so by assumptions()), the metrics that read another are
-	 * left out by given_metrics(), and with groups a group none of whose
+	 * left out by decode_in_given(), and with groups a group none of whose
 	 * metrics is left (perf stat -M DTLB_Effectiveness has no Level 1
 	 * counts), all said so.
 	 */
@@ -695,8 +604,8 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 		p_err("decode: %s", err);
 		goto out;
 	}
-	given_metrics(in, &dd->gd, (const char (*)[32])names, dd->keep,
-		      &dd->lo, &nt);
+	decode_in_given(in, &dd->gd, (const char (*)[32])names, dd->keep,
+			&dd->lo, say, &nt);
 	if (!nr_groups && !dd->keep[0]) {
 		char *list = NULL;
 

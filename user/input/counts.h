@@ -103,6 +103,27 @@ int decode_in_keep_groups(const struct decode_in *in, struct topdown_group *g,
 			  int *nr_groups, char *ids, size_t idlen,
 			  const bool *keep);
 
+/* The metrics left out: those that read a count given nowhere. */
+struct decode_leftout {
+	int n;
+	const char *name[TD_MAX_TREE];
+};
+
+bool decode_left_out(const struct decode_leftout *lo, const char *name);
+
+/*
+ * Which metrics the counts given decide (td_gdecode_needs()), group by
+ * group of gd (every group taken; names[] its pool, the optional events
+ * given nowhere left out): a group none of whose metrics they decide is
+ * left out (keep[k] false); the other groups' metrics that read a count
+ * given nowhere go into lo. Each is said, say(ctx, text), with exactly
+ * the events it lacks.
+ */
+void decode_in_given(const struct decode_in *in, const struct td_gdecoder *gd,
+		     const char names[][TOPDOWN_NAME_LEN], bool *keep,
+		     struct decode_leftout *lo,
+		     void (*say)(void *ctx, const char *text), void *ctx);
+
 /* Does interval iv lack a count the formulas of the groups g (without
  * groups: the set's) need and another interval has? *list is then those
  * events (malloc()ed; NULL if out of memory).

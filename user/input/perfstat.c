@@ -53,26 +53,6 @@ struct perf_count {
 	uint64_t n;
 };
 
-/* A list for a message, whole (td_str_add()): malloc()ed, NULL if out of
- * memory. decode_named(list) is what the message shows.
- */
-char *decode_in_names(const struct decode_in *in)
-{
-	char *list = NULL;
-
-	for (int i = 0; i < in->nr_ev; i++)
-		if (!td_str_add(&list, "%s%s", i ? ", " : "", in->ev[i]->name)) {
-			free(list);
-			return NULL;
-		}
-	return list;
-}
-
-const char *decode_named(const char *list)
-{
-	return list ? list : "(out of memory)";
-}
-
 /* The event of name (len bytes): its name, one of perf's for it or its
  * encoding.
  */

@@ -13,6 +13,26 @@
 #include "base/str.h"
 #include "input/counts.h"
 
+/* A list for a message, whole (td_str_add()): malloc()ed, NULL if out of
+ * memory. decode_named(list) is what the message shows.
+ */
+char *decode_in_names(const struct decode_in *in)
+{
+	char *list = NULL;
+
+	for (int i = 0; i < in->nr_ev; i++)
+		if (!td_str_add(&list, "%s%s", i ? ", " : "", in->ev[i]->name)) {
+			free(list);
+			return NULL;
+		}
+	return list;
+}
+
+const char *decode_named(const char *list)
+{
+	return list ? list : "(out of memory)";
+}
+
 /*
  * The events of the selection: the set's Level 1 events, or the pool of
  * the groups it takes (group 0's events first) and their composition.
@@ -142,6 +162,91 @@ int decode_in_keep_groups(const struct decode_in *in, struct topdown_group *g,
 	*nr_groups = n;
 	snprintf(ids, idlen, "%s", kept);
 	return 0;
+}
+
+bool decode_left_out(const struct decode_leftout *lo, const char *name)
+{
+	for (int i = 0; i < lo->n; i++)
+		if (!strcmp(lo->name[i], name))
+			return true;
+	return false;
+}
+
+/* Metrics i.. of m with the needs of metric i, into *list and lo (keep):
+ * marked in *done.
+ */
+static bool list_needing(const struct td_metrics *m, const uint32_t *needs,
+			 int i, uint32_t *done, bool keep, struct decode_leftout *lo,
+			 char **list)
+{
+	bool whole = true;
+
+	for (int k = i; k < m->n; k++) {
+		if (needs[k] != needs[i])
+			continue;
+		*done |= 1u << k;
+		if (keep && lo->n < TD_MAX_TREE)
+			lo->name[lo->n++] = m->m[k].name;
+		if (whole)
+			whole = td_str_add(list, "%s%s", k > i ? ", " : "",
+					   m->m[k].name);
+	}
+	return whole;
+}
+
+/* Which metrics the counts given decide: td_gdecode_needs(). */
+void decode_in_given(const struct decode_in *in, const struct td_gdecoder *gd,
+		     const char names[][TOPDOWN_NAME_LEN], bool *keep,
+		     struct decode_leftout *lo,
+		     void (*say)(void *ctx, const char *text), void *ctx)
+{
+	for (int k = 0; k < gd->nr_groups; k++) {
+		const struct td_gd_group *gg = &gd->g[k];
+		uint64_t delta[TOPDOWN_MAX_EVENTS] = { 0 };
+		uint32_t missing = 0, needs[TD_MAX_METRICS], done = 0;
+		struct td_metrics m;
+		int n, nr_out = 0;
+
+		for (int j = 0; j < gg->nr_events; j++) {
+			int e = gg->pool[j];
+
+			delta[j] = in->ivl[0].counts[e];
+			if (!in->seen[e] && names[e][0])
+				missing |= 1u << j;
+		}
+		keep[k] = true;
+		if (!missing)
+			continue;
+		n = td_gdecode_needs(gd, k, delta, missing, &m, needs);
+		for (int i = 0; i < n; i++)
+			nr_out += needs[i] != 0;
+		keep[k] = !n || nr_out < n;
+		for (int i = 0; i < n; i++) {
+			char *ms = NULL, *evs = NULL, *text = NULL;
+			bool whole;
+
+			if (!needs[i] || (done & (1u << i)))
+				continue;
+			whole = list_needing(&m, needs, i, &done, keep[k], lo,
+					     &ms);
+			for (int j = 0; j < gg->nr_events && whole; j++)
+				if (needs[i] & (1u << j))
+					whole = td_str_add(&evs, "%s%s",
+							   evs ? ", " : "",
+							   in->ev[gg->pool[j]]->name);
+			if (whole && gd->grouped && !keep[k])
+				whole = td_str_add(&text, "%s (group %s) left out: no count for %s",
+						   ms, gg->name, evs);
+			else if (whole)
+				whole = td_str_add(&text, "%s left out: no count for %s",
+						   ms, evs);
+			say(ctx, whole ? text : "metrics left out: no count for "
+			    "some events (out of memory listing them)");
+			free(ms);
+			free(evs);
+			free(text);
+		}
+	}
 }
 
 /* Does interval iv lack a count the formulas of the groups g (without
