@@ -8,6 +8,7 @@
  *                with event groups also per event group sums and the
  *                clusters the estimator needs (td_agg_groups())
  *   estimate.c   estimates, coverage and error from those (estimate.h)
+ *   slices.c     the same of slices given one at a time (decode's dump)
  *   view.c       the columns of a grouping and the order of the rows
  *   table.c      the rows through the row emitter (output/emit.h)
  *

@@ -39,6 +39,27 @@ struct decode_ivl {
 struct perf_count;
 
 /*
+ * One slice of tdctl dump --json of a record file with event groups (a
+ * slice with a "group"): measured by one group, which counted its events
+ * only, or rotated (no group). Such slices are not summed into the
+ * intervals: each is handed to decode_in.slice, in the dump's order, to
+ * estimate from as report does (coverage, error: group/estimate.h).
+ */
+struct decode_slice {
+	uint32_t cpu, pid, tid;
+	uint64_t time_ns, duration_ns;
+	/* The group of decode_in_events() (0 without groups: the set's
+	 * events) whose events the slice counted, in that group's order;
+	 * -1: none of them (rotated, or another group of the set).
+	 */
+	int group;
+	bool rotated;
+	bool error;		/* a count of the slice could not be read */
+	uint32_t unread;	/* bit j: delta[j] could not be read */
+	uint64_t delta[TOPDOWN_MAX_EVENTS];
+};
+
+/*
  * What was read. The caller sets s, level, mg, sep and timed = -1, then
  * the events (decode_in_events()); the parsers fill the rest, and
  * decode_in_free() frees what they allocated.
