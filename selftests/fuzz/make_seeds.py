@@ -91,3 +91,37 @@ seed("n2-dump-array", "arm_neoverse_n2", SLOTS | OUT["json"],
      json.dumps(slices, separators=(",", ":")) + "\n")
 seed("n2-dump-lines", "arm_neoverse_n2", SLOTS,
      "".join(json.dumps(s) + "\n" for s in slices))
+# dump --json of a file with groups (N2's l1 and dt): each slice its
+# group's counts, null for the others, "unreadable", rotated slices
+N2_DT = ["L1D_TLB", "L1D_TLB_REFILL", "DTLB_WALK", "L2D_TLB", "L2D_TLB_REFILL"]
+pool = tdfile_gen.N2_EVENTS + N2_DT
+l1 = list(range(len(tdfile_gen.N2_EVENTS)))
+dt = [0, 6] + [pool.index(e) for e in N2_DT]
+rng = __import__("random").Random(7)
+sc, _ = tdfile_gen.simulate(
+    rng, pool, [l1, dt],
+    [tdfile_gen.Task(100, 100, "g", [2000, 3500, 4000, 5000, 2000, 3000, 3000,
+                                     1500, 30, 5, 30, 6], [0, 1])],
+    nr_cpus=2, rotate_ms=1, duration_ns=20_000_000, p_error=0.1)
+slices = []
+for r in sc.records[:80]:
+    g = (r.flags >> tdfile_gen.GROUP_SHIFT) & 0xf
+    rot = bool(r.flags & tdfile_gen.REC_ROTATED)
+    ev = [l1, dt][g]
+    counts = {e: None for e in pool}
+    bad = []
+    for j, e in enumerate(ev):
+        if rot:
+            continue
+        if r.flags & (1 << j):
+            bad.append(pool[e])
+        else:
+            counts[pool[e]] = r.deltas[j]
+    slices.append({"seq": r.seq, "time_ns": r.time_ns, "cpu": r.cpu,
+                   "pid": r.tgid, "tid": r.pid, "duration_ns": r.duration_ns,
+                   "group": g, "rotated": rot, "counts": counts,
+                   "unreadable": bad})
+seed("n2-dump-groups-l2", "arm_neoverse_n2", SLOTS | LEVEL2 | OUT["json"],
+     json.dumps(slices, separators=(",", ":")) + "\n")
+seed("n2-dump-groups-l1", "arm_neoverse_n2", SLOTS,
+     "".join(json.dumps(s) + "\n" for s in slices))

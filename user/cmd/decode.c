@@ -18,6 +18,7 @@
 #include "base/str.h"
 #include "cli/tdctl.h"
 #include "evset/sets.h"
+#include "group/slices.h"
 #include "input/counts.h"
 #include "output/emit.h"
 #include "output/vocab.h"
@@ -143,6 +144,17 @@ static void assumptions(const struct decode_in *in, const struct td_decoder *d,
 		note(nt,
 		     "%d dump slice%s with a count that could not be read (null) left out",
 		     in->unreadable, in->unreadable == 1 ? "" : "s");
+	if (in->slices)
+		note(nt,
+		     "a file with event groups: each metric estimated from its group's slices as tdctl report does: "
+		     "value, one standard error, coverage (the share of the %d slices' time its group measured with every count read)",
+		     in->slices);
+	if (in->rotated)
+		note(nt, "%d rotated slice%s: measured by no group, in the time only",
+		     in->rotated, in->rotated == 1 ? "" : "s");
+	if (in->other_group)
+		note(nt, "%d slice%s of groups not decoded here: in the time only",
+		     in->other_group, in->other_group == 1 ? "" : "s");
 }
 
 /* One metric decoded, in the order of the hierarchy. */
@@ -150,6 +162,7 @@ struct out_metric {
 	const struct td_metric_info *info;
 	struct td_metric m;
 	int depth;
+	struct td_estimate est;	/* a dump with groups: m estimated */
 };
 
 /* One result: the metrics of interval k (of all the input without -I),
@@ -158,6 +171,7 @@ struct out_metric {
 struct result {
 	const struct decode_ivl *ivl;
 	bool l1_left_out;	/* a Level-1 class: no bottleneck mark */
+	bool est;		/* estimates (a dump with groups): m[].est */
 	int n;
 	struct out_metric m[TD_MAX_TREE];
 };
@@ -169,7 +183,78 @@ struct decoded {
 	struct td_tree_node tree[TD_MAX_TREE];
 	struct decode_leftout lo;
 	bool keep[TOPDOWN_MAX_GROUPS];
+	/* a dump of a file with groups: its slices, each group's estimates
+	 * (group orig[i] of decode_in_events() is gd's i)
+	 */
+	const struct decode_in *in;
+	struct td_slices sl;
+	bool sl_on;
+	int orig[TOPDOWN_MAX_GROUPS];
 };
+
+/* decode_in.slice: a slice of a dump of a file with groups. */
+static void on_slice(void *ctx, const struct decode_slice *s)
+{
+	struct decoded *dd = ctx;
+
+	if (!dd->sl_on) {
+		dd->sl_on = true;
+		td_slices_init(&dd->sl, dd->in->groups, dd->in->nr_groups,
+			       dd->in->nr_ev);
+	}
+	td_slices_add(&dd->sl, s);
+}
+
+/* A dump with groups: a group without a slice read whole is left out
+ * (keep[k] false), said so.
+ */
+static void sliced_groups(struct decoded *dd, const struct decode_in *in,
+			  struct notes *nt)
+{
+	td_slices_finish(&dd->sl);
+	for (int k = 0; k < dd->sl.nr_groups; k++) {
+		dd->keep[k] = td_slices_read(&dd->sl, k) > 0;
+		if (!dd->keep[k] && in->nr_groups)
+			note(nt, "group %s left out: the dump has no slice of it %s",
+			     in->grp[k]->name, "with every count read");
+	}
+}
+
+/* The estimates of the metrics of a dump with groups, in the order of the
+ * tree: each from its group's slices (group/slices.h).
+ */
+static void slices_result(const struct decoded *dd, const struct decode_ivl *iv,
+			  struct result *r)
+{
+	struct td_estimate est[TOPDOWN_MAX_GROUPS][TD_EST_MAX_METRICS];
+	int nr[TOPDOWN_MAX_GROUPS];
+
+	r->ivl = iv;
+	r->n = 0;
+	r->l1_left_out = false;
+	r->est = true;
+	for (int g = 0; g < dd->gd.nr_groups; g++)
+		nr[g] = td_slices_metrics(&dd->sl, dd->orig[g],
+					  &dd->gd.g[g].dec, est[g]);
+	for (int i = 0; i < dd->nr_tree && i < TD_MAX_TREE; i++) {
+		const struct td_tree_node *t = &dd->tree[i];
+		struct out_metric *o = &r->m[r->n];
+		const struct td_estimate *x;
+
+		if (t->index >= nr[t->group])
+			continue;
+		x = &est[t->group][t->index];
+		o->info = t->info;
+		o->depth = t->depth;
+		o->est = *x;
+		o->m.name = t->info->name;
+		o->m.valid = x->kind != TD_EST_UNKNOWN;
+		o->m.value = o->m.valid ? x->value : 0;
+		o->m.flagged = o->m.valid && td_metric_is_fraction(o->m.name) &&
+			       (x->value < 0 || x->value > 1);
+		r->n++;
+	}
+}
 
 /* The metrics of one interval's counts, in the order of the tree. */
 static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
@@ -259,6 +344,22 @@ static void json_metrics(json_writer_t *w, const struct result *r)
 		if (r->m[i].m.flagged)
 			jsonw_string(w, r->m[i].m.name);
 	jsonw_end_array(w);
+	if (!r->est)
+		return;
+	/* estimates, keyed as "metrics" (report's "coverage" and "error") */
+	jsonw_name(w, "coverage");
+	jsonw_start_object(w);
+	for (int i = 0; i < r->n; i++)
+		jsonw_float_field(w, r->m[i].m.name, r->m[i].est.coverage);
+	jsonw_end_object(w);
+	jsonw_name(w, "error");
+	jsonw_start_object(w);
+	for (int i = 0; i < r->n; i++)
+		if (r->m[i].est.kind == TD_EST_UNKNOWN)
+			jsonw_null_field(w, r->m[i].m.name);
+		else
+			jsonw_float_field(w, r->m[i].m.name, r->m[i].est.error);
+	jsonw_end_object(w);
 }
 
 /* JSON with groups: "groups", each with its name, id and formula. */
@@ -430,6 +531,33 @@ static void plain_value(char *buf, size_t n, const struct td_metric *x,
 		*flagged = true;
 }
 
+/* An estimate's cell, as report prints it: the value, then for one not
+ * measured all the time "±error [coverage]"; "unknown [coverage]" when
+ * it cannot be estimated. *est, *unknown set.
+ */
+static void est_value(char *buf, size_t n, const struct out_metric *o,
+		      bool *flagged, bool *est, bool *unknown)
+{
+	const struct td_estimate *e = &o->est;
+	bool pct = td_metric_is_fraction(o->m.name);
+	int prec = pct ? 1 : td_voc_prec(o->m.name);
+	double k = pct ? 100.0 : 1.0;
+
+	if (e->kind == TD_EST_UNKNOWN) {
+		snprintf(buf, n, "unknown [%.0f%%]", 100 * e->coverage);
+		*unknown = true;
+	} else if (e->kind == TD_EST_EXACT) {
+		snprintf(buf, n, "%.*f%s", prec, k * e->value, pct ? "%" : "");
+	} else {
+		snprintf(buf, n, "%.*f\xc2\xb1%.*f%s [%.0f%%]", prec,
+			 k * e->value, prec, k * e->error, pct ? "%" : "",
+			 100 * e->coverage);
+		*est = true;
+	}
+	if (o->m.flagged)
+		*flagged = true;
+}
+
 /* perf stat -I input: a row per interval, its time first (toplev -I);
  * after a value '!' (outside 0..100%) or '*' (the interval's bottleneck).
  * True if a '*' was shown.
@@ -482,13 +610,16 @@ static void decode_plain(const struct decoded *dd, const char *label,
 			 const struct decode_in *in, const struct notes *nt)
 {
 	const struct td_gdecoder *gd = &dd->gd;
-	bool flagged = false, invalid = false;
+	bool flagged = false, invalid = false, est = false, unknown = false;
 	struct td_group_desc g;
-	int best = -1;
+	int best = -1, w = 8;
 	char v[64];
 
 	printf("set %s (%s)", gd->set, label);
-	if (in->timed > 0)
+	if (in->slices)
+		printf(", %d of %d dump slices read whole, estimated as tdctl report does",
+		       in->lines, in->slices);
+	else if (in->timed > 0)
 		printf(", %d interval%s of perf stat -I (%d input lines)", nr,
 		       nr == 1 ? "" : "s", in->lines);
 	else if (in->lines)
@@ -504,14 +635,29 @@ static void decode_plain(const struct decoded *dd, const char *label,
 		best = plain_intervals(r, nr, &flagged, &invalid) ? 0 : -1;
 	else
 		best = bottleneck(&r[0]);
+	/* estimates: as wide as the widest, aligned on the right */
+	for (int i = 0; r[0].est && i < r[0].n; i++) {
+		bool f, e, u;
+
+		est_value(v, sizeof(v), &r[0].m[i], &f, &e, &u);
+		if ((int)strlen(v) - (e ? 1 : 0) > w)
+			w = (int)strlen(v) - (e ? 1 : 0);
+	}
 	for (int i = 0; in->timed <= 0 && i < r[0].n; i++) {
 		const struct td_metric *x = &r[0].m[i].m;
 		const struct td_metric_info *mi = r[0].m[i].info;
-		int depth = r[0].m[i].depth;
+		int depth = r[0].m[i].depth, pad = w;
 
-		plain_value(v, sizeof(v), x, &flagged, &invalid);
-		printf("  %*s%-*s %8s", 2 * depth, "", 24 - 2 * depth, x->name,
-		       v);
+		if (r[0].est) {
+			est_value(v, sizeof(v), &r[0].m[i], &flagged, &est,
+				  &unknown);
+			/* '±' is two bytes, one column */
+			pad += !!strstr(v, "\xc2\xb1");
+		} else {
+			plain_value(v, sizeof(v), x, &flagged, &invalid);
+		}
+		printf("  %*s%-*s %*s", 2 * depth, "", 24 - 2 * depth, x->name,
+		       pad, v);
 		if (x->flagged)
 			printf("  !");
 		if (i == best)
@@ -525,6 +671,10 @@ static void decode_plain(const struct decoded *dd, const char *label,
 		printf("%s\n", TD_VOC_LEGEND_MARK);
 	if (flagged)
 		printf("%s\n", TD_VOC_LEGEND_FLAG);
+	if (est)
+		printf("%s\n", TD_VOC_LEGEND_EST);
+	if (unknown)
+		printf("%s\n", TD_VOC_LEGEND_UNKNOWN);
 	if (invalid)
 		printf("n/a: not computable from these counts (zero denominator)\n");
 	printf("formula: %s\n", in->s->formula);
@@ -582,6 +732,9 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 		goto out;
 	}
 
+	dd->in = in;
+	in->slice = on_slice;
+	in->slice_ctx = dd;
 	if (argc && decode_in_args(in, argc, argv))
 		goto out;
 	td_parsing_options = false;	/* stdin's lines are input */
@@ -604,8 +757,18 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 		p_err("decode: %s", err);
 		goto out;
 	}
-	decode_in_given(in, &dd->gd, (const char (*)[32])names, dd->keep,
-			&dd->lo, say, &nt);
+	if (dd->sl_on && dd->sl.oom) {
+		p_err("decode: out of memory");
+		goto out;
+	}
+	if (dd->sl_on)
+		sliced_groups(dd, in, &nt);
+	else
+		decode_in_given(in, &dd->gd, (const char (*)[32])names,
+				dd->keep, &dd->lo, say, &nt);
+	for (int k = 0, i = 0; k < (nr_groups ? nr_groups : 1); k++)
+		if (dd->keep[k])
+			dd->orig[i++] = k;
 	if (!nr_groups && !dd->keep[0]) {
 		char *list = NULL;
 
@@ -629,7 +792,7 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 	/* What the formulas read is required in every interval, once an
 	 * interval has it.
 	 */
-	for (int k = 0; k < in->nivl; k++) {
+	for (int k = 0; k < in->nivl && !dd->sl_on; k++) {
 		char *list;
 
 		if (!decode_in_missing(in, &in->ivl[k], groups, nr_groups, ids,
@@ -657,7 +820,10 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 		goto out;
 	}
 	for (int k = 0; k < in->nivl; k++)
-		decode_result(dd, &in->ivl[k], &dd->lo, &res[k]);
+		if (dd->sl_on)
+			slices_result(dd, &in->ivl[k], &res[k]);
+		else
+			decode_result(dd, &in->ivl[k], &dd->lo, &res[k]);
 	d = dd->gd.g[0].dec;
 	assumptions(in, &d, slots, rev, &nt);
 	if (json_output || csv_output)
@@ -668,6 +834,8 @@ int decode_run(struct decode_in *in, const char *slots, const char *rev,
 out:
 	notes_free(&nt);
 	free(res);
+	if (dd && dd->sl_on)
+		td_slices_free(&dd->sl);
 	free(dd);
 	decode_in_free(in);
 	return ret;

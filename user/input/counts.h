@@ -9,6 +9,9 @@
  *   pool.c      the events the input may name (the set's, or the pool
  *               of the groups --level 2 or -M take) and, once read, the
  *               groups kept and the intervals that lack a count
+ *   slices.c    the slices of a dump --json of a record file with event
+ *               groups, each told to the caller with its group, to
+ *               estimate from as report does (struct decode_slice)
  *
  * Every parser of outside input has a fuzz target: these are
  * selftests/fuzz/fuzz_decode.c's (through cmd/decode.c's decode_run()).
@@ -37,6 +40,8 @@ struct decode_ivl {
 
 /* perfstat.c's sums of perf's counts before they go into the intervals */
 struct perf_count;
+/* slices.c's names of a dump's events, looked up once */
+struct slice_name;
 
 /*
  * One slice of tdctl dump --json of a record file with event groups (a
@@ -71,6 +76,21 @@ struct decode_in {
 	/* the events: the set's, or the pool of its groups */
 	int nr_ev;
 	const struct td_ev_tmpl *ev[TOPDOWN_MAX_POOL];
+	/* the groups taken (none: the set's events), as decode_in_events()
+	 * gave them, with the set's group of each
+	 */
+	int nr_groups;
+	struct topdown_group groups[TOPDOWN_MAX_GROUPS];
+	const struct td_grp *grp[TOPDOWN_MAX_GROUPS];
+	/* A dump of a file with groups: each slice, to slice(slice_ctx, s)
+	 * (set by the caller); how many were read, rotated, of a group not
+	 * taken; the names of its events seen (slices.c).
+	 */
+	void (*slice)(void *ctx, const struct decode_slice *s);
+	void *slice_ctx;
+	int slices, rotated, other_group;
+	struct slice_name *sn;
+	int nr_sn, sn_cap;
 	struct perf_count *pc;	/* hash table, open addressing */
 	size_t pc_cap, pc_used;
 	struct decode_ivl *ivl;	/* one, or one per perf stat -I interval */
@@ -80,7 +100,7 @@ struct decode_in {
 	char sep[16];		/* perf stat -x separator */
 	int lines;		/* lines that gave counts */
 	int skipped;		/* perf lines of other events */
-	int unreadable;		/* dump slices with a null count */
+	int unreadable;		/* dump slices with a count not read */
 	bool scaled;		/* perf scaled a count (multiplexing) */
 	bool zeroed[TOPDOWN_MAX_POOL];	/* <not counted> taken as 0 */
 	char where[64];		/* "stdin line N: " */

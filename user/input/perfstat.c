@@ -9,7 +9,9 @@
  *                           the set's events at most once; lines are summed
  *   {..., "counts": {"EVENT": COUNT, ...}, ...}
  *                           tdctl dump --json: a slice per line (--follow)
- *                           or [slice, ...] on one line; slices are summed
+ *                           or [slice, ...] on one line; slices are summed,
+ *                           those of a file with event groups (a "group")
+ *                           each told with its group instead (slices.c)
  *   perf stat -j            {"counter-value" : "123.000000", "event" : ...}
  *                           (6.1 and 6.12: tools/perf/util/stat-display.c)
  *   perf stat -x SEP        COUNT SEP UNIT SEP EVENT SEP RUNTIME SEP PCNT...
@@ -37,6 +39,7 @@
 #include "base/json_read.h"
 #include "base/str.h"
 #include "input/counts.h"
+#include "input/input_priv.h"
 
 /*
  * One count of perf's: an event at one aggregation (CPU, core, socket...,
@@ -334,43 +337,102 @@ static int own_counts(struct decode_in *in, const char *text, size_t len)
 
 struct dump_line {
 	struct decode_in *in;
-	int ret;		/* own_counts() of "counts" */
-	bool has_counts;
+	struct dump_fields f;
 };
+
+/* A member that is a number: an unsigned integer. */
+static int dump_uint(const struct dump_line *d, const struct jr_member *m,
+		     uint64_t *v)
+{
+	if (m->type != JR_NUMBER || m->val[0] == '-') {
+		p_err("%s\"%s\" is not a number", d->in->where, m->key);
+		return -1;
+	}
+	*v = strtoull(m->val, NULL, 10);
+	return 0;
+}
 
 static int dump_member(const struct jr_member *m, void *ctx)
 {
 	struct dump_line *d = ctx;
+	struct dump_fields *f = &d->f;
 
-	if (strcmp(m->key, "counts"))
-		return 0;
-	if (m->type != JR_OBJECT || d->has_counts) {
-		p_err("%s\"counts\" is not one object of counts", d->in->where);
-		return -1;
+	/* the texts live as long as the parse: copied, read after it */
+	if (!strcmp(m->key, "counts")) {
+		if (m->type != JR_OBJECT || f->counts) {
+			p_err("%s\"counts\" is not one object of counts",
+			      d->in->where);
+			return -1;
+		}
+		f->counts = strndup(m->val, m->val_len);
+		f->counts_len = m->val_len;
+		if (!f->counts) {
+			p_err("decode: out of memory");
+			return -1;
+		}
+	} else if (!strcmp(m->key, "unreadable")) {
+		if (m->type != JR_ARRAY || f->unreadable) {
+			p_err("%s\"unreadable\" is not an array of event names",
+			      d->in->where);
+			return -1;
+		}
+		f->unreadable = strndup(m->val, m->val_len);
+		f->unreadable_len = m->val_len;
+		if (!f->unreadable) {
+			p_err("decode: out of memory");
+			return -1;
+		}
+	} else if (!strcmp(m->key, "group")) {
+		f->has_group = true;
+	} else if (!strcmp(m->key, "rotated")) {
+		f->rotated = m->type == JR_TRUE;
+	} else if (!strcmp(m->key, "cpu")) {
+		return dump_uint(d, m, &f->cpu);
+	} else if (!strcmp(m->key, "pid")) {
+		return dump_uint(d, m, &f->pid);
+	} else if (!strcmp(m->key, "tid")) {
+		return dump_uint(d, m, &f->tid);
+	} else if (!strcmp(m->key, "time_ns")) {
+		return dump_uint(d, m, &f->time_ns);
+	} else if (!strcmp(m->key, "duration_ns")) {
+		return dump_uint(d, m, &f->duration_ns);
 	}
-	d->has_counts = true;
-	d->ret = own_counts(d->in, m->val, m->val_len);
-	return d->ret < 0 ? -1 : 0;
+	return 0;
 }
 
-/* One slice of tdctl dump --json: 1 if it gave counts, 0, or -1. */
+/*
+ * One slice of tdctl dump --json: without groups, its counts summed
+ * (own_counts(), a slice with a count not read left out); with groups
+ * (a "group"), to slices.c. 0, or -1.
+ */
 static int dump_slice(const char *text, size_t len, void *ctx)
 {
 	struct dump_line d = { .in = ctx };
+	struct decode_in *in = d.in;
 	char err[160];
+	int r;
 
 	err[0] = '\0';
-	if (json_read_object(text, len, dump_member, &d, err, sizeof(err))) {
+	r = json_read_object(text, len, dump_member, &d, err, sizeof(err));
+	if (r) {
 		if (err[0])
-			p_err("%s%s", d.in->where, err);
-		return -1;
-	}
-	if (!d.has_counts) {
+			p_err("%s%s", in->where, err);
+	} else if (!d.f.counts) {
 		p_err("%sa slice without \"counts\" (tdctl dump --json prints them)",
-		      d.in->where);
-		return -1;
+		      in->where);
+		r = -1;
+	} else if (!d.f.has_group) {
+		r = own_counts(in, d.f.counts, d.f.counts_len);
+	} else {
+		/* in the one interval, as the summed slices */
+		r = ivl_of(in, NULL, 0) < 0 ? -1 :
+		    decode_in_group_slice(in, &d.f);
 	}
-	d.in->lines += d.ret;
+	free((char *)d.f.counts);
+	free((char *)d.f.unreadable);
+	if (r < 0)
+		return -1;
+	in->lines += r;
 	return 0;
 }
 
@@ -705,7 +767,19 @@ int decode_in_read(struct decode_in *in)
 	in->where[0] = '\0';
 	if (perf_total(in))
 		ret = -1;
-	if (!ret && !in->lines) {
+	/* A grouped dump's slices go each to its group, other counts into
+	 * every group's sums: the two do not add up.
+	 */
+	if (!ret && in->slices && in->nivl && in->ivl[0].lines) {
+		p_err("decode: the slices of a dump of a file with event groups and other counts on stdin: decode them apart");
+		ret = -1;
+	}
+	if (!ret && !in->lines && in->slices) {
+		p_err("decode: none of the %d slices of the dump is one of a group decoded here with every count read (%d of other groups, %d rotated, %d with a count not read)",
+		      in->slices, in->other_group, in->rotated,
+		      in->unreadable);
+		ret = -1;
+	} else if (!ret && !in->lines) {
 		char *names = decode_in_names(in);
 
 		p_err("decode: no counts of set %s's events (%s) on the command line or stdin%s",
@@ -759,4 +833,5 @@ void decode_in_free(struct decode_in *in)
 		free(in->pc[h].key);
 	free(in->pc);
 	free(in->ivl);
+	decode_in_free_names(in);
 }

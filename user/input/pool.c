@@ -59,6 +59,7 @@ int decode_in_events(struct decode_in *in, int level, const char *mg,
 		in->nr_ev = in->s->nr_events;
 		for (int i = 0; i < in->s->nr_events; i++)
 			in->ev[i] = &in->s->ev[i];
+		in->nr_groups = 0;
 		return 0;
 	}
 	for (int g = 0; g < in->s->nr_groups; g++) {
@@ -67,6 +68,7 @@ int decode_in_events(struct decode_in *in, int level, const char *mg,
 
 		if (!want[g])
 			continue;
+		in->grp[*nr_groups] = grp;
 		tg = &groups[(*nr_groups)++];
 		memset(tg, 0, sizeof(*tg));
 		tg->nr_events = grp->nr_events;
@@ -93,6 +95,8 @@ int decode_in_events(struct decode_in *in, int level, const char *mg,
 			tg->events[k] = e;
 		}
 	}
+	in->nr_groups = *nr_groups;
+	memcpy(in->groups, groups, *nr_groups * sizeof(*groups));
 	return 0;
 }
 

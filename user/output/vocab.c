@@ -64,7 +64,7 @@ const struct td_voc td_vocab[] = {
 	INFO("idle", NULL, "dump", "JSON: the idle task"),
 	INFO("counts", NULL, GRPD, "JSON: the event counts, by event name"),
 	INFO("metrics", NULL, GRPD " decode", "JSON: the metrics, by name"),
-	INFO("coverage", NULL, GRP,
+	INFO("coverage", NULL, GRP " decode",
 	     "JSON, rotated groups: the share of the row's run time the "
 	     "group(s) of each count and metric measured, keyed as counts "
 	     "and metrics"),
@@ -218,10 +218,11 @@ const struct td_voc td_vocab[] = {
 	/* status and load when nothing collects (exit 3); and in a row of
 	 * rotated groups, beside "coverage"
 	 */
-	INFO("error", NULL, GRP " load",
+	INFO("error", NULL, GRP " load decode",
 	     "load: why load stopped (null: status); JSON rows of rotated "
-	     "groups: one standard error of each count and metric, keyed as "
-	     "counts and metrics, null when unknown"),
+	     "groups (and decode of their dump): one standard error of each "
+	     "count and metric, keyed as counts and metrics, null when "
+	     "unknown"),
 	INFO("why", NULL, "status load", "why this event set"),
 	INFO("module", NULL, "status load", "the module: installed or not"),
 	INFO("bpf", NULL, "status load", "the BPF backend: can run or why not"),
