@@ -185,6 +185,9 @@ def test_cli(tmp):
     path = os.path.join(tmp, "g.td")
     for args, msg in ((("stat", "-I", "5"), "for --interval (expected an integer 10..86400000)"),
                       (("stat", "-I", "abc"), "for --interval (expected an integer 10..86400000)"),
+                      (("decode", "-s", "generic", "--level", "0", "cycles=1"),
+                       "for --level (expected an integer 1..2)"),
+                      (("load", "--level", "0"), "for --level (expected an integer 1..2)"),
                       (("serve", "--max-connections", "1"),
                        "for --max-connections (expected an integer 2..65536)"),
                       (("stat", "--by", "thread"), "expected task, process, comm, cgroup or cpu"),

@@ -863,7 +863,7 @@ int do_decode(int argc, char **argv)
 			rev = optarg;
 			break;
 		case 'L':
-			if (parse_u64("--level", optarg, 2, &level))
+			if (parse_u64_range("--level", optarg, 1, 2, &level))
 				return -1;
 			break;
 		case 'M':

@@ -479,7 +479,7 @@ int do_load(int argc, char **argv)
 				return -1;
 			break;
 		case 'L':
-			if (parse_u64("--level", optarg, 2, &level))
+			if (parse_u64_range("--level", optarg, 1, 2, &level))
 				return -1;
 			sel.level = (int)level;
 			break;
