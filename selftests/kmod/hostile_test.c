@@ -89,7 +89,7 @@ TEST_F_TIMEOUT(dev, unknown_ioctl_numbers_refused, 300)
 	static const unsigned int types[] = { TOPDOWN_IOC_MAGIC, 0, 'T', 0x24 };
 	const unsigned long known[] = { TOPDOWN_IOC_CONFIGURE,
 		TOPDOWN_IOC_GET_CONFIG, TOPDOWN_IOC_START, TOPDOWN_IOC_STOP,
-		TOPDOWN_IOC_STATUS };
+		TOPDOWN_IOC_STATUS, TOPDOWN_IOC_TOTALS };
 	uint8_t *buf = calloc(1, 65536);
 	unsigned long cases = 0, bad = 0;
 
@@ -105,7 +105,7 @@ TEST_F_TIMEOUT(dev, unknown_ioctl_numbers_refused, 300)
 					int err;
 
 					/* The struct ioctls: any size bits >= VER0. */
-					for (unsigned int k = 0; k < 5; k++)
+					for (unsigned int k = 0; k < TD_NELEM(known); k++)
 						is_known |= cmd == known[k] ||
 							    (_IOC_SIZE(known[k]) &&
 							     base == ioc_no_size(known[k]) &&
@@ -404,8 +404,20 @@ static int model_configure(const struct topdown_config *in,
 		memset((uint8_t *)eff + in->size, 0, sizeof(*eff) - in->size);
 	ring = c->ring_size ? c->ring_size : TOPDOWN_RING_DEFAULT_SIZE;
 	pool = c->nr_groups ? TOPDOWN_MAX_POOL : TOPDOWN_MAX_EVENTS;
-	if (c->flags & ~TOPDOWN_CONFIG_FLAGS_ALL || c->__reserved)
+	if (c->flags & ~TOPDOWN_CONFIG_FLAGS_ALL || c->__reserved ||
+	    c->__reserved2)
 		return EINVAL;
+	/* Totals (VER2): a power of two in range, 0 for the default. */
+	if (!(c->flags & TOPDOWN_CONFIG_TOTALS)) {
+		if (c->totals_tasks)
+			return EINVAL;
+	} else if (!c->totals_tasks) {
+		eff->totals_tasks = TOPDOWN_TOTALS_DEFAULT_TASKS;
+	} else if (c->totals_tasks & (c->totals_tasks - 1) ||
+		   c->totals_tasks < TOPDOWN_TOTALS_MIN_TASKS ||
+		   c->totals_tasks > TOPDOWN_TOTALS_MAX_TASKS) {
+		return EINVAL;
+	}
 	if (c->nr_groups > TOPDOWN_MAX_GROUPS || c->nr_events < 1 ||
 	    c->nr_events > pool)
 		return EINVAL;
@@ -492,6 +504,20 @@ static void garbage_config(struct topdown_config *c, uint64_t *seedp,
 		c->flags &= TOPDOWN_CONFIG_FLAGS_ALL;
 	if (REPAIR())
 		c->__reserved = 0;
+	/* Totals (VER2): off in most rounds; sizes in and out of range. */
+	if (REPAIR())
+		c->__reserved2 = 0;
+	if (REPAIR()) {
+		static const uint32_t tasks[] = { 0, 0, 64, 4096, 65536, 32,
+			100, 1u << 17 };
+
+		c->flags &= ~TOPDOWN_CONFIG_TOTALS;
+		c->totals_tasks = 0;
+		if (!td_rand_below(&seed, 4)) {
+			c->flags |= TOPDOWN_CONFIG_TOTALS;
+			c->totals_tasks = tasks[td_rand_below(&seed, TD_NELEM(tasks))];
+		}
+	}
 	/* Groups (VER1): none in most rounds, as before. */
 	if (REPAIR())
 		c->nr_groups = td_rand_below(&seed, 2) ? 0 :
@@ -596,6 +622,7 @@ static void expect_read_back(struct __test_metadata *_metadata, int fd,
 	ASSERT_EQ(0, xioctl(fd, TOPDOWN_IOC_GET_CONFIG, &back));
 	EXPECT_EQ(eff->nr_events, back.nr_events);
 	EXPECT_EQ(eff->flags, back.flags);
+	EXPECT_EQ(eff->totals_tasks, back.totals_tasks);
 	EXPECT_EQ(0, memcmp(eff->label, back.label, sizeof(eff->label)));
 	for (unsigned int i = 0; i < eff->nr_events; i++) {
 		EXPECT_EQ(pool_ev(eff, i)->type, pool_ev(&back, i)->type);
