@@ -50,6 +50,17 @@ int parse_u64(const char *opt, const char *s, unsigned long long max,
 	return -1;
 }
 
+int parse_u64_range(const char *opt, const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out)
+{
+	(void)opt;
+	(void)s;
+	(void)min;
+	(void)max;
+	(void)out;
+	return -1;
+}
+
 int parse_id_list(const char *opt, const char *meta, const char *s,
 		  unsigned long long max, uint64_t *ids, int cap, int *n)
 {
