@@ -393,12 +393,17 @@ echo "== host tests"
 T_PHASE=$(date +%s)
 if [ -f selftests/host/Makefile ]; then
     make -s -C selftests/host run >"$LOGS/host.tap" 2>&1
+    rc=$?
     tap "host" "$LOGS/host.tap"
+    [ "$rc" = 0 ] || fail "host: make -C selftests/host run exited $rc (log: ${LOGS#"$ROOT"/}/host.tap)"
 fi
 # The fuzz corpora (record file reader, decode's parsers, serve's request
 # path, serve's web configuration), replayed under ASan and UBSan.
 make -s -C selftests/fuzz run >"$LOGS/fuzz.tap" 2>&1
+rc=$?
 tap "fuzz corpora" "$LOGS/fuzz.tap"
+# A build that fails prints no TAP line: a failure all the same.
+[ "$rc" = 0 ] || fail "fuzz corpora: make -C selftests/fuzz run exited $rc (log: ${LOGS#"$ROOT"/}/fuzz.tap)"
 since "host tests and fuzz corpora" "$T_PHASE"
 T_PHASE=$(date +%s)
 # make bench's reader part, short (see the header).
