@@ -157,13 +157,13 @@ static void on_total(const struct topdown_record *r, uint64_t slices,
 /* At the end: the rows from the totals, if they are exact. */
 static void totals_end(struct stat_ctx *s)
 {
+	/* have_tt: totals_unusable() said nothing at the start */
 	if (s->why || !s->have_tt)
 		return;
-	s->why = totals_unusable(s);
-	if (!s->why && s->tgt.kind == TD_TGT_CMD && !s->tgt.use_cgroup)
+	if (s->tgt.kind == TD_TGT_CMD && !s->tgt.use_cgroup) {
 		s->why = "the command has no cgroup of its own";
-	if (s->why)
 		return;
+	}
 	td_totals_track_update(&s->tt);
 	td_agg_init(&s->tot, s->view.by);
 	if (td_view_agg(&s->view, &s->tot))
