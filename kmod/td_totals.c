@@ -11,7 +11,10 @@
  * from an exited task to a new one (the claim, a cmpxchg, folds the old
  * sums into the claiming CPU's OTHER entry): never back to 0 until the
  * next START makes a new pool. So a search that meets a free slot knows
- * the task is not further on, and a task's entry never moves.
+ * the task is not further on, and a task's entry never moves. A new task
+ * takes the first exited slot that a copy begun after the exit has read,
+ * or else the first free one, or else the first exited one: an exited
+ * task's sums are folded unread only when there is no other room.
  *
  * Writers: a task's entry is written by the CPU the task leaves, at each of
  * its switches: one CPU at a time, as a task runs on one CPU at a time,
@@ -53,6 +56,7 @@
 struct td_tot {
 	seqcount_t seq;
 	u32 cpu;
+	u32 exit_read;		/* td_totals.reads at its last slice */
 	unsigned long key;	/* the task | TD_TOT_EXITED, 0: free */
 	u64 start_ns;
 	u32 pid;
@@ -70,6 +74,7 @@ struct td_totals {
 	u32 nr;			/* task entries, a power of two */
 	u32 bits;		/* ilog2(nr) */
 	u32 esize;		/* bytes of an entry */
+	atomic_t reads;		/* TOPDOWN_IOC_TOTALS copies begun */
 	u32 nr_groups;
 	u32 grp_nr[TOPDOWN_MAX_GROUPS];
 	u32 off[TOPDOWN_MAX_GROUPS];
@@ -211,15 +216,18 @@ static noinline void td_tot_take(struct td_totals *t, struct td_tot *e,
 static struct td_tot *td_tot_find(struct td_totals *t, struct task_struct *p,
 				  struct td_tot *other)
 {
-	unsigned long key = (unsigned long)p, k, old;
-	u32 mask = t->nr - 1, first = hash_ptr(p, t->bits), i, n;
-	struct td_tot *e, *room;
+	unsigned long key = (unsigned long)p, k, old, unread_old;
+	u32 mask = t->nr - 1, first = hash_ptr(p, t->bits), i, n, reads;
+	struct td_tot *e, *room, *unread;
 	int tries;
 
 	/* litmus: totals-claim begin */
+	reads = atomic_read(&t->reads);
 	for (tries = 0; tries < 2; tries++) {
 		room = NULL;
+		unread = NULL;
 		old = 0;
+		unread_old = 0;
 		for (n = 0, i = first; n < TD_TOT_PROBES; n++, i = (i + 1) & mask) {
 			e = td_tot_at(t, t->pool, i);
 			/* Pairs with the release of an exit: its sums are in. */
@@ -237,10 +245,23 @@ static struct td_tot *td_tot_find(struct td_totals *t, struct task_struct *p,
 					room = e;
 				break;
 			}
-			if ((k & TD_TOT_EXITED) && !room) {
+			if (!(k & TD_TOT_EXITED) || room)
+				continue;
+			/*
+			 * A hint only: a stale value picks other room, and the
+			 * reader says when an entry was folded unread.
+			 */
+			if (reads - data_race(e->exit_read) >= 2) {
 				room = e;
 				old = k;
+			} else if (!unread) {
+				unread = e;
+				unread_old = k;
 			}
+		}
+		if (!room) {
+			room = unread;
+			old = unread_old;
 		}
 		if (!room)
 			return NULL;
@@ -289,6 +310,7 @@ void td_totals_slice(struct task_struct *p, int cpu, u32 flags,
 	raw_write_seqcount_end(&e->seq);
 	/* Its last slice: readable as EXITED until a task needs the room. */
 	if (td_task_dead(p)) {
+		e->exit_read = atomic_read(&t->reads);
 		/*
 		 * Pairs with td_tot_find()'s load-acquire of the key: the CPU
 		 * that reclaims the slot folds these sums, all of them.
@@ -405,6 +427,8 @@ int td_totals_copy(struct td_totals *t, struct topdown_totals *q,
 		goto free;
 	}
 	q->flags = 0;
+	if (cap)
+		atomic_inc(&t->reads);
 	for (pass = 0; pass < TD_TOT_PASSES; pass++) {
 		gen = atomic64_read(&t->generation);
 		ret = td_totals_pass(t, q, to, cap, stride, len, buf, out);

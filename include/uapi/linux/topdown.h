@@ -261,7 +261,9 @@
  * (it has exited) makes its entry TOPDOWN_TOTAL_EXITED: still readable,
  * until a new task needs its room, when it is folded into that CPU's
  * TOPDOWN_TOTAL_OTHER entry (topdown_totals.reclaimed and generation
- * count those). So, for the counts of every CPU since START, exactly:
+ * count those). An exited entry that no TOPDOWN_IOC_TOTALS (with
+ * entries) begun after the exit has copied is folded only when a new
+ * task finds no free slot in its search. So, for the counts of every CPU since START, exactly:
  *
  *   sum of TOPDOWN_TOTAL_TASK and _EXITED entries
  *     + sum of TOPDOWN_TOTAL_OTHER entries = sum of TOPDOWN_TOTAL_CPU
