@@ -9,7 +9,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "group/aggregate.h"
 #include "live/cgpath.h"
@@ -128,18 +127,6 @@ static void totals_begin(struct stat_ctx *s)
 	s->have_tt = true;
 }
 
-/* The cgroup of the idle tasks: the cgroup2 root's (its inode number). */
-static uint64_t root_cgroup(void)
-{
-	char mnt[256];
-	struct stat st;
-	bool busy;
-
-	if (td_cgroup2_mount(mnt, sizeof(mnt), &busy) && !stat(mnt, &st))
-		return st.st_ino;
-	return 1;
-}
-
 static void on_total(const struct topdown_record *r, uint64_t slices,
 		     uint64_t unmeasured, void *ctx)
 {
@@ -170,7 +157,7 @@ static void totals_end(struct stat_ctx *s)
 		s->why = "out of memory";
 	else
 		td_totals_track_diff(&s->tt, s->tgt.kind == TD_TGT_ALL,
-				     root_cgroup(), on_total, s);
+				     td_cgroup_root_id(), on_total, s);
 	if (!s->why)
 		s->why = s->tt.why;
 	if (!s->why && s->tot.oom)

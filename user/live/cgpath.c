@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "base/common.h"
 #include "live/cgpath.h"
@@ -54,6 +55,17 @@ bool td_cgroup2_mount(char *mnt, size_t n, bool *default_busy)
 	}
 	fclose(f);
 	return found;
+}
+
+uint64_t td_cgroup_root_id(void)
+{
+	char mnt[256];
+	struct stat st;
+	bool busy;
+
+	if (td_cgroup2_mount(mnt, sizeof(mnt), &busy) && !stat(mnt, &st))
+		return st.st_ino;
+	return 1;
 }
 
 static int cmp_entry(const void *a, const void *b)

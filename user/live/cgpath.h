@@ -25,6 +25,11 @@
  */
 bool td_cgroup2_mount(char *mnt, size_t n, bool *default_busy);
 
+/* The id of the cgroup2 root (its inode number), the idle tasks'
+ * cgroup: 1 without cgroup2.
+ */
+uint64_t td_cgroup_root_id(void);
+
 /* The path of cgroup id, or NULL when it cannot be resolved (no cgroup2,
  * no such directory). The string lives until td_cgroup_paths_free().
  */

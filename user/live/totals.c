@@ -227,3 +227,80 @@ void td_totals_track_diff(struct td_totals_track *t, bool idle,
 	for (uint32_t i = 0; i < t->nr_gone; i++)
 		emit_task(t, &t->gone[i], fn, ctx);
 }
+
+/* *d += e - b, or *d -= e (sub). */
+static void acc(__u64 *d, __u64 e, __u64 b, bool sub)
+{
+	*d = sub ? *d - e : *d + e - b;
+}
+
+/* d += e - base (base NULL: d += e); sub: d -= e instead. */
+static void total_acc(struct topdown_total *d, const struct topdown_total *e,
+		      const struct topdown_total *base, bool sub)
+{
+	static const struct topdown_total zero;
+	const struct topdown_total *b = base ? base : &zero;
+
+	acc(&d->slices, e->slices, b->slices, sub);
+	acc(&d->time_ns, e->time_ns, b->time_ns, sub);
+	acc(&d->unmeasured_ns, e->unmeasured_ns, b->unmeasured_ns, sub);
+	for (int g = 0; g < TOPDOWN_MAX_GROUPS; g++) {
+		acc(&d->grp_slices[g], e->grp_slices[g], b->grp_slices[g], sub);
+		acc(&d->grp_time_ns[g], e->grp_time_ns[g], b->grp_time_ns[g], sub);
+		for (int j = 0; j < TOPDOWN_MAX_EVENTS; j++)
+			acc(&d->grp_delta[g][j], e->grp_delta[g][j],
+			    b->grp_delta[g][j], sub);
+	}
+}
+
+int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
+			 void *ctx)
+{
+	struct td_totals_snap s;
+	struct topdown_total d, other;
+	int ret = snap(t->fd, &s);
+
+	if (ret)
+		return ret;
+	if (s.nr_cpus != t->last.nr_cpus || s.q.generation < t->last.q.generation) {
+		snap_free(&s);
+		return -ESTALE;
+	}
+	for (uint32_t i = 0; i < nr_tasks(&s); i++) {
+		const struct topdown_total *e = &tasks(&s)[i];
+
+		memset(&d, 0, sizeof(d));
+		total_acc(&d, e, find(e, tasks(&t->last), nr_tasks(&t->last)), false);
+		if (!d.slices)
+			continue;
+		d.kind = e->kind;
+		d.cpu = e->cpu;
+		d.pid = e->pid;
+		d.tgid = e->tgid;
+		d.start_ns = e->start_ns;
+		d.cgroup_id = e->cgroup_id;
+		memcpy(d.comm, e->comm, sizeof(d.comm));
+		fn(&d, ctx);
+	}
+	/*
+	 * The OTHER entries grew by what was folded since, whole: of an
+	 * entry seen before, the part given to its task then is not theirs.
+	 */
+	memset(&other, 0, sizeof(other));
+	for (uint32_t c = 0; c < s.nr_cpus; c++)
+		total_acc(&other, &s.e[2 * c + 1], &t->last.e[2 * c + 1], false);
+	for (uint32_t i = 0; i < nr_tasks(&t->last); i++) {
+		const struct topdown_total *e = &tasks(&t->last)[i];
+
+		if (!find(e, tasks(&s), nr_tasks(&s)))
+			total_acc(&other, e, NULL, true);
+	}
+	other.kind = TOPDOWN_TOTAL_OTHER;
+	/* Never below 0 (each was folded whole), but a counter must not wrap. */
+	if (other.slices && other.slices < (uint64_t)1 << 63)
+		fn(&other, ctx);
+	t->folds += s.q.generation - t->last.q.generation;
+	snap_free(&t->last);
+	t->last = s;
+	return 0;
+}

@@ -75,4 +75,21 @@ typedef void (*td_total_fn)(const struct topdown_record *r, uint64_t slices,
 void td_totals_track_diff(struct td_totals_track *t, bool idle,
 			  uint64_t root_cgroup, td_total_fn fn, void *ctx);
 
+/*
+ * Another snapshot, and what changed since the one before it, for a
+ * reader that keeps running sums (serve): fn gets, for each task with
+ * slices since then, the difference of its entry (every field counting
+ * up: slices, times, every group's sums; the others as now), then once
+ * the difference of the CPUs' TOPDOWN_TOTAL_OTHER entries together (kind
+ * OTHER, the rest 0) less what fn had of the tasks folded since: the
+ * idle tasks' slices and those of tasks that found no room or were
+ * folded before a snapshot saw their last slices. So the differences
+ * add up to the CPUs' growth, exactly. 0, or -errno when
+ * the totals could not be read (-ESTALE: the module was configured
+ * again); the snapshot before stays then.
+ */
+typedef void (*td_total_step_fn)(const struct topdown_total *d, void *ctx);
+int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
+			 void *ctx);
+
 #endif
