@@ -6,6 +6,7 @@
 # is checked, and the BPF backend refuses --totals; stat counts from the
 # totals, exact whatever was lost, and says when it does not. The totals'
 # exact values against ground truth are pmusim_test's (totals fixture).
+# serve, stopped while a workload runs, exports every slice from them.
 # shellcheck source=selftests/tdctl/tdctl_e2e_common.sh
 . "$(dirname "$0")/tdctl_e2e_common.sh"
 
@@ -104,6 +105,43 @@ check "stat --by cpu (records, not the totals)" \
 tr -d '\n' <"$T/out" | grep -q '"exact": *false, *"not_exact": *"a task'"'"'s totals are not kept per CPU"' &&
 	ok "stat --by cpu: not exact, and why" ||
 	not_ok "stat --by cpu: not exact, and why" "$T/out"
+
+# serve counts from the totals: stopped while td_pingpong runs, it lost
+# records, yet each of the two processes' series has every slice.
+if [ -d /proc/net ]; then
+	ifconfig lo 127.0.0.1 up 2>/dev/null
+	url=http://127.0.0.1:10643/metrics
+	"$TDCTL" serve --listen 127.0.0.1:10643 --by process --user 65534:65534 \
+		--duration 120 >"$T/serve.out" 2>&1 &
+	sp=$!
+	tries=0
+	while [ $tries -lt 100 ] && ! wget -q -O "$T/m" "$url" 2>/dev/null; do
+		sleep 0.2
+		tries=$((tries + 1))
+	done
+	kill -STOP $sp
+	"$TD_DIR/td_pingpong" $rounds >/dev/null 2>&1
+	kill -CONT $sp
+	wget -q -O "$T/m" "$url" 2>"$T/err" &&
+		grep -q '^topdown_exporter_info{.*,counts="totals"} 1$' "$T/m" &&
+		ok "serve: counts=\"totals\"" ||
+		not_ok "serve: counts=\"totals\"" "$T/m" "$T/err" "$T/serve.out"
+	lost=$(awk '/^topdown_lost_records_total\{/ { s += $2 } END { print s + 0 }' "$T/m")
+	awk '/^topdown_slices_total\{pid="[0-9]*",comm="td_pingpong"\}/ { print $2 }' \
+		"$T/m" >"$T/slices"
+	rows=$(wc -l <"$T/slices")
+	least=$(sort -n "$T/slices" | head -n 1)
+	[ "$lost" -gt 0 ] && ok "serve: $lost records lost while stopped" ||
+		not_ok "serve: records lost while stopped" "$T/m"
+	[ "$rows" = 2 ] && [ "${least:-0}" -ge $((rounds - 1)) ] &&
+		ok "serve: both td_pingpong processes have at least $((rounds - 1)) slices ($(tr '\n' ' ' <"$T/slices"))" ||
+		not_ok "serve: both td_pingpong processes have at least $((rounds - 1)) slices" "$T/m"
+	kill -TERM $sp
+	wait $sp
+	expect "serve exits on SIGTERM" $? "$T/serve.out"
+else
+	skip "serve from the totals" "no networking in this kernel (no /proc/net)"
+fi
 check "unload" "$TDCTL" unload
 
 # Without --totals: null.

@@ -53,6 +53,7 @@
 #include "live/collect.h"
 #include "live/bpf/bpf.h"
 #include "live/device.h"
+#include "live/totals.h"
 #include "export/openmetrics.h"
 #include "evset/evset.h"
 #include "output/text.h"
@@ -62,6 +63,10 @@
 #define SV_CONNS	1024	/* --max-connections */
 #define SV_USER		"tdctl-serve"	/* the package's system user */
 #define SV_RETRY_MS	10000	/* reopen the device after this long */
+/* How often the totals are read: often enough that a task's entry is
+ * seen before the module folds it.
+ */
+#define SV_TOTALS_MS	100
 /* The overflow group's comm: printable ASCII without a backslash and
  * longer than a comm (TOPDOWN_COMM_LEN bytes), so no comm's text
  * (output/text.h) is this.
@@ -115,6 +120,13 @@ struct sv {
 	double last_scrape_s;
 	int status_fd;		/* read-only /dev/topdown kept across the drop */
 	int bpf_fd;		/* the BPF backend's pin folder, likewise */
+	/* the module's totals (load --totals), when they count for the
+	 * records: a snapshot every SV_TOTALS_MS, its differences added
+	 */
+	struct td_totals_track tt;
+	bool totals;
+	uint64_t next_step;
+	uint64_t root_cgroup;	/* the idle tasks' */
 };
 
 /* ---- groups ----------------------------------------------------------------- */
@@ -192,12 +204,11 @@ static uint64_t sv_key(const struct sv *s, const struct topdown_record *r)
 	}
 }
 
-static void sv_on_record(const struct topdown_record *r, void *ctx)
+/* The group of r's task (r's labels), through the key cache. */
+static uint32_t sv_group_for(struct sv *s, const struct topdown_record *r)
 {
-	struct sv *s = ctx;
 	uint64_t key = sv_key(s, r);
 	size_t i = (key * 0x9e3779b97f4a7c15ull >> 24) & (s->kcap - 1);
-	struct td_om_group *g;
 	uint32_t gi;
 
 	/* The cache of key -> group (cgroup id, pid or comm hash). A key
@@ -226,10 +237,23 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 		if (!final)
 			s->provisional = true;
 	}
+	return gi;
+}
+
+static void sv_on_record(const struct topdown_record *r, void *ctx)
+{
+	struct sv *s = ctx;
+	struct td_om_group *g;
+	uint32_t gi;
+
+	s->c.records++;
+	/* With the totals, a record is only read, to keep the rings moving. */
+	if (s->totals)
+		return;
+	gi = sv_group_for(s, r);
 	g = &s->c.g[gi];
 	g->slices++;
 	g->runtime_ns += r->duration_ns;
-	s->c.records++;
 	if (s->c.nr_egroups) {
 		/* a slice of one group, or of none (rotated, unreadable) */
 		uint32_t k = TOPDOWN_REC_GROUP(r->flags);
@@ -261,6 +285,74 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 		g->counts[e] += r->delta[e];
 }
 
+static void sv_on_lost(int cpu, uint64_t count, const char *why, void *ctx)
+{
+	struct sv *s = ctx;
+
+	(void)why;
+	if (cpu >= 0 && cpu < s->c.lost_cpus)
+		s->c.lost[cpu] += count;
+}
+
+/* A task's difference since the last snapshot of the totals (or the
+ * idle tasks' and folded ones', as CPU 0's idle task): one group, no
+ * rotation, so group 0's sums are the slices measured whole; the others
+ * had an unreadable count, left out as a record's is (sv_on_record()).
+ */
+static void sv_on_total(const struct topdown_total *d, void *ctx)
+{
+	struct sv *s = ctx;
+	struct topdown_record r;
+	struct td_om_group *g;
+
+	memset(&r, 0, sizeof(r));
+	if (d->kind == TOPDOWN_TOTAL_OTHER) {
+		r.cgroup_id = s->root_cgroup;
+		r.flags = TOPDOWN_REC_IDLE;
+		snprintf(r.comm, sizeof(r.comm), "swapper/0");
+	} else {
+		r.pid = d->pid;
+		r.tgid = d->tgid;
+		r.cgroup_id = d->cgroup_id;
+		memcpy(r.comm, d->comm, sizeof(r.comm));
+	}
+	g = &s->c.g[sv_group_for(s, &r)];
+	g->slices += d->slices;
+	g->runtime_ns += d->time_ns;
+	g->read_errors += d->slices - d->grp_slices[0];
+	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
+		g->counts[e] += d->grp_delta[0][e];
+}
+
+/* Every SV_TOTALS_MS and at each scrape: the totals' news. Once they
+ * cannot be read, the records count again, from then on.
+ */
+static void sv_totals_step(struct sv *s, uint64_t now, bool force)
+{
+	int ret;
+
+	if (!s->totals || (!force && now < s->next_step))
+		return;
+	s->next_step = now + SV_TOTALS_MS * 1000000ull;
+	ret = td_totals_track_step(&s->tt, sv_on_total, s);
+	if (!ret)
+		return;
+	p_warn("reading the module's totals: %s; counting the records from now on",
+	       ret == -ESTALE ? "the collection was configured again" :
+	       strerror(-ret));
+	/* What the rings hold from now is counted, what they held is not. */
+	td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
+	s->totals = false;
+	td_totals_track_free(&s->tt);
+}
+
+static bool sv_match_all(const struct topdown_record *r, void *ctx)
+{
+	(void)r;
+	(void)ctx;
+	return true;
+}
+
 static void sv_cache_expire(struct sv *s, uint64_t now)
 {
 	if (!s->provisional) {
@@ -273,15 +365,6 @@ static void sv_cache_expire(struct sv *s, uint64_t now)
 	s->kn = 0;
 	s->provisional = false;
 	s->cache_since = now;
-}
-
-static void sv_on_lost(int cpu, uint64_t count, const char *why, void *ctx)
-{
-	struct sv *s = ctx;
-
-	(void)why;
-	if (cpu >= 0 && cpu < s->c.lost_cpus)
-		s->c.lost[cpu] += count;
 }
 
 /* ---- the rings -------------------------------------------------------------- */
@@ -330,11 +413,22 @@ static void sv_open(struct sv *s, uint64_t now)
 		}
 	}
 	td_om_events(&s->c, vc, s->rd.cfg.label);
+	/* The totals are the counts when there is one group: with rotated
+	 * groups, the records tell rotated slices from unreadable ones.
+	 */
+	if (!s->rd.bpf && !vc->rotated &&
+	    (s->rd.cfg.flags & TOPDOWN_CONFIG_TOTALS) &&
+	    !td_totals_track_start(&s->tt, s->rd.fd, sv_match_all, NULL)) {
+		s->totals = true;
+		s->root_cgroup = td_cgroup_root_id();
+		s->next_step = now + SV_TOTALS_MS * 1000000ull;
+	}
 	free(vc);
 	s->open = true;
 	s->opens++;
-	p_info("serving the rings of %d CPUs, event set %s", s->rd.nr_cpus,
-	       s->c.set);
+	p_info("serving the rings of %d CPUs, event set %s, counts from %s",
+	       s->rd.nr_cpus, s->c.set,
+	       s->totals ? "the module's totals" : "the records");
 }
 
 /* ---- the metrics ------------------------------------------------------------ */
@@ -354,6 +448,7 @@ static void sv_metrics(struct sv *s, struct td_om_out *o, bool om)
 
 	if (s->open) {
 		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
+		sv_totals_step(s, t0, true);
 		if (!td_reader_status(&s->rd, &st, &stats))
 			state = td_state_name(st.state);
 		else if (s->bpf_fd >= 0 && td_bpf_watching(s->bpf_fd))
@@ -383,6 +478,7 @@ static void sv_metrics(struct sv *s, struct td_om_out *o, bool om)
 	sc = (struct td_om_scrape){
 		.om = om, .up = s->open, .state = state, .by = lbl,
 		.version = tdctl_version, .t0_ns = t0,
+		.counts = s->totals ? "totals" : "records",
 	};
 	td_om_write(o, &s->c, &sc);
 	s->last_scrape_s = (double)(td_now_ns() - t0) / 1e9;
@@ -627,8 +723,10 @@ int do_serve(int argc, char **argv)
 		}
 		sv_open(s, now);
 		sv_cache_expire(s, now);
-		if (s->open)
+		if (s->open) {
 			td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
+			sv_totals_step(s, now, false);
+		}
 		n = td_http_pollfds(http, pfd, now);
 		/* Stopped and drained (POLLHUP): look again after the timeout. */
 		if (s->open && !rings_hup) {
@@ -638,7 +736,8 @@ int do_serve(int argc, char **argv)
 			rings = (int)n;
 		}
 		rings_hup = false;
-		if (poll(pfd, rings >= 0 ? n + 1 : n, 250) <= 0)
+		if (poll(pfd, rings >= 0 ? n + 1 : n,
+			 s->totals ? SV_TOTALS_MS : 250) <= 0)
 			continue;
 		rings_hup = rings >= 0 &&
 			    (pfd[rings].revents & (POLLIN | POLLHUP)) == POLLHUP;
@@ -664,6 +763,7 @@ out:
 		td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
 		td_reader_close(&s->rd);
 	}
+	td_totals_track_free(&s->tt);
 	if (s->status_fd >= 0)
 		close(s->status_fd);
 	if (s->bpf_fd >= 0)

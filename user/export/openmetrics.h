@@ -76,6 +76,9 @@ struct td_om_scrape {
 	const char *state;	/* the collection's: unloaded, idle, ... */
 	const char *by;		/* the grouping: cgroup, process or comm */
 	const char *version;	/* the exporter's */
+	const char *counts;	/* where the counters come from: "totals"
+				 * (the module's), "records" or ""
+				 */
 	uint64_t t0_ns;		/* the scrape's start (td_now_ns()) */
 };
 
