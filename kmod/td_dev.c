@@ -621,7 +621,7 @@ static_assert(offsetofend(struct topdown_config, events) == TOPDOWN_CONFIG_SIZE_
 static_assert(offsetofend(struct topdown_config, groups) == TOPDOWN_CONFIG_SIZE_VER1);
 static_assert(offsetofend(struct topdown_config, __reserved2) == TOPDOWN_CONFIG_SIZE_VER2);
 static_assert(sizeof(struct topdown_config) == TOPDOWN_CONFIG_SIZE_VER2);
-static_assert(sizeof(struct topdown_total) == TOPDOWN_TOTAL_SIZE_VER0);
+static_assert(sizeof(struct topdown_total) == TOPDOWN_TOTAL_SIZE_VER1);
 static_assert(offsetofend(struct topdown_totals, reclaimed) == TOPDOWN_TOTALS_SIZE_VER0);
 static_assert(sizeof(struct topdown_totals) == TOPDOWN_TOTALS_SIZE_VER0);
 static_assert(offsetofend(struct topdown_cpu_stats, producer_pos) ==

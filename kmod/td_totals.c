@@ -62,6 +62,7 @@ struct td_tot {
 	u32 pid;
 	u32 tgid;
 	u64 cgroup_id;
+	u64 cgroup_moves;
 	char comm[TOPDOWN_COMM_LEN];
 	u64 slices;
 	u64 time_ns;
@@ -203,6 +204,7 @@ static noinline void td_tot_take(struct td_totals *t, struct td_tot *e,
 	raw_write_seqcount_begin(&e->seq);
 	e->start_ns = p->start_time;
 	e->slices = 0;
+	e->cgroup_moves = 0;
 	e->time_ns = 0;
 	e->unmeasured_ns = 0;
 	memset(e->v, 0, t->nv * sizeof(u64));
@@ -304,6 +306,8 @@ void td_totals_slice(struct task_struct *p, int cpu, u32 flags,
 	e->cpu = cpu;
 	e->pid = p->pid;
 	e->tgid = p->tgid;
+	if (e->slices && e->cgroup_id != cgroup_id)
+		e->cgroup_moves++;
 	e->cgroup_id = cgroup_id;
 	memcpy(e->comm, p->comm, TOPDOWN_COMM_LEN);
 	td_tot_sum(t, e, flags, delta, dur);
@@ -346,6 +350,7 @@ static bool td_tot_read(const struct td_totals *t, const struct td_tot *e,
 	out->tgid = buf->tgid;
 	out->start_ns = buf->start_ns;
 	out->cgroup_id = buf->cgroup_id;
+	out->cgroup_moves = buf->cgroup_moves;
 	memcpy(out->comm, buf->comm, sizeof(out->comm));
 	out->slices = buf->slices;
 	out->time_ns = buf->time_ns;

@@ -758,6 +758,11 @@ struct topdown_status {
  * @grp_time_ns: per group, their time
  * @grp_delta:	per group and position j, the sum of those slices' delta[j]
  *		(the event the group has at j); 0 past the group's events
+ * @cgroup_moves: (TOPDOWN_TOTAL_SIZE_VER1) a task's slices that were in
+ *		another cgroup than its slice before: its sums are all in
+ *		@cgroup_id's, so per-cgroup sums of task entries are exact
+ *		only while this is 0. A reader that gets an @entry_size of
+ *		VER0 from the module does not know it
  */
 struct topdown_total {
 	__u32 kind;
@@ -773,9 +778,11 @@ struct topdown_total {
 	__u64 grp_slices[TOPDOWN_MAX_GROUPS];
 	__u64 grp_time_ns[TOPDOWN_MAX_GROUPS];
 	__u64 grp_delta[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
+	__u64 cgroup_moves;
 };
 
 #define TOPDOWN_TOTAL_SIZE_VER0		712
+#define TOPDOWN_TOTAL_SIZE_VER1		720
 
 #define TOPDOWN_TOTAL_TASK		1	/* a task, alive at its last slice */
 #define TOPDOWN_TOTAL_EXITED		2	/* a task whose last slice ended it */
