@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/sched.h>	/* struct clone_args, CLONE_INTO_CGROUP */
+
 #include "live/cgpath.h"
 #include "live/target.h"
 #include "base/common.h"
@@ -234,10 +236,40 @@ out:
 
 /* ---- running the command ---------------------------------------------- */
 
+/*
+ * A child born in the cgroup at @dir (clone3()'s CLONE_INTO_CGROUP, Linux
+ * 5.7), so that none of its slices is in another cgroup (the module's
+ * totals keep a task's sums in the cgroup of its last slice); as fork()
+ * returns, or -1 where the kernel cannot, with no child.
+ */
+static pid_t fork_into(const char *dir)
+{
+#ifdef SYS_clone3
+	struct clone_args ca;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long pid;
+
+	if (fd < 0)
+		return -1;
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_INTO_CGROUP;
+	ca.exit_signal = SIGCHLD;
+	ca.cgroup = (__u64)fd;
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid)
+		close(fd);
+	return (pid_t)pid;
+#else
+	(void)dir;
+	return -1;
+#endif
+}
+
 int td_target_spawn(struct td_target *t)
 {
 	int go[2], res[2], err = 0;
 	char why[512] = "";
+	bool born_in;
 	ssize_t n;
 
 	if (t->kind != TD_TGT_CMD)
@@ -251,7 +283,10 @@ int td_target_spawn(struct td_target *t)
 		return -1;
 	}
 	fflush(NULL);
-	t->child = fork();
+	t->child = t->use_cgroup ? fork_into(t->cg_dir) : -1;
+	born_in = t->child >= 0;
+	if (!born_in)
+		t->child = fork();
 	if (t->child < 0) {
 		p_err("fork: %s", strerror(errno));
 		return -1;
@@ -280,7 +315,8 @@ int td_target_spawn(struct td_target *t)
 #ifdef SYS_pidfd_open
 	t->pidfd = (int)syscall(SYS_pidfd_open, t->child, 0);
 #endif
-	if (t->use_cgroup && !cgroup_enter(t, t->child, why, sizeof(why))) {
+	if (t->use_cgroup && !born_in &&
+	    !cgroup_enter(t, t->child, why, sizeof(why))) {
 		p_warn("%s: following the command's descendants through /proc",
 		       why);
 		rmdir(t->cg_dir);
