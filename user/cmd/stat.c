@@ -160,6 +160,15 @@ static void totals_end(struct stat_ctx *s)
 				     td_cgroup_root_id(), on_total, s);
 	if (!s->why)
 		s->why = s->tt.why;
+	/* A task's totals are in the cgroup of its last slice. */
+	if (!s->why && (s->view.by == TD_BY_CGROUP || s->tgt.use_cgroup)) {
+		if (s->tt.moved)
+			s->why = "a task moved to another cgroup while counted "
+				 "(the totals are per task)";
+		else if (s->tt.moves_unknown)
+			s->why = "the module does not say whether a task moved "
+				 "to another cgroup";
+	}
 	if (!s->why && s->tot.oom)
 		s->why = "out of memory";
 	if (!s->why) {
@@ -386,6 +395,7 @@ int do_stat(int argc, char **argv)
 	if (s->tgt.kind == TD_TGT_CMD)
 		ret = td_target_exit_code(&s->tgt);
 out:
+	s->live.lost_counted = s->exact;
 	td_live_close(&s->live);
 	td_target_cleanup(&s->tgt);
 	td_agg_free(&s->cur);

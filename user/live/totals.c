@@ -152,6 +152,19 @@ void td_totals_track_update(struct td_totals_track *t)
 		if (!keep_gone(t, e))
 			set_why(t, "out of memory");
 	}
+	/* Tasks that moved to another cgroup since the last snapshot. */
+	for (uint32_t i = 0; i < nr_tasks(&s); i++) {
+		const struct topdown_total *e = &tasks(&s)[i];
+		const struct topdown_total *was = find(e, tasks(&t->last),
+						       nr_tasks(&t->last));
+
+		if ((e->cgroup_moves != (was ? was->cgroup_moves : 0) ||
+		     (was && was->cgroup_id != e->cgroup_id)) &&
+		    (is_target(t, e) || (was && is_target(t, was))))
+			t->moved++;
+	}
+	if (s.q.entry_size < TOPDOWN_TOTAL_SIZE_VER1)
+		t->moves_unknown = true;
 	if (s.q.generation - t->last.q.generation > seen)
 		set_why(t, "tasks that started and exited between two reads were "
 			"folded to make room (load --totals-tasks makes the pool "

@@ -41,6 +41,11 @@ struct td_totals_track {
 	struct topdown_total *gone;	/* entries seen, folded since */
 	uint32_t nr_gone, cap_gone;
 	uint64_t folds;			/* generation's growth since base */
+	uint64_t moved;			/* tasks that changed cgroup since
+					 * base (their totals are all in
+					 * the last one's)
+					 */
+	bool moves_unknown;		/* a module without cgroup_moves */
 	const char *why;		/* the first reason not to be exact */
 	char why_buf[96];
 	td_total_match_fn match;
