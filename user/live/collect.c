@@ -283,7 +283,11 @@ void td_live_close(struct td_live *l)
 		l->started = false;
 	}
 	for (int cpu = 0; l->lost && cpu < l->rd.nr_cpus; cpu++)
-		if (l->lost[cpu])
+		if (l->lost[cpu] && l->lost_counted)
+			p_info("CPU %d: %llu %s lost (ring full or overwritten): the counts, the module's totals, have them",
+			       cpu, (unsigned long long)l->lost[cpu],
+			       td_records(l->lost[cpu]));
+		else if (l->lost[cpu])
 			p_warn("CPU %d: %llu %s lost (ring full or overwritten): the counts are low; see '%s load --ring-size'",
 			       cpu, (unsigned long long)l->lost[cpu],
 			       td_records(l->lost[cpu]), bin_name);

@@ -33,6 +33,9 @@ struct td_live {
 	uint64_t records_kept;	/* passed on (the target's) */
 	uint64_t lost_total;
 	uint64_t *lost;		/* per CPU */
+	bool lost_counted;	/* the counts shown have the lost records'
+				 * (the module's totals): said at close
+				 */
 	struct td_target *tgt;
 	td_record_fn fn;
 	void *ctx;
