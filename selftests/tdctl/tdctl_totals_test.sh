@@ -106,6 +106,55 @@ tr -d '\n' <"$T/out" | grep -q '"exact": *false, *"not_exact": *"a task'"'"'s to
 	ok "stat --by cpu: not exact, and why" ||
 	not_ok "stat --by cpu: not exact, and why" "$T/out"
 
+# exec keeps the task, and its entry: one row per td_pingpong task, none
+# left behind as sh.
+check "stat --by task -- sh -c 'exec td_pingpong 2000'" \
+	"$TDCTL" --json stat --by task -- sh -c "exec $TD_DIR/td_pingpong 2000"
+tr -d ' \n' <"$T/out" >"$T/flat"
+grep -o '"comm":"[^"]*","slices":[0-9]*' "$T/flat" >"$T/rows"
+grep -q '"exact":true' "$T/flat" &&
+	[ "$(grep -c '"comm":"td_pingpong"' "$T/rows")" = 2 ] &&
+	! grep -q '"comm":"sh"' "$T/rows" &&
+	[ "$(sed 's/.*://' "$T/rows" | sort -n | head -n 1)" -ge 1999 ] &&
+	ok "stat: exec keeps the task's totals (exact, two td_pingpong rows of 1999+ slices, no sh row)" ||
+	not_ok "stat: exec keeps the task's totals" "$T/out"
+
+# The command is born in its cgroup (clone3's CLONE_INTO_CGROUP), so no
+# task of it moved: --by cgroup is exact.
+check "stat --by cgroup -- td_pingpong 2000" \
+	"$TDCTL" --json stat --by cgroup -- "$TD_DIR/td_pingpong" 2000
+tr -d ' \n' <"$T/out" | grep -q '"exact":true' &&
+	ok "stat --by cgroup of a command: exact, none of its tasks moved" ||
+	not_ok "stat --by cgroup of a command: exact, none of its tasks moved" "$T/out"
+
+# A task that moves to another cgroup has all its totals in the last:
+# stat --by cgroup says so and sums the records instead.
+cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$cg" ] && mkdir -p "$cg/td_tot_a" "$cg/td_tot_b" 2>/dev/null; then
+	for by in cgroup task; do
+		sh -c 'sleep 0.5; echo $$ >'"$cg/td_tot_a/cgroup.procs"'
+			i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done
+			echo $$ >'"$cg/td_tot_b/cgroup.procs"'
+			i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done' &
+		mover=$!
+		check "stat -p MOVER --by $by" "$TDCTL" --json stat -p $mover --by $by
+		wait $mover
+		{ tr -d ' \n' <"$T/out"; echo; } >"$T/flat.$by"
+	done
+	grep -q '"exact":false,"not_exact":"ataskmovedtoanothercgroup' "$T/flat.cgroup" &&
+		grep -q '"cgroup":"/td_tot_a"' "$T/flat.cgroup" &&
+		grep -q '"cgroup":"/td_tot_b"' "$T/flat.cgroup" &&
+		ok "stat --by cgroup: a task moved, not exact, the records' rows of both cgroups" ||
+		not_ok "stat --by cgroup: a task moved, not exact, rows of both cgroups" "$T/flat.cgroup"
+	grep -q '"exact":true' "$T/flat.task" &&
+		ok "stat --by task: a task moved, exact all the same" ||
+		not_ok "stat --by task: a task moved, exact all the same" "$T/flat.task"
+	rmdir "$cg/td_tot_a" "$cg/td_tot_b" 2>/dev/null
+else
+	skip "stat --by cgroup with a task that moves" "no cgroup2 to make cgroups in"
+	skip "stat --by task with a task that moves" "no cgroup2 to make cgroups in"
+fi
+
 # serve counts from the totals: stopped while td_pingpong runs, it lost
 # records, yet each of the two processes' series has every slice.
 if [ -d /proc/net ]; then
