@@ -801,6 +801,84 @@ TEST_F_TIMEOUT(est, icount_all_modes_per_task, 600)
 	jfree(dump);
 }
 
+/*
+ * The module's totals (load --totals) against the same per-task counters,
+ * one group, with a ring of one page whose reader `tdctl stat -p` is
+ * stopped for a second meanwhile: records are lost, and each task's
+ * instructions:u from stat, read from the totals, are its counter's
+ * within ICOUNT_SLACK, as the records' are when none is lost.
+ */
+TEST_F_TIMEOUT(est, icount_totals_exact_with_records_lost, 600)
+{
+	uint64_t run_ns = td_env_long("TD_EST_ICOUNT_MS", 1500) * 1000000ull;
+	const char *out = DIR "/stat_totals.json";
+	char pids[MAX_TASKS * 12];
+	int len = 0;
+	struct jv *st;
+	struct crew c;
+	uint64_t lost;
+	pid_t stat;
+	int ws, fd;
+
+	if (icount_skip())
+		SKIP(return, "%s", icount_skip());
+	ASSERT_EQ(0, tdctl_run(DIR "/load.out",
+			       "load -e '{cycles:u,instructions:u}' --totals --ring-size 4096"));
+	ASSERT_EQ(0, crew_spawn(&c, 4, icount_setup, icount_work, run_ns));
+	for (int i = 0; i < c.n; i++)
+		len += snprintf(pids + len, sizeof(pids) - len, "%s%d", i ? "," : "",
+				c.pid[i]);
+	stat = fork();
+	ASSERT_LE(0, stat);
+	if (!stat) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			_exit(126);
+		dup2(fd, 1);
+		execlp(tdctl(), tdctl(), "stat", "-p", pids, "--by", "task", "-j",
+		       (char *)NULL);
+		_exit(127);
+	}
+	sleep(2);	/* stat has read its first totals */
+	crew_go(&c);
+	usleep(run_ns / 3000);
+	kill(stat, SIGSTOP);
+	sleep(1);
+	kill(stat, SIGCONT);
+	ASSERT_EQ(0, crew_wait(&c));
+	/* stat -p ends when its processes have exited */
+	ASSERT_EQ(stat, waitpid(stat, &ws, 0));
+	ASSERT_TRUE(WIFEXITED(ws) && !WEXITSTATUS(ws)) {
+		printf("# tdctl stat: status %#x\n", ws);
+		show(out, 20);
+	}
+	st = jparse_file(out);
+	ASSERT_NE(NULL, st) show(out, 20);
+	EXPECT_TRUE(jget(st, "exact") && jget(st, "exact")->b) show(out, 20);
+	ASSERT_TRUE(ju64(jget(st, "lost"), &lost));
+	EXPECT_LT(0, lost) TH_LOG("no record was lost: the test proves nothing");
+	for (int i = 0; i < c.n; i++) {
+		const struct jv *row = report_row(st, c.pid[i]);
+		double truth = (double)c.res[i].v[0];
+		uint64_t v, slices;
+		char task[48];
+
+		snprintf(task, sizeof(task), "%s/%d", icount_kind[i], c.pid[i]);
+		ASSERT_NE(NULL, row) TH_LOG("%s: no row", task);
+		ASSERT_TRUE(ju64(jget(jget(row, "counts"), "instructions:u"), &v))
+			TH_LOG("%s: instructions:u unknown", task);
+		ASSERT_TRUE(ju64(jget(row, "slices"), &slices));
+		printf("# est %s instructions:u from the totals %llu, perf %.0f: %+.0f, "
+		       "%llu slices, %llu records lost in all\n", task,
+		       (unsigned long long)v, truth, (double)v - truth,
+		       (unsigned long long)slices, (unsigned long long)lost);
+		EXPECT_TRUE(fabs((double)v - truth) <= ICOUNT_SLACK)
+			TH_LOG("%s: totals %llu, perf %.0f", task,
+			       (unsigned long long)v, truth);
+	}
+	jfree(st);
+}
+
 /* ---- pmusim: known rates, several groups -------------------------------- */
 
 #define SIM_POOL	7
