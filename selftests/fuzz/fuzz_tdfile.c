@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "base/common.h"
-#include "group/aggregate.h"
-#include "group/estimate.h"
+#include "agg/aggregate.h"
+#include "agg/estimate.h"
 #include "file/tdfile.h"
 
 int fuzz_parsed_ok;	/* for the replay driver */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test helper: the estimates of a record file with event groups, as JSON,
- * through the reader (user/file/) and the estimator (user/group/), for
+ * through the reader (user/file/) and the estimator (user/agg/), for
  * the Python tests that know the truth of the recording they generated
  * (test_groups.py). Not a tdctl command: the commands show estimates once
  * they are integrated; this prints everything the estimator returns.
@@ -26,8 +26,8 @@
 
 #include "base/common.h"
 #include "file/tdfile.h"
-#include "group/aggregate.h"
-#include "group/estimate.h"
+#include "agg/aggregate.h"
+#include "agg/estimate.h"
 
 static void metric_fn(const void *ctx, int group, const double *c, int k,
 		      double time_ns, double *out, bool *valid)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of the estimates from rotated event groups (user/group/
+ * Host tests of the estimates from rotated event groups (user/agg/
  * estimate.c, aggregate.c), from include/uapi/linux/topdown.h ("Groups and
  * rotation") and Documentation/design.rst ("Estimates from rotated
  * groups"):
@@ -30,8 +30,8 @@
 #include "fixtures.h"
 #include "tap.h"
 #include "evset/evset.h"
-#include "group/aggregate.h"
-#include "group/estimate.h"
+#include "agg/aggregate.h"
+#include "agg/estimate.h"
 
 /* ---- random numbers --------------------------------------------------- */
 

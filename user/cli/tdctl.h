@@ -89,7 +89,7 @@ struct td_opt {
  * td_view_sort_by()). One letter means one thing on every command line:
  * -p is always a PID (as in perf), so --pretty has no short form.
  */
-/* The one filter set (group/aggregate.h's td_filter): every command
+/* The one filter set (agg/aggregate.h's td_filter): every command
  * that reads records takes all of it; stat, whose -p is its target (the
  * processes it counts until they exit), takes the rest.
  */

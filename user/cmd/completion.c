@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "evset/sets.h"
 #include "cli/tdctl.h"
 

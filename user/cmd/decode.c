@@ -18,7 +18,7 @@
 #include "base/str.h"
 #include "cli/tdctl.h"
 #include "evset/sets.h"
-#include "group/slices.h"
+#include "agg/slices.h"
 #include "input/counts.h"
 #include "output/emit.h"
 #include "output/vocab.h"
@@ -221,7 +221,7 @@ static void sliced_groups(struct decoded *dd, const struct decode_in *in,
 }
 
 /* The estimates of the metrics of a dump with groups, in the order of the
- * tree: each from its group's slices (group/slices.h).
+ * tree: each from its group's slices (agg/slices.h).
  */
 static void slices_result(const struct decoded *dd, const struct decode_ivl *iv,
 			  struct result *r)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "live/collect.h"
 #include "live/device.h"
 #include "evset/evset.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"
 #include "file/tdfile.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"
 #include "file/lost.h"

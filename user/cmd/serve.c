@@ -47,7 +47,7 @@
 
 #include "base/hash.h"
 #include "base/privs.h"
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "http/server.h"
 #include "live/cgpath.h"
 #include "live/collect.h"

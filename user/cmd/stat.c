@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "live/cgpath.h"
 #include "live/collect.h"
 #include "live/totals.h"

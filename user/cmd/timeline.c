@@ -23,7 +23,7 @@
 #include "live/collect.h"
 #include "export/trace.h"
 #include "evset/evset.h"
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "cli/tdctl.h"
 #include "file/lost.h"
 #include "file/tdfile.h"

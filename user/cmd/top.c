@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "live/cgpath.h"
 #include "live/collect.h"
 #include "cli/tdctl.h"

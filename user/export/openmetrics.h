@@ -18,7 +18,7 @@
 
 #include <linux/topdown.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 
 #define TD_OM_LABEL_MAX	512	/* a group's label values, escaped */
 #define TD_OM_PATH_MAX	4096	/* a cgroup path's bytes shown (PATH_MAX) */

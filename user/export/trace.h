@@ -37,7 +37,7 @@
 #include <linux/topdown.h>
 
 #include "file/tdfile.h"
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 
 /* Where the records come from: a checked record file or a live buffer. */
 struct td_trace_src {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "export/trace.h"
-#include "group/estimate.h"
+#include "agg/estimate.h"
 #include "output/fmt.h"
 #include "output/json_writer.h"
 
@@ -85,7 +85,7 @@ struct tr_out {
 	int series_group[TR_SERIES];
 	/* ... and, with --counters interval, the series' index in their
 	 * group's metrics, and the interval's slices by thread (est_bucket)
-	 * for the estimator's errors (group/estimate.h, as report's)
+	 * for the estimator's errors (agg/estimate.h, as report's)
 	 */
 	int series_index[TR_SERIES];
 	bool est_on;

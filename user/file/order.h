@@ -20,7 +20,7 @@
 
 #include <linux/topdown.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 
 struct td_order_run;
 

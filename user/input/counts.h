@@ -48,7 +48,7 @@ struct slice_name;
  * slice with a "group"): measured by one group, which counted its events
  * only, or rotated (no group). Such slices are not summed into the
  * intervals: each is handed to decode_in.slice, in the dump's order, to
- * estimate from as report does (coverage, error: group/estimate.h).
+ * estimate from as report does (coverage, error: agg/estimate.h).
  */
 struct decode_slice {
 	uint32_t cpu, pid, tid;

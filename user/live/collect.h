@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "live/device.h"
 #include "evset/evset.h"
 #include "live/target.h"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Estimates from slices given one at a time (group/slices.h): tdctl
+ * Estimates from slices given one at a time (agg/slices.h): tdctl
  * decode's slices of a dump of a file with event groups, as records of
  * one row of an aggregation with groups, estimated as report estimates.
  */
 #include <string.h>
 
-#include "group/slices.h"
+#include "agg/slices.h"
 
 int td_slices_init(struct td_slices *s, const struct topdown_group *groups,
 		   int nr_groups, int nr_pool)

@@ -11,7 +11,7 @@
 
 #include "base/common.h"
 #include "base/str.h"
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "output/text.h"
 
 /* ---- views ------------------------------------------------------------ */

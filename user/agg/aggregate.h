@@ -26,7 +26,7 @@
 #include <linux/topdown.h>
 
 #include "evset/evset.h"
-#include "group/estimate.h"
+#include "agg/estimate.h"
 #include "output/emit.h"
 
 enum td_by { TD_BY_TASK, TD_BY_PROCESS, TD_BY_COMM, TD_BY_CGROUP, TD_BY_CPU,
@@ -213,7 +213,7 @@ int td_table_opt(struct td_table_opts *o, int id);
  * A count or metric of a row, as every format shows it. Without rotation
  * (td_view.gd NULL) counts are exact sums and metrics are decoded from
  * them (valid: computable); with rotated groups both are estimates
- * (group/estimate.h): valid false is unknown (never 0), estimated is a
+ * (agg/estimate.h): valid false is unknown (never 0), estimated is a
  * value that was not measured all the time, with its error and coverage.
  */
 struct td_val {

@@ -12,7 +12,7 @@
 
 #include "base/common.h"
 #include "base/hash.h"
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 
 /* ---- groups ----------------------------------------------------------- */
 

@@ -6,19 +6,19 @@
  * order, into an aggregation of one row as the records of a
  * configuration of the groups decoded (td_agg_groups()), so that each
  * metric is estimated from its group's slices exactly as report
- * estimates a row (group/estimate.h): the clusters are a CPU's slices
+ * estimates a row (agg/estimate.h): the clusters are a CPU's slices
  * between two changes of group or rotations, the slices of a group not
  * decoded are in the time and in no group's counts (as another group's
  * are in report), a rotated slice ends its CPU's cluster, and a slice
  * with a count not read is in the time only.
  */
-#ifndef TDCTL_GROUP_SLICES_H
-#define TDCTL_GROUP_SLICES_H
+#ifndef TDCTL_AGG_SLICES_H
+#define TDCTL_AGG_SLICES_H
 
 #include <stdbool.h>
 
-#include "group/aggregate.h"
-#include "group/estimate.h"
+#include "agg/aggregate.h"
+#include "agg/estimate.h"
 #include "input/counts.h"
 
 struct td_slices {

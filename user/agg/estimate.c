@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "evset/evset.h"
-#include "group/aggregate.h"
-#include "group/estimate.h"
+#include "agg/aggregate.h"
+#include "agg/estimate.h"
 
 /* ---- estimates -------------------------------------------------------- */
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "base/common.h"
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 
 const char *const td_by_names[TD_BY_NR] = {
 	[TD_BY_TASK] = "task",

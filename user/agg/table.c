@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "group/aggregate.h"
+#include "agg/aggregate.h"
 #include "output/text.h"
 #include "output/vocab.h"
 

@@ -3,7 +3,7 @@
  * Means and co-moments of the clusters' vectors (estimate.h), kept while
  * records are summed (aggregate.c) and read by the estimates (estimate.c).
  */
-#include "group/estimate.h"
+#include "agg/estimate.h"
 
 /* Welford's update, for vectors: the co-moment of (x, y) grows by
  * (x - old mean of x) * (y - new mean of y).
