@@ -252,7 +252,7 @@ static void put_errors(struct tr_out *o, const struct tr_thread *t,
 	struct td_buf *b = &o->b;
 	bool any = false;
 
-	if (!o->est_on || t->bucket != o->est_bucket)
+	if (!o->est_on || t->interval != o->est_interval)
 		return;
 	row = td_agg_find(&o->est, &key);
 	if (!row || row->pid != tgid)
@@ -332,23 +332,23 @@ static void flush_groups(struct tr_out *o, struct tr_thread *t, uint64_t ns)
 }
 
 /* --counters interval: t's interval as one event at its start. */
-static void flush_bucket(struct tr_out *o, const struct td_decoder *dec,
-			 struct tr_thread *t, uint64_t interval_ns)
+static void flush_interval(struct tr_out *o, const struct td_decoder *dec,
+			   struct tr_thread *t, uint64_t interval_ns)
 {
 	struct td_metrics m;
 
-	if (!t->in_bucket)
+	if (!t->in_interval)
 		return;
 	if (o->gd) {
-		flush_groups(o, t, o->base + t->bucket * interval_ns);
+		flush_groups(o, t, o->base + t->interval * interval_ns);
 	} else {
 		td_decode(dec, t->sum, &m);
 		put_counter(o, (uint32_t)(t->key >> 32), (uint32_t)t->key,
-			    o->base + t->bucket * interval_ns, &m,
+			    o->base + t->interval * interval_ns, &m,
 			    TR_ALL_SERIES);
 		memset(t->sum, 0, sizeof(t->sum));
 	}
-	t->in_bucket = false;
+	t->in_interval = false;
 }
 
 /*
@@ -366,8 +366,8 @@ static void flush_est(struct tr_out *o, const struct td_decoder *dec,
 			tr_find(th, (uint64_t)row->pid << 32 | row->tid);
 		struct tr_thread *t = f ? &th->t[f - th->t] : NULL;
 
-		if (t && t->in_bucket && t->bucket == o->est_bucket)
-			flush_bucket(o, dec, t, interval_ns);
+		if (t && t->in_interval && t->interval == o->est_interval)
+			flush_interval(o, dec, t, interval_ns);
 	}
 	td_agg_clear(&o->est);
 }
@@ -399,9 +399,9 @@ void tr_put_counters(struct tr_out *o, const struct td_trace_src *s,
 		if (opt->counters == TD_TRACE_CNT_INTERVAL) {
 			k = (cs[i].start - o->base) / opt->interval_ns;
 			if (o->est_on) {
-				if (o->est.n && k != o->est_bucket)
+				if (o->est.n && k != o->est_interval)
 					flush_est(o, dec, th, opt->interval_ns);
-				o->est_bucket = k;
+				o->est_interval = k;
 				if (!td_agg_add(&o->est, r)) {
 					th->oom = true;
 					return;
@@ -409,10 +409,10 @@ void tr_put_counters(struct tr_out *o, const struct td_trace_src *s,
 			}
 			if (!cs[i].track)
 				continue;
-			if (t->in_bucket && t->bucket != k)
-				flush_bucket(o, dec, t, opt->interval_ns);
-			t->in_bucket = true;
-			t->bucket = k;
+			if (t->in_interval && t->interval != k)
+				flush_interval(o, dec, t, opt->interval_ns);
+			t->in_interval = true;
+			t->interval = k;
 			if (!o->gd) {
 				for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
 					t->sum[e] += r->delta[e];
@@ -446,5 +446,5 @@ void tr_put_counters(struct tr_out *o, const struct td_trace_src *s,
 		flush_est(o, dec, th, opt->interval_ns);
 	for (size_t k = 0; opt->counters == TD_TRACE_CNT_INTERVAL &&
 	     k < th->n; k++)
-		flush_bucket(o, dec, &th->t[k], opt->interval_ns);
+		flush_interval(o, dec, &th->t[k], opt->interval_ns);
 }

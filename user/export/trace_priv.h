@@ -44,8 +44,8 @@ struct tr_thread {
 	 */
 	double last[TR_SERIES];
 	unsigned int written;	/* bit i: last[i] was written */
-	bool in_bucket;
-	uint64_t bucket;
+	bool in_interval;
+	uint64_t interval;	/* its index: (start - base) / interval_ns */
 	uint64_t sum[TOPDOWN_MAX_EVENTS];
 	/* rotated groups: per group, its slices' summed deltas and time in
 	 * the interval; the thread's time in it (every slice)
@@ -84,12 +84,12 @@ struct tr_out {
 	const struct td_gdecoder *gd;
 	int series_group[TR_SERIES];
 	/* ... and, with --counters interval, the series' index in their
-	 * group's metrics, and the interval's slices by thread (est_bucket)
+	 * group's metrics, and the interval's slices by thread (est_interval)
 	 * for the estimator's errors (agg/estimate.h, as report's)
 	 */
 	int series_index[TR_SERIES];
 	bool est_on;
-	uint64_t est_bucket;
+	uint64_t est_interval;
 	struct td_agg est;
 	struct td_est_decoders estd;
 	struct td_est_fn est_fn[TOPDOWN_MAX_GROUPS];
