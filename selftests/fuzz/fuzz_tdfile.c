@@ -58,15 +58,15 @@ static void use_groups(const struct td_file *f)
 		td_agg_finish(&a);
 		td_agg_merge(&a, &half);
 		for (size_t i = 0; i <= a.n; i++) {
-			const struct td_group *g = i < a.n ? &a.g[i] : &a.total;
+			const struct td_bucket *b = i < a.n ? &a.bucket[i] : &a.total;
 
 			for (uint32_t p = 0; p < cfg->nr_events; p++)
-				td_est_count(&a, g, p, &e[0]);
+				td_est_count(&a, b, p, &e[0]);
 			for (int k = 0; k < a.nr_groups; k++) {
 				struct td_est_fn fn = { a.group_events[k],
 							fuzz_metrics, NULL };
 
-				td_est_metrics(&a, g, k, &fn, e);
+				td_est_metrics(&a, b, k, &fn, e);
 				for (int m = 0; m < fn.nr; m++)
 					if (e[m].kind != TD_EST_UNKNOWN &&
 					    (!(e[m].error >= 0) ||

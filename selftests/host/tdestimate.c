@@ -81,9 +81,9 @@ static void put_comm(const char *c)
 }
 
 static void put_row(const struct td_agg *a, const struct topdown_config *cfg,
-		    const struct td_group *g, bool total)
+		    const struct td_bucket *b, bool total)
 {
-	const struct td_grow *gr = td_agg_grow(a, g);
+	const struct td_grow *gr = td_agg_grow(a, b);
 	struct td_estimate est[TD_EST_MAX_METRICS];
 	char name[128];
 	bool first = true;
@@ -92,14 +92,14 @@ static void put_row(const struct td_agg *a, const struct topdown_config *cfg,
 		printf("{\"total\":true");
 	} else {
 		printf("{\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"cgroup\":%llu,\"comm\":",
-		       g->pid, g->tid, g->cpu,
-		       (unsigned long long)g->cgroup_id);
-		put_comm(g->comm);
+		       b->pid, b->tid, b->cpu,
+		       (unsigned long long)b->cgroup_id);
+		put_comm(b->comm);
 	}
 	printf(",\"time_ns\":%llu,\"slices\":%llu,"
 	       "\"rotated\":%llu,\"rotated_ns\":%llu,\"groups\":[",
-	       (unsigned long long)g->runtime_ns,
-	       (unsigned long long)g->slices,
+	       (unsigned long long)b->runtime_ns,
+	       (unsigned long long)b->slices,
 	       (unsigned long long)gr->rotated,
 	       (unsigned long long)gr->rotated_ns);
 	for (int k = 0; k < a->nr_groups; k++) {
@@ -120,7 +120,7 @@ static void put_row(const struct td_agg *a, const struct topdown_config *cfg,
 	}
 	printf("],\"counts\":{");
 	for (uint32_t e = 0; e < cfg->nr_events; e++) {
-		td_est_count(a, g, e, &est[0]);
+		td_est_count(a, b, e, &est[0]);
 		put_est(td_pool_event_c(cfg, e)->name, &est[0], e > 0);
 	}
 	printf("},\"metrics\":{");
@@ -133,7 +133,7 @@ static void put_row(const struct td_agg *a, const struct topdown_config *cfg,
 			ev[j] = td_pool_event_c(cfg, cfg->nr_groups ?
 						cfg->groups[k].events[j] :
 						(unsigned int)j)->name;
-		td_est_metrics(a, g, k, &fn, est);
+		td_est_metrics(a, b, k, &fn, est);
 		for (int m = 0; m < fn.nr; m++) {
 			if (m < ne - 1)
 				snprintf(name, sizeof(name), "g%d:%s/%s", k,
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	int rounds = 0;
 	struct td_file_image img;
-	const struct td_group **rows;
+	const struct td_bucket **rows;
 	struct topdown_record r;
 	struct td_file f;
 	struct td_agg a;
@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 	printf("{\"nr_groups\":%d,\"rows\":[", a.nr_groups);
 	rows = calloc(a.n ? a.n : 1, sizeof(*rows));
 	for (size_t i = 0; i < a.n; i++)
-		rows[i] = &a.g[i];
+		rows[i] = &a.bucket[i];
 	n = a.n;
 	for (size_t i = 0; i < n; i++) {
 		if (i)

@@ -380,11 +380,11 @@ static struct topdown_record rec(uint32_t cpu, uint32_t pid, uint32_t g,
 	return r;
 }
 
-static const struct td_group *row_of(const struct td_agg *a, uint32_t pid)
+static const struct td_bucket *row_of(const struct td_agg *a, uint32_t pid)
 {
 	for (size_t i = 0; i < a->n; i++)
-		if (a->g[i].tid == pid)
-			return &a->g[i];
+		if (a->bucket[i].tid == pid)
+			return &a->bucket[i];
 	return NULL;
 }
 
@@ -408,7 +408,7 @@ static void test_clusters(void)
 	};
 	const int n = sizeof(rs) / sizeof(rs[0]);
 	const struct td_grow *gr;
-	const struct td_group *A;
+	const struct td_bucket *A;
 	struct td_agg a, b, whole;
 
 	td_agg_init(&a, TD_BY_TASK);
@@ -465,8 +465,8 @@ static void test_clusters(void)
 		bool same = a.n == whole.n;
 
 		for (size_t i = 0; same && i < whole.n; i++) {
-			const struct td_group *w = &whole.g[i];
-			const struct td_group *m = row_of(&a, w->tid);
+			const struct td_bucket *w = &whole.bucket[i];
+			const struct td_bucket *m = row_of(&a, w->tid);
 			const struct td_grow *gw = td_agg_grow(&whole, w);
 			const struct td_grow *gm = m ? td_agg_grow(&a, m) : NULL;
 
@@ -497,7 +497,7 @@ static void test_clusters(void)
 }
 
 /* One group (no groups in the configuration): the rows' fields are those
- * of an aggregation that keeps no group sums, whatever the grouping.
+ * of an aggregation that keeps no group sums, whatever the --by.
  */
 static void test_one_group(void)
 {
@@ -530,12 +530,13 @@ static void test_one_group(void)
 			td_agg_add(&grp, &r);
 		}
 		same &= plain.n == grp.n &&
-			!memcmp(plain.g, grp.g, plain.n * sizeof(*plain.g)) &&
+			!memcmp(plain.bucket, grp.bucket,
+				plain.n * sizeof(*plain.bucket)) &&
 			!memcmp(&plain.total, &grp.total, sizeof(plain.total));
 		td_agg_free(&plain);
 		td_agg_free(&grp);
 	}
-	ok(same, "one group: every grouping's rows and total are those without group sums");
+	ok(same, "one group: every --by's rows and total are those without group sums");
 }
 
 /* ---- calibration on simulated recordings ------------------------------ */
@@ -764,7 +765,7 @@ static bool sim_calibrate(struct sim *s, int nruns, struct zstats *z)
 		td_agg_finish(&a);
 		for (int i = 0; i < s->ntasks; i++) {
 			struct sim_task *t = &s->t[i];
-			const struct td_group *row = row_of(&a, t->pid);
+			const struct td_bucket *row = row_of(&a, t->pid);
 			struct td_estimate e, m[3];
 
 			if (!row)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Groups of records: a hash table keyed by the grouping's fields. See aggregate.h.
+ * Buckets of records: a hash table keyed by the fields of --by. See aggregate.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -14,7 +14,7 @@
 #include "base/hash.h"
 #include "agg/aggregate.h"
 
-/* ---- groups ----------------------------------------------------------- */
+/* ---- buckets ---------------------------------------------------------- */
 
 void td_agg_init(struct td_agg *a, enum td_by by)
 {
@@ -78,15 +78,15 @@ int td_agg_groups(struct td_agg *a, const struct topdown_config *cfg)
 }
 
 const struct td_grow *td_agg_grow(const struct td_agg *a,
-				  const struct td_group *row)
+				  const struct td_bucket *row)
 {
 	if (!a->nr_groups)
 		return NULL;
 	if (row == &a->total)
 		return a->total_grow;
-	if (row < a->g || row >= a->g + a->n)
+	if (row < a->bucket || row >= a->bucket + a->n)
 		return NULL;
-	return grow_of(a, row - a->g);
+	return grow_of(a, row - a->bucket);
 }
 
 /* A closed cluster joins its row's group. */
@@ -344,7 +344,7 @@ void td_agg_clear(struct td_agg *a)
 
 void td_agg_free(struct td_agg *a)
 {
-	free(a->g);
+	free(a->bucket);
 	free(a->slot);
 	free(a->grows);
 	free(a->total_grow);
@@ -353,10 +353,10 @@ void td_agg_free(struct td_agg *a)
 }
 
 /*
- * What identifies a group: the thread (task) or process id, the CPU (of
+ * What identifies a bucket: the thread (task) or process id, the CPU (of
  * the idle tasks, which are all pid 0, and of TD_BY_CPU), the cgroup, or
  * the comm. The hash and the comparison read only the fields of the
- * grouping, straight from the record, so adding a record builds nothing.
+ * key (--by), straight from the record, so adding a record builds nothing.
  */
 struct key {
 	uint64_t cgroup_id;
@@ -395,33 +395,33 @@ static void rec_key(enum td_by by, const struct topdown_record *r,
 	}
 }
 
-static void group_key(enum td_by by, const struct td_group *g, struct key *k)
+static void bucket_key(enum td_by by, const struct td_bucket *b, struct key *k)
 {
-	k->cgroup_id = by == TD_BY_CGROUP ? g->cgroup_id : 0;
-	k->id = by == TD_BY_TASK ? g->tid : by == TD_BY_PROCESS ? g->pid : 0;
-	k->cpu = g->cpu;
-	k->comm = by == TD_BY_COMM ? g->comm : NULL;
+	k->cgroup_id = by == TD_BY_CGROUP ? b->cgroup_id : 0;
+	k->id = by == TD_BY_TASK ? b->tid : by == TD_BY_PROCESS ? b->pid : 0;
+	k->cpu = b->cpu;
+	k->comm = by == TD_BY_COMM ? b->comm : NULL;
 }
 
 static inline __attribute__((always_inline))
-bool matches(enum td_by by, const struct td_group *g, const struct key *k)
+bool matches(enum td_by by, const struct td_bucket *b, const struct key *k)
 {
 	switch (by) {
 	case TD_BY_TASK:
-		return g->tid == k->id && g->cpu == k->cpu;
+		return b->tid == k->id && b->cpu == k->cpu;
 	case TD_BY_PROCESS:
-		return g->pid == k->id && g->cpu == k->cpu;
+		return b->pid == k->id && b->cpu == k->cpu;
 	case TD_BY_COMM:
-		return !strncmp(g->comm, k->comm, TOPDOWN_COMM_LEN);
+		return !strncmp(b->comm, k->comm, TOPDOWN_COMM_LEN);
 	case TD_BY_CGROUP:
-		return g->cgroup_id == k->cgroup_id;
+		return b->cgroup_id == k->cgroup_id;
 	default:
-		return g->cpu == k->cpu;
+		return b->cpu == k->cpu;
 	}
 }
 
 /* Keys come from files: a keyed hash (base/hash.h), so that no file can
- * make every group collide.
+ * make every bucket collide.
  */
 static inline __attribute__((always_inline))
 uint64_t hash_key(enum td_by by, const struct key *k)
@@ -451,7 +451,7 @@ static bool rehash(struct td_agg *a, size_t nslots)
 	for (size_t i = 0; i < a->n; i++) {
 		size_t s;
 
-		group_key(a->by, &a->g[i], &k);
+		bucket_key(a->by, &a->bucket[i], &k);
 		s = hash_key(a->by, &k) & (nslots - 1);
 		while (slot[s])
 			s = (s + 1) & (nslots - 1);
@@ -463,9 +463,9 @@ static bool rehash(struct td_agg *a, size_t nslots)
 	return true;
 }
 
-/* The group of key k; a new, zeroed one (*is_new) if there is none. */
+/* The bucket of key k; a new, zeroed one (*is_new) if there is none. */
 static inline __attribute__((always_inline))
-struct td_group *lookup(struct td_agg *a, const struct key *k, bool *is_new)
+struct td_bucket *lookup(struct td_agg *a, const struct key *k, bool *is_new)
 {
 	size_t s;
 
@@ -475,19 +475,19 @@ struct td_group *lookup(struct td_agg *a, const struct key *k, bool *is_new)
 		return NULL;
 	s = hash_key(a->by, k) & (a->nslots - 1);
 	while (a->slot[s]) {
-		struct td_group *g = &a->g[a->slot[s] - 1];
+		struct td_bucket *b = &a->bucket[a->slot[s] - 1];
 
-		if (matches(a->by, g, k))
-			return g;
+		if (matches(a->by, b, k))
+			return b;
 		s = (s + 1) & (a->nslots - 1);
 	}
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? 2 * a->cap : 128;
-		struct td_group *g = realloc(a->g, cap * sizeof(*g));
+		struct td_bucket *b = realloc(a->bucket, cap * sizeof(*b));
 
-		if (!g)
+		if (!b)
 			return NULL;
-		a->g = g;
+		a->bucket = b;
 		if (a->nr_groups) {
 			uint8_t *gr = realloc(a->grows, cap * a->grow_size);
 
@@ -497,42 +497,42 @@ struct td_group *lookup(struct td_agg *a, const struct key *k, bool *is_new)
 		}
 		a->cap = cap;
 	}
-	memset(&a->g[a->n], 0, sizeof(a->g[a->n]));
+	memset(&a->bucket[a->n], 0, sizeof(a->bucket[a->n]));
 	if (a->nr_groups)
 		memset(grow_of(a, a->n), 0, a->grow_size);
 	a->slot[s] = ++a->n;
 	*is_new = true;
-	return &a->g[a->n - 1];
+	return &a->bucket[a->n - 1];
 }
 
 static inline __attribute__((always_inline))
-void add_to(struct td_group *restrict g, const struct topdown_record *restrict r)
+void add_to(struct td_bucket *restrict b, const struct topdown_record *restrict r)
 {
-	g->slices++;
-	g->runtime_ns += r->duration_ns;
+	b->slices++;
+	b->runtime_ns += r->duration_ns;
 	/* A rotated slice carries every error bit of its new group: it was
 	 * measured by none, not unreadable.
 	 */
 	if (r->flags & TOPDOWN_REC_ROTATED)
-		g->rotated++;
+		b->rotated++;
 	else if (r->flags & TOPDOWN_REC_ERROR_MASK)
-		g->read_errors++;
+		b->read_errors++;
 #pragma GCC unroll 8
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
-		g->counts[i] += r->delta[i];
+		b->counts[i] += r->delta[i];
 }
 
-static void sum_into(struct td_group *g, const struct td_group *s)
+static void sum_into(struct td_bucket *b, const struct td_bucket *s)
 {
-	g->slices += s->slices;
-	g->runtime_ns += s->runtime_ns;
-	g->read_errors += s->read_errors;
-	g->rotated += s->rotated;
+	b->slices += s->slices;
+	b->runtime_ns += s->runtime_ns;
+	b->read_errors += s->read_errors;
+	b->rotated += s->rotated;
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
-		g->counts[i] += s->counts[i];
+		b->counts[i] += s->counts[i];
 }
 
-/* A comm as strncpy() leaves it in a zeroed group: NUL-padded. */
+/* A comm as strncpy() leaves it in a zeroed bucket: NUL-padded. */
 static void copy_comm(char *dst, const char *src)
 {
 	int i = 0;
@@ -543,8 +543,8 @@ static void copy_comm(char *dst, const char *src)
 		dst[i] = '\0';
 }
 
-const struct td_group *td_agg_find(const struct td_agg *a,
-				   const struct topdown_record *r)
+const struct td_bucket *td_agg_find(const struct td_agg *a,
+				    const struct topdown_record *r)
 {
 	struct key k;
 	size_t s;
@@ -554,69 +554,69 @@ const struct td_group *td_agg_find(const struct td_agg *a,
 	rec_key(a->by, r, &k);
 	s = hash_key(a->by, &k) & (a->nslots - 1);
 	while (a->slot[s]) {
-		const struct td_group *g = &a->g[a->slot[s] - 1];
+		const struct td_bucket *b = &a->bucket[a->slot[s] - 1];
 
-		if (matches(a->by, g, &k))
-			return g;
+		if (matches(a->by, b, &k))
+			return b;
 		s = (s + 1) & (a->nslots - 1);
 	}
 	return NULL;
 }
 
 /* The row of r, made with r's key fields if new, named as r is. */
-static struct td_group *row_of(struct td_agg *a, const struct topdown_record *r)
+static struct td_bucket *row_of(struct td_agg *a, const struct topdown_record *r)
 {
-	struct td_group *g;
+	struct td_bucket *b;
 	bool main_thread = r->pid == r->tgid, is_new;
 	struct key k;
 
 	rec_key(a->by, r, &k);
-	g = lookup(a, &k, &is_new);
-	if (!g) {
+	b = lookup(a, &k, &is_new);
+	if (!b) {
 		a->oom = true;
 		return NULL;
 	}
 	if (is_new) {
-		/* The key fields, as the first record of the group has them. */
+		/* The key fields, as the first record of the bucket has them. */
 		switch (a->by) {
 		case TD_BY_TASK:
-			g->tid = r->pid;
-			g->pid = r->tgid;
-			g->cpu = k.cpu;
+			b->tid = r->pid;
+			b->pid = r->tgid;
+			b->cpu = k.cpu;
 			break;
 		case TD_BY_PROCESS:
-			g->pid = r->tgid;
-			g->cpu = k.cpu;
+			b->pid = r->tgid;
+			b->cpu = k.cpu;
 			break;
 		case TD_BY_COMM:
-			copy_comm(g->comm, r->comm);
+			copy_comm(b->comm, r->comm);
 			break;
 		case TD_BY_CGROUP:
-			g->cgroup_id = r->cgroup_id;
+			b->cgroup_id = r->cgroup_id;
 			break;
 		default:
-			g->cpu = r->cpu;
+			b->cpu = r->cpu;
 			break;
 		}
 	}
 	/* A process is named after its main thread when that was seen. */
-	if (a->by != TD_BY_COMM && (main_thread || !g->comm_main)) {
-		if (memcmp(g->comm, r->comm, TOPDOWN_COMM_LEN))
-			copy_comm(g->comm, r->comm);
-		g->comm_main = main_thread;
+	if (a->by != TD_BY_COMM && (main_thread || !b->comm_main)) {
+		if (memcmp(b->comm, r->comm, TOPDOWN_COMM_LEN))
+			copy_comm(b->comm, r->comm);
+		b->comm_main = main_thread;
 	}
-	return g;
+	return b;
 }
 
 bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
 {
-	struct td_group *g = row_of(a, r);
+	struct td_bucket *b = row_of(a, r);
 
-	if (!g)
+	if (!b)
 		return false;
-	add_to(g, r);
+	add_to(b, r);
 	add_to(&a->total, r);
-	if (a->nr_groups && !add_groups(a, g - a->g, r)) {
+	if (a->nr_groups && !add_groups(a, b - a->bucket, r)) {
 		a->oom = true;
 		return false;
 	}
@@ -624,13 +624,13 @@ bool td_agg_add(struct td_agg *a, const struct topdown_record *r)
 }
 
 /* n slices of one record's sums: in the row's, the total's and group 0's. */
-static void add_sum(struct td_group *g, struct td_gsum *gs,
+static void add_sum(struct td_bucket *b, struct td_gsum *gs,
 		    const struct topdown_record *r, uint64_t n, int k)
 {
-	g->slices += n;
-	g->runtime_ns += r->duration_ns;
+	b->slices += n;
+	b->runtime_ns += r->duration_ns;
 	for (int i = 0; i < TOPDOWN_MAX_EVENTS; i++)
-		g->counts[i] += r->delta[i];
+		b->counts[i] += r->delta[i];
 	if (!gs)
 		return;
 	gs->slices += n;
@@ -642,16 +642,16 @@ static void add_sum(struct td_group *g, struct td_gsum *gs,
 bool td_agg_add_sum(struct td_agg *a, const struct topdown_record *r,
 		    uint64_t slices)
 {
-	struct td_group *g;
+	struct td_bucket *b;
 	int k;
 
 	if (a->nr_groups > 1 || (r->flags & ~TOPDOWN_REC_IDLE))
 		return false;	/* not such a sum: estimates need slices */
-	g = row_of(a, r);
-	if (!g)
+	b = row_of(a, r);
+	if (!b)
 		return false;
 	k = a->nr_groups ? a->group_events[0] : 0;
-	add_sum(g, a->nr_groups ? &grow_of(a, g - a->g)->g[0] : NULL, r,
+	add_sum(b, a->nr_groups ? &grow_of(a, b - a->bucket)->g[0] : NULL, r,
 		slices, k);
 	add_sum(&a->total, a->nr_groups ? &a->total_grow->g[0] : NULL, r,
 		slices, k);
@@ -709,34 +709,34 @@ bool td_agg_merge(struct td_agg *dst, const struct td_agg *src)
 		}
 	}
 	for (size_t i = 0; i < src->n; i++) {
-		const struct td_group *sg = &src->g[i];
-		struct td_group *g;
+		const struct td_bucket *sb = &src->bucket[i];
+		struct td_bucket *b;
 		bool is_new;
 		struct key k;
 
-		group_key(dst->by, sg, &k);
-		g = lookup(dst, &k, &is_new);
-		if (!g) {
+		bucket_key(dst->by, sb, &k);
+		b = lookup(dst, &k, &is_new);
+		if (!b) {
 			free(map);
 			dst->oom = true;
 			return false;
 		}
 		if (is_new) {
-			/* The key only: a new group starts from zero. */
-			*g = *sg;
-			g->slices = 0;
-			g->runtime_ns = 0;
-			g->read_errors = 0;
-			g->rotated = 0;
-			memset(g->counts, 0, sizeof(g->counts));
+			/* The key only: a new bucket starts from zero. */
+			*b = *sb;
+			b->slices = 0;
+			b->runtime_ns = 0;
+			b->read_errors = 0;
+			b->rotated = 0;
+			memset(b->counts, 0, sizeof(b->counts));
 		}
-		if (sg->comm_main || !g->comm_main) {
-			memcpy(g->comm, sg->comm, sizeof(g->comm));
-			g->comm_main = sg->comm_main;
+		if (sb->comm_main || !b->comm_main) {
+			memcpy(b->comm, sb->comm, sizeof(b->comm));
+			b->comm_main = sb->comm_main;
 		}
-		sum_into(g, sg);
+		sum_into(b, sb);
 		if (groups) {
-			map[i] = g - dst->g;
+			map[i] = b - dst->bucket;
 			merge_grow(dst, grow_of(dst, map[i]), grow_of(src, i));
 		}
 	}

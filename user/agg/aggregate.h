@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Grouping records (per task, process, comm, cgroup or CPU) and printing
- * the groups as a table, JSON or CSV: what stat, report and top share.
+ * Aggregating records into buckets (one per task, process, comm, cgroup
+ * or CPU: --by) and printing the buckets as a table, JSON or CSV: what
+ * stat, report and top share.
  *
  *   by.c         --by KEY, the filters of dump and report
- *   aggregate.c  the groups: a hash table keyed by the grouping's fields;
+ *   aggregate.c  the buckets: a hash table keyed by the fields of --by;
  *                with event groups also per event group sums and the
  *                clusters the estimator needs (td_agg_groups())
  *   estimate.c   estimates, coverage and error from those (estimate.h)
  *   slices.c     the same of slices given one at a time (decode's dump)
- *   view.c       the columns of a grouping and the order of the rows
+ *   view.c       the columns of an aggregation and the order of the rows
  *   table.c      the rows through the row emitter (output/emit.h)
  *
- * A group sums the raw deltas of its records; metrics are decoded from
+ * A bucket sums the raw deltas of its records; metrics are decoded from
  * those sums (td_decode), never averaged from per-slice percentages.
  */
 #ifndef TDCTL_AGGREGATE_H
@@ -79,7 +80,8 @@ void td_filter_window(const struct td_filter *f, uint64_t *from,
 		      uint64_t *to);
 bool td_filter_match(const struct td_filter *f, const struct topdown_record *r);
 
-struct td_group {
+/* The records of one key of --by, summed: a row of the tables. */
+struct td_bucket {
 	uint32_t pid;		/* process (tgid) */
 	uint32_t tid;		/* thread (TD_BY_TASK) */
 	uint32_t cpu;		/* TD_BY_CPU */
@@ -91,7 +93,7 @@ struct td_group {
 	uint64_t read_errors;	/* slices with a counter that was unreadable
 				 * (rotated ones are not read errors)
 				 */
-	uint64_t rotated;	/* rotated slices: measured by no group */
+	uint64_t rotated;	/* rotated slices: measured by no event group */
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
 };
 
@@ -109,11 +111,11 @@ struct td_cl_cpu {
 
 struct td_agg {
 	enum td_by by;
-	struct td_group *g;
+	struct td_bucket *bucket;
 	size_t n, cap;
-	uint32_t *slot;		/* hash index: group index + 1, 0 empty */
+	uint32_t *slot;		/* hash index: bucket index + 1, 0 empty */
 	size_t nslots;
-	struct td_group total;
+	struct td_bucket total;
 	bool oom;
 	/* With td_agg_groups(): per event group sums of each row
 	 * (td_agg_grow()), the clusters open on each CPU. nr_groups 0: off.
@@ -145,14 +147,14 @@ int td_agg_groups(struct td_agg *a, const struct topdown_config *cfg);
  * td_agg_groups().
  */
 const struct td_grow *td_agg_grow(const struct td_agg *a,
-				  const struct td_group *row);
+				  const struct td_bucket *row);
 /*
  * Close the clusters still open (at the end of a file, of an interval):
  * the estimates only see closed clusters. Records added later start new
  * ones. Nothing to do without td_agg_groups().
  */
 void td_agg_finish(struct td_agg *a);
-/* Add a record to its group and to the total; false if out of memory. */
+/* Add a record to its bucket and to the total; false if out of memory. */
 bool td_agg_add(struct td_agg *a, const struct topdown_record *r);
 /*
  * Add the sums of @slices slices of one task (a task's totals kept by
@@ -165,14 +167,15 @@ bool td_agg_add(struct td_agg *a, const struct topdown_record *r);
  */
 bool td_agg_add_sum(struct td_agg *a, const struct topdown_record *r,
 		    uint64_t slices);
-/* The group r would be added to, or NULL if it has none yet. */
-const struct td_group *td_agg_find(const struct td_agg *a,
-				   const struct topdown_record *r);
-/* Add src's groups and total into dst (src's open clusters as closed
- * ones); false if out of memory. With groups, both have the same config.
+/* The bucket r would be added to, or NULL if it has none yet. */
+const struct td_bucket *td_agg_find(const struct td_agg *a,
+				    const struct topdown_record *r);
+/* Add src's buckets and total into dst (src's open clusters as closed
+ * ones); false if out of memory. With event groups, both have the same
+ * config.
  */
 bool td_agg_merge(struct td_agg *dst, const struct td_agg *src);
-/* Forget every group (keeps the memory), e.g. after each interval. */
+/* Forget every bucket (keeps the memory), e.g. after each interval. */
 void td_agg_clear(struct td_agg *a);
 void td_agg_free(struct td_agg *a);
 
@@ -269,7 +272,7 @@ struct td_view {
 	bool est_fields;
 	struct td_col col[TD_MAX_COLS];
 	int nr_cols;
-	int nr_keys;		/* the first nr_keys columns identify a group */
+	int nr_keys;		/* the first nr_keys columns identify a bucket */
 	int sort_col;
 	bool ascending;
 	size_t limit;		/* rows to print, 0: all */
@@ -287,7 +290,7 @@ struct td_view {
 	const char *(*cgroup_path)(uint64_t id);
 };
 
-/* Columns for this grouping, config and decoder (NULL if none); sorted
+/* Columns for this --by, config and decoder (NULL if none); sorted
  * by the "cycles" event (td_cycles_event), descending.
  */
 void td_view_init(struct td_view *v, enum td_by by,
@@ -340,7 +343,7 @@ bool td_view_note_errors(struct td_view *v, const struct td_agg *a);
  * path. With rotated groups, call td_agg_finish() first.
  */
 void td_view_values(const struct td_view *v, const struct td_agg *a,
-		    const struct td_group *row, struct td_row_vals *out);
+		    const struct td_bucket *row, struct td_row_vals *out);
 /* Index of the event to sort by: the first whose name contains "cyc"
  * (cycles, CPU_CYCLES, ls_not_halted_cyc), else the first event (e.g.
  * cpu-clock of the software set).
@@ -359,9 +362,9 @@ int td_view_sort_by(struct td_view *v, const char *name);
 /* The TopDown Level-1 metric names, in td_view.l1 order. */
 extern const char *const td_l1_names[4];
 
-/* The groups in display order (malloc()ed array of n pointers). */
-const struct td_group **td_view_sort(const struct td_view *v,
-				     const struct td_agg *a, size_t *n);
+/* The buckets in display order (malloc()ed array of n pointers). */
+const struct td_bucket **td_view_sort(const struct td_view *v,
+				      const struct td_agg *a, size_t *n);
 
 /* td_table_out.legend: the marks' legend under a plain table. */
 enum td_legend {
@@ -381,9 +384,10 @@ struct td_table_out {
 	double time_s;
 };
 
-/* The groups in the output format (output/emit.h): a plain table, CSV
+/* The buckets in the output format (output/emit.h): a plain table, CSV
  * ("type,[time_s,]keys...,slices,runtime_ns,read_errors,events...,
- * metrics...": rows of type "group", then one of type "total"; the
+ * metrics...": the buckets' rows, of type "group" (the CSV's word for
+ * them, an interface), then one of type "total"; the
  * cgroup key is two fields, cgroup_id and cgroup, the path or empty),
  * or JSON ("rows": [...], "total": {...} in the object being written).
  *

@@ -321,7 +321,7 @@ void td_est_decoder_fn(struct td_est_fn *fn, const struct td_est_decoders *d,
 
 /* ---- on an aggregation ------------------------------------------------ */
 
-void td_est_count(const struct td_agg *a, const struct td_group *row,
+void td_est_count(const struct td_agg *a, const struct td_bucket *row,
 		  unsigned int pool_event, struct td_estimate *out)
 {
 	const struct td_grow *gr = td_agg_grow(a, row);
@@ -333,7 +333,7 @@ void td_est_count(const struct td_agg *a, const struct td_group *row,
 	td_est_count_sums(gr, &a->gcfg, row->runtime_ns, pool_event, out);
 }
 
-void td_est_metrics(const struct td_agg *a, const struct td_group *row,
+void td_est_metrics(const struct td_agg *a, const struct td_bucket *row,
 		    int group, const struct td_est_fn *fn,
 		    struct td_estimate *out)
 {

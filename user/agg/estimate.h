@@ -154,16 +154,16 @@ void td_est_metrics_sums(const struct td_gsum *gs, int group, int nr_counts,
 			 struct td_estimate *out);
 
 struct td_agg;
-struct td_group;
+struct td_bucket;
 
 /* On a row of an aggregation with groups (td_agg_groups(), after
  * td_agg_finish()). For a count, cfg's pool entry e from every group
  * that has it; for metrics, out[0 .. fn->nr - 1]. A row of an
  * aggregation without groups gives TD_EST_UNKNOWN.
  */
-void td_est_count(const struct td_agg *a, const struct td_group *row,
+void td_est_count(const struct td_agg *a, const struct td_bucket *row,
 		  unsigned int pool_event, struct td_estimate *out);
-void td_est_metrics(const struct td_agg *a, const struct td_group *row,
+void td_est_metrics(const struct td_agg *a, const struct td_bucket *row,
 		    int group, const struct td_est_fn *fn,
 		    struct td_estimate *out);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The groups of a view through the row emitter: one description of the
+ * The buckets of a view through the row emitter: one description of the
  * fields, one writer of each row, for plain tables, JSON and CSV. See
  * aggregate.h.
  */
@@ -252,9 +252,9 @@ static void build(struct table *t, const struct td_view *v,
 }
 
 static uint64_t count_of(const struct td_col *c,
-			 const struct td_group *g)
+			 const struct td_bucket *b)
 {
-	return c->kind == TD_COL_SLICES ? g->slices : g->counts[c->idx];
+	return c->kind == TD_COL_SLICES ? b->slices : b->counts[c->idx];
 }
 
 static int digits(uint64_t x, bool grouped)
@@ -272,8 +272,8 @@ static int digits(uint64_t x, bool grouped)
  * value fits the column (a count that fits as it is keeps no unit).
  */
 static void choose_units(struct table *t, const struct td_view *v,
-			 const struct td_group **rows, size_t n,
-			 const struct td_group *total)
+			 const struct td_bucket **rows, size_t n,
+			 const struct td_bucket *total)
 {
 	for (int i = v->nr_keys; i < v->nr_cols; i++) {
 		const struct td_col *c = &v->col[i];
@@ -353,7 +353,7 @@ static void plain_est(struct td_emit *e, const struct td_field *f,
  */
 static int row(struct td_emit *e, const struct table *t,
 	       const struct td_view *v, const struct td_agg *a,
-	       const struct td_group *g, const struct td_table_out *o,
+	       const struct td_bucket *b, const struct td_table_out *o,
 	       bool is_total, struct td_row_vals *x)
 {
 	const struct td_field *f = t->f;
@@ -380,17 +380,17 @@ static int row(struct td_emit *e, const struct table *t,
 		}
 		switch (v->col[i].kind) {
 		case TD_COL_PID:
-			td_emit_uint(e, k, g->pid);
+			td_emit_uint(e, k, b->pid);
 			break;
 		case TD_COL_TID:
-			td_emit_uint(e, k, g->tid);
+			td_emit_uint(e, k, b->tid);
 			break;
 		case TD_COL_COMM:
-			td_emit_text(e, k, g->comm, TOPDOWN_COMM_LEN);
+			td_emit_text(e, k, b->comm, TOPDOWN_COMM_LEN);
 			break;
 		case TD_COL_CGROUP:
-			td_emit_uint(e, k, g->cgroup_id);
-			path = v->cgroup_path ? v->cgroup_path(g->cgroup_id) :
+			td_emit_uint(e, k, b->cgroup_id);
+			path = v->cgroup_path ? v->cgroup_path(b->cgroup_id) :
 			       NULL;
 			if (path)
 				td_emit_str(e, &f[t->cgroup], path, SIZE_MAX);
@@ -403,35 +403,35 @@ static int row(struct td_emit *e, const struct table *t,
 					    SIZE_MAX);
 			} else {
 				snprintf(s, sizeof(s), "%llu",
-					 (unsigned long long)g->cgroup_id);
+					 (unsigned long long)b->cgroup_id);
 				td_emit_word(e, &f[t->cgroup_path], s);
 			}
 			break;
 		default:
-			td_emit_uint(e, k, g->cpu);
+			td_emit_uint(e, k, b->cpu);
 			break;
 		}
 	}
 	if (is_total)
 		td_emit_word(e, &t->label, "total");
-	td_view_values(v, a, g, x);
+	td_view_values(v, a, b, x);
 	for (int i = v->nr_keys; i < v->nr_cols; i++) {
 		const struct td_col *c = &v->col[i];
 		int fi = t->col_field[i];
 
 		switch (c->kind) {
 		case TD_COL_SLICES:
-			td_emit_uint(e, &f[fi], g->slices);
+			td_emit_uint(e, &f[fi], b->slices);
 			break;
 		case TD_COL_RUNTIME:
-			td_emit_uint(e, &f[t->run_ns], g->runtime_ns);
-			td_emit_uint(e, &f[t->read_errors], g->read_errors);
+			td_emit_uint(e, &f[t->run_ns], b->runtime_ns);
+			td_emit_uint(e, &f[t->read_errors], b->read_errors);
 			if (t->rotated >= 0)
-				td_emit_uint(e, &f[t->rotated], g->rotated);
+				td_emit_uint(e, &f[t->rotated], b->rotated);
 			td_emit_float(e, &f[t->run_plain],
 				      v->compact && v->interval_ns ?
-				      100.0 * g->runtime_ns / v->interval_ns :
-				      g->runtime_ns / 1e6, true);
+				      100.0 * b->runtime_ns / v->interval_ns :
+				      b->runtime_ns / 1e6, true);
 			break;
 		case TD_COL_EVENT:
 			if (fi < 0)
@@ -440,7 +440,7 @@ static int row(struct td_emit *e, const struct table *t,
 				td_emit_group(e, "counts");
 			val = &x->count[c->idx];
 			if (!v->gd && !val->estimated && val->valid) {
-				td_emit_uint(e, &f[fi], g->counts[c->idx]);
+				td_emit_uint(e, &f[fi], b->counts[c->idx]);
 				break;
 			}
 			if (e->fmt == TD_EMIT_PLAIN)
@@ -606,7 +606,7 @@ static void legend_line(FILE *out, const struct td_view *v, int marked,
 void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 		    const struct td_table_out *o)
 {
-	const struct td_group **rows;
+	const struct td_bucket **rows;
 	struct table *t = malloc(sizeof(*t));
 	struct td_row_vals *x = malloc(sizeof(*x));
 	struct td_emit *e = malloc(sizeof(*e));

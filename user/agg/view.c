@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Columns of a grouping and the order of its rows. See aggregate.h.
+ * Columns of an aggregation and the order of its rows. See aggregate.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -35,7 +35,7 @@ static void add_col(struct td_view *v, enum td_col_kind kind, int idx,
 		v->col[v->nr_cols++] = (struct td_col){ kind, idx, name };
 }
 
-/* The key columns of a grouping, then slices, run time and the counts. */
+/* The key columns of --by, then slices, run time and the counts. */
 static void add_cols(struct td_view *v, enum td_by by)
 {
 	switch (by) {
@@ -307,7 +307,7 @@ static void mark_path(const struct td_view *v, struct td_row_vals *o)
 }
 
 void td_view_values(const struct td_view *v, const struct td_agg *a,
-		    const struct td_group *row, struct td_row_vals *out)
+		    const struct td_bucket *row, struct td_row_vals *out)
 {
 	struct td_estimate est[TOPDOWN_MAX_GROUPS][TD_EST_MAX_METRICS];
 	bool done[TOPDOWN_MAX_GROUPS] = { false };
@@ -429,31 +429,31 @@ int td_view_sort_by(struct td_view *v, const char *name)
 }
 
 struct sort_item {
-	const struct td_group *g;
+	const struct td_bucket *b;
 	double val;		/* numeric sort value */
 };
 
 static const struct td_view *sort_view;
 
 static double col_value(const struct td_col *c,
-			const struct td_group *g, const struct td_row_vals *x)
+			const struct td_bucket *b, const struct td_row_vals *x)
 {
 	switch (c->kind) {
 	case TD_COL_PID:
-		return g->pid;
+		return b->pid;
 	case TD_COL_TID:
-		return g->tid;
+		return b->tid;
 	case TD_COL_CGROUP:
-		return (double)g->cgroup_id;
+		return (double)b->cgroup_id;
 	case TD_COL_CPU:
-		return g->cpu;
+		return b->cpu;
 	case TD_COL_SLICES:
-		return (double)g->slices;
+		return (double)b->slices;
 	case TD_COL_RUNTIME:
-		return (double)g->runtime_ns;
+		return (double)b->runtime_ns;
 	case TD_COL_EVENT:
 		if (!x)
-			return (double)g->counts[c->idx];
+			return (double)b->counts[c->idx];
 		/* an estimate; unknown sorts last */
 		return x->count[c->idx].valid ? x->count[c->idx].value : -1e300;
 	case TD_COL_METRIC:
@@ -474,31 +474,31 @@ static int cmp_items(const void *pa, const void *pb)
 	int r = 0;
 
 	if (c->kind == TD_COL_COMM)
-		r = strcmp(a->g->comm, b->g->comm);
+		r = strcmp(a->b->comm, b->b->comm);
 	else if (a->val != b->val)
 		r = a->val < b->val ? -1 : 1;
 	if (!v->ascending)
 		r = -r;
 	if (r)
 		return r;
-	if (a->g->runtime_ns != b->g->runtime_ns)
-		return a->g->runtime_ns > b->g->runtime_ns ? -1 : 1;
-	if (a->g->pid != b->g->pid)
-		return a->g->pid < b->g->pid ? -1 : 1;
-	if (a->g->tid != b->g->tid)
-		return a->g->tid < b->g->tid ? -1 : 1;
-	if (a->g->cpu != b->g->cpu)
-		return a->g->cpu < b->g->cpu ? -1 : 1;
-	if (a->g->cgroup_id != b->g->cgroup_id)
-		return a->g->cgroup_id < b->g->cgroup_id ? -1 : 1;
-	return strcmp(a->g->comm, b->g->comm);
+	if (a->b->runtime_ns != b->b->runtime_ns)
+		return a->b->runtime_ns > b->b->runtime_ns ? -1 : 1;
+	if (a->b->pid != b->b->pid)
+		return a->b->pid < b->b->pid ? -1 : 1;
+	if (a->b->tid != b->b->tid)
+		return a->b->tid < b->b->tid ? -1 : 1;
+	if (a->b->cpu != b->b->cpu)
+		return a->b->cpu < b->b->cpu ? -1 : 1;
+	if (a->b->cgroup_id != b->b->cgroup_id)
+		return a->b->cgroup_id < b->b->cgroup_id ? -1 : 1;
+	return strcmp(a->b->comm, b->b->comm);
 }
 
-const struct td_group **td_view_sort(const struct td_view *v,
-				     const struct td_agg *a, size_t *n)
+const struct td_bucket **td_view_sort(const struct td_view *v,
+				      const struct td_agg *a, size_t *n)
 {
 	struct sort_item *it = calloc(a->n ? a->n : 1, sizeof(*it));
-	const struct td_group **out = calloc(a->n ? a->n : 1, sizeof(*out));
+	const struct td_bucket **out = calloc(a->n ? a->n : 1, sizeof(*out));
 	int sc = v->sort_col >= 0 && v->sort_col < v->nr_cols ? v->sort_col : 0;
 	const struct td_col *c = &v->col[sc];
 	struct td_row_vals *x = NULL;
@@ -516,16 +516,16 @@ const struct td_group **td_view_sort(const struct td_view *v,
 		return NULL;
 	}
 	for (size_t i = 0; i < a->n; i++) {
-		it[i].g = &a->g[i];
+		it[i].b = &a->bucket[i];
 		if (x)
-			td_view_values(v, a, &a->g[i], x);
-		it[i].val = col_value(c, &a->g[i], x);
+			td_view_values(v, a, &a->bucket[i], x);
+		it[i].val = col_value(c, &a->bucket[i], x);
 	}
 	free(x);
 	sort_view = v;
 	qsort(it, a->n, sizeof(*it), cmp_items);
 	for (size_t i = 0; i < a->n; i++)
-		out[i] = it[i].g;
+		out[i] = it[i].b;
 	free(it);
 	*n = v->limit && v->limit < a->n ? v->limit : a->n;
 	return out;

@@ -41,7 +41,7 @@ enum td_arg {
 	TD_ARG_CPU,	/* a CPU number */
 	TD_ARG_SET,	/* an event set name */
 	TD_ARG_EVENTS,	/* perf's event list: completes perf's event names */
-	TD_ARG_BY,	/* a grouping: task, process, comm, cgroup, cpu */
+	TD_ARG_BY,	/* a key of --by: task, process, comm, cgroup, cpu */
 	TD_ARG_SORT,	/* a column to sort by */
 	TD_ARG_BACKEND,	/* module, bpf or auto */
 };

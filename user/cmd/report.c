@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tdctl report: the groups of a record file, as stat prints them.
+ * tdctl report: the buckets (--by) of a record file, as stat prints them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -192,7 +192,7 @@ struct report_ctx {
 	bool filtered;
 };
 
-/* Records first..first+n of the file, just checked: into their groups. */
+/* Records first..first+n of the file, just checked: into their buckets. */
 static void report_block(const struct td_file *f, uint64_t first, uint64_t n,
 			 void *ctx)
 {
@@ -270,7 +270,7 @@ int do_report(int argc, char **argv)
 		return opt;
 	if (td_filter_check(&filter))
 		return -1;
-	/* The records are grouped as the file is checked, block by block. */
+	/* The records are aggregated as the file is checked, block by block. */
 	td_agg_init(&agg, by);
 	rc.agg = &agg;
 	rc.filter = &filter;

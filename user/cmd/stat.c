@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tdctl stat: count while a command runs (or for a while, or until ^C)
- * and print one row per group with the raw counts and the TopDown
+ * and print one row per bucket (--by) with the raw counts and the TopDown
  * breakdown decoded from the summed counts; with -I, a block per
  * interval, as perf stat -I does.
  */

@@ -74,7 +74,7 @@ struct td_om_scrape {
 	bool om;		/* OpenMetrics 1.0, else the text format */
 	bool up;		/* the rings are read: their families too */
 	const char *state;	/* the collection's: unloaded, idle, ... */
-	const char *by;		/* the grouping: cgroup, process or comm */
+	const char *by;		/* the key of --by: cgroup, process or comm */
 	const char *version;	/* the exporter's */
 	const char *counts;	/* where the counters come from: "totals"
 				 * (the module's), "records" or ""

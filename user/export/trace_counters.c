@@ -248,7 +248,7 @@ static void put_errors(struct tr_out *o, const struct tr_thread *t,
 	bool done[TOPDOWN_MAX_GROUPS] = { false };
 	uint32_t tgid = (uint32_t)(t->key >> 32), tid = (uint32_t)t->key;
 	struct topdown_record key = { .pid = tid, .tgid = tgid };
-	const struct td_group *row;
+	const struct td_bucket *row;
 	struct td_buf *b = &o->b;
 	bool any = false;
 
@@ -361,7 +361,7 @@ static void flush_est(struct tr_out *o, const struct td_decoder *dec,
 {
 	td_agg_finish(&o->est);
 	for (size_t i = 0; i < o->est.n; i++) {
-		const struct td_group *row = &o->est.g[i];
+		const struct td_bucket *row = &o->est.bucket[i];
 		const struct tr_thread *f =
 			tr_find(th, (uint64_t)row->pid << 32 | row->tid);
 		struct tr_thread *t = f ? &th->t[f - th->t] : NULL;
