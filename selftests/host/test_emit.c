@@ -129,11 +129,11 @@ int main(void)
 	       "{\"name\":\"c\\u0001\",\"counts\":{\"count\":7},"
 	       "\"metrics\":{\"share\":0.5,\"ratio\":null}}]}\n");
 	json_output = false;
-	ok(td_group_digits(s, 0) == 1 && !strcmp(s, "0") &&
-	   td_group_digits(s, 999) == 3 && !strcmp(s, "999") &&
-	   td_group_digits(s, 1000) == 5 && !strcmp(s, "1,000") &&
-	   td_group_digits(s, UINT64_MAX) == 26 &&
+	ok(td_big_num(s, 0) == 1 && !strcmp(s, "0") &&
+	   td_big_num(s, 999) == 3 && !strcmp(s, "999") &&
+	   td_big_num(s, 1000) == 5 && !strcmp(s, "1,000") &&
+	   td_big_num(s, UINT64_MAX) == 26 &&
 	   !strcmp(s, "18,446,744,073,709,551,615"),
-	   "td_group_digits: 0, 999, 1,000, UINT64_MAX");
+	   "td_big_num: 0, 999, 1,000, UINT64_MAX");
 	return tap_done();
 }

@@ -257,7 +257,8 @@ static uint64_t count_of(const struct td_col *c,
 	return c->kind == TD_COL_SLICES ? b->slices : b->counts[c->idx];
 }
 
-static int digits(uint64_t x, bool grouped)
+/* The width of x, with thousands separators if big_num. */
+static int digits(uint64_t x, bool big_num)
 {
 	int n = 1;
 
@@ -265,7 +266,7 @@ static int digits(uint64_t x, bool grouped)
 		x /= 10;
 		n++;
 	}
-	return grouped ? n + (n - 1) / 3 : n;
+	return big_num ? n + (n - 1) / 3 : n;
 }
 
 /* top: one unit per count column, the smallest in which its largest

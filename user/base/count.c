@@ -19,30 +19,30 @@ static bool blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Digits of an integer part, with or without comma groups of three. */
+/* Digits of an integer part, with or without thousands separators. */
 static int int_digits(const char *s, size_t n, size_t *pos, char *dig,
 		      size_t *nd)
 {
-	size_t i = *pos, group = 0;
-	bool grouped = false;
+	size_t i = *pos, run = 0;	/* digits since the last comma */
+	bool seps = false;
 
 	while (i < n && (isdigit((unsigned char)s[i]) || s[i] == ',')) {
 		if (s[i] == ',') {
-			/* "1,000": 1-3 digits first, then groups of 3 */
-			if ((!grouped && (group < 1 || group > 3)) ||
-			    (grouped && group != 3))
+			/* "1,000": 1-3 digits first, then runs of 3 */
+			if ((!seps && (run < 1 || run > 3)) ||
+			    (seps && run != 3))
 				return -1;
-			grouped = true;
-			group = 0;
+			seps = true;
+			run = 0;
 		} else {
 			if (*nd >= MAX_DIGITS)
 				return -1;
 			dig[(*nd)++] = s[i];
-			group++;
+			run++;
 		}
 		i++;
 	}
-	if (grouped && group != 3)
+	if (seps && run != 3)
 		return -1;
 	*pos = i;
 	return 0;

@@ -12,9 +12,9 @@
 
 /*
  * Parse the len bytes at s (surrounding blanks allowed) as a non-negative
- * count. Digit groups are commas between groups of exactly three digits;
- * a fraction is rounded to the nearest integer (halves up), exactly, from
- * the decimal digits. Returns 0, or -1 with the reason in err (not a
+ * count. Thousands separators are commas, each followed by exactly three
+ * digits; a fraction is rounded to the nearest integer (halves up),
+ * exactly, from the decimal digits. Returns 0, or -1 with the reason in err (not a
  * number, negative, more than 64 bits).
  */
 int td_parse_count(const char *s, size_t len, uint64_t *out, char *err,

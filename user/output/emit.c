@@ -22,7 +22,7 @@ static bool shown(const struct td_emit *e, const struct td_field *f)
 	return f->in & (1u << e->fmt);
 }
 
-int td_group_digits(char *dst, uint64_t v)
+int td_big_num(char *dst, uint64_t v)
 {
 	char tmp[24];
 	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), len = 0;
@@ -241,7 +241,7 @@ void td_emit_uint(struct td_emit *e, const struct td_field *f, uint64_t v)
 		if ((f->flags & TD_FIELD_COUNT) && f->unit > 0 && f->unit <= 6)
 			in_unit(s, sizeof(s), v, f->unit);
 		else if ((f->flags & TD_FIELD_COUNT) && e->big_num)
-			td_group_digits(s, v);
+			td_big_num(s, v);
 		else
 			snprintf(s, sizeof(s), "%" PRIu64, v);
 		set_cell(e, f, s);

@@ -35,7 +35,7 @@ enum td_emit_fmt { TD_EMIT_PLAIN, TD_EMIT_JSON, TD_EMIT_CSV };
 
 /* td_field.flags */
 #define TD_FIELD_PERCENT	0x1	/* plain: a fraction as "12.3%" */
-#define TD_FIELD_COUNT		0x2	/* plain: digit grouping, units */
+#define TD_FIELD_COUNT		0x2	/* plain: thousands separators, units */
 
 /* Plain columns of a row: a rotated configuration's table has the keys,
  * up to 32 counts and up to 128 metrics.
@@ -145,7 +145,9 @@ void td_emit_flag(struct td_emit *e, char c);
 struct td_lost;
 void td_json_lost(json_writer_t *w, const struct td_lost *l, bool per_cpu);
 
-/* "1234567" as "1,234,567" into dst (room for 27 bytes); the length. */
-int td_group_digits(char *dst, uint64_t v);
+/* --big-num: "1234567" with thousands separators, "1,234,567", into dst
+ * (room for 27 bytes); the length.
+ */
+int td_big_num(char *dst, uint64_t v);
 
 #endif
