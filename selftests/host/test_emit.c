@@ -20,13 +20,13 @@ static const struct td_field fields[F_NR] = {
 	[F_NAME] = { .name = "name", .title = "NAME", .in = TD_IN_ALL,
 		     .col = 0, .width = -6 },
 	/* JSON: in "counts"; a table shows it last */
-	[F_COUNT] = { .name = "count", .title = "COUNT", .group = "counts",
+	[F_COUNT] = { .name = "count", .title = "COUNT", .object = "counts",
 		      .in = TD_IN_ALL, .flags = TD_FIELD_COUNT, .col = 3,
 		      .width = 10 },
-	[F_SHARE] = { .name = "share", .title = "SHARE", .group = "metrics",
+	[F_SHARE] = { .name = "share", .title = "SHARE", .object = "metrics",
 		      .in = TD_IN_ALL, .flags = TD_FIELD_PERCENT, .col = 1,
 		      .width = 7 },
-	[F_RATIO] = { .name = "ratio", .title = "RATIO", .group = "metrics",
+	[F_RATIO] = { .name = "ratio", .title = "RATIO", .object = "metrics",
 		      .in = TD_IN_ALL, .col = 2, .width = 6, .prec = 2 },
 };
 

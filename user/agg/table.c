@@ -80,7 +80,7 @@ static const char *tree_title(struct table *t, const struct td_view *v,
  */
 static void add_est_fields(struct table *t, const struct td_view *v)
 {
-	static const char *const grp[2] = { "coverage", "error" };
+	static const char *const obj[2] = { "coverage", "error" };
 
 	for (int k = 0; k < 2; k++) {
 		for (int i = v->nr_keys; i < v->nr_cols; i++) {
@@ -93,10 +93,10 @@ static void add_est_fields(struct table *t, const struct td_view *v)
 				continue;
 			(k ? t->err_field : t->cov_field)[i] = t->n;
 			f = add(t, c->name, NULL, TD_IN_JSON, -1, 0);
-			f->group = grp[k];
+			f->object = obj[k];
 			/* CSV: its own column, NAME_coverage, NAME_error */
 			snprintf(name, TOPDOWN_NAME_LEN + 16, "%s_%s", c->name,
-				 grp[k]);
+				 obj[k]);
 			f = add(t, name, NULL, TD_IN_CSV, -1, 0);
 		}
 	}
@@ -227,7 +227,7 @@ static void build(struct table *t, const struct td_view *v,
 			f = add(t, c->name, NULL, TD_IN_ALL, ecol + c->idx,
 				max_int(w, t->est ? 28 : v->compact ? 8 :
 					v->opts.big_num ? 17 : 13));
-			f->group = "counts";
+			f->object = "counts";
 			f->flags = TD_FIELD_COUNT;
 			break;
 		case TD_COL_METRIC:
@@ -238,7 +238,7 @@ static void build(struct table *t, const struct td_view *v,
 			f->width = max_int(w, t->est ? 20 : v->compact ?
 					   (v->metric_fraction[c->idx] ? 7 : 5) :
 					   8);
-			f->group = "metrics";
+			f->object = "metrics";
 			f->prec = td_voc_prec(c->name);
 			if (v->metric_fraction[c->idx])
 				f->flags = TD_FIELD_PERCENT;
@@ -438,7 +438,7 @@ static int row(struct td_emit *e, const struct table *t,
 			if (fi < 0)
 				break;
 			if (c->idx == 0)
-				td_emit_group(e, "counts");
+				td_emit_object(e, "counts");
 			val = &x->count[c->idx];
 			if (!v->gd && !val->estimated && val->valid) {
 				td_emit_uint(e, &f[fi], b->counts[c->idx]);
@@ -453,7 +453,7 @@ static int row(struct td_emit *e, const struct table *t,
 			break;
 		case TD_COL_METRIC:
 			if (c->idx == 0)
-				td_emit_group(e, "metrics");
+				td_emit_object(e, "metrics");
 			val = &x->metric[c->idx];
 			if (c->idx == x->mark[0] || c->idx == x->mark[1])
 				td_emit_mark(e, '*');
@@ -483,13 +483,13 @@ static int row(struct td_emit *e, const struct table *t,
 	}
 	/* JSON: "metrics" is there (maybe empty) even without a decoder. */
 	if (!v->nr_metrics)
-		td_emit_group(e, "metrics");
+		td_emit_object(e, "metrics");
 	/* Rotated groups: the coverage, then the error of every count and
 	 * metric (JSON objects keyed as "counts" and "metrics", CSV columns
 	 * NAME_coverage and NAME_error); unknown errors are null.
 	 */
 	for (int k = 0; t->est && k < 2; k++) {
-		td_emit_group(e, k ? "error" : "coverage");
+		td_emit_object(e, k ? "error" : "coverage");
 		for (int i = v->nr_keys; i < v->nr_cols; i++) {
 			const struct td_col *c = &v->col[i];
 			int fi = k ? t->err_field[i] : t->cov_field[i];

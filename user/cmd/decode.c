@@ -443,7 +443,7 @@ static void decode_rows(const struct decoded *dd, const char *label,
 
 	for (int i = 0; i < r0->n; i++)
 		mf[i] = (struct td_field){ .name = r0->m[i].m.name,
-					   .group = "metrics",
+					   .object = "metrics",
 					   .in = TD_IN_CSV };
 	/* The CSV header: the fields in row order. */
 	for (int i = DF_SET; i <= DF_LINES; i++)

@@ -156,7 +156,7 @@ void td_emit_list_end(struct td_emit *e)
 
 void td_emit_begin(struct td_emit *e, const char *name, const char *prefix)
 {
-	e->group = NULL;
+	e->object = NULL;
 	e->mark = 0;
 	e->flag = 0;
 	switch (e->fmt) {
@@ -182,9 +182,9 @@ void td_emit_end(struct td_emit *e)
 		plain_line(e);
 		break;
 	case TD_EMIT_JSON:
-		if (e->group)
+		if (e->object)
 			jsonw_end_object(e->jw);
-		e->group = NULL;
+		e->object = NULL;
 		jsonw_end_object(e->jw);
 		break;
 	case TD_EMIT_CSV:
@@ -193,29 +193,29 @@ void td_emit_end(struct td_emit *e)
 	}
 }
 
-static void json_group(struct td_emit *e, const char *g)
+static void json_into(struct td_emit *e, const char *o)
 {
-	if (g == e->group || (g && e->group && !strcmp(g, e->group)))
+	if (o == e->object || (o && e->object && !strcmp(o, e->object)))
 		return;
-	if (e->group)
+	if (e->object)
 		jsonw_end_object(e->jw);
-	if (g) {
-		jsonw_name(e->jw, g);
+	if (o) {
+		jsonw_name(e->jw, o);
 		jsonw_start_object(e->jw);
 	}
-	e->group = g;
+	e->object = o;
 }
 
-void td_emit_group(struct td_emit *e, const char *name)
+void td_emit_object(struct td_emit *e, const char *name)
 {
 	if (e->fmt == TD_EMIT_JSON)
-		json_group(e, name);
+		json_into(e, name);
 }
 
-/* JSON: the name of f, inside its group's object. */
+/* JSON: the name of f, inside its object. */
 static void json_name(struct td_emit *e, const struct td_field *f)
 {
-	json_group(e, f->group);
+	json_into(e, f->object);
 	jsonw_name(e->jw, f->name);
 }
 
@@ -421,7 +421,7 @@ json_writer_t *td_emit_json(struct td_emit *e)
 {
 	if (e->fmt != TD_EMIT_JSON)
 		return NULL;
-	json_group(e, NULL);
+	json_into(e, NULL);
 	return e->jw;
 }
 

@@ -12,8 +12,8 @@
  * the cells of a row are collected and the line is written at
  * td_emit_end(). A field can be limited to some formats (td_field.in),
  * e.g. run time in milliseconds for people and in nanoseconds for
- * programs. JSON fields with a group (td_field.group) go into a nested
- * object of that name, opened and closed as the group changes.
+ * programs. JSON fields with an object (td_field.object) go into a nested
+ * object of that name, opened and closed as the object changes.
  */
 #ifndef TDCTL_EMIT_H
 #define TDCTL_EMIT_H
@@ -49,7 +49,7 @@ enum td_emit_fmt { TD_EMIT_PLAIN, TD_EMIT_JSON, TD_EMIT_CSV };
 struct td_field {
 	const char *name;	/* JSON key, CSV column */
 	const char *title;	/* plain header; NULL: name */
-	const char *group;	/* JSON: nested object (e.g. "counts") */
+	const char *object;	/* JSON: nested object (e.g. "counts") */
 	unsigned int in;	/* TD_IN_*: the formats that show it */
 	unsigned int flags;	/* TD_FIELD_* */
 	int col;		/* plain: column, 0 first */
@@ -66,7 +66,7 @@ struct td_emit {
 	FILE *f;
 	json_writer_t *jw;	/* TD_EMIT_JSON */
 	struct csv_writer csv;
-	const char *group;	/* JSON: the nested object that is open */
+	const char *object;	/* JSON: the nested object that is open */
 	bool big_num;		/* plain: 1,234,567 */
 	int width;		/* plain: lines cut at width (0: not cut) */
 	char mark;		/* plain: prefix of the next cell, or 0 */
@@ -100,7 +100,7 @@ void td_emit_end(struct td_emit *e);
 /* JSON: the following fields go into the object name (opened here even
  * if none follows); nothing in the other formats.
  */
-void td_emit_group(struct td_emit *e, const char *name);
+void td_emit_object(struct td_emit *e, const char *name);
 
 void td_emit_uint(struct td_emit *e, const struct td_field *f, uint64_t v);
 void td_emit_bool(struct td_emit *e, const struct td_field *f, bool v);
