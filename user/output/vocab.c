@@ -5,8 +5,9 @@
 
 #include "output/vocab.h"
 
-#define GRP	"report top stat"
-#define GRPD	"report top stat dump"
+/* The commands that print an aggregation's buckets (agg/), and dump. */
+#define AGG	"report top stat"
+#define AGGD	"report top stat dump"
 #define MET	"report top stat dump decode timeline"
 
 #define KEY(n, t, c, w)		{ n, t, TD_VOC_KEY, 0, 0, 0, NULL, c, w }
@@ -32,39 +33,39 @@
 
 const struct td_voc td_vocab[] = {
 	/* rows and their keys */
-	INFO("type", NULL, GRP, "CSV: a group's row, or the total"),
-	TIME("time_s", "TIME_S", 6, GRPD " timeline",
+	INFO("type", NULL, AGG, "CSV: a group's row, or the total"),
+	TIME("time_s", "TIME_S", 6, AGGD " timeline",
 	     "seconds into the recording (the collection's start), the time base of --from/--to"),
 	TIME("time_ns", NULL, 0, "dump",
 	     "the end of the slice, CLOCK_MONOTONIC nanoseconds"),
 	COUNT("seq", NULL, "dump", "the record's sequence number on its CPU"),
-	KEY("cpu", "CPU", GRPD " status", "the CPU (status without a backend: its description)"),
-	KEY("pid", "PID", GRPD, "the process (thread group) id"),
-	KEY("tid", "TID", GRPD, "the thread id"),
-	KEY("comm", "COMM", GRPD, "the task's name (comm), by the one text rule"),
-	KEY("cgroup_id", "CGROUP", GRPD, "the cgroup v2 id"),
-	KEY("cgroup", "CGROUP", GRP, "the cgroup v2 path (null where it does not resolve)"),
+	KEY("cpu", "CPU", AGGD " status", "the CPU (status without a backend: its description)"),
+	KEY("pid", "PID", AGGD, "the process (thread group) id"),
+	KEY("tid", "TID", AGGD, "the thread id"),
+	KEY("comm", "COMM", AGGD, "the task's name (comm), by the one text rule"),
+	KEY("cgroup_id", "CGROUP", AGGD, "the cgroup v2 id"),
+	KEY("cgroup", "CGROUP", AGG, "the cgroup v2 path (null where it does not resolve)"),
 	/* what a row sums */
-	COUNT("slices", "SLICES", GRP, "time slices"),
-	TIME("runtime_ns", "RUN_MS", 3, GRP " status",
+	COUNT("slices", "SLICES", AGG, "time slices"),
+	TIME("runtime_ns", "RUN_MS", 3, AGG " status",
 	     "run time; milliseconds in tables, nanoseconds in JSON and CSV"),
 	TIME("cpu_percent", "%CPU", 1, "top",
 	     "run time as a percentage of one CPU over the interval (tables of top)"),
 	TIME("duration_ns", "SLICE_US", 3, "dump",
 	     "the slice's length; microseconds in tables, nanoseconds in JSON and CSV"),
-	COUNT("read_errors", "ERRORS", GRP " status",
+	COUNT("read_errors", "ERRORS", AGG " status",
 	      "slices with a counter that could not be read (not rotated "
 	      "slices), left out of the row's sums: its values are estimates"),
-	COUNT("rotated_slices", NULL, GRP,
+	COUNT("rotated_slices", NULL, AGG,
 	      "rotated groups: slices in which the CPU changed group, measured by no group"),
 	INFO("flags", "FLG", "dump",
 	     "S blocked, P preempted, F first after start, I idle, E counter error"),
 	INFO("preempted", NULL, "dump", "JSON: the task was preempted"),
 	INFO("first", NULL, "dump", "JSON: the first slice after the start"),
 	INFO("idle", NULL, "dump", "JSON: the idle task"),
-	INFO("counts", NULL, GRPD, "JSON: the event counts, by event name"),
-	INFO("metrics", NULL, GRPD " decode", "JSON: the metrics, by name"),
-	INFO("coverage", NULL, GRP " decode",
+	INFO("counts", NULL, AGGD, "JSON: the event counts, by event name"),
+	INFO("metrics", NULL, AGGD " decode", "JSON: the metrics, by name"),
+	INFO("coverage", NULL, AGG " decode",
 	     "JSON, rotated groups: the share of the row's run time the "
 	     "group(s) of each count and metric measured, keyed as counts "
 	     "and metrics"),
@@ -75,9 +76,9 @@ const struct td_voc td_vocab[] = {
 	     "JSON: the events whose count could not be read (null in counts, "
 	     "as the events of another group are)"),
 	/* lost records: one rule (null when not known) */
-	COUNT("records", "RECORDS", GRP " status record",
+	COUNT("records", "RECORDS", AGG " status record",
 	      "records read (status: written by the CPU)"),
-	COUNT("lost", "LOST", GRP " status record",
+	COUNT("lost", "LOST", AGG " status record",
 	      "records lost (a full ring); null where not known"),
 	COUNT("lost_per_cpu", NULL, "report", "records lost per CPU; null where not known"),
 	/* the TopDown tree and IPC */
@@ -218,7 +219,7 @@ const struct td_voc td_vocab[] = {
 	/* status and load when nothing collects (exit 3); and in a row of
 	 * rotated groups, beside "coverage"
 	 */
-	INFO("error", NULL, GRP " load decode",
+	INFO("error", NULL, AGG " load decode",
 	     "load: why load stopped (null: status); JSON rows of rotated "
 	     "groups (and decode of their dump): one standard error of each "
 	     "count and metric, keyed as counts and metrics, null when "
