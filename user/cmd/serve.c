@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tdctl serve: a Prometheus exporter. It is the rings' one reader: it
- * drains them continuously into per-group monotonic counters (raw event
+ * drains them continuously into per-series monotonic counters (raw event
  * counts, run time, slices, read errors; lost records per CPU) and serves
  * them on /metrics in the Prometheus text format 0.0.4, or OpenMetrics
  * 1.0 when the scraper's Accept header asks for it. The TopDown fractions
@@ -16,12 +16,13 @@
  * drops to --user and every capability (base/privs.h). SIGHUP reads the
  * web configuration and its certificates again, as that user.
  *
- * Groups are keyed by their label values (a cgroup's path, not its id:
- * a cgroup re-created under the same path is the same series). At most
- * --max-series groups exist; records of any further group are added to
- * the group "other" (cgroup="other", pid="other": no path or pid is
- * that; for --by comm, SV_OTHER_COMM, which no comm is). Groups are
- * never removed, so a counter never goes backwards when its tasks exit.
+ * A series is a bucket of --by, keyed by its label values (a cgroup's
+ * path, not its id: a cgroup re-created under the same path is the same
+ * series). At most --max-series series exist; records of any further
+ * one are added to the series "other" (cgroup="other", pid="other": no
+ * path or pid is that; for --by comm, SV_OTHER_COMM, which no comm is).
+ * Series are never removed, so a counter never goes backwards when its
+ * tasks exit.
  *
  * With rotated event groups (tdctl load --level 2, -M) each slice was
  * measured by one group: the counts are exported per event group, with a
@@ -67,7 +68,7 @@
  * seen before the module folds it.
  */
 #define SV_TOTALS_MS	100
-/* The overflow group's comm: printable ASCII without a backslash and
+/* The overflow series' comm: printable ASCII without a backslash and
  * longer than a comm (TOPDOWN_COMM_LEN bytes), so no comm's text
  * (output/text.h) is this.
  */
@@ -103,12 +104,12 @@ static const char serve_desc[] =
 
 struct sv {
 	enum td_by by;
-	/* the groups and the event set's labels: /metrics shows them */
+	/* the series and the event set's labels: /metrics shows them */
 	struct td_om_counters c;
-	/* label text -> group, and record key -> group (a cache) */
+	/* label text -> series, and record key -> series (a cache) */
 	uint32_t *lslot;
 	size_t lcap;
-	struct { uint64_t key; uint32_t group; } *kslot;
+	struct { uint64_t key; uint32_t series; } *kslot;
 	size_t kcap, kn;
 	bool provisional;	/* it holds labels that may change */
 	uint64_t cache_since;
@@ -129,11 +130,11 @@ struct sv {
 	uint64_t root_cgroup;	/* the idle tasks' */
 };
 
-/* ---- groups ----------------------------------------------------------------- */
+/* ---- series ----------------------------------------------------------------- */
 
 /* The keyed hash (base/hash.h) of s, up to a NUL or n bytes: the label
  * text and comm keys. Keyed, so that no one can name tasks whose comms
- * share a key (and so one group) or crowd one run of the table.
+ * share a key (and so one series) or crowd one run of the table.
  */
 static uint64_t key_hash(const char *s, size_t n)
 {
@@ -173,20 +174,20 @@ static bool sv_labels(struct sv *s, const struct topdown_record *r,
 	}
 }
 
-/* The group of these labels; "other" (0) when the table is full. */
-static uint32_t sv_group_of(struct sv *s, const char *labels)
+/* The series of these labels; "other" (0) when the table is full. */
+static uint32_t sv_series_of(struct sv *s, const char *labels)
 {
 	size_t i = td_hash_bytes(labels, strlen(labels)) & (s->lcap - 1);
 
 	while (s->lslot[i]) {
-		if (!strcmp(s->c.g[s->lslot[i] - 1].labels, labels))
+		if (!strcmp(s->c.series[s->lslot[i] - 1].labels, labels))
 			return s->lslot[i] - 1;
 		i = (i + 1) & (s->lcap - 1);
 	}
-	if (s->c.n >= s->c.max_groups + 1)
+	if (s->c.n >= s->c.max_series + 1)
 		return 0;
-	memset(&s->c.g[s->c.n], 0, sizeof(s->c.g[s->c.n]));
-	snprintf(s->c.g[s->c.n].labels, TD_OM_LABEL_MAX, "%s", labels);
+	memset(&s->c.series[s->c.n], 0, sizeof(s->c.series[s->c.n]));
+	snprintf(s->c.series[s->c.n].labels, TD_OM_LABEL_MAX, "%s", labels);
 	s->c.n++;
 	s->lslot[i] = (uint32_t)s->c.n;
 	return (uint32_t)(s->c.n - 1);
@@ -204,14 +205,14 @@ static uint64_t sv_key(const struct sv *s, const struct topdown_record *r)
 	}
 }
 
-/* The group of r's task (r's labels), through the key cache. */
-static uint32_t sv_group_for(struct sv *s, const struct topdown_record *r)
+/* The series of r's task (r's labels), through the key cache. */
+static uint32_t sv_series_for(struct sv *s, const struct topdown_record *r)
 {
 	uint64_t key = sv_key(s, r);
 	size_t i = (key * 0x9e3779b97f4a7c15ull >> 24) & (s->kcap - 1);
-	uint32_t gi;
+	uint32_t si;
 
-	/* The cache of key -> group (cgroup id, pid or comm hash). A key
+	/* The cache of key -> series (cgroup id, pid or comm hash). A key
 	 * whose labels are not final (a cgroup id not resolved yet) is
 	 * cached too, but the whole cache is dropped a second later
 	 * (sv_cache_expire()), so that it is looked up again.
@@ -219,7 +220,7 @@ static uint32_t sv_group_for(struct sv *s, const struct topdown_record *r)
 	while (s->kslot[i].key && s->kslot[i].key != key)
 		i = (i + 1) & (s->kcap - 1);
 	if (s->kslot[i].key) {
-		gi = s->kslot[i].group;
+		si = s->kslot[i].series;
 	} else {
 		char labels[TD_OM_LABEL_MAX];
 
@@ -230,39 +231,39 @@ static uint32_t sv_group_for(struct sv *s, const struct topdown_record *r)
 		}
 		bool final = sv_labels(s, r, labels, sizeof(labels));
 
-		gi = sv_group_of(s, labels);
+		si = sv_series_of(s, labels);
 		s->kslot[i].key = key;
-		s->kslot[i].group = gi;
+		s->kslot[i].series = si;
 		s->kn++;
 		if (!final)
 			s->provisional = true;
 	}
-	return gi;
+	return si;
 }
 
 static void sv_on_record(const struct topdown_record *r, void *ctx)
 {
 	struct sv *s = ctx;
-	struct td_om_group *g;
-	uint32_t gi;
+	struct td_om_series *se;
+	uint32_t si;
 
 	s->c.records++;
 	/* With the totals, a record is only read, to keep the rings moving. */
 	if (s->totals)
 		return;
-	gi = sv_group_for(s, r);
-	g = &s->c.g[gi];
-	g->slices++;
-	g->runtime_ns += r->duration_ns;
+	si = sv_series_for(s, r);
+	se = &s->c.series[si];
+	se->slices++;
+	se->runtime_ns += r->duration_ns;
 	if (s->c.nr_egroups) {
 		/* a slice of one group, or of none (rotated, unreadable) */
 		uint32_t k = TOPDOWN_REC_GROUP(r->flags);
-		struct td_om_gx *x = &s->c.gx[gi];
+		struct td_om_gx *x = &s->c.gx[si];
 
 		if (r->flags & TOPDOWN_REC_ROTATED)
 			return;
 		if (r->flags & TOPDOWN_REC_ERROR_MASK) {
-			g->read_errors++;
+			se->read_errors++;
 			return;
 		}
 		if (k >= s->c.nr_egroups)
@@ -278,11 +279,11 @@ static void sv_on_record(const struct topdown_record *r, void *ctx)
 	 * cover the same slices (their ratios are the metrics).
 	 */
 	if (r->flags & TOPDOWN_REC_ERROR_MASK) {
-		g->read_errors++;
+		se->read_errors++;
 		return;
 	}
 	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
-		g->counts[e] += r->delta[e];
+		se->counts[e] += r->delta[e];
 }
 
 static void sv_on_lost(int cpu, uint64_t count, const char *why, void *ctx)
@@ -303,7 +304,7 @@ static void sv_on_total(const struct topdown_total *d, void *ctx)
 {
 	struct sv *s = ctx;
 	struct topdown_record r;
-	struct td_om_group *g;
+	struct td_om_series *se;
 
 	memset(&r, 0, sizeof(r));
 	if (d->kind == TOPDOWN_TOTAL_OTHER) {
@@ -316,12 +317,12 @@ static void sv_on_total(const struct topdown_total *d, void *ctx)
 		r.cgroup_id = d->cgroup_id;
 		memcpy(r.comm, d->comm, sizeof(r.comm));
 	}
-	g = &s->c.g[sv_group_for(s, &r)];
-	g->slices += d->slices;
-	g->runtime_ns += d->time_ns;
-	g->read_errors += d->slices - d->grp_slices[0];
+	se = &s->c.series[sv_series_for(s, &r)];
+	se->slices += d->slices;
+	se->runtime_ns += d->time_ns;
+	se->read_errors += d->slices - d->grp_slices[0];
 	for (int e = 0; e < TOPDOWN_MAX_EVENTS; e++)
-		g->counts[e] += d->grp_delta[0][e];
+		se->counts[e] += d->grp_delta[0][e];
 }
 
 /* Every SV_TOTALS_MS and at each scrape: the totals' news. Once they
@@ -404,7 +405,7 @@ static void sv_open(struct sv *s, uint64_t now)
 		return;
 	}
 	if (vc->rotated && !s->c.gx) {
-		s->c.gx = calloc(s->c.max_groups + 1, sizeof(*s->c.gx));
+		s->c.gx = calloc(s->c.max_series + 1, sizeof(*s->c.gx));
 		if (!s->c.gx) {
 			p_err("out of memory for the event groups' counters");
 			free(vc);
@@ -601,7 +602,7 @@ int do_serve(int argc, char **argv)
 		return -1;
 	}
 	s->by = TD_BY_CGROUP;
-	s->c.max_groups = 1000;
+	s->c.max_series = 1000;
 	s->status_fd = -1;
 	s->bpf_fd = -1;
 	td_getopt_build(&g, "serve", serve_desc);
@@ -629,7 +630,7 @@ int do_serve(int argc, char **argv)
 			if (parse_u64_range("--max-series", optarg, 1, 100000,
 					    &v))
 				goto out;
-			s->c.max_groups = v;
+			s->c.max_series = v;
 			break;
 		case 'C':
 			if (parse_u64_range("--max-connections", optarg, 2, 65536,
@@ -653,18 +654,18 @@ int do_serve(int argc, char **argv)
 		p_err("--web.config.file %s: %s", web_file, err);
 		goto out;
 	}
-	s->c.g = calloc(s->c.max_groups + 1, sizeof(*s->c.g));
-	for (s->lcap = 64; s->lcap < 2 * (s->c.max_groups + 1); s->lcap *= 2)
+	s->c.series = calloc(s->c.max_series + 1, sizeof(*s->c.series));
+	for (s->lcap = 64; s->lcap < 2 * (s->c.max_series + 1); s->lcap *= 2)
 		;
 	s->lslot = calloc(s->lcap, sizeof(*s->lslot));
 	s->kcap = 4 * s->lcap;
 	s->kslot = calloc(s->kcap, sizeof(*s->kslot));
-	if (!s->c.g || !s->lslot || !s->kslot) {
+	if (!s->c.series || !s->lslot || !s->kslot) {
 		p_err("out of memory");
 		goto out;
 	}
-	/* Group 0: what does not fit. */
-	snprintf(s->c.g[0].labels, TD_OM_LABEL_MAX, "%s",
+	/* Series 0: what does not fit. */
+	snprintf(s->c.series[0].labels, TD_OM_LABEL_MAX, "%s",
 		 s->by == TD_BY_PROCESS ? "pid=\"other\",comm=\"other\"" :
 		 s->by == TD_BY_COMM ? "comm=\"" SV_OTHER_COMM "\"" :
 		 "cgroup=\"other\"");
@@ -770,7 +771,7 @@ out:
 		close(s->bpf_fd);
 	td_webcfg_free(&web);
 	free(pfd);
-	free(s->c.g);
+	free(s->c.series);
 	free(s->c.gx);
 	free(s->lslot);
 	free(s->kslot);

@@ -211,7 +211,7 @@ static void group_counts(const struct td_om_counters *c,
 			out_add(o, "topdown_events_total{set=\"%s\","
 				"event=\"%s\",group=\"%s\"%s,%s} %llu\n",
 				c->set, c->ev_label[e], c->eg_label[k],
-				c->ev_kind[e], c->g[i].labels,
+				c->ev_kind[e], c->series[i].labels,
 				(unsigned long long)c->gx[i].c[k][j]);
 		}
 	}
@@ -247,14 +247,14 @@ void td_om_write(struct td_om_out *o, const struct td_om_counters *c,
 	out_add(o, "topdown_series_groups %zu\n", c->n);
 	family(o, om, "topdown_series_limit", "gauge", NULL,
 	       "--max-series: groups beyond it are summed into 'other'.");
-	out_add(o, "topdown_series_limit %zu\n", c->max_groups);
+	out_add(o, "topdown_series_limit %zu\n", c->max_series);
 
 	family(o, om, "topdown_events_total", "counter", NULL,
 	       "Count of each event of the event set, summed over the group's slices.");
 	for (size_t i = 0; i < c->n && sc->up; i++) {
-		const struct td_om_group *g = &c->g[i];
+		const struct td_om_series *se = &c->series[i];
 
-		if (!g->slices)
+		if (!se->slices)
 			continue;
 		if (c->nr_egroups) {
 			group_counts(c, o, i);
@@ -263,19 +263,19 @@ void td_om_write(struct td_om_out *o, const struct td_om_counters *c,
 		for (uint32_t e = 0; e < c->nr_ev && e < TOPDOWN_MAX_EVENTS;
 		     e++)
 			out_add(o, "topdown_events_total{set=\"%s\",event=\"%s\"%s,%s} %llu\n",
-				c->set, c->ev_label[e], c->ev_kind[e], g->labels,
-				(unsigned long long)g->counts[e]);
+				c->set, c->ev_label[e], c->ev_kind[e], se->labels,
+				(unsigned long long)se->counts[e]);
 	}
 	if (c->nr_egroups && sc->up) {
 		family(o, om, "topdown_group_run_seconds_total", "counter",
 		       "seconds",
 		       "Rotated event groups: on-CPU time of the group's tasks that event group 'group' measured; a rate of topdown_events_total{group} over its rate, times topdown_run_seconds_total's, estimates the event's rate over all the run time.");
 		for (size_t i = 0; i < c->n; i++)
-			for (uint32_t k = 0; c->g[i].slices &&
+			for (uint32_t k = 0; c->series[i].slices &&
 			     k < c->nr_egroups; k++)
 				out_add(o, "topdown_group_run_seconds_total"
 					"{group=\"%s\",%s} %llu.%09llu\n",
-					c->eg_label[k], c->g[i].labels,
+					c->eg_label[k], c->series[i].labels,
 					(unsigned long long)(c->gx[i].ns[k] /
 							     1000000000ull),
 					(unsigned long long)(c->gx[i].ns[k] %
@@ -284,25 +284,25 @@ void td_om_write(struct td_om_out *o, const struct td_om_counters *c,
 	family(o, om, "topdown_run_seconds_total", "counter", "seconds",
 	       "On-CPU time of the group's tasks.");
 	for (size_t i = 0; i < c->n; i++)
-		if (c->g[i].slices)
+		if (c->series[i].slices)
 			out_add(o, "topdown_run_seconds_total{%s} %llu.%09llu\n",
-				c->g[i].labels,
-				(unsigned long long)(c->g[i].runtime_ns / 1000000000ull),
-				(unsigned long long)(c->g[i].runtime_ns % 1000000000ull));
+				c->series[i].labels,
+				(unsigned long long)(c->series[i].runtime_ns / 1000000000ull),
+				(unsigned long long)(c->series[i].runtime_ns % 1000000000ull));
 	family(o, om, "topdown_slices_total", "counter", NULL,
 	       "Time slices of the group's tasks.");
 	for (size_t i = 0; i < c->n; i++)
-		if (c->g[i].slices)
+		if (c->series[i].slices)
 			out_add(o, "topdown_slices_total{%s} %llu\n",
-				c->g[i].labels,
-				(unsigned long long)c->g[i].slices);
+				c->series[i].labels,
+				(unsigned long long)c->series[i].slices);
 	family(o, om, "topdown_read_errors_total", "counter", NULL,
 	       "Slices with a counter that could not be read (its count is missing).");
 	for (size_t i = 0; i < c->n; i++)
-		if (c->g[i].slices)
+		if (c->series[i].slices)
 			out_add(o, "topdown_read_errors_total{%s} %llu\n",
-				c->g[i].labels,
-				(unsigned long long)c->g[i].read_errors);
+				c->series[i].labels,
+				(unsigned long long)c->series[i].read_errors);
 	family(o, om, "topdown_exporter_info", "gauge", NULL,
 	       "The exporter: version, grouping, event set, and whether the counters are the module's totals (exact whatever records were lost) or the records' sums.");
 	out_add(o, "topdown_exporter_info{version=\"%s\",by=\"%s\",set=\"%s\",counts=\"%s\"} 1\n",

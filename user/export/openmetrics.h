@@ -4,7 +4,7 @@
  * 1.0 (the scraper's Accept header chooses): the metric families, their
  * HELP, TYPE and UNIT lines, the label values, escaped.
  *
- * The counters are monotonic: serve only adds to them, and a group once
+ * The counters are monotonic: serve only adds to them, and a series once
  * exported stays, so no sample ever goes backwards. The label values
  * are valid UTF-8 whatever the bytes they come from, and two different
  * paths or comms never give one value.
@@ -20,11 +20,13 @@
 
 #include "agg/aggregate.h"
 
-#define TD_OM_LABEL_MAX	512	/* a group's label values, escaped */
+#define TD_OM_LABEL_MAX	512	/* a series' label values, escaped */
 #define TD_OM_PATH_MAX	4096	/* a cgroup path's bytes shown (PATH_MAX) */
 
-/* One exported group: its label values and its counters. */
-struct td_om_group {
+/* One exported series (a bucket of --by: a cgroup, process or comm):
+ * its label values and its counters.
+ */
+struct td_om_series {
 	char labels[TD_OM_LABEL_MAX];	/* e.g. cgroup="/system.slice" */
 	uint64_t slices, runtime_ns, read_errors;
 	uint64_t counts[TOPDOWN_MAX_EVENTS];
@@ -38,10 +40,10 @@ struct td_om_gx {
 	uint64_t c[TOPDOWN_MAX_GROUPS][TOPDOWN_MAX_EVENTS];
 };
 
-/* What /metrics shows of the rings: the groups and the event set. */
+/* What /metrics shows of the rings: the series and the event set. */
 struct td_om_counters {
-	struct td_om_group *g;	/* g[0] is "other" */
-	size_t n, max_groups;	/* n <= max_groups + 1 */
+	struct td_om_series *series;	/* series[0] is "other" */
+	size_t n, max_series;	/* n <= max_series + 1 */
 	char set[TOPDOWN_NAME_LEN * 2];
 	/* the events by pool entry (delta order without rotation) */
 	char ev_label[TOPDOWN_MAX_POOL][TOPDOWN_NAME_LEN * 6 + 1];
@@ -49,8 +51,8 @@ struct td_om_counters {
 	uint32_t nr_ev;
 	/* rotated groups (2 or more; 0: none): the configuration's groups,
 	 * their label values (the label's group ids, else their index),
-	 * and per exported group the sums of each event group (gx[i] for
-	 * g[i])
+	 * and per exported series the sums of each event group (gx[i] for
+	 * series[i])
 	 */
 	uint32_t nr_egroups;
 	struct topdown_group egroup[TOPDOWN_MAX_GROUPS];
