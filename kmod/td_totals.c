@@ -18,8 +18,8 @@
  *
  * Writers: a task's entry is written by the CPU the task leaves, at each of
  * its switches: one CPU at a time, as a task runs on one CPU at a time,
- * and the claim of a slot is exclusive. A CPU's own entries (CPU, OTHER)
- * are written only on that CPU. All of it in the probe, IRQs off. Each
+ * and the claim of a slot is exclusive. A CPU's OTHER entry is written
+ * only on that CPU. All of it in the probe, IRQs off. Each
  * entry has a sequence count for TOPDOWN_IOC_TOTALS, which reads it from
  * process context: a writer never waits, a reader retries.
  *
@@ -83,7 +83,7 @@ struct td_totals {
 	atomic64_t generation;	/* folds of a task's entry */
 	atomic64_t no_room;
 	atomic64_t reclaimed;
-	u8 *cpus;		/* 2 entries per possible CPU: CPU, OTHER */
+	u8 *cpus;		/* per possible CPU: its OTHER entry */
 	u8 *pool;		/* nr entries */
 };
 
@@ -92,10 +92,10 @@ static struct td_tot *td_tot_at(const struct td_totals *t, u8 *base, u32 i)
 	return (struct td_tot *)(base + (size_t)i * t->esize);
 }
 
-/* TOPDOWN_TOTAL_CPU (other = 0) or TOPDOWN_TOTAL_OTHER (1) of @cpu. */
-static struct td_tot *td_tot_cpu(const struct td_totals *t, int cpu, int other)
+/* The TOPDOWN_TOTAL_OTHER entry of @cpu. */
+static struct td_tot *td_tot_other(const struct td_totals *t, int cpu)
 {
-	return td_tot_at(t, t->cpus, 2 * cpu + other);
+	return td_tot_at(t, t->cpus, cpu);
 }
 
 /* Process context, td.lock held: a zeroed pool for the configuration. */
@@ -120,13 +120,13 @@ struct td_totals *td_totals_alloc(const struct topdown_config *cfg)
 	t->nv = nv;
 	/* Cache lines of their own: neighbours are written by other CPUs. */
 	t->esize = ALIGN(struct_size((struct td_tot *)NULL, v, nv), SMP_CACHE_BYTES);
-	bytes = (size_t)t->esize * (t->nr + 2 * nr_cpu_ids);
+	bytes = (size_t)t->esize * (t->nr + nr_cpu_ids);
 	t->cpus = kvzalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!t->cpus) {
 		kfree(t);
 		return ERR_PTR(-ENOMEM);
 	}
-	t->pool = t->cpus + (size_t)t->esize * 2 * nr_cpu_ids;
+	t->pool = t->cpus + (size_t)t->esize * nr_cpu_ids;
 	return t;
 }
 
@@ -148,7 +148,7 @@ void td_totals_put(struct td_totals *t)
 static __always_inline void td_tot_sum(const struct td_totals *t, struct td_tot *e,
 				       u32 flags, const u64 *delta, u64 dur)
 {
-	u32 g = TOPDOWN_REC_GROUP(flags), j;
+	u32 g = TOPDOWN_REC_GROUP(flags), j, n;
 	u64 *v;
 
 	e->slices++;
@@ -158,10 +158,12 @@ static __always_inline void td_tot_sum(const struct td_totals *t, struct td_tot 
 		e->unmeasured_ns += dur;
 	} else {
 		v = e->v + t->off[g];
+		n = t->grp_nr[g];	/* once: the stores below may alias it */
 		v[0]++;
 		v[1] += dur;
-		for (j = 0; j < t->grp_nr[g]; j++)
-			v[2 + j] += delta[j];
+		v += 2;
+		for (j = 0; j < n; j++)
+			v[j] += delta[j];
 	}
 }
 
@@ -287,9 +289,8 @@ void td_totals_slice(struct task_struct *p, int cpu, u32 flags,
 		     const u64 *delta, u64 dur, u64 cgroup_id)
 {
 	struct td_totals *t = td.totals;
-	struct td_tot *other = td_tot_cpu(t, cpu, 1), *e;
+	struct td_tot *other = td_tot_other(t, cpu), *e;
 
-	td_tot_add(t, td_tot_cpu(t, cpu, 0), flags, delta, dur);
 	if (is_idle_task(p)) {
 		td_tot_add(t, other, flags, delta, dur);
 		return;
@@ -373,22 +374,20 @@ static int td_totals_pass(struct td_totals *t, struct topdown_totals *q,
 			  struct td_tot *buf, struct topdown_total *out)
 {
 	u32 i, written = 0, tasks = 0;
-	int cpu, other;
+	int cpu;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		for (other = 0; other < 2; other++) {
-			td_tot_read(t, td_tot_cpu(t, cpu, other), buf, out);
-			out->kind = other ? TOPDOWN_TOTAL_OTHER : TOPDOWN_TOTAL_CPU;
-			out->cpu = cpu;
-			out->pid = 0;
-			out->tgid = 0;
-			out->start_ns = 0;
-			out->cgroup_id = 0;
-			memset(out->comm, 0, sizeof(out->comm));
-			if (written < cap &&
-			    copy_to_user(to + (size_t)written++ * stride, out, len))
-				return -EFAULT;
-		}
+		td_tot_read(t, td_tot_other(t, cpu), buf, out);
+		out->kind = TOPDOWN_TOTAL_OTHER;
+		out->cpu = cpu;
+		out->pid = 0;
+		out->tgid = 0;
+		out->start_ns = 0;
+		out->cgroup_id = 0;
+		memset(out->comm, 0, sizeof(out->comm));
+		if (written < cap &&
+		    copy_to_user(to + (size_t)written++ * stride, out, len))
+			return -EFAULT;
 	}
 	for (i = 0; i < t->nr; i++) {
 		const struct td_tot *e = td_tot_at(t, t->pool, i);

@@ -1258,6 +1258,16 @@ FIXTURE_TEARDOWN(totals)
 
 #define TOTALS_RING	4096u
 
+/* What counter @x grew by on every CPU while topdown counted (@sc after STOP). */
+static uint64_t sim_growth(const struct session *s, const struct sim_counts *sc, int x)
+{
+	uint64_t grew = 0;
+
+	for (int c = 0; c < s->ncpu; c++)
+		grew += sc->c[s->cpus[c]][x] - sc->first[s->cpus[c]][x];
+	return grew;
+}
+
 /* TOPDOWN_IOC_TOTALS into a new array of @cap entries; *err 0 or -errno. */
 static struct topdown_total *read_totals(struct topdown_totals *q, uint32_t cap, int *err)
 {
@@ -1282,7 +1292,7 @@ TEST_F_TIMEOUT(totals, exact_with_records_lost, 300)
 	struct session *s = &self->s;
 	const struct machine *m = s->m;
 	struct topdown_cpu_stats stats[MAX_CPUS];
-	uint64_t sum_cpu[MAX_EV] = { 0 }, sum_rest[MAX_EV] = { 0 }, lost = 0;
+	uint64_t grew[MAX_EV] = { 0 }, sum[MAX_EV] = { 0 }, lost = 0;
 	const char *const modprobe[] = { "modprobe", "topdown", NULL };
 	pid_t pids[2 * CHILDREN_PER_PROFILE];
 	struct topdown_totals q;
@@ -1314,7 +1324,7 @@ TEST_F_TIMEOUT(totals, exact_with_records_lost, 300)
 	EXPECT_LT(0, lost) TH_LOG("no record was lost: the test proves nothing");
 	TH_LOG("%llu records lost", (unsigned long long)lost);
 
-	cap = 2 * st.nr_cpus + TOPDOWN_TOTALS_DEFAULT_TASKS;
+	cap = st.nr_cpus + TOPDOWN_TOTALS_DEFAULT_TASKS;
 	t = read_totals(&q, cap, &err);
 	ASSERT_NE(NULL, t);
 	ASSERT_EQ(0, err) TH_LOG("TOTALS: %s", strerror(-err));
@@ -1322,7 +1332,7 @@ TEST_F_TIMEOUT(totals, exact_with_records_lost, 300)
 	EXPECT_EQ(TOPDOWN_TOTALS_DEFAULT_TASKS, q.pool_tasks);
 	EXPECT_EQ(0, q.no_room);
 	EXPECT_EQ(sizeof(*t), q.entry_size);
-	ASSERT_EQ(2 * st.nr_cpus + q.nr_tasks, q.nr_entries);
+	ASSERT_EQ(st.nr_cpus + q.nr_tasks, q.nr_entries);
 
 	/* Each child: its own work, exactly, though its records were lost. */
 	for (int child = 0; child < n; child++) {
@@ -1330,7 +1340,7 @@ TEST_F_TIMEOUT(totals, exact_with_records_lost, 300)
 		uint64_t units = units_of_child(child);
 		int found = 0;
 
-		for (uint32_t k = 2 * st.nr_cpus; k < q.nr_entries; k++) {
+		for (uint32_t k = st.nr_cpus; k < q.nr_entries; k++) {
 			const struct topdown_total *e = &t[k];
 
 			if ((pid_t)e->pid != pids[child])
@@ -1357,42 +1367,24 @@ TEST_F_TIMEOUT(totals, exact_with_records_lost, 300)
 	}
 
 	/*
-	 * Conservation: per CPU, its TOPDOWN_TOTAL_CPU entry is the counter's
-	 * growth from topdown's baseline at START to its value after STOP;
-	 * the tasks' entries and the OTHER entries add up to the CPUs'.
+	 * Conservation: the tasks' entries and the OTHER entries add up to
+	 * what the counters grew by on every CPU, from topdown's baseline at
+	 * START to their values after STOP.
 	 */
 	for (uint32_t k = 0; k < q.nr_entries; k++) {
-		const struct topdown_total *e = &t[k];
-
-		for (int i = 0; i < m->nr; i++) {
-			if (e->kind == TOPDOWN_TOTAL_CPU)
-				sum_cpu[i] += e->grp_delta[0][i];
-			else
-				sum_rest[i] += e->grp_delta[0][i];
-		}
-		if (e->kind != TOPDOWN_TOTAL_CPU || e->cpu >= MAX_CPUS)
-			continue;
-		for (int c = 0; c < s->ncpu; c++) {
-			if (s->cpus[c] != (int)e->cpu)
-				continue;
-			for (int i = 0; i < m->nr; i++) {
-				int x = s->idx[i];
-
-				EXPECT_EQ(s->t1.c[e->cpu][x] - s->t1.first[e->cpu][x],
-					  e->grp_delta[0][i])
-					TH_LOG("CPU %u %s: totals %llu, the counter grew by %llu",
-					       e->cpu, m->ev[i],
-					       (unsigned long long)e->grp_delta[0][i],
-					       (unsigned long long)(s->t1.c[e->cpu][x] -
-								    s->t1.first[e->cpu][x]));
-			}
-		}
+		for (int i = 0; i < m->nr; i++)
+			sum[i] += t[k].grp_delta[0][i];
+		if (k < st.nr_cpus)
+			EXPECT_EQ(TOPDOWN_TOTAL_OTHER, t[k].kind) TH_LOG("entry %u", k);
 	}
 	for (int i = 0; i < m->nr; i++) {
-		EXPECT_EQ(sum_cpu[i], sum_rest[i]) TH_LOG("%s", m->ev[i]);
+		grew[i] = sim_growth(s, &s->t1, s->idx[i]);
+		EXPECT_EQ(grew[i], sum[i])
+			TH_LOG("%s: the entries %llu, the counters grew by %llu", m->ev[i],
+			       (unsigned long long)sum[i], (unsigned long long)grew[i]);
 	}
 	TH_LOG("%u task entries; %s: %llu in all", q.nr_tasks, m->ev[0],
-	       (unsigned long long)sum_cpu[0]);
+	       (unsigned long long)grew[0]);
 	free(t);
 }
 
@@ -1482,13 +1474,13 @@ TEST_F(totals, refuses_bad_input)
 	q.entries_ptr = 8;
 	EXPECT_EQ(-1, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
 	EXPECT_EQ(EFAULT, errno);
-	/* Room for one entry: CPU 0's TOPDOWN_TOTAL_CPU; the counts say the rest. */
+	/* Room for one entry: CPU 0's TOPDOWN_TOTAL_OTHER; the counts say the rest. */
 	usleep(20000);		/* this test's slices, at least one */
 	memset(&one, 0xa5, sizeof(one));
 	q.entries_ptr = (uintptr_t)&one;
 	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_TOTALS, &q));
 	EXPECT_EQ(1, q.nr_entries);
-	EXPECT_EQ(TOPDOWN_TOTAL_CPU, one.kind);
+	EXPECT_EQ(TOPDOWN_TOTAL_OTHER, one.kind);
 	EXPECT_EQ(0, one.cpu);
 	EXPECT_EQ(TOPDOWN_TOTALS_DEFAULT_TASKS, q.pool_tasks);
 	EXPECT_LT(0, q.nr_tasks);	/* this test, at least */
@@ -1516,7 +1508,7 @@ TEST_F(totals, refuses_bad_input)
 TEST_F_TIMEOUT(totals, small_pool_reclaims_and_overflows, 300)
 {
 	const char *const modprobe[] = { "modprobe", "topdown", NULL };
-	uint64_t sum_cpu = 0, sum_rest = 0;
+	uint64_t grew, sum = 0;
 	struct topdown_config cfg;
 	struct topdown_totals q;
 	struct topdown_total *t;
@@ -1574,6 +1566,7 @@ TEST_F_TIMEOUT(totals, small_pool_reclaims_and_overflows, 300)
 	ASSERT_EQ(0, quiesce(&self->s));
 	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_STOP));
 	close(fd);
+	ASSERT_EQ(0, sim_read_counts(&self->s.t1));
 
 	t = read_totals(&q, 4096, &err);
 	ASSERT_NE(NULL, t);
@@ -1584,17 +1577,14 @@ TEST_F_TIMEOUT(totals, small_pool_reclaims_and_overflows, 300)
 	EXPECT_LT(0, q.no_room);
 	EXPECT_LE(q.reclaimed, q.generation);
 	EXPECT_EQ(0, q.flags);
-	for (uint32_t k = 0; k < q.nr_entries; k++) {
-		if (t[k].kind == TOPDOWN_TOTAL_CPU)
-			sum_cpu += t[k].grp_delta[0][0];
-		else
-			sum_rest += t[k].grp_delta[0][0];
-	}
-	EXPECT_LT(0, sum_cpu);
-	EXPECT_EQ(sum_cpu, sum_rest);
+	for (uint32_t k = 0; k < q.nr_entries; k++)
+		sum += t[k].grp_delta[0][0];
+	grew = sim_growth(&self->s, &self->s.t1, sim_index("ev0"));
+	EXPECT_LT(0, grew);
+	EXPECT_EQ(grew, sum);
 	TH_LOG("%u task entries, %llu reclaimed, %llu slices found no room; ev0 %llu in all",
 	       q.nr_tasks, (unsigned long long)q.reclaimed,
-	       (unsigned long long)q.no_room, (unsigned long long)sum_cpu);
+	       (unsigned long long)q.no_room, (unsigned long long)grew);
 	free(t);
 }
 

@@ -191,12 +191,12 @@ int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **out,
 	for (int tries = 0; !ret && tries < 4; tries++) {
 		struct topdown_total *buf;
 
-		cap = 2 * st.nr_cpus + q->nr_tasks + q->nr_tasks / 4 + 64;
+		cap = st.nr_cpus + q->nr_tasks + q->nr_tasks / 4 + 64;
 		buf = calloc(cap, sizeof(*buf));
 		if (!buf)
 			return -ENOMEM;
 		ret = totals_call(fd, q, buf, cap);
-		if (!ret && q->nr_entries == 2 * st.nr_cpus + q->nr_tasks) {
+		if (!ret && q->nr_entries == st.nr_cpus + q->nr_tasks) {
 			*out = buf;
 			*n = q->nr_entries;
 			return 0;

@@ -21,12 +21,12 @@ static int cmp_task(const void *x, const void *y)
 
 static uint32_t nr_tasks(const struct td_totals_snap *s)
 {
-	return s->n - 2 * s->nr_cpus;
+	return s->n - s->nr_cpus;
 }
 
 static struct topdown_total *tasks(const struct td_totals_snap *s)
 {
-	return s->e + 2 * s->nr_cpus;
+	return s->e + s->nr_cpus;
 }
 
 static const struct topdown_total *find(const struct topdown_total *key,
@@ -56,7 +56,7 @@ static int snap(int fd, struct td_totals_snap *s)
 		if (ret)
 			return ret;
 		s->nr_cpus = st.nr_cpus;
-		if (s->n < 2 * s->nr_cpus) {
+		if (s->n < s->nr_cpus) {
 			snap_free(s);
 			return -EPROTO;
 		}
@@ -233,7 +233,7 @@ void td_totals_track_diff(struct td_totals_track *t, bool idle,
 		r.cgroup_id = root_cgroup;
 		r.flags = TOPDOWN_REC_IDLE;
 		snprintf(r.comm, sizeof(r.comm), "swapper/%u", c % 10000000);
-		emit(&t->last.e[2 * c + 1], &t->base.e[2 * c + 1], &r, fn, ctx);
+		emit(&t->last.e[c], &t->base.e[c], &r, fn, ctx);
 	}
 	for (uint32_t i = 0; i < nr_tasks(&t->last); i++)
 		emit_task(t, &tasks(&t->last)[i], fn, ctx);
@@ -301,7 +301,7 @@ int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 	 */
 	memset(&other, 0, sizeof(other));
 	for (uint32_t c = 0; c < s.nr_cpus; c++)
-		total_acc(&other, &s.e[2 * c + 1], &t->last.e[2 * c + 1], false);
+		total_acc(&other, &s.e[c], &t->last.e[c], false);
 	for (uint32_t i = 0; i < nr_tasks(&t->last); i++) {
 		const struct topdown_total *e = &tasks(&t->last)[i];
 

@@ -24,7 +24,7 @@
 
 struct td_totals_snap {
 	struct topdown_totals q;
-	struct topdown_total *e;	/* 2 per CPU (CPU, OTHER), then tasks,
+	struct topdown_total *e;	/* 1 per CPU (OTHER), then tasks,
 					 * sorted by (pid, start_ns)
 					 */
 	uint32_t n;

@@ -263,10 +263,12 @@
  * TOPDOWN_TOTAL_OTHER entry (topdown_totals.reclaimed and generation
  * count those). An exited entry that no TOPDOWN_IOC_TOTALS (with
  * entries) begun after the exit has copied is folded only when a new
- * task finds no free slot in its search. So, for the counts of every CPU since START, exactly:
+ * task finds no free slot in its search. So, exactly:
  *
  *   sum of TOPDOWN_TOTAL_TASK and _EXITED entries
- *     + sum of TOPDOWN_TOTAL_OTHER entries = sum of TOPDOWN_TOTAL_CPU
+ *     + sum of TOPDOWN_TOTAL_OTHER entries
+ *   = every slice of every CPU since START (what the counters grew by
+ *     while counting, lost records included)
  *
  * TOPDOWN_IOC_TOTALS copies the entries out: each one consistent (read
  * under the entry's sequence count while the probe may write it), the
@@ -786,7 +788,9 @@ struct topdown_total {
 
 #define TOPDOWN_TOTAL_TASK		1	/* a task, alive at its last slice */
 #define TOPDOWN_TOTAL_EXITED		2	/* a task whose last slice ended it */
-#define TOPDOWN_TOTAL_CPU		3	/* every slice of @cpu, idle's too */
+/* 3 is not used: a CPU's total is not kept (it cost the probe a second
+ * entry's sums at every switch).
+ */
 /* @cpu's slices in no task's entry: the idle task's, those of tasks that
  * found no room, exited tasks' entries folded to make room.
  */
@@ -798,8 +802,8 @@ struct topdown_total {
  *		the bytes the kernel wrote (out), as STATUS's
  * @flags:	must be zero (in); TOPDOWN_TOTALS_MOVED or 0 (out)
  * @nr_entries:	capacity of the entries array (in); entries written (out):
- *		first a TOPDOWN_TOTAL_CPU and a TOPDOWN_TOTAL_OTHER entry per
- *		possible CPU, in CPU order, then the tasks'
+ *		first a TOPDOWN_TOTAL_OTHER entry per possible CPU, in CPU
+ *		order, then the tasks'
  * @entry_size:	size of one entry (in), as STATUS's stats_size: at least
  *		TOPDOWN_TOTAL_SIZE_VER0 (EINVAL), at most the page size
  *		(E2BIG); the bytes written per entry (out)
@@ -811,7 +815,7 @@ struct topdown_total {
  *		last read had one too (counts may be in two entries, or in
  *		none)
  * @nr_tasks:	task entries in use (out): the entries a call needs are
- *		2 * STATUS nr_cpus + nr_tasks
+ *		STATUS nr_cpus + nr_tasks
  * @pool_tasks: the pool's task entries (out)
  * @no_room:	slices of tasks that found no room in the pool (out)
  * @reclaimed:	exited tasks' entries folded to make room (out)
