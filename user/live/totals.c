@@ -8,9 +8,11 @@
 #include "live/device.h"
 #include "live/totals.h"
 
+/* Task entries by (pid, start_ns), through pointers to them. */
 static int cmp_task(const void *x, const void *y)
 {
-	const struct topdown_total *p = x, *q = y;
+	const struct topdown_total *p = *(const struct topdown_total *const *)x;
+	const struct topdown_total *q = *(const struct topdown_total *const *)y;
 
 	if (p->pid != q->pid)
 		return p->pid < q->pid ? -1 : 1;
@@ -24,21 +26,26 @@ static uint32_t nr_tasks(const struct td_totals_snap *s)
 	return s->n - s->nr_cpus;
 }
 
-static struct topdown_total *tasks(const struct td_totals_snap *s)
+static const struct topdown_total **tasks(const struct td_totals_snap *s)
 {
-	return s->e + s->nr_cpus;
+	return s->ix;
 }
 
+/* The entry of @key's task among @n sorted ones, or NULL. */
 static const struct topdown_total *find(const struct topdown_total *key,
-					const struct topdown_total *v,
+					const struct topdown_total **v,
 					uint32_t n)
 {
-	return n ? bsearch(key, v, n, sizeof(*v), cmp_task) : NULL;
+	const struct topdown_total *const *p;
+
+	p = n ? bsearch(&key, v, n, sizeof(*v), cmp_task) : NULL;
+	return p ? *p : NULL;
 }
 
 static void snap_free(struct td_totals_snap *s)
 {
 	free(s->e);
+	free(s->ix);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -61,7 +68,15 @@ static int snap(int fd, struct td_totals_snap *s)
 			return -EPROTO;
 		}
 		if (!(s->q.flags & TOPDOWN_TOTALS_MOVED)) {
-			qsort(tasks(s), nr_tasks(s), sizeof(*s->e), cmp_task);
+			/* Pointers sorted, not the entries (hundreds of bytes). */
+			s->ix = malloc((nr_tasks(s) + 1) * sizeof(*s->ix));
+			if (!s->ix) {
+				snap_free(s);
+				return -ENOMEM;
+			}
+			for (uint32_t i = 0; i < nr_tasks(s); i++)
+				s->ix[i] = &s->e[s->nr_cpus + i];
+			qsort(s->ix, nr_tasks(s), sizeof(*s->ix), cmp_task);
 			return 0;
 		}
 		snap_free(s);
@@ -140,7 +155,7 @@ void td_totals_track_update(struct td_totals_track *t)
 	}
 	/* The entries of the last snapshot that are gone were folded. */
 	for (uint32_t i = 0; i < nr_tasks(&t->last); i++) {
-		const struct topdown_total *e = &tasks(&t->last)[i];
+		const struct topdown_total *e = tasks(&t->last)[i];
 
 		if (find(e, tasks(&s), nr_tasks(&s)))
 			continue;
@@ -154,7 +169,7 @@ void td_totals_track_update(struct td_totals_track *t)
 	}
 	/* Tasks that moved to another cgroup since the last snapshot. */
 	for (uint32_t i = 0; i < nr_tasks(&s); i++) {
-		const struct topdown_total *e = &tasks(&s)[i];
+		const struct topdown_total *e = tasks(&s)[i];
 		const struct topdown_total *was = find(e, tasks(&t->last),
 						       nr_tasks(&t->last));
 
@@ -236,7 +251,7 @@ void td_totals_track_diff(struct td_totals_track *t, bool idle,
 		emit(&t->last.e[c], &t->base.e[c], &r, fn, ctx);
 	}
 	for (uint32_t i = 0; i < nr_tasks(&t->last); i++)
-		emit_task(t, &tasks(&t->last)[i], fn, ctx);
+		emit_task(t, tasks(&t->last)[i], fn, ctx);
 	for (uint32_t i = 0; i < t->nr_gone; i++)
 		emit_task(t, &t->gone[i], fn, ctx);
 }
@@ -280,7 +295,7 @@ int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 		return -ESTALE;
 	}
 	for (uint32_t i = 0; i < nr_tasks(&s); i++) {
-		const struct topdown_total *e = &tasks(&s)[i];
+		const struct topdown_total *e = tasks(&s)[i];
 
 		memset(&d, 0, sizeof(d));
 		total_acc(&d, e, find(e, tasks(&t->last), nr_tasks(&t->last)), false);
@@ -303,7 +318,7 @@ int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 	for (uint32_t c = 0; c < s.nr_cpus; c++)
 		total_acc(&other, &s.e[c], &t->last.e[c], false);
 	for (uint32_t i = 0; i < nr_tasks(&t->last); i++) {
-		const struct topdown_total *e = &tasks(&t->last)[i];
+		const struct topdown_total *e = tasks(&t->last)[i];
 
 		if (!find(e, tasks(&s), nr_tasks(&s)))
 			total_acc(&other, e, NULL, true);

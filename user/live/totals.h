@@ -24,9 +24,10 @@
 
 struct td_totals_snap {
 	struct topdown_totals q;
-	struct topdown_total *e;	/* 1 per CPU (OTHER), then tasks,
-					 * sorted by (pid, start_ns)
-					 */
+	struct topdown_total *e;	/* 1 per CPU (OTHER), then tasks */
+	const struct topdown_total **ix; /* the tasks' entries, sorted by
+					  * (pid, start_ns)
+					  */
 	uint32_t n;
 	uint32_t nr_cpus;
 };
