@@ -179,6 +179,55 @@ def test_quoting(tmp):
        "dump --csv: the same comms parse back as their text", "%r\n%s%s" % (got, out, err))
 
 
+def raw_fields(line):
+    """The fields of one CSV line as (quoted, text) pairs."""
+    out, i = [], 0
+    while i <= len(line):
+        if line[i:i + 1] == '"':
+            j, text = i + 1, ""
+            while True:
+                k = line.index('"', j)
+                text += line[j:k]
+                if line[k + 1:k + 2] == '"':
+                    text += '"'
+                    j = k + 2
+                    continue
+                break
+            out.append((True, text))
+            i = k + 2
+        else:
+            k = line.find(",", i)
+            k = len(line) if k < 0 else k
+            out.append((False, line[i:k]))
+            i = k + 1
+    return out
+
+
+def test_text_quoted(tmp):
+    """tdctl(8): text fields are always quoted: the keywords too (type
+    group/total, dump's flags), as JSON has them as strings; numbers are
+    bare (top's time_s, a number in its JSON)."""
+    path = os.path.join(tmp, "gen.td")
+    tdfile_gen.generic().write(path)
+    for args, cols in ((("report", "-i", path), ("type", "comm")),
+                       (("top", "-i", path, "-n", "2"), ("type",)),
+                       (("dump", "-i", path), ("comm", "flags"))):
+        rc, out, err = run("--csv", *args)
+        lines = out.splitlines()
+        head = lines[0].split(",") if lines else []
+        bad = []
+        for ln in lines[1:]:
+            f = dict(zip(head, raw_fields(ln)))
+            bad += ["%s=%r" % (c, f.get(c)) for c in cols
+                    if not (f.get(c) or (False,))[0] and
+                    not (c == "comm" and f.get("type") == (True, "total"))]
+            if "time_s" in f and (f["time_s"][0] or not f["time_s"][1]):
+                bad.append("time_s=%r" % (f["time_s"],))
+        ok(rc == 0 and len(lines) > 1 and not bad,
+           "%s --csv: %s quoted in every row, numbers bare" %
+           (args[0], ", ".join(cols)), "%s\n%s%s" % (bad[:5], out[:300], err))
+
+
 def test_event_names(tmp):
     """Event names are text from the file ('load -e' stores perf's own
     text, "cpu/event=0x3c,umask=0x0/"): a CSV header quotes them like any
@@ -209,6 +258,7 @@ def main():
     test_decode()
     test_report_cgroup(tmp)
     test_quoting(tmp)
+    test_text_quoted(tmp)
     test_event_names(tmp)
     return plan()
 

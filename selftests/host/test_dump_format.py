@@ -149,7 +149,7 @@ def expected(sc, metric_names, metrics, voc):
             time_s(r.time_ns, sc.start_ns, 6), r.cpu, r.tgid,
             r.pid, tdfile_gen.pad(tdfile_gen.comm_text(r.comm), 16),
             r.duration_ns / 1e3, fl)
-        c = "%d,%d,%s,%d,%d,%d,\"%s\",%d,%d,%s" % (
+        c = "%d,%d,%s,%d,%d,%d,\"%s\",%d,%d,\"%s\"" % (
             r.seq, r.time_ns, ts, r.cpu, r.tgid, r.pid,
             tdfile_gen.comm_text(r.comm).replace('"', '""'), r.duration_ns,
             r.cgroup, fl)

@@ -39,7 +39,7 @@ i=0; while [ $i -lt '$N' ]; do i=$((i + 1)); done; :'
 col() {
 	awk -F, -v col="$2" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		$1 == "total" { print $c; found = 1 }
+		$1 == "\"total\"" { print $c; found = 1 }
 		END { if (!found) print 0 }' "$1"
 }
 

@@ -47,7 +47,7 @@ fi
 "$TDCTL" --csv status >"$T/out" 2>"$T/err"
 st=$?
 [ $st -eq 3 ] && grep -q "^state,error,cpu,set,why,module,bpf,run$" "$T/out" &&
-	grep -q "^not running," "$T/out"
+	grep -q '^"not running",' "$T/out"
 expect "status --csv when not loaded: what would run, exit 3" $? "$T/out" "$T/err"
 # An error in CSV mode: plain text on stderr, nothing on stdout.
 "$TDCTL" --csv dump >"$T/out" 2>"$T/err"

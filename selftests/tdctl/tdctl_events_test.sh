@@ -24,7 +24,7 @@ sh -c '\''printf td_kid >/proc/$$/comm; j=0
 csv_col() {
 	awk -F, -v comm="\"$2\"" -v col="$3" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		$1 == "group" && $2 == comm { found = 1; print c ? $c : "absent" }
+		$1 == "\"group\"" && $2 == comm { found = 1; print c ? $c : "absent" }
 		END { if (!found) print "absent" }' "$1"
 }
 

@@ -37,7 +37,7 @@ exit ${1:-0}'
 csv_col() {
 	awk -F, -v comm="\"$2\"" -v col="$3" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		$1 == "group" && $2 == comm { print $c; found = 1 }
+		$1 == "\"group\"" && $2 == comm { print $c; found = 1 }
 		END { if (!found) print 0 }' "$1"
 }
 
@@ -45,13 +45,13 @@ csv_col() {
 csv_total() {
 	awk -F, -v col="$2" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		$1 == "total" { print $c }' "$1"
+		$1 == "\"total\"" { print $c }' "$1"
 }
 
 csv_sum() {
 	awk -F, -v col="$2" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		$1 == "group" { s += $c } END { print s + 0 }' "$1"
+		$1 == "\"group\"" { s += $c } END { print s + 0 }' "$1"
 }
 
 echo "TAP version 13"
@@ -80,7 +80,7 @@ expect "stat --by comm: rows for td_spin ($spin slices) and its child td_kid ($k
 # Before they rename themselves the command and its child are "tdctl"
 # (tdctl's child between entering the cgroup and the end of execve), "sh",
 # or "exe" while busybox re-executes itself through /proc/self/exe.
-others=$(awk -F, '$1 == "group" && $2 != "\"td_spin\"" && $2 != "\"td_kid\"" &&
+others=$(awk -F, '$1 == "\"group\"" && $2 != "\"td_spin\"" && $2 != "\"td_kid\"" &&
 	$2 != "\"sh\"" && $2 != "\"exe\"" && $2 != "\"tdctl\"" { print $2 }' \
 	"$T/stat.csv" | tr '\n' ' ')
 [ -z "$others" ]
@@ -162,8 +162,8 @@ CGPROFILE='cat /proc/self/cgroup >'"$T/cg"'
 "$TDCTL" --csv stat --by cgroup -- sh -c "$CGPROFILE" >"$T/cg.csv" 2>"$T/err"
 st=$?
 own=$(sed -n 's/^0:://p' "$T/cg")
-groups=$(awk -F, '$1 == "group"' "$T/cg.csv" | wc -l)
-path=$(awk -F, '$1 == "group" { print $3 }' "$T/cg.csv")
+groups=$(awk -F, '$1 == "\"group\""' "$T/cg.csv" | wc -l)
+path=$(awk -F, '$1 == "\"group\"" { print $3 }' "$T/cg.csv")
 head -n 1 "$T/cg.csv" | grep -q '^type,cgroup_id,cgroup,slices,' &&
 	[ $st -eq 0 ] && [ "$groups" -eq 1 ] && [ -n "$own" ] &&
 	[ "$path" = "\"$own\"" ] && case $own in /tdctl-[0-9]*) true ;; *) false ;; esac
@@ -196,10 +196,10 @@ st=$?
 kill $bg
 wait $bg 2>/dev/null
 spin=$(csv_col "$T/nocg.csv" td_spin slices)
-others=$(awk -F, '$1 == "group" && $2 != "\"td_spin\"" && $2 != "\"td_kid\"" &&
+others=$(awk -F, '$1 == "\"group\"" && $2 != "\"td_spin\"" && $2 != "\"td_kid\"" &&
 	$2 != "\"sh\"" && $2 != "\"exe\"" && $2 != "\"tdctl\"" { print $2 }' \
 	"$T/nocg.csv" | tr '\n' ' ')
-[ $st -eq 5 ] && [ "$spin" -ge 1 ] && [ -z "$others" ] && grep -q '^total,' "$T/nocg.csv" &&
+[ $st -eq 5 ] && [ "$spin" -ge 1 ] && [ -z "$others" ] && grep -q '^"total",' "$T/nocg.csv" &&
 	grep -q "no cgroup v2 for the command (no cgroup2 mounted and /sys/fs/cgroup is in use): following its descendants through /proc" "$T/err"
 expect "stat without cgroup v2: the /proc fallback says so, td_spin's row ($spin slices), nothing else ('$others'), exit 5 (got $st)" $? "$T/nocg.csv" "$T/err"
 grep -q " cgroup2 " /proc/self/mounts
@@ -234,10 +234,10 @@ echo "$times" | awk '{ for (i = 2; i <= NF; i++) if ($i <= $(i - 1)) exit 1;
 	if ($1 < 0.19 || $1 > 0.21) exit 1 }'
 expect "-I blocks at increasing times, the first at 0.2 s ($times)" $? "$T/out"
 "$TDCTL" --csv stat -I 300 --by task -- sleep 1 >"$T/out" 2>"$T/err"
-blocks=$(grep -c '^total,' "$T/out")
+blocks=$(grep -c '^"total",' "$T/out")
 # shellcheck disable=SC2046 # one argument per time
 head -n 1 "$T/out" | grep -q '^type,time_s,pid,tid,comm,slices,runtime_ns' &&
-	interval_blocks 0.3 $(awk -F, '$1 == "total" { print $2 }' "$T/out")
+	interval_blocks 0.3 $(awk -F, '$1 == "\"total\"" { print $2 }' "$T/out")
 expect "stat -I 300 --csv: header with time_s, $blocks total rows, one per 300 ms and the end" $? "$T/out"
 "$TDCTL" --json stat -I 250 -- sleep 1 >"$T/out" 2>"$T/err"
 blocks=$(grep -c '^{"time_s":' "$T/out")
@@ -248,14 +248,14 @@ expect "stat -I 250 --json: one object per line and block ($blocks), one per 250
 
 # 4. -a for a while, -p a process.
 "$TDCTL" --csv stat -a --duration 0.5 --by task >"$T/out" 2>"$T/err"
-grep -q '"swapper/' "$T/out" && grep -q '^total,' "$T/out"
+grep -q '"swapper/' "$T/out" && grep -q '^"total",' "$T/out"
 expect "stat -a --duration 0.5: every task, idle included" $? "$T/out" "$T/err"
 # Mostly asleep: under -icount a busy loop makes every guest second cost
 # a billion emulated instructions.
 sh -c 'printf td_bg >/proc/$$/comm; while :; do usleep 20000; :; done' &
 bg=$!
 "$TDCTL" --csv stat -p $bg --duration 0.5 --by task >"$T/out" 2>"$T/err"
-pids=$(awk -F, '$1 == "group" { print $3 }' "$T/out" | sort -u | tr '\n' ' ')
+pids=$(awk -F, '$1 == "\"group\"" { print $3 }' "$T/out" | sort -u | tr '\n' ' ')
 [ "$pids" = "$bg " ] && grep -q '"td_bg"' "$T/out"
 expect "stat -p PID: only that process ($pids)" $? "$T/out" "$T/err"
 "$TDCTL" stat -p $bg --duration 3 >"$T/out" 2>"$T/err" &

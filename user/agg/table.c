@@ -364,9 +364,11 @@ static int row(struct td_emit *e, const struct table *t,
 
 	td_emit_begin(e, is_total ? "total" : NULL, NULL);
 	td_emit_word(e, &f[t->type], is_total ? "total" : "group");
-	if (t->time >= 0) {
+	if (t->time >= 0 && e->fmt == TD_EMIT_PLAIN) {
 		snprintf(s, sizeof(s), "%.3f", o->time_s);
 		td_emit_word(e, &f[t->time], s);
+	} else if (t->time >= 0) {
+		td_emit_float(e, &f[t->time], o->time_s, true);	/* a number */
 	}
 	for (int i = 0; i < v->nr_keys; i++) {
 		const struct td_field *k = &f[t->col_field[i]];

@@ -462,7 +462,7 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_char(b, '\n');
 }
 
-/* "%llu,%llu,%u,%u,%u,\"COMM\",%llu,%llu,%s", ",%llu" or "," per event,
+/* "%llu,%llu,%u,%u,%u,\"COMM\",%llu,%llu,\"%s\"", ",%llu" or "," per event,
  * ",%.6f" or "," per metric; quotes in comm doubled.
  */
 static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
@@ -487,7 +487,9 @@ static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
 	td_buf_mem(b, "\",", 2);
 	td_buf_field(b, r->duration_ns, 0, ',');
 	td_buf_field(b, r->cgroup_id, 0, ',');
+	td_buf_char(b, '"');	/* text, quoted as every text field */
 	td_buf_mem(b, fl, strlen(fl));
+	td_buf_char(b, '"');
 	if (d->rotated) {
 		td_buf_char(b, ',');
 		if (rc->group >= 0)

@@ -110,12 +110,6 @@ void csvw_empty(struct csv_writer *w)
 	sep(w);
 }
 
-void csvw_word(struct csv_writer *w, const char *s)
-{
-	sep(w);
-	fputs(s, w->f);
-}
-
 void csvw_end_row(struct csv_writer *w)
 {
 	fputc('\n', w->f);

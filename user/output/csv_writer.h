@@ -41,10 +41,6 @@ void csvw_int(struct csv_writer *w, int64_t v);
 void csvw_float(struct csv_writer *w, double v);
 void csvw_bool(struct csv_writer *w, bool v);
 void csvw_empty(struct csv_writer *w);
-/* A field that needs no quoting, written bare: a keyword ("total") or a
- * number the caller formatted ("1.250").
- */
-void csvw_word(struct csv_writer *w, const char *s);
 void csvw_end_row(struct csv_writer *w);
 
 /* One text field, quoted, without a separator (at most len bytes, up to

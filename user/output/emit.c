@@ -371,7 +371,7 @@ void td_emit_word(struct td_emit *e, const struct td_field *f,
 		jsonw_string(e->jw, s);
 		break;
 	case TD_EMIT_CSV:
-		csvw_word(&e->csv, s);
+		csvw_str(&e->csv, s);
 		break;
 	}
 }

@@ -116,8 +116,8 @@ void td_emit_str(struct td_emit *e, const struct td_field *f, const char *s,
  */
 void td_emit_text(struct td_emit *e, const struct td_field *f,
 		  const char *s, size_t n);
-/* A keyword or a number the caller formatted: bare in CSV, a string in
- * JSON.
+/* A keyword or a text the caller formatted ("counting", "12.3%"): a
+ * string in JSON, so quoted in CSV as every text field is (tdctl(8)).
  */
 void td_emit_word(struct td_emit *e, const struct td_field *f,
 		  const char *s);
