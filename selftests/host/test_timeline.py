@@ -480,6 +480,31 @@ def test_size(tmp):
     ok(rc == 2 and "--max-size" in err, "--max-size 5X: a usage error", err)
 
 
+def test_stable_keys(tmp):
+    """Every slice's args have the same keys, as tdctl-timeline(8) lists
+    them (preempted and first true or false, metrics {} when none)."""
+    path = os.path.join(tmp, "keys.td")
+    tdfile_gen.generic().write(path)
+    out = os.path.join(tmp, "keys.json")
+    rc, _, err = timeline("-i", path, "-o", out)
+    ev = json.loads(open(out).read())["traceEvents"] if rc == 0 else []
+    keys = {tuple(sorted(e["args"])) for e in ev if e.get("ph") == "X"}
+    want = ("cgroup_id", "counts", "first", "metrics", "pid", "preempted",
+            "tid")
+    ok(rc == 0 and keys == {want},
+       "every slice's args: %s" % ", ".join(want), "%s\n%s" % (keys, err))
+    sc = tdfile_gen.grouped_small()
+    gpath = os.path.join(tmp, "keys-groups.td")
+    sc.write(gpath)
+    rc, _, err = timeline("-i", gpath, "-o", out)
+    ev = json.loads(open(out).read())["traceEvents"] if rc == 0 else []
+    keys = {tuple(sorted(e["args"])) for e in ev if e.get("ph") == "X"}
+    want = tuple(sorted(want + ("group", "rotated")))
+    ok(rc == 0 and keys == {want},
+       "rotated groups: every slice's args: %s" % ", ".join(want),
+       "%s\n%s" % (keys, err))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_timeline.")
     try:
@@ -488,6 +513,7 @@ def main():
         test_counters(tmp)
         test_files(tmp)
         test_size(tmp)
+        test_stable_keys(tmp)
         test_fuzz(tmp)
         test_live(tmp)
     finally:

@@ -117,7 +117,7 @@ static void put_group_slice(struct tr_out *o, const struct td_trace_src *s,
 
 	if (g >= s->cfg->nr_groups || g >= TOPDOWN_MAX_GROUPS) {
 		/* the file parser refuses these */
-		put_str(b, ",\"group\":null,\"counts\":{}");
+		put_str(b, ",\"group\":null,\"counts\":{},\"metrics\":{}");
 		return;
 	}
 	grp = &s->cfg->groups[g];
@@ -128,14 +128,17 @@ static void put_group_slice(struct tr_out *o, const struct td_trace_src *s,
 		put_jstr(b, o->gd->g[g].name, sizeof(o->gd->g[g].name));
 	}
 	if (r->flags & TOPDOWN_REC_ROTATED) {
-		put_str(b, ",\"rotated\":true,\"counts\":{}");
+		put_str(b, ",\"rotated\":true,\"counts\":{},\"metrics\":{}");
 		return;
 	}
+	put_str(b, ",\"rotated\":false");
 	put_counts(o, r, grp->events,
 		   grp->nr_events < TOPDOWN_MAX_EVENTS ? grp->nr_events :
 		   TOPDOWN_MAX_EVENTS);
-	if (!o->gd || (r->flags & TOPDOWN_REC_ERROR_MASK))
+	if (!o->gd || (r->flags & TOPDOWN_REC_ERROR_MASK)) {
+		put_str(b, ",\"metrics\":{}");
 		return;
+	}
 	for (int j = 0; j < TOPDOWN_MAX_EVENTS; j++)
 		delta[j] = r->delta[j];
 	group_decode(o->gd, g, delta, &m);
@@ -176,10 +179,11 @@ static void put_slice(struct tr_out *o, const struct td_trace_src *s,
 		put_str(b, ",\"cgroup\":");
 		put_jstr(b, cg, strlen(cg));
 	}
-	if (r->flags & TOPDOWN_REC_PREEMPTED)
-		put_str(b, ",\"preempted\":true");
-	if (r->flags & TOPDOWN_REC_FIRST)
-		put_str(b, ",\"first\":true");
+	/* the same keys in every slice's args, as the page lists them */
+	put_str(b, (r->flags & TOPDOWN_REC_PREEMPTED) ?
+		",\"preempted\":true" : ",\"preempted\":false");
+	put_str(b, (r->flags & TOPDOWN_REC_FIRST) ?
+		",\"first\":true" : ",\"first\":false");
 	if (s->vc->rotated) {
 		put_group_slice(o, s, r);
 		put_str(b, "}}");
@@ -195,6 +199,8 @@ static void put_slice(struct tr_out *o, const struct td_trace_src *s,
 			cnt[e] = r->delta[e];
 		td_decode(dec, cnt, &m);
 		put_metrics(b, &m);
+	} else {
+		put_str(b, ",\"metrics\":{}");
 	}
 	put_str(b, "}}");
 	o->slices++;
