@@ -505,6 +505,26 @@ def test_stable_keys(tmp):
        "%s\n%s" % (keys, err))
 
 
+def test_left_out(tmp):
+    """The last line counts apart the slices the filters leave out and
+    those outside the --from/--to window."""
+    import re
+    path = os.path.join(tmp, "left.td")
+    tdfile_gen.generic().write(path)
+    out = os.path.join(tmp, "left.json")
+    rc, _, err = timeline("-i", path, "-o", out, "--comm", "beta",
+                          "--to", "1")
+    m = re.search(r"(\d+) slices, .*; (\d+) left out by the filters, "
+                  r"(\d+) outside the window", err)
+    beta = [r for r in tdfile_gen.generic().records if r.comm == "beta"]
+    late = [r for r in beta
+            if r.time_ns - r.duration_ns >= tdfile_gen.START_NS + 10**9]
+    got = tuple(int(x) for x in m.groups()) if m else None
+    ok(rc == 0 and got == (len(beta) - len(late), 60 - len(beta), len(late)),
+       "--comm beta --to 1: %s shown, left out by --comm, outside the "
+       "window" % (got,), err)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_timeline.")
     try:
@@ -514,6 +534,7 @@ def main():
         test_files(tmp)
         test_size(tmp)
         test_stable_keys(tmp)
+        test_left_out(tmp)
         test_fuzz(tmp)
         test_live(tmp)
     finally:

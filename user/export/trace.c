@@ -397,7 +397,7 @@ int td_trace_write(FILE *out, const struct td_trace_src *s,
 	uint64_t shown = 0, tracked = 0;
 	bool track;
 	struct topdown_record tmp;
-	struct td_filter filter;
+	struct td_filter filter, nowin;
 	uint64_t from, to;
 	struct tr_out *o = calloc(1, sizeof(*o));
 	int ret = -1;
@@ -423,6 +423,12 @@ int td_trace_write(FILE *out, const struct td_trace_src *s,
 	filter = opt->filter;
 	filter.base_ns = s->start_ns;
 	td_filter_window(&filter, &from, &to);
+	/* the other filters alone: a slice they keep that filter does not
+	 * is outside the window
+	 */
+	nowin = filter;
+	nowin.from_set = false;
+	nowin.to_set = false;
 	/* ts 0: the earliest slice start (a first slice can begin before
 	 * the recording did), so that every ts is positive; the slices
 	 * shown, for the size's estimate.
@@ -477,7 +483,10 @@ int td_trace_write(FILE *out, const struct td_trace_src *s,
 		if (gap && start >= from && start < to)
 			put_lost(o, c, start, gap, "ring full");
 		if (!td_filter_match(&filter, r)) {
-			o->outside++;
+			if (td_filter_match(&nowin, r))
+				o->outside++;
+			else
+				o->filtered++;
 			continue;
 		}
 		if (r->duration_ns < opt->min_ns) {
@@ -586,10 +595,11 @@ int td_trace_write(FILE *out, const struct td_trace_src *s,
 	if (o->clipped)
 		p_warn("%llu slices overlapped earlier ones of their CPU and were left out",
 		       (unsigned long long)o->clipped);
-	p_info("%llu slices, %llu counter events, %llu lost-record events; %llu outside the window, %llu shorter than --min-slice",
+	p_info("%llu slices, %llu counter events, %llu lost-record events; %llu left out by the filters, %llu outside the window, %llu shorter than --min-slice",
 	       (unsigned long long)o->slices,
 	       (unsigned long long)o->counters,
 	       (unsigned long long)o->lost_events,
+	       (unsigned long long)o->filtered,
 	       (unsigned long long)o->outside,
 	       (unsigned long long)o->short_skipped);
 	ret = 0;

@@ -94,7 +94,7 @@ struct tr_out {
 	struct td_est_decoders estd;
 	struct td_est_fn est_fn[TOPDOWN_MAX_GROUPS];
 	/* counts */
-	uint64_t slices, short_skipped, outside, clipped, lost_events;
+	uint64_t slices, short_skipped, filtered, outside, clipped, lost_events;
 	uint64_t counters;
 };
 
