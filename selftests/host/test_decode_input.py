@@ -135,7 +135,7 @@ def test_intervals(tmp):
         lines = out.splitlines()
         ok(rc == 0 and len(lines) == 4 and
            lines[0].startswith("set,label,time_s,lines,retiring,") and
-           lines[2].startswith('"intel_icl","set=intel_icl",2.002012345,6,0.600000,'),
+           lines[2].startswith('"intel_icl","set=intel_icl",2.002012345,6,0.6,'),
            "decode --csv %s: a row per interval with time_s" % f, out + err)
     with open(os.path.join(FX, "icl-6.12-interval-raw.csv")) as fh:
         lines = fh.read().splitlines()

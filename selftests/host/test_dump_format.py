@@ -116,9 +116,15 @@ def vocabulary():
 
 
 def time_s(ns, start, prec):
-    """Seconds into the recording, truncated to prec decimals."""
+    """Seconds into the recording, truncated to prec decimals; prec None:
+    the nanoseconds exactly, without trailing zeros (JSON and CSV: the
+    shortest text of the value, tdctl(8))."""
     rel = abs(ns - start)
-    return "%s%d.%0*d" % ("-" if ns < start else "", rel // 10**9, prec,
+    sign = "-" if ns < start else ""
+    if prec is None:
+        frac = ("%09d" % (rel % 10**9)).rstrip("0")
+        return "%s%d%s" % (sign, rel // 10**9, "." + frac if frac else "")
+    return "%s%d.%0*d" % (sign, rel // 10**9, prec,
                           rel % 10**9 // 10**(9 - prec))
 
 
@@ -144,7 +150,7 @@ def expected(sc, metric_names, metrics, voc):
     for k, m in zip(order, metrics):
         r = sc.records[k]
         fl = flags_str(r.flags)
-        ts = time_s(r.time_ns, sc.start_ns, 9)
+        ts = time_s(r.time_ns, sc.start_ns, None)
         line = "%12s %3d %7d %7d %s %10.3f %-4s" % (
             time_s(r.time_ns, sc.start_ns, 6), r.cpu, r.tgid,
             r.pid, tdfile_gen.pad(tdfile_gen.comm_text(r.comm), 16),
@@ -186,7 +192,7 @@ def expected(sc, metric_names, metrics, voc):
                         cell += "!"
                         flagged = True
                 line += " %*s" % (mw[i], cell)
-                c += ",%.6f" % v
+                c += "," + json_num(v)
             jm.append("%s:%s" % (json_str(name.encode()),
                                  "null" if v is None else json_num(v)))
         plain.append(line)

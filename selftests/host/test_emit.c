@@ -115,11 +115,11 @@ int main(void)
 	       "a\"b     *25.0%   1.50       1.2M\n"
 	       "c?       50.0%      -       0.0M\n");
 	csv_output = true;
-	expect("CSV: header of the names, quoted text (keywords too), empty "
-	       "invalid values", emit(fields, 1, 12),
+	expect("CSV: header of the names, quoted text (keywords too), "
+	       "shortest numbers, empty invalid values", emit(fields, 1, 12),
 	       "type,name,count,share,ratio\n"
-	       "\"group\",\"a\"\"b\",1234567,0.250000,1.500000\n"
-	       "\"group\",\"c\x01\",7,0.500000,\n");
+	       "\"group\",\"a\"\"b\",1234567,0.25,1.5\n"
+	       "\"group\",\"c\x01\",7,0.5,\n");
 	csv_output = false;
 	json_output = true;
 	expect("JSON: nested groups, null for invalid values",

@@ -525,6 +525,21 @@ def test_left_out(tmp):
        "window" % (got,), err)
 
 
+def test_numbers(tmp):
+    """The numbers are the shortest text that reads back (tdctl(8),
+    COLUMNS), not six decimals."""
+    import re
+    path = os.path.join(tmp, "nums.td")
+    tdfile_gen.generic().write(path)
+    out = os.path.join(tmp, "nums.json")
+    rc, _, err = timeline("-i", path, "-o", out)
+    text = open(out).read() if rc == 0 else ""
+    six = re.findall(r'"ipc":-?\d+\.\d*0\b', text)
+    ok(rc == 0 and not six and '"ipc":0.5' in text,
+       "numbers as their shortest text (ipc 0.5, not 0.500000)",
+       "%s\n%s" % (six[:5], err))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="td_timeline.")
     try:
@@ -535,6 +550,7 @@ def main():
         test_size(tmp)
         test_stable_keys(tmp)
         test_left_out(tmp)
+        test_numbers(tmp)
         test_fuzz(tmp)
         test_live(tmp)
     finally:

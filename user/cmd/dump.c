@@ -361,22 +361,31 @@ static int json_name(char *dst, const char *name)
 	return n;
 }
 
-/* time_s: seconds since d->base_ns with prec decimals, in width. */
+/* time_s: seconds since d->base_ns with prec decimals, in width; width
+ * 0 (JSON, CSV): the nanoseconds exactly, without trailing zeros
+ * ("1.001", "2"), the shortest text of the value as every JSON number.
+ */
 static void put_time_s(struct dump_ctx *d, uint64_t ns, int prec, int width)
 {
 	struct td_buf *b = &d->out;
 	uint64_t rel = ns >= d->base_ns ? ns - d->base_ns : d->base_ns - ns;
-	uint64_t div = 1;
+	uint64_t div = 1, frac;
 	char head[24];
 	int n;
 
 	for (int i = prec; i < 9; i++)
 		div *= 10;
+	frac = rel % 1000000000ull / div;
+	if (!width)
+		for (; prec && frac % 10 == 0; prec--)
+			frac /= 10;
 	n = snprintf(head, sizeof(head), "%s%llu", ns < d->base_ns ? "-" : "",
 		     (unsigned long long)(rel / 1000000000ull));
 	td_buf_pad(b, head, (size_t)n, width > prec + 1 ? width - prec - 1 : 0);
+	if (!prec)
+		return;
 	td_buf_char(b, '.');
-	td_buf_digits(b, rel % 1000000000ull / div, prec);
+	td_buf_digits(b, frac, prec);
 }
 
 /* The largest Level-1 class of m, -1 if none. */
@@ -463,7 +472,7 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 }
 
 /* "%llu,%llu,%u,%u,%u,\"COMM\",%llu,%llu,\"%s\"", ",%llu" or "," per event,
- * ",%.6f" or "," per metric; quotes in comm doubled.
+ * the shortest text of the value or "," per metric; quotes doubled.
  */
 static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
 		    const struct rcounts *rc, const struct mview *m,
@@ -503,7 +512,7 @@ static void put_csv(struct dump_ctx *d, const struct topdown_record *r,
 	for (int i = 0; i < m->n; i++) {
 		td_buf_char(b, ',');
 		if (m->m[i].valid)
-			td_buf_fixed(b, m->m[i].value, 6, 0);
+			td_buf_shortest(b, m->m[i].value);
 	}
 	td_buf_char(b, '\n');
 }

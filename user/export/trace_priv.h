@@ -121,12 +121,12 @@ static inline void put_us(struct tr_out *o, uint64_t ns)
 	td_buf_digits(&o->b, rel % 1000, 3);
 }
 
+/* The shortest text that reads back as v, as every JSON number of
+ * tdctl (tdctl(8), COLUMNS).
+ */
 static inline void put_num(struct td_buf *b, double v)
 {
-	if (fabs(v) < 1e9)
-		td_buf_fixed(b, v, 6, 0);
-	else
-		td_buf_g17(b, v);
+	td_buf_shortest(b, v);
 }
 
 /* Group g's metrics from its deltas (delta[j]: its j-th event). */

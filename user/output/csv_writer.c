@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "output/csv_writer.h"
+#include "output/fmt.h"
 #include "output/text.h"
 
 void csv_quote(FILE *f, const char *s, size_t len)
@@ -94,9 +95,11 @@ void csvw_int(struct csv_writer *w, int64_t v)
 
 void csvw_float(struct csv_writer *w, double v)
 {
+	char s[TD_FMT_MAX];
+
 	sep(w);
 	if (isfinite(v))
-		fprintf(w->f, "%.6f", v);
+		fwrite(s, 1, (size_t)td_fmt_shortest(s, v), w->f);
 }
 
 void csvw_bool(struct csv_writer *w, bool v)

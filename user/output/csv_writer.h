@@ -37,7 +37,9 @@ void csvw_str(struct csv_writer *w, const char *s);
 void csvw_str_n(struct csv_writer *w, const char *s, size_t len);
 void csvw_uint(struct csv_writer *w, uint64_t v);
 void csvw_int(struct csv_writer *w, int64_t v);
-/* "%.6f"; non-finite values (NaN, inf) are an empty field. */
+/* The shortest text that reads back as v, as in JSON (td_fmt_shortest());
+ * non-finite values (NaN, inf) are an empty field.
+ */
 void csvw_float(struct csv_writer *w, double v);
 void csvw_bool(struct csv_writer *w, bool v);
 void csvw_empty(struct csv_writer *w);
