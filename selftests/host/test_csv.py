@@ -72,8 +72,22 @@ def test_list(tmp):
         doc = json.loads(js)
         diffs = [] if len(rows) == len(doc["sets"]) else ["row count"]
         for s, r in zip(doc["sets"], rows):
+            # lists: JSON arrays of names, words of one CSV field
+            if not isinstance(s["metrics"], list) or \
+                    not isinstance(s["metric_groups"], list):
+                diffs.append("%s: metrics, metric_groups not arrays" % s["name"])
+            elif r:
+                s = dict(s, metric_groups=";".join(s["metric_groups"]))
             diffs += same(s, r or {}, ("name", "events", "fits", "chosen", "title",
                                        "metrics", "reason", "metric_groups"))
+        sel = doc["selected"]
+        lists = [e["aliases"] for e in sel["events"]] + \
+            [g[k] for g in sel.get("groups", []) for k in ("aliases", "perf_groups")] + \
+            [m["perf_groups"] for m in sel.get("metric_info", [])]
+        if not all(isinstance(x, list) and all(isinstance(w, str) and w and
+                                               " " not in w and ";" not in w
+                                               for w in x) for x in lists):
+            diffs.append("aliases, perf_groups: not arrays of names")
         chosen = [r["name"] for r in rows if r and r["chosen"] == "true"]
         ok(rc == 0 and rc2 == 0 and not diffs and
            head == ["name", "events", "fits", "chosen", "title", "metrics", "reason",

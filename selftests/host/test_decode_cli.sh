@@ -289,7 +289,7 @@ expect "list --events: a set that does not fit is shown, with why and the valid 
 run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_icl
 [ $rc -eq 0 ] && has '"set":"intel_icl","fits":false' && has '"label":null' &&
 	has '"name":"TOPDOWN.SLOTS_P","pmu":"core PMU","type":null,"config":420' &&
-	has '"aliases":"TOPDOWN.SLOTS slots"'
+	has '"aliases":\["TOPDOWN.SLOTS","slots"\]'
 expect "list --json --events: a set that does not fit, from its table" $? "$T/out" "$T/err"
 
 run list --root "$TMP/fx/neoverse_n2_r0p0" --events generic

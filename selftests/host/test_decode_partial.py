@@ -194,7 +194,7 @@ def test_names():
         names = {e["name"].lower() for e in events}
         alias = {}
         for e in events:
-            for a in (e.get("aliases") or "").split():
+            for a in e.get("aliases") or []:
                 if a.lower() not in names:
                     alias[a.lower()] = e["name"]
         for what, formula, _ in units:

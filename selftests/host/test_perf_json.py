@@ -411,7 +411,7 @@ def check_encodings(setname, info, pdir, vendor, groups=False):
         if "/" in name:
             pmu, base = name.split("/", 1)
             pmu = "cpu_" + pmu
-        aliases = (ev["aliases"] or "").split()
+        aliases = ev["aliases"]
         names = [base] + aliases
         mine = tdctl_fields(ev["config"], vendor)
         found = []
@@ -670,7 +670,7 @@ def env_of(info, counts, sub, groups=False):
         base = ev["name"].split("/", 1)[-1]
         if ev["name"] not in counts:
             continue
-        for nm in [base] + (ev["aliases"] or "").split():
+        for nm in [base] + ev["aliases"]:
             env[nm.upper()] = float(counts[ev["name"]])
     env.update({k.upper(): float(v) for k, v in sub.items()})
     return env
@@ -796,9 +796,9 @@ def selections(info):
     chosen = [g for g in groups if g["in_level2"]]
     out.append((["--level", "2"], chosen))
     extra = [g for g in groups if not g["in_level2"]]
-    for mg in sorted({g["aliases"].split()[0] for g in extra}):
+    for mg in sorted({g["aliases"][0] for g in extra}):
         out.append((["-M", mg], [groups[0]] + [g for g in extra
-                                               if g["aliases"].split()[0] == mg]))
+                                               if g["aliases"][0] == mg]))
     return [(args, {e["name"] for g in gs for e in g["events"]}) for args, gs in out]
 
 
@@ -844,7 +844,7 @@ def compare_l2(setname, info, pdir, rng, key, vendor, ver):
                 if name not in seen:
                     seen.add(name)
                     theirs_g = set((pm[0].get("MetricGroup") or "").split(";")) - {""}
-                    mine_g = set((m["perf_groups"] or "").split(";"))
+                    mine_g = set(m["perf_groups"])
                     if not theirs_g <= mine_g:
                         errs.append("%s %s: perf's metric groups %s not in tdctl's"
                                     % (pdir.rel, name, sorted(theirs_g - mine_g)))

@@ -101,6 +101,25 @@ static const char *tmpl_pmu(const struct td_ev_tmpl *t)
 	return "core PMU";
 }
 
+/* name: the words of s (separated by any of seps) as an array of
+ * strings, [] for NULL or none.
+ */
+static void json_words(json_writer_t *w, const char *name, const char *s,
+		       const char *seps)
+{
+	jsonw_name(w, name);
+	jsonw_start_array(w);
+	while (s && *s) {
+		size_t n = strcspn(s, seps);
+
+		if (n)
+			jsonw_string_n(w, s, n);
+		s += n;
+		s += strspn(s, seps);
+	}
+	jsonw_end_array(w);
+}
+
 /* One row per event set, through the row emitter: "sets" of the JSON
  * output, the rows of the CSV output; "chosen" marks the set in use (or
  * --set SET where it fits: p is its plan, NULL where it does not). only:
@@ -141,10 +160,17 @@ static void list_sets(const struct td_cpu_info *ci, const struct td_plan *p,
 		td_emit_bool(&e, &f[L_FITS], fit >= TD_FIT_MANUAL);
 		td_emit_bool(&e, &f[L_CHOSEN], p && s == ps);
 		td_emit_str(&e, &f[L_TITLE], s->title, SIZE_MAX);
-		td_emit_str(&e, &f[L_METRICS], s->metrics, SIZE_MAX);
+		/* lists: arrays in JSON, words in a CSV field */
+		if (td_emit_json(&e))
+			json_words(td_emit_json(&e), "metrics", s->metrics, " ");
+		else
+			td_emit_str(&e, &f[L_METRICS], s->metrics, SIZE_MAX);
 		td_emit_str(&e, &f[L_REASON], buf, SIZE_MAX);
 		td_set_metric_groups(s, false, ";", buf, sizeof(buf));
-		td_emit_str(&e, &f[L_MGROUPS], buf, SIZE_MAX);
+		if (td_emit_json(&e))
+			json_words(td_emit_json(&e), "metric_groups", buf, ";");
+		else
+			td_emit_str(&e, &f[L_MGROUPS], buf, SIZE_MAX);
 		td_emit_end(&e);
 	}
 	td_emit_list_end(&e);
@@ -174,10 +200,7 @@ static void json_tmpl(const struct td_ev_tmpl *t)
 	jsonw_string_field(json_wtr, "pmu", tmpl_pmu(t));
 	jsonw_uint_field(json_wtr, "config", t->config);
 	jsonw_string_field(json_wtr, "encoding", t->encoding);
-	if (t->aliases)
-		jsonw_string_field(json_wtr, "aliases", t->aliases);
-	else
-		jsonw_null_field(json_wtr, "aliases");
+	json_words(json_wtr, "aliases", t->aliases, " ");
 	jsonw_bool_field(json_wtr, "optional", t->optional);
 	jsonw_end_object(json_wtr);
 }
@@ -213,8 +236,8 @@ static void list_groups_json(const struct td_cpu_info *ci,
 				 !g->offered || g->offered(ci, why, sizeof(why)));
 		if (why[0])
 			jsonw_string_field(json_wtr, "not_offered", why);
-		jsonw_string_field(json_wtr, "perf_groups", d.perf_groups);
-		json_str_or_null("aliases", g->aliases);
+		json_words(json_wtr, "perf_groups", d.perf_groups, ";");
+		json_words(json_wtr, "aliases", g->aliases, " ");
 		jsonw_string_field(json_wtr, "anchor", g->anchor);
 		jsonw_uint_field(json_wtr, "general_counters",
 				 d.general_counters);
@@ -240,7 +263,7 @@ static void list_groups_json(const struct td_cpu_info *ci,
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "name", m->name);
 		json_str_or_null("perf_name", m->perf_name);
-		json_str_or_null("perf_groups", m->perf_groups);
+		json_words(json_wtr, "perf_groups", m->perf_groups, ";");
 		json_str_or_null("parent", m->parent);
 		jsonw_uint_field(json_wtr, "level", m->level);
 		jsonw_string_field(json_wtr, "unit", unit_name(m->unit));
@@ -366,10 +389,7 @@ sets:
 			}
 		}
 		jsonw_string_field(json_wtr, "encoding", t->encoding);
-		if (t->aliases)
-			jsonw_string_field(json_wtr, "aliases", t->aliases);
-		else
-			jsonw_null_field(json_wtr, "aliases");
+		json_words(json_wtr, "aliases", t->aliases, " ");
 		jsonw_bool_field(json_wtr, "optional", t->optional);
 		jsonw_end_object(json_wtr);
 	}
@@ -475,7 +495,8 @@ set:
 		printf("Using %s: %s\n", p->set, p->why);
 	else
 		printf("Set %s, not usable here: %s\n", ps->name, why);
-	printf("Metrics: %s\n", ps->metrics);
+	printf("Metrics: %s\n", *ps->metrics ? ps->metrics :
+	       "none (no TopDown without a PMU)");
 	printf("Formula: %s\n", ps->formula);
 	printf("Encodings: %s\n", ps->source);
 	if (p)

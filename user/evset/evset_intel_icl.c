@@ -423,7 +423,8 @@ static int match_spr(const struct td_set *s, const struct td_cpu_info *ci,
 const struct td_set td_set_intel_spr = {
 	.name = "intel_spr",
 	.title = "Intel Sapphire Rapids+: TopDown L1 and L2 from slot events",
-	.metrics = "L1 + branch_mispredicts machine_clears memory_bound core_bound "
+	.metrics = "retiring bad_speculation frontend_bound backend_bound "
+		   "branch_mispredicts machine_clears memory_bound core_bound "
 		   "heavy_operations light_operations",
 	.fam = &fam_spr,
 	.nr_events = 8,

@@ -205,7 +205,7 @@ int td_select_groups(const struct td_cpu_info *ci, const struct td_set *s,
 	if (!s->nr_groups) {
 		snprintf(err, errlen,
 			 "event set '%s' has no groups below Level 1 (%s)",
-			 s->name, s->metrics);
+			 s->name, *s->metrics ? s->metrics : "no metrics");
 		return -1;
 	}
 	if (sel->level > 2 || sel->level < 0) {

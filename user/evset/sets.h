@@ -137,7 +137,8 @@ struct td_grp {
 struct td_set {
 	const char *name;
 	const char *title;	/* one line for `tdctl list` */
-	const char *metrics;	/* what it yields */
+	/* what it yields: metric names, space-separated ("" none) */
+	const char *metrics;
 	const struct td_family *fam;
 	int nr_events;
 	const struct td_ev_tmpl *ev;
