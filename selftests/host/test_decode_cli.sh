@@ -286,6 +286,13 @@ run list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_skl
 	has "^Formula: " && has "^Encodings: perf pmu-events x86/skylake"
 expect "list --events: a set that does not fit is shown, with why and the valid ones" $? "$T/out" "$T/err"
 
+# An optional event is marked as such, not as IPC's: on AMD the fifth
+# class smt_contention reads it.
+run list --root "$TMP/fx/neoverse_n2_r0p0" --events amd_zen4
+[ $rc -eq 0 ] && has "^  de_no_dispatch.smt_contention .*\\[optional\\]$" &&
+	has "^  \\[optional\\]: decode does without its count" && ! has "IPC only"
+expect "list --events amd_zen4: smt_contention's event optional, not 'IPC only'" $? "$T/out" "$T/err"
+
 run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_icl
 [ $rc -eq 0 ] && has '"set":"intel_icl","fits":false' && has '"label":null' &&
 	has '"name":"TOPDOWN.SLOTS_P","pmu":"core PMU","type":null,"config":420' &&

@@ -521,9 +521,15 @@ set:
 		if (t->aliases)
 			printf("  (perf: %s)", t->aliases);
 		if (t->optional)
-			printf("  [IPC only]");
+			printf("  [optional]");
 		printf("\n");
 	}
+	for (int i = 0; i < ps->nr_events; i++)
+		if (ps->ev[i].optional) {
+			printf("  [optional]: decode does without its count"
+			       " and leaves out the metrics that read it\n");
+			break;
+		}
 	list_groups_plain(ci, ps);
 }
 

@@ -83,8 +83,9 @@ struct td_ev_tmpl {
 	 * names), space-separated; matched case-insensitively. NULL: none.
 	 */
 	const char *aliases;
-	/* `tdctl decode` does not require its count: only IPC (or, on AMD,
-	 * the fifth class smt_contention) reads it, and is left out.
+	/* `tdctl decode` does not require its count: the metrics that read
+	 * it (IPC; AMD's fifth class smt_contention; Arm's
+	 * sve_all_percentage) are left out without it.
 	 */
 	bool optional;
 };
