@@ -46,6 +46,34 @@ def run(*args):
     return p.returncode, out, p.stderr.decode("latin-1"), utf8
 
 
+def test_locale(tmp):
+    """tdctl's own '\u00b1' (an estimate's error) in plain output only
+    in a UTF-8 locale; "+-" in the C locale (LC_ALL=C, or no locale
+    variable set), as perf writes ASCII there. JSON stays UTF-8."""
+    path = os.path.join(tmp, "rot.td")
+    tdfile_gen.grouped_small().write(path)
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("LC_ALL", "LC_CTYPE", "LANG")}
+    for name, extra, pm in (("LC_ALL=C", {"LC_ALL": "C", "LANG": "C.UTF-8"},
+                             "+-"),
+                            ("no locale variable", {}, "+-"),
+                            ("LANG=C.UTF-8", {"LANG": "C.UTF-8"}, "\u00b1"),
+                            ("LC_CTYPE=en_US.utf8", {"LC_CTYPE": "en_US.utf8"},
+                             "\u00b1")):
+        env = dict(base, **extra)
+        for args in (("report", "-i", path), ("top", "-b", "-n", "2", "-i", path)):
+            p = subprocess.run([TDCTL] + list(args), capture_output=True, env=env)
+            out = p.stdout.decode("utf-8", "replace")
+            rows = [ln for ln in out.splitlines() if "[" in ln and "%]" in ln]
+            other = "\u00b1" if pm == "+-" else "+-"
+            good = p.returncode == 0 and rows and \
+                any(pm in ln for ln in rows) and not any(other in ln for ln in rows)
+            if pm == "+-":
+                good = good and all(b < 0x80 for b in p.stdout)
+            ok(good, "%s under %s: estimates and legend with %r" %
+               (args[0], name, pm), out[-600:] + p.stderr.decode())
+
+
 def main():
     if not os.access(TDCTL, os.X_OK):
         print("1..0 # SKIP %s not built" % TDCTL)
@@ -116,6 +144,7 @@ def main():
            names, threads, err))
     test_random(tmp)
     test_header_text(tmp)
+    test_locale(tmp)
     return plan()
 
 

@@ -344,7 +344,7 @@ static void plain_est(struct td_emit *e, const struct td_field *f,
 	if (!x->estimated)
 		snprintf(s, sizeof(s), "%s%s", v, pct ? "%" : "");
 	else
-		snprintf(s, sizeof(s), "%s\xc2\xb1%s%s [%.0f%%]", v, err,
+		snprintf(s, sizeof(s), "%s%s%s%s [%.0f%%]", v, td_pm(), err,
 			 pct ? "%" : "", 100 * x->coverage);
 	td_emit_uword(e, f, s);
 }
@@ -591,7 +591,8 @@ static void legend_line(FILE *out, const struct td_view *v, int marked,
 	if (marked & 2)
 		LEGEND_ADD("%s%s", len ? "  " : "", TD_VOC_SHORT_FLAG);
 	if (marked & 4)
-		LEGEND_ADD("%s%s  %s", len ? "  " : "", TD_VOC_SHORT_EST,
+		LEGEND_ADD("%s%s  %s", len ? "  " : "",
+			   td_locale_text(TD_VOC_SHORT_EST),
 			   TD_VOC_SHORT_UNKNOWN);
 	if (marked & 8)
 		LEGEND_ADD("%s%s %s", len ? "  " : "", who, TD_VOC_SHORT_LEVEL2);
@@ -653,7 +654,7 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 		if (marked & 2)
 			fprintf(out, "%s\n", TD_VOC_LEGEND_FLAG);
 		if (marked & 4)
-			fprintf(out, "%s\n%s\n", TD_VOC_LEGEND_EST,
+			fprintf(out, "%s\n%s\n", td_locale_text(TD_VOC_LEGEND_EST),
 				TD_VOC_LEGEND_UNKNOWN);
 		if (marked & 8)
 			fprintf(out, "%s %s\n", who, TD_VOC_LEGEND_LEVEL2);

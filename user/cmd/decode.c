@@ -21,6 +21,7 @@
 #include "agg/slices.h"
 #include "input/counts.h"
 #include "output/emit.h"
+#include "output/text.h"
 #include "output/vocab.h"
 
 const struct td_opt decode_opts[] = {
@@ -549,8 +550,9 @@ static void est_value(char *buf, size_t n, const struct out_metric *o,
 	} else if (e->kind == TD_EST_EXACT) {
 		snprintf(buf, n, "%.*f%s", prec, k * e->value, pct ? "%" : "");
 	} else {
-		snprintf(buf, n, "%.*f\xc2\xb1%.*f%s [%.0f%%]", prec,
-			 k * e->value, prec, k * e->error, pct ? "%" : "",
+		snprintf(buf, n, "%.*f%s%.*f%s [%.0f%%]", prec,
+			 k * e->value, td_pm(), prec, k * e->error,
+			 pct ? "%" : "",
 			 100 * e->coverage);
 		*est = true;
 	}
@@ -652,7 +654,7 @@ static void decode_plain(const struct decoded *dd, const char *label,
 			est_value(v, sizeof(v), &r[0].m[i], &flagged, &est,
 				  &unknown);
 			/* '±' is two bytes, one column */
-			pad += !!strstr(v, "\xc2\xb1");
+			pad += !!strstr(v, TD_PM_UTF8);
 		} else {
 			plain_value(v, sizeof(v), x, &flagged, &invalid);
 		}
@@ -672,7 +674,7 @@ static void decode_plain(const struct decoded *dd, const char *label,
 	if (flagged)
 		printf("%s\n", TD_VOC_LEGEND_FLAG);
 	if (est)
-		printf("%s\n", TD_VOC_LEGEND_EST);
+		printf("%s\n", td_locale_text(TD_VOC_LEGEND_EST));
 	if (unknown)
 		printf("%s\n", TD_VOC_LEGEND_UNKNOWN);
 	if (invalid)

@@ -4,7 +4,9 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "output/text.h"
 
@@ -191,4 +193,56 @@ size_t td_text_cut(char *dst, const char *src, size_t len, size_t max,
 		}
 	}
 	return n;
+}
+
+static bool names_utf8(const char *v)
+{
+	for (; *v; v++)
+		if (!strncasecmp(v, "utf-8", 5) || !strncasecmp(v, "utf8", 4))
+			return true;
+	return false;
+}
+
+bool td_locale_utf8(void)
+{
+	static int utf8 = -1;
+	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+
+	if (utf8 >= 0)
+		return utf8;
+	utf8 = 0;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v) {
+			utf8 = names_utf8(v);
+			break;
+		}
+	}
+	return utf8;
+}
+
+const char *td_pm(void)
+{
+	return td_locale_utf8() ? TD_PM_UTF8 : "+-";
+}
+
+const char *td_locale_text(const char *s)
+{
+	static char buf[1024];
+	size_t n = 0;
+
+	if (td_locale_utf8() || !strstr(s, TD_PM_UTF8))
+		return s;
+	while (*s && n < sizeof(buf) - 2) {
+		if (!strncmp(s, TD_PM_UTF8, 2)) {
+			buf[n++] = '+';
+			buf[n++] = '-';
+			s += 2;
+		} else {
+			buf[n++] = *s++;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
 }

@@ -16,6 +16,7 @@
 #ifndef TDCTL_TEXT_H
 #define TDCTL_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Room for the text of len bytes, with its NUL. */
@@ -42,5 +43,21 @@ size_t td_text_cut(char *dst, const char *src, size_t len, size_t max,
  * is not a control character: 1..4, or 0. JSON output uses it too.
  */
 int td_utf8_char(const unsigned char *s, size_t n);
+
+/*
+ * tdctl's own characters beyond ASCII ('\u00b1' of an estimate) in plain
+ * output only where the locale's character set is UTF-8: the first of
+ * LC_ALL, LC_CTYPE and LANG that is set names it ("C.UTF-8",
+ * "en_US.utf8"); none set is the C locale, ASCII. Elsewhere '\u00b1' is
+ * "+-", as in perf's ASCII output.
+ */
+#define TD_PM_UTF8	"\xc2\xb1"
+bool td_locale_utf8(void);
+/* "\u00b1" or "+-". */
+const char *td_pm(void);
+/* s, or (not UTF-8) a copy of s with each '\u00b1' as "+-", in a static
+ * buffer (cut at 1023 bytes): for the legends.
+ */
+const char *td_locale_text(const char *s);
 
 #endif
