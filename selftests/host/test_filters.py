@@ -103,6 +103,23 @@ def main():
     rc, out, err = run("report", "-i", path, "--cgroup", "/no/such/cgroup")
     ok(rc == 2 and "--cgroup" in err and "see 'tdctl report --help'" in err,
        "--cgroup with a path that is not a cgroup here: a usage error", err)
+    # top replays the window only: no empty snapshot before or after it
+    for frm, to in (("1.2", "1.4"), ("0.5", "1"), ("1.9", None), ("3", None)):
+        a = ["--from", frm] + (["--to", to] if to else [])
+        rc, out, err = run("top", "-i", path, "--json", "-d", "0.1", *a)
+        snaps = [json.loads(ln) for ln in out.splitlines() if ln.strip()] \
+            if rc == 0 else []
+        times = [s["time_s"] for s in snaps]
+        lo, hi = float(frm), float(to) if to else span / 1e9
+        empty = [s["time_s"] for s in snaps if not s["rows"]]
+        if frm == "3":      # nothing in the window: one empty snapshot
+            good = len(snaps) == 1
+        else:
+            good = snaps and not empty and \
+                all(lo < t <= hi + 0.1 + 1e-9 for t in times)
+        ok(rc == 0 and good,
+           "top -i -d 0.1 %s: snapshots in the window only (%s)" %
+           (" ".join(a), times), err + repr(empty))
     rc, out, err = run("dump", "-i", path, "--from", "2", "--to", "1")
     ok(rc == 2 and "--to must be later than --from" in err,
        "--to before --from: a usage error in dump too", err)

@@ -366,14 +366,18 @@ static uint64_t ivl_of(uint64_t start, uint64_t delay, uint64_t t)
 /*
  * Replay a file: intervals of `delay` in the records' own time. An
  * interval without records is not shown (but the last): the snapshots are
- * at most one per record, whatever the time the file spans. Records lost
- * while recording are counted in the interval of their gap in the CPU's
- * sequence numbers, the rest in the last one (file/lost.h).
+ * at most one per record, whatever the time the file spans. With --from
+ * or --to, only the intervals from the first slice in the window to the
+ * last one are (one, the last, if none is): nothing outside the window.
+ * Records lost while recording are counted in the interval of their gap
+ * in the CPU's sequence numbers, the rest in the file's last one
+ * (file/lost.h).
  */
 static int top_replay(struct top_ctx *t, const struct td_file *f,
 		      uint64_t delay)
 {
 	uint64_t start = t->start_ns, stop = f->meta.stop_ns, end, ivl, last;
+	uint64_t first = 1, file_last, from, to, tmin = UINT64_MAX, tmax = 0;
 	struct topdown_record r;
 	struct stamp *order;
 	struct td_gaps gaps;
@@ -387,15 +391,40 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 	}
 	t->lost_unknown = !gaps.lost;
 	/* Records are stored per CPU in drain order: sort by time. */
+	td_filter_window(&t->filter, &from, &to);
 	for (uint64_t k = 0; k < f->nr_records; k++) {
 		td_file_record(f, k, &r);
 		order[k] = (struct stamp){ r.time_ns, k };
+		/* the window's slices: end after from, start before to */
+		if (r.time_ns > from && (r.duration_ns >= r.time_ns ||
+					 r.time_ns - r.duration_ns < to)) {
+			tmin = r.time_ns < tmin ? r.time_ns : tmin;
+			tmax = r.time_ns > tmax ? r.time_ns : tmax;
+		}
 	}
 	qsort(order, f->nr_records, sizeof(*order), by_stamp);
 	td_catch_signals();
 	/* The parser keeps every record within start..stop. */
-	last = stop > start ? ivl_of(start, delay, stop) : 1;
-	for (ivl = 1;; ivl++) {
+	file_last = stop > start ? ivl_of(start, delay, stop) : 1;
+	last = file_last;
+	if (t->filter.from_set || t->filter.to_set) {
+		if (tmin <= tmax) {
+			first = tmin > start ? ivl_of(start, delay, tmin) : 1;
+			last = tmax > start ? ivl_of(start, delay, tmax) : 1;
+		} else {
+			first = last;
+		}
+	}
+	/* Before the window: the records are read for their lost count,
+	 * which the first snapshot does not show.
+	 */
+	end = ivl_end(start, stop, delay, first - 1);
+	for (; first > 1 && i < f->nr_records && order[i].time_ns <= end; i++) {
+		td_file_record(f, order[i].index, &r);
+		lost += td_gaps_before(&gaps, &r);
+	}
+	t->prev_lost = lost;
+	for (ivl = first;; ivl++) {
 		uint64_t next = ivl_of(start, delay, i < f->nr_records ?
 				       order[i].time_ns : stop);
 
@@ -411,7 +440,7 @@ static int top_replay(struct top_ctx *t, const struct td_file *f,
 			if (td_filter_match(&t->filter, &r))
 				td_agg_add(&t->cur, &r);
 		}
-		if (ivl >= last)
+		if (ivl >= file_last)
 			for (uint32_t c = 0; c < f->meta.nr_cpus; c++)
 				lost += td_gaps_rest(&gaps, c);
 		t->prev_end = ivl_end(start, stop, delay, ivl - 1);
