@@ -648,6 +648,32 @@ def test_top_pty(tmp):
        "top --batch on a terminal: no control codes, 2 snapshots", repr(out[:200]))
 
 
+def test_json_stream(tmp):
+    """top's snapshots: one JSON object per line with --json (JSON
+    Lines), one JSON document (an array of them) with --pretty, never
+    indented objects run together."""
+    path = os.path.join(tmp, "stream.td")
+    tdfile_gen.generic().write(path)
+    rc, out, err = run("top", "-i", path, "-n", "3", "-d", "0.5", "--json")
+    try:
+        lines = [json.loads(ln) for ln in out.splitlines()]
+    except ValueError:
+        lines = None
+    ok(rc == 0 and lines and len(lines) == 3 and
+       all(isinstance(x, dict) and "rows" in x for x in lines),
+       "top -n 3 --json: three objects, one per line", out[:300] + err)
+    rc, out, err = run("top", "-i", path, "-n", "3", "-d", "0.5", "--pretty")
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = None
+    ok(rc == 0 and isinstance(doc, list) and len(doc) == 3 and
+       all(isinstance(x, dict) and "rows" in x for x in doc) and
+       "\n    " in out and doc == lines,
+       "top -n 3 --pretty: one JSON document, an indented array of the "
+       "three snapshots --json prints", out[:300] + err)
+
+
 def main():
     if not os.access(TDCTL, os.X_OK):
         print("1..0 # SKIP %s not built" % TDCTL)
@@ -662,6 +688,7 @@ def main():
     test_tables()
     test_completion(tmp)
     test_top_pty(tmp)
+    test_json_stream(tmp)
     return plan()
 
 

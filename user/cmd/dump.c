@@ -749,6 +749,8 @@ static int dump_begin(struct dump_ctx *d)
 		d->ev_json_len[i] = json_name(d->ev_json[i], ev_name(d, i));
 	if (json_output && !d->follow)
 		jsonw_start_array(json_wtr);
+	else if (json_output)
+		jsonw_stream_begin(json_wtr);
 	else if (!json_output)
 		print_header(d);
 	return 0;
@@ -761,6 +763,8 @@ static void dump_end(struct dump_ctx *d)
 
 	if (json_output && !d->follow)
 		jsonw_end_array(json_wtr);
+	else if (json_output)
+		jsonw_stream_end(json_wtr);
 	/* The legend of the marks the table showed. */
 	if (!json_output && !csv_output && (d->marked || d->flagged))
 		printf("\n%s%s%s\n", d->marked ? TD_VOC_LEGEND_MARK : "",

@@ -376,6 +376,8 @@ int do_stat(int argc, char **argv)
 		ret = s->tgt.exited ? td_target_exit_code(&s->tgt) : -1;
 		goto out;
 	}
+	if (json_output && s->interval_ns)
+		jsonw_stream_begin(json_wtr);
 	td_live_run(&s->live, &(struct td_run){
 		.duration_ns = s->tgt.duration_ns,
 		.tick_ns = s->interval_ns ?: (s->have_tt ? TOTALS_EVERY_NS : 0),
@@ -392,6 +394,8 @@ int do_stat(int argc, char **argv)
 	} else {
 		print_summary(s, end);
 	}
+	if (json_output && s->interval_ns)
+		jsonw_stream_end(json_wtr);
 	if (s->tgt.kind == TD_TGT_CMD)
 		ret = td_target_exit_code(&s->tgt);
 out:

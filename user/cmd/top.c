@@ -591,6 +591,8 @@ int do_top(int argc, char **argv)
 		keys_raw(t);
 	if (!t->batch)
 		printf("\033[H\033[2J");
+	if (json_output)
+		jsonw_stream_begin(json_wtr);
 	if (input) {
 		ret = top_replay(t, &f, delay);
 	} else {
@@ -600,6 +602,8 @@ int do_top(int argc, char **argv)
 			.ctx = t });
 		ret = 0;
 	}
+	if (json_output)
+		jsonw_stream_end(json_wtr);
 	keys_restore(t);
 	if (!t->batch)
 		printf("\n");

@@ -18,6 +18,7 @@ struct json_writer {
 	/* Per level: whether a value was already written (comma needed). */
 	bool has_item[JSONW_MAX_DEPTH];
 	bool after_name;
+	bool stream;	/* a pretty stream's array is open */
 };
 
 json_writer_t *jsonw_new(FILE *f)
@@ -62,6 +63,23 @@ void jsonw_newline(json_writer_t *self)
 		self->has_item[0] = false;
 	}
 	fflush(self->out);
+}
+
+void jsonw_stream_begin(json_writer_t *self)
+{
+	if (!self->pretty || self->stream)
+		return;
+	jsonw_start_array(self);
+	self->stream = true;
+}
+
+void jsonw_stream_end(json_writer_t *self)
+{
+	if (!self->stream)
+		return;
+	self->stream = false;
+	jsonw_end_array(self);
+	jsonw_newline(self);
 }
 
 static void indent(json_writer_t *self)

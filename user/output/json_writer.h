@@ -22,6 +22,13 @@ int jsonw_depth(const json_writer_t *self);
 void jsonw_flush(json_writer_t *self);
 /* End a top-level document with a newline (streams of one per line). */
 void jsonw_newline(json_writer_t *self);
+/* A stream of documents (top, stat -I, dump --follow), each ended by
+ * jsonw_newline(): one per line (JSON Lines), or, pretty, the items of
+ * one indented array that jsonw_stream_end() closes, so that the whole
+ * output is one JSON document, never documents run together.
+ */
+void jsonw_stream_begin(json_writer_t *self);
+void jsonw_stream_end(json_writer_t *self);
 
 void jsonw_start_object(json_writer_t *self);
 void jsonw_end_object(json_writer_t *self);
