@@ -156,6 +156,27 @@ def main():
     rc, a, _ = run("--csv", "report", "-i", gen, "--big-num")
     rc2, b, _ = run("--csv", "report", "-i", gen)
     ok(rc == 0 and rc2 == 0 and a == b, "report --csv --big-num: CSV as is")
+    # one format in a row: top's count columns widen rather than take a
+    # unit beside grouped digits
+    rc, out, err = run("top", "-i", gen, "--batch", "-d", "0.5", "-n", "1",
+                       "--big-num")
+    hdr, rows = table(out)
+    cells = [c for r in rows for c in r.split()[-2:]]
+    ok(rc == 0 and rows and
+       all(re.fullmatch(r"\d{1,3}(,\d{3})*", c) for c in cells) and
+       any("," in c for c in cells) and all(len(r) == len(hdr) for r in rows),
+       "top --big-num: every count grouped, none in a unit (%s)" %
+       " ".join(cells[:4]), out + err)
+    # estimates (rotated groups) and their errors grouped too
+    grp = os.path.join(tmp, "grouped.td")
+    tdfile_gen.grouped_small().write(grp)
+    rc, out, err = run("report", "-i", grp, "--big-num")
+    est = re.findall(r"(\d\S*)\u00b1(\S+) \[", out)
+    ok(rc == 0 and est and
+       all(re.fullmatch(r"\d{1,3}(,\d{3})*", x) for e in est for x in e) and
+       any(len(e[0]) > 4 for e in est),
+       "report --big-num on rotated groups: estimates and errors grouped "
+       "(%s)" % (est[:2],), out + err)
 
     # ---- the bottleneck mark ------------------------------------------
     rc, out, err = run("report", "-i", n2, "--by", "cpu")

@@ -225,7 +225,8 @@ static void build(struct table *t, const struct td_view *v,
 							TOPDOWN_NAME_LEN), &cols);
 			w = (int)cols;
 			f = add(t, c->name, NULL, TD_IN_ALL, ecol + c->idx,
-				max_int(w, t->est ? 28 : v->compact ? 8 :
+				max_int(w, t->est ? (v->opts.big_num ? 34 : 28) :
+					v->compact ? 8 :
 					v->opts.big_num ? 17 : 13));
 			f->object = "counts";
 			f->flags = TD_FIELD_COUNT;
@@ -292,6 +293,13 @@ static void choose_units(struct table *t, const struct td_view *v,
 				max = count_of(c, rows[r]);
 		if (digits(max, v->opts.big_num) <= f->width)
 			continue;
+		/* --big-num: every count with thousands separators, the
+		 * column as wide as that takes, never a unit beside them
+		 */
+		if (v->opts.big_num) {
+			f->width = digits(max, true);
+			continue;
+		}
 		/* "%.1f" and the unit letter: int part < 10^(width - 3) */
 		d = (double)max;
 		do {
@@ -316,6 +324,17 @@ static void emit_val(struct td_emit *e, const struct td_field *f,
 		td_emit_float(e, f, x->value, x->valid);
 }
 
+/* An estimated count as an integer, with --big-num's thousands
+ * separators as the exact counts have them.
+ */
+static void count_text(char *s, size_t n, double v, bool big_num)
+{
+	if (big_num && v >= 0 && v < 18446744073709551616.0 && n >= 27)
+		td_big_num(s, (uint64_t)(v + 0.5));
+	else
+		snprintf(s, n, "%.0f", v);
+}
+
 /* A table's cell of a rotated configuration: the value, then for one
  * not measured all the time "±error [coverage]"; "unknown [coverage]"
  * when it cannot be estimated.
@@ -332,8 +351,8 @@ static void plain_est(struct td_emit *e, const struct td_field *f,
 		return;
 	}
 	if (count) {
-		snprintf(v, sizeof(v), "%.0f", x->value);
-		snprintf(err, sizeof(err), "%.0f", x->error);
+		count_text(v, sizeof(v), x->value, e->big_num);
+		count_text(err, sizeof(err), x->error, e->big_num);
 	} else if (pct) {
 		snprintf(v, sizeof(v), "%.*f", f->prec, 100 * x->value);
 		snprintf(err, sizeof(err), "%.*f", f->prec, 100 * x->error);
