@@ -135,8 +135,14 @@ def test_intervals(tmp):
         lines = out.splitlines()
         ok(rc == 0 and len(lines) == 4 and
            lines[0].startswith("set,label,time_s,lines,retiring,") and
-           lines[2].startswith('"intel_icl","set=intel_icl",2.002012345,6,0.6,'),
-           "decode --csv %s: a row per interval with time_s" % f, out + err)
+           lines[2].startswith('"intel_icl","set=intel_icl",2.002012345,6,0.6,') and
+           lines[1].startswith('"intel_icl","set=intel_icl",1.001,6,'),
+           "decode --csv %s: a row per interval with time_s, a number" % f,
+           out + err)
+        rc, out, err = run("decode", "--set", "intel_icl", "--json", stdin=text)
+        ok(rc == 0 and '"time_s":1.001,' in out and '"time_s":2.002012345,' in out,
+           "decode --json %s: time_s as its shortest text (1.001, not "
+           "perf's 1.001000000)" % f, out[:300] + err)
     with open(os.path.join(FX, "icl-6.12-interval-raw.csv")) as fh:
         lines = fh.read().splitlines()
     # perf prints its intervals in order; times on every line or none

@@ -394,8 +394,9 @@ static void json_intervals(json_writer_t *w, const struct result *r, int nr)
 	for (int k = 0; k < nr; k++) {
 		jsonw_start_object(w);
 		/* perf's text: digits, a point, digits */
+		/* a number, as its shortest text (perf's "1.001000000") */
 		jsonw_name(w, "time_s");
-		jsonw_raw_value(w, r[k].ivl->time, strlen(r[k].ivl->time));
+		jsonw_float(w, strtod(r[k].ivl->time, NULL));
 		jsonw_uint_field(w, "lines", r[k].ivl->lines);
 		json_metrics(w, &r[k]);
 		jsonw_end_object(w);
@@ -467,7 +468,8 @@ static void decode_rows(const struct decoded *dd, const char *label,
 		td_emit_str(&e, &f[DF_SET], dd->gd.set, SIZE_MAX);
 		td_emit_str(&e, &f[DF_LABEL], label, SIZE_MAX);
 		if (timed)
-			td_emit_word(&e, &f[DF_TIME], r[k].ivl->time);
+			td_emit_float(&e, &f[DF_TIME],
+				      strtod(r[k].ivl->time, NULL), true);
 		if (timed && e.fmt == TD_EMIT_CSV)
 			td_emit_uint(&e, &f[DF_LINES],
 				     (uint64_t)r[k].ivl->lines);
