@@ -25,15 +25,17 @@ def compare_groups(sc, by, rows, total, keep=lambda r: True):
     want, want_total = sc.sums(by, keep)
     events = sc.events
     errors = []
-    # Match rows to expected groups. Idle tasks (pid 0) are told apart by
-    # their comm (swapper/N).
+    # Match rows to expected groups. Idle tasks (pid 0, one per CPU) are
+    # told apart by their cpu key, null in the other rows.
     got = {}
     for r in rows:
+        if by in ("task", "process") and \
+                (r.get("cpu") is None) != bool(r["pid"]):
+            errors.append("cpu %r in the row of pid %d" % (r.get("cpu"), r["pid"]))
         if by == "task":
-            k = (r["pid"], r["tid"],
-                 int(r["comm"].split("/")[1]) if r["tid"] == 0 else 0)
+            k = (r["pid"], r["tid"], r.get("cpu") or 0)
         elif by == "process":
-            k = (r["pid"], int(r["comm"].split("/")[1]) if r["pid"] == 0 else 0)
+            k = (r["pid"], r.get("cpu") or 0)
         elif by == "comm":
             k = r["comm"]
         elif by == "cgroup":
@@ -144,8 +146,8 @@ def main():
             d = {"slices": int(r["slices"]), "runtime_ns": int(r["runtime_ns"]),
                  "counts": {e: int(r[e]) for e in sc.events}}
             for k in ("pid", "tid", "cpu", "cgroup_id"):
-                if k in r:
-                    d[k] = int(r[k])
+                if k in r:      # an empty field is JSON's null
+                    d[k] = int(r[k]) if r[k] != "" else None
             if "comm" in r:
                 d["comm"] = r["comm"]
             conv.append(d)
@@ -390,6 +392,20 @@ def main():
         msg = ""
     ok(rc == 1 and "checksum" in msg and err == "",
        "JSON mode: the file error is a JSON error object", out + err)
+    # idle tasks: one row per CPU, each key once in JSON and CSV
+    for by, keys in (("task", ("pid", "tid", "cpu")), ("process", ("pid", "cpu"))):
+        rc, out, err = run("--json", "report", "-i", files["generic"], "--by", by)
+        rows = json.loads(out)["rows"] if rc == 0 else []
+        jk = [tuple(r.get(k) for k in keys) for r in rows]
+        rc2, out2, _ = run("--csv", "report", "-i", files["generic"], "--by", by)
+        ck = [tuple(r.get(k) for k in keys)
+              for r in csv.DictReader(io.StringIO(out2)) if r["type"] == "group"]
+        idle = sorted(k for k in jk if k[0] == 0)
+        ok(rc == 0 and rc2 == 0 and len(set(jk)) == len(jk) == len(ck) and
+           len(set(ck)) == len(ck) and
+           idle == sorted(((0, 0) if by == "task" else (0,)) + (c,) for c in (0, 1)),
+           "report --by %s: the idle tasks' rows keyed by their cpu (%s), "
+           "no key twice in JSON or CSV" % (by, idle), out[:300] + out2[:300] + err)
     rc, out, err = run("report", "-i", os.path.join(tmp, "missing.td"))
     ok(rc == 1 and "cannot open" in err and "missing.td" in err,
        "missing file: cannot open, with its name", err)

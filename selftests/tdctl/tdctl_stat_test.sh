@@ -236,7 +236,7 @@ expect "-I blocks at increasing times, the first at 0.2 s ($times)" $? "$T/out"
 "$TDCTL" --csv stat -I 300 --by task -- sleep 1 >"$T/out" 2>"$T/err"
 blocks=$(grep -c '^"total",' "$T/out")
 # shellcheck disable=SC2046 # one argument per time
-head -n 1 "$T/out" | grep -q '^type,time_s,pid,tid,comm,slices,runtime_ns' &&
+head -n 1 "$T/out" | grep -q '^type,time_s,pid,tid,comm,cpu,slices,runtime_ns' &&
 	interval_blocks 0.3 $(awk -F, '$1 == "\"total\"" { print $2 }' "$T/out")
 expect "stat -I 300 --csv: header with time_s, $blocks total rows, one per 300 ms and the end" $? "$T/out"
 "$TDCTL" --json stat -I 250 -- sleep 1 >"$T/out" 2>"$T/err"

@@ -21,6 +21,7 @@ struct table {
 	int n;
 	/* fields by role */
 	int type, time, cgroup_path, cgroup, read_errors, rotated, run_ns;
+	int idle_cpu;	/* --by task, process: JSON and CSV "cpu" */
 	int run_plain;
 	bool est;			/* coverage and error fields */
 	struct td_field label;		/* plain: "total" over the keys */
@@ -170,6 +171,14 @@ static void build(struct table *t, const struct td_view *v,
 		t->key_width += (nr_keys > 1) + abs(t->f[t->cgroup_path >= 0 &&
 			c->kind == TD_COL_CGROUP ? t->cgroup_path :
 			t->col_field[i]].width);
+	}
+	/* Each CPU has its idle task, pid 0: its rows' key is the CPU too
+	 * (null for the other tasks); a table tells them by comm.
+	 */
+	t->idle_cpu = -1;
+	if (v->by == TD_BY_TASK || v->by == TD_BY_PROCESS) {
+		t->idle_cpu = t->n;
+		add(t, "cpu", NULL, TD_IN_JSON | TD_IN_CSV, -1, 0);
 	}
 	t->label = (struct td_field){ .name = "total", .in = TD_IN_PLAIN,
 				      .col = COL_KEY, .width = -t->key_width };
@@ -434,6 +443,12 @@ static int row(struct td_emit *e, const struct table *t,
 			break;
 		}
 	}
+	if (t->idle_cpu >= 0 && is_total)
+		td_emit_skip(e, &f[t->idle_cpu]);
+	else if (t->idle_cpu >= 0 && (v->by == TD_BY_TASK ? b->tid : b->pid))
+		td_emit_null(e, &f[t->idle_cpu]);
+	else if (t->idle_cpu >= 0)
+		td_emit_uint(e, &f[t->idle_cpu], b->cpu);
 	if (is_total)
 		td_emit_word(e, &t->label, "total");
 	td_view_values(v, a, b, x);
