@@ -83,6 +83,10 @@ def test_level2_slots_only():
        and lacks(doc, "fetch_bandwidth") == {CYC0},
        "fetch_latency and fetch_bandwidth not computed, and said to lack "
        "exactly %s" % CYC0, json.dumps(doc.get("assumptions")) + err)
+    ok(rc == 0 and all(k in m and m[k] is None
+                       for k in ("fetch_latency", "fetch_bandwidth")),
+       "JSON: fetch_latency and fetch_bandwidth null, not missing "
+       "(tdctl-decode(8): null when not computable)", json.dumps(m))
     ok(rc == 0 and not any("group topdown" in a and "no count" in a and
                            "fetch" not in a for a in doc.get("assumptions", [])),
        "the topdown group is not said to have no counts",

@@ -173,6 +173,8 @@ struct result {
 	const struct decode_ivl *ivl;
 	bool l1_left_out;	/* a Level-1 class: no bottleneck mark */
 	bool est;		/* estimates (a dump with groups): m[].est */
+	/* the metrics left out for want of counts: null in JSON */
+	const struct decode_leftout *lo;
 	int n;
 	struct out_metric m[TD_MAX_TREE];
 };
@@ -233,6 +235,7 @@ static void slices_result(const struct decoded *dd, const struct decode_ivl *iv,
 	r->ivl = iv;
 	r->n = 0;
 	r->l1_left_out = false;
+	r->lo = NULL;
 	r->est = true;
 	for (int g = 0; g < dd->gd.nr_groups; g++)
 		nr[g] = td_slices_metrics(&dd->sl, dd->orig[g],
@@ -264,6 +267,7 @@ static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
 	r->ivl = iv;
 	r->n = 0;
 	r->l1_left_out = false;
+	r->lo = lo;
 	for (int i = 0; i < dd->nr_tree && i < TD_MAX_TREE; i++) {
 		const struct td_tree_node *t = &dd->tree[i];
 		const struct td_gd_group *gg = &dd->gd.g[t->group];
@@ -309,8 +313,18 @@ static int bottleneck(const struct result *r)
 	return best;
 }
 
-/* "metrics" (null when not computable), "perf_metrics" (the same values
- * under perf's names, for the metrics perf has) and "flagged" of r.
+static bool in_result(const struct result *r, const char *name)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!strcmp(r->m[i].m.name, name))
+			return true;
+	return false;
+}
+
+/* "metrics" (null when not computable: also a metric left out for want
+ * of its counts, which the plain output leaves out and names in a note),
+ * "perf_metrics" (the same values under perf's names, for the metrics
+ * perf has) and "flagged" of r.
  */
 static void json_metrics(json_writer_t *w, const struct result *r)
 {
@@ -324,6 +338,9 @@ static void json_metrics(json_writer_t *w, const struct result *r)
 		else
 			jsonw_null_field(w, x->name);
 	}
+	for (int i = 0; r->lo && i < r->lo->n; i++)
+		if (!in_result(r, r->lo->name[i]))
+			jsonw_null_field(w, r->lo->name[i]);
 	jsonw_end_object(w);
 	jsonw_name(w, "perf_metrics");
 	jsonw_start_object(w);
@@ -393,7 +410,6 @@ static void json_intervals(json_writer_t *w, const struct result *r, int nr)
 	jsonw_start_array(w);
 	for (int k = 0; k < nr; k++) {
 		jsonw_start_object(w);
-		/* perf's text: digits, a point, digits */
 		/* a number, as its shortest text (perf's "1.001000000") */
 		jsonw_name(w, "time_s");
 		jsonw_float(w, strtod(r[k].ivl->time, NULL));
