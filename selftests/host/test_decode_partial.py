@@ -172,6 +172,27 @@ def test_level1_partial():
        "others", err + out)
 
 
+def test_optional_null():
+    """An optional event not given: the set's metrics that read it are
+    null in JSON (ipc on N2, smt_contention on Zen 4), not missing."""
+    for s, counts, metric in (
+            ("arm_neoverse_n2", {"CPU_CYCLES": 100, "OP_RETIRED": 50,
+                                 "OP_SPEC": 60, "STALL_SLOT": 100,
+                                 "STALL_SLOT_FRONTEND": 10,
+                                 "STALL_SLOT_BACKEND": 20}, "ipc"),
+            ("amd_zen4", {"ls_not_halted_cyc": 100, "de_src_op_disp.all": 300,
+                          "ex_ret_ops": 200,
+                          "de_no_dispatch.no_ops_from_fe": 100,
+                          "de_no_dispatch.backend_stalls": 100},
+             "smt_contention")):
+        rc, doc, err = decode("-s", s, *args(counts))
+        m = doc.get("metrics", {})
+        ok(rc == 0 and metric in m and m[metric] is None and
+           m.get("retiring") is not None,
+           "decode -s %s without %s's event: %s null in JSON" % (s, metric, metric),
+           json.dumps(m) + err)
+
+
 def tokens(formula):
     """The words of a formula with the punctuation around them, and those
     it defines ('slots = ...': a word of the formula, not an event)."""
@@ -219,6 +240,7 @@ def main():
     test_names()
     test_level2_slots_only()
     test_level1_partial()
+    test_optional_null()
     return plan()
 
 

@@ -173,8 +173,12 @@ struct result {
 	const struct decode_ivl *ivl;
 	bool l1_left_out;	/* a Level-1 class: no bottleneck mark */
 	bool est;		/* estimates (a dump with groups): m[].est */
-	/* the metrics left out for want of counts: null in JSON */
+	/* the metrics left out for want of counts: null in JSON; so are
+	 * the set's own (td_set.metrics, space-separated) that an optional
+	 * event not given left out
+	 */
 	const struct decode_leftout *lo;
+	const char *set_metrics;
 	int n;
 	struct out_metric m[TD_MAX_TREE];
 };
@@ -236,6 +240,7 @@ static void slices_result(const struct decoded *dd, const struct decode_ivl *iv,
 	r->n = 0;
 	r->l1_left_out = false;
 	r->lo = NULL;
+	r->set_metrics = NULL;
 	r->est = true;
 	for (int g = 0; g < dd->gd.nr_groups; g++)
 		nr[g] = td_slices_metrics(&dd->sl, dd->orig[g],
@@ -268,6 +273,7 @@ static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
 	r->n = 0;
 	r->l1_left_out = false;
 	r->lo = lo;
+	r->set_metrics = dd->in ? dd->in->s->metrics : NULL;
 	for (int i = 0; i < dd->nr_tree && i < TD_MAX_TREE; i++) {
 		const struct td_tree_node *t = &dd->tree[i];
 		const struct td_gd_group *gg = &dd->gd.g[t->group];
@@ -313,10 +319,16 @@ static int bottleneck(const struct result *r)
 	return best;
 }
 
-static bool in_result(const struct result *r, const char *name)
+/* Is name (len bytes) one of r's metrics, or of its left-out ones? */
+static bool in_result(const struct result *r, const char *name, size_t len)
 {
 	for (int i = 0; i < r->n; i++)
-		if (!strcmp(r->m[i].m.name, name))
+		if (strlen(r->m[i].m.name) == len &&
+		    !strncmp(r->m[i].m.name, name, len))
+			return true;
+	for (int i = 0; r->lo && i < r->lo->n; i++)
+		if (strlen(r->lo->name[i]) == len &&
+		    !strncmp(r->lo->name[i], name, len))
 			return true;
 	return false;
 }
@@ -328,6 +340,8 @@ static bool in_result(const struct result *r, const char *name)
  */
 static void json_metrics(json_writer_t *w, const struct result *r)
 {
+	char word[64];
+
 	jsonw_name(w, "metrics");
 	jsonw_start_object(w);
 	for (int i = 0; i < r->n; i++) {
@@ -338,9 +352,26 @@ static void json_metrics(json_writer_t *w, const struct result *r)
 		else
 			jsonw_null_field(w, x->name);
 	}
-	for (int i = 0; r->lo && i < r->lo->n; i++)
-		if (!in_result(r, r->lo->name[i]))
-			jsonw_null_field(w, r->lo->name[i]);
+	for (int i = 0; r->lo && i < r->lo->n; i++) {
+		const char *nm = r->lo->name[i];
+		bool seen = false;
+
+		for (int k = 0; k < r->n && !seen; k++)
+			seen = !strcmp(r->m[k].m.name, nm);
+		if (!seen)
+			jsonw_null_field(w, nm);
+	}
+	for (const char *s = r->set_metrics; s && *s;) {
+		size_t n = strcspn(s, " ");
+
+		if (n && n < sizeof(word) && !in_result(r, s, n)) {
+			memcpy(word, s, n);
+			word[n] = '\0';
+			jsonw_null_field(w, word);
+		}
+		s += n;
+		s += strspn(s, " ");
+	}
 	jsonw_end_object(w);
 	jsonw_name(w, "perf_metrics");
 	jsonw_start_object(w);
