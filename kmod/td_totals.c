@@ -217,9 +217,8 @@ static noinline void td_tot_take(struct td_totals *t, struct td_tot *e,
  * Probe context: @p's entry, a new one claimed if it has none (NULL: no
  * room within TD_TOT_PROBES slots).
  */
-static noinline struct td_tot *td_tot_search(struct td_totals *t,
-					     struct task_struct *p,
-					     struct td_tot *other)
+static struct td_tot *td_tot_find(struct td_totals *t, struct task_struct *p,
+				  struct td_tot *other)
 {
 	unsigned long key = (unsigned long)p, k, old, unread_old;
 	u32 mask = t->nr - 1, first = hash_ptr(p, t->bits), i, n, reads;
@@ -280,23 +279,6 @@ static noinline struct td_tot *td_tot_search(struct td_totals *t,
 	}
 	/* litmus: totals-claim end */
 	return NULL;
-}
-
-/*
- * Probe context: td_tot_search(), but first the slot of @p's hash, where
- * most tasks are. A key that is @p's needs no acquire: the entry was last
- * written for @p, by this CPU or by one @p left, and the scheduler orders
- * a task's switch out of a CPU before its switch out of the next.
- */
-static __always_inline struct td_tot *
-td_tot_find(struct td_totals *t, struct task_struct *p, struct td_tot *other)
-{
-	struct td_tot *e = td_tot_at(t, t->pool, hash_ptr(p, t->bits));
-
-	if (likely(READ_ONCE(e->key) == (unsigned long)p &&
-		   e->start_ns == p->start_time))
-		return e;
-	return td_tot_search(t, p, other);
 }
 
 /*
