@@ -1500,6 +1500,68 @@ TEST_F(totals, refuses_bad_input)
 }
 
 /*
+ * The totals of a collection stay readable, unchanged, after STOP; the
+ * next START begins a new pool: a task that exited in the collection
+ * before is not in it, and nothing was folded.
+ */
+TEST_F(totals, stop_keeps_them_start_begins_anew)
+{
+	const char *const modprobe[] = { "modprobe", "topdown", NULL };
+	struct topdown_totals q, q2;
+	struct topdown_total *t, *t2;
+	const struct topdown_total *was = NULL;
+	char out[OUT_LEN];
+	int err, fd;
+	pid_t kid;
+
+	cmd_path(&self->s, out, sizeof(out), "load");
+	ASSERT_EQ(0, run(NULL, out, modprobe)) show(strcat(out, ".err"));
+	ASSERT_EQ(0, td_configure_index(self->s.m, self->type, TOTALS_RING,
+					TOPDOWN_CONFIG_TOTALS));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		for (int i = 0; i < 5; i++)
+			usleep(1000);
+		_exit(0);
+	}
+	ASSERT_EQ(kid, waitpid(kid, NULL, 0));
+	ASSERT_EQ(0, td_stop());
+
+	t = read_totals(&q, 4096, &err);
+	ASSERT_EQ(0, err) TH_LOG("TOTALS after STOP: %s", strerror(-err));
+	for (uint32_t k = 0; k < q.nr_entries; k++)
+		if ((pid_t)t[k].pid == kid && t[k].kind != TOPDOWN_TOTAL_OTHER)
+			was = &t[k];
+	ASSERT_NE(NULL, was) TH_LOG("no entry of the child %d after STOP", kid);
+	EXPECT_EQ(TOPDOWN_TOTAL_EXITED, was->kind);
+	EXPECT_LT(0, was->slices);
+	usleep(20000);
+	t2 = read_totals(&q2, 4096, &err);
+	ASSERT_EQ(0, err);
+	EXPECT_EQ(q.nr_entries, q2.nr_entries);
+	EXPECT_EQ(0, memcmp(t, t2, q.nr_entries * sizeof(*t)))
+		TH_LOG("the totals changed while stopped");
+	free(t2);
+
+	fd = open(TOPDOWN_DEVICE, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, TOPDOWN_IOC_START)) TH_LOG("START: %s", strerror(errno));
+	close(fd);
+	ASSERT_EQ(0, td_stop());
+	t2 = read_totals(&q2, 4096, &err);
+	ASSERT_EQ(0, err);
+	for (uint32_t k = 0; k < q2.nr_entries; k++)
+		EXPECT_NE(kid, (pid_t)t2[k].pid) TH_LOG("the child's entry outlived START");
+	EXPECT_EQ(0, q2.generation);
+	EXPECT_EQ(0, q2.reclaimed);
+	TH_LOG("child %d: %llu slices before; %u task entries after START, %u before",
+	       kid, (unsigned long long)was->slices, q2.nr_tasks, q.nr_tasks);
+	free(t2);
+	free(t);
+}
+
+/*
  * A pool of TOPDOWN_TOTALS_MIN_TASKS entries: short-lived tasks, many more
  * than its room one after another, reuse the rooms of the exited ones
  * (reclaimed); as many alive at once as the pool holds find no room
