@@ -4,14 +4,16 @@
 # program built into $OUT, or test_NAME.sh or test_NAME.py of this
 # folder), JOBS at a time (make test's fast tier: selftests/host/Makefile,
 # run-fast). Each test's TAP is printed whole, in the order given, once
-# all have run; then a line with the count, the failures and the time,
-# and one with the five longest tests.
-# Exits 1 if a test failed. Environment: OUT and TOP, passed on to the
-# tests.
+# all have run; then a line with the count, the failures, the time and
+# the CPU time the tests took, and one with the five longest tests (wall
+# and CPU seconds: a test whose CPU time is far below its wall time
+# mostly waits). Exits 1 if a test failed. Environment: OUT and TOP,
+# passed on to the tests.
 #
-# The tests that build and run the reader benchmark's rdbench (their
-# source names selftests/bench) take turns (flock): its make relinks it
-# every time.
+# The tests that run the reader benchmark's rdbench make it first (make
+# reader, selftests/bench), which links it only when out of date: the
+# Makefile makes it before the tests run, so none rewrites it under
+# another.
 if [ "${1:-}" = --one ]; then
 	# --one DIR TEST: one test, its output in DIR/TEST.tap, status in
 	# DIR/TEST.rc
@@ -21,13 +23,16 @@ if [ "${1:-}" = --one ]; then
 	*.py) set -- env PYTHONPATH=../lib python3 "./$t" ;;
 	*) set -- "$OUT$t" ;;
 	esac
-	case $t in
-	*.sh | *.py) grep -q selftests/bench "$t" && set -- flock "$dir/rdbench.lock" "$@" ;;
-	esac
 	s=$(date +%s.%N)
 	"$@" >"$dir/$t.tap" 2>&1
 	echo $? >"$dir/$t.rc"
-	echo "$(date +%s.%N) $s" | awk '{ printf "%.1f\n", $1 - $2 }' >"$dir/$t.time"
+	# wall seconds, then the test's user + system seconds: "times" (in
+	# this shell, not a subshell) prints the shell's, then its children's
+	# as "0m1.25s 0m0.50s"
+	times >"$dir/$t.cpu"
+	awk -v w="$(date +%s.%N) $s" '
+		NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } }
+		END { split(w, t, " "); printf "%.1f %.1f\n", t[1] - t[2], c }' "$dir/$t.cpu" >"$dir/$t.time"
 	exit 0
 fi
 cd "$(dirname "$0")" || exit 2
@@ -45,9 +50,11 @@ for t in "$@"; do
 	cat "$dir/$t.tap"
 	[ "$(cat "$dir/$t.rc" 2>/dev/null)" = 0 ] || failed="$failed $t"
 done
-echo "# host tests: $# run, $jobs at a time, in $(($(date +%s) - t0)) s; failed:${failed:- none}"
+cpu=$(cat "$dir"/*.time 2>/dev/null | awk '{ c += $2 } END { printf "%.0f", c }')
+echo "# host tests: $# run, $jobs at a time, in $(($(date +%s) - t0)) s (CPU $cpu s);" \
+	"failed:${failed:- none}"
 for t in "$@"; do
 	echo "$(cat "$dir/$t.time" 2>/dev/null) $t"
-done | sort -rn | head -n 5 | awk '{ l = l sep $2 " " $1 " s"; sep = ", " }
+done | sort -rn | head -n 5 | awk '{ l = l sep $3 " " $1 " s (CPU " $2 ")"; sep = ", " }
 	END { print "# the longest: " l }'
 [ -z "$failed" ]
