@@ -18,11 +18,10 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
-from tap import TOP, ok, plan  # noqa: E402
+from tap import TOP, main, ok, test, tmpdir  # noqa: E402
 
 REPORT = os.path.join(TOP, "selftests/bench/report.py")
 ROUNDS = 1000
@@ -107,7 +106,7 @@ def guest_log(modes, skipped, only=None, pats=None):
 
 
 def report(modes, skipped, only=None, pats=None):
-    with tempfile.TemporaryDirectory() as d:
+    with tmpdir() as d:
         log, out = os.path.join(d, "guest.log"), os.path.join(d, "bench.json")
         with open(log, "w") as f:
             f.write(guest_log(modes, skipped, only, pats))
@@ -124,7 +123,8 @@ def row(text, name):
     return m.group(1) if m else ""
 
 
-def main():
+@test
+def bench_report():
     rc, text, js = report(MODES, SKIPPED)
     ok(rc == 0, "every mode run or skipped: exit 0", text)
     for name, val, verdict in (
@@ -222,8 +222,7 @@ def main():
     del modes["bpf-max"]
     rc, text, js = report(modes, SKIPPED)
     ok(rc == 1 and "mode 'bpf-max' missing" in text, "a peer neither run nor skipped: error", text)
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

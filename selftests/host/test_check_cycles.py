@@ -10,11 +10,10 @@ objects is an error. TAP.
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
-from tap import TDCTL, TOP, ok, plan  # noqa: E402
+from tap import TDCTL, TOP, main, ok, test, tmpdir  # noqa: E402
 
 CHECK = os.path.join(TOP, "scripts", "check_cycles.py")
 
@@ -61,24 +60,24 @@ def run(objdir):
     return p.returncode, p.stdout + p.stderr
 
 
-def main():
+@test
+def check_cycles():
     tdctl = os.path.join(os.path.dirname(TDCTL), "obj")
     rc, out = run(tdctl)
     ok(rc == 0 and "0 cycle(s)" in out, "tdctl's objects: no cycle (%s)" % tdctl,
        out.strip())
     for name, files, want in CASES:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tmpdir() as tmp:
             rc, out = run(build(tmp, files))
         lines = out.splitlines()
         if want is None:
             ok(rc == 0 and "0 cycle(s)" in out, name, out.strip())
         else:
             ok(rc == 1 and all(w in lines for w in want), name, out.strip())
-    with tempfile.TemporaryDirectory() as tmp:
+    with tmpdir() as tmp:
         rc, out = run(tmp)
     ok(rc == 2 and "no objects" in out, "no objects: an error, exit 2", out.strip())
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -11,11 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
-from tap import TOP, ok, plan  # noqa: E402
+from tap import TOP, main, ok, test  # noqa: E402
 
 CASES = [
     # (name, file under user/, its text, the violation expected or None)
@@ -65,25 +64,24 @@ def check(root):
     return p.returncode, p.stdout + p.stderr
 
 
-def main():
-    with tempfile.TemporaryDirectory() as tmp:
-        copy_tree(tmp)
+@test
+def check_layers(tmp):
+    copy_tree(tmp)
+    rc, out = check(tmp)
+    ok(rc == 0, "the tree passes", out)
+    for name, rel, text, want in CASES:
+        path = os.path.join(tmp, "user", rel)
+        with open(path, "w") as fh:
+            fh.write(text)
         rc, out = check(tmp)
-        ok(rc == 0, "the tree passes", out)
-        for name, rel, text, want in CASES:
-            path = os.path.join(tmp, "user", rel)
-            with open(path, "w") as fh:
-                fh.write(text)
-            rc, out = check(tmp)
-            os.unlink(path)
-            if want is None:
-                ok(rc == 0, name, out)
-            else:
-                lines = out.splitlines()
-                ok(rc == 1 and any(line.startswith(want) for line in lines)
-                   and "1 violation(s)" in lines[-1], name, out)
-    return plan()
+        os.unlink(path)
+        if want is None:
+            ok(rc == 0, name, out)
+        else:
+            lines = out.splitlines()
+            ok(rc == 1 and any(line.startswith(want) for line in lines)
+               and "1 violation(s)" in lines[-1], name, out)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

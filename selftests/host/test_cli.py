@@ -15,14 +15,13 @@ import select
 import struct
 import subprocess
 import sys
-import tempfile
 import termios
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
+from tap import TDCTL, TOP, main, ok, require_tdctl, run, test  # noqa: E402
 
 MANDIR = os.path.join(TOP, "Documentation/man")
 OUTPUT_OPTS = {"json", "pretty", "csv", "output"}
@@ -88,6 +87,7 @@ def man_options(cmd):
     return opts
 
 
+@test
 def test_grammar():
     cmds_help = help_commands()
     cmds_comp = completion_commands()
@@ -132,6 +132,7 @@ def test_grammar():
 
 # ---- command line behaviour -----------------------------------------------
 
+@test
 def test_cli(tmp):
     rc, out, err = run("st")
     ok(rc == 2 and "ambiguous command 'st': could be status, stat" in err,
@@ -244,6 +245,7 @@ def test_cli(tmp):
        "-o FILE after a command that does not know it (help)", content[:200] + err)
 
 
+@test
 def test_not_running(tmp):
     """Without the module: status and load say what would run and how,
     exit 3; serve exits non-zero."""
@@ -355,6 +357,7 @@ BAD_VALUE = {"number": "x!", "cpu": "x!", "pid": "x!", "pids": "1,,x",
              "by": "bogus", "backend": "bogus", "set": "bogus", "sort": "bogus"}
 
 
+@test
 def test_walk(tmp):
     """Every command x every option: named by its --help, its man page and
     completion; a bad value of a checked kind, or a value given to a flag,
@@ -427,6 +430,7 @@ def test_walk(tmp):
     ok(not nostatus, "every man page says the exit codes (0, 1, 2 usage)", nostatus)
 
 
+@test
 def test_letters():
     """One letter, one meaning: every short option stands for the same long
     option on every command and among the global options."""
@@ -447,6 +451,7 @@ def test_letters():
        % len(meaning), repr(clash or meaning))
 
 
+@test
 def test_anywhere(tmp):
     """The output options anywhere on the line: after operands too, but
     never inside the COMMAND that stat or record runs."""
@@ -471,6 +476,7 @@ def test_anywhere(tmp):
        "help COMMAND --json", out + err)
 
 
+@test
 def test_tables():
     """The option tables are the only grammar: no getopt table of its own
     in any command, the synopses name only options the tables know, and
@@ -530,6 +536,7 @@ printf '%s\n' "${COMPREPLY[@]}"
     return p.stdout.split("\n")[:-1]
 
 
+@test
 def test_completion(tmp):
     ok(sorted(complete("st")) == ["stat", "status"], "complete 'st': stat, status",
        complete("st"))
@@ -619,6 +626,7 @@ def pty_run(args, keys, rows=30, cols=120, env=None, timeout=15):
     return status, out.decode(errors="replace"), attrs
 
 
+@test
 def test_top_pty(tmp):
     path = os.path.join(tmp, "top.td")
     tdfile_gen.generic().write(path)
@@ -648,6 +656,7 @@ def test_top_pty(tmp):
        "top --batch on a terminal: no control codes, 2 snapshots", repr(out[:200]))
 
 
+@test
 def test_json_stream(tmp):
     """top's snapshots: one JSON object per line with --json (JSON
     Lines), one JSON document (an array of them) with --pretty, never
@@ -674,23 +683,5 @@ def test_json_stream(tmp):
        "three snapshots --json prints", out[:300] + err)
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_cli.")
-    test_grammar()
-    test_cli(tmp)
-    test_letters()
-    test_not_running(tmp)
-    test_walk(tmp)
-    test_anywhere(tmp)
-    test_tables()
-    test_completion(tmp)
-    test_top_pty(tmp)
-    test_json_stream(tmp)
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

@@ -12,17 +12,17 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
 from csvjson import diffs as same, parse  # noqa: E402
-from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
+from tap import TOP, main, ok, require_tdctl, run, test  # noqa: E402
 
 OUT = os.environ.get("OUT") or os.path.join(TOP, "build/host/")
 
 
+@test
 def test_help():
     rc, out, err = run("help", "--csv")
     rc2, js, _ = run("help", "--json")
@@ -58,6 +58,7 @@ def test_help():
            "\n".join(diffs) + " missing %s\n" % missing + out + err)
 
 
+@test
 def test_list(tmp):
     fx = os.path.join(tmp, "fx")
     subprocess.run([os.path.join(OUT, "mkfixture"), fx, "neoverse_n2_r0p0",
@@ -102,6 +103,7 @@ def test_list(tmp):
        "list --csv with a bad --events: a usage error (exit 2) on stderr, no CSV", out + err)
 
 
+@test
 def test_decode():
     seed = ["CPU_CYCLES=1000000", "OP_RETIRED=2500000", "OP_SPEC=2600000",
             "STALL_SLOT=1200000", "STALL_SLOT_FRONTEND=600000",
@@ -145,6 +147,7 @@ def test_decode():
        "on stderr, no CSV", out + err)
 
 
+@test
 def test_report_cgroup(tmp):
     """Files: the cgroup id, never a path (another machine's ids)."""
     path = os.path.join(tmp, "g.td")
@@ -168,6 +171,7 @@ def test_report_cgroup(tmp):
        "report -i --by cgroup (plain): the ids", out + err)
 
 
+@test
 def test_quoting(tmp):
     """Text with commas and quotes survives the CSV; a line break in a
     comm is a control character, written \\x0a as in every format."""
@@ -217,6 +221,7 @@ def raw_fields(line):
     return out
 
 
+@test
 def test_text_quoted(tmp):
     """tdctl(8): text fields are always quoted: the keywords too (type
     group/total, dump's flags), as JSON has them as strings; numbers are
@@ -242,6 +247,7 @@ def test_text_quoted(tmp):
            (args[0], ", ".join(cols)), "%s\n%s%s" % (bad[:5], out[:300], err))
 
 
+@test
 def test_event_names(tmp):
     """Event names are text from the file ('load -e' stores perf's own
     text, "cpu/event=0x3c,umask=0x0/"): a CSV header quotes them like any
@@ -262,20 +268,5 @@ def test_event_names(tmp):
            out[:400] + err)
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_csv.")
-    test_help()
-    test_list(tmp)
-    test_decode()
-    test_report_cgroup(tmp)
-    test_quoting(tmp)
-    test_text_quoted(tmp)
-    test_event_names(tmp)
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

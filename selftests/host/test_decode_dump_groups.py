@@ -27,12 +27,11 @@ import json
 import os
 import random
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen as T  # noqa: E402
-from tap import TOP, ok, plan, run  # noqa: E402
+from tap import TOP, main, ok, run, test  # noqa: E402
 
 MKFIXTURE = os.path.join(os.environ.get("OUT") or os.path.join(TOP, "build/host/"),
                          "mkfixture")
@@ -214,21 +213,20 @@ def check(setname, opts, sels, path, sc, pool, groups):
            "\n".join(problems[:20]))
 
 
-def main():
-    with tempfile.TemporaryDirectory(prefix="td_dumpgroups.") as tmp:
-        for n, (setname, fixture, opts, sels) in enumerate(CASES):
-            p = level2_plan(tmp, setname, fixture)
-            if not ok(p is not None, "tdctl list -j names the Level 2 groups "
-                      "of %s" % setname):
-                continue
-            pool, groups, label = p
-            rates = ICL_RATES if setname == "intel_icl" else N2_RATES
-            sc, _ = recording(50 + n, pool, groups, label, rates)
-            path = os.path.join(tmp, setname + ".td")
-            sc.write(path)
-            check(setname, opts, sels, path, sc, pool, groups)
-    return plan()
+@test
+def dump_groups(tmp):
+    for n, (setname, fixture, opts, sels) in enumerate(CASES):
+        p = level2_plan(tmp, setname, fixture)
+        if not ok(p is not None, "tdctl list -j names the Level 2 groups "
+                  "of %s" % setname):
+            continue
+        pool, groups, label = p
+        rates = ICL_RATES if setname == "intel_icl" else N2_RATES
+        sc, _ = recording(50 + n, pool, groups, label, rates)
+        path = os.path.join(tmp, setname + ".td")
+        sc.write(path)
+        check(setname, opts, sels, path, sc, pool, groups)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -18,12 +18,11 @@ TAP.
 import json
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import ok, plan, run  # noqa: E402
+from tap import main, ok, run, test  # noqa: E402
 
 FX = os.path.join(HERE, "perf-stat")
 # The intervals of perf-stat/icl-6.12-interval-raw.*: time, retiring,
@@ -50,6 +49,7 @@ def decode_json(*args, stdin=None):
         return rc, None, err + out
 
 
+@test
 def test_encodings():
     """Every raw event of every set, by its encoding, its config as rNNNN
     and as perf prints PMU/TERMS/: the same breakdown as by name."""
@@ -114,6 +114,7 @@ def check_intervals(doc, what):
        json.dumps(doc)[:1500])
 
 
+@test
 def test_intervals(tmp):
     for f in ("icl-6.12-interval-raw.json", "icl-6.12-interval-raw.csv",
               "icl-6.12-interval-raw.txt"):
@@ -161,6 +162,7 @@ def test_intervals(tmp):
        "decode: an interval without a needed count is named", err)
 
 
+@test
 def test_dump(tmp):
     for name, opts in (("n2", ["--slots", "5", "--revision", "r0p0"]),
                        ("generic", [])):
@@ -198,18 +200,5 @@ def doc1_same(a, b):
         a["lines"] == b["lines"]
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="td_decode_in.")
-    try:
-        test_encodings()
-        test_intervals(tmp)
-        test_dump(tmp)
-    finally:
-        for f in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, f))
-        os.rmdir(tmp)
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

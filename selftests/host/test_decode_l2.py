@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from tap import TDCTL, TOP, ok, plan  # noqa: E402
+from tap import TDCTL, TOP, main, ok, require_tdctl, test  # noqa: E402
 
 FX = os.path.join(TOP, "selftests", "host", "perf-stat")
 
@@ -87,10 +87,8 @@ def level1_names(setname):
     return {m["perf_name"] for m in info["metric_info"] if m["level"] == 1}
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built (make -C user)" % TDCTL)
-        return 0
+@test
+def decode_l2():
     for fixture, args, unfit in CASES:
         path = os.path.join(FX, fixture)
         with open(path) as f:
@@ -134,8 +132,7 @@ def main():
            for a in doc["assumptions"]),
        "decode: a group missing a count is left out, the others decoded, and said so",
        p.stdout + p.stderr)
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

@@ -24,7 +24,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import main, ok, require_tdctl, run, test  # noqa: E402
 
 SLOTS = {"TOPDOWN.SLOTS_P": 1_000_000, "IDQ_UOPS_NOT_DELIVERED.CORE": 200_000,
          "UOPS_RETIRED.SLOTS": 400_000, "TOPDOWN.BACKEND_BOUND_SLOTS": 250_000}
@@ -62,6 +62,7 @@ def close(a, b):
     return a is not None and b is not None and abs(a - b) <= TOL
 
 
+@test
 def test_level2_slots_only():
     """The four slot events with --level 2: Level 1 is computed, the rest
     of group l1 (fetch_latency, fetch_bandwidth) lacks exactly the one
@@ -129,6 +130,7 @@ def test_level2_slots_only():
        err + json.dumps(doc))
 
 
+@test
 def test_level1_partial():
     """A set without groups (Level 1): the classes whose counts are given
     are computed, the others lack exactly the event not given."""
@@ -172,6 +174,7 @@ def test_level1_partial():
        "others", err + out)
 
 
+@test
 def test_optional_null():
     """An optional event not given: the set's metrics that read it are
     null in JSON (ipc on N2, smt_contention on Zen 4), not missing."""
@@ -201,6 +204,7 @@ def tokens(formula):
     return [w for w in words if w and w not in defined]
 
 
+@test
 def test_names():
     rc, out, err = run("list", "-j")
     sets = [s["name"] for s in json.loads(out)["sets"]] if rc == 0 else []
@@ -233,16 +237,5 @@ def test_names():
        "tdctl list does" % (seen, len(sets)), "\n".join(bad))
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    test_names()
-    test_level2_slots_only()
-    test_level1_partial()
-    test_optional_null()
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

@@ -17,12 +17,11 @@ import os
 import struct
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan  # noqa: E402
+from tap import TDCTL, main, ok, require_tdctl, test  # noqa: E402
 
 U64 = (1 << 64) - 1
 U32 = (1 << 32) - 1
@@ -241,11 +240,8 @@ def first_diff(a, b):
     return "lengths %d, %d" % (len(a), len(b))
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_dumpfmt.")
+@test
+def dump_format(tmp):
     voc = vocabulary()
     span = 1 << 63      # slices up to 146 years: above 2^52 us, past the fast path
     sets = [("generic", "set=generic", ["cycles", "instructions"], 0),
@@ -290,8 +286,7 @@ def main():
            '\n            "%s": ' % events[0] in out,
            "%s: dump -i --pretty: the --json records, indented" % name,
            out[:400] + err)
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

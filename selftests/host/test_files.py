@@ -10,12 +10,11 @@ import os
 import stat
 import sys
 import subprocess
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py here or in selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import TDCTL, main, ok, require_tdctl, run, test  # noqa: E402
 
 
 def read(path):
@@ -320,11 +319,8 @@ def test_force(tmp):
        "timeline --force --duration is a usage error", err)
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_files.")
+@test
+def files(tmp):
     test_output_is_input(os.path.join(tmp))
     t2 = os.path.join(tmp, "fail")
     os.mkdir(t2)
@@ -334,8 +330,7 @@ def main():
     test_output_target(t3)
     test_record_keeps_file(tmp)
     test_force(tmp)
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

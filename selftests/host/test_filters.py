@@ -7,12 +7,11 @@ ones Python selects from the records written. TAP."""
 import json
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import main, ok, require_tdctl, run, test  # noqa: E402
 
 
 def selected(sc, f):
@@ -66,11 +65,8 @@ def counts(path, f):
     return got
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_filters.")
+@test
+def filters(tmp):
     path = os.path.join(tmp, "g.td")
     sc = tdfile_gen.generic()
     sc.write(path)
@@ -123,8 +119,7 @@ def main():
     rc, out, err = run("dump", "-i", path, "--from", "2", "--to", "1")
     ok(rc == 2 and "--to must be later than --from" in err,
        "--to before --from: a usage error in dump too", err)
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

@@ -18,14 +18,13 @@ import random
 import resource
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan  # noqa: E402
+from tap import TDCTL, main, ok, test  # noqa: E402
 
 U64 = (1 << 64) - 1
 
@@ -63,6 +62,7 @@ def snapshots(csv_out):
     return times
 
 
+@test
 def test_top_replay(tmp):
     # point 11: the end of the clock; 5.5 s, a record every 0.4 s
     span = 5_500_000_000
@@ -100,6 +100,7 @@ def test_top_replay(tmp):
        "interval shown (%CPU stays per interval)", "\n".join(intervals))
 
 
+@test
 def test_timeline_window(tmp):
     # point 12: 2 s at the end of the clock, 12 slices before 2 s
     span = 2_000_000_000
@@ -141,6 +142,7 @@ def keyed(tmp, name, keys, cgroups):
     return path
 
 
+@test
 def test_hash_flood(tmp):
     # point 15: 49,152 keys that differ only in bits a multiplicative
     # hash never brings down to its slot (the old tables' hashes), against
@@ -174,6 +176,7 @@ def limited(limit):
     return f
 
 
+@test
 def test_streams(tmp):
     # point 16: /dev/zero is not a record file, after 8 bytes
     for cmd in ("report", "dump", "top", "timeline"):
@@ -219,19 +222,5 @@ def test_streams(tmp):
        "at the bound, 384 MiB (%d MiB sent)" % (sent[0] >> 20), err)
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="td_fuzzfound.")
-    try:
-        test_top_replay(tmp)
-        test_timeline_window(tmp)
-        test_hash_flood(tmp)
-        test_streams(tmp)
-    finally:
-        for f in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, f))
-        os.rmdir(tmp)
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

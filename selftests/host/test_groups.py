@@ -22,13 +22,12 @@ import random
 import struct
 import subprocess
 import sys
-import tempfile
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen as T  # noqa: E402
-from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
+from tap import TDCTL, TOP, main, ok, require, run, test  # noqa: E402
 
 OUT = os.environ.get("OUT") or os.path.join(TOP, "build/host/")
 TDESTIMATE = os.path.join(OUT, "tdestimate")
@@ -61,6 +60,7 @@ def refile(sc, path, patch=None):
 
 # ---- the format -------------------------------------------------------------
 
+@test
 def test_rewrite(tmp):
     src, dst = os.path.join(tmp, "a.td"), os.path.join(tmp, "b.td")
     for name, make in list(T.SCENARIOS_GROUPS.items()) + list(T.SCENARIOS.items()):
@@ -93,6 +93,7 @@ def expect(path, want_ok, off, what, text=None):
               "%s: refused at offset %d" % (what, off), err)
 
 
+@test
 def test_limits(tmp):
     path = os.path.join(tmp, "l.td")
 
@@ -162,6 +163,7 @@ def test_limits(tmp):
     expect(path, False, 16, "2.0 with a header 8 bytes too long")
 
 
+@test
 def test_records(tmp):
     path = os.path.join(tmp, "r.td")
 
@@ -201,6 +203,7 @@ def test_records(tmp):
                what + ": refused at offset %d" % off, err)
 
 
+@test
 def test_refusals(tmp):
     path = os.path.join(tmp, "g.td")
     T.grouped_small().write(path)
@@ -319,6 +322,7 @@ def shares(zs):
     return [sum(1 for z, _ in zs if z <= k) / n for k in (1, 2, 3)] if n else [0] * 3
 
 
+@test
 def test_estimates(tmp):
     path = os.path.join(tmp, "s.td")
     zs, unknown, good, runs = [], [], True, 0
@@ -362,6 +366,7 @@ def test_estimates(tmp):
        "unknown only with too few clusters or nothing measured")
 
 
+@test
 def test_by(tmp):
     path = os.path.join(tmp, "b.td")
     sc, _ = sim(7, ngroups=3, rotate_ms=5, dur=300_000_000)
@@ -407,6 +412,7 @@ def retime(path):
     return n
 
 
+@test
 def test_record(tmp):
     """tdctl record against a fake /dev/topdown whose GET_CONFIG has groups
     (rdbench --groups): the file is 2.0 with the module's pool, groups and
@@ -456,21 +462,10 @@ def test_record(tmp):
                % ([x["slices"] for x in t["groups"]], t["rotated"]))
 
 
-def main():
+def built():
     for prog in (TDCTL, TDESTIMATE):
-        if not os.access(prog, os.X_OK):
-            print("1..0 # SKIP %s not built" % prog)
-            return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        test_rewrite(tmp)
-        test_limits(tmp)
-        test_records(tmp)
-        test_refusals(tmp)
-        test_estimates(tmp)
-        test_by(tmp)
-        test_record(tmp)
-    return plan()
+        require(os.access(prog, os.X_OK), "%s not built" % prog)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=built)

@@ -16,12 +16,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 from csvjson import diffs, parse  # noqa: E402
-from tap import TDCTL, ok, plan  # noqa: E402
+from tap import TDCTL, main, ok, test  # noqa: E402
 import trace_check  # noqa: E402
 
 
@@ -103,8 +102,8 @@ def check_csvjson(name, lines):
            % (name, cmd, cmd, len(rows)), "\n".join(bad) + "\n" + text + js)
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="td_guestfile.")
+@test
+def guest_logs(tmp):
     for log in sys.argv[1:]:
         name = os.path.basename(log)
         try:
@@ -153,8 +152,7 @@ def main():
                     probs.append("%d slices, %r records" % (slices, host.get("records_in_file")))
             ok(not probs, "%s: tdctl timeline of the guest's record file is a valid "
                "trace with a slice per record" % name, "\n".join(probs))
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

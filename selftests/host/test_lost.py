@@ -7,12 +7,11 @@ file read with --force has no trailer. TAP."""
 import json
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import main, ok, require_tdctl, run, test  # noqa: E402
 
 
 def one_lost():
@@ -24,11 +23,8 @@ def one_lost():
                                recs, lost=[1])
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_lost.")
+@test
+def lost(tmp):
     gen = os.path.join(tmp, "g.td")
     sc = tdfile_gen.generic()
     sc.write(gen)
@@ -83,8 +79,7 @@ def main():
     rc, out, err = run("timeline", "-i", one)
     names = [e["name"] for e in json.loads(out)["traceEvents"] if e.get("cat") == "lost"]
     ok(rc == 0 and names == ["lost 1 record"], "timeline: 'lost 1 record'", names)
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

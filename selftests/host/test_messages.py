@@ -7,12 +7,11 @@ import os
 import random
 import re
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import main, ok, require_tdctl, run, test  # noqa: E402
 
 HINT = "; see 'tdctl %s --help'"
 
@@ -40,6 +39,7 @@ def listed(err, head, cmd=None):
     return m.group(1).split(", ") if m else None
 
 
+@test
 def test_sort(tmp):
     rec = os.path.join(tmp, "wide.td")
     pool = wide_file(rec)
@@ -59,6 +59,7 @@ def test_sort(tmp):
        err[-200:])
 
 
+@test
 def test_decode():
     rc, out, err = run("decode")
     sets = listed(err, "--set NAME is required (one of: ", "decode")
@@ -94,15 +95,5 @@ def test_decode():
                % s, err)
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_messages.")
-    test_sort(tmp)
-    test_decode()
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

@@ -10,13 +10,12 @@ import json
 import os
 import stat
 import sys
-import tempfile
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import main, ok, require_tdctl, run, skip_all, test  # noqa: E402
 
 
 def command_lines(rec):
@@ -65,11 +64,8 @@ def run_to_fifo(line, fifo):
     return rc, err, box[0] if box else b""
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_output.")
+@test
+def output_files(tmp):
     rec = os.path.join(tmp, "g.td")
     tdfile_gen.generic().write(rec)
     dev = os.path.join(tmp, "null")
@@ -80,8 +76,7 @@ def main():
         with open(dev, "w") as fh:
             fh.write("x")
     except OSError as e:
-        print("1..0 # SKIP cannot make a character device node here: %s" % e)
-        return 0
+        skip_all("cannot make a character device node here: %s" % e)
     os.mkfifo(fifo)
     rdev = os.stat(dev).st_rdev
     _, out, _ = run("help", "--json")
@@ -118,8 +113,7 @@ def main():
     with open(reg) as fh:
         ok(rc == 0 and fh.read().startswith('{"displayTimeUnit"'),
            "timeline -o FILE replaces a regular file when complete")
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

@@ -45,10 +45,9 @@ import re
 import shutil
 import sys
 import tarfile
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from tap import TDCTL, TOP, ok, plan, run  # noqa: E402
+from tap import TOP, main, note, ok, require_tdctl, run, skip, test  # noqa: E402
 from perf_counts import WIDTH, counts_for, l2_counts  # noqa: E402
 
 CACHE = os.path.join(TOP, "build", "perf-json")
@@ -103,11 +102,6 @@ def older(ver, than):
 TOO_OLD = {"amd_zen4": "6.1", "amd_zen5": "6.1"}
 
 
-def note(text):
-    for line in text.splitlines():
-        print("# " + line)
-
-
 # ---- perf's JSON ----------------------------------------------------------
 
 def tarball(ver):
@@ -128,10 +122,6 @@ def have_suites():
             return "HAVE_SUITES='1'" in f.read().split()
     except OSError:
         return False
-
-
-def skip(name, why):
-    ok(True, "%s # SKIP %s" % (name, why))
 
 
 def extract(ver):
@@ -862,10 +852,8 @@ def compare_l2(setname, info, pdir, rng, key, vendor, ver):
     return errs, compared
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built (make -C user)" % TDCTL)
-        return 0
+@test
+def perf_tables(tmp):
     arches = {}
     for ver in VERSIONS:
         if ver == "7.3" and tarball(ver) is None and not have_suites():
@@ -879,7 +867,7 @@ def main():
         if arch:
             arches[ver] = arch
     if not arches:
-        return plan()
+        return
     xmaps = {v: x86_mapfile(a) for v, a in arches.items()}
     amaps = {v: arm_mapfile(a) for v, a in arches.items()}
     dirs = {}
@@ -889,11 +877,7 @@ def main():
             dirs[(ver, rel)] = PerfDir(arches[ver], rel)
         return dirs[(ver, rel)]
 
-    base = tempfile.mkdtemp(prefix="td_perfjson.")
-    try:
-        claimed = claims(base)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    claimed = claims(tmp)
     rng = random.Random(15)
     for setname in sorted(claimed):
         if setname in ("generic", "software"):
@@ -983,8 +967,7 @@ def main():
         if setname == "arm_stall_cycles":
             note("arm_stall_cycles is not TopDown (stalled-cycle shares): "
                  "no perf metric to compare")
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

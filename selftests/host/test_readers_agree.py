@@ -23,12 +23,11 @@ import os
 import random
 import re
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen as T  # noqa: E402
-from tap import TOP, ok, plan, run  # noqa: E402
+from tap import TOP, main, ok, run, test  # noqa: E402
 
 MKFIXTURE = os.path.join(os.environ.get("OUT") or os.path.join(TOP, "build/host/"),
                          "mkfixture")
@@ -167,26 +166,25 @@ def check(path, tmp, set_args, metrics, grouped):
        "Level 1 percentages", "\n".join(bad[:10]))
 
 
-def main():
-    with tempfile.TemporaryDirectory(prefix="td_agree.") as tmp:
-        path = os.path.join(tmp, "a.td")
-        pool = T.N2_EVENTS
-        sc, _ = recording(41, pool, [list(range(len(pool)))], LABEL)
+@test
+def readers_agree(tmp):
+    path = os.path.join(tmp, "a.td")
+    pool = T.N2_EVENTS
+    sc, _ = recording(41, pool, [list(range(len(pool)))], LABEL)
+    sc.write(path)
+    check(path, tmp, ["-s", "arm_neoverse_n2", "--slots", "5",
+                      "--revision", "r0p3"], L1, False)
+    plan2 = level2_plan(tmp)
+    if ok(plan2 is not None, "tdctl list -j names the Level 2 groups of "
+          "arm_neoverse_n2"):
+        pool, groups, label = plan2
+        sc, _ = recording(42, pool, groups, label)
         sc.write(path)
+        rc, out, err = run("report", "-i", path, "-j")
+        names = list(json.loads(out)["total"]["metrics"]) if rc == 0 else L1
         check(path, tmp, ["-s", "arm_neoverse_n2", "--slots", "5",
-                          "--revision", "r0p3"], L1, False)
-        plan2 = level2_plan(tmp)
-        if ok(plan2 is not None, "tdctl list -j names the Level 2 groups of "
-              "arm_neoverse_n2"):
-            pool, groups, label = plan2
-            sc, _ = recording(42, pool, groups, label)
-            sc.write(path)
-            rc, out, err = run("report", "-i", path, "-j")
-            names = list(json.loads(out)["total"]["metrics"]) if rc == 0 else L1
-            check(path, tmp, ["-s", "arm_neoverse_n2", "--slots", "5",
-                              "--revision", "r0p3", "--level", "2"], names, True)
-    return plan()
+                          "--revision", "r0p3", "--level", "2"], names, True)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

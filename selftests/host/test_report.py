@@ -12,13 +12,12 @@ import os
 import struct
 import subprocess
 import sys
-import tempfile
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import TDCTL, main, ok, require_tdctl, run, test  # noqa: E402
 
 
 def compare_groups(sc, by, rows, total, keep=lambda r: True):
@@ -72,11 +71,8 @@ def sorted_desc(rows, field):
     return all(vals[i] >= vals[i + 1] for i in range(len(vals) - 1))
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_report.")
+@test
+def report(tmp):
     files = {}
     scen = {}
     for name, make in tdfile_gen.SCENARIOS.items():
@@ -410,8 +406,6 @@ def main():
     ok(rc == 1 and "cannot open" in err and "missing.td" in err,
        "missing file: cannot open, with its name", err)
 
-    return plan()
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

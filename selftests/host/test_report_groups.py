@@ -28,12 +28,11 @@ import os
 import random
 import re
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen as T  # noqa: E402
-from tap import TOP, ok, plan, run  # noqa: E402
+from tap import TOP, fixture, main, ok, require, run, skip_all, test  # noqa: E402
 
 MKFIXTURE = os.path.join(os.environ.get("OUT") or os.path.join(TOP, "build/host/"),
                          "mkfixture")
@@ -151,8 +150,9 @@ def shares(zs):
     return [sum(1 for z in zs if z <= k) / n for k in (1, 2, 3)] if n else [0] * 3
 
 
-def test_estimates(tmp, pl):
-    pool, groups, label, _ = pl
+@test
+def test_estimates(tmp, group_plan):
+    pool, groups, label, _ = group_plan
     path = os.path.join(tmp, "l2.td")
     zs, unknown, problems, exact = [], [], [], []
     for seed, kw in enumerate([dict(), dict(rotate_ms=2),
@@ -179,8 +179,9 @@ def test_estimates(tmp, pl):
        "%d of them" % len(unknown), str(unknown[:5]))
 
 
-def test_formats(tmp, pl):
-    pool, groups, label, metrics = pl
+@test
+def test_formats(tmp, group_plan):
+    pool, groups, label, metrics = group_plan
     path = os.path.join(tmp, "f.td")
     sc, truth = simulate(7, pool, groups, label, dur=300_000_000, short=True)
     sc.write(path)
@@ -250,6 +251,7 @@ def test_formats(tmp, pl):
        "group's events by name (the others null)", detail if not good else "")
 
 
+@test
 def test_hierarchy(tmp):
     """Intel Level 2 (intel_icl, groups l1, bs, be, re on an Ice Lake
     server fixture): each Level 1 class is followed by its Level 2 classes
@@ -342,6 +344,7 @@ def test_hierarchy(tmp):
        "other groups (%s)" % ", ".join(short[p] for p in apart), out[-600:])
 
 
+@test
 def test_stat_live(tmp):
     """stat against a fake /dev/topdown whose configuration has 3 rotated
     groups (rdbench --groups 3: the anchor CPU_CYCLES in every group, each
@@ -377,6 +380,7 @@ def test_stat_live(tmp):
        % len(rows), detail)
 
 
+@test
 def test_serve(tmp):
     """serve on the fake device with 3 rotated groups: each process's
     counts per event group (label group) and the time each group measured
@@ -461,29 +465,17 @@ def test_serve(tmp):
                    sorted(set(want_c.items()) ^ set(got_c.items()))[:6]))
 
 
-def run_group_tests(body):
-    """The main() of the tests on arm_neoverse_n2's groups (this file's and
-    test_timeline_groups.py's): body(tmp, pl) in a scratch directory once
-    tdctl list -j gave the set's plan pl; the TAP plan; the exit status."""
-    if not os.access(MKFIXTURE, os.X_OK):
-        print("1..0 # SKIP %s not built" % MKFIXTURE)
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        pl, err = plan_of(tmp)
-        if ok(pl is not None, "tdctl list -j shows arm_neoverse_n2's groups", err):
-            body(tmp, pl)
-    return plan()
-
-
-def main():
-    def body(tmp, pl):
-        test_estimates(tmp, pl)
-        test_formats(tmp, pl)
-        test_hierarchy(tmp)
-        test_stat_live(tmp)
-        test_serve(tmp)
-    return run_group_tests(body)
+@fixture
+def group_plan(tmp):
+    """tdctl list -j's plan of arm_neoverse_n2's groups (plan_of), the
+    fixture of the tests on them (this file's and test_timeline_groups.py's);
+    they are skipped when it cannot be had."""
+    require(os.access(MKFIXTURE, os.X_OK), "%s not built" % MKFIXTURE)
+    pl, err = plan_of(tmp)
+    if not ok(pl is not None, "tdctl list -j shows arm_neoverse_n2's groups", err):
+        skip_all("no plan of arm_neoverse_n2's groups")
+    return pl
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -14,11 +14,10 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
-from tap import TDCTL, TOP, ok, plan  # noqa: E402
+from tap import TDCTL, TOP, main, ok, require, test  # noqa: E402
 
 OUT = os.environ.get("OUT") or os.path.join(TOP, "build/host/")
 RULES = os.path.join(TOP, "contrib/prometheus/topdown.rules.yml")
@@ -107,55 +106,52 @@ def rotated(tmp, fx, setname, cg, formula, series, counts, want, rnd):
        p.stdout + p.stderr)
 
 
-def main():
-    if not shutil.which("promtool"):
-        print("1..0 # SKIP promtool is not installed (scripts/deps.sh)")
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_rules.")
+def tools():
+    require(shutil.which("promtool"), "promtool is not installed (scripts/deps.sh)")
+
+
+@test
+def rules(tmp):
     rnd = random.Random(13)
-    try:
-        fxdir = os.path.join(tmp, "fx")
-        subprocess.run([os.path.join(OUT, "mkfixture"), fxdir] + list(COVERED),
-                       check=True, stdout=subprocess.DEVNULL)
-        for fx, formula in COVERED.items():
-            setname, events, params = selected(os.path.join(fxdir, fx))
-            counts = counts_for(events, rnd)
-            want = decode(setname, params, counts)
-            if not ok(want and all(f in want for f in FRACTIONS),
-                      "%s: tdctl decode of set %s" % (fx, setname), want):
-                continue
-            cg = "/system.slice/%s.service" % fx
-            series = ['      - series: \'topdown_events_total{set="%s",event="%s",cgroup="%s"}\'\n'
-                      '        values: "0+%dx20"\n' % (setname, e, cg, c)
-                      for e, c in counts.items()]
-            series.append('      - series: \'topdown_slots_per_cycle{set="%s"}\'\n'
-                          '        values: "%s+0x20"\n' % (setname, params.get("slots", "0")))
-            tests = []
-            for f in FRACTIONS:
-                tests.append(
-                    "      - expr: 'abs(cgroup:topdown_%s:ratio_rate1m - %.17g) < bool 1e-9'\n"
-                    "        eval_time: 4m\n"
-                    "        exp_samples:\n"
-                    "          - labels: '{cgroup=\"%s\", formula=\"%s\", set=\"%s\"}'\n"
-                    "            value: 1\n" % (f, want[f], cg, formula, setname))
-            path = os.path.join(tmp, fx + ".test.yml")
-            with open(path, "w") as fh:
-                fh.write("rule_files: [%s]\nevaluation_interval: 15s\ntests:\n"
-                         "  - interval: 15s\n    input_series:\n%s"
-                         "    promql_expr_test:\n%s"
-                         % (json.dumps(RULES), "".join(series), "".join(tests)))
-            p = subprocess.run(["promtool", "test", "rules", path],
-                               capture_output=True, text=True)
-            ok(p.returncode == 0,
-               "%s (set %s): the rules' four fractions equal tdctl decode's (%s)"
-               % (fx, setname, ", ".join("%s %.4f" % (f, want[f]) for f in FRACTIONS)),
-               p.stdout + p.stderr)
-            if fx == "neoverse_n2_r0p3":
-                rotated(tmp, fx, setname, cg, formula, series, counts, want, rnd)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return plan()
+    fxdir = os.path.join(tmp, "fx")
+    subprocess.run([os.path.join(OUT, "mkfixture"), fxdir] + list(COVERED),
+                   check=True, stdout=subprocess.DEVNULL)
+    for fx, formula in COVERED.items():
+        setname, events, params = selected(os.path.join(fxdir, fx))
+        counts = counts_for(events, rnd)
+        want = decode(setname, params, counts)
+        if not ok(want and all(f in want for f in FRACTIONS),
+                  "%s: tdctl decode of set %s" % (fx, setname), want):
+            continue
+        cg = "/system.slice/%s.service" % fx
+        series = ['      - series: \'topdown_events_total{set="%s",event="%s",cgroup="%s"}\'\n'
+                  '        values: "0+%dx20"\n' % (setname, e, cg, c)
+                  for e, c in counts.items()]
+        series.append('      - series: \'topdown_slots_per_cycle{set="%s"}\'\n'
+                      '        values: "%s+0x20"\n' % (setname, params.get("slots", "0")))
+        tests = []
+        for f in FRACTIONS:
+            tests.append(
+                "      - expr: 'abs(cgroup:topdown_%s:ratio_rate1m - %.17g) < bool 1e-9'\n"
+                "        eval_time: 4m\n"
+                "        exp_samples:\n"
+                "          - labels: '{cgroup=\"%s\", formula=\"%s\", set=\"%s\"}'\n"
+                "            value: 1\n" % (f, want[f], cg, formula, setname))
+        path = os.path.join(tmp, fx + ".test.yml")
+        with open(path, "w") as fh:
+            fh.write("rule_files: [%s]\nevaluation_interval: 15s\ntests:\n"
+                     "  - interval: 15s\n    input_series:\n%s"
+                     "    promql_expr_test:\n%s"
+                     % (json.dumps(RULES), "".join(series), "".join(tests)))
+        p = subprocess.run(["promtool", "test", "rules", path],
+                           capture_output=True, text=True)
+        ok(p.returncode == 0,
+           "%s (set %s): the rules' four fractions equal tdctl decode's (%s)"
+           % (fx, setname, ", ".join("%s %.4f" % (f, want[f]) for f in FRACTIONS)),
+           p.stdout + p.stderr)
+        if fx == "neoverse_n2_r0p3":
+            rotated(tmp, fx, setname, cg, formula, series, counts, want, rnd)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=tools)

@@ -34,14 +34,13 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
-from tap import TDCTL, TOP, ok, plan  # noqa: E402
+from tap import TDCTL, TOP, fixture, main, ok, require, skip_all, test  # noqa: E402
 
 OUT = os.environ.get("OUT") or os.path.join(TOP, "build/host/")
 RDBENCH = os.path.join(TOP, "build/host/bench/rdbench")
@@ -613,21 +612,27 @@ scrape_configs:
             stop(p)
 
 
-def main():
-    if not shutil.which("prometheus") or not shutil.which("promtool"):
-        print("1..0 # SKIP prometheus and promtool are not installed (scripts/deps.sh)")
-        return 0
+@fixture
+def rdbench():
+    """The reader benchmark's rdbench (RDBENCH: tdctl on fake rings), built
+    for the serve tests (this file's and the test_serve_*.py that import
+    it); they are skipped when it does not build."""
     b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
                         "reader"], capture_output=True, text=True)
     if not ok(b.returncode == 0, "rdbench builds (the fake rings)", b.stderr):
-        return plan()
-    tmp = tempfile.mkdtemp(prefix="td_serve.")
-    try:
-        run(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return plan()
+        skip_all("no rdbench")
+    return RDBENCH
+
+
+def tools():
+    require(shutil.which("prometheus") and shutil.which("promtool"),
+            "prometheus and promtool are not installed (scripts/deps.sh)")
+
+
+@test
+def serve(tmp, rdbench):
+    run(tmp)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=tools)

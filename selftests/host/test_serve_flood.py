@@ -32,18 +32,16 @@ import base64
 import collections
 import ctypes
 import os
-import shutil
 import socket
 import ssl
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
-from tap import TOP, ok, plan  # noqa: E402
+from tap import main, ok, test  # noqa: E402
 from test_serve import OUT, RDBENCH, SET_FIXTURE, free_port, stop  # noqa: E402
 
 FLOODERS, LIMIT_S, SCRAPES = int(os.environ.get("TD_FLOODERS", 40)), 1.0, 30
@@ -172,12 +170,8 @@ def check_conn_flood(tmp, fixture):
        "answered (>= 99 %%)" % (sum(got), len(got)))
 
 
-def main():
-    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
-                        "reader"], capture_output=True, text=True)
-    if not ok(b.returncode == 0, "rdbench builds (the fake rings)", b.stderr):
-        return plan()
-    tmp = tempfile.mkdtemp(prefix="td_flood.")
+@test
+def serve_flood(tmp, rdbench):
     os.chmod(tmp, 0o755)
     sent, p = 0, None
     try:
@@ -223,11 +217,7 @@ def main():
        "the right password under a flood of guesses from another address: 200 "
        "%.2f s after the flood began on a fresh serve (< %.0f s)" % (took, LIMIT_S),
        code)
-    try:
-        check_conn_flood(tmp, os.path.join(tmp, "fx", SET_FIXTURE))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return plan()
+    check_conn_flood(tmp, os.path.join(tmp, "fx", SET_FIXTURE))
 
 
 if __name__ == "__main__":
@@ -237,4 +227,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["connflood"]:
         conn_flood(int(sys.argv[2]), 5)
         sys.exit(0)
-    sys.exit(main())
+    main()

@@ -31,13 +31,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
-from tap import TOP, ok, plan  # noqa: E402
+from tap import main, ok, require, test  # noqa: E402
 from test_serve import OUT, RDBENCH, SET_FIXTURE, free_port, stop  # noqa: E402
 
 LONG = os.environ.get("TD_SERVE_LOAD") == "long"
@@ -276,26 +275,19 @@ def run(tmp, report):
         stop(p)
 
 
-def main():
-    if not shutil.which("wrk"):
-        print("1..0 # SKIP wrk is not installed (scripts/deps.sh)")
-        return 0
+def tools():
+    require(shutil.which("wrk"), "wrk is not installed (scripts/deps.sh)")
+
+
+@test
+def serve_load(tmp, rdbench):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = IDLE + 512
     if soft < want:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
-    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
-                        "reader"], capture_output=True, text=True)
-    if not ok(b.returncode == 0, "rdbench builds (the fake rings)", b.stderr):
-        return plan()
-    tmp = tempfile.mkdtemp(prefix="td_load.")
-    try:
-        with open(os.path.join(OUT, "serve-load.txt"), "w") as report:
-            run(tmp, report)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return plan()
+    with open(os.path.join(OUT, "serve-load.txt"), "w") as report:
+        run(tmp, report)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=tools)

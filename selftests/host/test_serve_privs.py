@@ -27,11 +27,10 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
-from tap import TOP, ok, plan  # noqa: E402
+from tap import main, ok, require, test  # noqa: E402
 from test_serve import OUT, RDBENCH, SET_FIXTURE, free_port, stop, wait_http  # noqa: E402
 
 NOBODY = 65534
@@ -156,34 +155,25 @@ def check_root(fixture, tmp):
        "%s %s\n%s" % (s.get("Uid"), caps, err[-1500:]))
 
 
-def main():
-    setpriv = None
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if not setpriv:
-            print("1..0 # SKIP root without setpriv (util-linux): no other user")
-            return 0
-        setpriv = [setpriv]
-    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
-                        "reader"], capture_output=True, text=True)
-    if not ok(b.returncode == 0, "rdbench builds (the fake rings)", b.stderr):
-        return plan()
-    tmp = tempfile.mkdtemp(prefix="td_privs.")
+def tools():
+    require(os.geteuid() != 0 or shutil.which("setpriv"),
+            "root without setpriv (util-linux): no other user")
+
+
+@test
+def serve_privs(tmp, rdbench):
+    setpriv = [shutil.which("setpriv")] if os.geteuid() == 0 else None
     os.chmod(tmp, 0o755)        # the fixture, read as uid 65534
-    try:
-        fx = os.path.join(tmp, "fx")
-        subprocess.run([os.path.join(OUT, "mkfixture"), fx, SET_FIXTURE], check=True,
-                       stdout=subprocess.DEVNULL)
-        fixture = os.path.join(fx, SET_FIXTURE)
-        check_unprivileged(fixture, tmp, setpriv)
-        if setpriv:
-            check_root(fixture, tmp)
-        else:
-            ok(True, "as root: every set empty # SKIP not root")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return plan()
+    fx = os.path.join(tmp, "fx")
+    subprocess.run([os.path.join(OUT, "mkfixture"), fx, SET_FIXTURE], check=True,
+                   stdout=subprocess.DEVNULL)
+    fixture = os.path.join(fx, SET_FIXTURE)
+    check_unprivileged(fixture, tmp, setpriv)
+    if setpriv:
+        check_root(fixture, tmp)
+    else:
+        ok(True, "as root: every set empty # SKIP not root")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=tools)

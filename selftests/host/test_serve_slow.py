@@ -18,12 +18,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import shutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
-from tap import TOP, ok, plan  # noqa: E402
+from tap import main, ok, require, test  # noqa: E402
 from test_serve import OUT, RDBENCH, SET_FIXTURE  # noqa: E402
 
 ATTACKERS, SCRAPES, RSS_MB = 40, 50, 16
@@ -99,29 +98,24 @@ p.wait()
 """
 
 
-def main():
-    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
-        print("1..0 # SKIP needs root, unshare and ip (a network namespace)")
-        return 0
-    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
-                        "reader"], capture_output=True, text=True)
-    if not ok(b.returncode == 0, "rdbench builds (the fake rings)", b.stderr):
-        return plan()
-    tmp = tempfile.mkdtemp(prefix="td_slow.")
-    try:
-        fx = os.path.join(tmp, "fx")
-        subprocess.run([os.path.join(OUT, "mkfixture"), fx, SET_FIXTURE], check=True,
-                       stdout=subprocess.DEVNULL)
-        p = subprocess.run(["unshare", "-n", sys.executable, "-c", SCRIPT, RDBENCH,
-                            os.path.join(fx, SET_FIXTURE), str(ATTACKERS), str(SCRAPES)],
-                           capture_output=True, text=True, timeout=120)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def tools():
+    require(os.geteuid() == 0 and shutil.which("unshare") and shutil.which("ip"),
+            "needs root, unshare and ip (a network namespace)")
+
+
+@test
+def serve_slow(tmp, rdbench):
+    fx = os.path.join(tmp, "fx")
+    subprocess.run([os.path.join(OUT, "mkfixture"), fx, SET_FIXTURE], check=True,
+                   stdout=subprocess.DEVNULL)
+    p = subprocess.run(["unshare", "-n", sys.executable, "-c", SCRIPT, RDBENCH,
+                        os.path.join(fx, SET_FIXTURE), str(ATTACKERS), str(SCRAPES)],
+                       capture_output=True, text=True, timeout=120)
     try:
         r = json.loads(p.stdout)
     except ValueError:
         ok(False, "serve in a network namespace", p.stdout + p.stderr)
-        return plan()
+        return
     print("# %d clients from 127.0.0.2 that never read a %d-byte answer; %d scrapes "
           "from 127.0.0.1: p50 %.1f ms, p99 %.1f ms, %d failed; VmRSS %.1f MiB, at "
           "most %.1f MiB" % (ATTACKERS, r["size"], r["n"], r["p50"] * 1e3, r["p99"] * 1e3,
@@ -132,8 +126,7 @@ def main():
     ok(r["rss1"] - r["rss0"] < RSS_MB * 1024,
        "memory held for answers: VmRSS grew by %.1f MiB (< %d MiB)"
        % ((r["rss1"] - r["rss0"]) / 1024, RSS_MB), r)
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=tools)

@@ -33,12 +33,11 @@ import socket
 import ssl
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
-from tap import TDCTL, TOP, ok, plan  # noqa: E402
+from tap import TDCTL, main, ok, require, test  # noqa: E402
 from test_serve import (OUT, RDBENCH, free_port, query, stop,  # noqa: E402
                         SET_FIXTURE)
 
@@ -399,23 +398,16 @@ def run(d):
             stop(p)
 
 
-def main():
+def tools():
     for tool in ("prometheus", "openssl"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed (scripts/deps.sh)" % tool)
-            return 0
-    b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
-                        "reader"], capture_output=True, text=True)
-    if not ok(b.returncode == 0, "rdbench builds (the fake rings)", b.stderr):
-        return plan()
-    d = tempfile.mkdtemp(prefix="td_tls.")
-    os.chmod(d, 0o755)
-    try:
-        run(d)
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
-    return plan()
+        require(shutil.which(tool), "%s is not installed (scripts/deps.sh)" % tool)
+
+
+@test
+def serve_tls(tmp, rdbench):
+    os.chmod(tmp, 0o755)
+    run(tmp)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=tools)

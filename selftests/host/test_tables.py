@@ -10,12 +10,11 @@ import json
 import os
 import re
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import main, ok, require_tdctl, run, test  # noqa: E402
 
 L1 = ["retiring", "bad_speculation", "frontend_bound", "backend_bound"]
 L1_SHORT = ["RETIRING", "BAD_SPEC", "FRONTEND", "BACKEND"]
@@ -60,11 +59,8 @@ def big_file():
                                recs)
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_tables.")
+@test
+def tables(tmp):
     n2 = os.path.join(tmp, "n2.td")
     gen = os.path.join(tmp, "generic.td")
     big = os.path.join(tmp, "big.td")
@@ -204,8 +200,7 @@ def main():
     rc, out, err = run("report", "-i", gen)
     ok(rc == 0 and "*" not in out.split("\n\n", 1)[-1],
        "report: no mark for a set without the Level-1 classes", out + err)
-    return plan()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

@@ -14,12 +14,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py here or in selftests/lib
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan  # noqa: E402
+from tap import TDCTL, main, ok, require_tdctl, test  # noqa: E402
 
 COMMS = [b"plain", b"caf\xc3\xa9", b"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
          b"bad\xff\xfe", b"cut\xe6\x97", b"ctl\x1b[2J\n", b"c1\xc2\x9bx",
@@ -46,6 +45,7 @@ def run(*args):
     return p.returncode, out, p.stderr.decode("latin-1"), utf8
 
 
+@test
 def test_locale(tmp):
     """tdctl's own '\u00b1' (an estimate's error) in plain output only
     in a UTF-8 locale; "+-" in the C locale (LC_ALL=C, or no locale
@@ -74,11 +74,8 @@ def test_locale(tmp):
                (args[0], name, pm), out[-600:] + p.stderr.decode())
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_text.")
+@test
+def comms(tmp):
     recs = [BRec(0, 10 + i, 10 + i, c, tdfile_gen._time(i, len(COMMS)),
                  1000, [100 * (i + 1), 50]) for i, c in enumerate(COMMS)]
     sc = tdfile_gen.Scenario("set=generic", ["cycles", "instructions"], 1, recs)
@@ -142,10 +139,6 @@ def main():
     ok(rc == 0 and names == want and threads == want,
        "timeline: slice and thread names by the rule", "%r\n%r\n%s" % (
            names, threads, err))
-    test_random(tmp)
-    test_header_text(tmp)
-    test_locale(tmp)
-    return plan()
 
 
 class BScenario(tdfile_gen.Scenario):
@@ -176,6 +169,7 @@ def clean(text):
                    for c in text)
 
 
+@test
 def test_header_text(tmp):
     """Every string of a record file's header goes out by the same rule in
     plain and CSV output: host, CPU, target, label
@@ -254,6 +248,7 @@ def random_comm(rnd):
     return b
 
 
+@test
 def test_random(tmp):
     """2000 random comms: dump --json gives each exactly as Python's strict
     UTF-8 decoder says the rule does."""
@@ -284,4 +279,4 @@ def test_random(tmp):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)

@@ -15,11 +15,9 @@ refused with an error or gives a valid trace. TAP.
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from decimal import Decimal
 
@@ -27,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]  # tap.py: selftests/lib
 import tdfile_gen  # noqa: E402
 import trace_check  # noqa: E402
-from tap import TDCTL, TOP, ok, plan  # noqa: E402
+from tap import TDCTL, TOP, main, ok, test  # noqa: E402
 
 CPU_PID = 1 << 22
 
@@ -101,6 +99,7 @@ def check_file(tmp, name, sc, *args):
     return t
 
 
+@test
 def test_scenarios(tmp):
     for name in ("generic", "software", "n2"):
         sc = tdfile_gen.SCENARIOS[name]()
@@ -151,6 +150,7 @@ def test_scenarios(tmp):
        "n2: process names: the CPUs and each process", procs)
 
 
+@test
 def test_random(tmp):
     # Gaps in the sequence numbers of an all-tasks recording place the
     # lost records in time; the rest of the trailer's count is at the end.
@@ -230,6 +230,7 @@ def decoded(counts):
     return json.loads(p.stdout)["metrics"] if p.returncode == 0 else {}
 
 
+@test
 def test_counters(tmp):
     """--counters: when a thread's counter track gets a
     value, and what it is."""
@@ -313,6 +314,7 @@ def test_counters(tmp):
            "--counters %s: refused, nothing written" % bad_mode, err)
 
 
+@test
 def test_files(tmp):
     sc = tdfile_gen.generic()
     src = os.path.join(tmp, "in.td")
@@ -363,6 +365,7 @@ def test_files(tmp):
        "without -o: the trace on stdout", err)
 
 
+@test
 def test_fuzz(tmp):
     corpus = os.path.join(TOP, "selftests/fuzz/corpus")
     files = sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []
@@ -386,6 +389,7 @@ def test_fuzz(tmp):
        "%d give valid traces" % (len(files), refused, valid), "\n".join(bad))
 
 
+@test
 def test_live(tmp):
     """--duration: live, from the reader benchmark's fake rings."""
     b = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "selftests/bench"),
@@ -439,6 +443,7 @@ def test_live(tmp):
     os.unlink(big)
 
 
+@test
 def test_size(tmp):
     """The size warning (tdctl-timeline(8), SIZE): before writing, the
     trace's size is estimated from the slices it will show; above
@@ -480,6 +485,7 @@ def test_size(tmp):
     ok(rc == 2 and "--max-size" in err, "--max-size 5X: a usage error", err)
 
 
+@test
 def test_stable_keys(tmp):
     """Every slice's args have the same keys, as tdctl-timeline(8) lists
     them (preempted and first true or false, metrics {} when none)."""
@@ -505,6 +511,7 @@ def test_stable_keys(tmp):
        "%s\n%s" % (keys, err))
 
 
+@test
 def test_left_out(tmp):
     """The last line counts apart the slices the filters leave out and
     those outside the --from/--to window."""
@@ -525,6 +532,7 @@ def test_left_out(tmp):
        "window" % (got,), err)
 
 
+@test
 def test_numbers(tmp):
     """The numbers are the shortest text that reads back (tdctl(8),
     COLUMNS), not six decimals."""
@@ -540,23 +548,5 @@ def test_numbers(tmp):
        "%s\n%s" % (six[:5], err))
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="td_timeline.")
-    try:
-        test_scenarios(tmp)
-        test_random(tmp)
-        test_counters(tmp)
-        test_files(tmp)
-        test_size(tmp)
-        test_stable_keys(tmp)
-        test_left_out(tmp)
-        test_numbers(tmp)
-        test_fuzz(tmp)
-        test_live(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

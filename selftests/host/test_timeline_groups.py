@@ -41,8 +41,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen as T  # noqa: E402
 import trace_check  # noqa: E402
-from tap import TOP, ok, run  # noqa: E402
-from test_report_groups import MKFIXTURE, run_group_tests, simulate  # noqa: E402
+from tap import TOP, main, ok, run, test  # noqa: E402
+from test_report_groups import MKFIXTURE, simulate  # noqa: E402 (and its fixture group_plan)
 
 CPU_PID = 1 << 22
 SERIES = ("ipc", "retiring", "bad_speculation", "frontend_bound",
@@ -78,8 +78,9 @@ def slice_metrics(pool, grp, deltas):
     return m
 
 
-def test_slices(tmp, pl):
-    pool, groups, label, metrics = pl
+@test
+def test_slices(tmp, group_plan):
+    pool, groups, label, metrics = group_plan
     path = os.path.join(tmp, "g.td")
     sc, _ = simulate(11, pool, groups, label, dur=60_000_000)
     sc.write(path)
@@ -138,8 +139,9 @@ def test_slices(tmp, pl):
        % (len(xs), nrot, nmet), "%d X for %d records; %s" % (len(xs), len(recs), bad[:4]))
 
 
-def test_counters(tmp, pl):
-    pool, groups, label, metrics = pl
+@test
+def test_counters(tmp, group_plan):
+    pool, groups, label, metrics = group_plan
     path = os.path.join(tmp, "c.td")
     sc, _ = simulate(12, pool, groups, label, dur=60_000_000)
     sc.write(path)
@@ -268,8 +270,9 @@ def clusters(sc, groups, base, iv):
     return {k: len(v) for k, v in cl.items()}, times
 
 
-def test_errors(tmp, pl):
-    pool, groups, label, metrics = pl
+@test
+def test_errors(tmp, group_plan):
+    pool, groups, label, metrics = group_plan
     path = os.path.join(tmp, "e.td")
     sc, _ = simulate(13, pool, groups, label, dur=400_000_000, short=True)
     sc.write(path)
@@ -358,6 +361,7 @@ def test_errors(tmp, pl):
            str(bad[:4]))
 
 
+@test
 def test_raw(tmp):
     path = os.path.join(tmp, "raw.td")
     sc = T.grouped_small()
@@ -375,6 +379,7 @@ def test_raw(tmp):
        "counts, a warning, no metrics or counter tracks", err)
 
 
+@test
 def test_live(tmp):
     """rdbench --groups 3: a fake /dev/topdown whose configuration has 3
     rotated groups (the anchor CPU_CYCLES in every group)."""
@@ -423,15 +428,5 @@ def test_live(tmp):
        "%s %s %s" % (groups, seen, bad[:3]))
 
 
-def main():
-    def body(tmp, pl):
-        test_slices(tmp, pl)
-        test_counters(tmp, pl)
-        test_errors(tmp, pl)
-        test_raw(tmp)
-        test_live(tmp)
-    return run_group_tests(body)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

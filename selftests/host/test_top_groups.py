@@ -15,14 +15,12 @@ TAP.
 import json
 import os
 import random
-import shutil
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen as T  # noqa: E402
-from tap import ok, plan, run  # noqa: E402
+from tap import fixture, main, ok, run, test  # noqa: E402
 
 ROTATE_MS = 2
 GROUPS = [[0, 1], [0, 2], [0, 3]]
@@ -57,7 +55,15 @@ def snapshots(path, delay):
     return rows, err
 
 
-def test_rule(path):
+@fixture
+def n2_rotated(tmp):
+    """The recording of recording(), in the scratch directory."""
+    return recording(tmp)
+
+
+@test
+def test_rule(n2_rotated):
+    path = n2_rotated
     n = len(GROUPS)
     # 8 rotations (the rule the man page used to state): about 8 / 3
     # stretches per group, under 8: every single-group count unknown
@@ -77,7 +83,9 @@ def test_rule(path):
        "(%d snapshots)" % (n, len(whole)), err + str(rows[:3]))
 
 
-def test_legend(path):
+@test
+def test_legend(n2_rotated):
+    path = n2_rotated
     rc, out, err = run("report", "-i", path)
     want = [ln for ln in out.splitlines()
             if ln.startswith(EST) or ln.startswith(UNKNOWN)]
@@ -96,16 +104,5 @@ def test_legend(path):
        "top -j: no legend", out[-300:])
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="td_top_groups.")
-    try:
-        path = recording(tmp)
-        test_rule(path)
-        test_legend(path)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

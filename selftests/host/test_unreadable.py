@@ -29,12 +29,11 @@ import os
 import random
 import re
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen as T  # noqa: E402
-from tap import ok, plan, run  # noqa: E402
+from tap import main, ok, run, test  # noqa: E402
 
 N2_LABEL = "set=arm_neoverse_n2 slots=5 rev=r0p3"
 BACKEND = T.N2_EVENTS.index("STALL_SLOT_BACKEND")
@@ -80,6 +79,7 @@ def close(a, b, tol=1e-9):
     return a is not None and b is not None and abs(a - b) <= tol
 
 
+@test
 def test_n2_slices(tmp):
     """Per slice: dump, timeline and `dump --json | decode`."""
     path = os.path.join(tmp, "n2.td")
@@ -120,6 +120,7 @@ def test_n2_slices(tmp):
        "the others and the counter track 0.3", json.dumps(xbad[:1]) + err)
 
 
+@test
 def test_n2_tables(tmp):
     """The rows of report and top."""
     path = os.path.join(tmp, "n2.td")
@@ -162,6 +163,7 @@ def test_n2_tables(tmp):
        "top -i: BACKEND 30.0\u00b1e", out)
 
 
+@test
 def test_generic(tmp):
     path = os.path.join(tmp, "gen.td")
     generic_file(path)
@@ -187,6 +189,7 @@ def test_generic(tmp):
        "... and its table has no estimate", out)
 
 
+@test
 def test_truth(tmp):
     """Without rotation, slices with an unreadable count at random (5 %):
     report's estimates of every task are within their errors of the
@@ -248,6 +251,7 @@ def test_truth(tmp):
        "of %d" % (w[0], w[1], w[2], len(zs)))
 
 
+@test
 def test_rotated_errors(tmp):
     """read_errors: error slices only; rotated ones are rotated_slices."""
     rng = random.Random(5)
@@ -289,15 +293,5 @@ def test_rotated_errors(tmp):
        "report --csv: the same read_errors and rotated_slices", out[:400])
 
 
-def main():
-    with tempfile.TemporaryDirectory(prefix="td_unread.") as tmp:
-        test_n2_slices(tmp)
-        test_n2_tables(tmp)
-        test_generic(tmp)
-        test_truth(tmp)
-        test_rotated_errors(tmp)
-    return plan()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

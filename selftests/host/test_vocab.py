@@ -10,12 +10,11 @@ import json
 import os
 import re
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import tdfile_gen  # noqa: E402
-from tap import TDCTL, ok, plan, run  # noqa: E402
+from tap import main, ok, require_tdctl, run, test  # noqa: E402
 
 MARK_LEGEND = "* the largest TopDown Level-1 class of the row"
 FLAG_LEGEND = "! outside 0..100% (counting skid)"
@@ -58,11 +57,8 @@ def misaligned(hdr, rows):
     return bad
 
 
-def main():
-    if not os.access(TDCTL, os.X_OK):
-        print("1..0 # SKIP %s not built" % TDCTL)
-        return 0
-    tmp = tempfile.mkdtemp(prefix="td_vocab.")
+@test
+def vocabulary(tmp):
     n2 = os.path.join(tmp, "n2.td")
     tdfile_gen.n2().write(n2)
     events = set(tdfile_gen.N2_EVENTS)
@@ -145,7 +141,6 @@ def main():
     ok(rows and float(rows[0].split()[0]) == round(recs[0]["time_s"], 6),
        "dump's table shows time_s, not the raw clock", rows[:1])
     rotated(tmp, voc, titles)
-    return plan()
 
 
 def rotated(tmp, voc, titles):
@@ -204,4 +199,4 @@ def rotated(tmp, voc, titles):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(setup=require_tdctl)
