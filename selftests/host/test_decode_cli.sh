@@ -17,19 +17,16 @@ if [ ! -x "$MKFIXTURE" ]; then
 	exit 0
 fi
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/td_cli.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT
-"$MKFIXTURE" "$TMP/fx" all || exit 2
-
-T=$TMP
 # shellcheck source=selftests/lib/tap.sh
 . "$TOP/selftests/lib/tap.sh"
-run() {	# run ARGS... -> $TMP/out, $TMP/err, $rc
-	"$TDCTL" "$@" >"$TMP/out" 2>"$TMP/err"
+tap_tmpdir
+"$MKFIXTURE" "$T/fx" all || exit 2
+run() {	# run ARGS... -> $T/out, $T/err, $rc
+	"$TDCTL" "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 }
-has() { grep -q -- "$1" "$TMP/out"; }
-err_has() { grep -q -- "$1" "$TMP/err" "$TMP/out"; }
+has() { grep -q -- "$1" "$T/out"; }
+err_has() { grep -q -- "$1" "$T/err" "$T/out"; }
 
 SEED003="CPU_CYCLES=3922334305 OP_RETIRED=853521883 OP_SPEC=854404256 \
 STALL_SLOT=22679591134 STALL_SLOT_FRONTEND=8492337939 \
@@ -54,18 +51,18 @@ run decode --set arm_neoverse_n2 --revision r0p3 $SEED003
 expect "decode: --revision r0p3 turns the erratum correction off" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600, "instructions": 900}' '' \
-	'# comment' '{"instructions":300,"cycles":400}' >"$TMP/in"
-run decode --set generic <"$TMP/in"
+	'# comment' '{"instructions":300,"cycles":400}' >"$T/in"
+run decode --set generic <"$T/in"
 [ $rc -eq 0 ] && has "ipc *1.20" && has "2 input lines summed"
 expect "decode: JSON lines on stdin are summed, then decoded" $? "$T/out" "$T/err"
 
-printf '%s\n' '{"cycles": 600, "instructions": "9.5x"}' >"$TMP/in"
-run decode --set generic <"$TMP/in"
+printf '%s\n' '{"cycles": 600, "instructions": "9.5x"}' >"$T/in"
+run decode --set generic <"$T/in"
 [ $rc -ne 0 ] && err_has "stdin line 1" && err_has "9.5x"
 expect "decode: a count that is not a number on stdin is refused with its line" $? "$T/out" "$T/err"
 
-printf '%s\n' '{"cycles": 600}' >"$TMP/in"
-run decode --set generic <"$TMP/in"
+printf '%s\n' '{"cycles": 600}' >"$T/in"
+run decode --set generic <"$T/in"
 [ $rc -ne 0 ] && err_has "missing counts" && err_has "instructions"
 expect "decode: a stdin line missing an event is refused" $? "$T/out" "$T/err"
 
@@ -174,8 +171,8 @@ run decode --set generic cycles=1000 instructions=2000 --json
 [ $rc -eq 0 ] && has '"ipc":2'
 expect "decode: output options after the counts" $? "$T/out" "$T/err"
 
-run decode cycles=1000 instructions=2000 --set generic -o "$TMP/o.txt"
-[ $rc -eq 0 ] && grep -q "ipc *2.00" "$TMP/o.txt"
+run decode cycles=1000 instructions=2000 --set generic -o "$T/o.txt"
+[ $rc -eq 0 ] && grep -q "ipc *2.00" "$T/o.txt"
 expect "decode: --set and -o after the counts" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
@@ -221,32 +218,32 @@ run decode --set intel_adl_hybrid <"$FX/adl-6.12-hybrid.json"
 	has "backend_bound *36.7%" && has "bad_speculation *10.0%"
 expect "decode: perf 6.12 -j hybrid cpu_core/EVENT/ and cpu_atom/EVENT/ names" $? "$T/out" "$T/err"
 
-sed 's/^CPU1,1922334305,/CPU1,<not counted>,/' "$FX/n2-6.12-percpu.csv" >"$TMP/in"
-run decode --set arm_neoverse_n2 <"$TMP/in"
+sed 's/^CPU1,1922334305,/CPU1,<not counted>,/' "$FX/n2-6.12-percpu.csv" >"$T/in"
+run decode --set arm_neoverse_n2 <"$T/in"
 [ $rc -ne 0 ] && err_has "stdin line 4" && err_has "no count for CPU_CYCLES"
 expect "decode: perf's <not counted> for a needed event is an error with its line" $? "$T/out" "$T/err"
 
-grep -v cpu_atom "$FX/adl-6.12-hybrid.json" >"$TMP/in"
+grep -v cpu_atom "$FX/adl-6.12-hybrid.json" >"$T/in"
 grep cpu_atom "$FX/adl-6.12-hybrid.json" |
-	sed 's/"counter-value" : "[0-9.]*"/"counter-value" : "<not counted>"/' >>"$TMP/in"
-run decode --set intel_adl_hybrid <"$TMP/in"
+	sed 's/"counter-value" : "[0-9.]*"/"counter-value" : "<not counted>"/' >>"$T/in"
+run decode --set intel_adl_hybrid <"$T/in"
 [ $rc -eq 0 ] && has "retiring *30.0%" && has "frontend_bound *20.0%" &&
 	has "backend_bound *40.0%" && has "bad_speculation *10.0%" &&
 	has "perf did not count atom/TOPDOWN_RETIRING.ALL (<not counted>): taken as 0"
 expect "decode: hybrid events perf did not count (task only on cpu_core) are 0, and said so" $? "$T/out" "$T/err"
 
-printf '     <not counted>      cycles\n' >"$TMP/in"
-run decode --set generic <"$TMP/in"
+printf '     <not counted>      cycles\n' >"$T/in"
+run decode --set generic <"$T/in"
 [ $rc -ne 0 ] && err_has "perf has no count for cycles ('<not counted>')"
 expect "decode: plain perf stat <not counted> of a non-hybrid event is an error" $? "$T/out" "$T/err"
 
-printf '%s\n' "1.0,1000,,task-clock,1,100.00,," >"$TMP/in"
-run decode --set generic <"$TMP/in"
+printf '%s\n' "1.0,1000,,task-clock,1,100.00,," >"$T/in"
+run decode --set generic <"$T/in"
 [ $rc -ne 0 ] && err_has "no counts of set generic" && err_has "only other events"
 expect "decode: perf output without the set's events is refused" $? "$T/out" "$T/err"
 
 check_list() {	# fixture expected-set
-	run list --root "$TMP/fx/$1"
+	run list --root "$T/fx/$1"
 	[ $rc -eq 0 ] && has "^Using $2: " && has "^Label: set=$2"
 	expect "list --root $1: uses $2 and says why" $? "$T/out" "$T/err"
 }
@@ -270,17 +267,17 @@ check_list qemu_x86_max software
 
 # Zen 6: family 0x1a outside amdzen5's models of perf 7.3's mapfile.csv
 # (0x00-0x2f, 0x40-0x4f, 0x60-0x7f) is amdzen6, amd_zen5's formulas
-cp -r "$TMP/fx/amd_zen5" "$TMP/fx/amd_zen6"
-sed -i 's/^model\t\t: .*/model\t\t: 80/' "$TMP/fx/amd_zen6/proc/cpuinfo"
+cp -r "$T/fx/amd_zen5" "$T/fx/amd_zen6"
+sed -i 's/^model\t\t: .*/model\t\t: 80/' "$T/fx/amd_zen6/proc/cpuinfo"
 check_list amd_zen6 amd_zen5
 has "^Using amd_zen5: AMD Zen 6 (family 0x1a model 0x50)"
 expect "list --root: family 0x1a model 0x50 is Zen 6" $? "$T/out" "$T/err"
 
-run list --root "$TMP/fx/qemu_arm64_max"
+run list --root "$T/fx/qemu_arm64_max"
 has "not trusted on unknown cores"
 expect "list: qemu arm64 says why no Neoverse set" $? "$T/out" "$T/err"
 
-run list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_skl
+run list --root "$T/fx/neoverse_n2_r0p0" --events intel_skl
 [ $rc -eq 0 ] && has "^Set intel_skl, not usable here" && has "does not fit" &&
 	has "arm_neoverse_n2" && has "INT_MISC.RECOVERY_CYCLES .*umask=0x01" &&
 	has "^Formula: " && has "^Encodings: perf pmu-events x86/skylake"
@@ -288,53 +285,53 @@ expect "list --events: a set that does not fit is shown, with why and the valid 
 
 # An optional event is marked as such, not as IPC's: on AMD the fifth
 # class smt_contention reads it.
-run list --root "$TMP/fx/neoverse_n2_r0p0" --events amd_zen4
+run list --root "$T/fx/neoverse_n2_r0p0" --events amd_zen4
 [ $rc -eq 0 ] && has "^  de_no_dispatch.smt_contention .*\\[optional\\]$" &&
 	has "^  \\[optional\\]: decode does without its count" && ! has "IPC only"
 expect "list --events amd_zen4: smt_contention's event optional, not 'IPC only'" $? "$T/out" "$T/err"
 
-run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events intel_icl
+run -j list --root "$T/fx/neoverse_n2_r0p0" --events intel_icl
 [ $rc -eq 0 ] && has '"set":"intel_icl","fits":false' && has '"label":null' &&
 	has '"name":"TOPDOWN.SLOTS_P","pmu":"core PMU","type":null,"config":420' &&
 	has '"aliases":\["TOPDOWN.SLOTS","slots"\]'
 expect "list --json --events: a set that does not fit, from its table" $? "$T/out" "$T/err"
 
-run list --root "$TMP/fx/neoverse_n2_r0p0" --events generic
+run list --root "$T/fx/neoverse_n2_r0p0" --events generic
 [ $rc -eq 0 ] && has "^Using generic: requested"
 expect "list --events generic: shows the requested set" $? "$T/out" "$T/err"
 
-run -j list --root "$TMP/fx/alderlake_hybrid"
+run -j list --root "$T/fx/alderlake_hybrid"
 [ $rc -eq 0 ] && has '"selected":{"set":"intel_adl_hybrid"' &&
 	has '"cpus":"16-23"' && has '"sets":\['
 expect "list --json: detected, sets and selected plan" $? "$T/out" "$T/err"
 
-run -j list --root "$TMP/fx/neoverse_n2_r0p0" --events bogus
+run -j list --root "$T/fx/neoverse_n2_r0p0" --events bogus
 [ $rc -ne 0 ] && has '"error"'
 expect "list --json: errors come as a JSON error object" $? "$T/out" "$T/err"
 
 # ---- list -s SET shows that set alone ---------------
 
-run list --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+run list --root "$T/fx/neoverse_n2_r0p0" -s intel_icl
 [ $rc -eq 0 ] && has "^Set intel_icl, not usable here" && has "^Events:" &&
 	! has "^Detected" && ! has "^Event sets" && ! has "chosen"
 expect "list -s SET: only that set, no detection or set table, never 'chosen' where it does not fit" $? "$T/out" "$T/err"
 
-run list --root "$TMP/fx/neoverse_n2_r0p0" -s generic
+run list --root "$T/fx/neoverse_n2_r0p0" -s generic
 [ $rc -eq 0 ] && has "^Using generic: " && has "^Label: set=generic" &&
 	! has "^Detected" && ! has "^Event sets"
 expect "list -s SET that fits: only that set, with its plan" $? "$T/out" "$T/err"
 
-run -j list --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+run -j list --root "$T/fx/neoverse_n2_r0p0" -s intel_icl
 [ $rc -eq 0 ] && ! has '"detected"' &&
 	has '"sets":\[{"name":"intel_icl","events":6,"fits":false,"chosen":false,' &&
 	has '"selected":{"set":"intel_icl","fits":false'
 expect "list --json -s SET: that set's row (chosen false where it does not fit) and its details" $? "$T/out" "$T/err"
 
-run list --csv --root "$TMP/fx/neoverse_n2_r0p0" -s intel_icl
+run list --csv --root "$T/fx/neoverse_n2_r0p0" -s intel_icl
 [ $rc -eq 0 ] && [ "$(wc -l <"$T/out")" -eq 2 ] && has '^"intel_icl",6,false,false,'
 expect "list --csv -s SET: the header and that set's row, not chosen" $? "$T/out" "$T/err"
 
-run list --root "$TMP/fx/neoverse_n2_r0p0" -s bogus
+run list --root "$T/fx/neoverse_n2_r0p0" -s bogus
 bad=$((rc != 2))
 for s in intel_adl_hybrid intel_spr intel_icl intel_skl intel_snb amd_zen5 amd_zen4 \
 	arm_neoverse_n2 arm_neoverse_v1 arm_neoverse_v2 arm_neoverse_n3 arm_neoverse_v3 \

@@ -5,16 +5,14 @@
 # holds 6.5 KiB of it loaded (td_percpu_hog.ko), topdown must still load,
 # start and stop. TAP output.
 cd "$(dirname "$0")" || exit 1
-T=$(mktemp -d)
 # shellcheck source=selftests/lib/tap.sh
 . ./tap.sh
+tap_tmpdir
 echo "TAP version 13"
-echo "1..4"
 rmmod topdown 2>/dev/null
 rmmod td_pmusim 2>/dev/null
 check "td_percpu_hog.ko (6.5 KiB of static per-CPU data) loads" insmod ./td_percpu_hog.ko
 check "topdown loads beside it" modprobe topdown
 check "and collects: tdctl load, status, unload" sh -c 'tdctl load && tdctl status >/dev/null && tdctl unload'
 check "td_percpu_hog unloads" rmmod td_percpu_hog
-rm -rf "$T"
-[ "$fails" -eq 0 ]
+tap_done

@@ -3,7 +3,14 @@
 # TAP for the shell tests (POSIX sh: busybox in the guests, dash or bash on
 # the host), sourced by the guest suites (installed next to them in the
 # guest's /selftests), the host's test_*.sh and scripts/test-*.sh. A
-# script sets T (a scratch directory) before using check.
+# test sources it, calls tap_tmpdir for its scratch directory T (which
+# check writes into), reports with ok, not_ok, skip, check and expect,
+# and ends with tap_done:
+#
+#	. "$(dirname "$0")/tap.sh"
+#	tap_tmpdir
+#	check "status" tdctl status
+#	tap_done
 n=0
 fails=0
 # The backend the suite loads: TD_BACKEND=bpf runs it on the BPF backend
@@ -23,6 +30,17 @@ bpf_atomics() {
 	# shellcheck disable=SC2046 # split into the version's numbers
 	set -- $(uname -r | sed 's/[^0-9]/ /g')
 	[ "$1" -gt 5 ] || { [ "$1" -eq 5 ] && [ "$2" -ge 12 ]; }
+}
+
+# tap_tmpdir: T, the script's scratch directory, removed with what it
+# holds when the script exits (an EXIT trap: a script that sets its own
+# removes "$T" in it).
+tap_tmpdir() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/td.XXXXXX") || exit 2
+	trap 'rm -rf "$T"' EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 }
 
 # skip NAME REASON: a check that does not apply to this backend

@@ -10,10 +10,10 @@
 # and /add/topdown.service, /add/topdown (the packaged unit and
 # /etc/default/topdown).
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
-# ok, not_ok, check, tap_done
+# ok, not_ok, check, tap_done, tap_tmpdir
 # shellcheck source=selftests/lib/tap.sh
 . /add/tap.sh
+tap_tmpdir
 
 echo "TAP version 13"
 check "tdctl load: the module by name from /lib/modules" "$TDCTL" load

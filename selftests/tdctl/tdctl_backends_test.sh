@@ -24,10 +24,10 @@
 # million instructions on arm64 rt 5.10, in 3 runs of 4 with the BPF
 # backend) in a row of its own.
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
 # ok, not_ok, check, expect, skip, tap_done
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
+tap_tmpdir
 
 N=20000
 # shellcheck disable=SC2016 # the workload's own shell expands $$ and $i
@@ -72,7 +72,6 @@ done
 if [ "$set" != generic ]; then
 	skip "same user-mode instructions for td_cmp on both backends" \
 		"event set '$set': no exact instruction count (needs the arm64 guest with -icount)"
-	rm -rf "$T"
 	tap_done
 	exit
 fi
@@ -115,5 +114,4 @@ diff=$((low_m - low_b))
 [ $diff -le $((range + DIFF_MAX)) ]
 expect "same user-mode instructions on both backends: lowest runs |$low_m - $low_b| = $diff <= $range (the range of all $((n_m + n_b)) runs) + $DIFF_MAX (means $mean_m, $mean_b)" $? \
 	"$T/module-u1.csv" "$T/bpf-u1.csv"
-rm -rf "$T"
 tap_done

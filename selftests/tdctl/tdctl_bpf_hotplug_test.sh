@@ -8,16 +8,15 @@
 # Runs as root in a guest with at least 3 CPUs (busybox sh), prints TAP.
 # Neither backend may be loaded at the start.
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
 # ok, not_ok, check, expect, skip, tap_done
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
+tap_tmpdir
 
 echo "TAP version 13"
 C=/sys/devices/system/cpu
 if [ ! -w $C/cpu1/online ] || [ ! -w $C/cpu2/online ]; then
 	skip "BPF backend and CPU hotplug" "CPUs 1 and 2 cannot go offline here"
-	rm -rf "$T"
 	tap_done
 	exit
 fi
@@ -95,5 +94,4 @@ tail -n +2 "$T/after2.csv" >>"$T/cpu2.csv"
 check_rows "$T/cpu2.csv" "$ev"
 expect "CPU 2's records: errors until re-created, then counts of $ev" $? "$T/cpu2.csv"
 check "unload" "$TDCTL" unload
-rm -rf "$T"
 tap_done

@@ -7,10 +7,10 @@
 # guest (busybox sh), prints TAP. Neither backend may be loaded at the
 # start; TD_BACKEND=bpf runs it on the BPF backend (tap.sh).
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
+tap_tmpdir
 HOLD=$(dirname "$0")/td_pmuhold
 
 echo "TAP version 13"

@@ -6,11 +6,11 @@
 # TD_BACKEND=bpf: the same with the BPF backend (tap.sh); what only the
 # module has is skipped.
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
 TD_DIR=$(dirname "$0")
 # ok, not_ok, check, expect, skip, is_bpf, bpf_atomics, tap_done
 # shellcheck source=selftests/lib/tap.sh
 . "$TD_DIR/tap.sh"
+tap_tmpdir
 
 # Make some context switches with a recognisable comm: 20 short-lived
 # tasks named td_work that compute a little and sleep once (the trailing
@@ -64,6 +64,5 @@ bpf_refused() {
 
 # e2e_done: remove the scratch directory, the plan line, the exit status.
 e2e_done() {
-	rm -rf "$T"
 	tap_done
 }

@@ -6,10 +6,10 @@
 # Runs as root in a guest (busybox sh); the module must not be loaded.
 # Prints TAP.
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
+tap_tmpdir
 
 # A process named td_spin running a shell loop, with a child td_kid.
 # shellcheck disable=SC2016 # the profile's own shells expand $$, $i, $j

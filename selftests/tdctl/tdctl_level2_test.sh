@@ -32,9 +32,9 @@
 # Runs as root in a guest (busybox sh), prints TAP. The module must not be
 # loaded at the start; TD_LEVEL2_SETS overrides the list of sets.
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
+tap_tmpdir
 D=$(cd "$(dirname "$0")" && pwd)
 SIM=/sys/kernel/debug/td_pmusim
 SETS=${TD_LEVEL2_SETS:-"intel_icl intel_skl intel_snb amd_zen4 amd_zen5 arm_neoverse_n2 arm_neoverse_v2"}

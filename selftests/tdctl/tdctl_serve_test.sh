@@ -16,10 +16,10 @@
 # (topdown_up 0), and on the BPF backend sees it unloaded. Prints TAP.
 # The module must not be loaded at the start.
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
+tap_tmpdir
 PORT=10642
 URL=http://127.0.0.1:$PORT/metrics
 
@@ -143,5 +143,4 @@ kill -TERM $SP
 wait $SP
 check "tdctl unload" "$TDCTL" unload
 rmdir "$CG/td_serve_test" 2>/dev/null
-rm -rf "$T"
 tap_done

@@ -11,10 +11,10 @@
 # between "# tdfile-begin" and "# tdfile-end" (with the guest's report),
 # for scripts/check.sh to read it back on the host.
 TDCTL=${TDCTL:-tdctl}
-T=$(mktemp -d)
 # ok, not_ok, check, expect, tap_done
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "$0")/tap.sh"
+tap_tmpdir
 
 # The known profile: a shell renamed td_spin that counts to 4*N and starts
 # a child renamed td_kid that counts to N, then exits with $1. (The
@@ -340,5 +340,4 @@ echo "# tdfile-begin"
 base64 "$T/rec.td" | sed 's/^/# /'
 echo "# tdfile-end"
 
-rm -rf "$T"
 tap_done

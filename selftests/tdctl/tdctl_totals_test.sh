@@ -204,5 +204,4 @@ grep -q '"exact":false' "$T/flat" && ! grep -q '"not_exact"' "$T/flat" &&
 	ok "stat: not exact without totals, no reason needed" ||
 	not_ok "stat: not exact without totals, no reason needed" "$T/out"
 check "unload" "$TDCTL" unload
-rm -rf "$T"
 tap_done
