@@ -10,37 +10,39 @@
 # The kernel side of that report (error code, event, CPU in STATUS) is
 # checked exactly by hostile_test. Needs the module unloaded on entry;
 # leaves it unloaded. TAP.
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "$0")/tap.sh"
+tap_tmpdir
 echo "TAP version 13"
-echo "1..3"
 if [ "$(uname -m)" != x86_64 ]; then
-	for i in 1 2 3; do echo "ok $i # SKIP this guest has a hardware PMU (x86-64 TCG has none)"; done
-	exit 0
+	for what in "tdctl load of hardware events refused by perf" \
+		"a clear message: the set or event, and why" \
+		"nothing running after the refused start, module removable"; do
+		skip "$what" "this guest has a hardware PMU (x86-64 TCG has none)"
+	done
+	tap_done
+	exit
 fi
-rc=0
-if tdctl load --events generic >/tmp/pr.out 2>/tmp/pr.err; then
-	echo "not ok 1 - tdctl load of hardware events refused by perf: it succeeded"
-	rc=1
+if tdctl load --events generic >"$T/pr.out" 2>"$T/pr.err"; then
+	not_ok "tdctl load of hardware events refused by perf: it succeeded"
 else
-	echo "ok 1 - tdctl load of hardware events refused by perf fails"
+	ok "tdctl load of hardware events refused by perf fails"
 fi
-sed 's/^/# stderr: /' /tmp/pr.err
-if grep -q 'perf refused event .* (type 0, config 0x[0-9a-f]*) on CPU [0-9]*: ' /tmp/pr.err ||
-	grep -q "event set 'generic' does not fit this CPU (.*)" /tmp/pr.err; then
-	echo "ok 2 - a clear message: the set or event, and why"
+sed 's/^/# stderr: /' "$T/pr.err"
+if grep -q 'perf refused event .* (type 0, config 0x[0-9a-f]*) on CPU [0-9]*: ' "$T/pr.err" ||
+	grep -q "event set 'generic' does not fit this CPU (.*)" "$T/pr.err"; then
+	ok "a clear message: the set or event, and why"
 else
-	echo "not ok 2 - no clear message naming the set or event and the reason"
-	rc=1
+	not_ok "no clear message naming the set or event and the reason"
 fi
 # Nothing is left running; the module goes away.
 # The state, not a word of the explanation ("not running: ..." without
 # a backend).
 if tdctl status --json 2>/dev/null | grep -q '"state":"running"'; then
-	echo "not ok 3 - collection running after a refused start"
-	rc=1
+	not_ok "collection running after a refused start"
 elif grep -q '^topdown ' /proc/modules && ! rmmod topdown; then
-	echo "not ok 3 - module cannot be removed after a refused start"
-	rc=1
+	not_ok "module cannot be removed after a refused start"
 else
-	echo "ok 3 - nothing running after the refused start, module removable"
+	ok "nothing running after the refused start, module removable"
 fi
-exit $rc
+tap_done

@@ -10,13 +10,15 @@ N=${TD_RELOADS:-100}
 SECS=${TD_RELOAD_SECS:-240}
 t0=$(date +%s)
 i=0 bad=0 dumps=0 records=0
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "$0")/tap.sh"
+tap_tmpdir
 echo "TAP version 13"
-echo "1..3"
 rmmod topdown 2>/dev/null
 while [ $i -lt "$N" ] && [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
-	if ! tdctl load >/tmp/reload.out 2>&1; then
+	if ! tdctl load >"$T/reload.out" 2>&1; then
 		echo "# round $i: tdctl load failed:"
-		sed 's/^/#   /' /tmp/reload.out
+		sed 's/^/#   /' "$T/reload.out"
 		bad=$((bad + 1))
 		rmmod topdown 2>/dev/null
 		i=$((i + 1))
@@ -24,13 +26,13 @@ while [ $i -lt "$N" ] && [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
 	fi
 	# Some context switches while it runs.
 	for _ in 1 2 3; do sleep 0.01; done
-	if ! tdctl status >/dev/null 2>/tmp/reload.err; then
-		echo "# round $i: tdctl status failed: $(cat /tmp/reload.err)"
+	if ! tdctl status >/dev/null 2>"$T/reload.err"; then
+		echo "# round $i: tdctl status failed: $(cat "$T/reload.err")"
 		bad=$((bad + 1))
 	fi
 	if [ $((i % 10)) = 0 ]; then
-		n=$(tdctl dump 2>/dev/null | wc -l)
-		records=$((records + n))
+		lines=$(tdctl dump 2>/dev/null | wc -l)
+		records=$((records + lines))
 		dumps=$((dumps + 1))
 	fi
 	if [ $((i % 2)) = 0 ]; then
@@ -47,21 +49,20 @@ while [ $i -lt "$N" ] && [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
 done
 el=$(($(date +%s) - t0))
 if [ $bad = 0 ] && [ $i -gt 0 ]; then
-	echo "ok 1 - $i load/start/unload rounds in ${el}s, collection running at each unload"
+	ok "$i load/start/unload rounds in ${el}s, collection running at each unload"
 else
-	echo "not ok 1 - $i load/start/unload rounds in ${el}s: $bad failures"
+	not_ok "$i load/start/unload rounds in ${el}s: $bad failures"
 fi
 if [ $dumps -gt 0 ] && [ $records -gt 0 ]; then
-	echo "ok 2 - records readable after reloads ($records dump lines in $dumps dumps)"
+	ok "records readable after reloads ($records dump lines in $dumps dumps)"
 else
-	echo "not ok 2 - no records dumped after reloads ($dumps dumps)"
+	not_ok "no records dumped after reloads ($dumps dumps)"
 fi
 # Finally the module loads and unloads cleanly once more.
 if modprobe topdown && rmmod topdown; then
-	echo "ok 3 - module loads and unloads cleanly after $i rounds"
+	ok "module loads and unloads cleanly after $i rounds"
 else
-	echo "not ok 3 - module does not load/unload cleanly after $i rounds"
-	bad=$((bad + 1))
+	not_ok "module does not load/unload cleanly after $i rounds"
 fi
 echo "# COUNT reloads $i"
-[ $bad = 0 ]
+tap_done
