@@ -7,16 +7,20 @@
  * "ok N # SKIP ..." line. tap_done() prints the plan and a summary and
  * returns the exit status; a program that knows its count beforehand
  * prints "1..N" first instead and returns tap_failed ? 1 : 0.
+ * tap_tmpdir() is the program's scratch directory, removed at exit.
  * Header-only: each test is one program.
  */
 #ifndef TD_TAP_H
 #define TD_TAP_H
 
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int tap_n, tap_failed;
+static char tap_tmp[200];	/* room for a name or two under it in 512 */
 
 static inline bool tap_v(bool cond, const char *fmt, va_list ap)
 {
@@ -74,6 +78,48 @@ void diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+}
+
+static inline int tap_rm(const char *path, const struct stat *st, int flag,
+			 struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static inline void tap_tmp_remove(void)
+{
+	if (getenv("TD_KEEP_FIXTURES"))
+		fprintf(stderr, "# scratch directory kept: %s\n", tap_tmp);
+	else if (nftw(tap_tmp, tap_rm, 16, FTW_DEPTH | FTW_PHYS))
+		fprintf(stderr, "# could not remove %s\n", tap_tmp);
+}
+
+/*
+ * The program's scratch directory, made on the first call (under $TMPDIR,
+ * or /tmp; mode 0700) and removed with what it holds when the program
+ * exits (but with TD_KEEP_FIXTURES set in the environment). Exits 2 when
+ * it cannot be made.
+ */
+static inline char *tap_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (tap_tmp[0])
+		return tap_tmp;
+	if (snprintf(tap_tmp, sizeof(tap_tmp), "%s/td_test.XXXXXX",
+		     t && *t ? t : "/tmp") >= (int)sizeof(tap_tmp)) {
+		fprintf(stderr, "TMPDIR too long: %s\n", t);
+		exit(2);
+	}
+	if (!mkdtemp(tap_tmp)) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	atexit(tap_tmp_remove);
+	return tap_tmp;
 }
 
 /* The plan line and a summary; the exit status of the test program. */

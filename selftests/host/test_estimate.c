@@ -951,14 +951,14 @@ static void test_calibration(void)
 static int decoder_for(enum fx fx, struct td_decoder *dec, char *set,
 		       int *nev)
 {
-	char root[] = "/tmp/td-est-fx-XXXXXX", err[512], cmd[64];
+	static int calls;
+	char root[256], err[512];
 	char names[TOPDOWN_MAX_EVENTS][TOPDOWN_NAME_LEN];
 	struct td_cpu_info *ci = NULL;
 	struct td_plan plan;
 	int ret = -1;
 
-	if (!mkdtemp(root))
-		return -1;
+	snprintf(root, sizeof(root), "%s/fx%d", tap_tmpdir(), calls++);
 	if (!fx_make(root, fx))
 		ci = td_detect(root, err, sizeof(err));
 	if (ci && !td_plan_for(ci, NULL, &plan, err, sizeof(err)) &&
@@ -974,9 +974,6 @@ static int decoder_for(enum fx fx, struct td_decoder *dec, char *set,
 	}
 	if (ci)
 		td_cpu_info_free(ci);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd))
-		printf("# could not remove %s\n", root);
 	if (ret)
 		printf("# %s: %s\n", fx_names[fx], err);
 	return ret;

@@ -23,7 +23,7 @@
 #include "fixtures.h"
 #include "tap.h"
 
-static char tmproot[256];
+static const char *tmproot;
 
 #define DEV "sys/bus/event_source/devices/"
 
@@ -192,18 +192,12 @@ static void set_roundtrip(const struct td_cpu_info *ci, const char *root,
 
 int main(void)
 {
-	const char *t = getenv("TMPDIR");
 	const char *skx, *n2, *adl, *zen4, *qx86;
 	struct td_cpu_info *ci;
 	struct td_plan p;
-	char err[512], cmd[600];
+	char err[512];
 
-	snprintf(tmproot, sizeof(tmproot), "%s/td_events_XXXXXX",
-		 t && *t ? t : "/tmp");
-	if (!mkdtemp(tmproot)) {
-		perror("mkdtemp");
-		return 2;
-	}
+	tmproot = tap_tmpdir();
 
 	/* ---- x86 Skylake server: cpu with perf's format files ---- */
 	skx = make_root(FX_SKX);
@@ -434,8 +428,5 @@ int main(void)
 		ok(m.n == 0, "set=events alone: counts, no metrics");
 	}
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmproot);
-	if (!getenv("TD_KEEP_FIXTURES") && system(cmd))
-		diag("could not remove %s", tmproot);
 	return tap_done();
 }

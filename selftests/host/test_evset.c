@@ -20,19 +20,12 @@
 #include "fixtures.h"
 #include "testlib.h"
 
-static char tmproot[256];
+static const char *tmproot;
 static char fxroot[FX_NR][512];
 
 static void make_fixtures(void)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(tmproot, sizeof(tmproot), "%s/td_evset_XXXXXX",
-		 t && *t ? t : "/tmp");
-	if (!mkdtemp(tmproot)) {
-		perror("mkdtemp");
-		exit(2);
-	}
+	tmproot = tap_tmpdir();
 	for (int i = 0; i < FX_NR; i++) {
 		snprintf(fxroot[i], sizeof(fxroot[i]), "%s/%s", tmproot,
 			 fx_names[i]);
@@ -42,19 +35,6 @@ static void make_fixtures(void)
 			exit(2);
 		}
 	}
-}
-
-static void remove_fixtures(void)
-{
-	char cmd[600];
-
-	if (getenv("TD_KEEP_FIXTURES")) {
-		diag("fixtures kept in %s", tmproot);
-		return;
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmproot);
-	if (system(cmd))
-		diag("could not remove %s", tmproot);
 }
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -1581,6 +1561,5 @@ int main(void)
 	test_group_decode();
 	test_group_tree();
 	test_group_errors();
-	remove_fixtures();
 	return tap_done();
 }
