@@ -62,6 +62,7 @@
 #include "td_common.h"
 #include "td_groups.h"
 #include "kselftest_harness.h"
+#include "td_fixture.h"
 
 #define MAX_CPUS	64
 #define RING		(64u << 10)
@@ -327,22 +328,6 @@ TEST_F_TIMEOUT(held, status_reports_counter_states, 120)
 	EXPECT_EQ(1, stats[0].recoveries);
 	/* What START saw stays reported. */
 	EXPECT_EQ(1, stats[0].arm_errors);
-}
-
-FIXTURE(dev) {
-	int fd;
-};
-
-FIXTURE_SETUP(dev)
-{
-	self->fd = open_dev();
-	ASSERT_LE(0, self->fd);
-}
-
-FIXTURE_TEARDOWN(dev)
-{
-	ioctl(self->fd, TOPDOWN_IOC_STOP);
-	close(self->fd);
 }
 
 TEST_F(dev, status_stats_sizes)
