@@ -23,19 +23,25 @@ build: deps man
 
 # The fast tier: tdctl (make -C user), the host unit tests
 # (selftests/host) but the slow ones (its Makefile's SLOW, which make
-# check runs), one per CPU at a time (JOBS=N), then make lint of the
-# files changed against main (scripts/lint.sh --changed; checkpatch comes
-# with make deps). make lint and make check lint every file. T=NAME: only
-# the host test NAME (test_NAME.c, .sh or .py in selftests/host; "cli" or
-# "test_cli"), slow or not, no lint.
+# check runs), one per CPU at a time (JOBS=N), and beside them make lint
+# of the files changed against main (scripts/lint.sh --changed;
+# checkpatch comes with make deps), each one's output whole when it ends.
+# make lint and make check lint every file. T=NAME: only the host test
+# NAME (test_NAME.c, .sh or .py in selftests/host; "cli" or "test_cli"),
+# slow or not, no lint.
 test:
 	$(MAKE) -s -C user
 ifeq ($(T),)
-	$(MAKE) -s -C selftests/host run-fast
-	scripts/lint.sh --changed
+	$(MAKE) -s -C selftests/host all rdbench
+	$(MAKE) -s --no-print-directory -j2 -Otarget test-host test-lint
 else
 	$(MAKE) -s -C selftests/host run T=$(T)
 endif
+test-host:
+	$(MAKE) -s -C selftests/host run-fast
+test-lint:
+	+scripts/lint.sh --changed
+.PHONY: test-host test-lint
 
 # One guest, one suite: make guest SUITE=NAME [ARCH=x86_64|arm64]
 # [KERNEL=6.1|5.10|6.12|6.12-trixie|7.3] [FLAVOR=cloud|rt] builds what
