@@ -6,7 +6,10 @@
 #     blanks; "a, b: " and "a: b: " for more than one), a colon, a blank,
 #     then the subject
 #   - at most 72 characters in all
-# Merge commits are not checked: git writes their subjects.
+# Merge commits are not checked: git writes their subjects. Nor is the
+# area of git revert's subject, Revert "SUBJECT" (the kernel's own
+# reverts read so): SUBJECT is the reverted commit's, checked when it
+# was made; the length is.
 # Prints each commit that breaks a rule and exits 1 if there was one.
 #
 # BASE is the main branch's head when the rule was adopted: the commits
@@ -52,7 +55,7 @@ while IFS= read -r line; do
     hash=${line%% *} subject=${line#* }
     n=$((n + 1))
     why=
-    [[ $subject =~ $RE ]] || why="not 'area: subject'"
+    [[ $subject =~ $RE || $subject =~ ^Revert\ \".*\"$ ]] || why="not 'area: subject'"
     [ "${#subject}" -le "$MAX" ] || why="${why:+$why; }${#subject} characters, more than $MAX"
     if [ -n "$why" ]; then
         bad=$((bad + 1))
