@@ -79,7 +79,7 @@ grep -q '"exact":true' "$T/flat" && ok "stat: exact, from the totals" ||
 	not_ok "stat: exact, from the totals" "$T/out"
 lost=$(sed -n 's/.*"lost":\([0-9]*\).*/\1/p' "$T/flat" | head -n 1)
 kept=$(sed -n 's/.*"records":\([0-9]*\).*/\1/p' "$T/flat" | head -n 1)
-grep -o '"comm":"td_pingpong","slices":[0-9]*' "$T/flat" |
+grep -oE '"comm":"td_pingpong",("cpu":[^,]*,)?"slices":[0-9]*' "$T/flat" |
 	sed 's/.*://' >"$T/slices"
 rows=$(wc -l <"$T/slices")
 least=$(sort -n "$T/slices" | head -n 1)
@@ -111,7 +111,7 @@ tr -d '\n' <"$T/out" | grep -q '"exact": *false, *"not_exact": *"a task'"'"'s to
 check "stat --by task -- sh -c 'exec td_pingpong 2000'" \
 	"$TDCTL" --json stat --by task -- sh -c "exec $TD_DIR/td_pingpong 2000"
 tr -d ' \n' <"$T/out" >"$T/flat"
-grep -o '"comm":"[^"]*","slices":[0-9]*' "$T/flat" >"$T/rows"
+grep -oE '"comm":"[^"]*",("cpu":[^,]*,)?"slices":[0-9]*' "$T/flat" >"$T/rows"
 grep -q '"exact":true' "$T/flat" &&
 	[ "$(grep -c '"comm":"td_pingpong"' "$T/rows")" = 2 ] &&
 	! grep -q '"comm":"sh"' "$T/rows" &&
