@@ -89,6 +89,17 @@ expect() {
 	if [ "$st" -eq 0 ]; then ok "$name"; else not_ok "$name" "$@"; fi
 }
 
+# wait_get URL FILE: GET URL into FILE (wget), tried every 0.2 s, 100
+# times at most, while a server starts; status 0 once it answered.
+wait_get() {
+	_wg_tries=0
+	while ! wget -q -O "$2" "$1" 2>/dev/null; do
+		_wg_tries=$((_wg_tries + 1))
+		[ $_wg_tries -lt 100 ] || return 1
+		sleep 0.2
+	done
+}
+
 # tap_done: the plan line; the suite's exit status
 tap_done() {
 	echo "1..$n"

@@ -45,11 +45,7 @@ DP=$!
 sleep 1
 "$TDCTL" serve --listen 127.0.0.1:$PORT --user 65534:65534 --duration 30 >"$T/serve.out" 2>&1 &
 SP=$!
-i=0
-while [ $i -lt 100 ] && ! wget -q -O "$T/m0" "$URL" 2>/dev/null; do
-	sleep 0.2
-	i=$((i + 1))
-done
+wait_get "$URL" "$T/m0"
 grep -q '^topdown_up 0$' "$T/m0" &&
 	grep -q '^topdown_module_state{state="running"} 1$' "$T/m0" &&
 	grep -q "another reader" "$T/serve.out"
@@ -73,12 +69,8 @@ wait $SP
 
 "$TDCTL" serve --listen 127.0.0.1:$PORT --user 65534:65534 --duration 120 >"$T/serve.out" 2>&1 &
 SP=$!
-i=0
-while [ $i -lt 100 ] && ! wget -q -O "$T/m0" "$URL" 2>/dev/null; do
-	sleep 0.2
-	i=$((i + 1))
-done
-expect "serve answers on 127.0.0.1:$PORT" $((i >= 100)) "$T/serve.out"
+wait_get "$URL" "$T/m0"
+expect "serve answers on 127.0.0.1:$PORT" $? "$T/serve.out"
 awk '$1 == "Uid:" || $1 == "Gid:" { if ($2 != 65534 || $3 != 65534 || $4 != 65534 || $5 != 65534) bad = 1 }
 	$1 ~ /^Cap(Inh|Prm|Eff|Bnd|Amb):$/ { n++; if ($2 != "0000000000000000") bad = 1 }
 	$1 == "NoNewPrivs:" { nnp = $2 }
@@ -130,11 +122,7 @@ EOF
 "$TDCTL" serve --listen 127.0.0.1:$PORT --user 65534:65534 --web.config.file "$T/web.yml" \
 	--duration 60 >"$T/serve.out" 2>&1 &
 SP=$!
-i=0
-while [ $i -lt 100 ] && ! wget -q -O "$T/m1" "http://prom:secret@127.0.0.1:$PORT/metrics" 2>/dev/null; do
-	sleep 0.2
-	i=$((i + 1))
-done
+wait_get "http://prom:secret@127.0.0.1:$PORT/metrics" "$T/m1"
 grep -q '^topdown_up 1$' "$T/m1"
 expect "basic auth: the right password is served" $? "$T/m1" "$T/serve.out"
 ! wget -q -O "$T/m2" "$URL" 2>"$T/err" && ! wget -q -O "$T/m2" "http://prom:wrong@127.0.0.1:$PORT/metrics" 2>>"$T/err"

@@ -163,11 +163,7 @@ if [ -d /proc/net ]; then
 	"$TDCTL" serve --listen 127.0.0.1:10643 --by process --user 65534:65534 \
 		--duration 120 >"$T/serve.out" 2>&1 &
 	sp=$!
-	tries=0
-	while [ $tries -lt 100 ] && ! wget -q -O "$T/m" "$url" 2>/dev/null; do
-		sleep 0.2
-		tries=$((tries + 1))
-	done
+	wait_get "$url" "$T/m"
 	kill -STOP $sp
 	"$TD_DIR/td_pingpong" $rounds >/dev/null 2>&1
 	kill -CONT $sp
