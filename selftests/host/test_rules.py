@@ -92,18 +92,22 @@ def rotated(tmp, fx, setname, cg, formula, series, counts, want, rnd):
              "set=\"%s\"}'\n"
              "            value: 1\n" % (f, want[f], cg, formula, setname)
              for f in FRACTIONS]
-    path = os.path.join(tmp, fx + ".groups.test.yml")
-    with open(path, "w") as fh:
-        fh.write("rule_files: [%s]\nevaluation_interval: 15s\ntests:\n"
-                 "  - interval: 15s\n    input_series:\n%s"
-                 "    promql_expr_test:\n%s"
-                 % (json.dumps(RULES), "".join(gseries), "".join(tests)))
-    p = subprocess.run(["promtool", "test", "rules", path],
-                       capture_output=True, text=True)
+    p = promtool_test(os.path.join(tmp, fx + ".groups.test.yml"), gseries, tests)
     ok(p.returncode == 0,
        "%s, rotated groups l1 and dt: the fractions are group l1's alone "
        "(labelled group l1), the anchor of dt left out" % fx,
        p.stdout + p.stderr)
+
+
+def promtool_test(path, series, tests):
+    """promtool test rules of the rules on these input series and tests."""
+    with open(path, "w") as fh:
+        fh.write("rule_files: [%s]\nevaluation_interval: 15s\ntests:\n"
+                 "  - interval: 15s\n    input_series:\n%s"
+                 "    promql_expr_test:\n%s"
+                 % (json.dumps(RULES), "".join(series), "".join(tests)))
+    return subprocess.run(["promtool", "test", "rules", path],
+                          capture_output=True, text=True)
 
 
 def tools():
@@ -137,14 +141,7 @@ def rules(tmp):
                 "        exp_samples:\n"
                 "          - labels: '{cgroup=\"%s\", formula=\"%s\", set=\"%s\"}'\n"
                 "            value: 1\n" % (f, want[f], cg, formula, setname))
-        path = os.path.join(tmp, fx + ".test.yml")
-        with open(path, "w") as fh:
-            fh.write("rule_files: [%s]\nevaluation_interval: 15s\ntests:\n"
-                     "  - interval: 15s\n    input_series:\n%s"
-                     "    promql_expr_test:\n%s"
-                     % (json.dumps(RULES), "".join(series), "".join(tests)))
-        p = subprocess.run(["promtool", "test", "rules", path],
-                           capture_output=True, text=True)
+        p = promtool_test(os.path.join(tmp, fx + ".test.yml"), series, tests)
         ok(p.returncode == 0,
            "%s (set %s): the rules' four fractions equal tdctl decode's (%s)"
            % (fx, setname, ", ".join("%s %.4f" % (f, want[f]) for f in FRACTIONS)),
