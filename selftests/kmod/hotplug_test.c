@@ -23,6 +23,14 @@
  *      events; its test build (topdown_hooks.ko, which guest_load.sh loads
  *      for this test) accepts the type its parameter test_pmu_type names,
  *      which this section sets for its own run.
+ *   5. The module's totals (TOPDOWN_CONFIG_TOTALS) across offline/online
+ *      cycles, with every record kept (a reader drains, none lost): each
+ *      task's entry holds exactly the sums of its records (slices, time,
+ *      unmeasured time, the event's deltas) and each CPU's OTHER entry
+ *      those of its idle records, whether the task's slices were on a CPU
+ *      that went away or not; meanwhile another thread reads the totals
+ *      (TOPDOWN_IOC_TOTALS) in a loop and every entry it gets is whole:
+ *      its time is its measured time plus its unmeasured time.
  *
  * A CPU coming online is armed by a work item shortly after its online
  * callback, not within it (td_counters.c): the test waits for it to count,
@@ -31,9 +39,10 @@
  * Nothing leaked: the guest script unloads the module afterwards (and the
  * debug kernel's kmemleak scan runs after the suite).
  * Environment: TD_HP_CYCLES (24), TD_HP_SECS (60), TD_HP_RACE_SECS (8),
- * TD_HP_ARM_MS (10000), TD_HP_TP_CYCLES (8).
+ * TD_HP_ARM_MS (10000), TD_HP_TP_CYCLES (8), TD_HP_TOT_CYCLES (8).
  * Figures: "# COUNT hotplug_cycles N", "# COUNT hotplug_race_cycles N",
- * "# COUNT hotplug_arm_wait_ms_max N", "# COUNT hotplug_tp_slices N".
+ * "# COUNT hotplug_arm_wait_ms_max N", "# COUNT hotplug_tp_slices N",
+ * "# COUNT hotplug_totals_reads N".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +51,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,13 +389,270 @@ static void tp_section(const int *hp, int nhp, long cycles, long race_secs,
 	td_write_file(TP_PARAM, "-1");
 }
 
+/* 5. Totals across hotplug. */
+
+#define TOT_RING	(1u << 20)
+#define TOT_PIDS	8192	/* a power of two */
+
+/* The sums of one task's records, or of one CPU's idle records. */
+struct tot_sum {
+	uint32_t pid;		/* 0: free (tasks) */
+	uint64_t slices, measured, time_ns, unmeasured_ns, delta;
+};
+
+struct tot_check {
+	struct tot_sum task[TOT_PIDS];
+	struct tot_sum idle[MAXCPU];
+	uint64_t records, full;	/* full: no slot for a pid */
+};
+
+static void tot_add(struct tot_sum *s, const struct topdown_record *rec)
+{
+	s->slices++;
+	s->time_ns += rec->duration_ns;
+	if (rec->flags & (TOPDOWN_REC_ERROR_MASK | TOPDOWN_REC_ROTATED)) {
+		s->unmeasured_ns += rec->duration_ns;
+	} else {
+		s->measured++;
+		s->delta += rec->delta[0];
+	}
+}
+
+static struct tot_sum *tot_task(struct tot_check *t, uint32_t pid)
+{
+	for (uint32_t n = 0, i = pid & (TOT_PIDS - 1); n < TOT_PIDS;
+	     n++, i = (i + 1) & (TOT_PIDS - 1)) {
+		if (t->task[i].pid == pid)
+			return &t->task[i];
+		if (!t->task[i].pid) {
+			t->task[i].pid = pid;
+			return &t->task[i];
+		}
+	}
+	return NULL;
+}
+
+static void tot_record(int cpu, const struct topdown_record *rec, void *arg)
+{
+	struct tot_check *t = arg;
+	struct tot_sum *s;
+
+	t->records++;
+	if (rec->flags & TOPDOWN_REC_IDLE)
+		s = &t->idle[cpu];
+	else
+		s = tot_task(t, rec->pid);
+	if (s)
+		tot_add(s, rec);
+	else
+		t->full++;
+}
+
+static void tot_drain_cb(void *t)
+{
+	drain_each(tot_record, t);
+}
+
+/* TOPDOWN_IOC_TOTALS into @e (@cap entries): 0 or -errno. */
+static int tot_read(int dev, struct topdown_totals *q, struct topdown_total *e,
+		    uint32_t cap)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->nr_entries = cap;
+	q->entry_size = sizeof(*e);
+	q->entries_ptr = (uintptr_t)e;
+	return ioctl(dev, TOPDOWN_IOC_TOTALS, q) ? -errno : 0;
+}
+
+/*
+ * An entry read while its task runs is whole: one group, so its time is
+ * the group's time plus the time no group measured, and its slices the
+ * group's plus the unmeasured ones (at least the group's).
+ */
+static bool tot_whole(const struct topdown_total *e)
+{
+	return e->time_ns == e->grp_time_ns[0] + e->unmeasured_ns &&
+	       e->slices >= e->grp_slices[0];
+}
+
+struct tot_reader {
+	atomic_int stop;
+	uint32_t cap;
+	unsigned long reads, torn, failed;
+};
+
+static void *tot_reader(void *arg)
+{
+	struct tot_reader *r = arg;
+	struct topdown_total *e = calloc(r->cap, sizeof(*e));
+	struct topdown_totals q;
+	int dev = open(TOPDOWN_DEVICE, O_RDONLY);
+
+	if (!e || dev < 0) {
+		r->failed++;
+		goto out;
+	}
+	while (!atomic_load(&r->stop)) {
+		if (tot_read(dev, &q, e, r->cap)) {
+			r->failed++;
+			break;
+		}
+		r->reads++;
+		for (uint32_t i = 0; i < q.nr_entries; i++)
+			if (!tot_whole(&e[i]) && r->torn++ < 5)
+				printf("# totals read %lu: entry %u (pid %u) not whole: "
+				       "%llu ns, %llu measured + %llu unmeasured\n",
+				       r->reads, i, e[i].pid,
+				       (unsigned long long)e[i].time_ns,
+				       (unsigned long long)e[i].grp_time_ns[0],
+				       (unsigned long long)e[i].unmeasured_ns);
+		usleep(2000);
+	}
+out:
+	if (dev >= 0)
+		close(dev);
+	free(e);
+	return NULL;
+}
+
+/* One entry against the sums of its records; false, said, if they differ. */
+static bool tot_same(const char *who, const struct topdown_total *e,
+		     const struct tot_sum *s)
+{
+	bool same = e->slices == s->slices && e->time_ns == s->time_ns &&
+		    e->unmeasured_ns == s->unmeasured_ns &&
+		    e->grp_slices[0] == s->measured &&
+		    e->grp_time_ns[0] == s->time_ns - s->unmeasured_ns &&
+		    e->grp_delta[0][0] == s->delta;
+
+	if (!same)
+		printf("# %s: totals %llu slices, %llu ns (%llu unmeasured), delta %llu; "
+		       "records %llu slices, %llu ns (%llu unmeasured), delta %llu\n", who,
+		       (unsigned long long)e->slices, (unsigned long long)e->time_ns,
+		       (unsigned long long)e->unmeasured_ns,
+		       (unsigned long long)e->grp_delta[0][0],
+		       (unsigned long long)s->slices, (unsigned long long)s->time_ns,
+		       (unsigned long long)s->unmeasured_ns, (unsigned long long)s->delta);
+	return same;
+}
+
+static void totals_section(const int *hp, int nhp, long cycles, unsigned long *reads)
+{
+	struct tot_check *t = calloc(1, sizeof(*t));
+	struct topdown_cpu_stats stats[MAXCPU];
+	struct tot_reader r = { .cap = MAXCPU + TOPDOWN_TOTALS_DEFAULT_TASKS };
+	struct topdown_total *e = calloc(r.cap, sizeof(*e));
+	struct topdown_totals q;
+	struct topdown_status st = { 0 };
+	struct topdown_config c;
+	uint64_t lost = 0;
+	int done = 0, bad = 0, err, nr_tasks = 0, differ = 0, missing = 0;
+	pthread_t lt[4], rt;
+	bool ok = t && e;
+
+	td_cfg_sw(&c, TOT_RING);
+	c.flags |= TOPDOWN_CONFIG_TOTALS;
+	ok = ok && ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0;
+	for (int cpu = 0; ok && cpu < ncpu; cpu++)
+		ok &= td_ring_map(fd, cpu, TOT_RING, &rings[cpu]) == 0;
+	if (!ok) {
+		ksft_test_result_fail("totals: configure and map: %s\n", strerror(errno));
+		ksft_test_result(false, "totals: concurrent reads not run\n");
+		goto out;
+	}
+	atomic_store(&stop_load, 0);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&lt[i], NULL, load, NULL);
+	ok = ioctl(fd, TOPDOWN_IOC_START) == 0;
+	pthread_create(&rt, NULL, tot_reader, &r);
+	for (long i = 0; ok && i < cycles; i++) {
+		int cpu = hp[i % nhp], f;
+		struct pinned p = { .cpu = cpu };
+		pthread_t pt;
+
+		tot_drain_cb(t);
+		if (td_set_online(cpu, 0) || td_set_online(cpu, 1)) {
+			bad++;
+			continue;
+		}
+		f = wait_counting(cpu);
+		if (f < 0 || !(f & TOPDOWN_CPU_COUNTING))
+			bad++;
+		/* A task that lives and dies on the CPU that came back. */
+		pthread_create(&pt, NULL, pinned_sleeper, &p);
+		pthread_join(pt, NULL);
+		tot_drain_cb(t);
+		done++;
+	}
+	atomic_store(&r.stop, 1);
+	pthread_join(rt, NULL);
+	atomic_store(&stop_load, 1);
+	for (int i = 0; i < 4; i++)
+		pthread_join(lt[i], NULL);
+	ok &= ioctl(fd, TOPDOWN_IOC_STOP) == 0;
+	tot_drain_cb(t);
+	ok &= td_status(fd, &st, stats, MAXCPU) == 0;
+	for (unsigned int i = 0; i < st.nr_stats && i < MAXCPU; i++)
+		lost += stats[i].lost;
+	err = tot_read(fd, &q, e, r.cap);
+	ok &= !err && q.no_room == 0 && q.reclaimed == 0 && !t->full;
+	if (err)
+		printf("# totals: TOPDOWN_IOC_TOTALS: %s\n", strerror(-err));
+	for (uint32_t i = 0; !err && i < q.nr_entries; i++) {
+		char who[64];
+		struct tot_sum *s;
+
+		if (e[i].kind == TOPDOWN_TOTAL_OTHER) {
+			if (e[i].cpu >= MAXCPU)
+				continue;
+			snprintf(who, sizeof(who), "cpu %u idle", e[i].cpu);
+			s = &t->idle[e[i].cpu];
+		} else {
+			nr_tasks++;
+			snprintf(who, sizeof(who), "pid %u (%.16s)", e[i].pid, e[i].comm);
+			s = tot_task(t, e[i].pid);
+		}
+		if (!s) {
+			missing++;
+			continue;
+		}
+		if (!tot_same(who, &e[i], s) && differ++ > 10)
+			break;
+		/* Met: a second entry of the pid would differ. */
+		memset(&s->slices, 0, sizeof(*s) - offsetof(struct tot_sum, slices));
+	}
+	/* Every record's task has an entry: nothing left unmet. */
+	for (int i = 0; !err && i < TOT_PIDS; i++)
+		if (t->task[i].pid && t->task[i].slices && missing++ < 5)
+			printf("# pid %u: %llu slices in records, no totals entry\n",
+			       t->task[i].pid, (unsigned long long)t->task[i].slices);
+	ksft_test_result(ok && done == cycles && !bad && !lost && !differ && !missing,
+			 "totals across %d offline/online cycles: %d task entries and %u CPUs' "
+			 "idle entries equal the sums of their %llu records (%d differ, %d "
+			 "missing, %llu records lost, %d bad cycles, no_room %llu)\n", done,
+			 nr_tasks, err ? 0 : st.nr_cpus, (unsigned long long)t->records, differ,
+			 missing, (unsigned long long)lost, bad,
+			 err ? 0ull : (unsigned long long)q.no_room);
+	ksft_test_result(r.reads > 0 && !r.torn && !r.failed,
+			 "totals read %lu times during the cycles: every entry whole (%lu "
+			 "torn, %lu failed reads)\n", r.reads, r.torn, r.failed);
+	*reads = r.reads;
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		td_ring_unmap(&rings[cpu]);
+out:
+	free(e);
+	free(t);
+}
+
 int main(void)
 {
 	long cycles = td_env_long("TD_HP_CYCLES", 24);
 	long secs = td_env_long("TD_HP_SECS", 60);
 	long race_secs = td_env_long("TD_HP_RACE_SECS", 8);
 	long tp_cycles = td_env_long("TD_HP_TP_CYCLES", 8);
-	unsigned long tp_slices = 0;
+	long tot_cycles = td_env_long("TD_HP_TOT_CYCLES", 8);
+	unsigned long tp_slices = 0, tot_reads = 0;
 	int hp[MAXCPU], nhp = 0, done = 0, bad_offline = 0, bad_online = 0;
 	int bad_first = 0, bad_pinned = 0, race_cycles = 0;
 	uint64_t deadline, t0;
@@ -408,9 +675,9 @@ int main(void)
 		if (can_hotplug(cpu))
 			hp[nhp++] = cpu;
 	arm_ms = td_env_long("TD_HP_ARM_MS", 10000);
-	ksft_set_plan(8);
+	ksft_set_plan(10);
 	if (!nhp) {
-		for (int i = 0; i < 8; i++)
+		for (int i = 0; i < 10; i++)
 			ksft_test_result_skip("no CPU can go offline here (%d CPUs)\n", ncpu);
 		ksft_finished();
 	}
@@ -564,11 +831,13 @@ int main(void)
 	ksft_test_result(ioctl(fd, TOPDOWN_IOC_CONFIGURE, &c) == 0,
 			 "reconfigure after unmapping: nothing left mapped\n");
 	tp_section(hp, nhp, tp_cycles, (race_secs + 1) / 2, &tp_slices);
+	totals_section(hp, nhp, tot_cycles, &tot_reads);
 	close(fd);
 	td_count("hotplug_cycles", done + race_cycles);
 	td_count("hotplug_race_cycles", race_cycles);
 	td_count("hotplug_race_start_stop", atomic_load(&race_start_stop));
 	td_count("hotplug_arm_wait_ms_max", arm_wait_max_ns / 1000000);
 	td_count("hotplug_tp_slices", tp_slices);
+	td_count("hotplug_totals_reads", tot_reads);
 	ksft_finished();
 }
