@@ -514,6 +514,8 @@ def reader_table(path, js):
           "instructions per record from callgrind")
     print(f"   {'COMMAND':<19} {'SET':<10} {'EV':>2} {'REC/S (CPU)':>12} "
           f"{'INSN/REC':>9} {'TARGET':>12}")
+    totals = [r for r in rows if r.get("format") == "totals"]
+    rows = [r for r in rows if r.get("format") != "totals"]
     for r in rows:
         t = ""
         if r.get("target"):
@@ -526,7 +528,13 @@ def reader_table(path, js):
             name = f"{r['command']}{' -a' if r['command'] == 'stat' else ''} --by {r['format']}"
         print(f"   {name:<19} {r['set']:<10} {r['events']:>2} "
               f"{r['records_per_s']:>12,.0f} {r['insn_per_record']:>9,.0f} {t:>12}")
-    js["reader"] = rows
+    for r in totals:
+        met = "met" if r["ms_per_refresh"] < r["target_ms"] else "MISSED"
+        print(f"   stat -a, the totals of {r['tasks']:,} running tasks ({r['set']}): "
+              f"{r['ms_per_refresh']:.2f} ms of CPU a refresh, "
+              f"{r['device_ms_per_refresh']:.2f} of them the device's "
+              f"({r['refreshes']} refreshes; target {r['target_ms']} ms: {met})")
+    js["reader"] = rows + totals
     return errors
 
 

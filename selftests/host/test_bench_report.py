@@ -224,5 +224,35 @@ def bench_report():
     ok(rc == 1 and "mode 'bpf-max' missing" in text, "a peer neither run nor skipped: error", text)
 
 
+@test
+def reader_totals_rows():
+    """The reader's JSONL: stat -a on the totals, its own line, met or missed."""
+    base = {"command": "stat", "format": "task", "set": "intel_spr", "events": 8,
+            "cpus": 8, "records": 20000, "file_bytes": 2560000, "cpu_s": 0.01,
+            "wall_s": 1.0, "records_per_s": 2000000, "insn_per_record": 300.0,
+            "target": 10e6, "live": True}
+    tot = {"command": "stat", "format": "totals", "set": "intel_spr", "events": 8,
+           "cpus": 8, "tasks": 10000, "refreshes": 12, "cpu_s": 0.06,
+           "ms_per_refresh": 5.0, "device_ms_per_refresh": 2.0, "target_ms": 10,
+           "live": True}
+    for ms, verdict in ((5.0, "met"), (12.5, "MISSED")):
+        with tmpdir() as d:
+            rd, out = os.path.join(d, "reader.jsonl"), os.path.join(d, "bench.json")
+            with open(rd, "w") as f:
+                f.write(json.dumps(base) + "\n")
+                f.write(json.dumps(dict(tot, ms_per_refresh=ms)) + "\n")
+            p = subprocess.run([sys.executable, REPORT, "--out", out, "--reader", rd],
+                               capture_output=True, text=True)
+            js = json.load(open(out)) if os.path.exists(out) else {}
+        text = p.stdout + p.stderr
+        line = next((ln for ln in text.splitlines() if "the totals of 10,000" in ln), "")
+        ok(p.returncode == 0 and f"{ms:.2f} ms of CPU a refresh" in line and
+           "2.00 of them the device's" in line and f"target 10 ms: {verdict}" in line,
+           f"reader: stat -a on the totals at {ms} ms a refresh: {verdict}", text)
+        ok(len(js.get("reader", [])) == 2 and "stat -a --by task" in text and
+           "stat -a --by totals" not in text,
+           "reader: the totals row is not a records/s row, and is in bench.json", text)
+
+
 if __name__ == "__main__":
     main()

@@ -43,6 +43,15 @@
  * cgroup ids are ID, ... in turn instead of 1 to 4 (real ids, for tdctl
  * serve's cgroup labels: test_serve.py).
  *
+ * With --totals N, the configuration keeps totals (TOPDOWN_CONFIG_TOTALS)
+ * and TOPDOWN_IOC_TOTALS returns an OTHER entry per CPU and N task
+ * entries, every one of which has run again at each call (its sums grow)
+ * as the module's do on a busy machine: for the cost of a reader that
+ * refreshes from the totals (`-- stat -a`). The call does per entry what
+ * the module's does (read it, copy it out); the JSON line says how many
+ * calls copied entries and the CPU time they took, which stands for the
+ * module's share.
+ *
  * With --write, the same synthetic records go into a record file instead
  * (the format of `tdctl record`, written by tdctl's own writer), for
  * `tdctl dump -i FILE` and `tdctl report -i FILE`: the CPUs interleaved
@@ -76,7 +85,8 @@
 	"       rdbench --fixture DIR [--set NAME] [-n RECORDS] [--cpus N] [--chunk K]" \
 	" --write FILE\n" \
 	"       --groups G: the set's events as a pool in G rotated groups\n" \
-	"       --comm NAME, --cgroup-id ID (repeatable): the tasks' names and cgroup ids"
+	"       --comm NAME, --cgroup-id ID (repeatable): the tasks' names and cgroup ids\n" \
+	"       --totals N: the module keeps totals, of N tasks that all run"
 
 int tdctl_main(int argc, char **argv);
 
@@ -108,6 +118,11 @@ static struct {
 	uint64_t per_cpu;
 	double rate, t_first;	/* --rate: records per second */
 	int groups;		/* --groups */
+	/* --totals: the pool (nr_cpus OTHER entries, then the tasks') */
+	uint32_t totals;
+	struct topdown_total *pool;
+	uint64_t totals_reads;
+	double totals_cpu_s;
 } fake = { .fd = -1 };
 
 static void die(const char *fmt, ...)
@@ -172,6 +187,93 @@ static int fake_status(struct topdown_status *st)
 	return 0;
 }
 
+static double secs(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --totals: every task has run one more slice on CPU (pid % nr_cpus). */
+static void totals_grow(struct topdown_total *e)
+{
+	uint64_t d = 100000 + e->pid % 977;
+
+	e->slices++;
+	e->time_ns += d;
+	e->grp_slices[0]++;
+	e->grp_time_ns[0] += d;
+	for (uint32_t j = 0; j < fake.cfg.nr_events; j++)
+		e->grp_delta[0][j] += d * 3 / (j + 1);
+}
+
+static int fake_totals(struct topdown_totals *q)
+{
+	uint32_t n = (uint32_t)fake.nr_cpus + fake.totals, cap = q->nr_entries;
+	struct topdown_total *out = (void *)(uintptr_t)q->entries_ptr;
+	double c0 = secs(CLOCK_THREAD_CPUTIME_ID);
+
+	if (q->size < TOPDOWN_TOTALS_SIZE_VER0 || q->flags ||
+	    q->entry_size < TOPDOWN_TOTAL_SIZE_VER0) {
+		errno = EINVAL;
+		return -1;
+	}
+	q->size = sizeof(*q);
+	q->entry_size = sizeof(*out);
+	q->nr_tasks = fake.totals;
+	q->pool_tasks = fake.cfg.totals_tasks;
+	q->generation = 0;
+	q->no_room = 0;
+	q->reclaimed = 0;
+	if (!out) {
+		q->nr_entries = n;
+		return 0;
+	}
+	if (cap < n) {
+		errno = ENOSPC;
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		totals_grow(&fake.pool[i]);
+		memcpy(&out[i], &fake.pool[i], sizeof(*out));
+	}
+	q->nr_entries = n;
+	fake.totals_reads++;
+	fake.totals_cpu_s += secs(CLOCK_THREAD_CPUTIME_ID) - c0;
+	return 0;
+}
+
+/* --totals N: the CPUs' OTHER entries and N tasks', 8 threads a process. */
+static void totals_init(void)
+{
+	uint32_t n = (uint32_t)fake.nr_cpus + fake.totals;
+
+	fake.pool = calloc(n, sizeof(*fake.pool));
+	if (!fake.pool)
+		die("out of memory");
+	for (uint32_t i = 0; i < n; i++) {
+		struct topdown_total *e = &fake.pool[i];
+
+		if (i < (uint32_t)fake.nr_cpus) {
+			e->kind = TOPDOWN_TOTAL_OTHER;
+			e->cpu = i;
+			continue;
+		}
+		e->kind = TOPDOWN_TOTAL_TASK;
+		e->pid = 100000 + i;
+		e->tgid = e->pid - e->pid % 8;
+		e->cpu = e->pid % (uint32_t)fake.nr_cpus;
+		e->start_ns = 1000000 + i;
+		e->cgroup_id = 1 + e->tgid % 4;
+		snprintf(e->comm, sizeof(e->comm), "w%u", i % 1000000u);
+	}
+	fake.cfg.flags |= TOPDOWN_CONFIG_TOTALS;
+	fake.cfg.totals_tasks = TOPDOWN_TOTALS_MIN_TASKS;
+	while (fake.cfg.totals_tasks < fake.totals)
+		fake.cfg.totals_tasks *= 2;
+}
+
 int __wrap_ioctl(int fd, unsigned long req, ...)
 {
 	va_list ap;
@@ -188,6 +290,10 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		return 0;
 	case TOPDOWN_IOC_STATUS:
 		return fake_status(arg);
+	case TOPDOWN_IOC_TOTALS:
+		if (fake.totals)
+			return fake_totals(arg);
+		break;
 	case TOPDOWN_IOC_STOP:
 		errno = EALREADY;
 		return -1;
@@ -485,14 +591,6 @@ static void write_file(const char *path, uint64_t per_cpu, uint64_t chunk)
 	free(next);
 }
 
-static double secs(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -507,6 +605,7 @@ int main(int argc, char **argv)
 		{ "groups", required_argument, NULL, 'g' },
 		{ "comm", required_argument, NULL, 'C' },
 		{ "cgroup-id", required_argument, NULL, 'G' },
+		{ "totals", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fixture = NULL, *set = NULL, *write = NULL;
@@ -560,6 +659,11 @@ int main(int argc, char **argv)
 				die("at most 64 --cgroup-id");
 			opt_cgroups[nr_opt_cgroups++] = strtoull(optarg, NULL, 0);
 			break;
+		case 'T':
+			fake.totals = (uint32_t)atol(optarg);
+			if (!fake.totals || fake.totals > TOPDOWN_TOTALS_MAX_TASKS)
+				die("--totals: 1 to %u tasks", TOPDOWN_TOTALS_MAX_TASKS);
+			break;
 		default:
 			die(RDBENCH_USAGE);
 		}
@@ -594,6 +698,8 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (fake.totals)
+		totals_init();
 	per_cpu = ((uint64_t)records + fake.nr_cpus - 1) / fake.nr_cpus;
 	fake.per_cpu = per_cpu;
 	if (write) {
@@ -644,10 +750,18 @@ int main(int argc, char **argv)
 		if (ret)
 			die("tdctl %s exited with %d", argv[first], ret);
 		fprintf(stderr,
-			"{\"command\":\"%s\",\"set\":\"%s\",\"events\":%d,\"records\":%llu,\"wall_s\":%.6f,\"cpu_s\":%.6f,\"records_per_s\":%.0f}\n",
+			"{\"command\":\"%s\",\"set\":\"%s\",\"events\":%d,\"records\":%llu,\"wall_s\":%.6f,\"cpu_s\":%.6f,\"records_per_s\":%.0f",
 			argv[first], plan.set, plan.nr_events,
 			(unsigned long long)(per_cpu * fake.nr_cpus), w1 - w0,
 			c1 - c0, (double)(per_cpu * fake.nr_cpus) / (c1 - c0));
+		if (fake.totals)
+			fprintf(stderr, ",\"totals_tasks\":%u,\"totals_reads\":%llu,"
+				"\"totals_device_cpu_s\":%.6f",
+				fake.totals, (unsigned long long)fake.totals_reads,
+				fake.totals_cpu_s);
+		fprintf(stderr, "}\n");
+		fake.totals_reads = 0;
+		fake.totals_cpu_s = 0;
 	}
 	return 0;
 }
