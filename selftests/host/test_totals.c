@@ -10,7 +10,11 @@
  * serve adds up (td_totals_track_step()) sum to what the entries grew
  * by, folds included, never twice; stat's differences since the start
  * (td_totals_track_diff()) keep a folded task seen exited and say why
- * when a task was folded unseen or moved cgroup. Prints TAP.
+ * when a task was folded unseen or moved cgroup; top's rows of each
+ * interval (td_totals_rows(), td_totals_track_rebase()) are the
+ * interval's, exact or not by what happened in it, the idle tasks
+ * summed with --by cgroup whatever was folded; and the rules of stat and
+ * top (td_totals_unusable()). Prints TAP.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "live/collect.h"
 #include "live/device.h"
 #include "live/totals.h"
 #include "tap.h"
@@ -131,13 +136,6 @@ static void on_step(const struct topdown_total *d, void *ctx)
 	got.calls++;
 }
 
-static bool all(const struct topdown_record *r, void *ctx)
-{
-	(void)r;
-	(void)ctx;
-	return true;
-}
-
 static void test_step(void)
 {
 	struct td_totals_track t;
@@ -147,7 +145,7 @@ static void test_step(void)
 	slices(add_task(1, 5), 10);
 	slices(add_task(2, 5), 5);
 	slices(&mod.e[0], 3);		/* idle */
-	ok(!td_totals_track_start(&t, -1, all, NULL), "step: the first snapshot");
+	ok(!td_totals_track_start(&t, -1, td_total_match_all, NULL), "step: the first snapshot");
 
 	/* 1 runs on, 2 runs 3 more and is folded unseen, 3 is born, idle 2. */
 	slices(task(1), 5);
@@ -204,7 +202,7 @@ static void test_diff(void)
 	/* A task seen exited and then folded keeps its slices. */
 	reset();
 	slices(add_task(1, 5), 2);
-	td_totals_track_start(&t, -1, all, NULL);
+	td_totals_track_start(&t, -1, td_total_match_all, NULL);
 	slices(task(1), 6);
 	task(1)->kind = TOPDOWN_TOTAL_EXITED;
 	td_totals_track_update(&t);
@@ -221,7 +219,7 @@ static void test_diff(void)
 	/* A task born and folded between two snapshots: not exact. */
 	reset();
 	slices(add_task(1, 5), 2);
-	td_totals_track_start(&t, -1, all, NULL);
+	td_totals_track_start(&t, -1, td_total_match_all, NULL);
 	slices(add_task(2, 5), 3);
 	fold(2, 0);
 	td_totals_track_update(&t);
@@ -233,7 +231,7 @@ static void test_diff(void)
 	reset();
 	slices(add_task(1, 5), 2);
 	slices(add_task(2, 5), 2);
-	td_totals_track_start(&t, -1, all, NULL);
+	td_totals_track_start(&t, -1, td_total_match_all, NULL);
 	slices(task(1), 1);
 	task(1)->cgroup_id = 6;
 	task(1)->cgroup_moves = 1;
@@ -247,15 +245,179 @@ static void test_diff(void)
 	reset();
 	mod.entry_size = TOPDOWN_TOTAL_SIZE_VER0;
 	slices(add_task(1, 5), 2);
-	td_totals_track_start(&t, -1, all, NULL);
+	td_totals_track_start(&t, -1, td_total_match_all, NULL);
 	td_totals_track_update(&t);
 	ok(t.moves_unknown, "diff: VER0 entries: whether a task moved is not known");
 	td_totals_track_free(&t);
+}
+
+/* The row of pid (cpu: the idle task's) in a, or NULL. */
+static const struct td_bucket *row(const struct td_agg *a, uint32_t pid,
+				   uint32_t cpu, uint64_t cgroup)
+{
+	struct topdown_record r = { .pid = pid, .tgid = pid, .cpu = cpu,
+				    .cgroup_id = cgroup };
+
+	return td_agg_find(a, &r);
+}
+
+static uint64_t row_slices(const struct td_agg *a, uint32_t pid, uint32_t cpu,
+			   uint64_t cgroup)
+{
+	const struct td_bucket *b = row(a, pid, cpu, cgroup);
+
+	return b ? b->slices : 0;
+}
+
+/* One interval of top: its rows from the totals, then the next's start. */
+static const char *next_rows(struct td_totals_track *t, struct td_agg *a)
+{
+	const char *why;
+
+	td_agg_clear(a);
+	why = td_totals_rows(t, a, true, 1, a->by == TD_BY_CGROUP);
+	ok(!td_totals_track_rebase(t), "rows: the last snapshot becomes the start of what follows");
+	return why;
+}
+
+static void test_rows(void)
+{
+	struct td_totals_track t;
+	struct td_agg a;
+	const char *why;
+
+	/* --by task: each interval's slices, the idle tasks' per CPU. */
+	reset();
+	slices(add_task(1, 5), 10);
+	slices(&mod.e[1], 4);
+	td_agg_init(&a, TD_BY_TASK);
+	ok(!td_totals_track_start(&t, -1, td_total_match_all, NULL),
+	   "rows: the first snapshot");
+	slices(task(1), 5);
+	slices(add_task(2, 5), 3);
+	slices(&mod.e[0], 2);
+	why = next_rows(&t, &a);
+	ok(!why && row_slices(&a, 1, 0, 0) == 5 && row_slices(&a, 2, 0, 0) == 3 &&
+	   row_slices(&a, 0, 0, 0) == 2 && !row(&a, 0, 1, 0) && a.total.slices == 10,
+	   "rows: interval 1 exact, task 1 5 slices, task 2 3, CPU 0 idle 2 (%llu %llu %llu; %s)",
+	   (unsigned long long)row_slices(&a, 1, 0, 0),
+	   (unsigned long long)row_slices(&a, 2, 0, 0),
+	   (unsigned long long)row_slices(&a, 0, 0, 0), why ? why : "exact");
+	ok(row(&a, 1, 0, 0) && row(&a, 1, 0, 0)->counts[0] == 35 &&
+	   row(&a, 1, 0, 0)->runtime_ns == 50,
+	   "rows: task 1's counts and run time are the interval's (35, 50 ns)");
+
+	/* 2 exits, seen; then folded while 1 runs: interval 2 has each once. */
+	slices(task(2), 1);
+	task(2)->kind = TOPDOWN_TOTAL_EXITED;
+	td_totals_track_update(&t);
+	fold(2, 1);
+	slices(task(1), 7);
+	slices(&mod.e[1], 6);
+	why = next_rows(&t, &a);
+	ok(row_slices(&a, 1, 0, 0) == 7 && row_slices(&a, 2, 0, 0) == 1,
+	   "rows: interval 2, task 2 seen exited then folded: its last slice, none before (%llu)",
+	   (unsigned long long)row_slices(&a, 2, 0, 0));
+	/* ... but the fold makes the idle tasks' split by CPU unknown. */
+	ok(why && strstr(why, "idle"), "rows: interval 2 by task, a fold: %s",
+	   why ? why : "exact");
+
+	/* Interval 3: nothing folded, exact again (why is the interval's). */
+	slices(task(1), 2);
+	slices(&mod.e[1], 1);
+	why = next_rows(&t, &a);
+	ok(!why && row_slices(&a, 1, 0, 0) == 2 && row_slices(&a, 0, 1, 0) == 1 &&
+	   !row(&a, 2, 0, 0),
+	   "rows: interval 3 exact again: task 1 2 slices, CPU 1 idle 1 (%s)",
+	   why ? why : "exact");
+
+	/* Interval 4: a task born and folded unseen: not exact. */
+	slices(add_task(3, 5), 2);
+	task(3)->kind = TOPDOWN_TOTAL_EXITED;
+	fold(3, 0);
+	why = next_rows(&t, &a);
+	ok(why && strstr(why, "folded"), "rows: interval 4, a task folded unseen: %s",
+	   why ? why : "exact");
+	td_totals_track_free(&t);
+	td_agg_free(&a);
+}
+
+static void test_rows_cgroup(void)
+{
+	struct td_totals_track t;
+	struct td_agg a;
+	const char *why;
+
+	/* --by cgroup: the idle tasks summed, exact even with folds. */
+	reset();
+	slices(add_task(1, 5), 2);
+	slices(add_task(2, 6), 2);
+	td_agg_init(&a, TD_BY_CGROUP);
+	td_totals_track_start(&t, -1, td_total_match_all, NULL);
+	slices(task(2), 3);
+	task(2)->kind = TOPDOWN_TOTAL_EXITED;
+	td_totals_track_update(&t);
+	fold(2, 0);
+	slices(task(1), 4);
+	slices(&mod.e[0], 5);
+	slices(&mod.e[1], 1);
+	why = next_rows(&t, &a);
+	ok(!why && row_slices(&a, 0, 0, 5) == 4 && row_slices(&a, 0, 0, 6) == 3 &&
+	   row_slices(&a, 0, 0, 1) == 6,
+	   "rows by cgroup: a fold, yet exact: cgroups 5 and 6 4 and 3, the root's idle 6 (%llu %llu %llu; %s)",
+	   (unsigned long long)row_slices(&a, 0, 0, 5),
+	   (unsigned long long)row_slices(&a, 0, 0, 6),
+	   (unsigned long long)row_slices(&a, 0, 0, 1), why ? why : "exact");
+
+	/* A task that moves cgroup: that interval is not exact, the next is. */
+	slices(task(1), 1);
+	task(1)->cgroup_id = 6;
+	task(1)->cgroup_moves = 1;
+	why = next_rows(&t, &a);
+	ok(why && strstr(why, "moved"), "rows by cgroup: a task moved: %s",
+	   why ? why : "exact");
+	slices(task(1), 2);
+	why = next_rows(&t, &a);
+	ok(!why && row_slices(&a, 0, 0, 6) == 2 && !row(&a, 0, 0, 5),
+	   "rows by cgroup: the next interval, exact in its new cgroup (%s)",
+	   why ? why : "exact");
+	td_totals_track_free(&t);
+	td_agg_free(&a);
+}
+
+/* The rules of stat and top: when the totals can stand for the records. */
+static void test_unusable(void)
+{
+	struct td_view_cfg vc;
+	struct td_live l;
+	struct td_filter f;
+
+	memset(&vc, 0, sizeof(vc));
+	memset(&l, 0, sizeof(l));
+	l.vc = &vc;
+	td_filter_init(&f);
+	ok(!td_totals_unusable(&l, &f, TD_BY_TASK) &&
+	   !td_totals_unusable(&l, &f, TD_BY_CGROUP) &&
+	   !td_totals_unusable(&l, &f, TD_BY_COMM) &&
+	   !td_totals_unusable(&l, &f, TD_BY_PROCESS),
+	   "unusable: by task, process, comm and cgroup, the totals can be used");
+	ok(!!td_totals_unusable(&l, &f, TD_BY_CPU),
+	   "unusable: by cpu: %s", td_totals_unusable(&l, &f, TD_BY_CPU));
+	vc.rotated = true;
+	ok(!!td_totals_unusable(&l, &f, TD_BY_TASK),
+	   "unusable: rotated groups: %s", td_totals_unusable(&l, &f, TD_BY_TASK));
+	vc.rotated = false;
+	td_filter_opt(&f, TD_FILTER_COMM, "x");
+	ok(!!td_totals_unusable(&l, &f, TD_BY_TASK),
+	   "unusable: a filter: %s", td_totals_unusable(&l, &f, TD_BY_TASK));
 }
 
 int main(void)
 {
 	test_step();
 	test_diff();
+	test_rows();
+	test_rows_cgroup();
+	test_unusable();
 	return tap_done();
 }

@@ -64,10 +64,6 @@
 #define SV_CONNS	1024	/* --max-connections */
 #define SV_USER		"tdctl-serve"	/* the package's system user */
 #define SV_RETRY_MS	10000	/* reopen the device after this long */
-/* How often the totals are read: often enough that a task's entry is
- * seen before the module folds it.
- */
-#define SV_TOTALS_MS	100
 /* The overflow series' comm: printable ASCII without a backslash and
  * longer than a comm (TOPDOWN_COMM_LEN bytes), so no comm's text
  * (output/text.h) is this.
@@ -122,7 +118,7 @@ struct sv {
 	int status_fd;		/* read-only /dev/topdown kept across the drop */
 	int bpf_fd;		/* the BPF backend's pin folder, likewise */
 	/* the module's totals (load --totals), when they count for the
-	 * records: a snapshot every SV_TOTALS_MS, its differences added
+	 * records: a snapshot every TD_TOTALS_EVERY_MS, its differences added
 	 */
 	struct td_totals_track tt;
 	bool totals;
@@ -325,7 +321,7 @@ static void sv_on_total(const struct topdown_total *d, void *ctx)
 		se->counts[e] += d->grp_delta[0][e];
 }
 
-/* Every SV_TOTALS_MS and at each scrape: the totals' news. Once they
+/* Every TD_TOTALS_EVERY_MS and at each scrape: the totals' news. Once they
  * cannot be read, the records count again, from then on.
  */
 static void sv_totals_step(struct sv *s, uint64_t now, bool force)
@@ -334,7 +330,7 @@ static void sv_totals_step(struct sv *s, uint64_t now, bool force)
 
 	if (!s->totals || (!force && now < s->next_step))
 		return;
-	s->next_step = now + SV_TOTALS_MS * 1000000ull;
+	s->next_step = now + TD_TOTALS_EVERY_MS * 1000000ull;
 	ret = td_totals_track_step(&s->tt, sv_on_total, s);
 	if (!ret)
 		return;
@@ -345,13 +341,6 @@ static void sv_totals_step(struct sv *s, uint64_t now, bool force)
 	td_reader_drain(&s->rd, sv_on_record, sv_on_lost, s);
 	s->totals = false;
 	td_totals_track_free(&s->tt);
-}
-
-static bool sv_match_all(const struct topdown_record *r, void *ctx)
-{
-	(void)r;
-	(void)ctx;
-	return true;
 }
 
 static void sv_cache_expire(struct sv *s, uint64_t now)
@@ -419,10 +408,10 @@ static void sv_open(struct sv *s, uint64_t now)
 	 */
 	if (!s->rd.bpf && !vc->rotated &&
 	    (s->rd.cfg.flags & TOPDOWN_CONFIG_TOTALS) &&
-	    !td_totals_track_start(&s->tt, s->rd.fd, sv_match_all, NULL)) {
+	    !td_totals_track_start(&s->tt, s->rd.fd, td_total_match_all, NULL)) {
 		s->totals = true;
 		s->root_cgroup = td_cgroup_root_id();
-		s->next_step = now + SV_TOTALS_MS * 1000000ull;
+		s->next_step = now + TD_TOTALS_EVERY_MS * 1000000ull;
 	}
 	free(vc);
 	s->open = true;
@@ -738,7 +727,7 @@ int do_serve(int argc, char **argv)
 		}
 		rings_hup = false;
 		if (poll(pfd, rings >= 0 ? n + 1 : n,
-			 s->totals ? SV_TOTALS_MS : 250) <= 0)
+			 s->totals ? TD_TOTALS_EVERY_MS : 250) <= 0)
 			continue;
 		rings_hup = rings >= 0 &&
 			    (pfd[rings].revents & (POLLIN | POLLHUP)) == POLLHUP;

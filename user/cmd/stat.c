@@ -66,12 +66,8 @@ struct stat_ctx {
 	bool have_tt;
 	bool exact;		/* cur holds the totals' rows */
 	const char *why;	/* why not, NULL without totals */
-	char why_buf[96];
 	struct td_agg tot;
 };
-
-/* How often the totals are read while counting (td_totals_track_update()). */
-#define TOTALS_EVERY_NS	100000000ull
 
 static void on_record(const struct topdown_record *r, void *ctx)
 {
@@ -85,22 +81,6 @@ static void on_record(const struct topdown_record *r, void *ctx)
 		td_agg_add(&s->cur, r);
 }
 
-/* The totals can stand for the records: why not, or NULL. */
-static const char *totals_unusable(const struct stat_ctx *s)
-{
-	if (s->live.rd.bpf)
-		return "the BPF backend keeps no totals";
-	if (s->live.vc->rotated)
-		return "rotated groups are estimated from their slices";
-	if (s->interval_ns)
-		return "-I blocks are the records read in each";
-	if (s->filter.any)
-		return "the filters apply to each slice";
-	if (s->view.by == TD_BY_CPU)
-		return "a task's totals are not kept per CPU";
-	return NULL;
-}
-
 static bool total_match(const struct topdown_record *r, void *ctx)
 {
 	struct stat_ctx *s = ctx;
@@ -110,67 +90,34 @@ static bool total_match(const struct topdown_record *r, void *ctx)
 
 static void totals_begin(struct stat_ctx *s)
 {
-	int r;
-
-	if (!(s->live.rd.cfg.flags & TOPDOWN_CONFIG_TOTALS))
-		return;
-	s->why = totals_unusable(s);
-	if (s->why)
-		return;
-	r = td_totals_track_start(&s->tt, s->live.rd.fd, total_match, s);
-	if (r) {
-		snprintf(s->why_buf, sizeof(s->why_buf), "reading the totals: %s",
-			 strerror(-r));
-		s->why = s->why_buf;
+	if (s->interval_ns) {
+		if (s->live.rd.cfg.flags & TOPDOWN_CONFIG_TOTALS)
+			s->why = "-I blocks are the records read in each";
 		return;
 	}
-	s->have_tt = true;
-}
-
-static void on_total(const struct topdown_record *r, uint64_t slices,
-		     uint64_t unmeasured, void *ctx)
-{
-	struct stat_ctx *s = ctx;
-
-	if (!td_target_match(&s->tgt, r))
-		return;
-	if (unmeasured && !s->why)
-		s->why = "slices with an unreadable counter are estimated "
-			 "from the others";
-	else
-		td_agg_add_sum(&s->tot, r, slices);
+	s->have_tt = td_totals_begin(&s->tt, &s->live, &s->filter, s->view.by,
+				     total_match, s, &s->why);
 }
 
 /* At the end: the rows from the totals, if they are exact. */
 static void totals_end(struct stat_ctx *s)
 {
-	/* have_tt: totals_unusable() said nothing at the start */
+	/* have_tt: td_totals_begin() said nothing at the start */
 	if (s->why || !s->have_tt)
 		return;
 	if (s->tgt.kind == TD_TGT_CMD && !s->tgt.use_cgroup) {
 		s->why = "the command has no cgroup of its own";
 		return;
 	}
-	td_totals_track_update(&s->tt);
 	td_agg_init(&s->tot, s->view.by);
 	if (td_view_agg(&s->view, &s->tot))
 		s->why = "out of memory";
 	else
-		td_totals_track_diff(&s->tt, s->tgt.kind == TD_TGT_ALL,
-				     td_cgroup_root_id(), on_total, s);
-	if (!s->why)
-		s->why = s->tt.why;
-	/* A task's totals are in the cgroup of its last slice. */
-	if (!s->why && (s->view.by == TD_BY_CGROUP || s->tgt.use_cgroup)) {
-		if (s->tt.moved)
-			s->why = "a task moved to another cgroup while counted "
-				 "(the totals are per task)";
-		else if (s->tt.moves_unknown)
-			s->why = "the module does not say whether a task moved "
-				 "to another cgroup";
-	}
-	if (!s->why && s->tot.oom)
-		s->why = "out of memory";
+		s->why = td_totals_rows(&s->tt, &s->tot,
+					s->tgt.kind == TD_TGT_ALL,
+					td_cgroup_root_id(),
+					s->view.by == TD_BY_CGROUP ||
+					s->tgt.use_cgroup);
 	if (!s->why) {
 		struct td_agg tmp = s->cur;
 
@@ -380,7 +327,7 @@ int do_stat(int argc, char **argv)
 		jsonw_stream_begin(json_wtr);
 	td_live_run(&s->live, &(struct td_run){
 		.duration_ns = s->tgt.duration_ns,
-		.tick_ns = s->interval_ns ?: (s->have_tt ? TOTALS_EVERY_NS : 0),
+		.tick_ns = s->interval_ns ?: (s->have_tt ? TD_TOTALS_EVERY_MS * 1000000ull : 0),
 		.tick = on_tick, .key_fd = -1, .ctx = s });
 	end = td_now_ns();
 	td_agg_merge(&s->cur, &s->next);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "live/collect.h"
 #include "live/device.h"
 #include "live/totals.h"
 
@@ -84,6 +85,22 @@ static int snap(int fd, struct td_totals_snap *s)
 	return -EAGAIN;
 }
 
+/* dst: a copy of src, its own index. */
+static int snap_copy(struct td_totals_snap *dst, const struct td_totals_snap *src)
+{
+	*dst = *src;
+	dst->e = malloc((src->n ? src->n : 1) * sizeof(*dst->e));
+	dst->ix = malloc((nr_tasks(src) + 1) * sizeof(*dst->ix));
+	if (!dst->e || !dst->ix) {
+		snap_free(dst);
+		return -ENOMEM;
+	}
+	memcpy(dst->e, src->e, src->n * sizeof(*dst->e));
+	for (uint32_t i = 0; i < nr_tasks(src); i++)
+		dst->ix[i] = dst->e + (src->ix[i] - src->e);
+	return 0;
+}
+
 static void set_why(struct td_totals_track *t, const char *why)
 {
 	if (!t->why)
@@ -95,6 +112,13 @@ static void set_err(struct td_totals_track *t, int err)
 	snprintf(t->why_buf, sizeof(t->why_buf), "reading the totals: %s",
 		 strerror(-err));
 	set_why(t, t->why_buf);
+}
+
+bool td_total_match_all(const struct topdown_record *r, void *ctx)
+{
+	(void)r;
+	(void)ctx;
+	return true;
 }
 
 int td_totals_track_start(struct td_totals_track *t, int fd,
@@ -109,10 +133,27 @@ int td_totals_track_start(struct td_totals_track *t, int fd,
 	ret = snap(fd, &t->base);
 	if (ret)
 		return ret;
-	ret = snap(fd, &t->last);
+	/* A copy: a fold between two snapshots would go unseen. */
+	ret = snap_copy(&t->last, &t->base);
 	if (ret)
 		snap_free(&t->base);
 	return ret;
+}
+
+int td_totals_track_rebase(struct td_totals_track *t)
+{
+	struct td_totals_snap s;
+	int ret = snap_copy(&s, &t->last);
+
+	if (ret)
+		return ret;
+	snap_free(&t->base);
+	t->base = s;
+	t->nr_gone = 0;
+	t->folds = 0;
+	t->moved = 0;
+	t->why = NULL;
+	return 0;
 }
 
 static bool is_target(struct td_totals_track *t, const struct topdown_total *e)
@@ -235,27 +276,6 @@ static void emit_task(const struct td_totals_track *t,
 	emit(e, find(e, tasks(&t->base), nr_tasks(&t->base)), &r, fn, ctx);
 }
 
-void td_totals_track_diff(struct td_totals_track *t, bool idle,
-			  uint64_t root_cgroup, td_total_fn fn, void *ctx)
-{
-	struct topdown_record r;
-
-	if (idle && t->folds)
-		set_why(t, "the idle tasks' slices are not told apart from "
-			"exited tasks' folded totals");
-	for (uint32_t c = 0; idle && !t->folds && c < t->last.nr_cpus; c++) {
-		memset(&r, 0, sizeof(r));
-		r.cgroup_id = root_cgroup;
-		r.flags = TOPDOWN_REC_IDLE;
-		snprintf(r.comm, sizeof(r.comm), "swapper/%u", c % 10000000);
-		emit(&t->last.e[c], &t->base.e[c], &r, fn, ctx);
-	}
-	for (uint32_t i = 0; i < nr_tasks(&t->last); i++)
-		emit_task(t, tasks(&t->last)[i], fn, ctx);
-	for (uint32_t i = 0; i < t->nr_gone; i++)
-		emit_task(t, &t->gone[i], fn, ctx);
-}
-
 /* *d += e - b, or *d -= e (sub). */
 static void acc(__u64 *d, __u64 e, __u64 b, bool sub)
 {
@@ -280,6 +300,145 @@ static void total_acc(struct topdown_total *d, const struct topdown_total *e,
 			    b->grp_delta[g][j], sub);
 	}
 }
+
+/* The idle task's record of CPU c, with no sums yet. */
+static void idle_rec(struct topdown_record *r, uint32_t c, uint64_t root_cgroup)
+{
+	memset(r, 0, sizeof(*r));
+	r->cgroup_id = root_cgroup;
+	r->flags = TOPDOWN_REC_IDLE;
+	snprintf(r->comm, sizeof(r->comm), "swapper/%u", c % 10000000);
+}
+
+/*
+ * The idle tasks summed: the CPUs' entries grew by their slices and by
+ * every entry folded since the base whole, the ones seen (t->gone) and
+ * those that t->why is about.
+ */
+static void emit_idle_sum(struct td_totals_track *t, uint64_t root_cgroup,
+			  td_total_fn fn, void *ctx)
+{
+	struct topdown_total o;
+	struct topdown_record r;
+
+	memset(&o, 0, sizeof(o));
+	for (uint32_t c = 0; c < t->last.nr_cpus; c++)
+		total_acc(&o, &t->last.e[c], &t->base.e[c], false);
+	for (uint32_t i = 0; i < t->nr_gone; i++)
+		total_acc(&o, &t->gone[i], NULL, true);
+	if (o.slices >= (uint64_t)1 << 63) {
+		/* Below 0: more was subtracted than folded. */
+		set_why(t, "the totals of exited tasks were not all folded");
+		return;
+	}
+	idle_rec(&r, 0, root_cgroup);
+	emit(&o, NULL, &r, fn, ctx);
+}
+
+void td_totals_track_diff(struct td_totals_track *t, enum td_totals_idle idle,
+			  uint64_t root_cgroup, td_total_fn fn, void *ctx)
+{
+	struct topdown_record r;
+	bool per_cpu = idle == TD_TOTALS_IDLE_PER_CPU;
+
+	if (per_cpu && t->folds)
+		set_why(t, "the idle tasks' slices are not told apart from "
+			"exited tasks' folded totals");
+	for (uint32_t c = 0; per_cpu && !t->folds && c < t->last.nr_cpus; c++) {
+		idle_rec(&r, c, root_cgroup);
+		emit(&t->last.e[c], &t->base.e[c], &r, fn, ctx);
+	}
+	if (idle == TD_TOTALS_IDLE_SUMMED)
+		emit_idle_sum(t, root_cgroup, fn, ctx);
+	for (uint32_t i = 0; i < nr_tasks(&t->last); i++)
+		emit_task(t, tasks(&t->last)[i], fn, ctx);
+	for (uint32_t i = 0; i < t->nr_gone; i++)
+		emit_task(t, &t->gone[i], fn, ctx);
+}
+
+/* ---- the rows of a live session --------------------------------------- */
+
+const char *td_totals_unusable(const struct td_live *l,
+			       const struct td_filter *f, enum td_by by)
+{
+	if (l->rd.bpf)
+		return "the BPF backend keeps no totals";
+	if (l->vc->rotated)
+		return "rotated groups are estimated from their slices";
+	if (f->any)
+		return "the filters apply to each slice";
+	if (by == TD_BY_CPU)
+		return "a task's totals are not kept per CPU";
+	return NULL;
+}
+
+bool td_totals_begin(struct td_totals_track *t, const struct td_live *l,
+		     const struct td_filter *f, enum td_by by,
+		     td_total_match_fn match, void *ctx, const char **why)
+{
+	int ret;
+
+	*why = NULL;
+	if (!(l->rd.cfg.flags & TOPDOWN_CONFIG_TOTALS))
+		return false;
+	*why = td_totals_unusable(l, f, by);
+	if (*why)
+		return false;
+	ret = td_totals_track_start(t, l->rd.fd, match, ctx);
+	if (!ret)
+		return true;
+	set_err(t, ret);
+	*why = t->why;
+	return false;
+}
+
+struct rows_ctx {
+	struct td_totals_track *t;
+	struct td_agg *a;
+	const char *why;
+};
+
+static void on_row(const struct topdown_record *r, uint64_t slices,
+		   uint64_t unmeasured, void *ctx)
+{
+	struct rows_ctx *c = ctx;
+
+	if (!c->t->match(r, c->t->ctx))
+		return;
+	if (unmeasured && !c->why)
+		c->why = "slices with an unreadable counter are estimated "
+			 "from the others";
+	else
+		td_agg_add_sum(c->a, r, slices);
+}
+
+const char *td_totals_rows(struct td_totals_track *t, struct td_agg *a,
+			   bool idle, uint64_t root_cgroup, bool cgroups)
+{
+	struct rows_ctx c = { .t = t, .a = a };
+	enum td_totals_idle how = !idle ? TD_TOTALS_IDLE_NONE :
+				  a->by == TD_BY_CGROUP ? TD_TOTALS_IDLE_SUMMED :
+				  TD_TOTALS_IDLE_PER_CPU;
+
+	td_totals_track_update(t);
+	td_totals_track_diff(t, how, root_cgroup, on_row, &c);
+	if (!c.why)
+		c.why = t->why;
+	/* A task's totals are in the cgroup of its last slice. */
+	if (!c.why && cgroups) {
+		if (t->moved)
+			c.why = "a task moved to another cgroup while counted "
+				"(the totals are per task)";
+		else if (t->moves_unknown)
+			c.why = "the module does not say whether a task moved "
+				"to another cgroup";
+	}
+	if (!c.why && a->oom)
+		c.why = "out of memory";
+	return c.why;
+}
+
+/* ---- running differences ---------------------------------------------- */
 
 int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 			 void *ctx)

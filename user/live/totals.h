@@ -22,6 +22,15 @@
 
 #include <linux/topdown.h>
 
+#include "agg/aggregate.h"
+
+struct td_live;
+
+/* How often a reader takes a snapshot while collecting: often enough
+ * that a task's entry is seen before the module folds it.
+ */
+#define TD_TOTALS_EVERY_MS	100
+
 struct td_totals_snap {
 	struct topdown_totals q;
 	struct topdown_total *e;	/* 1 per CPU (OTHER), then tasks */
@@ -53,6 +62,9 @@ struct td_totals_track {
 	void *ctx;
 };
 
+/* Every task is of the target (the match of a reader of every task). */
+bool td_total_match_all(const struct topdown_record *r, void *ctx);
+
 /* Take the first snapshot: 0, -ENODATA when the module keeps no totals,
  * or another -errno.
  */
@@ -64,6 +76,11 @@ int td_totals_track_start(struct td_totals_track *t, int fd,
 void td_totals_track_update(struct td_totals_track *t);
 void td_totals_track_free(struct td_totals_track *t);
 
+/* The idle tasks in td_totals_track_diff(): not, one per CPU, or summed. */
+enum td_totals_idle {
+	TD_TOTALS_IDLE_NONE, TD_TOTALS_IDLE_PER_CPU, TD_TOTALS_IDLE_SUMMED,
+};
+
 /*
  * For every task with slices since the start (the latest snapshot's and
  * those folded since), fn gets a record holding the task's fields at its
@@ -71,14 +88,16 @@ void td_totals_track_free(struct td_totals_track *t);
  * flag but TOPDOWN_REC_IDLE), the number of those slices, and the slices
  * of them no group measured whole (a rotated group's, or with an
  * unreadable counter: not in the record's sums). With idle, the idle
- * tasks come as pid 0 on each CPU (TOPDOWN_REC_IDLE, in cgroup
- * root_cgroup), from each CPU's entry for slices of no task, which is
- * theirs alone when nothing was folded: otherwise t->why says that the
- * idle tasks' share is not known.
+ * tasks come as pid 0 (TOPDOWN_REC_IDLE, in cgroup root_cgroup), from
+ * the CPUs' entries for slices of no task. PER_CPU: one on each CPU,
+ * from its entry, which is theirs alone when nothing was folded:
+ * otherwise t->why says that the idle tasks' share is not known. SUMMED:
+ * one, on CPU 0, what the CPUs' entries grew by less the entries folded
+ * since (seen whole: otherwise t->why says so).
  */
 typedef void (*td_total_fn)(const struct topdown_record *r, uint64_t slices,
 			    uint64_t unmeasured, void *ctx);
-void td_totals_track_diff(struct td_totals_track *t, bool idle,
+void td_totals_track_diff(struct td_totals_track *t, enum td_totals_idle idle,
 			  uint64_t root_cgroup, td_total_fn fn, void *ctx);
 
 /*
@@ -97,5 +116,40 @@ void td_totals_track_diff(struct td_totals_track *t, bool idle,
 typedef void (*td_total_step_fn)(const struct topdown_total *d, void *ctx);
 int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 			 void *ctx);
+
+/*
+ * The rows of a live session (stat, top) from the totals: why the totals
+ * cannot stand for the records of @l (its backend, its groups) with the
+ * filters @f and --by @by, or NULL (also when the module keeps none: see
+ * td_totals_begin()).
+ */
+const char *td_totals_unusable(const struct td_live *l,
+			       const struct td_filter *f, enum td_by by);
+/*
+ * Start tracking the totals for those rows when the module keeps them:
+ * true when tracked; else false and *why says why they cannot be used,
+ * NULL when the module keeps none.
+ */
+bool td_totals_begin(struct td_totals_track *t, const struct td_live *l,
+		     const struct td_filter *f, enum td_by by,
+		     td_total_match_fn match, void *ctx, const char **why);
+/*
+ * Another snapshot, and the rows of what the target's tasks (t->match)
+ * did since the base one added to @a (td_agg_init()ed for its --by, and
+ * td_view_agg()), each task in the cgroup of its last slice: NULL when
+ * they are exact, else why not (the rows are then not to be shown). With
+ * idle, the idle tasks' rows too: one per CPU, which folds since the
+ * base make unknown, or with --by cgroup one, the root cgroup's, which
+ * they do not. cgroups: the rows or the target are cgroups, so a task of
+ * the target that moved to another cgroup makes them inexact.
+ */
+const char *td_totals_rows(struct td_totals_track *t, struct td_agg *a,
+			   bool idle, uint64_t root_cgroup, bool cgroups);
+/*
+ * The latest snapshot becomes the base: what comes next is counted from
+ * it, and t->why and the moves are forgotten (top's intervals). 0, or
+ * -ENOMEM.
+ */
+int td_totals_track_rebase(struct td_totals_track *t);
 
 #endif
