@@ -24,6 +24,7 @@
 #include "agg/aggregate.h"
 #include "live/cgpath.h"
 #include "live/collect.h"
+#include "live/totals.h"
 #include "cli/tdctl.h"
 #include "file/lost.h"
 #include "file/tdfile.h"
@@ -59,7 +60,13 @@ static const char top_desc[] =
 	"Works on any terminal, serial consoles included (plain ANSI codes;\n"
 	"the size comes from the terminal, else LINES/COLUMNS, else 24x80).\n"
 	"With --batch, --json, --csv, -o or when stdout is not a terminal,\n"
-	"snapshots are printed one after the other, without terminal control.\n";
+	"snapshots are printed one after the other, without terminal control.\n"
+	"\n"
+	"When the module keeps every task's totals ('tdctl load --totals'), an\n"
+	"interval's counts are what the totals grew by, exact even when records\n"
+	"were lost; otherwise (and with filters, --by cpu, rotated groups or -i)\n"
+	"they are the sums of the records read. The header and JSON's \"exact\"\n"
+	"say which.\n";
 
 struct top_ctx {
 	struct td_live live;
@@ -68,6 +75,7 @@ struct top_ctx {
 	struct td_view view;
 	struct td_agg cur, next, shown;
 	const char *source;	/* "live" or the replayed file */
+	bool replay;		/* -i FILE */
 	const char *set;
 	char label[TD_TEXT_SIZE(TOPDOWN_LABEL_LEN)];
 	uint32_t nr_cpus;
@@ -82,15 +90,27 @@ struct top_ctx {
 	bool batch;
 	bool keys;		/* stdin is a terminal in raw mode */
 	struct termios saved;
+	/* Live, the module's totals: each interval's rows from what they
+	 * grew by, read every every_ns (intervals of ivl_ns, a multiple)
+	 */
+	struct td_totals_track tt;
+	bool have_tt;
+	struct td_agg tot;	/* the rows from them, then the records' */
+	uint64_t every_ns, ivl_ns, ivl_end;
+	uint64_t root_cgroup;
+	bool exact;		/* the rows shown are the totals' */
+	bool inexact_seen;	/* some were not */
+	const char *why;	/* why the rows shown are not (NULL: no totals) */
 };
 
 static void on_record(const struct topdown_record *r, void *ctx)
 {
 	struct top_ctx *t = ctx;
+	/* with the totals, the ticks are their snapshots' */
+	uint64_t end = t->have_tt ? t->ivl_end : t->live.tick_end;
 
 	if (td_filter_match(&t->filter, r))
-		td_agg_add(r->time_ns > t->live.tick_end ? &t->next : &t->cur,
-			   r);
+		td_agg_add(r->time_ns > end ? &t->next : &t->cur, r);
 }
 
 /* The terminal's size, for a serial console from LINES/COLUMNS. */
@@ -138,10 +158,20 @@ static void status_line(const struct top_ctx *t, const char *fmt, ...)
 	printf("%s%s", buf, t->batch ? "\n" : "\033[K\n");
 }
 
+/* The line that says whether the counts are exact (NULL: none, as
+ * without totals), stat's words; the reason follows "not exact".
+ */
+static const char *exact_line(const struct top_ctx *t)
+{
+	if (t->exact)
+		return "exact: the module's totals of every slice, lost records included";
+	return !t->replay && t->why ? "not exact, the records read: " : NULL;
+}
+
 static void draw(struct top_ctx *t)
 {
 	uint64_t ivl = t->view.interval_ns;
-	int rows = 0, cols = 0;
+	int rows = 0, cols = 0, lines;
 	char lost[32];
 
 	/* CSV: its header (the first snapshot's) says the columns */
@@ -157,6 +187,11 @@ static void draw(struct top_ctx *t)
 			jsonw_null_field(json_wtr, "lost");
 		else
 			jsonw_uint_field(json_wtr, "lost", t->shown_lost);
+		if (!t->replay) {
+			jsonw_bool_field(json_wtr, "exact", t->exact);
+			if (!t->exact && t->why)
+				jsonw_string_field(json_wtr, "not_exact", t->why);
+		}
 		td_table_print(stdout, &t->view, &t->shown,
 			       &(struct td_table_out){ 0 });
 		jsonw_end_object(json_wtr);
@@ -175,7 +210,8 @@ static void draw(struct top_ctx *t)
 		screen_size(&rows, &cols);
 		t->view.width = cols - 1;
 		/* the status lines, the header and the legend's line */
-		t->view.limit = rows > 7 ? rows - 7 : 1;
+		lines = 7 + !!exact_line(t);
+		t->view.limit = rows > lines ? rows - lines : 1;
 		if (t->user_limit && t->user_limit < t->view.limit)
 			t->view.limit = t->user_limit;
 		printf("\033[H");
@@ -189,8 +225,10 @@ static void draw(struct top_ctx *t)
 		snprintf(lost, sizeof(lost), "%llu lost",
 			 (unsigned long long)t->shown_lost);
 	status_line(t, "%llu slices, %s, %zu %ss",
-		    (unsigned long long)t->shown_records, lost, t->shown.n,
+		    (unsigned long long)t->shown.total.slices, lost, t->shown.n,
 		    td_by_names[t->view.by]);
+	if (exact_line(t))
+		status_line(t, "%s%s", exact_line(t), t->exact ? "" : t->why);
 	if (!t->batch)
 		status_line(t, "sort: %s%s (keys: < > column, r reverse, c cycles, t time, q quit)",
 			    sort_name(t), t->view.ascending ? " ascending" : "");
@@ -218,17 +256,58 @@ static void snapshot(struct top_ctx *t, uint64_t end_ns, uint64_t lost)
 	t->view.interval_ns = end_ns - t->prev_end;
 	t->prev_end = end_ns;
 	t->shown_end = end_ns;
-	t->shown_records = t->shown.total.slices;
+	/* the records read: with the totals, the ones set aside */
+	t->shown_records = (t->exact ? &t->tot : &t->shown)->total.slices;
 	t->shown_lost = lost - t->prev_lost;
 	t->prev_lost = lost;
 	t->count++;
 	draw(t);
 }
 
+/*
+ * At the end of an interval: its rows from the totals, if they are
+ * exact (the records' are then set aside in tot), and the totals'
+ * snapshot becomes the next interval's start.
+ */
+static void totals_interval(struct top_ctx *t)
+{
+	struct td_agg tmp;
+
+	t->exact = false;
+	td_agg_clear(&t->tot);
+	t->why = td_totals_rows(&t->tt, &t->tot, true, t->root_cgroup,
+				t->view.by == TD_BY_CGROUP);
+	if (td_totals_track_rebase(&t->tt)) {
+		/* the next intervals' start is not known */
+		t->why = "out of memory";
+		t->have_tt = false;
+		td_totals_track_free(&t->tt);
+	}
+	if (t->why) {
+		t->inexact_seen = true;
+		return;
+	}
+	tmp = t->cur;
+	t->cur = t->tot;
+	t->tot = tmp;
+	t->exact = true;
+}
+
 static bool on_tick(void *ctx, uint64_t end_ns)
 {
 	struct top_ctx *t = ctx;
 
+	if (t->have_tt) {
+		if (end_ns < t->ivl_end) {
+			/* see entries before they are folded */
+			if (!t->tt.why)
+				td_totals_track_update(&t->tt);
+			return false;
+		}
+		t->ivl_end = t->start_ns + ((end_ns - t->start_ns) / t->ivl_ns + 1) *
+					   t->ivl_ns;
+		totals_interval(t);
+	}
 	snapshot(t, end_ns, t->live.lost_total);
 	return t->iterations && t->count >= t->iterations;
 }
@@ -304,7 +383,7 @@ static void keys_raw(struct top_ctx *t)
 static int top_agg_groups(struct top_ctx *t)
 {
 	if (td_view_agg(&t->view, &t->cur) || td_view_agg(&t->view, &t->next) ||
-	    td_view_agg(&t->view, &t->shown)) {
+	    td_view_agg(&t->view, &t->shown) || td_view_agg(&t->view, &t->tot)) {
 		p_err("out of memory");
 		return -1;
 	}
@@ -326,7 +405,23 @@ static int top_live(struct top_ctx *t)
 		td_live_close(&t->live);
 		return -1;
 	}
+	t->have_tt = td_totals_begin(&t->tt, &t->live, &t->filter, t->view.by,
+				     td_total_match_all, NULL, &t->why);
+	t->root_cgroup = td_cgroup_root_id();
 	return 0;
+}
+
+/* With the totals: a snapshot at most every TD_TOTALS_EVERY_MS, a whole
+ * number of them an interval of about delay.
+ */
+static void totals_ticks(struct top_ctx *t, uint64_t delay)
+{
+	uint64_t every = TD_TOTALS_EVERY_MS * 1000000ull;
+	uint64_t n = (delay + every - 1) / every;
+
+	t->every_ns = delay / n;
+	t->ivl_ns = t->every_ns * n;
+	t->ivl_end = t->start_ns + t->ivl_ns;
 }
 
 struct stamp {
@@ -543,6 +638,7 @@ int do_top(int argc, char **argv)
 	td_agg_init(&t->cur, t->view.by);
 	td_agg_init(&t->next, t->view.by);
 	td_agg_init(&t->shown, t->view.by);
+	td_agg_init(&t->tot, t->view.by);
 	if (input) {
 		if (td_input_load(input, NULL, &img, &f, NULL, NULL,
 				  TD_FILE_GROUPS | (force ? TD_FILE_SALVAGE : 0)))
@@ -554,6 +650,7 @@ int do_top(int argc, char **argv)
 		if (t->batch)
 			td_lost_warn(&lost, "while recording");
 		t->source = input;
+		t->replay = true;
 		t->start_ns = f.meta.start_ns;
 		t->filter.base_ns = t->start_ns;
 		t->prev_end = f.meta.start_ns;
@@ -596,8 +693,11 @@ int do_top(int argc, char **argv)
 	if (input) {
 		ret = top_replay(t, &f, delay);
 	} else {
+		if (t->have_tt)
+			totals_ticks(t, delay);
 		td_live_run(&t->live, &(struct td_run){
-			.tick_ns = delay, .tick = on_tick,
+			.tick_ns = t->have_tt ? t->every_ns : delay,
+			.tick = on_tick,
 			.key_fd = t->keys ? STDIN_FILENO : -1, .key = on_key,
 			.ctx = t });
 		ret = 0;
@@ -612,9 +712,13 @@ close:
 		td_file_unload(&img, &f);
 		free(t->live.vc);
 	} else {
+		/* said at close: whether the counts have the lost records */
+		t->live.lost_counted = t->have_tt && !t->inexact_seen;
 		td_live_close(&t->live);
+		td_totals_track_free(&t->tt);
 	}
 out:
+	td_agg_free(&t->tot);
 	td_agg_free(&t->cur);
 	td_agg_free(&t->next);
 	td_agg_free(&t->shown);
