@@ -6,9 +6,19 @@
 # is checked, and the BPF backend refuses --totals; stat counts from the
 # totals, exact whatever was lost, and says when it does not. The totals'
 # exact values against ground truth are pmusim_test's (totals fixture).
-# serve, stopped while a workload runs, exports every slice from them.
+# serve, stopped while a workload runs, exports every slice from them;
+# top, stopped likewise, shows every slice in its intervals' rows.
 # shellcheck source=selftests/tdctl/tdctl_e2e_common.sh
 . "$(dirname "$0")/tdctl_e2e_common.sh"
+
+# wait_pingpong: until td_pingpong runs (2 s at most).
+wait_pingpong() {
+	tries=0
+	while [ $tries -lt 200 ] && ! grep -qx td_pingpong /proc/[0-9]*/comm 2>/dev/null; do
+		sleep 0.01
+		tries=$((tries + 1))
+	done
+}
 
 echo "TAP version 13"
 
@@ -61,11 +71,7 @@ rounds=20000
 "$TDCTL" --json stat --by task -- "$TD_DIR/td_pingpong" $rounds \
 	>"$T/out" 2>"$T/err" &
 statpid=$!
-tries=0
-while [ $tries -lt 200 ] && ! grep -qx td_pingpong /proc/[0-9]*/comm 2>/dev/null; do
-	sleep 0.01
-	tries=$((tries + 1))
-done
+wait_pingpong
 kill -STOP $statpid
 sleep 1
 kill -CONT $statpid
@@ -187,6 +193,83 @@ if [ -d /proc/net ]; then
 else
 	skip "serve from the totals" "no networking in this kernel (no /proc/net)"
 fi
+check "unload" "$TDCTL" unload
+
+# top counts each interval from the totals: stopped (SIGSTOP) for a second
+# while td_pingpong runs, it lost records, yet its intervals' rows of
+# td_pingpong's cgroup have every slice. --by cgroup: the idle tasks are
+# one row, the root cgroup's, exact even when a new task reuses an exited
+# one's entry (--by task has a row per CPU's idle task, which that makes
+# unknown). The shell that becomes td_pingpong moves to the cgroup before
+# top starts, so no task moves while it counts.
+cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$cg" ] && mkdir -p "$cg/td_tot_top" 2>/dev/null &&
+	rm -f "$T/go" && mkfifo "$T/go"; then
+	check "load --totals --ring-size 4096" \
+		"$TDCTL" load --totals --ring-size 4096
+	sh -c 'echo $$ >'"$cg/td_tot_top/cgroup.procs"'; read -r x <'"$T/go"'
+		exec '"$TD_DIR/td_pingpong $rounds" >/dev/null 2>&1 &
+	pp=$!
+	sleep 0.5
+	"$TDCTL" --json top --by cgroup -d 1 >"$T/top" 2>"$T/toperr" &
+	toppid=$!
+	# its first snapshot: counting since before td_pingpong starts
+	tries=0
+	while [ $tries -lt 100 ] && ! grep -q '"time_s"' "$T/top" 2>/dev/null; do
+		sleep 0.1
+		tries=$((tries + 1))
+	done
+	echo go >"$T/go"
+	wait_pingpong
+	kill -STOP $toppid
+	sleep 1
+	kill -CONT $toppid
+	wait $pp
+	# a whole interval after td_pingpong's end
+	sleep 2.5
+	kill -TERM $toppid
+	wait $toppid
+	expect "top --json --by cgroup -d 1, its reader stopped 1 s while td_pingpong $rounds ran" \
+		$? "$T/toperr"
+	snaps=$(grep -c '"time_s"' "$T/top")
+	exact=$(grep -c '"exact":true' "$T/top")
+	[ "$snaps" -gt 0 ] && [ "$exact" = "$snaps" ] &&
+		ok "top: each of its $snaps snapshots exact, from the totals" ||
+		not_ok "top: each snapshot exact, from the totals ($exact of $snaps)" "$T/top" "$T/toperr"
+	lost=$(sed -n 's/.*"lost":\([0-9]*\).*/\1/p' "$T/top" |
+		awk '{ s += $1 } END { print s + 0 }')
+	records=$(sed -n 's/.*"records":\([0-9]*\).*/\1/p' "$T/top" |
+		awk '{ s += $1 } END { print s + 0 }')
+	sum=$(grep -oE '"cgroup":"/td_tot_top"[^{]*"slices":[0-9]*' "$T/top" |
+		sed 's/.*"slices"://' | awk '{ s += $1 } END { print s + 0 }')
+	[ "$lost" -gt 0 ] && ok "top: $lost records lost" ||
+		not_ok "top: records lost with its reader stopped" "$T/top"
+	[ "$sum" -ge $((2 * (rounds - 1))) ] &&
+		ok "top: td_pingpong's cgroup has at least $((2 * (rounds - 1))) slices over the intervals ($sum)" ||
+		not_ok "top: td_pingpong's cgroup has at least $((2 * (rounds - 1))) slices over the intervals ($sum)" "$T/top"
+	[ "$records" -lt "$sum" ] &&
+		ok "top: the records read ($records in all) are fewer than td_pingpong's slices ($sum)" ||
+		not_ok "top: the records read ($records in all) are fewer than td_pingpong's slices ($sum)" "$T/top"
+	check "top -b -n 1 --by cgroup (totals, plain)" \
+		"$TDCTL" top -b -n 1 -d 0.3 --by cgroup
+	grep -q "^exact: the module's totals of every slice, lost records included" "$T/out" &&
+		ok "top: the plain header says exact" ||
+		not_ok "top: the plain header says exact" "$T/out"
+	rmdir "$cg/td_tot_top" 2>/dev/null
+else
+	check "load --totals --ring-size 4096" \
+		"$TDCTL" load --totals --ring-size 4096
+	for n in "top --by cgroup, stopped" "top: exact" "top: lost" \
+		"top: every slice" "top: records fewer" "top -b (plain)" \
+		"top: plain header"; do
+		skip "$n" "no cgroup2 to make a cgroup in"
+	done
+fi
+check "top --by cpu (records, not the totals)" \
+	"$TDCTL" --json top --by cpu -n 1 -d 0.3
+grep -q '"exact":false,"not_exact":"a task'"'"'s totals are not kept per CPU"' "$T/out" &&
+	ok "top --by cpu: not exact, and why" ||
+	not_ok "top --by cpu: not exact, and why" "$T/out"
 check "unload" "$TDCTL" unload
 
 # Without --totals: null.
