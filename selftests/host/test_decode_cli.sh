@@ -34,8 +34,8 @@ STALL_SLOT_BACKEND=14317243430 INST_RETIRED=825436139"
 
 # shellcheck disable=SC2086
 run decode --set arm_neoverse_n2 --revision r0p0 $SEED003
-[ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
-	has "frontend_bound *23.3%" && has "backend_bound *73.0%"
+[ $rc -eq 0 ] && has "RETIRING[ *]*4.4%" && has "BAD_SPEC[ *]*0.0%" &&
+	has "FRONTEND[ *]*23.3%" && has "BACKEND[ *]*73.0%"
 expect "decode: seed 003 N2 counts print as perf did (4.4/0.0/23.3/73.0)" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
@@ -47,13 +47,13 @@ expect "decode --json: set, metrics as fractions, flagged list" $? "$T/out" "$T/
 
 # shellcheck disable=SC2086
 run decode --set arm_neoverse_n2 --revision r0p3 $SEED003
-[ $rc -eq 0 ] && has "frontend_bound *43.3%"
+[ $rc -eq 0 ] && has "FRONTEND[ *]*43.3%"
 expect "decode: --revision r0p3 turns the erratum correction off" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600, "instructions": 900}' '' \
 	'# comment' '{"instructions":300,"cycles":400}' >"$T/in"
 run decode --set generic <"$T/in"
-[ $rc -eq 0 ] && has "ipc *1.20" && has "2 input lines summed"
+[ $rc -eq 0 ] && has "IPC[ *]*1.20" && has "2 input lines summed"
 expect "decode: JSON lines on stdin are summed, then decoded" $? "$T/out" "$T/err"
 
 printf '%s\n' '{"cycles": 600, "instructions": "9.5x"}' >"$T/in"
@@ -69,8 +69,8 @@ expect "decode: a stdin line missing an event is refused" $? "$T/out" "$T/err"
 run decode --set intel_icl cycles=1000 instructions=1000 TOPDOWN.SLOTS_P=5000 \
 	IDQ_UOPS_NOT_DELIVERED.CORE=1000 UOPS_RETIRED.SLOTS=2000 \
 	TOPDOWN.BACKEND_BOUND_SLOTS=6000
-[ $rc -eq 0 ] && has "backend_bound *120.0%  !" &&
-	has "bad_speculation *-80.0%  !" && has "counting skid"
+[ $rc -eq 0 ] && has "BACKEND[ *]*120.0%  !" &&
+	has "BAD_SPEC[ *]*-80.0%  !" && has "counting skid"
 expect "decode: skid shown as computed and flagged with !" $? "$T/out" "$T/err"
 
 run -j decode --set intel_icl cycles=0 instructions=0 TOPDOWN.SLOTS_P=0 \
@@ -86,7 +86,7 @@ expect "decode: software set says there are no TopDown metrics" $? "$T/out" "$T/
 run decode --set amd_zen4 ls_not_halted_cyc=1000 de_src_op_disp.all=3000 \
 	ex_ret_ops=2400 de_no_dispatch.no_ops_from_fe=1200 \
 	de_no_dispatch.backend_stalls=1500 de_no_dispatch.smt_contention=300
-[ $rc -eq 0 ] && has "smt_contention *5.0%" && has "retiring *40.0%"
+[ $rc -eq 0 ] && has "SMT_CONT[ *]*5.0%" && has "RETIRING[ *]*40.0%"
 expect "decode: amd_zen4 with smt_contention" $? "$T/out" "$T/err"
 
 run decode --set nope cycles=1
@@ -125,23 +125,23 @@ stall_slot_backend=14317243430"
 
 # shellcheck disable=SC2086
 run decode --set arm_neoverse_n2 --revision r0p0 $PERF_N2
-[ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
-	has "frontend_bound *23.3%" && has "backend_bound *73.0%" &&
-	! has "ipc" && has "no count for INST_RETIRED"
+[ $rc -eq 0 ] && has "RETIRING[ *]*4.4%" && has "BAD_SPEC[ *]*0.0%" &&
+	has "FRONTEND[ *]*23.3%" && has "BACKEND[ *]*73.0%" &&
+	! has "IPC" && has "no count for INST_RETIRED"
 expect "decode: perf's lower-case names and digit groups; INST_RETIRED not required" $? "$T/out" "$T/err"
 
 run decode --set amd_zen4 cycles=1000 de_src_op_disp.all=3000 ex_ret_ops=2400 \
 	de_no_dispatch_per_slot.no_ops_from_frontend=1200 \
 	DE_NO_DISPATCH_PER_SLOT.BACKEND_STALLS=1500 \
 	de_no_dispatch_per_slot.smt_contention=300
-[ $rc -eq 0 ] && has "smt_contention *5.0%" && has "frontend_bound *20.0%"
+[ $rc -eq 0 ] && has "SMT_CONT[ *]*5.0%" && has "FRONTEND[ *]*20.0%"
 expect "decode: perf's amdzen4 names (de_no_dispatch_per_slot.*) and cycles" $? "$T/out" "$T/err"
 
 run decode --set intel_icl cpu-cycles=1000 instructions:u=1500 \
 	topdown.slots_p=5000 IDQ_UOPS_NOT_DELIVERED.CORE=1000 \
 	cpu/uops_retired.slots/=2000 topdown.backend_bound_slots=1500
-[ $rc -eq 0 ] && has "retiring *40.0%" && has "bad_speculation *10.0%" &&
-	has "ipc *1.50"
+[ $rc -eq 0 ] && has "RETIRING[ *]*40.0%" && has "BAD_SPEC[ *]*10.0%" &&
+	has "IPC[ *]*1.50"
 expect "decode: cpu-cycles, topdown.slots_p, cpu/EVENT/ and :u modifiers" $? "$T/out" "$T/err"
 
 bad=0
@@ -172,7 +172,7 @@ run decode --set generic cycles=1000 instructions=2000 --json
 expect "decode: output options after the counts" $? "$T/out" "$T/err"
 
 run decode cycles=1000 instructions=2000 --set generic -o "$T/o.txt"
-[ $rc -eq 0 ] && grep -q "ipc *2.00" "$T/o.txt"
+[ $rc -eq 0 ] && grep -q "IPC[ *]*2.00" "$T/o.txt"
 expect "decode: --set and -o after the counts" $? "$T/out" "$T/err"
 
 # shellcheck disable=SC2086
@@ -194,15 +194,15 @@ check_n2() {	# file description [decode options]
 	f=$1 what=$2
 	shift 2
 	run decode --set arm_neoverse_n2 --revision r0p0 "$@" <"$FX/$f"
-	[ $rc -eq 0 ] && has "retiring *4.4%" && has "bad_speculation *0.0%" &&
-		has "frontend_bound *23.3%" && has "backend_bound *73.0%"
+	[ $rc -eq 0 ] && has "RETIRING[ *]*4.4%" && has "BAD_SPEC[ *]*0.0%" &&
+		has "FRONTEND[ *]*23.3%" && has "BACKEND[ *]*73.0%"
 	expect "decode: $what ($f)" $? "$T/out" "$T/err"
 }
 check_n2 n2-seed003.txt "plain perf stat -M output: each event once, cpu_cycles of three groups averaged"
 has "perf scaled some counts"
 expect "decode: perf's multiplexing is named as an assumption" $? "$T/out" "$T/err"
 check_n2 n2-6.1.json "perf 6.1 stat -j lines, other events skipped"
-has "ipc *0.21"
+has "IPC[ *]*0.21"
 expect "decode: perf 6.1 -j INST_RETIRED gives the IPC" $? "$T/out" "$T/err"
 check_n2 n2-6.12-percpu.csv "perf 6.12 stat -x, -A: CPUs summed"
 
@@ -214,8 +214,8 @@ run decode --set intel_icl -x ';' <"$FX/icl-6.1-interval.csv"
 expect "decode -x ';': perf 6.1 -I, one result per interval, its bottleneck marked" $? "$T/out" "$T/err"
 
 run decode --set intel_adl_hybrid <"$FX/adl-6.12-hybrid.json"
-[ $rc -eq 0 ] && has "retiring *33.3%" && has "frontend_bound *20.0%" &&
-	has "backend_bound *36.7%" && has "bad_speculation *10.0%"
+[ $rc -eq 0 ] && has "RETIRING[ *]*33.3%" && has "FRONTEND[ *]*20.0%" &&
+	has "BACKEND[ *]*36.7%" && has "BAD_SPEC[ *]*10.0%"
 expect "decode: perf 6.12 -j hybrid cpu_core/EVENT/ and cpu_atom/EVENT/ names" $? "$T/out" "$T/err"
 
 sed 's/^CPU1,1922334305,/CPU1,<not counted>,/' "$FX/n2-6.12-percpu.csv" >"$T/in"
@@ -227,8 +227,8 @@ grep -v cpu_atom "$FX/adl-6.12-hybrid.json" >"$T/in"
 grep cpu_atom "$FX/adl-6.12-hybrid.json" |
 	sed 's/"counter-value" : "[0-9.]*"/"counter-value" : "<not counted>"/' >>"$T/in"
 run decode --set intel_adl_hybrid <"$T/in"
-[ $rc -eq 0 ] && has "retiring *30.0%" && has "frontend_bound *20.0%" &&
-	has "backend_bound *40.0%" && has "bad_speculation *10.0%" &&
+[ $rc -eq 0 ] && has "RETIRING[ *]*30.0%" && has "FRONTEND[ *]*20.0%" &&
+	has "BACKEND[ *]*40.0%" && has "BAD_SPEC[ *]*10.0%" &&
 	has "perf did not count atom/TOPDOWN_RETIRING.ALL (<not counted>): taken as 0"
 expect "decode: hybrid events perf did not count (task only on cpu_core) are 0, and said so" $? "$T/out" "$T/err"
 

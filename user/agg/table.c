@@ -32,7 +32,6 @@ struct table {
 	int cov_field[TD_MAX_COLS], err_field[TD_MAX_COLS];
 	char cov_name[TD_MAX_COLS][TOPDOWN_NAME_LEN + 16];
 	char err_name[TD_MAX_COLS][TOPDOWN_NAME_LEN + 16];
-	char title[TD_VIEW_MAX_METRICS][64];	/* Level 2: PARENT.CHILD */
 	int key_width;			/* plain: the keys and their spaces */
 };
 
@@ -47,32 +46,13 @@ static struct td_field *add(struct table *t, const char *name,
 	return f;
 }
 
-/* A metric's title from the vocabulary (output/vocab.h), in every
- * command; never the same title as an event's: then its name.
+/* A metric's title: the vocabulary's, as every command titles it
+ * (td_voc_metric_title(): BACKEND.MEM_BOUND for a Level 2 class).
  */
 static const char *metric_title(const struct td_view *v, int idx)
 {
-	const char *t = td_voc_title(v->metric_names[idx]);
-
-	for (int e = 0; e < v->nr_events; e++)
-		if (!strcmp(v->event_names[e], t))
-			return v->metric_names[idx];
-	return t;
-}
-
-/* With rotated groups, a Level 2 class is titled under its Level 1
- * class, as toplev names its nodes: BACKEND.MEM_BOUND.
- */
-static const char *tree_title(struct table *t, const struct td_view *v,
-			      int idx)
-{
-	int p = v->gd ? v->metric_parent[idx] : -1;
-
-	if (p < 0)
-		return metric_title(v, idx);
-	snprintf(t->title[idx], sizeof(t->title[idx]), "%s.%s",
-		 metric_title(v, p), metric_title(v, idx));
-	return t->title[idx];
+	return td_voc_metric_title(v->metric_names[idx], v->event_names,
+				   v->nr_events);
 }
 
 /* Rotated groups: the coverage and error of view column i for JSON and
@@ -241,7 +221,7 @@ static void build(struct table *t, const struct td_view *v,
 			f->flags = TD_FIELD_COUNT;
 			break;
 		case TD_COL_METRIC:
-			f = add(t, c->name, tree_title(t, v, c->idx), TD_IN_ALL,
+			f = add(t, c->name, metric_title(v, c->idx), TD_IN_ALL,
 				mcol + c->idx, 0);
 			w = (int)strlen(f->title);
 			/* rotated: "*-58.7±12.2% [33%]!" (± one column) */

@@ -609,8 +609,9 @@ static void est_value(char *buf, size_t n, const struct out_metric *o,
 		*flagged = true;
 }
 
-/* perf stat -I input: a row per interval, its time first (toplev -I);
- * after a value '!' (outside 0..100%) or '*' (the interval's bottleneck).
+/* perf stat -I input: a row per interval, its time first (toplev -I),
+ * each metric under its title as every table's (output/vocab.h); after a
+ * value '!' (outside 0..100%) or '*' (the interval's bottleneck).
  * True if a '*' was shown.
  */
 static bool plain_intervals(const struct result *r, int nr, bool *flagged,
@@ -621,13 +622,14 @@ static bool plain_intervals(const struct result *r, int nr, bool *flagged,
 	bool marked = false;
 	char v[64];
 
-	printf("%16s", "time_s");
+	printf("%16s", td_voc_title("time_s"));
 	for (int i = 0; i < r0->n; i++) {
-		w[i] = (int)strlen(r0->m[i].m.name);
+		const char *t = td_voc_title(r0->m[i].m.name);
+
+		w[i] = (int)strlen(t);
 		if (w[i] < 8)
 			w[i] = 8;
-		printf("  %*s%s", w[i], r0->m[i].m.name,
-		       i + 1 < r0->n ? " " : "");
+		printf("  %*s%s", w[i], t, i + 1 < r0->n ? " " : "");
 	}
 	printf("\n");
 	for (int k = 0; k < nr; k++) {
@@ -648,9 +650,9 @@ static bool plain_intervals(const struct result *r, int nr, bool *flagged,
 	return marked;
 }
 
-/* The metrics one per line, by name (as perf stat prints its metrics),
- * in the order of the hierarchy (children indented under their class),
- * with the vocabulary's decimals (output/vocab.h); after the value '!'
+/* The metrics one per line under their titles, as every table titles
+ * them (output/vocab.h), in the order of the hierarchy (children
+ * indented under their class), with the vocabulary's decimals; after the value '!'
  * for a fraction outside 0..100% and '*' for the largest Level-1 class,
  * perf's name of the metric with groups, and the legend of the marks, as
  * under every table. perf stat -I input: a row per interval
@@ -707,8 +709,8 @@ static void decode_plain(const struct decoded *dd, const char *label,
 		} else {
 			plain_value(v, sizeof(v), x, &flagged, &invalid);
 		}
-		printf("  %*s%-*s %*s", 2 * depth, "", 24 - 2 * depth, x->name,
-		       pad, v);
+		printf("  %*s%-*s %*s", 2 * depth, "", 24 - 2 * depth,
+		       td_voc_title(x->name), pad, v);
 		if (x->flagged)
 			printf("  !");
 		if (i == best)

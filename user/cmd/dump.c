@@ -282,6 +282,7 @@ static void header_metrics(struct dump_ctx *d, struct td_metrics *tmp,
 
 static void print_header(struct dump_ctx *d)
 {
+	const char *evn[TOPDOWN_MAX_POOL];
 	struct td_metrics tmp;
 	struct mview m;
 	struct csv_writer w;
@@ -320,8 +321,11 @@ static void print_header(struct dump_ctx *d)
 		d->ev_w[i] = max_int(14, (int)cols);
 		printf(" %*s", d->ev_w[i] + (int)(len - cols), t);
 	}
+	for (uint32_t i = 0; i < nr_ev(d); i++)
+		evn[i] = ev_name(d, i);
 	for (int i = 0; i < m.n; i++) {
-		const char *t = td_voc_title(m.m[i].name);
+		const char *t = td_voc_metric_title(m.m[i].name, evn,
+						    (int)nr_ev(d));
 
 		/* "*-10.0%!": room for the marks */
 		d->m_w[i] = max_int((int)strlen(t), 9);

@@ -92,21 +92,21 @@ const struct td_voc td_vocab[] = {
 	    "slots stalled for the back end"),
 	TMA("smt_contention", "SMT_CONT", 1, NULL, 0,
 	    "slots taken by the other SMT thread (AMD)"),
-	TMA("fetch_latency", "FETCH_LAT", 2, "frontend_bound", 0,
+	TMA("fetch_latency", "FRONTEND.FETCH_LAT", 2, "frontend_bound", 0,
 	    "front-end slots lost to instruction fetch latency"),
-	TMA("fetch_bandwidth", "FETCH_BW", 2, "frontend_bound", 0,
+	TMA("fetch_bandwidth", "FRONTEND.FETCH_BW", 2, "frontend_bound", 0,
 	    "front-end slots lost to decode or fetch bandwidth"),
-	TMA("heavy_operations", "HEAVY_OPS", 2, "retiring", 0,
+	TMA("heavy_operations", "RETIRING.HEAVY_OPS", 2, "retiring", 0,
 	    "retiring slots of microcoded operations"),
-	TMA("light_operations", "LIGHT_OPS", 2, "retiring", 0,
+	TMA("light_operations", "RETIRING.LIGHT_OPS", 2, "retiring", 0,
 	    "retiring slots of other operations"),
-	TMA("branch_mispredicts", "BR_MISPRED", 2, "bad_speculation", 0,
+	TMA("branch_mispredicts", "BAD_SPEC.BR_MISPRED", 2, "bad_speculation", 0,
 	    "bad speculation after mispredicted branches"),
-	TMA("machine_clears", "MACH_CLEAR", 2, "bad_speculation", 0,
+	TMA("machine_clears", "BAD_SPEC.MACH_CLEAR", 2, "bad_speculation", 0,
 	    "bad speculation after machine clears"),
-	TMA("memory_bound", "MEM_BOUND", 2, "backend_bound", 0,
+	TMA("memory_bound", "BACKEND.MEM_BOUND", 2, "backend_bound", 0,
 	    "back-end stalls on memory"),
-	TMA("core_bound", "CORE_BOUND", 2, "backend_bound", 0,
+	TMA("core_bound", "BACKEND.CORE_BOUND", 2, "backend_bound", 0,
 	    "back-end stalls on execution units"),
 	{ "frontend_stalled_cycles", "FE_STALL_CYC", TD_VOC_METRIC,
 	  TD_VOC_FRACTION | TD_VOC_COVERAGE, 1, 0, NULL, MET,
@@ -118,13 +118,13 @@ const struct td_voc td_vocab[] = {
 	  "instructions per cycle" },
 	/* Arm's stage 2 (Neoverse N2, V2, N3, V3): drill-down groups */
 	PKI("dtlb_mpki", "DTLB_MPKI", "data TLB walks per 1000 instructions"),
-	DRILL("dtlb_walk_ratio", "DTLB_WALK", "data TLB walks per L1D TLB access"),
+	DRILL("dtlb_walk_ratio", "DTLB_WALK_RATIO", "data TLB walks per L1D TLB access"),
 	DRILL("l1d_tlb_miss_ratio", "L1D_TLB_MISS", "L1 data TLB refills per access"),
 	PKI("l1d_tlb_mpki", "L1D_TLB_MPKI", "L1 data TLB refills per 1000 instructions"),
 	DRILL("l2_tlb_miss_ratio", "L2_TLB_MISS", "L2 TLB refills per access"),
 	PKI("l2_tlb_mpki", "L2_TLB_MPKI", "L2 TLB refills per 1000 instructions"),
 	PKI("itlb_mpki", "ITLB_MPKI", "instruction TLB walks per 1000 instructions"),
-	DRILL("itlb_walk_ratio", "ITLB_WALK", "instruction TLB walks per L1I TLB access"),
+	DRILL("itlb_walk_ratio", "ITLB_WALK_RATIO", "instruction TLB walks per L1I TLB access"),
 	DRILL("l1i_tlb_miss_ratio", "L1I_TLB_MISS", "L1 instruction TLB refills per access"),
 	PKI("l1i_tlb_mpki", "L1I_TLB_MPKI", "L1 instruction TLB refills per 1000 instructions"),
 	DRILL("branch_misprediction_ratio", "BR_MISS",
@@ -301,4 +301,15 @@ int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n)
 			 v->title ? v->title : v->name, sfx[i][1]);
 	}
 	return k;
+}
+
+const char *td_voc_metric_title(const char *name, const char *const *events,
+				int nr)
+{
+	const char *t = td_voc_title(name);
+
+	for (int e = 0; e < nr; e++)
+		if (events[e] && !strcmp(events[e], t))
+			return name;
+	return t;
 }

@@ -58,6 +58,16 @@ const struct td_voc *td_voc_find(const char *name);
 const char *td_voc_title(const char *name);
 /* Decimals of a metric in tables: the table's, else 2. */
 int td_voc_prec(const char *name);
+/*
+ * The plain title of a metric's column in every command (report, top,
+ * stat, dump, decode): the table's (td_voc_title()), a Level 2 class's
+ * its parent's dot its own (BACKEND.MEM_BOUND, as toplev names its
+ * nodes); the name itself where that title is one of the nr events
+ * shown (-e may name an event anything), so that no table shows a title
+ * twice.
+ */
+const char *td_voc_metric_title(const char *name, const char *const *events,
+				int nr);
 
 /* One column of an entry (td_voc_expand()). */
 struct td_voc_col {

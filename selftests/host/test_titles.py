@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""One title per column: the same metric has the same plain title in
+report, top, dump and decode (the vocabulary's, `tdctl help --json`), on
+files with and without rotated groups and Level 2; no table shows a
+title twice, and no metric's title is the name of an event of any set.
+TAP."""
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
+import tdfile_gen as T  # noqa: E402
+from tap import fixture, main, ok, require_tdctl, run, test  # noqa: E402
+
+
+@fixture
+def files(tmp):
+    """name -> (path, decode's options): N2 without groups, N2's Level 1
+    and DTLB groups rotated, Intel's Level 2 groups rotated."""
+    import test_decode_dump_groups as D
+    import test_report_groups as R
+    out = {}
+    n2 = os.path.join(tmp, "n2.td")
+    T.n2().write(n2)
+    out["n2"] = (n2, ["--set", "arm_neoverse_n2", "--slots", "5"])
+    pl, _ = R.plan_of(tmp)
+    if pl:
+        pool, groups, label, _ = pl
+        path = os.path.join(tmp, "n2dt.td")
+        R.simulate(3, pool, groups, label, dur=100_000_000)[0].write(path)
+        out["n2dt"] = (path, ["--set", "arm_neoverse_n2", "--slots", "5"])
+    pl = D.level2_plan(tmp, "intel_icl", "icelake_server")
+    if pl:
+        pool, groups, label = pl
+        path = os.path.join(tmp, "icl2.td")
+        D.recording(5, pool, groups, label, D.ICL_RATES)[0].write(path)
+        out["icl2"] = (path, ["--set", "intel_icl", "--level", "2"])
+    return out
+
+
+def vocab():
+    _, out, _ = run("help", "--json")
+    return {c["name"]: c for c in json.loads(out)["columns"]}
+
+
+def header(out, first):
+    """The titles of the table whose header starts with first."""
+    for ln in out.splitlines():
+        if ln.split()[:1] == [first]:
+            return ln.split()
+    return []
+
+
+def decoded(out):
+    """decode's plain lines of metrics: [(title, cell)]."""
+    rows = []
+    for ln in out.splitlines():
+        m = re.match(r"^  +(\S+) +(\S+)", ln)
+        if m:
+            rows.append((m.group(1), m.group(2)))
+    return rows
+
+
+def tables(path, opts):
+    """The plain outputs of every command on path: {command: text}."""
+    _, dump_json, _ = run("dump", "-i", path, "--json")
+    return {
+        "report": run("report", "-i", path, "--by", "task")[1],
+        "top": run("top", "-i", path, "--batch", "-n", "1")[1],
+        "dump": run("dump", "-i", path)[1],
+        "decode": run("decode", *opts, stdin=dump_json)[1],
+    }
+
+
+@test
+def one_title(files):
+    voc = vocab()
+    for name, (path, opts) in files.items():
+        rc, out, err = run("report", "-i", path, "--by", "task", "--json")
+        metrics = list(json.loads(out)["rows"][0]["metrics"]) if rc == 0 else []
+        want = [voc[m]["title"] for m in metrics if m in voc]
+        out = tables(path, opts)
+        got = {
+            "report": header(out["report"], "PID"),
+            "top": header(out["top"], "PID"),
+            "dump": header(out["dump"], "TIME_S"),
+        }
+        for cmd, titles in got.items():
+            mt = [t for t in titles if t in want]
+            ok(want and mt == want,
+               "%s, %s: every metric under the vocabulary's title (%s)"
+               % (name, cmd, " ".join(want)), " ".join(titles))
+        dec = [t for t, _ in decoded(out["decode"])]
+        ok(len(dec) >= 5 and all(t in want for t in dec),
+           "%s, dump --json | decode: the metrics under the same titles" % name,
+           out["decode"])
+
+
+@test
+def no_title_twice(files):
+    for name, (path, opts) in files.items():
+        out = tables(path, opts)
+        for cmd, first in (("report", "PID"), ("top", "PID"), ("dump", "TIME_S")):
+            t = header(out[cmd], first)
+            twice = sorted({x for x in t if t.count(x) > 1})
+            ok(t and not twice, "%s, %s: no title twice" % (name, cmd),
+               "%s\n%s" % (twice, " ".join(t)))
+    # no metric's title is an event's name (or alias) in any set
+    voc = vocab()
+    titles = {c["title"]: n for n, c in voc.items()
+              if c["kind"] == "metric" and c["title"]}
+    _, out, _ = run("list", "-j")
+    clash = []
+    for s in json.loads(out)["sets"]:
+        _, sel, _ = run("list", "-s", s["name"], "-j")
+        sel = json.loads(sel)["selected"]
+        evs = list(sel.get("events", []))
+        for g in sel.get("groups", []):
+            evs += g["events"]
+        for e in evs:
+            for n in [e["name"]] + e.get("aliases", []):
+                if n in titles:
+                    clash.append("%s: event %s, metric %s" % (s["name"], n,
+                                                              titles[n]))
+    ok(not clash, "no metric is titled as an event of any set",
+       "\n".join(sorted(set(clash))))
+
+
+if __name__ == "__main__":
+    main(setup=require_tdctl)
