@@ -3,8 +3,9 @@
 """One title per column: the same metric has the same plain title in
 report, top, dump and decode (the vocabulary's, `tdctl help --json`), on
 files with and without rotated groups and Level 2; no table shows a
-title twice, and no metric's title is the name of an event of any set.
-TAP."""
+title twice, and no metric's title is the name of an event of any set;
+--sort takes the titles the tables print (any case) and lists every word
+it takes, which completion offers too. TAP."""
 import json
 import os
 import re
@@ -127,6 +128,60 @@ def no_title_twice(files):
                                                               titles[n]))
     ok(not clash, "no metric is titled as an event of any set",
        "\n".join(sorted(set(clash))))
+
+
+def sort_list(err):
+    """The words of "cannot sort by 'X': no such column (A|a, B, ...)":
+    [[A, a], [B], ...]."""
+    m = re.search(r"no such column \((.*)\); see", err)
+    return [c.split("|") for c in m.group(1).split(", ")] if m else None
+
+
+@test
+def sort_by_titles(files):
+    path, _ = files["icl2"]
+    voc = vocab()
+
+    def order(*sort):
+        rc, out, err = run("report", "-i", path, "--by", "task", "--json",
+                           "--sort", *sort)
+        return [r["tid"] for r in json.loads(out)["rows"]] if rc == 0 else err
+    for title, name in (("IPC", "ipc"), ("BACKEND.MEM_BOUND", "memory_bound"),
+                        ("backend.mem_bound", "memory_bound"),
+                        ("RETIRING.HEAVY_OPS", "heavy_operations"),
+                        ("RUN_MS", "runtime_ns"), ("SLICES", "slices")):
+        by_name = order(name)
+        ok(order(title) == by_name and isinstance(by_name, list),
+           "report --sort %s: the rows of --sort %s" % (title, name),
+           "%s\n%s" % (order(title), by_name))
+    rc, out, err = run("top", "-i", path, "--batch", "-n", "1", "--sort", "%CPU")
+    ok(rc == 0, "top --sort %CPU: the title top prints", err)
+
+    # the error lists every word it takes, each taken, every title in it
+    rc, out, err = run("report", "-i", path, "--by", "task", "--sort", "nosuch")
+    words = sort_list(err)
+    refused = [w for c in words or [] for w in c
+               if run("report", "-i", path, "--by", "task", "--sort", w)[0]]
+    _, out, _ = run("report", "-i", path, "--by", "task")
+    titles = [t for t in header(out, "PID") if t != "TID"] if out else []
+    listed = {w for c in words or [] for w in c}
+    missing = [t for t in titles if t not in listed]
+    ok(rc == 2 and words and not refused and not missing and
+       {"time", "cycles"} <= listed,
+       "report --sort: the error lists every word it takes (%d columns), "
+       "every title of the table among them" % len(words or []),
+       "refused %s, not listed %s\n%s" % (refused, missing, err))
+
+    # completion: every metric's title and name
+    _, comp, _ = run("__complete", "report", "--sort", "")
+    comp = set(comp.split())
+    lack = [c["title"] for n, c in voc.items()
+            if c["kind"] == "metric" and c["title"] and c["title"] not in comp
+            and not n.endswith(("_coverage", "_error"))]
+    ok(not lack and {"BACKEND.MEM_BOUND", "IPC", "memory_bound", "time",
+                     "cycles"} <= comp,
+       "completion of --sort: every metric's title, names, time, cycles",
+       "%s\n%s" % (lack, sorted(comp)))
 
 
 if __name__ == "__main__":

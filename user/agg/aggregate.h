@@ -349,13 +349,16 @@ void td_view_values(const struct td_view *v, const struct td_agg *a,
  * cpu-clock of the software set).
  */
 int td_cycles_event(const struct topdown_config *cfg);
-/* Column by name: an event or metric name, or pid, tid, comm, cgroup,
- * cpu, slices, time, cycles (the sort event). -1 if none.
+/* Column by name: an event's or metric's name, a column's plain title
+ * as the tables print it (in any case: IPC, BACKEND.MEM_BOUND, RUN_MS,
+ * %CPU), its JSON name (pid, slices, runtime_ns, ...) or time, cgroup,
+ * cycles (the sort event). -1 if none.
  */
 int td_view_col(const struct td_view *v, const char *name);
 
-/* --sort NAME (NULL: keep the default): key columns sort ascending, the
- * others descending. -1 after p_err() listing the columns.
+/* --sort NAME (NULL: keep the default, td_view_col()): key columns sort
+ * ascending, the others descending. -1 after p_err() listing every word
+ * it takes, by column.
  */
 int td_view_sort_by(struct td_view *v, const char *name);
 

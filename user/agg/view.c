@@ -13,6 +13,7 @@
 #include "base/str.h"
 #include "agg/aggregate.h"
 #include "output/text.h"
+#include "output/vocab.h"
 
 /* ---- views ------------------------------------------------------------ */
 
@@ -368,64 +369,122 @@ int td_table_opt(struct td_table_opts *o, int id)
 	return 0;
 }
 
+/* The words --sort takes for view column i (at most 5 in w): its plain
+ * titles first (as the tables print it: RUN_MS in report and stat,
+ * %CPU in top), then its JSON name and the older words (time, cycles,
+ * cgroup, cpu); the number.
+ */
+static int col_words(const struct td_view *v, int i, const char **w)
+{
+	const struct td_col *c = &v->col[i];
+	int n = 0;
+
+	switch (c->kind) {
+	case TD_COL_METRIC:
+		w[n++] = td_voc_metric_title(c->name, v->event_names,
+					     v->nr_events);
+		break;
+	case TD_COL_EVENT:
+		break;
+	case TD_COL_RUNTIME:
+		w[n++] = td_voc_title(c->name);
+		w[n++] = td_voc_title("cpu_percent");
+		break;
+	default:
+		w[n++] = td_voc_title(c->name);
+		break;
+	}
+	w[n++] = c->name;
+	if (c->kind == TD_COL_RUNTIME)
+		w[n++] = "time";
+	else if (c->kind == TD_COL_CGROUP)
+		w[n++] = "cgroup";
+	else if (c->kind == TD_COL_EVENT && c->idx == td_cycles_event(v->cfg))
+		w[n++] = "cycles";
+	return n;
+}
+
+/* May --sort take view column i (keys, slices, run time, counts,
+ * metrics)?
+ */
+static bool sortable(const struct td_view *v, int i)
+{
+	return i < v->nr_keys || v->col[i].kind == TD_COL_SLICES ||
+	       v->col[i].kind == TD_COL_RUNTIME ||
+	       v->col[i].kind == TD_COL_EVENT ||
+	       v->col[i].kind == TD_COL_METRIC;
+}
+
 int td_view_col(const struct td_view *v, const char *name)
 {
-	static const struct {
-		const char *alias;
-		enum td_col_kind kind;
-	} alias[] = {
-		{ "pid", TD_COL_PID }, { "tid", TD_COL_TID },
-		{ "comm", TD_COL_COMM }, { "cgroup", TD_COL_CGROUP },
-		{ "cpu", TD_COL_CPU }, { "slices", TD_COL_SLICES },
-		{ "time", TD_COL_RUNTIME },
-	};
+	const char *w[5];
 
+	/* a name first: an event may be named as another column's title */
 	for (int i = 0; i < v->nr_cols; i++)
 		if (!strcmp(v->col[i].name, name))
 			return i;
-	if (!strcmp(name, "cycles")) {
-		int ev = td_cycles_event(v->cfg);
+	for (int i = 0; i < v->nr_cols; i++) {
+		int n = sortable(v, i) ? col_words(v, i, w) : 0;
 
-		for (int i = 0; i < v->nr_cols; i++)
-			if (v->col[i].kind == TD_COL_EVENT &&
-			    v->col[i].idx == ev)
-				return i;
-	}
-	for (size_t a = 0; a < sizeof(alias) / sizeof(alias[0]); a++) {
-		if (strcmp(alias[a].alias, name))
-			continue;
-		for (int i = 0; i < v->nr_cols; i++)
-			if (v->col[i].kind == alias[a].kind)
+		for (int k = 0; k < n; k++)
+			if (td_voc_is(name, w[k], NULL))
 				return i;
 	}
 	return -1;
 }
 
+/* The words of view column i for the list of --sort's error, '|'
+ * between, those that differ only in case once. False: out of memory.
+ */
+static bool list_words(char **list, const struct td_view *v, int i)
+{
+	const char *w[5];
+	int n = col_words(v, i, w);
+	bool whole = true;
+
+	for (int k = 0; k < n && whole; k++) {
+		bool dup = false;
+
+		for (int j = 0; j < k; j++)
+			dup |= !strcasecmp(w[j], w[k]);
+		if (!dup)
+			whole = td_str_add(list, "%s%s",
+					   k ? "|" : *list ? ", " : "", w[k]);
+	}
+	return whole;
+}
+
 int td_view_sort_by(struct td_view *v, const char *name)
 {
+	char *list = NULL;
+	bool whole = true;
 	int col;
 
 	if (!name)
 		return 0;
 	col = td_view_col(v, name);
-	if (col < 0) {
-		char *list = NULL;
-		bool whole = td_str_add(&list, "time, slices");
-
-		for (int i = 0; i < v->nr_cols && whole; i++)
-			if (v->col[i].kind == TD_COL_EVENT ||
-			    v->col[i].kind == TD_COL_METRIC ||
-			    i < v->nr_keys)
-				whole = td_str_add(&list, ", %s",
-						   v->col[i].name);
-		p_usage_error("cannot sort by '%s': no such column (%s)", name,
-			      whole ? list : "out of memory");
-		free(list);
-		return -1;
+	if (col >= 0) {
+		v->sort_col = col;
+		v->ascending = col < v->nr_keys;
+		return 0;
 	}
-	v->sort_col = col;
-	v->ascending = col < v->nr_keys;
-	return 0;
+	/* Every word it takes, by column: run time and slices first, then
+	 * the keys, the counts and the metrics, as the tables show them.
+	 */
+	for (int pass = 0; pass < 3 && whole; pass++) {
+		for (int i = 0; i < v->nr_cols && whole; i++) {
+			enum td_col_kind kd = v->col[i].kind;
+			int p = kd == TD_COL_RUNTIME ? 0 :
+				kd == TD_COL_SLICES ? 1 : 2;
+
+			if (p == pass && sortable(v, i))
+				whole = list_words(&list, v, i);
+		}
+	}
+	p_usage_error("cannot sort by '%s': no such column (%s)", name,
+		      whole && list ? list : "out of memory");
+	free(list);
+	return -1;
 }
 
 struct sort_item {

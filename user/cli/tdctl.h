@@ -111,7 +111,8 @@ struct td_opt {
 	{ "to", 0, TD_FILTER_TO, TD_ARG_NUM, "S", \
 	  "only slices that start before S seconds into the recording", 0 }
 #define TD_OPT_SORT { "sort", 0, 'S', TD_ARG_SORT, "COLUMN", \
-		      "sort by an event or metric name, time, slices, pid or comm", 0 }
+		      "sort by a column: its title as the table prints it (any case), " \
+		      "its JSON name, time or cycles", 0 }
 #define TD_OPT_TABLE \
 	{ "metric-only", 0, TD_TABLE_METRIC_ONLY, TD_ARG_NONE, NULL, \
 	  "only the metrics, not the event counts (as perf stat --metric-only)", 0 }, \

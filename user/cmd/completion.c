@@ -15,11 +15,13 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "agg/aggregate.h"
 #include "evset/sets.h"
 #include "cli/tdctl.h"
+#include "output/vocab.h"
 
 static const char *cur_prefix;
 
@@ -45,12 +47,38 @@ static void pids(const char *head)
 		closedir(d);
 }
 
+/* --sort: the titles of the columns a table of report, top or stat may
+ * sort by (output/vocab.h), as it prints them, their JSON names, and
+ * cycles and time (td_view_sort_by() takes every one; a file's events
+ * too, which only the file knows).
+ */
+static void sort_words(void)
+{
+	const char *last = "";
+
+	cand("cycles");
+	cand("time");
+	for (size_t i = 0; i < td_vocab_len; i++) {
+		const struct td_voc *v = &td_vocab[i];
+
+		if (!v->title || (v->kind != TD_VOC_METRIC &&
+				  v->kind != TD_VOC_KEY &&
+				  strcmp(v->name, "slices") &&
+				  strcmp(v->name, "runtime_ns") &&
+				  strcmp(v->name, "cpu_percent")) ||
+		    (!strstr(v->commands, "report") &&
+		     !strstr(v->commands, "top")))
+			continue;
+		if (strcmp(v->title, last))
+			cand(v->title);
+		last = v->title;
+		if (strcasecmp(v->title, v->name))
+			cand(v->name);
+	}
+}
+
 static void arg_values(enum td_arg kind)
 {
-	static const char *const sort_cols[] = {
-		"cycles", "time", "slices", "pid", "comm", "retiring",
-		"bad_speculation", "frontend_bound", "backend_bound", "ipc",
-	};
 	char head[256];
 	const char *comma;
 	long n;
@@ -105,8 +133,7 @@ static void arg_values(enum td_arg kind)
 		cand("auto");
 		break;
 	case TD_ARG_SORT:
-		for (size_t i = 0; i < sizeof(sort_cols) / sizeof(sort_cols[0]); i++)
-			cand(sort_cols[i]);
+		sort_words();
 		break;
 	default:
 		break;

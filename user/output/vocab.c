@@ -2,6 +2,7 @@
 /* The vocabulary: every column tdctl prints (see vocab.h). */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "output/vocab.h"
 
@@ -312,4 +313,10 @@ const char *td_voc_metric_title(const char *name, const char *const *events,
 		if (events[e] && !strcmp(events[e], t))
 			return name;
 	return t;
+}
+
+bool td_voc_is(const char *key, const char *title, const char *name)
+{
+	return (title && !strcasecmp(key, title)) ||
+	       (name && !strcasecmp(key, name));
 }

@@ -68,6 +68,10 @@ int td_voc_prec(const char *name);
  */
 const char *td_voc_metric_title(const char *name, const char *const *events,
 				int nr);
+/* Does key (a --sort argument) name the column titled title (in any
+ * case) or named name (JSON, CSV)? Either may be NULL.
+ */
+bool td_voc_is(const char *key, const char *title, const char *name);
 
 /* One column of an entry (td_voc_expand()). */
 struct td_voc_col {
