@@ -126,10 +126,10 @@ def test_intervals(tmp):
         rc, out, err = run("decode", "--set", "intel_icl", stdin=text)
         rows = [ln.split() for ln in out.splitlines()
                 if ln.strip().startswith(tuple(i[0] for i in INTERVALS))]
-        # '*' after each interval's largest Level-1 class (the bottleneck)
+        # '*' before each interval's largest Level-1 class (the bottleneck)
         ok(rc == 0 and len(rows) == 3 and rows[1][:5] ==
-           ["2.002012345", "60.0%*", "10.0%", "10.0%", "20.0%"] and
-           rows[2][1:5] == ["10.0%", "10.0%", "40.0%*", "40.0%"] and
+           ["2.002012345", "*60.0%", "10.0%", "10.0%", "20.0%"] and
+           rows[2][1:5] == ["10.0%", "10.0%", "*40.0%", "40.0%"] and
            "3 intervals" in out, "decode %s: a row per interval, its time first,"
            " its bottleneck marked" % f, out + err)
         rc, out, err = run("decode", "--set", "intel_icl", "--csv", stdin=text)

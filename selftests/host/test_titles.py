@@ -5,7 +5,9 @@ report, top, dump and decode (the vocabulary's, `tdctl help --json`), on
 files with and without rotated groups and Level 2; no table shows a
 title twice, and no metric's title is the name of an event of any set;
 --sort takes the titles the tables print (any case) and lists every word
-it takes, which completion offers too. TAP."""
+it takes, which completion offers too; the bottleneck mark '*' stands
+right before its value in every command, and decode marks the path that
+report marks. TAP."""
 import json
 import os
 import re
@@ -182,6 +184,53 @@ def sort_by_titles(files):
                      "cycles"} <= comp,
        "completion of --sort: every metric's title, names, time, cycles",
        "%s\n%s" % (lack, sorted(comp)))
+
+
+CELL = re.compile(r"\*?-?[\d.]+(?:\u00b1[\d.]+)?%?(?: \[\d+%\])?!?|unknown \[\d+%\]")
+
+
+def misplaced(text):
+    """Lines of a table whose '*' is not right before a value or whose '!'
+    is not right after its cell (a percentage, "value±error [c%]");
+    legends and decode's notes left out."""
+    bad = []
+    for ln in text.splitlines():
+        if ln.startswith(("*", "!", "#", "set ", "formula:", "assumes:",
+                          "group ")):
+            continue
+        # "BACKEND.*": the legend of Level 2 classes, a column's name
+        if re.search(r"(?<!\.)\*(?![-\d])", ln) or re.search(r"(?<![%\]])!", ln):
+            bad.append(ln)
+    return bad
+
+
+@test
+def one_mark(files):
+    fx = os.path.join(HERE, "perf-stat", "icl-6.12-interval-raw.txt")
+    with open(fx) as f:
+        _, ivl, _ = run("decode", "--set", "intel_icl", stdin=f.read())
+    for name, (path, opts) in list(files.items()) + [("perf -I", (None, None))]:
+        out = tables(path, opts) if path else {"decode": ivl}
+        for cmd, text in out.items():
+            bad = misplaced(text)
+            ok("*" in text and not bad,
+               "%s, %s: '*' right before the value it marks, '!' right "
+               "after its cell" % (name, cmd), "\n".join(bad[:5]))
+
+    # the same path in report's total row and decode of the whole dump
+    path, opts = files["icl2"]
+    _, out, _ = run("report", "-i", path, "--metric-only")
+    titles = header(out, "PID")
+    titles = titles[titles.index("RUN_MS") + 1:] if "RUN_MS" in titles else []
+    total = [ln for ln in out.splitlines() if ln.startswith("total")]
+    cells = CELL.findall(total[0])[2:] if total else []
+    rep = {t for t, c in zip(titles, cells) if c.startswith("*")}
+    _, dump, _ = run("dump", "-i", path, "--json")
+    _, dec, _ = run("decode", *opts, stdin=dump)
+    got = {t for t, c in decoded(dec) if c.startswith("*")}
+    ok(len(rep) == 2 and got == rep and "* the bottleneck path" in dec,
+       "decode marks report's bottleneck path (%s), with its legend"
+       % ", ".join(sorted(rep)), "report %s, decode %s\n%s" % (rep, got, dec))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@
 #include "agg/estimate.h"
 #include "output/emit.h"
 
+struct td_voc;
+
 enum td_by { TD_BY_TASK, TD_BY_PROCESS, TD_BY_COMM, TD_BY_CGROUP, TD_BY_CPU,
 	     TD_BY_NR };
 
@@ -252,6 +254,8 @@ struct td_view {
 				 * backend_bound), -1 where the set has none
 				 */
 	bool metric_fraction[TD_VIEW_MAX_METRICS];	/* as a percentage */
+	/* the vocabulary's entry of each (output/vocab.h), NULL: none */
+	const struct td_voc *metric_voc[TD_VIEW_MAX_METRICS];
 	/* Rotated groups (td_view_init_cfg() of a configuration with two or
 	 * more groups): every metric from its home group's slices, with its
 	 * depth in the hierarchy (1: a Level 2 class under metric parent[]),

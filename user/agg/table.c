@@ -357,8 +357,9 @@ static void plain_est(struct td_emit *e, const struct td_field *f,
 	td_emit_uword(e, f, s);
 }
 
-/* Returns the marks shown: 1 a class marked '*', 2 a fraction '!', 4 an
- * estimate or an unknown (rotated groups).
+/* Returns the marks shown: 1 a class marked '*', 16 a Level 2 class too
+ * (the path), 2 a fraction '!', 4 an estimate or an unknown (rotated
+ * groups).
  */
 static int row(struct td_emit *e, const struct table *t,
 	       const struct td_view *v, const struct td_agg *a,
@@ -472,9 +473,9 @@ static int row(struct td_emit *e, const struct table *t,
 				td_emit_object(e, "metrics");
 			val = &x->metric[c->idx];
 			if (c->idx == x->mark[0] || c->idx == x->mark[1])
-				td_emit_mark(e, '*');
+				td_emit_mark(e, TD_VOC_MARK);
 			if (val->flagged) {
-				td_emit_flag(e, '!');
+				td_emit_flag(e, TD_VOC_FLAG);
 				shown |= 2;
 			}
 			/* Without rotation only a row with an unreadable
@@ -525,7 +526,7 @@ static int row(struct td_emit *e, const struct table *t,
 		}
 	}
 	td_emit_end(e);
-	return shown | (x->mark[0] >= 0);
+	return shown | (x->mark[0] >= 0) | (x->mark[1] >= 0 ? 16 : 0);
 }
 
 /* Rotated groups: is metric m a Level 2 class counted by another group
@@ -601,7 +602,8 @@ static void legend_line(FILE *out, const struct td_view *v, int marked,
 	(len += (size_t)snprintf(line + len, len < sizeof(line) ? \
 				 sizeof(line) - len : 0, __VA_ARGS__))
 	if (marked & 1)
-		LEGEND_ADD("%s", v->gd ? TD_VOC_SHORT_PATH : TD_VOC_SHORT_MARK);
+		LEGEND_ADD("%s", marked & 16 ? TD_VOC_SHORT_PATH :
+			   TD_VOC_SHORT_MARK);
 	if (marked & 2)
 		LEGEND_ADD("%s%s", len ? "  " : "", TD_VOC_SHORT_FLAG);
 	if (marked & 4)
@@ -663,7 +665,7 @@ void td_table_print(FILE *out, const struct td_view *v, const struct td_agg *a,
 	     o->legend == TD_LEGEND_FULL)) {
 		fprintf(out, "\n");
 		if (marked & 1)
-			fprintf(out, "%s\n", v->gd ? TD_VOC_LEGEND_PATH :
+			fprintf(out, "%s\n", marked & 16 ? TD_VOC_LEGEND_PATH :
 				TD_VOC_LEGEND_MARK);
 		if (marked & 2)
 			fprintf(out, "%s\n", TD_VOC_LEGEND_FLAG);

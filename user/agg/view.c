@@ -90,6 +90,7 @@ static void put_metric(struct td_view *v, const char *name)
 
 	v->metric_names[i] = name;
 	v->metric_fraction[i] = td_metric_is_fraction(name);
+	v->metric_voc[i] = td_voc_find(name);
 	v->metric_parent[i] = -1;
 	for (int k = 0; k < 4; k++)
 		if (!strcmp(name, td_l1_names[k]))
@@ -282,29 +283,19 @@ static void val_est(struct td_val *x, const struct td_estimate *e)
 	}
 }
 
-/* The bottleneck path: the largest valid Level-1 class, then (rotated
- * groups) its largest valid child.
+/* The bottleneck path (td_voc_path()): the largest valid Level-1 class,
+ * then its largest valid Level 2 class shown.
  */
 static void mark_path(const struct td_view *v, struct td_row_vals *o)
 {
-	int best = -1, child = -1;
+	double value[TD_VIEW_MAX_METRICS];
+	bool valid[TD_VIEW_MAX_METRICS];
 
-	for (int k = 0; k < 4; k++) {
-		int i = v->l1[k];
-
-		if (i < 0 || !o->metric[i].valid)
-			continue;
-		if (best < 0 || o->metric[i].value > o->metric[best].value)
-			best = i;
+	for (int i = 0; i < v->nr_metrics; i++) {
+		value[i] = o->metric[i].value;
+		valid[i] = o->metric[i].valid;
 	}
-	for (int i = 0; best >= 0 && v->gd && i < v->nr_metrics; i++) {
-		if (v->metric_parent[i] != best || !o->metric[i].valid)
-			continue;
-		if (child < 0 || o->metric[i].value > o->metric[child].value)
-			child = i;
-	}
-	o->mark[0] = best;
-	o->mark[1] = child;
+	td_voc_path(v->metric_voc, value, valid, v->nr_metrics, o->mark);
 }
 
 void td_view_values(const struct td_view *v, const struct td_agg *a,

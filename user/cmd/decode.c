@@ -298,25 +298,36 @@ static void decode_result(const struct decoded *dd, const struct decode_ivl *iv,
 	}
 }
 
-/* The largest Level-1 class of r (the bottleneck mark '*'), or -1 (also
- * when a class was left out: the largest may be that one).
+/* The bottleneck path of r (td_voc_path(), as report marks it): none
+ * when a Level-1 class was left out (the largest may be that one).
  */
-static int bottleneck(const struct result *r)
+static void bottleneck(const struct result *r, int mark[2])
 {
-	int best = -1;
+	const struct td_voc *voc[TD_MAX_TREE];
+	double value[TD_MAX_TREE];
+	bool valid[TD_MAX_TREE];
 
+	mark[0] = -1;
+	mark[1] = -1;
 	if (r->l1_left_out)
-		return -1;
-
+		return;
 	for (int i = 0; i < r->n; i++) {
-		const struct td_metric *x = &r->m[i].m;
-		const struct td_voc *v = td_voc_find(x->name);
-
-		if (v && (v->flags & TD_VOC_BOTTLENECK) && x->valid &&
-		    (best < 0 || x->value > r->m[best].m.value))
-			best = i;
+		voc[i] = td_voc_find(r->m[i].m.name);
+		value[i] = r->m[i].m.value;
+		valid[i] = r->m[i].m.valid;
 	}
-	return best;
+	td_voc_path(voc, value, valid, r->n, mark);
+}
+
+/* A cell of the plain output, as every table's: TD_VOC_MARK before the
+ * value v of the bottleneck path, then v (the flag after it is printed
+ * after the column).
+ */
+static const char *marked(char *buf, size_t n, const char *v, int i,
+			  const int mark[2])
+{
+	snprintf(buf, n, "%s%s", i == mark[0] || i == mark[1] ? "*" : "", v);
+	return buf;
 }
 
 /* Is name (len bytes) one of r's metrics, or of its left-out ones? */
@@ -610,52 +621,53 @@ static void est_value(char *buf, size_t n, const struct out_metric *o,
 }
 
 /* perf stat -I input: a row per interval, its time first (toplev -I),
- * each metric under its title as every table's (output/vocab.h); after a
- * value '!' (outside 0..100%) or '*' (the interval's bottleneck).
- * True if a '*' was shown.
+ * each metric under its title (td_voc_metric_title()), '*' before the
+ * values of the interval's bottleneck path and '!' after a fraction
+ * outside 0..100%, as in every table. 1 if a '*' was shown, 2 if one on
+ * a Level 2 class.
  */
-static bool plain_intervals(const struct result *r, int nr, bool *flagged,
-			    bool *invalid)
+static int plain_intervals(const struct result *r, int nr, bool *flagged,
+			   bool *invalid)
 {
 	const struct result *r0 = &r[0];
-	int w[TD_MAX_TREE];
-	bool marked = false;
-	char v[64];
+	int w[TD_MAX_TREE], shown = 0;
+	char v[64], c[72];
 
 	printf("%16s", td_voc_title("time_s"));
 	for (int i = 0; i < r0->n; i++) {
 		const char *t = td_voc_title(r0->m[i].m.name);
 
 		w[i] = (int)strlen(t);
-		if (w[i] < 8)
-			w[i] = 8;
+		if (w[i] < 9)
+			w[i] = 9;
 		printf("  %*s%s", w[i], t, i + 1 < r0->n ? " " : "");
 	}
 	printf("\n");
 	for (int k = 0; k < nr; k++) {
 		const struct result *m = &r[k];
-		int best = bottleneck(m);
+		int mark[2];
 
+		bottleneck(m, mark);
 		printf("%16s", r[k].ivl->time);
 		for (int i = 0; i < m->n && i < r0->n; i++) {
 			const struct td_metric *x = &m->m[i].m;
 
 			plain_value(v, sizeof(v), x, flagged, invalid);
-			printf("  %*s%s", w[i], v, x->flagged ? "!" :
-			       i == best ? "*" : i + 1 < m->n ? " " : "");
-			marked |= i == best && !x->flagged;
+			printf("  %*s%s", w[i], marked(c, sizeof(c), v, i, mark),
+			       x->flagged ? "!" : i + 1 < m->n ? " " : "");
+			shown |= (i == mark[0]) | (i == mark[1] ? 2 : 0);
 		}
 		printf("\n");
 	}
-	return marked;
+	return shown;
 }
 
-/* The metrics one per line under their titles, as every table titles
- * them (output/vocab.h), in the order of the hierarchy (children
- * indented under their class), with the vocabulary's decimals; after the value '!'
- * for a fraction outside 0..100% and '*' for the largest Level-1 class,
- * perf's name of the metric with groups, and the legend of the marks, as
- * under every table. perf stat -I input: a row per interval
+/* The metrics one per line under their titles (output/vocab.h, as every
+ * table titles them), in the order of the hierarchy (children indented
+ * under their class), with the vocabulary's decimals; '*' before the
+ * values of the bottleneck path and '!' after a fraction outside
+ * 0..100%, as in every table; perf's name of the metric with groups, and
+ * the legend of the marks, as under every table. perf stat -I input: a row per interval
  * (plain_intervals()).
  */
 static void decode_plain(const struct decoded *dd, const char *label,
@@ -665,8 +677,8 @@ static void decode_plain(const struct decoded *dd, const char *label,
 	const struct td_gdecoder *gd = &dd->gd;
 	bool flagged = false, invalid = false, est = false, unknown = false;
 	struct td_group_desc g;
-	int best = -1, w = 8;
-	char v[64];
+	int mark[2] = { -1, -1 }, shown = 0, w = 8;
+	char v[64], c[72];
 
 	printf("set %s (%s)", gd->set, label);
 	if (in->slices)
@@ -685,9 +697,11 @@ static void decode_plain(const struct decoded *dd, const char *label,
 	if (!r[0].n)
 		printf("  no TopDown metrics for this set\n");
 	else if (in->timed > 0)
-		best = plain_intervals(r, nr, &flagged, &invalid) ? 0 : -1;
+		shown = plain_intervals(r, nr, &flagged, &invalid);
 	else
-		best = bottleneck(&r[0]);
+		bottleneck(&r[0], mark);
+	if (in->timed <= 0)
+		shown = (mark[0] >= 0) | (mark[1] >= 0 ? 2 : 0);
 	/* estimates: as wide as the widest, aligned on the right */
 	for (int i = 0; r[0].est && i < r[0].n; i++) {
 		bool f, e, u;
@@ -699,7 +713,7 @@ static void decode_plain(const struct decoded *dd, const char *label,
 	for (int i = 0; in->timed <= 0 && i < r[0].n; i++) {
 		const struct td_metric *x = &r[0].m[i].m;
 		const struct td_metric_info *mi = r[0].m[i].info;
-		int depth = r[0].m[i].depth, pad = w;
+		int depth = r[0].m[i].depth, pad = w + 1;	/* '*' */
 
 		if (r[0].est) {
 			est_value(v, sizeof(v), &r[0].m[i], &flagged, &est,
@@ -710,18 +724,18 @@ static void decode_plain(const struct decoded *dd, const char *label,
 			plain_value(v, sizeof(v), x, &flagged, &invalid);
 		}
 		printf("  %*s%-*s %*s", 2 * depth, "", 24 - 2 * depth,
-		       td_voc_title(x->name), pad, v);
+		       td_voc_title(x->name), pad,
+		       marked(c, sizeof(c), v, i, mark));
 		if (x->flagged)
-			printf("  !");
-		if (i == best)
-			printf("  *");
+			printf("!");
 		if (gd->grouped && mi && mi->perf_name)
-			printf("%s  perf: %s", x->flagged || i == best ? "" : "   ",
+			printf("%s  perf: %s", x->flagged ? "" : " ",
 			       mi->perf_name);
 		printf("\n");
 	}
-	if (best >= 0)
-		printf("%s\n", TD_VOC_LEGEND_MARK);
+	if (shown)
+		printf("%s\n", shown & 2 ? TD_VOC_LEGEND_PATH :
+		       TD_VOC_LEGEND_MARK);
 	if (flagged)
 		printf("%s\n", TD_VOC_LEGEND_FLAG);
 	if (est)

@@ -72,9 +72,10 @@ struct dump_ctx {
 	uint64_t lost;
 	uint64_t base_ns;	/* time_s 0: the collection's start */
 	bool marked, flagged;	/* plain: a '*' or '!' was printed */
+	bool path;		/* ... a '*' on a Level 2 class */
 	int ev_w[TOPDOWN_MAX_POOL];	/* plain: column widths */
 	int m_w[TD_MAX_TREE];
-	bool m_l1[TD_MAX_TREE];	/* a Level-1 class: may be marked */
+	const struct td_voc *m_voc[TD_MAX_TREE];	/* its entry, NULL: none */
 	/* the lines are formatted here (fmt.h), JSON names escaped once */
 	struct td_buf out;
 	char ev_json[TOPDOWN_MAX_POOL][6 * TOPDOWN_NAME_LEN + 4];
@@ -342,9 +343,7 @@ static void metric_names(struct dump_ctx *d, const struct mview *m)
 			continue;
 		d->m_name[i] = m->m[i].name;
 		d->m_fraction[i] = td_metric_is_fraction(m->m[i].name);
-		d->m_l1[i] = td_voc_find(m->m[i].name) &&
-			     (td_voc_find(m->m[i].name)->flags &
-			      TD_VOC_BOTTLENECK);
+		d->m_voc[i] = td_voc_find(m->m[i].name);
 		if (!d->m_w[i])
 			d->m_w[i] = 9;
 		d->m_json_len[i] = -1;
@@ -392,23 +391,25 @@ static void put_time_s(struct dump_ctx *d, uint64_t ns, int prec, int width)
 	td_buf_digits(b, frac, prec);
 }
 
-/* The largest Level-1 class of m, -1 if none. */
-static int bottleneck(const struct dump_ctx *d, const struct mview *m)
+/* The bottleneck path of m (td_voc_path()). */
+static void bottleneck(const struct dump_ctx *d, const struct mview *m,
+		       int mark[2])
 {
-	int best = -1;
+	double value[TD_MAX_TREE];
+	bool valid[TD_MAX_TREE];
 
-	for (int i = 0; i < m->n; i++)
-		if (d->m_l1[i] && m->m[i].valid &&
-		    (best < 0 || m->m[i].value > m->m[best].value))
-			best = i;
-	return best;
+	for (int i = 0; i < m->n; i++) {
+		value[i] = m->m[i].value;
+		valid[i] = m->m[i].valid;
+	}
+	td_voc_path(d->m_voc, value, valid, m->n, mark);
 }
 
 /* The line of the table, under print_header's titles: time_s with six
  * decimals, the fixed columns, " %*llu" (or <error>) per event, per
  * metric a percentage with one decimal (fractions) or the vocabulary's
- * decimals, '*' before the largest Level-1 class, '!' after a fraction
- * outside 0..100%.
+ * decimals, '*' before each class of the bottleneck path, '!' after a
+ * fraction outside 0..100%.
  */
 static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 		      const struct rcounts *rc, const struct mview *m,
@@ -416,7 +417,9 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 		      const char *fl)
 {
 	struct td_buf *b = &d->out;
-	int mark = bottleneck(d, m);
+	int mark[2];
+
+	bottleneck(d, m, mark);
 
 	put_time_s(d, r->time_ns, 6, W_TIME);
 	td_buf_char(b, ' ');
@@ -455,15 +458,16 @@ static void put_plain(struct dump_ctx *d, const struct topdown_record *r,
 			td_buf_pad(b, "-", 1, d->m_w[i]);
 			continue;
 		}
-		if (i == mark) {
-			cell[n++] = '*';
+		if (i == mark[0] || i == mark[1]) {
+			cell[n++] = TD_VOC_MARK;
 			d->marked = true;
+			d->path |= i == mark[1];
 		}
 		if (d->m_fraction[i]) {
 			n += td_fmt_fixed(cell + n, 100.0 * m->m[i].value, 1);
 			cell[n++] = '%';
 			if (m->m[i].flagged) {
-				cell[n++] = '!';
+				cell[n++] = TD_VOC_FLAG;
 				d->flagged = true;
 			}
 		} else {
@@ -771,7 +775,8 @@ static void dump_end(struct dump_ctx *d)
 		jsonw_stream_end(json_wtr);
 	/* The legend of the marks the table showed. */
 	if (!json_output && !csv_output && (d->marked || d->flagged))
-		printf("\n%s%s%s\n", d->marked ? TD_VOC_LEGEND_MARK : "",
+		printf("\n%s%s%s\n", !d->marked ? "" : d->path ?
+		       TD_VOC_LEGEND_PATH : TD_VOC_LEGEND_MARK,
 		       d->marked && d->flagged ? "\n" : "",
 		       d->flagged ? TD_VOC_LEGEND_FLAG : "");
 	free(d->batch);

@@ -320,3 +320,21 @@ bool td_voc_is(const char *key, const char *title, const char *name)
 	return (title && !strcasecmp(key, title)) ||
 	       (name && !strcasecmp(key, name));
 }
+
+void td_voc_path(const struct td_voc *const *voc, const double *value,
+		 const bool *valid, int n, int mark[2])
+{
+	int best = -1, child = -1;
+
+	for (int i = 0; i < n; i++)
+		if (voc[i] && (voc[i]->flags & TD_VOC_BOTTLENECK) && valid[i] &&
+		    (best < 0 || value[i] > value[best]))
+			best = i;
+	for (int i = 0; best >= 0 && i < n; i++)
+		if (voc[i] && voc[i]->parent && valid[i] &&
+		    !strcmp(voc[i]->parent, voc[best]->name) &&
+		    (child < 0 || value[i] > value[child]))
+			child = i;
+	mark[0] = best;
+	mark[1] = child;
+}

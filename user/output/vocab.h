@@ -73,6 +73,16 @@ const char *td_voc_metric_title(const char *name, const char *const *events,
  */
 bool td_voc_is(const char *key, const char *title, const char *name);
 
+/*
+ * The bottleneck path of a row of n metrics, voc[i] the entry of metric
+ * i (NULL: none), value[i] and valid[i] its value: mark[0] the largest
+ * valid TopDown Level-1 class (TD_VOC_BOTTLENECK), mark[1] its largest
+ * valid Level 2 class shown (an entry whose parent is mark[0]'s), -1
+ * where none. Every command marks these two with '*' (TD_VOC_MARK).
+ */
+void td_voc_path(const struct td_voc *const *voc, const double *value,
+		 const bool *valid, int n, int mark[2]);
+
 /* One column of an entry (td_voc_expand()). */
 struct td_voc_col {
 	char name[48];
@@ -86,12 +96,22 @@ struct td_voc_col {
  */
 int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n);
 
-/* The legend line of the marks a plain table may show ('*', '!'). */
+/*
+ * The marks of a plain table's cell, one way in every command: '*'
+ * right before the value of the bottleneck path (td_voc_path()), '!'
+ * right after a fraction outside 0..100%: "*49.8%", "120.0%!".
+ */
+#define TD_VOC_MARK	'*'
+#define TD_VOC_FLAG	'!'
+
+/* The legend line of the marks a plain table may show ('*', '!'); where
+ * a Level 2 class was marked, that of the path.
+ */
 #define TD_VOC_LEGEND_MARK \
 	"* the largest TopDown Level-1 class of the row: the likely bottleneck"
 #define TD_VOC_LEGEND_FLAG \
 	"! outside 0..100% (counting skid): shown as computed, not clamped"
-/* ... and those of a rotated configuration's table. */
+/* ... that of the path (a Level 2 class marked) and of an estimate. */
 #define TD_VOC_LEGEND_PATH \
 	"* the bottleneck path: the largest Level-1 class of the row, and its largest Level-2 class"
 #define TD_VOC_LEGEND_EST \
