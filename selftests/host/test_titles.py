@@ -7,7 +7,8 @@ title twice, and no metric's title is the name of an event of any set;
 --sort takes the titles the tables print (any case) and lists every word
 it takes, which completion offers too; the bottleneck mark '*' stands
 right before its value in every command, and decode marks the path that
-report marks. TAP."""
+report marks; help --json's coverage and error rows describe coverage
+and error, titled as no table prints them. TAP."""
 import json
 import os
 import re
@@ -231,6 +232,30 @@ def one_mark(files):
     ok(len(rep) == 2 and got == rep and "* the bottleneck path" in dec,
        "decode marks report's bottleneck path (%s), with its legend"
        % ", ".join(sorted(rep)), "report %s, decode %s\n%s" % (rep, got, dec))
+
+
+@test
+def coverage_rows():
+    voc = vocab()
+    bad = []
+    rows = 0
+    for name, c in voc.items():
+        for kind in ("coverage", "error"):
+            if not name.endswith("_" + kind) or name == kind:
+                continue
+            rows += 1
+            of = voc.get(c.get("of") or "")
+            if (c["title"] is not None or c["kind"] != kind or of is None or
+                    name != of["name"] + "_" + kind or
+                    c["description"] == of["description"] or
+                    ("share" if kind == "coverage" else "standard error")
+                    not in c["description"] or c["bottleneck"] or
+                    c["parent"] is not None):
+                bad.append("%s: %s" % (name, c))
+    ok(rows > 100 and not bad,
+       "help --json: %d coverage and error rows, kind coverage or error, of "
+       "their metric, untitled, each described as itself" % rows,
+       "\n".join(bad[:5]))
 
 
 if __name__ == "__main__":

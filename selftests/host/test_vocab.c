@@ -103,8 +103,8 @@ int main(void)
 
 		ok(k == 3 && !strcmp(c[1].name, "fetch_latency_coverage") &&
 		   !strcmp(c[2].name, "fetch_latency_error") &&
-		   !strcmp(c[1].title, "FE_LAT_COV") &&
-		   !strcmp(c[2].title, "FE_LAT_ERR"),
+		   !c[1].title && !c[2].title && !strcmp(c[1].kind, "coverage") &&
+		   !strcmp(c[2].kind, "error"),
 		   "one entry with coverage gives NAME, NAME_coverage, NAME_error (%d)",
 		   k);
 		/* every metric may be estimated (rotated groups), a time

@@ -552,27 +552,33 @@ static void help_columns(void)
 		int n = td_voc_expand(v, col, 3);
 
 		for (int k = 0; k < n; k++) {
+			const struct td_voc_col *c = &col[k];
+
 			jsonw_start_object(json_wtr);
-			jsonw_string_field(json_wtr, "name", col[k].name);
-			if (v->title)
-				jsonw_string_field(json_wtr, "title",
-						   col[k].title);
+			jsonw_string_field(json_wtr, "name", c->name);
+			if (c->title)
+				jsonw_string_field(json_wtr, "title", c->title);
 			else
 				jsonw_null_field(json_wtr, "title");
-			jsonw_string_field(json_wtr, "kind", kinds[v->kind]);
-			jsonw_bool_field(json_wtr, "percent",
-					 v->flags & TD_VOC_FRACTION);
+			jsonw_string_field(json_wtr, "kind",
+					   c->kind ? c->kind : kinds[v->kind]);
+			jsonw_bool_field(json_wtr, "percent", c->percent);
+			/* coverage and error: of the metric "of" */
 			jsonw_bool_field(json_wtr, "bottleneck",
-					 v->flags & TD_VOC_BOTTLENECK);
-			jsonw_int_field(json_wtr, "decimals", v->prec);
-			jsonw_int_field(json_wtr, "level", v->level);
-			if (v->parent)
+					 !k && (v->flags & TD_VOC_BOTTLENECK));
+			jsonw_int_field(json_wtr, "decimals", c->prec);
+			jsonw_int_field(json_wtr, "level", k ? 0 : v->level);
+			if (v->parent && !k)
 				jsonw_string_field(json_wtr, "parent",
 						   v->parent);
 			else
 				jsonw_null_field(json_wtr, "parent");
-			jsonw_string_field(json_wtr, "commands", v->commands);
-			jsonw_string_field(json_wtr, "description", v->what);
+			if (k)
+				jsonw_string_field(json_wtr, "of", v->name);
+			else
+				jsonw_null_field(json_wtr, "of");
+			jsonw_string_field(json_wtr, "commands", c->commands);
+			jsonw_string_field(json_wtr, "description", c->what);
 			jsonw_end_object(json_wtr);
 		}
 	}

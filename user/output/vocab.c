@@ -288,18 +288,40 @@ int td_voc_prec(const char *name)
 
 int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n)
 {
-	static const char *const sfx[][2] = {
-		{ "", "" }, { "_coverage", "_COV" }, { "_error", "_ERR" },
-	};
 	int k = v->flags & TD_VOC_COVERAGE ? 3 : 1;
 
 	if (k > n)
 		k = n;
 	for (int i = 0; i < k; i++) {
-		snprintf(cols[i].name, sizeof(cols[i].name), "%s%s", v->name,
-			 sfx[i][0]);
-		snprintf(cols[i].title, sizeof(cols[i].title), "%s%s",
-			 v->title ? v->title : v->name, sfx[i][1]);
+		struct td_voc_col *c = &cols[i];
+
+		*c = (struct td_voc_col){
+			.title = v->title, .percent = v->flags & TD_VOC_FRACTION,
+			.prec = v->prec, .commands = v->commands,
+		};
+		snprintf(c->name, sizeof(c->name), "%s%s", v->name,
+			 i == 1 ? "_coverage" : i == 2 ? "_error" : "");
+		snprintf(c->what, sizeof(c->what), "%s", v->what);
+		if (!i)
+			continue;
+		/* JSON and CSV of report, top and stat with rotated groups
+		 * or unreadable counts, and of decode of their dump
+		 */
+		c->title = NULL;
+		c->commands = AGG " decode";
+		if (i == 1) {
+			c->kind = "coverage";
+			c->percent = true;
+			c->prec = 0;
+			snprintf(c->what, sizeof(c->what),
+				 "the share of the row's run time that the group(s) of %s measured with every count read; in tables [c%%] after its value",
+				 v->name);
+		} else {
+			c->kind = "error";
+			snprintf(c->what, sizeof(c->what),
+				 "one standard error of %s (0: exact), null when unknown; in tables \u00b1e after its value",
+				 v->name);
+		}
 	}
 	return k;
 }

@@ -14,7 +14,8 @@
  * A metric is one entry: its level in the TopDown tree, its parent, and
  * with TD_VOC_COVERAGE the two columns that go with it, NAME_coverage
  * (the fraction of the run time its events were counted) and NAME_error
- * (its error bound), titled TITLE_COV and TITLE_ERR (td_voc_expand()).
+ * (its error bound), untitled: a table shows them in the metric's cell
+ * (td_voc_expand()).
  */
 #ifndef TDCTL_VOCAB_H
 #define TDCTL_VOCAB_H
@@ -83,16 +84,25 @@ bool td_voc_is(const char *key, const char *title, const char *name);
 void td_voc_path(const struct td_voc *const *voc, const double *value,
 		 const bool *valid, int n, int mark[2]);
 
-/* One column of an entry (td_voc_expand()). */
+/* One column of an entry (td_voc_expand()): its own, or the coverage or
+ * error of a metric (kind "coverage" or "error"), which no plain table
+ * prints as a column (a cell shows them: value±error [coverage]).
+ */
 struct td_voc_col {
 	char name[48];
-	char title[48];
+	const char *title;	/* plain title, NULL: no table prints it */
+	const char *kind;	/* NULL: the entry's; "coverage", "error" */
+	bool percent;		/* 0..1, shown as a percentage */
+	int prec;		/* plain: decimals (of the percentage) */
+	const char *commands;	/* the commands that print it */
+	char what[160];		/* one line */
 };
 
 /*
  * The columns of one entry: the entry itself, then for TD_VOC_COVERAGE
- * its coverage and error columns, into cols (room for n). The number of
- * columns.
+ * its coverage and error columns (NAME_coverage, NAME_error: JSON's
+ * objects coverage and error, CSV's columns), into cols (room for n).
+ * The number of columns.
  */
 int td_voc_expand(const struct td_voc *v, struct td_voc_col *cols, int n);
 
