@@ -8,7 +8,8 @@ title twice, and no metric's title is the name of an event of any set;
 it takes, which completion offers too; the bottleneck mark '*' stands
 right before its value in every command, and decode marks the path that
 report marks; help --json's coverage and error rows describe coverage
-and error, titled as no table prints them. TAP."""
+and error, titled as no table prints them; "group" in the help and the
+man pages means an event group, never a row of --by. TAP."""
 import json
 import os
 import re
@@ -256,6 +257,28 @@ def coverage_rows():
        "help --json: %d coverage and error rows, kind coverage or error, of "
        "their metric, untitled, each described as itself" % rows,
        "\n".join(bad[:5]))
+
+
+@test
+def group_is_an_event_group():
+    """A row of --by is a task, process, comm, cgroup or CPU, serve's a
+    series: the help texts and the man pages call neither a group."""
+    bad = []
+    man = os.path.join(HERE, "..", "..", "Documentation", "man")
+    texts = {"tdctl %s --help" % c: run(c, "--help")[1]
+             for c in ("report", "stat", "top", "serve")}
+    for f in sorted(os.listdir(man)):
+        if f.endswith(".rst"):
+            with open(os.path.join(man, f)) as fh:
+                texts[f] = fh.read()
+    words = re.compile(r"row per group|rows? per group|the groups of a record"
+                       r"|at most N groups|Groups are keyed|serve groups by"
+                       r"|Groups made|groups of the interval", re.I)
+    for where, text in texts.items():
+        for m in words.finditer(" ".join(text.split())):
+            bad.append("%s: %s" % (where, m.group()))
+    ok(not bad, "the help and the man pages: no row of --by or series called "
+       "a group", "\n".join(bad))
 
 
 if __name__ == "__main__":

@@ -32,10 +32,11 @@ const struct td_opt report_opts[] = {
 
 static const char report_desc[] =
 	"Read a record file of 'tdctl record' (from any machine or\n"
-	"architecture) and print what it recorded, then one row per group as\n"
-	"'tdctl stat' does: slices, run time, the summed raw counts and the\n"
-	"TopDown breakdown decoded from the sums, sorted by cycles (or the\n"
-	"first event when the set has no cycles event). A damaged or foreign\n"
+	"architecture) and print what it recorded, then one row per task,\n"
+	"process, comm, cgroup or CPU (--by) as 'tdctl stat' does: slices,\n"
+	"run time, the summed raw counts and the TopDown breakdown decoded\n"
+	"from the sums, sorted by cycles (or the first event when the set has\n"
+	"no cycles event). A damaged or foreign\n"
 	"file is refused with the byte offset of the first problem.\n";
 
 static void format_time(uint64_t realtime_ns, char *buf, size_t n)
@@ -306,7 +307,7 @@ int do_report(int argc, char **argv)
 	td_file_lost(&f, &lost);
 	td_lost_warn(&lost, "while recording");
 	if (agg.oom) {
-		p_err("out of memory grouping the records");
+		p_err("out of memory summing the records");
 		ret = -1;
 	} else if (json_output) {
 		jsonw_start_object(json_wtr);

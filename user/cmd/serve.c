@@ -76,7 +76,7 @@ const struct td_opt serve_opts[] = {
 	{ "by", 0, 'B', TD_ARG_BY, "KEY",
 	  "series per cgroup (default), process or comm", 0 },
 	{ "max-series", 0, 'N', TD_ARG_NUM, "N",
-	  "at most N groups, the rest summed as 'other' (default 1000)", 0 },
+	  "at most N series, the rest summed as 'other' (default 1000)", 0 },
 	{ "web.config.file", 0, 'W', TD_ARG_FILE, "FILE",
 	  "TLS and basic authentication: exporter-toolkit's web configuration", 0 },
 	{ "user", 0, 'U', TD_ARG_WORD, "USER[:GROUP]",
@@ -611,7 +611,7 @@ int do_serve(int argc, char **argv)
 				goto out;
 			if (s->by != TD_BY_CGROUP && s->by != TD_BY_PROCESS &&
 			    s->by != TD_BY_COMM) {
-				p_err("--by: serve groups by cgroup, process or comm");
+				p_err("--by: serve sums by cgroup, process or comm");
 				goto out;
 			}
 			break;

@@ -33,11 +33,12 @@ const struct td_opt stat_opts[] = {
 };
 
 static const char stat_desc[] =
-	"Count what the selected tasks do and print one row per group: slices,\n"
-	"run time, the raw counts of the event set and the TopDown breakdown\n"
-	"decoded from the summed counts. Rows are sorted by cycles (the first\n"
-	"event whose name contains 'cyc'; for sets without one, such as the\n"
-	"software set's cpu-clock, by the first event), then run time.\n"
+	"Count what the selected tasks do and print one row per task, process,\n"
+	"comm, cgroup or CPU (--by): slices, run time, the raw counts of the\n"
+	"event set and the TopDown breakdown decoded from the summed counts.\n"
+	"Rows are sorted by cycles (the first event whose name contains 'cyc';\n"
+	"for sets without one, such as the software set's cpu-clock, by the\n"
+	"first event), then run time.\n"
 	"\n"
 	"With a COMMAND, only it and its descendants are counted (they run in\n"
 	"a cgroup of their own), counting ends when it exits, and tdctl exits\n"

@@ -243,10 +243,10 @@ void td_om_write(struct td_om_out *o, const struct td_om_counters *c,
 		out_add(o, "topdown_lost_records_total{cpu=\"%d\"} %llu\n",
 			cpu, (unsigned long long)c->lost[cpu]);
 	family(o, om, "topdown_series_groups", "gauge", NULL,
-	       "Groups exported, including 'other'.");
+	       "Series exported, including 'other'.");
 	out_add(o, "topdown_series_groups %zu\n", c->n);
 	family(o, om, "topdown_series_limit", "gauge", NULL,
-	       "--max-series: groups beyond it are summed into 'other'.");
+	       "--max-series: series beyond it are summed into 'other'.");
 	out_add(o, "topdown_series_limit %zu\n", c->max_series);
 
 	family(o, om, "topdown_events_total", "counter", NULL,

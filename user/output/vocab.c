@@ -34,7 +34,8 @@
 
 const struct td_voc td_vocab[] = {
 	/* rows and their keys */
-	INFO("type", NULL, AGG, "CSV: a group's row, or the total"),
+	INFO("type", NULL, AGG,
+	     "CSV: \"group\", a row of one key of --by, or \"total\""),
 	TIME("time_s", "TIME_S", 6, AGGD " timeline",
 	     "seconds into the recording (the collection's start), the time base of --from/--to"),
 	TIME("time_ns", NULL, 0, "dump",
@@ -208,7 +209,7 @@ const struct td_voc td_vocab[] = {
 	TIME("elapsed_ns", NULL, 0, "stat record", "the collection's length"),
 	TIME("start_ns", NULL, 0, "report status", "the start, CLOCK_MONOTONIC"),
 	TIME("stop_ns", NULL, 0, "report status", "the stop, CLOCK_MONOTONIC"),
-	INFO("by", NULL, "report stat", "the grouping (--by)"),
+	INFO("by", NULL, "report stat", "the key of the rows (--by)"),
 	INFO("set", NULL, "report stat load decode status", "the event set"),
 	INFO("label", NULL, "report stat load decode status", "the configuration's label"),
 	INFO("target", NULL, "report stat", "what was counted"),
