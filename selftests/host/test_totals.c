@@ -47,16 +47,23 @@ int td_dev_status(int fd, struct topdown_status *st)
 	return 0;
 }
 
-int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **out,
-		  uint32_t *n)
+int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **buf,
+		  uint32_t *cap, uint32_t *n)
 {
 	(void)fd;
 	memset(q, 0, sizeof(*q));
 	*n = NCPU + mod.ntasks;
-	*out = calloc(*n, sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	memcpy(*out, mod.e, *n * sizeof(**out));
+	if (*n > *cap) {
+		struct topdown_total *b = realloc(*buf, *n * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*cap = *n;
+	}
+	/* What was there before is overwritten, as the module does. */
+	memset(*buf, 0x5a, *cap * sizeof(**buf));
+	memcpy(*buf, mod.e, *n * sizeof(**buf));
 	q->nr_entries = *n;
 	q->nr_tasks = mod.ntasks;
 	q->generation = mod.generation;

@@ -177,31 +177,32 @@ int td_dev_totals_counts(int fd, struct topdown_totals *q)
 	return totals_call(fd, q, NULL, 0);
 }
 
-int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **out,
-		  uint32_t *n)
+int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **buf,
+		  uint32_t *cap, uint32_t *n)
 {
 	struct topdown_status st;
-	uint32_t cap;
+	uint32_t want;
 	int ret;
 
-	*out = NULL;
 	*n = 0;
 	ret = td_dev_status(fd, &st) ?: totals_call(fd, q, NULL, 0);
 	/* New tasks may take entries between the calls: room for some more. */
 	for (int tries = 0; !ret && tries < 4; tries++) {
-		struct topdown_total *buf;
+		want = st.nr_cpus + q->nr_tasks + q->nr_tasks / 4 + 64;
+		if (want > *cap) {
+			/* No zeroing: the module writes every entry it counts. */
+			struct topdown_total *b = realloc(*buf, want * sizeof(*b));
 
-		cap = st.nr_cpus + q->nr_tasks + q->nr_tasks / 4 + 64;
-		buf = calloc(cap, sizeof(*buf));
-		if (!buf)
-			return -ENOMEM;
-		ret = totals_call(fd, q, buf, cap);
+			if (!b)
+				return -ENOMEM;
+			*buf = b;
+			*cap = want;
+		}
+		ret = totals_call(fd, q, *buf, *cap);
 		if (!ret && q->nr_entries == st.nr_cpus + q->nr_tasks) {
-			*out = buf;
 			*n = q->nr_entries;
 			return 0;
 		}
-		free(buf);
 	}
 	return ret ? ret : -EAGAIN;
 }

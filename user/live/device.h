@@ -43,13 +43,16 @@ int td_dev_stop(int fd);
 
 /*
  * TOPDOWN_IOC_TOTALS ("Totals" in the UAPI header): *q's counts, and the
- * entries in a new array (*out, *n of them; free() it) that holds them
- * all. 0, -ENODATA without totals, or another -errno.
+ * entries, *n of them, in *buf, an array of *cap entries (NULL and 0 at
+ * first) that is reused, grown with realloc() when it cannot hold them
+ * all: the caller free()s it. Reusing it spares a reader of thousands of
+ * tasks a new mapping, and its page faults, at every snapshot. 0,
+ * -ENODATA without totals, or another -errno.
  */
 struct topdown_totals;
 struct topdown_total;
-int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **out,
-		  uint32_t *n);
+int td_dev_totals(int fd, struct topdown_totals *q, struct topdown_total **buf,
+		  uint32_t *cap, uint32_t *n);
 /* *q's counts alone; 0 or -errno as td_dev_totals(). */
 int td_dev_totals_counts(int fd, struct topdown_totals *q);
 

@@ -43,6 +43,29 @@ static const struct topdown_total *find(const struct topdown_total *key,
 	return p ? *p : NULL;
 }
 
+/*
+ * @fn(now, was, @ctx) for each task of @now or @was, the two snapshots
+ * walked together in (pid, start_ns) order: NULL for the snapshot that
+ * does not have it. One pass, not a search per task.
+ */
+static void pair_walk(const struct td_totals_snap *now, const struct td_totals_snap *was,
+		      void (*fn)(struct td_totals_track *t, const struct topdown_total *now,
+				 const struct topdown_total *was, void *ctx),
+		      struct td_totals_track *t, void *ctx)
+{
+	uint32_t i = 0, j = 0, n = nr_tasks(now), w = nr_tasks(was);
+
+	while (i < n || j < w) {
+		const struct topdown_total *a = i < n ? tasks(now)[i] : NULL;
+		const struct topdown_total *b = j < w ? tasks(was)[j] : NULL;
+		int c = !a ? 1 : !b ? -1 : cmp_task(&a, &b);
+
+		fn(t, c <= 0 ? a : NULL, c >= 0 ? b : NULL, ctx);
+		i += c <= 0;
+		j += c >= 0;
+	}
+}
+
 static void snap_free(struct td_totals_snap *s)
 {
 	free(s->e);
@@ -50,19 +73,28 @@ static void snap_free(struct td_totals_snap *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* A snapshot whose entries did not move while it was read (a few tries). */
-static int snap(int fd, struct td_totals_snap *s)
+/*
+ * A snapshot whose entries did not move while it was read (a few tries),
+ * into @t's spare entries if it has some.
+ */
+static int snap(struct td_totals_track *t, int fd, struct td_totals_snap *s)
 {
 	struct topdown_status st;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->e = t->spare;
+	s->cap = t->spare_cap;
+	t->spare = NULL;
+	t->spare_cap = 0;
 	for (int tries = 0; tries < 4; tries++) {
 		ret = td_dev_status(fd, &st);
 		if (!ret)
-			ret = td_dev_totals(fd, &s->q, &s->e, &s->n);
-		if (ret)
+			ret = td_dev_totals(fd, &s->q, &s->e, &s->cap, &s->n);
+		if (ret) {
+			snap_free(s);
 			return ret;
+		}
 		s->nr_cpus = st.nr_cpus;
 		if (s->n < s->nr_cpus) {
 			snap_free(s);
@@ -80,16 +112,27 @@ static int snap(int fd, struct td_totals_snap *s)
 			qsort(s->ix, nr_tasks(s), sizeof(*s->ix), cmp_task);
 			return 0;
 		}
-		snap_free(s);
 	}
+	snap_free(s);
 	return -EAGAIN;
+}
+
+/* @s, replaced: its entries kept as @t's spare ones, the rest freed. */
+static void snap_retire(struct td_totals_track *t, struct td_totals_snap *s)
+{
+	free(t->spare);
+	t->spare = s->e;
+	t->spare_cap = s->cap;
+	s->e = NULL;
+	snap_free(s);
 }
 
 /* dst: a copy of src, its own index. */
 static int snap_copy(struct td_totals_snap *dst, const struct td_totals_snap *src)
 {
 	*dst = *src;
-	dst->e = malloc((src->n ? src->n : 1) * sizeof(*dst->e));
+	dst->cap = src->n ? src->n : 1;
+	dst->e = malloc(dst->cap * sizeof(*dst->e));
 	dst->ix = malloc((nr_tasks(src) + 1) * sizeof(*dst->ix));
 	if (!dst->e || !dst->ix) {
 		snap_free(dst);
@@ -130,7 +173,7 @@ int td_totals_track_start(struct td_totals_track *t, int fd,
 	t->fd = fd;
 	t->match = match;
 	t->ctx = ctx;
-	ret = snap(fd, &t->base);
+	ret = snap(t, fd, &t->base);
 	if (ret)
 		return ret;
 	/* A copy: a fold between two snapshots would go unseen. */
@@ -147,7 +190,7 @@ int td_totals_track_rebase(struct td_totals_track *t)
 
 	if (ret)
 		return ret;
-	snap_free(&t->base);
+	snap_retire(t, &t->base);
 	t->base = s;
 	t->nr_gone = 0;
 	t->folds = 0;
@@ -179,11 +222,35 @@ static bool keep_gone(struct td_totals_track *t, const struct topdown_total *e)
 	return true;
 }
 
+/* td_totals_track_update() of one task, as it is @now and @was before. */
+static void update_task(struct td_totals_track *t, const struct topdown_total *now,
+			const struct topdown_total *was, void *ctx)
+{
+	uint64_t *seen = ctx;
+
+	/* The entries of the last snapshot that are gone were folded. */
+	if (!now) {
+		(*seen)++;
+		if (was->kind != TOPDOWN_TOTAL_EXITED && is_target(t, was))
+			set_why(t, "a task's totals were folded to make room before "
+				"its last slices were read (load --totals-tasks "
+				"makes the pool larger)");
+		if (!keep_gone(t, was))
+			set_why(t, "out of memory");
+		return;
+	}
+	/* Tasks that moved to another cgroup since the last snapshot. */
+	if ((now->cgroup_moves != (was ? was->cgroup_moves : 0) ||
+	     (was && was->cgroup_id != now->cgroup_id)) &&
+	    (is_target(t, now) || (was && is_target(t, was))))
+		t->moved++;
+}
+
 void td_totals_track_update(struct td_totals_track *t)
 {
 	struct td_totals_snap s;
 	uint64_t seen = 0;
-	int ret = snap(t->fd, &s);
+	int ret = snap(t, t->fd, &s);
 
 	if (ret) {
 		set_err(t, ret);
@@ -194,31 +261,7 @@ void td_totals_track_update(struct td_totals_track *t)
 		snap_free(&s);
 		return;
 	}
-	/* The entries of the last snapshot that are gone were folded. */
-	for (uint32_t i = 0; i < nr_tasks(&t->last); i++) {
-		const struct topdown_total *e = tasks(&t->last)[i];
-
-		if (find(e, tasks(&s), nr_tasks(&s)))
-			continue;
-		seen++;
-		if (e->kind != TOPDOWN_TOTAL_EXITED && is_target(t, e))
-			set_why(t, "a task's totals were folded to make room before "
-				"its last slices were read (load --totals-tasks "
-				"makes the pool larger)");
-		if (!keep_gone(t, e))
-			set_why(t, "out of memory");
-	}
-	/* Tasks that moved to another cgroup since the last snapshot. */
-	for (uint32_t i = 0; i < nr_tasks(&s); i++) {
-		const struct topdown_total *e = tasks(&s)[i];
-		const struct topdown_total *was = find(e, tasks(&t->last),
-						       nr_tasks(&t->last));
-
-		if ((e->cgroup_moves != (was ? was->cgroup_moves : 0) ||
-		     (was && was->cgroup_id != e->cgroup_id)) &&
-		    (is_target(t, e) || (was && is_target(t, was))))
-			t->moved++;
-	}
+	pair_walk(&s, &t->last, update_task, t, &seen);
 	if (s.q.entry_size < TOPDOWN_TOTAL_SIZE_VER1)
 		t->moves_unknown = true;
 	if (s.q.generation - t->last.q.generation > seen)
@@ -229,7 +272,7 @@ void td_totals_track_update(struct td_totals_track *t)
 		set_why(t, "tasks found no room in the pool of totals (load "
 			"--totals-tasks makes it larger)");
 	t->folds += s.q.generation - t->last.q.generation;
-	snap_free(&t->last);
+	snap_retire(t, &t->last);
 	t->last = s;
 }
 
@@ -237,6 +280,7 @@ void td_totals_track_free(struct td_totals_track *t)
 {
 	snap_free(&t->base);
 	snap_free(&t->last);
+	free(t->spare);
 	free(t->gone);
 	t->gone = NULL;
 	t->nr_gone = 0;
@@ -440,12 +484,45 @@ const char *td_totals_rows(struct td_totals_track *t, struct td_agg *a,
 
 /* ---- running differences ---------------------------------------------- */
 
+struct step {
+	td_total_step_fn fn;
+	void *ctx;
+	struct topdown_total other;	/* what was folded since */
+};
+
+/* td_totals_track_step() of one task, as it is @now and @was before. */
+static void step_task(struct td_totals_track *t, const struct topdown_total *now,
+		      const struct topdown_total *was, void *ctx)
+{
+	struct step *st = ctx;
+	struct topdown_total d;
+
+	(void)t;
+	if (!now) {
+		total_acc(&st->other, was, NULL, true);
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	total_acc(&d, now, was, false);
+	if (!d.slices)
+		return;
+	d.kind = now->kind;
+	d.cpu = now->cpu;
+	d.pid = now->pid;
+	d.tgid = now->tgid;
+	d.start_ns = now->start_ns;
+	d.cgroup_id = now->cgroup_id;
+	memcpy(d.comm, now->comm, sizeof(d.comm));
+	st->fn(&d, st->ctx);
+}
+
 int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 			 void *ctx)
 {
 	struct td_totals_snap s;
-	struct topdown_total d, other;
-	int ret = snap(t->fd, &s);
+	struct topdown_total other;
+	struct step st;
+	int ret = snap(t, t->fd, &s);
 
 	if (ret)
 		return ret;
@@ -453,41 +530,24 @@ int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 		snap_free(&s);
 		return -ESTALE;
 	}
-	for (uint32_t i = 0; i < nr_tasks(&s); i++) {
-		const struct topdown_total *e = tasks(&s)[i];
-
-		memset(&d, 0, sizeof(d));
-		total_acc(&d, e, find(e, tasks(&t->last), nr_tasks(&t->last)), false);
-		if (!d.slices)
-			continue;
-		d.kind = e->kind;
-		d.cpu = e->cpu;
-		d.pid = e->pid;
-		d.tgid = e->tgid;
-		d.start_ns = e->start_ns;
-		d.cgroup_id = e->cgroup_id;
-		memcpy(d.comm, e->comm, sizeof(d.comm));
-		fn(&d, ctx);
-	}
+	memset(&st.other, 0, sizeof(st.other));
+	st.fn = fn;
+	st.ctx = ctx;
+	pair_walk(&s, &t->last, step_task, t, &st);
 	/*
 	 * The OTHER entries grew by what was folded since, whole: of an
-	 * entry seen before, the part given to its task then is not theirs.
+	 * entry seen before, the part given to its task then is not theirs
+	 * (step_task() took it off).
 	 */
-	memset(&other, 0, sizeof(other));
 	for (uint32_t c = 0; c < s.nr_cpus; c++)
-		total_acc(&other, &s.e[c], &t->last.e[c], false);
-	for (uint32_t i = 0; i < nr_tasks(&t->last); i++) {
-		const struct topdown_total *e = tasks(&t->last)[i];
-
-		if (!find(e, tasks(&s), nr_tasks(&s)))
-			total_acc(&other, e, NULL, true);
-	}
+		total_acc(&st.other, &s.e[c], &t->last.e[c], false);
+	other = st.other;
 	other.kind = TOPDOWN_TOTAL_OTHER;
 	/* Never below 0 (each was folded whole), but a counter must not wrap. */
 	if (other.slices && other.slices < (uint64_t)1 << 63)
 		fn(&other, ctx);
 	t->folds += s.q.generation - t->last.q.generation;
-	snap_free(&t->last);
+	snap_retire(t, &t->last);
 	t->last = s;
 	return 0;
 }

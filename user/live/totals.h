@@ -34,6 +34,7 @@ struct td_live;
 struct td_totals_snap {
 	struct topdown_totals q;
 	struct topdown_total *e;	/* 1 per CPU (OTHER), then tasks */
+	uint32_t cap;			/* entries e has room for */
 	const struct topdown_total **ix; /* the tasks' entries, sorted by
 					  * (pid, start_ns)
 					  */
@@ -49,6 +50,8 @@ struct td_totals_track {
 	struct td_totals_snap base;	/* at the start */
 	struct td_totals_snap last;	/* the latest */
 	struct topdown_total *gone;	/* entries seen, folded since */
+	struct topdown_total *spare;	/* the entries of a snapshot replaced, */
+	uint32_t spare_cap;		/* for the next (td_dev_totals()) */
 	uint32_t nr_gone, cap_gone;
 	uint64_t folds;			/* generation's growth since base */
 	uint64_t moved;			/* tasks that changed cgroup since
