@@ -18,6 +18,8 @@ tdctl-list(8)) as a user would read them:
     perf's name is taken as input for the same count.
 TAP.
 """
+import csv
+import io
 import json
 import os
 import re
@@ -194,6 +196,31 @@ def test_optional_null():
            m.get("retiring") is not None,
            "decode -s %s without %s's event: %s null in JSON" % (s, metric, metric),
            json.dumps(m) + err)
+
+
+@test
+def test_csv_columns_are_json_keys():
+    """CSV names every metric JSON does, left out or not: a metric left
+    out for want of counts is an empty field, not a missing column."""
+    for s, counts, lv in (
+            ("intel_icl", {"TOPDOWN.SLOTS": 1000, "UOPS_RETIRED.SLOTS": 300}, "2"),
+            ("intel_icl", SLOTS, "2"),
+            ("arm_neoverse_n2", {"CPU_CYCLES": 100, "OP_RETIRED": 50, "OP_SPEC": 60,
+                                 "STALL_SLOT": 100, "STALL_SLOT_FRONTEND": 10,
+                                 "STALL_SLOT_BACKEND": 20}, "1")):
+        a = ["-s", s, "--level", lv] + args(counts)
+        rc, doc, err = decode(*a)
+        rc2, out, err2 = run("--csv", "decode", *a)
+        rows = list(csv.DictReader(io.StringIO(out))) if rc2 == 0 else []
+        keys = list(doc.get("metrics", {}))
+        hdr = [h for h in (rows[0].keys() if rows else []) if h in keys]
+        nulls = [k for k, v in doc.get("metrics", {}).items() if v is None]
+        ok(rc == 0 and rc2 == 0 and len(rows) == 1 and hdr == keys and
+           all(rows[0][k] == "" for k in nulls) and
+           all(rows[0][k] != "" for k in keys if k not in nulls),
+           "decode -s %s --level %s, %d counts: CSV's metric columns are JSON's "
+           "%d keys, %d of them empty" % (s, lv, len(counts), len(keys), len(nulls)),
+           out + err + err2 + json.dumps(doc.get("metrics")))
 
 
 def tokens(formula):

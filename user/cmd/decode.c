@@ -349,39 +349,72 @@ static bool in_result(const struct result *r, const char *name, size_t len)
  * "perf_metrics" (the same values under perf's names, for the metrics
  * perf has) and "flagged" of r.
  */
-static void json_metrics(json_writer_t *w, const struct result *r)
+/*
+ * The metrics of a result, in order: those decoded (valid or not), then
+ * those left out for want of counts, then the set's own that an optional
+ * event not given left out. JSON's "metrics" keys and CSV's columns, so
+ * that both name every metric, null (an empty CSV field) where there is
+ * no value.
+ */
+struct metric_cols {
+	int n;
+	const char *name[2 * TD_MAX_TREE];
+	char word[TD_MAX_TREE][64];	/* the set's own, cut out */
+};
+
+static void metric_cols(const struct result *r, struct metric_cols *c)
 {
-	char word[64];
+	int nw = 0;
 
-	jsonw_name(w, "metrics");
-	jsonw_start_object(w);
-	for (int i = 0; i < r->n; i++) {
-		const struct td_metric *x = &r->m[i].m;
-
-		if (x->valid)
-			jsonw_float_field(w, x->name, x->value);
-		else
-			jsonw_null_field(w, x->name);
-	}
-	for (int i = 0; r->lo && i < r->lo->n; i++) {
+	c->n = 0;
+	for (int i = 0; i < r->n; i++)
+		c->name[c->n++] = r->m[i].m.name;
+	for (int i = 0; r->lo && i < r->lo->n && c->n < 2 * TD_MAX_TREE; i++) {
 		const char *nm = r->lo->name[i];
 		bool seen = false;
 
 		for (int k = 0; k < r->n && !seen; k++)
 			seen = !strcmp(r->m[k].m.name, nm);
 		if (!seen)
-			jsonw_null_field(w, nm);
+			c->name[c->n++] = nm;
 	}
 	for (const char *s = r->set_metrics; s && *s;) {
 		size_t n = strcspn(s, " ");
 
-		if (n && n < sizeof(word) && !in_result(r, s, n)) {
-			memcpy(word, s, n);
-			word[n] = '\0';
-			jsonw_null_field(w, word);
+		if (n && n < sizeof(c->word[0]) && !in_result(r, s, n) &&
+		    nw < TD_MAX_TREE && c->n < 2 * TD_MAX_TREE) {
+			memcpy(c->word[nw], s, n);
+			c->word[nw][n] = '\0';
+			c->name[c->n++] = c->word[nw++];
 		}
 		s += n;
 		s += strspn(s, " ");
+	}
+}
+
+/* @name's metric in @r, or NULL (left out). */
+static const struct td_metric *result_metric(const struct result *r, const char *name)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!strcmp(r->m[i].m.name, name))
+			return &r->m[i].m;
+	return NULL;
+}
+
+static void json_metrics(json_writer_t *w, const struct result *r)
+{
+	struct metric_cols c;
+
+	metric_cols(r, &c);
+	jsonw_name(w, "metrics");
+	jsonw_start_object(w);
+	for (int i = 0; i < c.n; i++) {
+		const struct td_metric *x = result_metric(r, c.name[i]);
+
+		if (x && x->valid)
+			jsonw_float_field(w, x->name, x->value);
+		else
+			jsonw_null_field(w, c.name[i]);
 	}
 	jsonw_end_object(w);
 	jsonw_name(w, "perf_metrics");
@@ -493,7 +526,8 @@ static void decode_rows(const struct decoded *dd, const char *label,
 		[DF_SKIPPED] = { .name = "skipped_lines", .in = TD_IN_JSON },
 	};
 	const struct result *r0 = &r[0];
-	struct td_field hdr[DF_NR + TD_MAX_TREE], mf[TD_MAX_TREE];
+	struct td_field hdr[DF_NR + 2 * TD_MAX_TREE], mf[2 * TD_MAX_TREE];
+	struct metric_cols mc;
 	char flagged[TD_MAX_TREE * (TOPDOWN_NAME_LEN + 1) + 1];
 	char *as = NULL;
 	bool timed = in->timed > 0;
@@ -501,15 +535,16 @@ static void decode_rows(const struct decoded *dd, const char *label,
 	struct td_emit e;
 	int n = 0;
 
-	for (int i = 0; i < r0->n; i++)
-		mf[i] = (struct td_field){ .name = r0->m[i].m.name,
+	metric_cols(r0, &mc);
+	for (int i = 0; i < mc.n; i++)
+		mf[i] = (struct td_field){ .name = mc.name[i],
 					   .object = "metrics",
 					   .in = TD_IN_CSV };
 	/* The CSV header: the fields in row order. */
 	for (int i = DF_SET; i <= DF_LINES; i++)
 		if (i != DF_TIME || timed)
 			hdr[n++] = f[i];
-	for (int i = 0; i < r0->n; i++)
+	for (int i = 0; i < mc.n; i++)
 		hdr[n++] = mf[i];
 	for (int i = DF_FLAGGED; i < DF_NR; i++)
 		hdr[n++] = f[i];
@@ -544,9 +579,14 @@ static void decode_rows(const struct decoded *dd, const char *label,
 			else
 				json_metrics(w, m);
 		} else {
-			for (int i = 0; i < m->n && i < r0->n; i++)
-				td_emit_float(&e, &mf[i], m->m[i].m.value,
-					      m->m[i].m.valid);
+			for (int i = 0; i < mc.n; i++) {
+				const struct td_metric *x = result_metric(m, mc.name[i]);
+
+				if (x)
+					td_emit_float(&e, &mf[i], x->value, x->valid);
+				else
+					td_emit_null(&e, &mf[i]);
+			}
 			flagged[0] = '\0';
 			for (int i = 0; i < m->n; i++)
 				if (m->m[i].m.flagged)
