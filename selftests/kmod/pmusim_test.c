@@ -1526,6 +1526,24 @@ TEST_F(totals, stop_keeps_them_start_begins_anew)
 		_exit(0);
 	}
 	ASSERT_EQ(kid, waitpid(kid, NULL, 0));
+	/*
+	 * waitpid() returns once the child has notified its exit, which may
+	 * be before its last switch (on PREEMPT_RT the parent's wake-up can
+	 * preempt it there): its entry is EXITED once that switch is
+	 * counted, so wait for it, at most 2 s, before STOP.
+	 */
+	for (int tries = 0; tries < 200; tries++) {
+		bool exited = false;
+
+		t = read_totals(&q, 4096, &err);
+		ASSERT_EQ(0, err) TH_LOG("TOTALS: %s", strerror(-err));
+		for (uint32_t k = 0; k < q.nr_entries; k++)
+			exited |= (pid_t)t[k].pid == kid && t[k].kind == TOPDOWN_TOTAL_EXITED;
+		free(t);
+		if (exited)
+			break;
+		usleep(10000);
+	}
 	ASSERT_EQ(0, td_stop());
 
 	t = read_totals(&q, 4096, &err);
