@@ -26,11 +26,16 @@
  *   5. The module's totals (TOPDOWN_CONFIG_TOTALS) across offline/online
  *      cycles, with every record kept (a reader drains, none lost): each
  *      task's entry holds exactly the sums of its records (slices, time,
- *      unmeasured time, the event's deltas) and each CPU's OTHER entry
- *      those of its idle records, whether the task's slices were on a CPU
- *      that went away or not; meanwhile another thread reads the totals
- *      (TOPDOWN_IOC_TOTALS) in a loop and every entry it gets is whole:
- *      its time is its measured time plus its unmeasured time.
+ *      unmeasured time, the event's deltas), whether the task's slices
+ *      were on a CPU that went away or not; meanwhile another thread
+ *      reads the totals (TOPDOWN_IOC_TOTALS) in a loop and every entry it
+ *      gets is whole: its time is its measured time plus its unmeasured
+ *      time. Those reads let new tasks take the entries of exited ones
+ *      they read (the UAPI header's "reclaimed"), whose sums go to the
+ *      claiming CPU's OTHER entry: so each OTHER entry holds at least its
+ *      CPU's idle records, and all of them together exactly the idle
+ *      records and those of the tasks without an entry, one such task
+ *      per entry reclaimed.
  *
  * A CPU coming online is armed by a work item shortly after its online
  * callback, not within it (td_counters.c): the test waits for it to count,
@@ -418,6 +423,15 @@ static void tot_add(struct tot_sum *s, const struct topdown_record *rec)
 	}
 }
 
+static void tot_add_sum(struct tot_sum *to, const struct tot_sum *s)
+{
+	to->slices += s->slices;
+	to->measured += s->measured;
+	to->time_ns += s->time_ns;
+	to->unmeasured_ns += s->unmeasured_ns;
+	to->delta += s->delta;
+}
+
 static struct tot_sum *tot_task(struct tot_check *t, uint32_t pid)
 {
 	for (uint32_t n = 0, i = pid & (TOT_PIDS - 1); n < TOT_PIDS;
@@ -547,7 +561,8 @@ static void totals_section(const int *hp, int nhp, long cycles, unsigned long *r
 	struct topdown_status st = { 0 };
 	struct topdown_config c;
 	uint64_t lost = 0;
-	int done = 0, bad = 0, err, nr_tasks = 0, differ = 0, missing = 0;
+	int done = 0, bad = 0, err, nr_tasks = 0, differ = 0, folded = 0;
+	struct tot_sum other = { 0 }, idle = { 0 }, gone = { 0 };
 	pthread_t lt[4], rt;
 	bool ok = t && e;
 
@@ -596,7 +611,7 @@ static void totals_section(const int *hp, int nhp, long cycles, unsigned long *r
 	for (unsigned int i = 0; i < st.nr_stats && i < MAXCPU; i++)
 		lost += stats[i].lost;
 	err = tot_read(fd, &q, e, r.cap);
-	ok &= !err && q.no_room == 0 && q.reclaimed == 0 && !t->full;
+	ok &= !err && q.no_room == 0 && !t->full;
 	if (err)
 		printf("# totals: TOPDOWN_IOC_TOTALS: %s\n", strerror(-err));
 	for (uint32_t i = 0; !err && i < q.nr_entries; i++) {
@@ -606,33 +621,62 @@ static void totals_section(const int *hp, int nhp, long cycles, unsigned long *r
 		if (e[i].kind == TOPDOWN_TOTAL_OTHER) {
 			if (e[i].cpu >= MAXCPU)
 				continue;
-			snprintf(who, sizeof(who), "cpu %u idle", e[i].cpu);
 			s = &t->idle[e[i].cpu];
-		} else {
-			nr_tasks++;
-			snprintf(who, sizeof(who), "pid %u (%.16s)", e[i].pid, e[i].comm);
-			s = tot_task(t, e[i].pid);
-		}
-		if (!s) {
-			missing++;
+			/* At least the CPU's idle records. */
+			if (e[i].slices < s->slices || e[i].time_ns < s->time_ns) {
+				printf("# cpu %u: OTHER %llu slices, %llu ns; idle records "
+				       "%llu, %llu ns\n", e[i].cpu,
+				       (unsigned long long)e[i].slices,
+				       (unsigned long long)e[i].time_ns,
+				       (unsigned long long)s->slices,
+				       (unsigned long long)s->time_ns);
+				differ++;
+			}
+			other.slices += e[i].slices;
+			other.time_ns += e[i].time_ns;
+			other.unmeasured_ns += e[i].unmeasured_ns;
+			other.delta += e[i].grp_delta[0][0];
+			tot_add_sum(&idle, s);
 			continue;
+		}
+		nr_tasks++;
+		snprintf(who, sizeof(who), "pid %u (%.16s)", e[i].pid, e[i].comm);
+		s = tot_task(t, e[i].pid);
+		if (!s) {		/* t->full: said below */
+			differ++;
+			break;
 		}
 		if (!tot_same(who, &e[i], s) && differ++ > 10)
 			break;
 		/* Met: a second entry of the pid would differ. */
 		memset(&s->slices, 0, sizeof(*s) - offsetof(struct tot_sum, slices));
 	}
-	/* Every record's task has an entry: nothing left unmet. */
+	/* The tasks without an entry: folded, their sums in OTHER entries. */
 	for (int i = 0; !err && i < TOT_PIDS; i++)
-		if (t->task[i].pid && t->task[i].slices && missing++ < 5)
-			printf("# pid %u: %llu slices in records, no totals entry\n",
-			       t->task[i].pid, (unsigned long long)t->task[i].slices);
-	ksft_test_result(ok && done == cycles && !bad && !lost && !differ && !missing,
-			 "totals across %d offline/online cycles: %d task entries and %u CPUs' "
-			 "idle entries equal the sums of their %llu records (%d differ, %d "
-			 "missing, %llu records lost, %d bad cycles, no_room %llu)\n", done,
-			 nr_tasks, err ? 0 : st.nr_cpus, (unsigned long long)t->records, differ,
-			 missing, (unsigned long long)lost, bad,
+		if (t->task[i].pid && t->task[i].slices) {
+			folded++;
+			tot_add_sum(&gone, &t->task[i]);
+		}
+	tot_add_sum(&idle, &gone);
+	if (!err && (other.slices != idle.slices || other.time_ns != idle.time_ns ||
+		     other.unmeasured_ns != idle.unmeasured_ns || other.delta != idle.delta ||
+		     (uint64_t)folded != q.reclaimed)) {
+		printf("# OTHER entries: %llu slices, %llu ns, delta %llu; idle records and "
+		       "%d tasks without an entry: %llu slices, %llu ns, delta %llu; "
+		       "%llu reclaimed\n", (unsigned long long)other.slices,
+		       (unsigned long long)other.time_ns, (unsigned long long)other.delta,
+		       folded, (unsigned long long)idle.slices,
+		       (unsigned long long)idle.time_ns, (unsigned long long)idle.delta,
+		       (unsigned long long)q.reclaimed);
+		differ++;
+	}
+	ksft_test_result(ok && done == cycles && !bad && !lost && !differ,
+			 "totals across %d offline/online cycles: %d task entries equal the sums "
+			 "of their records; the %u CPUs' OTHER entries those of the idle records "
+			 "and of the %d tasks whose entries were reclaimed (%llu); %llu records "
+			 "(%d differ, %llu lost, %d bad cycles, no_room %llu)\n", done, nr_tasks,
+			 err ? 0 : st.nr_cpus, folded, err ? 0ull : (unsigned long long)q.reclaimed,
+			 (unsigned long long)t->records, differ, (unsigned long long)lost, bad,
 			 err ? 0ull : (unsigned long long)q.no_room);
 	ksft_test_result(r.reads > 0 && !r.torn && !r.failed,
 			 "totals read %lu times during the cycles: every entry whole (%lu "
