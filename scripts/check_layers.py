@@ -6,15 +6,18 @@ The layers are the folders of user/ in the order user/README lists them,
 top first; a file may include its own layer's headers and those of the
 layers listed after its own (cli/ and cmd/ are one layer), never those of
 a layer before it; a layer's *_priv.h (evset/evset_priv.h,
-export/trace_priv.h) is that layer's alone. An include path
-names its layer by its first folder, however deep ("live/bpf/bpf.h" is
-live/'s). The module's ioctls are live/'s: outside live/, an ioctl()
-call is an error unless its request is a terminal's (TIOC...), and so
-is naming a TOPDOWN_IOC_ request (comments and strings aside). The
-picture of the layers in user/README names the same layers in the same
-order as its list, and Documentation/design.rst shows that picture by
-including it, not a copy of its own. Prints every violation, exits 1 if
-there was one."""
+export/trace_priv.h, cmd/decode_priv.h) is that layer's alone. An
+include path names its layer by its first folder, however deep
+("live/bpf/bpf.h" is live/'s). The module's ioctls are live/'s: outside
+live/, an ioctl() call is an error unless its request is a terminal's
+(TIOC...), and so is naming a TOPDOWN_IOC_ request (comments and strings
+aside). The picture of the layers in user/README names the same layers
+in the same order as its list, and Documentation/design.rst shows that
+picture by including it, not a copy of its own. No .c or .h file of
+user/ is longer than MAX_LINES lines (wc -l's count, and a last line
+without a newline): a longer one is split along a seam, its folder's
+*_priv.h holding what the parts share. Prints every violation, exits 1
+if there was one."""
 import os
 import re
 import sys
@@ -26,6 +29,8 @@ USER = os.path.join(ROOT, "user")
 DESIGN = os.path.join(ROOT, "Documentation", "design.rst")
 # design.rst's include of the picture (its options follow on the next lines).
 INCLUDE = ".. include:: ../user/README"
+# The most lines a file of user/ may have (user/README).
+MAX_LINES = 1000
 
 
 def readme():
@@ -135,6 +140,10 @@ def main():
             path = os.path.join(d, f)
             with open(path, errors="replace") as fh:
                 text = fh.read()
+            lines = text.count("\n") + (not text.endswith("\n") and text != "")
+            if lines > MAX_LINES:
+                bad.append("user/%s: %d lines, more than %d: split it along a seam (user/README)"
+                           % (os.path.relpath(path, USER), lines, MAX_LINES))
             if own != "live":
                 bad.extend(ioctls(os.path.relpath(path, USER), text))
             for n, line in enumerate(text.split("\n"), 1):

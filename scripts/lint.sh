@@ -18,7 +18,8 @@
 #            listed above the file's own (at any depth: "live/bpf/bpf.h"
 #            is live/'s), evset_priv.h only in evset/, no ioctl() outside
 #            live/ but a terminal's (TIOC...); user/README's picture of
-#            the layers matches its list and is the one design.rst shows
+#            the layers matches its list and is the one design.rst shows,
+#            no .c or .h file of user/ over 1,000 lines
 #            (scripts/check_layers.py); inside a folder no call cycle
 #            between files, from the symbols of the host's tdctl objects,
 #            built first (scripts/check_cycles.py)

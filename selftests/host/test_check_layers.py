@@ -4,7 +4,9 @@
 the tree passes; an ioctl() of the module or a TOPDOWN_IOC_ request
 outside user/live/ fails, with its file and line, however the call is
 written; a terminal's ioctl (TIOC...), one in live/, and one in a
-comment or a string pass; an #include of a layer above still fails.
+comment or a string pass; an #include of a layer above still fails; a
+file of user/ longer than 1,000 lines fails, with its length, one of
+1,000 lines passes.
 TAP.
 """
 import os
@@ -43,6 +45,12 @@ CASES = [
     ("a lower layer including a higher one still fails", "base/zz_case.c",
      '#include "cmd/tdctl.h"\n',
      'user/base/zz_case.c:1: base/ includes "cmd/tdctl.h", a layer above it'),
+    ("a file of 1,001 lines fails", "output/zz_case.c", "/* a line */\n" * 1001,
+     "user/output/zz_case.c: 1001 lines, more than 1000"),
+    ("a header of 1,001 lines, its last without a newline, fails", "live/bpf/zz_case.h",
+     "/* a line */\n" * 1000 + "/* one more */",
+     "user/live/bpf/zz_case.h: 1001 lines, more than 1000"),
+    ("a file of 1,000 lines passes", "cmd/zz_case.c", "/* a line */\n" * 1000, None),
 ]
 
 
