@@ -1287,6 +1287,33 @@ static struct topdown_total *read_totals(struct topdown_totals *q, uint32_t cap,
 	return t;
 }
 
+/*
+ * After waitpid(): wait, at most 2 s, until @n entries of @pid are
+ * EXITED. waitpid() returns once the child has notified its exit, which
+ * may be before its last switch (on PREEMPT_RT the parent's wake-up can
+ * preempt it there); its entry is EXITED once that switch is counted.
+ * 0, or -ETIMEDOUT, or the TOTALS call's -errno.
+ */
+static int wait_exited(pid_t pid, int n)
+{
+	struct topdown_totals q;
+	struct topdown_total *t;
+	int err;
+
+	for (int tries = 0; tries < 200; tries++) {
+		int exited = 0;
+
+		t = read_totals(&q, 4096, &err);
+		for (uint32_t k = 0; !err && k < q.nr_entries; k++)
+			exited += (pid_t)t[k].pid == pid && t[k].kind == TOPDOWN_TOTAL_EXITED;
+		free(t);
+		if (err || exited >= n)
+			return err;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
 TEST_F_TIMEOUT(totals, exact_with_records_lost, 300)
 {
 	struct session *s = &self->s;
@@ -1526,24 +1553,7 @@ TEST_F(totals, stop_keeps_them_start_begins_anew)
 		_exit(0);
 	}
 	ASSERT_EQ(kid, waitpid(kid, NULL, 0));
-	/*
-	 * waitpid() returns once the child has notified its exit, which may
-	 * be before its last switch (on PREEMPT_RT the parent's wake-up can
-	 * preempt it there): its entry is EXITED once that switch is
-	 * counted, so wait for it, at most 2 s, before STOP.
-	 */
-	for (int tries = 0; tries < 200; tries++) {
-		bool exited = false;
-
-		t = read_totals(&q, 4096, &err);
-		ASSERT_EQ(0, err) TH_LOG("TOTALS: %s", strerror(-err));
-		for (uint32_t k = 0; k < q.nr_entries; k++)
-			exited |= (pid_t)t[k].pid == kid && t[k].kind == TOPDOWN_TOTAL_EXITED;
-		free(t);
-		if (exited)
-			break;
-		usleep(10000);
-	}
+	ASSERT_EQ(0, wait_exited(kid, 1));
 	ASSERT_EQ(0, td_stop());
 
 	t = read_totals(&q, 4096, &err);
@@ -1576,6 +1586,79 @@ TEST_F(totals, stop_keeps_them_start_begins_anew)
 	TH_LOG("child %d: %llu slices before; %u task entries after START, %u before",
 	       kid, (unsigned long long)was->slices, q2.nr_tasks, q.nr_tasks);
 	free(t2);
+	free(t);
+}
+
+/* A child that sleeps @naps times 1 ms and exits; its pid, or -1. */
+static pid_t napper(int naps)
+{
+	pid_t kid = fork();
+
+	if (!kid) {
+		for (int i = 0; i < naps; i++)
+			usleep(1000);
+		_exit(0);
+	}
+	return kid;
+}
+
+/*
+ * A pid used again by a new task: the totals key on the task, so the
+ * new one has an entry of its own, not the old one's sums. The second
+ * child is given the first one's pid through ns_last_pid (root, as the
+ * guests run).
+ */
+TEST_F(totals, pid_reuse_keeps_two_tasks)
+{
+	const char *const modprobe[] = { "modprobe", "topdown", NULL };
+	const struct topdown_total *e[2];
+	struct topdown_totals q;
+	struct topdown_total *t;
+	char out[OUT_LEN], last[32];
+	pid_t a, b = -1;
+	int err, n = 0;
+
+	cmd_path(&self->s, out, sizeof(out), "load");
+	ASSERT_EQ(0, run(NULL, out, modprobe)) show(strcat(out, ".err"));
+	ASSERT_EQ(0, td_configure_index(self->s.m, self->type, TOTALS_RING,
+					TOPDOWN_CONFIG_TOTALS));
+	a = napper(5);
+	ASSERT_LT(0, a);
+	ASSERT_EQ(a, waitpid(a, NULL, 0));
+	ASSERT_EQ(0, wait_exited(a, 1));
+	/* Another task may take the pid first: a few tries. */
+	for (int tries = 0; tries < 20 && b != a; tries++) {
+		snprintf(last, sizeof(last), "%d", a - 1);
+		err = td_write_file("/proc/sys/kernel/ns_last_pid", last);
+		if (err)
+			SKIP(return, "cannot write /proc/sys/kernel/ns_last_pid: %s",
+			     strerror(-err));
+		b = napper(9);
+		ASSERT_LT(0, b);
+		if (b != a)
+			ASSERT_EQ(b, waitpid(b, NULL, 0));
+	}
+	ASSERT_EQ(a, b) TH_LOG("pid %d not given again", a);
+	ASSERT_EQ(b, waitpid(b, NULL, 0));
+	ASSERT_EQ(0, wait_exited(a, 2));
+	ASSERT_EQ(0, td_stop());
+
+	t = read_totals(&q, 4096, &err);
+	ASSERT_EQ(0, err) TH_LOG("TOTALS: %s", strerror(-err));
+	for (uint32_t k = 0; k < q.nr_entries; k++)
+		if ((pid_t)t[k].pid == a && t[k].kind != TOPDOWN_TOTAL_OTHER && n < 2)
+			e[n++] = &t[k];
+	ASSERT_EQ(2, n) TH_LOG("entries of pid %d", a);
+	EXPECT_NE(e[0]->start_ns, e[1]->start_ns);
+	for (int i = 0; i < 2; i++) {
+		EXPECT_EQ(TOPDOWN_TOTAL_EXITED, e[i]->kind);
+		EXPECT_LT(0, e[i]->slices);
+	}
+	/* Neither folded into the other's slot. */
+	EXPECT_EQ(0, q.reclaimed);
+	EXPECT_EQ(0, q.generation);
+	TH_LOG("pid %d twice: entries of %llu and %llu slices", a,
+	       (unsigned long long)e[0]->slices, (unsigned long long)e[1]->slices);
 	free(t);
 }
 
