@@ -345,6 +345,14 @@ static void total_acc(struct topdown_total *d, const struct topdown_total *e,
 	}
 }
 
+/* *o += what the CPUs' OTHER entries grew by from @was to @now. */
+static void cpus_grew(struct topdown_total *o, const struct td_totals_snap *now,
+		      const struct td_totals_snap *was)
+{
+	for (uint32_t c = 0; c < now->nr_cpus; c++)
+		total_acc(o, &now->e[c], &was->e[c], false);
+}
+
 /* The idle task's record of CPU c, with no sums yet. */
 static void idle_rec(struct topdown_record *r, uint32_t c, uint64_t root_cgroup)
 {
@@ -366,8 +374,7 @@ static void emit_idle_sum(struct td_totals_track *t, uint64_t root_cgroup,
 	struct topdown_record r;
 
 	memset(&o, 0, sizeof(o));
-	for (uint32_t c = 0; c < t->last.nr_cpus; c++)
-		total_acc(&o, &t->last.e[c], &t->base.e[c], false);
+	cpus_grew(&o, &t->last, &t->base);
 	for (uint32_t i = 0; i < t->nr_gone; i++)
 		total_acc(&o, &t->gone[i], NULL, true);
 	if (o.slices >= (uint64_t)1 << 63) {
@@ -520,7 +527,6 @@ int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 			 void *ctx)
 {
 	struct td_totals_snap s;
-	struct topdown_total other;
 	struct step st;
 	int ret = snap(t, t->fd, &s);
 
@@ -539,13 +545,11 @@ int td_totals_track_step(struct td_totals_track *t, td_total_step_fn fn,
 	 * entry seen before, the part given to its task then is not theirs
 	 * (step_task() took it off).
 	 */
-	for (uint32_t c = 0; c < s.nr_cpus; c++)
-		total_acc(&st.other, &s.e[c], &t->last.e[c], false);
-	other = st.other;
-	other.kind = TOPDOWN_TOTAL_OTHER;
+	cpus_grew(&st.other, &s, &t->last);
+	st.other.kind = TOPDOWN_TOTAL_OTHER;
 	/* Never below 0 (each was folded whole), but a counter must not wrap. */
-	if (other.slices && other.slices < (uint64_t)1 << 63)
-		fn(&other, ctx);
+	if (st.other.slices && st.other.slices < (uint64_t)1 << 63)
+		fn(&st.other, ctx);
 	t->folds += s.q.generation - t->last.q.generation;
 	snap_retire(t, &t->last);
 	t->last = s;
