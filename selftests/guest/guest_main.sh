@@ -56,6 +56,9 @@ if [ -z "$bpf_why" ]; then
 	if suite tdctl_serve_test_bpf "tdctl serve on live data, BPF backend"; then
 		TD_BACKEND=bpf ./tdctl_serve_test.sh || rc=1
 	fi
+	if suite tdctl_totals_test_bpf "tdctl load --totals: the BPF backend's totals"; then
+		TD_BACKEND=bpf ./tdctl_totals_test.sh || rc=1
+	fi
 	if suite tdctl_backends_test "the same counts from both backends (tdctl_backends_test.sh)"; then
 		./tdctl_backends_test.sh || rc=1
 	fi

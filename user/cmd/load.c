@@ -553,10 +553,6 @@ int do_load(int argc, char **argv)
 		p_usage_error("--totals-tasks sizes the pool of --totals");
 		return -1;
 	}
-	if (totals && backend == TD_BACKEND_BPF) {
-		p_usage_error("--totals: the BPF backend keeps no totals (use --backend module)");
-		return -1;
-	}
 	if (module && backend == TD_BACKEND_BPF) {
 		p_usage_error("--module does not apply to --backend bpf");
 		return -1;
@@ -603,10 +599,6 @@ int do_load(int argc, char **argv)
 		if (!td_module_loaded() && insert_module(module, true)) {
 			static const char none[] =
 				"--backend auto: neither backend can run";
-			static const char no_totals[] =
-				"--backend auto: the module did not load, and the BPF "
-				"backend keeps no totals (--totals)";
-
 			if (plan.nr_groups) {
 				char msg[640];
 
@@ -615,8 +607,6 @@ int do_load(int argc, char **argv)
 					 td_bpf_no_groups);
 				return td_explain_not_running(msg);
 			}
-			if (totals)
-				return td_explain_not_running(no_totals);
 			if (td_bpf_usable(why, sizeof(why)))
 				return td_explain_not_running(none);
 			backend = TD_BACKEND_BPF;

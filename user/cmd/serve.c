@@ -117,7 +117,7 @@ struct sv {
 	double last_scrape_s;
 	int status_fd;		/* read-only /dev/topdown kept across the drop */
 	int bpf_fd;		/* the BPF backend's pin folder, likewise */
-	/* the module's totals (load --totals), when they count for the
+	/* the kernel's totals (load --totals), when they count for the
 	 * records: a snapshot every TD_TOTALS_EVERY_MS, its differences added
 	 */
 	struct td_totals_track tt;
@@ -334,7 +334,7 @@ static void sv_totals_step(struct sv *s, uint64_t now, bool force)
 	ret = td_totals_track_step(&s->tt, sv_on_total, s);
 	if (!ret)
 		return;
-	p_warn("reading the module's totals: %s; counting the records from now on",
+	p_warn("reading the kernel's totals: %s; counting the records from now on",
 	       ret == -ESTALE ? "the collection was configured again" :
 	       strerror(-ret));
 	/* What the rings hold from now is counted, what they held is not. */
@@ -406,9 +406,9 @@ static void sv_open(struct sv *s, uint64_t now)
 	/* The totals are the counts when there is one group: with rotated
 	 * groups, the records tell rotated slices from unreadable ones.
 	 */
-	if (!s->rd.bpf && !vc->rotated &&
+	if (!vc->rotated &&
 	    (s->rd.cfg.flags & TOPDOWN_CONFIG_TOTALS) &&
-	    !td_totals_track_start(&s->tt, s->rd.fd, td_total_match_all, NULL)) {
+	    !td_totals_track_open(&s->tt, &s->rd, td_total_match_all, NULL)) {
 		s->totals = true;
 		s->root_cgroup = td_cgroup_root_id();
 		s->next_step = now + TD_TOTALS_EVERY_MS * 1000000ull;
@@ -418,7 +418,7 @@ static void sv_open(struct sv *s, uint64_t now)
 	s->opens++;
 	p_info("serving the rings of %d CPUs, event set %s, counts from %s",
 	       s->rd.nr_cpus, s->c.set,
-	       s->totals ? "the module's totals" : "the records");
+	       s->totals ? "the kernel's totals" : "the records");
 }
 
 /* ---- the metrics ------------------------------------------------------------ */

@@ -47,7 +47,7 @@ static const char stat_desc[] =
 	"until interrupted. The module must be loaded ('tdctl load'); if the\n"
 	"collection is stopped, stat starts it and stops it again at the end.\n"
 	"\n"
-	"When the module keeps every task's totals ('tdctl load --totals'), the\n"
+	"When the backend keeps every task's totals ('tdctl load --totals'), the\n"
 	"counts are those totals, exact even when records were lost; otherwise\n"
 	"(and with -I, filters, --by cpu or rotated groups) they are the sums of\n"
 	"the records read. The header and JSON's \"exact\" say which.\n";
@@ -211,7 +211,7 @@ static void print_summary(struct stat_ctx *s, uint64_t end_ns)
 	printf(" (event set %s, by %s):\n", set_name(s),
 	       td_by_names[s->view.by]);
 	if (s->exact)
-		printf(" exact: the module's totals of every slice, lost records included\n");
+		printf(" exact: the kernel's totals of every slice, lost records included\n");
 	else if (s->why)
 		printf(" not exact, the records read: %s\n", s->why);
 	printf("\n");

@@ -323,7 +323,22 @@ static void cpu_rows(struct td_emit *e, enum td_backend be,
  */
 static const char *const *bpf_diffs;
 static bool bpf_percpu;
-/* The module's totals (load --totals), NULL without them. */
+/* The counts of the active backend's totals: 0 or -errno. */
+static int totals_counts(const struct td_src *src, struct topdown_totals *q)
+{
+	struct td_bpf_totals *bt;
+	int ret;
+
+	if (src->kind != TD_BACKEND_BPF)
+		return td_dev_totals_counts(src->fd, q);
+	ret = td_bpf_totals_open(&bt);
+	if (!ret)
+		ret = td_bpf_totals_counts(bt, q);
+	td_bpf_totals_close(bt);
+	return ret;
+}
+
+/* The backend's totals (load --totals), NULL without them. */
 static const struct topdown_totals *totals;
 
 static void json_totals(void)
@@ -644,8 +659,7 @@ int do_status(int argc, char **argv)
 		return -1;
 	}
 	have_cfg = st.state != TOPDOWN_STATE_IDLE && !td_src_config(&src, &cfg);
-	if (have_cfg && src_kind == TD_BACKEND_MODULE &&
-	    cfg.flags & TOPDOWN_CONFIG_TOTALS && !td_dev_totals_counts(src.fd, &tq))
+	if (have_cfg && cfg.flags & TOPDOWN_CONFIG_TOTALS && !totals_counts(&src, &tq))
 		totals = &tq;
 	td_src_close(&src);
 	if (json_output) {

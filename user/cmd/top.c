@@ -62,7 +62,7 @@ static const char top_desc[] =
 	"With --batch, --json, --csv, -o or when stdout is not a terminal,\n"
 	"snapshots are printed one after the other, without terminal control.\n"
 	"\n"
-	"When the module keeps every task's totals ('tdctl load --totals'), an\n"
+	"When the backend keeps every task's totals ('tdctl load --totals'), an\n"
 	"interval's counts are what the totals grew by, exact even when records\n"
 	"were lost; otherwise (and with filters, --by cpu, rotated groups or -i)\n"
 	"they are the sums of the records read. The header and JSON's \"exact\"\n"
@@ -164,7 +164,7 @@ static void status_line(const struct top_ctx *t, const char *fmt, ...)
 static const char *exact_line(const struct top_ctx *t)
 {
 	if (t->exact)
-		return "exact: the module's totals of every slice, lost records included";
+		return "exact: the kernel's totals of every slice, lost records included";
 	return !t->replay && t->why ? "not exact, the records read: " : NULL;
 }
 

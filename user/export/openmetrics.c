@@ -304,7 +304,7 @@ void td_om_write(struct td_om_out *o, const struct td_om_counters *c,
 				c->series[i].labels,
 				(unsigned long long)c->series[i].read_errors);
 	family(o, om, "topdown_exporter_info", "gauge", NULL,
-	       "The exporter: version, grouping, event set, and whether the counters are the module's totals (exact whatever records were lost) or the records' sums.");
+	       "The exporter: version, grouping, event set, and whether the counters are the kernel's totals (exact whatever records were lost) or the records' sums.");
 	out_add(o, "topdown_exporter_info{version=\"%s\",by=\"%s\",set=\"%s\",counts=\"%s\"} 1\n",
 		sc->version, sc->by, sc->up ? c->set : "",
 		sc->up && sc->counts ? sc->counts : "");

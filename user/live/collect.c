@@ -284,7 +284,7 @@ void td_live_close(struct td_live *l)
 	}
 	for (int cpu = 0; l->lost && cpu < l->rd.nr_cpus; cpu++)
 		if (l->lost[cpu] && l->lost_counted)
-			p_info("CPU %d: %llu %s lost (ring full or overwritten): the counts, the module's totals, have them",
+			p_info("CPU %d: %llu %s lost (ring full or overwritten): the counts, the kernel's totals, have them",
 			       cpu, (unsigned long long)l->lost[cpu],
 			       td_records(l->lost[cpu]));
 		else if (l->lost[cpu])

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "live/bpf/bpf.h"
 #include "live/collect.h"
 #include "live/device.h"
 #include "live/totals.h"
@@ -88,14 +89,19 @@ static int snap(struct td_totals_track *t, int fd, struct td_totals_snap *s)
 	t->spare = NULL;
 	t->spare_cap = 0;
 	for (int tries = 0; tries < 4; tries++) {
-		ret = td_dev_status(fd, &st);
-		if (!ret)
-			ret = td_dev_totals(fd, &s->q, &s->e, &s->cap, &s->n);
+		if (t->bpf) {
+			ret = td_bpf_totals_read(t->bpf, &s->q, &s->e, &s->cap,
+						 &s->n, &s->nr_cpus);
+		} else {
+			ret = td_dev_status(fd, &st);
+			if (!ret)
+				ret = td_dev_totals(fd, &s->q, &s->e, &s->cap, &s->n);
+			s->nr_cpus = st.nr_cpus;
+		}
 		if (ret) {
 			snap_free(s);
 			return ret;
 		}
-		s->nr_cpus = st.nr_cpus;
 		if (s->n < s->nr_cpus) {
 			snap_free(s);
 			return -EPROTO;
@@ -164,22 +170,48 @@ bool td_total_match_all(const struct topdown_record *r, void *ctx)
 	return true;
 }
 
-int td_totals_track_start(struct td_totals_track *t, int fd,
-			  td_total_match_fn match, void *ctx)
+/* The first snapshot of @t (fd or bpf set). */
+static int track_start(struct td_totals_track *t, td_total_match_fn match,
+		       void *ctx)
 {
 	int ret;
 
-	memset(t, 0, sizeof(*t));
-	t->fd = fd;
 	t->match = match;
 	t->ctx = ctx;
-	ret = snap(t, fd, &t->base);
+	ret = snap(t, t->fd, &t->base);
 	if (ret)
 		return ret;
 	/* A copy: a fold between two snapshots would go unseen. */
 	ret = snap_copy(&t->last, &t->base);
 	if (ret)
 		snap_free(&t->base);
+	return ret;
+}
+
+int td_totals_track_start(struct td_totals_track *t, int fd,
+			  td_total_match_fn match, void *ctx)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = fd;
+	return track_start(t, match, ctx);
+}
+
+int td_totals_track_open(struct td_totals_track *t, const struct td_reader *rd,
+			 td_total_match_fn match, void *ctx)
+{
+	int ret;
+
+	if (!rd->bpf)
+		return td_totals_track_start(t, rd->fd, match, ctx);
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	ret = td_bpf_totals_open(&t->bpf);
+	if (!ret)
+		ret = track_start(t, match, ctx);
+	if (ret) {
+		td_bpf_totals_close(t->bpf);
+		t->bpf = NULL;
+	}
 	return ret;
 }
 
@@ -281,6 +313,10 @@ void td_totals_track_free(struct td_totals_track *t)
 	snap_free(&t->base);
 	snap_free(&t->last);
 	free(t->spare);
+	t->spare = NULL;
+	t->spare_cap = 0;
+	td_bpf_totals_close(t->bpf);
+	t->bpf = NULL;
 	free(t->gone);
 	t->gone = NULL;
 	t->nr_gone = 0;
@@ -412,8 +448,6 @@ void td_totals_track_diff(struct td_totals_track *t, enum td_totals_idle idle,
 const char *td_totals_unusable(const struct td_live *l,
 			       const struct td_filter *f, enum td_by by)
 {
-	if (l->rd.bpf)
-		return "the BPF backend keeps no totals";
 	if (l->vc->rotated)
 		return "rotated groups are estimated from their slices";
 	if (f->any)
@@ -435,7 +469,7 @@ bool td_totals_begin(struct td_totals_track *t, const struct td_live *l,
 	*why = td_totals_unusable(l, f, by);
 	if (*why)
 		return false;
-	ret = td_totals_track_start(t, l->rd.fd, match, ctx);
+	ret = td_totals_track_open(t, &l->rd, match, ctx);
 	if (!ret)
 		return true;
 	set_err(t, ret);

@@ -45,8 +45,12 @@ struct td_totals_snap {
 /* Does a task (a record of its fields) belong to the reader's target? */
 typedef bool (*td_total_match_fn)(const struct topdown_record *r, void *ctx);
 
+struct td_bpf_totals;
+struct td_reader;
+
 struct td_totals_track {
-	int fd;
+	int fd;				/* the module's device, or */
+	struct td_bpf_totals *bpf;	/* the BPF backend's pool */
 	struct td_totals_snap base;	/* at the start */
 	struct td_totals_snap last;	/* the latest */
 	struct topdown_total *gone;	/* entries seen, folded since */
@@ -68,11 +72,14 @@ struct td_totals_track {
 /* Every task is of the target (the match of a reader of every task). */
 bool td_total_match_all(const struct topdown_record *r, void *ctx);
 
-/* Take the first snapshot: 0, -ENODATA when the module keeps no totals,
- * or another -errno.
+/* Take the first snapshot of the module's totals at @fd: 0, -ENODATA
+ * when the module keeps none, or another -errno.
  */
 int td_totals_track_start(struct td_totals_track *t, int fd,
 			  td_total_match_fn match, void *ctx);
+/* The same for the backend of the reader @rd, the module or BPF. */
+int td_totals_track_open(struct td_totals_track *t, const struct td_reader *rd,
+			 td_total_match_fn match, void *ctx);
 /* Another snapshot (while collecting: often enough that entries are seen
  * before they are folded). A failure sets t->why.
  */

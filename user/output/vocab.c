@@ -217,7 +217,7 @@ const struct td_voc td_vocab[] = {
 	     "true: the counts are the module's per-task totals, every slice "
 	     "counted, lost records included"),
 	INFO("not_exact", NULL, "stat",
-	     "why the module's totals could not stand for the records read"),
+	     "why the kernel's totals could not stand for the records read"),
 	/* status and load when nothing collects (exit 3); and in a row of
 	 * rotated groups, beside "coverage"
 	 */

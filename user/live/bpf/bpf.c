@@ -56,7 +56,8 @@
  * (removed if found).
  */
 static const char *const td_pins[] = {
-	"link", "events", "rings", "ring", "config", "cpu", "lost_seen", NULL,
+	"link", "events", "rings", "ring", "config", "totals", "cpu", "lost_seen",
+	NULL,
 };
 
 /* libbpf's messages only with TDCTL_BPF_DEBUG set: tdctl says what failed. */
@@ -380,6 +381,11 @@ static int choose_ring(uint32_t flags, uint32_t *ring)
 		      atomics ? " (TDCTL_BPF_RING=shared)" : ": this kernel has none");
 		return -1;
 	}
+	if (*ring == TD_BPF_RING_SHARED && (flags & TOPDOWN_CONFIG_TOTALS)) {
+		p_err("--totals with the BPF backend needs per-CPU rings, which need BPF atomic instructions (Linux 5.12)%s",
+		      atomics ? " (TDCTL_BPF_RING=shared)" : ": this kernel has none");
+		return -1;
+	}
 	return 0;
 }
 
@@ -443,6 +449,19 @@ int td_bpf_load(const struct topdown_config *cfg)
 	bc.ring_bytes = percpu ? page : ring_bytes_for(cfg->ring_size, nr_cpus);
 	bc.cpu_blocks = TD_BPF_HDR_BLOCKS +
 			(percpu ? bc.cfg.ring_size / TD_BPF_BLOCK : 0);
+	if (cfg->flags & TOPDOWN_CONFIG_TOTALS) {
+		if (!bc.cfg.totals_tasks)
+			bc.cfg.totals_tasks = TOPDOWN_TOTALS_DEFAULT_TASKS;
+		if (bc.cfg.totals_tasks < TOPDOWN_TOTALS_MIN_TASKS ||
+		    bc.cfg.totals_tasks > TOPDOWN_TOTALS_MAX_TASKS ||
+		    bc.cfg.totals_tasks & (bc.cfg.totals_tasks - 1)) {
+			p_err("the totals' pool must be a power of two from %u to %u tasks",
+			      TOPDOWN_TOTALS_MIN_TASKS, TOPDOWN_TOTALS_MAX_TASKS);
+			goto fail_dir;
+		}
+	} else {
+		bc.cfg.totals_tasks = 0;
+	}
 
 	skel = topdown_bpf__open();
 	if (!skel) {
@@ -455,6 +474,9 @@ int td_bpf_load(const struct topdown_config *cfg)
 	skel->rodata->td_ring_size = bc.cfg.ring_size;
 	skel->rodata->td_overwrite = !!(cfg->flags & TOPDOWN_OVERFLOW_OVERWRITE);
 	skel->rodata->td_read_value = bc.read_value;
+	skel->rodata->td_totals_tasks = bc.cfg.totals_tasks;
+	skel->rodata->td_totals_bits = bc.cfg.totals_tasks ?
+		(uint32_t)__builtin_ctz(bc.cfg.totals_tasks) : 0;
 	/* The module wakes a reader when one CPU's ring holds watermark
 	 * bytes; the shared ring buffer when all CPUs' records do.
 	 */
@@ -465,7 +487,9 @@ int td_bpf_load(const struct topdown_config *cfg)
 				     2 * TOPDOWN_MAX_EVENTS * (uint32_t)nr_cpus) ||
 	    bpf_map__set_max_entries(skel->maps.td_rings,
 				     bc.cpu_blocks * (uint32_t)nr_cpus) ||
-	    bpf_map__set_max_entries(skel->maps.td_ring, bc.ring_bytes)) {
+	    bpf_map__set_max_entries(skel->maps.td_ring, bc.ring_bytes) ||
+	    bpf_map__set_max_entries(skel->maps.td_totals, bc.cfg.totals_tasks ?
+				     1 + (uint32_t)nr_cpus + bc.cfg.totals_tasks : 1)) {
 		p_err("sizing the BPF maps: %s", strerror(errno));
 		goto fail;
 	}
@@ -488,7 +512,8 @@ int td_bpf_load(const struct topdown_config *cfg)
 	if (pin_map(skel->maps.td_events, "events") ||
 	    pin_map(skel->maps.td_rings, "rings") ||
 	    pin_map(skel->maps.td_ring, "ring") ||
-	    pin_map(skel->maps.td_config, "config"))
+	    pin_map(skel->maps.td_config, "config") ||
+	    pin_map(skel->maps.td_totals, "totals"))
 		goto fail;
 	link = bpf_program__attach(percpu ? skel->progs.td_switch :
 					    skel->progs.td_switch_shared);

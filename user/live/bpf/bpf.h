@@ -63,6 +63,21 @@ long td_bpf_reader_drain(struct td_reader *r, td_record_fn rec_fn,
 			 td_lost_fn lost_fn, void *ctx);
 void td_bpf_reader_close(struct td_reader *r);
 
+/*
+ * The totals (load --totals), as the module's TOPDOWN_IOC_TOTALS gives
+ * its own (live/device.h, td_dev_totals()): open maps the pinned pool
+ * (-ENODATA when the backend keeps none, else 0 or -errno); read fills
+ * *buf (grown to *cap) with *n entries, the TOPDOWN_TOTAL_OTHER entries
+ * of the *nr_cpus possible CPUs first; counts fills only *q's counts.
+ */
+struct td_bpf_totals;
+int td_bpf_totals_open(struct td_bpf_totals **t);
+int td_bpf_totals_read(struct td_bpf_totals *t, struct topdown_totals *q,
+		       struct topdown_total **buf, uint32_t *cap, uint32_t *n,
+		       uint32_t *nr_cpus);
+int td_bpf_totals_counts(struct td_bpf_totals *t, struct topdown_totals *q);
+void td_bpf_totals_close(struct td_bpf_totals *t);
+
 /* What the BPF backend running from s does differently from the module,
  * one line each, NULL-terminated (tdctl status, Documentation/design.rst).
  */

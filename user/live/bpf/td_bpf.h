@@ -119,4 +119,61 @@ struct td_bpf_config {
 	__u32 __pad;
 };
 
+/*
+ * Totals (tdctl load --backend bpf --totals): the module's pool ("Totals"
+ * in the UAPI header, kmod/td_totals.c) kept by the program in the
+ * "totals" map, a BPF_MAP_TYPE_ARRAY with BPF_F_MMAPABLE of
+ * struct td_bpf_tot elements, which every reader maps:
+ *
+ *   element 0                 struct td_bpf_tot_hdr in its place
+ *   elements 1 .. nr_cpus     CPU n's TOPDOWN_TOTAL_OTHER entry at 1 + n
+ *   the next totals_tasks     the task entries, searched from a hash of
+ *                             the task_struct's address
+ *
+ * (one element in all without --totals). As in the module: a task's entry
+ * is written by the CPU the task leaves, a CPU's OTHER entry by that CPU
+ * only; @seq is odd while the program writes the entry (changed with an
+ * atomic exchange, fully ordered, before and after the stores), and a
+ * reader copies the entry again while it was odd or changed. @key is the
+ * task's address, | TD_TOT_EXITED after its last slice (set with an
+ * atomic exchange after the sums), 0 while free; a claim is a
+ * compare-and-exchange. One group: grp_slices, grp_time_ns and delta are
+ * the entry's group 0.
+ */
+#define TD_TOT_EXITED	1ull
+#define TD_TOT_PROBES	32
+
+struct td_bpf_tot {
+	__u32 seq;
+	__u32 cpu;
+	__u64 key;
+	__u64 start_ns;
+	__u32 pid;
+	__u32 tgid;
+	__u64 cgroup_id;
+	__u64 cgroup_moves;
+	char comm[TOPDOWN_COMM_LEN];
+	__u64 slices;
+	__u64 time_ns;
+	__u64 unmeasured_ns;
+	__u64 grp_slices;
+	__u64 grp_time_ns;
+	__u64 delta[TOPDOWN_MAX_EVENTS];
+	__u32 exit_read;	/* hdr.reads at the task's last slice */
+	__u32 __pad;
+	__u64 __pad2[2];	/* 192 bytes: three cache lines */
+};
+
+/*
+ * Element 0 of the totals map. @reads: copies of the entries begun
+ * (readers add 1 atomically before one); the others as struct
+ * topdown_totals, counted by the program with atomic adds.
+ */
+struct td_bpf_tot_hdr {
+	__u64 reads;
+	__u64 generation;
+	__u64 no_room;
+	__u64 reclaimed;
+};
+
 #endif

@@ -39,6 +39,8 @@
 #include "td_bpf.h"
 
 #define TD_PF_IDLE	0x00000002	/* include/linux/sched.h, 5.10 to 6.12 */
+#define TD_TASK_DEAD	0x00000080	/* include/linux/sched.h, 5.10 to 7.3 */
+#define TD_GOLDEN_RATIO_64 0x61C8864680B583EBull /* include/linux/hash.h */
 #define TD_MAX_ERRNO	4095		/* include/linux/err.h */
 /* A record in the shared ring buffer, with the ring buffer's header. */
 #define TD_SHARED_REC	(sizeof(struct topdown_record) + BPF_RINGBUF_HDR_SZ)
@@ -65,6 +67,7 @@ struct task_struct {
 	unsigned int flags;
 	int pid;
 	int tgid;
+	__u64 start_time;
 	struct css_set *cgroups;
 	char comm[TOPDOWN_COMM_LEN];
 } __attribute__((preserve_access_index));
@@ -88,6 +91,9 @@ const volatile __u64 td_watermark = 1;
 const volatile __u32 td_overwrite;
 /* Benchmark only (TDCTL_BPF_READ=value): the older, slower read path. */
 const volatile __u32 td_read_value;
+/* --totals: the task entries of the totals map (a power of two), its log2. */
+const volatile __u32 td_totals_tasks;
+const volatile __u32 td_totals_bits;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -111,6 +117,14 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 } td_ring SEC(".maps");
+
+/* --totals: the pool (td_bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct td_bpf_tot);
+} td_totals SEC(".maps");
 
 /* For readers only: the configuration. */
 struct {
@@ -336,17 +350,252 @@ static __always_inline void td_count_errors(struct td_bpf_cpu *c, __u32 errors)
 			c->ev_err[i]++;
 }
 
+/* prev's last switch: its final schedule() set TASK_DEAD (see td_compat.h). */
+static __always_inline _Bool td_task_dead(struct task_struct *prev)
+{
+	if (bpf_core_field_exists(prev->__state))
+		return prev->__state == TD_TASK_DEAD;
+	return ((struct task_struct___old *)prev)->state == TD_TASK_DEAD;
+}
+
+/* ---- totals: the module's kmod/td_totals.c, in the map of td_bpf.h ---- */
+
+static __always_inline struct td_bpf_tot *td_tot_elem(__u32 i)
+{
+	return bpf_map_lookup_elem(&td_totals, &i);
+}
+
+static __always_inline struct td_bpf_tot_hdr *td_tot_hdr(void)
+{
+	return (struct td_bpf_tot_hdr *)td_tot_elem(0);
+}
+
+/*
+ * An entry's sequence count, odd while it is written: an atomic exchange
+ * (fully ordered, as the rings' publication) on both sides of the stores,
+ * which readers pair with the acquire loads around their copy.
+ */
+static __always_inline void td_tot_seq(struct td_bpf_tot *e)
+{
+	__sync_lock_test_and_set(&e->seq, e->seq + 1);
+}
+
+/* @e's only writer, in its write section: one slice. */
+static __always_inline void td_tot_sum(struct td_bpf_tot *e, __u32 flags,
+				       const __u64 *delta, __u64 dur)
+{
+	__u32 i;
+
+	e->slices++;
+	e->time_ns += dur;
+	if (flags & TOPDOWN_REC_ERROR_MASK) {
+		e->unmeasured_ns += dur;
+		return;
+	}
+	e->grp_slices++;
+	e->grp_time_ns += dur;
+#pragma unroll
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		if (i < td_nr_events)
+			e->delta[i] += delta[i];
+}
+
+static __always_inline void td_tot_add(struct td_bpf_tot *e, __u32 flags,
+				       const __u64 *delta, __u64 dur)
+{
+	td_tot_seq(e);
+	td_tot_sum(e, flags, delta, dur);
+	td_tot_seq(e);
+}
+
+/*
+ * @e (claimed: this CPU is its only writer) becomes the entry of the task
+ * started at @start; its old sums, if any, folded into @other first.
+ */
+static __always_inline void td_tot_take(struct td_bpf_tot_hdr *h,
+					struct td_bpf_tot *e,
+					struct td_bpf_tot *other, __u64 start,
+					_Bool had_sums)
+{
+	__u32 i;
+
+	if (had_sums) {
+		td_tot_seq(other);
+		other->slices += e->slices;
+		other->time_ns += e->time_ns;
+		other->unmeasured_ns += e->unmeasured_ns;
+		other->grp_slices += e->grp_slices;
+		other->grp_time_ns += e->grp_time_ns;
+#pragma unroll
+		for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+			other->delta[i] += e->delta[i];
+		td_tot_seq(other);
+		__sync_fetch_and_add(&h->generation, 1);
+	}
+	td_tot_seq(e);
+	e->start_ns = start;
+	e->slices = 0;
+	e->cgroup_moves = 0;
+	e->time_ns = 0;
+	e->unmeasured_ns = 0;
+	e->grp_slices = 0;
+	e->grp_time_ns = 0;
+#pragma unroll
+	for (i = 0; i < TOPDOWN_MAX_EVENTS; i++)
+		e->delta[i] = 0;
+	td_tot_seq(e);
+}
+
+/*
+ * The element of the entry of the task at @key (its address), started at
+ * @start, a free or exited one claimed for it if it has none; -1: no room
+ * within TD_TOT_PROBES slots. The module's td_tot_find(): a slot goes
+ * from free to a task, to the task | TD_TOT_EXITED after its last slice,
+ * and from there to a new task, the claiming CPU folding the old sums
+ * into its OTHER entry; an exited entry no copy begun after the exit has
+ * read is taken only when there is no other room. The exchange that
+ * marked the exit and the claim's compare-and-exchange are both fully
+ * ordered, so the folding CPU reads the exited task's last sums.
+ */
+static __noinline int td_tot_find(__u64 key, __u64 start, __u32 cpu)
+{
+	struct td_bpf_tot_hdr *h = td_tot_hdr();
+	struct td_bpf_tot *e, *other = td_tot_elem(1 + cpu);
+	__u32 mask = td_totals_tasks - 1, base = 1 + td_nr_cpus, first, reads, n;
+	__u64 k, old, unread_old;
+	int room, unread, tries;
+
+	if (!h || !other)
+		return -1;
+	reads = (__u32)*(volatile __u64 *)&h->reads;
+	first = (__u32)((key * TD_GOLDEN_RATIO_64) >> (64 - td_totals_bits));
+	for (tries = 0; tries < 2; tries++) {
+		room = -1;
+		unread = -1;
+		old = 0;
+		unread_old = 0;
+		for (n = 0; n < TD_TOT_PROBES; n++) {
+			__u32 i = base + ((first + n) & mask);
+
+			e = td_tot_elem(i);
+			if (!e)
+				return -1;
+			k = *(volatile __u64 *)&e->key;
+			if (k == key) {
+				if (e->start_ns == start)
+					return i;
+				/* An earlier task at this address, exited unseen. */
+				td_tot_take(h, e, other, start, 1);
+				__sync_fetch_and_add(&h->reclaimed, 1);
+				return i;
+			}
+			if (!k) {
+				if (room < 0)
+					room = i;
+				break;
+			}
+			if (!(k & TD_TOT_EXITED) || room >= 0)
+				continue;
+			if (reads - e->exit_read >= 2) {
+				room = i;
+				old = k;
+			} else if (unread < 0) {
+				unread = i;
+				unread_old = k;
+			}
+		}
+		if (room < 0) {
+			room = unread;
+			old = unread_old;
+		}
+		if (room < 0)
+			return -1;
+		e = td_tot_elem(room);
+		if (!e)
+			return -1;
+		/* Another CPU may claim the same slot for its task: one wins. */
+		if (__sync_val_compare_and_swap(&e->key, old, key) == old) {
+			td_tot_take(h, e, other, start, old != 0);
+			if (old)
+				__sync_fetch_and_add(&h->reclaimed, 1);
+			return room;
+		}
+	}
+	return -1;
+}
+
+/*
+ * One slice of prev (the current task: the tracepoint runs before the
+ * switch) on @cpu, with its record's @flags and @delta, @dur long, in
+ * @cgroup_id. Without --totals the verifier drops all of it.
+ */
+static __always_inline void td_tot_slice(struct task_struct *prev, __u32 cpu,
+					 __u32 flags, const __u64 *delta,
+					 __u64 dur, __u64 cgroup_id)
+{
+	/* The address as a number (the verifier allows no hashing of a
+	 * pointer): prev is current here.
+	 */
+	__u64 key = bpf_get_current_task();
+	struct td_bpf_tot_hdr *h;
+	struct td_bpf_tot *e, *other;
+	int i;
+
+	if (!td_totals_tasks)
+		return;
+	other = td_tot_elem(1 + cpu);
+	if (!other)
+		return;
+	if (prev->flags & TD_PF_IDLE) {
+		td_tot_add(other, flags, delta, dur);
+		return;
+	}
+	i = td_tot_find(key, prev->start_time, cpu);
+	e = i < 0 ? (void *)0 : td_tot_elem(i);
+	if (!e) {
+		h = td_tot_hdr();
+		if (h)
+			__sync_fetch_and_add(&h->no_room, 1);
+		td_tot_add(other, flags, delta, dur);
+		return;
+	}
+	/* Who it is now, with the sums it has now. */
+	td_tot_seq(e);
+	e->cpu = cpu;
+	e->pid = prev->pid;
+	e->tgid = prev->tgid;
+	if (e->slices && e->cgroup_id != cgroup_id)
+		e->cgroup_moves++;
+	e->cgroup_id = cgroup_id;
+	__builtin_memcpy(e->comm, prev->comm, TOPDOWN_COMM_LEN);
+	td_tot_sum(e, flags, delta, dur);
+	td_tot_seq(e);
+	/* Its last slice: readable as exited until a task needs the room. */
+	if (td_task_dead(prev)) {
+		h = td_tot_hdr();
+		e->exit_read = h ? (__u32)*(volatile __u64 *)&h->reads : 0;
+		__sync_lock_test_and_set(&e->key, key | TD_TOT_EXITED);
+	}
+}
+
 /*
  * No room: the record is lost, but the counters are still read so that
- * the next record's deltas cover only its own slice.
+ * the next record's deltas cover only its own slice; with @totals (the
+ * per-CPU rings' program: the shared ring buffer's runs where there are
+ * no BPF atomics) the totals count it.
  */
-static __always_inline void td_drop(struct td_bpf_cpu *c, __u32 cpu)
+static __always_inline void td_drop(struct td_bpf_cpu *c, __u32 cpu,
+				    struct task_struct *prev, __u64 now,
+				    _Bool totals)
 {
 	__u64 scratch[TOPDOWN_MAX_EVENTS];
 	__u32 errors = td_read(c, scratch, cpu);
 
 	if (errors)
 		td_count_errors(c, errors);
+	if (totals)
+		td_tot_slice(prev, cpu, errors, scratch, now - c->last_ns,
+			     td_cgroup_id(prev));
 	c->lost++;
 	c->seq++;
 	*(volatile __u64 *)&c->prod.lost = c->lost;
@@ -410,7 +659,7 @@ int BPF_PROG(td_switch, _Bool preempt, struct task_struct *prev)
 		 */
 		cons_pos = *(volatile __u64 *)&cons->consumer_pos;
 		if (pos - cons_pos > td_ring_size - TOPDOWN_RECORD_SIZE) {
-			td_drop(c, cpu);
+			td_drop(c, cpu, prev, now, 1);
 			goto out;
 		}
 	}
@@ -425,6 +674,8 @@ int BPF_PROG(td_switch, _Bool preempt, struct task_struct *prev)
 		goto out;
 	rec = blk + (pos & (TD_BPF_BLOCK - TOPDOWN_RECORD_SIZE));
 	td_fill(rec, c, prev, preempt, cpu, now);
+	td_tot_slice(prev, cpu, rec->flags, rec->delta, rec->duration_ns,
+		     rec->cgroup_id);
 	rec->seq = c->seq++;
 	next = pos + TOPDOWN_RECORD_SIZE;
 	c->pos = next;
@@ -456,7 +707,7 @@ int BPF_PROG(td_switch_shared, _Bool preempt, struct task_struct *prev)
 		return 0;
 	rec = bpf_ringbuf_reserve(&td_ring, sizeof(*rec), 0);
 	if (!rec) {
-		td_drop(c, cpu);
+		td_drop(c, cpu, prev, now, 0);
 		goto out;
 	}
 	td_fill(rec, c, prev, preempt, cpu, now);
