@@ -18,9 +18,9 @@ expect "status before load: not running, what would run, exit 3" $? "$T/out" "$T
 # mode too) from Linux 5.12 on, one shared ring buffer before.
 if is_bpf; then
 	if bpf_atomics; then
-		grep -q "^ *bpf: can run .*: per-CPU rings as the module's, overwrite mode too" "$T/out"
+		grep -q "^ *bpf: can run .*: per-CPU rings as the module's, overwrite mode and totals too" "$T/out"
 	else
-		grep -q "^ *bpf: can run .*: one ring buffer shared by all CPUs, no overwrite mode (.*Linux 5.12" "$T/out"
+		grep -q "^ *bpf: can run .*: one ring buffer shared by all CPUs, no overwrite mode, no totals (.*Linux 5.12" "$T/out"
 	fi
 	expect "status before load: the BPF ring layout of this kernel ($(uname -r))" $? "$T/out"
 fi

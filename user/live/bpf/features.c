@@ -45,13 +45,15 @@ const char *const *td_bpf_differences(const struct td_src *s)
 
 	if (td_bpf_percpu(s)) {
 		list[n++] = "per-CPU rings as the module's, in a BPF array map "
-			    "(overwrite mode too); readers are woken through a BPF ring buffer";
+			    "(overwrite mode and --totals too); readers are woken through a BPF ring buffer";
 	} else {
 		list[n++] = "one ring buffer shared by all CPUs (--ring-size times the CPUs, "
 			    "rounded up to a power of two), not a ring per CPU "
 			    "(per-CPU rings need BPF atomic instructions: Linux 5.12)";
 		list[n++] = "no overwrite mode: a full ring buffer drops new records, "
 			    "counted per CPU as lost";
+		list[n++] = "no totals (--totals): the program keeps them with BPF "
+			    "atomic instructions, as the per-CPU rings";
 	}
 	for (size_t i = 0; i < sizeof(td_diff_common) / sizeof(td_diff_common[0]); i++)
 		list[n++] = td_diff_common[i];
@@ -220,10 +222,10 @@ const char *td_bpf_rings_here(void)
 {
 	switch (td_bpf_has_atomics()) {
 	case 1:
-		return "per-CPU rings as the module's, overwrite mode too";
+		return "per-CPU rings as the module's, overwrite mode and totals too";
 	case 0:
-		return "one ring buffer shared by all CPUs, no overwrite mode "
-		       "(per-CPU rings need BPF atomic instructions: Linux 5.12; "
+		return "one ring buffer shared by all CPUs, no overwrite mode, "
+		       "no totals (per-CPU rings and totals need BPF atomic instructions: Linux 5.12; "
 		       "this kernel has none)";
 	default:
 		return "its ring layout needs root to tell (per-CPU rings where "
