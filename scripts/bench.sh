@@ -71,7 +71,7 @@ done
 if [ -n "$SHORT" ]; then
     OUT=${TD_BENCH_OUT:-$ROOT/build/check/bench}
     ARCHES=${TD_BENCH_ARCHES:-x86_64}
-    : "${TD_BENCH_MODES:=baseline default default-totals one bpf-default floor-one acc-module baseline-end}"
+    : "${TD_BENCH_MODES:=baseline default default-totals one bpf-default bpf-totals-default floor-one acc-module baseline-end}"
     : "${TD_BENCH_ROUNDS_X86_64:=200}" "${TD_BENCH_REPEATS_X86_64:=3}"
     : "${TD_BENCH_ROUNDS_ARM64:=500}" "${TD_BENCH_REPEATS_ARM64:=2}"
     : "${TD_BENCH_RECORDS:=20000}" "${TD_BENCH_NCG:=2000}"

@@ -400,11 +400,22 @@ bpf_modes() {
 }
 if tdctl load -h 2>&1 | grep -q -- --backend; then
 	bpf_modes bpf tdctl -
+	# The BPF backend's totals (load --totals): the same, plus the pool.
+	bpf_mode bpf-totals-default tdctl - --totals
+	if want bpf-totals-max; then
+		if tdctl load --backend bpf --ring-size "$RING" --totals \
+			--events "$(perf_names "$MAX")" >/tmp/load.out 2>&1; then
+			tdctl unload >/dev/null
+			bpf_mode bpf-totals-max tdctl - --totals --events "$(perf_names "$MAX")"
+		else
+			skip bpf-totals-max "tdctl load --backend bpf --totals --events $(perf_names "$MAX"): $(head -n 1 /tmp/load.out)"
+		fi
+	fi
 	bpf_modes bpf-value tdctl TDCTL_BPF_READ=value
 	bpf_modes bpf-shared tdctl TDCTL_BPF_RING=shared
 else
-	for m in bpf-default bpf-max bpf-set-big bpf-value-default bpf-value-max \
-		bpf-shared-default bpf-shared-max; do
+	for m in bpf-default bpf-max bpf-totals-default bpf-totals-max bpf-set-big \
+		bpf-value-default bpf-value-max bpf-shared-default bpf-shared-max; do
 		skip $m "tdctl has no --backend bpf"
 	done
 fi

@@ -47,6 +47,8 @@ MODES = [
     ("perf-stat-bpf-max", "perf stat --bpf-counters, the 8 events"),
     ("bpf-default", "topdown BPF backend, default set"),
     ("bpf-max", "topdown BPF backend, the 8 events"),
+    ("bpf-totals-default", "topdown BPF backend, default, --totals"),
+    ("bpf-totals-max", "topdown BPF backend, 8 events, --totals"),
     ("set-big", "topdown, largest named set (module)"),
     ("bpf-set-big", "topdown BPF backend, largest named set"),
     ("bpf-value-default", "  BPF, read_value() (old read), default"),
@@ -256,6 +258,8 @@ def guest_table(arch, res, js):
     d["accounting_max"] = diff("max", "max-noacct")
     d["totals"] = diff("default-totals", "default")
     d["totals_max"] = diff("max-totals", "max")
+    d["bpf_totals"] = diff("bpf-totals-default", "bpf-default")
+    d["bpf_totals_max"] = diff("bpf-totals-max", "bpf-max")
     d["beyond_reads_default"] = diff("default-noacct", "floor-default")
     d["beyond_reads_max"] = diff("max-noacct", "floor-max")
     d["ratio_default_vs_task"] = ratio(add("default"), add("perf-task-default"))
@@ -363,6 +367,8 @@ def guest_table(arch, res, js):
          ("<= 60", lambda v: v <= 60) if icount else None)
     line("kernel totals (--totals), 8 events", d["totals_max"], "ns",
          ("<= 60", lambda v: v <= 60) if icount else None)
+    line("BPF backend's totals (--totals), default set", d["bpf_totals"])
+    line("BPF backend's totals (--totals), 8 events", d["bpf_totals_max"])
     if "groups-one" in s:
         line("2 groups of 4 rotated vs one group of 4 (added, default)",
              d["groups_rot_vs_one_pct"], "%",

@@ -39,6 +39,7 @@ MODES = {
     "perf-stat-all-default": 1002, "perf-stat-all-max": 1004,
     "bpf-default": 1250,                # 100/250 = 0.4: missed
     "bpf-max": 2200,                    # 300/1200 = 0.25: met
+    "bpf-totals-default": 1400, "bpf-totals-max": 2450,
     "set-big": 1700, "bpf-set-big": 4500,   # 700/3500 = 0.20: met
     # the BPF backend / module (target <= 2): 250/100 = 2.5 missed; per event (8 events)
     # (1200 - 250) / 6 over (300 - 100) / 6 = 4.75 missed; largest set
@@ -144,6 +145,10 @@ def bench_report():
         r = row(text, name)
         ok(r.startswith(val + " ns") and r.endswith(verdict),
            f"'{name}': {val} ns, {verdict}", r or text)
+    for name, val in (("BPF backend's totals (--totals), default set", "150.00"),
+                      ("BPF backend's totals (--totals), 8 events", "250.00")):
+        r = row(text, name)
+        ok(r.startswith(val + " ns"), f"'{name}': {val} ns, no target", r or text)
     d = js.get("arm64", {}).get("derived", {})
     ok(abs((d.get("ratio_default_vs_bpf") or 0) - 0.4) < 1e-9 and
        abs((d.get("ratio_max_vs_perf-stat-thread") or 0) - 0.3) < 1e-9,
@@ -207,8 +212,9 @@ def bench_report():
 
     # TD_BENCH_MODES: modes not asked for are no error; those asked for are
     keep = ("baseline", "default", "max", "set-big", "bpf-default", "bpf-max",
-            "bpf-set-big", "bpf-value-default", "bpf-value-max", "bpf-shared-default",
-            "bpf-shared-max", "bpf-before-default", "bpf-before-max", "bpf-before-set-big")
+            "bpf-totals-default", "bpf-totals-max", "bpf-set-big", "bpf-value-default",
+            "bpf-value-max", "bpf-shared-default", "bpf-shared-max", "bpf-before-default",
+            "bpf-before-max", "bpf-before-set-big")
     pats = "baseline default max set-big bpf-*"
     rc, text, js = report({k: MODES[k] for k in keep}, {}, pats=pats)
     ok(rc == 0 and "MISSING" not in text and row(text, "BPF backend / module, default set"),
