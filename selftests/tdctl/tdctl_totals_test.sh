@@ -284,6 +284,41 @@ grep -q '"exact":false,"not_exact":"a task'"'"'s totals are not kept per CPU"' "
 	not_ok "top --by cpu: not exact, and why" "$T/out"
 check "unload" "$TDCTL" unload
 
+# The BPF backend: every slice in exactly one entry (pmusim_test checks
+# it for the module). A pool of 64 entries and a few hundred short-lived
+# tasks, so that exited tasks' entries are folded to make room; once
+# unload has stopped the program, td_bpftotals sums every entry's slices
+# against the program's count of its calls.
+if is_bpf; then
+	check "load --totals --totals-tasks 64 --ring-size 4096" \
+		"$TDCTL" load --backend bpf --totals --totals-tasks 64 --ring-size 4096
+	"$TD_DIR/td_bpftotals" >"$T/cons" 2>&1 &
+	cp=$!
+	tries=0
+	while [ $tries -lt 200 ] && ! grep -q ready "$T/cons"; do
+		sleep 0.01
+		tries=$((tries + 1))
+	done
+	(
+		i=0
+		while [ $i -lt 300 ]; do
+			sh -c : &
+			i=$((i + 1))
+		done
+		wait
+	)
+	"$TD_DIR/td_pingpong" 2000 >/dev/null 2>&1
+	check "unload (the program stops)" "$TDCTL" unload
+	wait $cp
+	expect "conservation: the entries' slices equal the program's calls ($(sed -n 's/^probe calls \([0-9]*\);.*/\1/p' "$T/cons"))" \
+		$? "$T/cons"
+	rec=$(sed -n 's/.* reclaimed \([0-9]*\) .*/\1/p' "$T/cons")
+	[ "${rec:-0}" -gt 0 ] &&
+		ok "conservation with $rec exited tasks' entries folded to make room" ||
+		not_ok "exited tasks' entries folded in a pool of 64 (reclaimed ${rec:-?})" "$T/cons"
+	sed 's/^/# /' "$T/cons"
+fi
+
 # Without --totals: null.
 check "load" "$TDCTL" load --backend "$TD_BACKEND"
 check "status --json" "$TDCTL" --json status
