@@ -449,79 +449,78 @@ static __always_inline void td_tot_take(struct td_bpf_tot_hdr *h,
 /*
  * The element of the entry of the task at @key (its address), started at
  * @start, a free or exited one claimed for it if it has none; -1: no room
- * within TD_TOT_PROBES slots. The module's td_tot_find(): a slot goes
- * from free to a task, to the task | TD_TOT_EXITED after its last slice,
- * and from there to a new task, the claiming CPU folding the old sums
- * into its OTHER entry; an exited entry no copy begun after the exit has
- * read is taken only when there is no other room. The exchange that
- * marked the exit and the claim's compare-and-exchange are both fully
- * ordered, so the folding CPU reads the exited task's last sums.
+ * within TD_TOT_PROBES slots; -2: another CPU claimed the slot first (the
+ * caller searches once more, as the module does). The module's
+ * td_tot_find(): a slot goes from free to a task, to the task |
+ * TD_TOT_EXITED after its last slice, and from there to a new task, the
+ * claiming CPU folding the old sums into its OTHER entry; an exited
+ * entry no copy begun after the exit has read is taken only when there
+ * is no other room. The exchange that marked the exit and the claim's
+ * compare-and-exchange are both fully ordered, so the folding CPU reads
+ * the exited task's last sums.
+ *
+ * A global function: the verifier checks it once, on its own, instead of
+ * again for every state its callers reach it in (with it inline, 7.3's
+ * verifier gave up after a million instructions).
  */
-static __noinline int td_tot_find(__u64 key, __u64 start, __u32 cpu)
+__noinline int td_tot_find(__u64 key, __u64 start, __u32 cpu)
 {
 	struct td_bpf_tot_hdr *h = td_tot_hdr();
 	struct td_bpf_tot *e, *other = td_tot_elem(1 + cpu);
 	__u32 mask = td_totals_tasks - 1, base = 1 + td_nr_cpus, first, reads, n;
-	__u64 k, old, unread_old;
-	int room, unread, tries;
+	__u64 k, old = 0, unread_old = 0;
+	int room = -1, unread = -1;
 
-	if (!h || !other)
+	if (!h || !other || !td_totals_tasks)
 		return -1;
 	reads = (__u32)*(volatile __u64 *)&h->reads;
 	first = (__u32)((key * TD_GOLDEN_RATIO_64) >> (64 - td_totals_bits));
-	for (tries = 0; tries < 2; tries++) {
-		room = -1;
-		unread = -1;
-		old = 0;
-		unread_old = 0;
-		for (n = 0; n < TD_TOT_PROBES; n++) {
-			__u32 i = base + ((first + n) & mask);
+	for (n = 0; n < TD_TOT_PROBES; n++) {
+		__u32 i = base + ((first + n) & mask);
 
-			e = td_tot_elem(i);
-			if (!e)
-				return -1;
-			k = *(volatile __u64 *)&e->key;
-			if (k == key) {
-				if (e->start_ns == start)
-					return i;
-				/* An earlier task at this address, exited unseen. */
-				td_tot_take(h, e, other, start, 1);
-				__sync_fetch_and_add(&h->reclaimed, 1);
-				return i;
-			}
-			if (!k) {
-				if (room < 0)
-					room = i;
-				break;
-			}
-			if (!(k & TD_TOT_EXITED) || room >= 0)
-				continue;
-			if (reads - e->exit_read >= 2) {
-				room = i;
-				old = k;
-			} else if (unread < 0) {
-				unread = i;
-				unread_old = k;
-			}
-		}
-		if (room < 0) {
-			room = unread;
-			old = unread_old;
-		}
-		if (room < 0)
-			return -1;
-		e = td_tot_elem(room);
+		e = td_tot_elem(i);
 		if (!e)
 			return -1;
-		/* Another CPU may claim the same slot for its task: one wins. */
-		if (__sync_val_compare_and_swap(&e->key, old, key) == old) {
-			td_tot_take(h, e, other, start, old != 0);
-			if (old)
-				__sync_fetch_and_add(&h->reclaimed, 1);
-			return room;
+		k = *(volatile __u64 *)&e->key;
+		if (k == key) {
+			if (e->start_ns == start)
+				return i;
+			/* An earlier task at this address, exited unseen. */
+			td_tot_take(h, e, other, start, 1);
+			__sync_fetch_and_add(&h->reclaimed, 1);
+			return i;
+		}
+		if (!k) {
+			if (room < 0)
+				room = i;
+			break;
+		}
+		if (!(k & TD_TOT_EXITED) || room >= 0)
+			continue;
+		if (reads - e->exit_read >= 2) {
+			room = i;
+			old = k;
+		} else if (unread < 0) {
+			unread = i;
+			unread_old = k;
 		}
 	}
-	return -1;
+	if (room < 0) {
+		room = unread;
+		old = unread_old;
+	}
+	if (room < 0)
+		return -1;
+	e = td_tot_elem(room);
+	if (!e)
+		return -1;
+	/* Another CPU may claim the same slot for its task: one wins. */
+	if (__sync_val_compare_and_swap(&e->key, old, key) != old)
+		return -2;
+	td_tot_take(h, e, other, start, old != 0);
+	if (old)
+		__sync_fetch_and_add(&h->reclaimed, 1);
+	return room;
 }
 
 /*
@@ -551,6 +550,8 @@ static __always_inline void td_tot_slice(struct task_struct *prev, __u32 cpu,
 		return;
 	}
 	i = td_tot_find(key, prev->start_time, cpu);
+	if (i == -2)
+		i = td_tot_find(key, prev->start_time, cpu);
 	e = i < 0 ? (void *)0 : td_tot_elem(i);
 	if (!e) {
 		h = td_tot_hdr();
