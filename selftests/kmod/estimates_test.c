@@ -194,7 +194,7 @@ static bool module_loaded(const char *name)
 
 static void unload_topdown(void)
 {
-	if (module_loaded("topdown"))
+	if (module_loaded("topdown") || !access("/sys/fs/bpf/topdown/link", F_OK))
 		tdctl_run(DIR "/unload.out", "unload");
 }
 
@@ -838,13 +838,14 @@ TEST_F_TIMEOUT(est, icount_all_modes_per_task, 600)
 }
 
 /*
- * The module's totals (load --totals) against the same per-task counters,
- * one group, with a ring of one page whose reader `tdctl stat -p` is
+ * The totals (load --totals: loaded by the caller, the module's or the
+ * BPF backend's) against the same per-task counters, one group, with a
+ * ring of one page whose reader `tdctl stat -p` is
  * stopped for a second meanwhile: records are lost, and each task's
  * instructions:u from stat, read from the totals, are its counter's
  * within ICOUNT_SLACK, as the records' are when none is lost.
  */
-TEST_F_TIMEOUT(est, icount_totals_exact_with_records_lost, 600)
+static void totals_vs_perf(struct __test_metadata *_metadata)
 {
 	uint64_t run_ns = td_env_long("TD_EST_ICOUNT_MS", 1500) * 1000000ull;
 	const char *out = DIR "/stat_totals.json";
@@ -856,10 +857,6 @@ TEST_F_TIMEOUT(est, icount_totals_exact_with_records_lost, 600)
 	pid_t stat;
 	int ws, fd;
 
-	if (icount_skip())
-		SKIP(return, "%s", icount_skip());
-	ASSERT_EQ(0, tdctl_run(DIR "/load.out",
-			       "load -e '{cycles:u,instructions:u}' --totals --ring-size 4096"));
 	ASSERT_EQ(0, crew_spawn(&c, 4, icount_setup, icount_work, run_ns));
 	for (int i = 0; i < c.n; i++)
 		len += snprintf(pids + len, sizeof(pids) - len, "%s%d", i ? "," : "",
@@ -915,6 +912,43 @@ TEST_F_TIMEOUT(est, icount_totals_exact_with_records_lost, 600)
 			       icount_off_pmu(&c.res[i], true));
 	}
 	jfree(st);
+}
+
+TEST_F_TIMEOUT(est, icount_totals_exact_with_records_lost, 600)
+{
+	if (icount_skip())
+		SKIP(return, "%s", icount_skip());
+	ASSERT_EQ(0, tdctl_run(DIR "/load.out",
+			       "load -e '{cycles:u,instructions:u}' --totals --ring-size 4096"));
+	totals_vs_perf(_metadata);
+}
+
+/*
+ * The same with the BPF backend's totals (no groups there), where it can
+ * keep them: tdctl status says whether the BPF backend can run here, and
+ * with which rings (totals need the per-CPU ones).
+ */
+TEST_F_TIMEOUT(est, icount_bpf_totals_exact_with_records_lost, 600)
+{
+	const char *bpf;
+	struct jv *st;
+	char why[256];
+
+	if (icount_skip())
+		SKIP(return, "%s", icount_skip());
+	/* Its exit status is 3: nothing runs (tdctl-status(8)). */
+	snprintf(why, sizeof(why), "%s --json status >%s 2>&1", tdctl(), DIR "/status.json");
+	ASSERT_LE(0, system(why));
+	st = jparse_file(DIR "/status.json");
+	ASSERT_NE(NULL, st) show(DIR "/status.json", 20);
+	bpf = jstr(jget(st, "bpf"));
+	snprintf(why, sizeof(why), "the BPF backend here: %s", bpf ? bpf : "(not said)");
+	jfree(st);
+	if (!strstr(why, "can run") || strstr(why, "no totals"))
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, tdctl_run(DIR "/load.out", "load --backend bpf "
+			       "-e cycles:u,instructions:u --totals --ring-size 4096"));
+	totals_vs_perf(_metadata);
 }
 
 /* ---- pmusim: known rates, several groups -------------------------------- */
