@@ -112,11 +112,13 @@ int main(void)
 			tasks++;
 		}
 	}
-	printf("probe calls %llu; slices %llu: tasks %llu (%u entries), exited %llu (%u), other %llu; no_room %llu reclaimed %llu generation %llu\n",
-	       (unsigned long long)probes,
-	       (unsigned long long)(live + exited + other),
+	printf("probe calls %llu; slices %llu: ", (unsigned long long)probes,
+	       (unsigned long long)(live + exited + other));
+	printf("tasks %llu (%u entries), exited %llu (%u), other %llu; ",
 	       (unsigned long long)live, tasks, (unsigned long long)exited, nexited,
-	       (unsigned long long)other, (unsigned long long)h.no_room,
-	       (unsigned long long)h.reclaimed, (unsigned long long)h.generation);
+	       (unsigned long long)other);
+	printf("no_room %llu reclaimed %llu generation %llu\n",
+	       (unsigned long long)h.no_room, (unsigned long long)h.reclaimed,
+	       (unsigned long long)h.generation);
 	return probes == live + exited + other ? 0 : 1;
 }

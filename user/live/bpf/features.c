@@ -45,7 +45,8 @@ const char *const *td_bpf_differences(const struct td_src *s)
 
 	if (td_bpf_percpu(s)) {
 		list[n++] = "per-CPU rings as the module's, in a BPF array map "
-			    "(overwrite mode and --totals too); readers are woken through a BPF ring buffer";
+			    "(overwrite mode and --totals too); "
+			    "readers are woken through a BPF ring buffer";
 	} else {
 		list[n++] = "one ring buffer shared by all CPUs (--ring-size times the CPUs, "
 			    "rounded up to a power of two), not a ring per CPU "
