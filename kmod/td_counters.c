@@ -658,7 +658,7 @@ static void td_cpu_arm(struct td_cpu *c)
 	/* Counters not active yet are re-based on their first good read. */
 	c->resync = errors;
 	WRITE_ONCE(c->arm_errors, errors);	/* STATUS reads it racily */
-	c->last_ns = ktime_get_mono_fast_ns();
+	WRITE_ONCE(c->last_ns, ktime_get_mono_fast_ns());	/* as the probe's */
 	c->grp_flags = TD_REC_GROUP(0);
 	c->rec_flags = c->grp_flags | TOPDOWN_REC_FIRST;
 	c->rot_phase = TD_ROT_NONE;

@@ -285,7 +285,8 @@ static void td_probe_sched_switch(TD_SWITCH_ARGS)
 	td_ring_write(c, rec);
 	c->rec_flags = c->grp_flags;
 out:
-	c->last_ns = now;
+	/* STATUS reads it (td_counters_grp_stats()) from another CPU. */
+	WRITE_ONCE(c->last_ns, now);
 	td_stat_add(&c->probe_count, 1);
 	if (READ_ONCE(probe_time))
 		td_stat_add(&c->probe_ns, ktime_get_mono_fast_ns() - now);
