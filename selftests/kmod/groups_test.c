@@ -1169,8 +1169,10 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	       v.short_ones, ms - TICK_MS, v.minspan / 1e6,
 	       v.long_ones, ms + ms / 2, v.stretched, ms + ms / 2);
 	for (int cpu = 0; cpu < self->ncpu; cpu++)
-		TH_LOG("cpu %d: %zu records, %llu group changes", cpu, a.n[cpu],
-		       (unsigned long long)stats[cpu].rotations);
+		TH_LOG("cpu %d: %zu records, %llu group changes, %.3f ms each in the work",
+		       cpu, a.n[cpu], (unsigned long long)stats[cpu].rotations,
+		       stats[cpu].rotations ?
+		       stats[cpu].rotation_ns / 1e6 / stats[cpu].rotations : 0.0);
 	ASSERT_LT(10, v.periods);
 	EXPECT_EQ(0, v.short_ones);
 	np = v.periods < (long)TD_NELEM(v.plist) ? v.periods : (long)TD_NELEM(v.plist);
