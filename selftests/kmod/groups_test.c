@@ -1169,10 +1169,16 @@ TEST_F_TIMEOUT(g, rotation_interval_icount, 300)
 	       v.short_ones, ms - TICK_MS, v.minspan / 1e6,
 	       v.long_ones, ms + ms / 2, v.stretched, ms + ms / 2);
 	for (int cpu = 0; cpu < self->ncpu; cpu++)
-		TH_LOG("cpu %d: %zu records, %llu group changes, %.3f ms each in the work",
+		TH_LOG("cpu %d: %zu records, %llu group changes, %.3f ms each in the work; "
+		       "error slices %llu (group 0 %llu, 1 %llu), retries %llu, recoveries %llu",
 		       cpu, a.n[cpu], (unsigned long long)stats[cpu].rotations,
 		       stats[cpu].rotations ?
-		       stats[cpu].rotation_ns / 1e6 / stats[cpu].rotations : 0.0);
+		       stats[cpu].rotation_ns / 1e6 / stats[cpu].rotations : 0.0,
+		       (unsigned long long)stats[cpu].read_errors,
+		       (unsigned long long)stats[cpu].grp_error_slices[0],
+		       (unsigned long long)stats[cpu].grp_error_slices[1],
+		       (unsigned long long)stats[cpu].retries,
+		       (unsigned long long)stats[cpu].recoveries);
 	ASSERT_LT(10, v.periods);
 	EXPECT_EQ(0, v.short_ones);
 	np = v.periods < (long)TD_NELEM(v.plist) ? v.periods : (long)TD_NELEM(v.plist);
