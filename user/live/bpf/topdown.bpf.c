@@ -532,12 +532,9 @@ static __always_inline void td_tot_slice(struct task_struct *prev, __u32 cpu,
 					 __u32 flags, const __u64 *delta,
 					 __u64 dur, __u64 cgroup_id)
 {
-	/* The address as a number (the verifier allows no hashing of a
-	 * pointer): prev is current here.
-	 */
-	__u64 key = bpf_get_current_task();
 	struct td_bpf_tot_hdr *h;
 	struct td_bpf_tot *e, *other;
+	__u64 key;
 	int i;
 
 	if (!td_totals_tasks)
@@ -549,6 +546,11 @@ static __always_inline void td_tot_slice(struct task_struct *prev, __u32 cpu,
 		td_tot_add(other, flags, delta, dur);
 		return;
 	}
+	/* The address as a number (the verifier allows no hashing of a
+	 * pointer): prev is current here. Not before the test above: a
+	 * helper call is not dropped with the code it does not serve.
+	 */
+	key = bpf_get_current_task();
 	i = td_tot_find(key, prev->start_time, cpu);
 	if (i == -2)
 		i = td_tot_find(key, prev->start_time, cpu);
@@ -594,7 +596,7 @@ static __always_inline void td_drop(struct td_bpf_cpu *c, __u32 cpu,
 
 	if (errors)
 		td_count_errors(c, errors);
-	if (totals)
+	if (totals && td_totals_tasks)
 		td_tot_slice(prev, cpu, errors, scratch, now - c->last_ns,
 			     td_cgroup_id(prev));
 	c->lost++;
