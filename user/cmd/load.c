@@ -316,7 +316,7 @@ static void load_desc(char *desc, size_t n)
 		 "watermark defaults to a quarter of it; without --overwrite a full\n"
 		 "ring drops new records and counts them. --totals keeps each task's\n"
 		 "sums in the kernel as well (a pool of --totals-tasks entries,\n"
-		 "default %d; module backend only).\n",
+		 "default %d; the BPF backend from Linux 5.12).\n",
 		 bin_name, TOPDOWN_MAX_EVENTS, TOPDOWN_ROTATE_DEFAULT_MS,
 		 TOPDOWN_MAX_GROUPS, TOPDOWN_MAX_EVENTS, TOPDOWN_MAX_POOL,
 		 bin_name, TOPDOWN_RING_DEFAULT_SIZE, TOPDOWN_TOTALS_DEFAULT_TASKS);
