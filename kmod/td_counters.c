@@ -74,16 +74,14 @@
  *      TOPDOWN_REC_ROTATED on;
  *   2. perf_event_disable() of the old group's counters, then makes the
  *      new group's anew, enabled (td_counter_renew(); software ones are
- *      perf_event_enable()d). Both take perf's context
+ *      perf_event_enable()d), and releases the ones they replace. Both take perf's context
  *      mutex (so they cannot run in the probe) and, the counters being
  *      this CPU's, run their cross-call locally. Any slice that ends
  *      meanwhile (the work may block or be preempted) is a ROTATED record:
  *      zero deltas, every error bit, never a delta of a half-switched
  *      group;
  *   3. with IRQs off: points td_cpu.ev at the new group's counters,
- *      releases the hold and forces a resync of them; then hands the
- *      counters they replaced to td_counter_release_later(), so that the
- *      next change does not wait for their release.
+ *      releases the hold and forces a resync of them.
  *
  * The slice of the task the work preempted ended before step 1, measured
  * whole by the old group; the slice that ends after step 3 (the work's
@@ -110,7 +108,6 @@
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/perf_event.h>
-#include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 
@@ -298,49 +295,6 @@ static struct perf_event *td_counter_renew(struct td_cpu *c, unsigned int cpu,
 	return old;
 }
 
-/*
- * A counter td_counter_renew() replaced, which holds no hardware counter
- * (disabled since its group's last turn, or in error), released off the
- * caller's path: on PREEMPT_RT perf_event_release_kernel() waits for an
- * RCU grace period (irq_work_sync() of the event's pending work), tens of
- * milliseconds on a busy CPU, and the rotation work would make the next
- * group change wait as long. Each counter gets a work item of its own on
- * td_stale_wq, so that their waits overlap and share grace periods. It is
- * unbound: on the CPU's own workers, each release asleep in its grace
- * period would hold a worker of the pool that runs the rotation work, and
- * the next change would wait for a new worker to be made. Its work may
- * run anywhere, the cross-call that removes a counter from its CPU being
- * perf's. td_counters_flush() waits for them. Without memory for the work
- * item the counter is released here.
- */
-struct td_stale {
-	struct work_struct work;
-	struct perf_event *ev;
-};
-
-static struct workqueue_struct *td_stale_wq;
-
-static void td_stale_fn(struct work_struct *work)
-{
-	struct td_stale *s = container_of(work, struct td_stale, work);
-
-	perf_event_release_kernel(s->ev);
-	kfree(s);
-}
-
-static void td_counter_release_later(struct perf_event *ev)
-{
-	struct td_stale *s = kmalloc(sizeof(*s), GFP_KERNEL);
-
-	if (!s) {
-		perf_event_release_kernel(ev);
-		return;
-	}
-	s->ev = ev;
-	INIT_WORK(&s->work, td_stale_fn);
-	queue_work(td_stale_wq, &s->work);
-}
-
 /* The wait after @fails retries in a row left a counter in error. */
 static unsigned int td_retry_wait(unsigned int fails)
 {
@@ -393,7 +347,7 @@ static void td_cpu_retry_locked(unsigned int cpu)
 		if (!(errors & BIT(i)))
 			continue;
 		if (stale[i])
-			td_counter_release_later(stale[i]);
+			perf_event_release_kernel(stale[i]);
 		else if (td_ev_is_sw(c, c->grp, i))
 			perf_event_enable(c->ev[i]);
 		else
@@ -661,7 +615,7 @@ static void td_rot_work_fn(struct work_struct *work)
 	local_irq_enable();
 	for (i = 0; i < td.grp_nr[new]; i++)
 		if (stale[i])
-			td_counter_release_later(stale[i]);
+			perf_event_release_kernel(stale[i]);
 requeue:
 	if (READ_ONCE(c->rot_on))
 		queue_delayed_work_on(smp_processor_id(), td_percpu_wq(),
@@ -670,17 +624,11 @@ out:
 	mutex_unlock(&c->rot_lock);
 }
 
-/*
- * Module init: the rotation work and lock of every possible CPU, and the
- * workqueue of replaced counters.
- */
-int td_counters_init(void)
+/* Module init: the rotation work and lock of every possible CPU. */
+void td_counters_init(void)
 {
 	unsigned int cpu;
 
-	td_stale_wq = alloc_workqueue("topdown_release", WQ_UNBOUND, 0);
-	if (!td_stale_wq)
-		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct td_cpu *c = per_cpu_ptr(td_cpus, cpu);
 
@@ -688,13 +636,6 @@ int td_counters_init(void)
 		mutex_init(&c->rot_lock);
 		seqcount_init(&c->grp_seq);
 	}
-	return 0;
-}
-
-/* Module exit, after td_collection_exit() flushed everything. */
-void td_counters_exit(void)
-{
-	destroy_workqueue(td_stale_wq);
 }
 
 /*
@@ -1052,7 +993,6 @@ static void td_counters_flush(void)
 {
 	lockdep_assert_held(&td.lock);
 	flush_work(&td_release_work);
-	flush_workqueue(td_stale_wq);
 }
 
 /*

@@ -319,8 +319,7 @@ void td_counters_stop(void);
 void td_counters_sync(void);
 void td_counters_ev_state(unsigned int cpu, struct topdown_cpu_stats *s);
 void td_counters_grp_stats(unsigned int cpu, struct topdown_cpu_stats *s);
-int td_counters_init(void);
-void td_counters_exit(void);
+void td_counters_init(void);
 bool td_cpu_spared(unsigned int cpu);
 
 /* td_collection.c: the state machine */

@@ -88,8 +88,6 @@
  *                                      offline may sleep (irq_work_sync())
  *   td_cpus_work_fn                    workqueue (unbound), may sleep
  *   td_release_work_fn                 workqueue (unbound), may sleep
- *   td_stale_fn                        workqueue (unbound), may sleep:
- *                                      releases a replaced counter
  *   td_retry_work_fn                   workqueue (unbound, delayed), may
  *                                      sleep: perf_event_enable()
  *   td_cpu_arm_ipi/td_cpu_disarm_ipi   IPI on the CPU concerned, IRQs off
@@ -155,9 +153,7 @@ static int __init td_init(void)
 	if (!td_cpus)
 		return -ENOMEM;
 	td_rings_init();
-	ret = td_counters_init();
-	if (ret)
-		goto err_cpus;
+	td_counters_init();
 	for (i = 0; i < TOPDOWN_MAX_POOL; i++) {
 		if (!zalloc_cpumask_var(&td.ev_cpus[i], GFP_KERNEL)) {
 			ret = -ENOMEM;
@@ -170,8 +166,6 @@ static int __init td_init(void)
 	return 0;
 err:
 	td_free_masks();
-	td_counters_exit();
-err_cpus:
 	free_percpu(td_cpus);
 	return ret;
 }
@@ -181,7 +175,6 @@ static void __exit td_exit(void)
 	/* No file is open (module refcount), so nothing is mapped. */
 	td_dev_unregister();
 	td_collection_exit();
-	td_counters_exit();
 	td_free_masks();
 	free_percpu(td_cpus);
 }

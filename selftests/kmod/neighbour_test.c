@@ -12,11 +12,6 @@
  *			user's pinned event opened after START (while
  *			group 0 counts) or before it counts through 50
  *			group changes, and group 1 has error slices
- *   sim_rotation_on_time
- *			group changes every rotate_ms (at most twice that
- *			on average over 2 s) while the counters they
- *			replaced are released (a grace period each on
- *			PREEMPT_RT)
  *   sim_retry_spares_younger
  *			no groups, room for two: topdown's second counter
  *			is in error because an older event holds the room;
@@ -319,51 +314,6 @@ TEST_F_TIMEOUT(sim, sim_rotation_spares_older, 180)
 	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
 	expect_counts_through(_metadata, self->fd, ofd, false, ROTATIONS, 1);
 	close(ofd);
-}
-
-/*
- * Group changes keep their interval while the counters they replaced are
- * released: on PREEMPT_RT perf_event_release_kernel() waits for an RCU
- * grace period (irq_work_sync()), and a change that waited for the
- * release of group 1's four counters, or of group 0's one, would come
- * that much later. Elsewhere the release is quick and this holds anyway.
- */
-TEST_F_TIMEOUT(sim, sim_rotation_on_time, 180)
-{
-	const uint64_t busy_ns = 2000000000ull;
-	struct topdown_cpu_stats s0, s;
-	struct topdown_config c;
-	uint64_t t0, t, changes;
-	pthread_t th;
-	double mean_ms;
-
-	if (self->skip)
-		SKIP(return, "%s", self->skip);
-	sim_capacity(4);
-	sim_cfg(&c, self->type);
-	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_CONFIGURE, &c));
-	ASSERT_EQ(0, ioctl(self->fd, TOPDOWN_IOC_START));
-	spin_stop = 0;
-	ASSERT_EQ(0, pthread_create(&th, NULL, spin, NULL));
-	usleep(100000);		/* the first changes, and the spinner, settle */
-	ASSERT_EQ(0, cpu_stats(self->fd, &s0));
-	t0 = td_now_ns();
-	usleep(busy_ns / 1000);
-	ASSERT_EQ(0, cpu_stats(self->fd, &s));
-	t = td_now_ns();
-	spin_stop = 1;
-	pthread_join(th, NULL);
-	changes = s.rotations - s0.rotations;
-	mean_ms = changes ? (t - t0) / 1e6 / changes : 0;
-	TH_LOG("%llu group changes in %.0f ms, one every %.2f ms (rotate_ms %u; "
-	       "%.3f ms each in the work), %s",
-	       (unsigned long long)changes, (t - t0) / 1e6, mean_ms, c.rotate_ms,
-	       changes ? (s.rotation_ns - s0.rotation_ns) / 1e6 / changes : 0.0,
-	       td_preempt_rt() ? "PREEMPT_RT" : "not PREEMPT_RT");
-	ASSERT_LT(0, changes);
-	/* Two rotate_ms at most: a tick late, or a retry a tick later, is fine. */
-	EXPECT_GE(2.0 * c.rotate_ms, mean_ms);
-	td_count("sim_rotation_mean_us", (unsigned long long)(mean_ms * 1000));
 }
 
 TEST_F_TIMEOUT(sim, sim_retry_spares_younger, 180)
